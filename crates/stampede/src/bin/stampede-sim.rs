@@ -1,0 +1,190 @@
+//! `stampede-sim`: runs one scenario and prints what happened, as a table or
+//! as one JSON object (`--json`). Bad flags exit with status 2 and a message.
+
+use std::process::ExitCode;
+
+use stampede::scenario::{self, Scenario};
+use stampede::sim::Fleet;
+
+const USAGE: &str = "\
+usage: stampede-sim [flags]
+
+  --preset NAME            start from a preset (see --list-presets)
+  --instances N            instances in the fleet            (default 40)
+  --threads N              request threads per instance      (default 200)
+  --keys N                 distinct keys                     (default 1)
+  --workload W             burst | steady | cold             (default burst)
+  --singleflight on|off    coalesce inside each instance     (default on)
+  --claim MODE             off | inner | outer               (default inner)
+  --loser POLICY           stale | wait | degrade | compute  (default wait)
+  --redis-error P          open | closed                     (default open)
+  --recompute-ms N         mean origin latency               (default 200)
+  --origin-capacity N      concurrent recomputes before the origin slows (default 64)
+  --claim-ttl-ms N         claim TTL                         (default 5000)
+  --rtt-ms N               Redis round trip                  (default 1)
+  --deadline-ms N          per-request deadline              (default 1000)
+  --value-ttl-ms N         value TTL                         (default 300000)
+  --jitter F               TTL jitter fraction 0..1          (default 0)
+  --stale-ms N             stale window after expiry         (default 0)
+  --swr                    serve stale at once, refresh behind (claim-guarded)
+  --admission N            recompute permits per instance, 0 = unlimited
+  --negative-ttl-ms N      cache failures this long, 0 = off
+  --fail-rate P            probability a recompute fails
+  --origin-outage-ms N     origin fails every call for the first N ms
+  --hang                   the origin never answers
+  --redis-down             every Redis command errors
+  --holder-crash           the first claim winner dies holding the claim
+  --pitfall NAME           remember-failure | no-deadline | key-mismatch | mutable-result (repeatable)
+  --poll-ms N              how often waiting losers re-read  (default 50)
+  --spread-ms N            burst arrival window              (default 10)
+  --duration-ms N          steady traffic duration           (default 60000)
+  --think-ms N             steady pause between requests     (default 1000)
+  --seed S                 random seed                       (default 1)
+  --json                   print one JSON object
+  --list-presets           list presets and exit
+  -h, --help               this text";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(out) => {
+            println!("{out}");
+            ExitCode::SUCCESS
+        }
+        Err(Exit::Help) => {
+            println!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        Err(Exit::Bad(msg)) => {
+            eprintln!("stampede-sim: {msg}\n(see --help)");
+            ExitCode::from(2)
+        }
+    }
+}
+
+enum Exit {
+    Help,
+    Bad(String),
+}
+
+fn run(args: &[String]) -> Result<String, Exit> {
+    // A preset is the base wherever it appears; other flags override it.
+    let mut s = Scenario::default();
+    if let Some(i) = args.iter().position(|a| a == "--preset") {
+        let name = args
+            .get(i + 1)
+            .ok_or_else(|| Exit::Bad("--preset needs a name".into()))?;
+        s = scenario::preset(name).ok_or_else(|| {
+            Exit::Bad(format!(
+                "unknown preset '{name}' (presets: {})",
+                scenario::preset_names().join(", ")
+            ))
+        })?;
+    }
+    let mut seed = 1u64;
+    let mut json = false;
+    let mut pitfalls_seen = false;
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| Exit::Bad(format!("{name} needs a value")))
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Err(Exit::Help),
+            "--list-presets" => {
+                let lines: Vec<String> = scenario::PRESETS
+                    .iter()
+                    .map(|p| format!("{:<14} {}", p.name, p.lesson))
+                    .collect();
+                return Ok(lines.join("\n"));
+            }
+            "--preset" => {
+                value("--preset")?;
+            }
+            "--json" => json = true,
+            "--swr" => s.stale_while_revalidate = true,
+            "--hang" => s.hang = true,
+            "--redis-down" => s.redis_down = true,
+            "--holder-crash" => s.holder_crash = true,
+            "--seed" => {
+                let v = value("--seed")?;
+                seed = v
+                    .parse()
+                    .map_err(|_| Exit::Bad(format!("--seed: '{v}' is not a whole number")))?;
+            }
+            "--pitfall" => {
+                let v = value("--pitfall")?;
+                if !pitfalls_seen {
+                    pitfalls_seen = true;
+                }
+                s.pitfalls
+                    .enable(&v)
+                    .map_err(|e| Exit::Bad(format!("--pitfall: {e}")))?;
+            }
+            f if f.starts_with("--") => {
+                let knob = f[2..].replace('-', "_");
+                let knob = match knob.as_str() {
+                    "redis_error" | "singleflight" | "claim" | "loser" | "workload" | "jitter"
+                    | "fail_rate" => knob,
+                    k if scenario::U32_BOUNDS.iter().any(|(n, _, _)| *n == k)
+                        || k == "think_ms" =>
+                    {
+                        knob
+                    }
+                    _ => return Err(Exit::Bad(format!("unknown flag '{f}'"))),
+                };
+                let v = value(f)?;
+                s.set(&knob, &v)
+                    .map_err(|e| Exit::Bad(format!("{f}: {e}")))?;
+            }
+            other => return Err(Exit::Bad(format!("unexpected argument '{other}'"))),
+        }
+    }
+    // Out-of-range values are an error on the command line (the page clamps).
+    let s = s.validated().map_err(|notices| {
+        Exit::Bad(
+            notices
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join("; "),
+        )
+    })?;
+    let mut fleet = Fleet::new(&s, seed);
+    let report = fleet.run();
+    if json {
+        let mut v = serde_json::to_value(&report).map_err(|e| Exit::Bad(e.to_string()))?;
+        if let serde_json::Value::Object(m) = &mut v {
+            m.insert("seed".into(), seed.into());
+            m.insert(
+                "log_hash".into(),
+                format!("{:016x}", fleet.log_hash()).into(),
+            );
+            m.insert(
+                "scenario".into(),
+                serde_json::to_value(&s).map_err(|e| Exit::Bad(e.to_string()))?,
+            );
+        }
+        return Ok(v.to_string());
+    }
+    let mut out = format!(
+        "{} instances x {} threads, workload {:?}, singleflight {}, claim {:?}, losers {:?}, seed {seed}\n",
+        s.instances,
+        s.threads,
+        s.workload,
+        if s.singleflight { "on" } else { "off" },
+        s.claim,
+        s.loser
+    );
+    out.push_str(&format!(
+        "naive worst case (instances x threads): {}\n\n",
+        s.instances as u64 * s.threads as u64
+    ));
+    for (k, v) in report.fields() {
+        out.push_str(&format!("  {k:<26} {v}\n"));
+    }
+    out.push_str(&format!("  {:<26} {:016x}", "log_hash", fleet.log_hash()));
+    Ok(out)
+}

@@ -1,0 +1,24 @@
+//! Stampede Lab's core: what a request does when a hot cache key is missing.
+//!
+//! - [`flight`]: in-process coalescing (singleflight) over waiter handles.
+//! - [`claim`]: `SET NX PX` and compare-and-delete release on an explicit clock.
+//! - [`read_path`]: one request as a sans-IO state machine, configured by a
+//!   [`read_path::Strategy`].
+//! - [`sim`]: a deterministic fleet simulation that drives the read path.
+//! - [`scenario`]: every knob, presets, validation and the URL form.
+//! - [`metrics`]: the counters and histograms everyone reports.
+//!
+//! Nothing here does I/O or reads a clock; the same code runs natively, in
+//! wasm, and under a real Redis driver.
+
+pub mod claim;
+pub mod flight;
+pub mod metrics;
+pub mod read_path;
+pub mod rng;
+pub mod scenario;
+pub mod sim;
+
+pub use metrics::Report;
+pub use scenario::Scenario;
+pub use sim::Fleet;

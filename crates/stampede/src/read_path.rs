@@ -1,0 +1,693 @@
+//! One request's journey through the cache, as a sans-IO state machine.
+//!
+//! The machine never sleeps, reads a clock or does I/O: it emits a [`Step`]
+//! ("GET this key", "claim it", "recompute", ...) and its driver performs
+//! the step and feeds the result back as an [`Input`] together with the time.
+//! The simulation, the native Redis driver and the tests all drive this same
+//! code, so what the page animates is what a service would run.
+//!
+//! The order of the layers is the lesson: with [`ClaimMode::Inner`] only a
+//! flight's leader claims, so one thread per instance touches Redis; with
+//! [`ClaimMode::Outer`] every thread claims first and needs its own loser
+//! handling.
+
+use crate::claim::{Micros, Token};
+use crate::flight::{Failure, LeaderTicket, Outcome, Value};
+use crate::metrics::Ending;
+use crate::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario};
+
+/// How the read path behaves; shared by every request of a fleet.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Strategy {
+    pub singleflight: bool,
+    pub claim: ClaimMode,
+    pub loser: LoserPolicy,
+    pub redis_error: RedisErrorPolicy,
+    /// Each request's budget from arrival; `None` is the no-deadline pitfall.
+    pub deadline: Option<Micros>,
+    pub claim_ttl: Micros,
+    /// A waiting loser re-reads the cache this often.
+    pub poll: Micros,
+    /// Expected Redis round trip: a poll that could not finish before the
+    /// deadline is not started.
+    pub rtt: Micros,
+    /// Cache a failure for this long (`None` = off).
+    pub negative_ttl: Option<Micros>,
+    pub stale_while_revalidate: bool,
+    /// Take a permit from the instance's admission limit before recomputing.
+    pub admission: bool,
+    /// Pitfall: the coalescing key is not the cache key.
+    pub key_mismatch: bool,
+}
+
+impl Strategy {
+    pub fn from_scenario(s: &Scenario) -> Strategy {
+        let ms = |v: u32| v as Micros * 1000;
+        Strategy {
+            singleflight: s.singleflight,
+            claim: s.claim,
+            loser: s.loser,
+            redis_error: s.redis_error,
+            deadline: (!s.pitfalls.no_deadline).then(|| ms(s.deadline_ms)),
+            claim_ttl: ms(s.claim_ttl_ms.max(1)),
+            poll: ms(s.poll_ms.max(1)),
+            rtt: ms(s.rtt_ms),
+            negative_ttl: (s.negative_ttl_ms > 0).then(|| ms(s.negative_ttl_ms)),
+            stale_while_revalidate: s.stale_while_revalidate,
+            admission: s.admission > 0,
+            key_mismatch: s.pitfalls.key_mismatch,
+        }
+    }
+}
+
+/// The key a request coalesces on. Equal to the cache key unless the
+/// key-mismatch pitfall salts it with something per-request.
+pub type FlightKey = u64;
+
+/// What the machine asks its driver to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `GET key`. Reply: [`Input::Cache`].
+    CacheGet { key: u32 },
+    /// Lead or attach to the in-process flight. Reply: [`Input::Flight`]
+    /// with `Lead`, or later with the shared outcome (the driver parks
+    /// followers until the leader settles or their deadline passes).
+    JoinFlight { key: FlightKey },
+    /// Lead the flight only if nobody is running it (background refresh).
+    /// Reply: [`Input::Flight`] with `Lead` or `Busy`.
+    TryLead { key: FlightKey },
+    /// Hand the outcome to every current follower. Reply: [`Input::Ack`].
+    SettleFlight {
+        key: FlightKey,
+        ticket: LeaderTicket,
+        outcome: Outcome,
+    },
+    /// `SET lock:key token NX PX ttl`. Reply: [`Input::Claim`].
+    Claim { key: u32, token: Token, ttl: Micros },
+    /// Compare-and-delete release. Reply: [`Input::Ack`].
+    Release { key: u32, token: Token },
+    /// Take a permit from the admission limit. Reply: [`Input::Admitted`].
+    Admit,
+    /// Call the origin. Reply: [`Input::Origin`].
+    Recompute { key: u32 },
+    /// `SET key value` with the value TTL. Reply: [`Input::Ack`].
+    CacheSet { key: u32, value: Value },
+    /// Store a short-lived failure marker. Reply: [`Input::Ack`].
+    CacheSetNegative { key: u32, ttl: Micros },
+    /// Wake at `until`. Reply: [`Input::Woke`].
+    Sleep { until: Micros },
+    /// The caller's answer is ready; the machine may go on with cleanup.
+    /// Reply: [`Input::Ack`].
+    Respond { ending: Ending, corrupted: bool },
+    /// Nothing left to do.
+    Finish,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheReply {
+    Fresh(Value),
+    Stale(Value),
+    Negative,
+    Miss,
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlightReply {
+    Lead(LeaderTicket),
+    /// The flight's outcome, as handed to this follower (or a remembered
+    /// failure under the pitfall).
+    Shared(Outcome),
+    /// The leader vanished and this follower now leads the same flight.
+    Promoted(LeaderTicket),
+    /// `TryLead` found a flight running.
+    Busy,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimReply {
+    Won,
+    Held,
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    Start,
+    Cache(CacheReply),
+    Flight(FlightReply),
+    Claim(ClaimReply),
+    Admitted,
+    Origin(Result<Value, Failure>),
+    Ack,
+    Woke,
+    /// The driver's timer for [`ReadPath::deadline`] fired first: whatever
+    /// the machine was waiting for no longer matters to it.
+    DeadlinePassed,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    Idle,
+    Read,
+    Flight,
+    Claim,
+    Admit,
+    Origin,
+    /// Claim lost (or refused), waiting for the winner's value.
+    PollSleep,
+    PollRead,
+    /// Sleeping out the rest of the budget before timing out.
+    Expire,
+    /// Stale answer already sent; refreshing behind it.
+    RefreshLead,
+    RefreshClaim,
+    WrapUp,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Write {
+    None,
+    Value(Value),
+    Negative(Micros),
+}
+
+/// What a request is doing, for drawing. One byte per thread.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Activity {
+    Idle = 0,
+    Reading = 1,
+    Following = 2,
+    Claiming = 3,
+    Holding = 4,
+    Polling = 5,
+    Recomputing = 6,
+    Queued = 7,
+    Writing = 8,
+    Hit = 9,
+    Shared = 10,
+    Stale = 11,
+    Degraded = 12,
+    Error = 13,
+    Timeout = 14,
+}
+
+impl Activity {
+    pub const COUNT: usize = 15;
+    pub const NAMES: [&'static str; Self::COUNT] = [
+        "idle",
+        "reading",
+        "following",
+        "claiming",
+        "holding",
+        "polling",
+        "recomputing",
+        "queued",
+        "writing",
+        "hit",
+        "shared",
+        "stale",
+        "degraded",
+        "error",
+        "timeout",
+    ];
+
+    pub fn of_ending(e: Ending) -> Activity {
+        match e {
+            Ending::Hit => Activity::Hit,
+            Ending::Computed => Activity::Hit,
+            Ending::Shared => Activity::Shared,
+            Ending::Stale => Activity::Stale,
+            Ending::Degraded => Activity::Degraded,
+            Ending::Error => Activity::Error,
+            Ending::Timeout => Activity::Timeout,
+        }
+    }
+}
+
+/// One request. Small and `Copy`-free on purpose: a fleet holds one per thread.
+#[derive(Clone, Debug)]
+pub struct ReadPath {
+    key: u32,
+    /// Unique per request: salts the key-mismatch pitfall and the tokens.
+    id: u64,
+    /// The flight this request joined or leads.
+    fkey: FlightKey,
+    deadline_at: Option<Micros>,
+    phase: Phase,
+    stale: Option<Value>,
+    leader: Option<LeaderTicket>,
+    token: Option<Token>,
+    attempts: u16,
+    lost_at: Micros,
+    // wrap-up: settle -> respond -> write -> release -> finish
+    settle: Option<Outcome>,
+    respond: Option<(Ending, bool)>,
+    write: Write,
+    responded: bool,
+}
+
+fn ending_of_shared(o: Outcome) -> (Ending, bool) {
+    match o {
+        Outcome::Fresh(v) => (Ending::Shared, !v.is_intact()),
+        Outcome::Stale(v) => (Ending::Stale, !v.is_intact()),
+        Outcome::Degraded => (Ending::Degraded, false),
+        Outcome::Failed(Failure::Timeout) => (Ending::Timeout, false),
+        Outcome::Failed(_) => (Ending::Error, false),
+    }
+}
+
+impl ReadPath {
+    /// A request for `key` arriving at `now`; `id` must be unique in the run.
+    pub fn new(s: &Strategy, key: u32, id: u64, now: Micros) -> ReadPath {
+        ReadPath {
+            key,
+            id,
+            fkey: key as FlightKey,
+            deadline_at: s.deadline.map(|d| now.saturating_add(d)),
+            phase: Phase::Idle,
+            stale: None,
+            leader: None,
+            token: None,
+            attempts: 0,
+            lost_at: 0,
+            settle: None,
+            respond: None,
+            write: Write::None,
+            responded: false,
+        }
+    }
+
+    pub fn key(&self) -> u32 {
+        self.key
+    }
+
+    /// The coalescing key this request uses.
+    pub fn flight_key(&self, s: &Strategy) -> FlightKey {
+        if s.key_mismatch {
+            // e.g. the cache key is "product:42" but the flight map is keyed
+            // by "product:42?locale=..&req=..": never equal across requests.
+            ((self.id + 1) << 32) | self.key as u64
+        } else {
+            self.key as u64
+        }
+    }
+
+    /// When the driver must interrupt a wait with [`Input::DeadlinePassed`].
+    /// `None` once the answer is out (cleanup is never cut short, only the
+    /// caller's wait is) or under the no-deadline pitfall.
+    pub fn deadline(&self) -> Option<Micros> {
+        if self.responded && !self.refreshing() {
+            None
+        } else {
+            self.deadline_at
+        }
+    }
+
+    /// True while a stale answer is out and the refresh is running.
+    fn refreshing(&self) -> bool {
+        self.responded
+            && matches!(
+                self.phase,
+                Phase::RefreshLead | Phase::RefreshClaim | Phase::Admit | Phase::Origin
+            )
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.phase == Phase::Done
+    }
+
+    pub fn has_responded(&self) -> bool {
+        self.responded
+    }
+
+    /// Holds a live claim token (that it has not released yet).
+    pub fn holds_claim(&self) -> bool {
+        self.token.is_some()
+    }
+
+    pub fn leader_ticket(&self) -> Option<LeaderTicket> {
+        self.leader
+    }
+
+    /// What to draw for the step just emitted.
+    pub fn activity(&self, step: &Step) -> Activity {
+        match step {
+            Step::CacheGet { .. } if self.phase == Phase::PollRead => Activity::Polling,
+            Step::CacheGet { .. } => Activity::Reading,
+            Step::JoinFlight { .. } | Step::TryLead { .. } => Activity::Following,
+            Step::Claim { .. } => Activity::Claiming,
+            Step::Admit => Activity::Queued,
+            Step::Recompute { .. } if self.token.is_some() => Activity::Holding,
+            Step::Recompute { .. } => Activity::Recomputing,
+            Step::Sleep { .. } => Activity::Polling,
+            Step::SettleFlight { .. }
+            | Step::Release { .. }
+            | Step::CacheSet { .. }
+            | Step::CacheSetNegative { .. } => Activity::Writing,
+            Step::Respond { ending, .. } => Activity::of_ending(*ending),
+            Step::Finish => Activity::Idle,
+        }
+    }
+
+    fn next_token(&mut self) -> Token {
+        self.attempts = self.attempts.wrapping_add(1);
+        Token((self.id << 16) | self.attempts as u64)
+    }
+
+    /// Feeds one result in and returns the next step.
+    pub fn resume(&mut self, s: &Strategy, input: Input, now: Micros) -> Step {
+        if input == Input::DeadlinePassed {
+            return self.on_deadline(s, now);
+        }
+        match (self.phase, input) {
+            (Phase::Idle, Input::Start) => {
+                self.phase = Phase::Read;
+                Step::CacheGet { key: self.key }
+            }
+            (Phase::Read, Input::Cache(r)) => match r {
+                CacheReply::Fresh(_) => self.answer(Ending::Hit, false),
+                CacheReply::Negative => self.answer(Ending::Error, false),
+                CacheReply::Stale(v) => {
+                    self.stale = Some(v);
+                    if s.stale_while_revalidate {
+                        self.respond = Some((Ending::Stale, false));
+                        self.phase = Phase::RefreshLead;
+                        self.emit_respond()
+                    } else {
+                        self.miss(s)
+                    }
+                }
+                CacheReply::Miss | CacheReply::Error => self.miss(s),
+            },
+            (Phase::RefreshLead, Input::Ack) if self.responded && self.leader.is_none() => {
+                // The stale answer is out; now refresh behind it, at most one
+                // refresher per instance and (with a claim) per fleet.
+                if s.singleflight {
+                    self.fkey = self.flight_key(s);
+                    Step::TryLead { key: self.fkey }
+                } else {
+                    self.refresh_claim(s)
+                }
+            }
+            (Phase::RefreshLead, Input::Flight(FlightReply::Lead(t))) => {
+                self.leader = Some(t);
+                self.refresh_claim(s)
+            }
+            (Phase::RefreshLead, Input::Flight(FlightReply::Busy)) => self.finish(),
+            (Phase::RefreshClaim, Input::Claim(r)) => match r {
+                ClaimReply::Won => {
+                    self.token = Some(self.pending_token());
+                    self.recompute(s)
+                }
+                ClaimReply::Error if s.redis_error == RedisErrorPolicy::Open => self.recompute(s),
+                _ => {
+                    // Someone else refreshes. Anyone who attached to our
+                    // flight meanwhile gets the stale value we hold.
+                    let v = self.stale.map_or(Outcome::Degraded, Outcome::Stale);
+                    self.conclude(v, None)
+                }
+            },
+            (Phase::Flight, Input::Flight(r)) => match r {
+                FlightReply::Lead(t) | FlightReply::Promoted(t) => {
+                    self.leader = Some(t);
+                    if self.token.is_some() || s.claim != ClaimMode::Inner {
+                        // Outer mode already holds (or lost and computes).
+                        self.recompute(s)
+                    } else {
+                        self.claim(s)
+                    }
+                }
+                FlightReply::Shared(o) => {
+                    let (e, c) = ending_of_shared(o);
+                    self.respond = Some((e, c));
+                    self.wrap_up()
+                }
+                FlightReply::Busy => self.recompute(s),
+            },
+            (Phase::Claim, Input::Claim(r)) => match r {
+                ClaimReply::Won => {
+                    self.token = Some(self.pending_token());
+                    if s.claim == ClaimMode::Outer && s.singleflight && self.leader.is_none() {
+                        self.join(s)
+                    } else {
+                        self.recompute(s)
+                    }
+                }
+                ClaimReply::Held => {
+                    self.lost_at = now;
+                    self.lose(s, now)
+                }
+                ClaimReply::Error => match s.redis_error {
+                    RedisErrorPolicy::Open => {
+                        if s.claim == ClaimMode::Outer && s.singleflight && self.leader.is_none() {
+                            self.join(s)
+                        } else {
+                            self.recompute(s)
+                        }
+                    }
+                    RedisErrorPolicy::Closed => {
+                        self.lost_at = now;
+                        self.lose(s, now)
+                    }
+                },
+            },
+            (Phase::Admit, Input::Admitted) => {
+                self.phase = Phase::Origin;
+                Step::Recompute { key: self.key }
+            }
+            (Phase::Origin, Input::Origin(r)) => match r {
+                Ok(v) => {
+                    self.write = Write::Value(v);
+                    self.conclude(Outcome::Fresh(v), Some((Ending::Computed, false)))
+                }
+                Err(f) => {
+                    if let (Some(ttl), Failure::Origin) = (s.negative_ttl, f) {
+                        self.write = Write::Negative(ttl);
+                    }
+                    let e = if f == Failure::Timeout {
+                        Ending::Timeout
+                    } else {
+                        Ending::Error
+                    };
+                    self.conclude(Outcome::Failed(f), Some((e, false)))
+                }
+            },
+            (Phase::PollSleep, Input::Woke) => {
+                self.phase = Phase::PollRead;
+                Step::CacheGet { key: self.key }
+            }
+            (Phase::PollRead, Input::Cache(r)) => match r {
+                CacheReply::Fresh(v) => {
+                    self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
+                }
+                CacheReply::Negative => self.conclude(
+                    Outcome::Failed(Failure::Origin),
+                    Some((Ending::Error, false)),
+                ),
+                _ => {
+                    // Still nothing. The claim we lost is certainly live until
+                    // its TTL has run since we lost it; after that its holder
+                    // may be gone, so claim again instead of polling forever.
+                    if now >= self.lost_at.saturating_add(s.claim_ttl) {
+                        self.claim(s)
+                    } else {
+                        self.poll(s, now)
+                    }
+                }
+            },
+            (Phase::Expire, Input::Woke) => self.on_deadline(s, now),
+            (Phase::WrapUp, Input::Ack) => self.wrap_up(),
+            (Phase::Done, _) => Step::Finish,
+            // Anything else is a driver bug; finishing is the safe answer
+            // because it never strands a flight's followers.
+            _ => {
+                debug_assert!(false, "unexpected {input:?} in {:?}", self.phase);
+                self.conclude(
+                    Outcome::Failed(Failure::Crashed),
+                    Some((Ending::Error, false)),
+                )
+            }
+        }
+    }
+
+    fn pending_token(&self) -> Token {
+        Token((self.id << 16) | self.attempts as u64)
+    }
+
+    fn miss(&mut self, s: &Strategy) -> Step {
+        if s.claim == ClaimMode::Outer {
+            self.claim(s)
+        } else if s.singleflight {
+            self.join(s)
+        } else if s.claim == ClaimMode::Inner {
+            self.claim(s)
+        } else {
+            self.recompute(s)
+        }
+    }
+
+    fn join(&mut self, s: &Strategy) -> Step {
+        self.phase = Phase::Flight;
+        self.fkey = self.flight_key(s);
+        Step::JoinFlight { key: self.fkey }
+    }
+
+    fn claim(&mut self, s: &Strategy) -> Step {
+        self.phase = Phase::Claim;
+        let token = self.next_token();
+        Step::Claim {
+            key: self.key,
+            token,
+            ttl: s.claim_ttl,
+        }
+    }
+
+    fn refresh_claim(&mut self, s: &Strategy) -> Step {
+        if s.claim == ClaimMode::Off {
+            return self.recompute(s);
+        }
+        self.phase = Phase::RefreshClaim;
+        let token = self.next_token();
+        Step::Claim {
+            key: self.key,
+            token,
+            ttl: s.claim_ttl,
+        }
+    }
+
+    fn recompute(&mut self, s: &Strategy) -> Step {
+        if s.admission {
+            self.phase = Phase::Admit;
+            Step::Admit
+        } else {
+            self.phase = Phase::Origin;
+            Step::Recompute { key: self.key }
+        }
+    }
+
+    /// The claim went to someone else (or Redis refused and we fail closed).
+    fn lose(&mut self, s: &Strategy, now: Micros) -> Step {
+        match s.loser {
+            LoserPolicy::Stale => match self.stale {
+                Some(v) => self.conclude(Outcome::Stale(v), Some((Ending::Stale, false))),
+                // Nothing to serve: compute rather than queue behind a lock.
+                None => self.compute_anyway(s),
+            },
+            LoserPolicy::Degrade => {
+                self.conclude(Outcome::Degraded, Some((Ending::Degraded, false)))
+            }
+            LoserPolicy::Compute => self.compute_anyway(s),
+            LoserPolicy::Wait => self.poll(s, now),
+        }
+    }
+
+    fn compute_anyway(&mut self, s: &Strategy) -> Step {
+        if s.claim == ClaimMode::Outer && s.singleflight && self.leader.is_none() {
+            // Losers of an outer claim still coalesce inside their instance.
+            self.join(s)
+        } else {
+            self.recompute(s)
+        }
+    }
+
+    fn poll(&mut self, s: &Strategy, now: Micros) -> Step {
+        let wake = now.saturating_add(s.poll);
+        match self.deadline_at {
+            Some(d) if wake.saturating_add(s.rtt) > d => {
+                // Another read could not come back in time: wait out the
+                // budget and give up exactly at the deadline.
+                self.phase = Phase::Expire;
+                Step::Sleep { until: d.max(now) }
+            }
+            _ => {
+                self.phase = Phase::PollSleep;
+                Step::Sleep { until: wake }
+            }
+        }
+    }
+
+    fn on_deadline(&mut self, _s: &Strategy, _now: Micros) -> Step {
+        if self.phase == Phase::Done {
+            return Step::Finish;
+        }
+        let ending = if self.phase == Phase::Admit && !self.responded {
+            // Admission control's explicit answer: shed, do not hang.
+            Ending::Degraded
+        } else {
+            Ending::Timeout
+        };
+        let outcome = if ending == Ending::Degraded {
+            Outcome::Degraded
+        } else {
+            Outcome::Failed(Failure::Timeout)
+        };
+        self.write = Write::None;
+        self.conclude(outcome, Some((ending, false)))
+    }
+
+    /// Records what followers get and what the caller gets, then runs the
+    /// wrap-up sequence.
+    fn conclude(&mut self, outcome: Outcome, respond: Option<(Ending, bool)>) -> Step {
+        if self.leader.is_some() {
+            self.settle = Some(outcome);
+        }
+        if !self.responded {
+            self.respond = respond;
+        }
+        self.wrap_up()
+    }
+
+    fn answer(&mut self, e: Ending, corrupted: bool) -> Step {
+        self.respond = Some((e, corrupted));
+        self.wrap_up()
+    }
+
+    fn emit_respond(&mut self) -> Step {
+        let (ending, corrupted) = self.respond.take().unwrap_or((Ending::Error, false));
+        self.responded = true;
+        Step::Respond { ending, corrupted }
+    }
+
+    /// settle -> respond -> write -> release -> finish, skipping what does
+    /// not apply. Settling first gets followers their answer soonest;
+    /// releasing last keeps the claim until the value is in the cache.
+    fn wrap_up(&mut self) -> Step {
+        self.phase = Phase::WrapUp;
+        if let (Some(outcome), Some(ticket)) = (self.settle.take(), self.leader) {
+            self.leader = None;
+            return Step::SettleFlight {
+                key: self.fkey,
+                ticket,
+                outcome,
+            };
+        }
+        if self.respond.is_some() {
+            return self.emit_respond();
+        }
+        match std::mem::replace(&mut self.write, Write::None) {
+            Write::Value(value) => {
+                return Step::CacheSet {
+                    key: self.key,
+                    value,
+                }
+            }
+            Write::Negative(ttl) => return Step::CacheSetNegative { key: self.key, ttl },
+            Write::None => {}
+        }
+        if let Some(token) = self.token.take() {
+            return Step::Release {
+                key: self.key,
+                token,
+            };
+        }
+        self.finish()
+    }
+
+    fn finish(&mut self) -> Step {
+        self.phase = Phase::Done;
+        Step::Finish
+    }
+}

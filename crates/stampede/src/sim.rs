@@ -1,0 +1,985 @@
+//! A deterministic discrete-event simulation of a fleet running the read
+//! path: instances with pools of request threads, one flight table and one
+//! admission limit per instance, a shared cache and claim table behind a
+//! round-trip time, and an origin with a latency distribution, a capacity,
+//! failures, hangs and outages. Same scenario and seed give the same event
+//! log bit for bit, on the host and in wasm: time is integer microseconds,
+//! randomness is one seeded stream, and ties are broken by insertion order.
+//!
+//! Modelling choices worth knowing:
+//! - Redis applies a command when it is sent; the reply arrives one round
+//!   trip later. With Redis down every command errors after a round trip.
+//! - A request that gives up on the origin cancels its admission permit, but
+//!   the origin keeps working on the call (its concurrency stays up) until
+//!   it finishes, or forever if it hangs.
+//! - Burst: the hot key (key 0) is absent at t=0, or present but already
+//!   expired when `stale_ms > 0` (so there is something stale to serve).
+//!   Steady: every key is written at t=0, so without jitter they expire
+//!   together. Cold: the cache is empty and keys are drawn from `keys`.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use serde::Serialize;
+
+use crate::claim::{ClaimTable, Micros, ReleaseReply, SetReply};
+use crate::flight::{Abandoned, Failure, FlightPolicy, FlightTable, Join, Value, WaiterTicket};
+use crate::metrics::{ms, Ending, Histogram, Report};
+use crate::read_path::{
+    Activity, CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
+};
+use crate::rng::{Digest, FxHashMap, Rng};
+use crate::scenario::{Notice, Scenario, Workload};
+
+/// What happened, for the page's pulses and counts and for the log hash.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    Arrive = 0,
+    CacheGet = 1,
+    Lead = 2,
+    Follow = 3,
+    Claim = 4,
+    ClaimWon = 5,
+    ClaimLost = 6,
+    RecomputeStart = 7,
+    RecomputeEnd = 8,
+    CacheSet = 9,
+    Release = 10,
+    Settle = 11,
+    Respond = 12,
+    Crash = 13,
+    DeadlinePassed = 14,
+    Remembered = 15,
+    ClaimError = 16,
+    Poll = 17,
+}
+
+/// One log line: at `t` (µs), `thread` (global index) did `kind` on `key`.
+/// `detail` carries the ending for `Respond` and 1 for a failed recompute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Event {
+    pub t: Micros,
+    pub thread: u32,
+    pub kind: EventKind,
+    pub key: u32,
+    pub detail: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum EvKind {
+    Arrive,
+    Deliver(Input),
+    OriginDone {
+        key: u32,
+        result: Result<Value, Failure>,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Ev {
+    t: Micros,
+    seq: u64,
+    thread: u32,
+    wseq: u32,
+    kind: EvKind,
+}
+
+impl PartialEq for Ev {
+    fn eq(&self, o: &Self) -> bool {
+        (self.t, self.seq) == (o.t, o.seq)
+    }
+}
+impl Eq for Ev {}
+impl PartialOrd for Ev {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ev {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.t, self.seq).cmp(&(o.t, o.seq))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Park {
+    None,
+    Reply,
+    Follow(FlightKey, WaiterTicket),
+    Queued,
+    Origin,
+    Sleep,
+}
+
+struct Slot {
+    path: ReadPath,
+    active: bool,
+    /// Bumped whenever the thread stops waiting; stale events carry old values.
+    wseq: u32,
+    /// Which request of this thread (deadline entries carry it).
+    req: u32,
+    park: Park,
+    started: Micros,
+    wait_from: Micros,
+    waited: Micros,
+    permit: bool,
+    ending: Option<Ending>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct CacheEntry {
+    value: Option<Value>,
+    /// A negative-cache marker answers "failed" until then.
+    negative_until: Micros,
+    fresh_until: Micros,
+    stale_until: Micros,
+}
+
+#[derive(Default)]
+struct Admission {
+    free: u32,
+    queue: VecDeque<(u32, u32)>,
+}
+
+pub struct Fleet {
+    scenario: Scenario,
+    notices: Vec<Notice>,
+    strategy: Strategy,
+    seed: u64,
+    rng: Rng,
+    now: Micros,
+    horizon: Micros,
+    heap: BinaryHeap<Reverse<Ev>>,
+    seq: u64,
+    arrivals: Vec<(Micros, u32)>,
+    next_arrival: usize,
+    deadlines: VecDeque<(Micros, u32, u32)>,
+    slots: Vec<Slot>,
+    states: Vec<u8>,
+    flights: Vec<FlightTable<FlightKey, u32>>,
+    admission: Vec<Admission>,
+    claims: ClaimTable<u32>,
+    cache: FxHashMap<u32, CacheEntry>,
+    versions: FxHashMap<u32, u32>,
+    running_per_key: FxHashMap<u32, u32>,
+    origin_running: u64,
+    next_req_id: u64,
+    holder_crashed: bool,
+    r: Report,
+    latency: Histogram,
+    max_wait: Micros,
+    digest: Digest,
+    recording: bool,
+    log: Vec<Event>,
+}
+
+const US: Micros = 1000;
+/// How long past the last arrival a run may go before it is cut off (a run
+/// with pinned threads or endless polling would otherwise never end).
+const TAIL: Micros = 60_000 * US;
+
+impl Fleet {
+    /// Builds the fleet at t=0. The scenario is validated first (clamped into
+    /// range); what changed is available from [`Fleet::notices`].
+    pub fn new(scenario: &Scenario, seed: u64) -> Fleet {
+        let mut sc = scenario.clone();
+        let notices = sc.validate();
+        let strategy = Strategy::from_scenario(&sc);
+        let n = sc.instances as usize * sc.threads as usize;
+        let policy = FlightPolicy {
+            remember_failure: sc.pitfalls.remember_failure,
+            mutable_result: sc.pitfalls.mutable_result,
+        };
+        let mut f = Fleet {
+            notices,
+            strategy,
+            seed,
+            rng: Rng::new(seed),
+            now: 0,
+            horizon: 0,
+            heap: BinaryHeap::new(),
+            seq: 0,
+            arrivals: Vec::new(),
+            next_arrival: 0,
+            deadlines: VecDeque::new(),
+            slots: Vec::with_capacity(n),
+            states: vec![Activity::Idle as u8; n],
+            flights: (0..sc.instances)
+                .map(|_| FlightTable::new(policy))
+                .collect(),
+            admission: (0..sc.instances)
+                .map(|_| Admission {
+                    free: sc.admission,
+                    queue: VecDeque::new(),
+                })
+                .collect(),
+            claims: ClaimTable::new(),
+            cache: FxHashMap::default(),
+            versions: FxHashMap::default(),
+            running_per_key: FxHashMap::default(),
+            origin_running: 0,
+            next_req_id: 0,
+            holder_crashed: false,
+            r: Report::default(),
+            latency: Histogram::default(),
+            max_wait: 0,
+            digest: Digest::default(),
+            recording: false,
+            log: Vec::new(),
+            scenario: sc,
+        };
+        let template = ReadPath::new(&f.strategy, 0, 0, 0);
+        for _ in 0..n {
+            f.slots.push(Slot {
+                path: template.clone(),
+                active: false,
+                wseq: 0,
+                req: 0,
+                park: Park::None,
+                started: 0,
+                wait_from: 0,
+                waited: 0,
+                permit: false,
+                ending: None,
+            });
+        }
+        f.prepare();
+        f
+    }
+
+    fn prepare(&mut self) {
+        let sc = self.scenario.clone();
+        let n = self.slots.len() as u32;
+        let ms = |v: u32| v as Micros * US;
+        match sc.workload {
+            Workload::Burst | Workload::Cold => {
+                let spread = ms(sc.spread_ms);
+                let mut arr: Vec<(Micros, u32)> =
+                    (0..n).map(|t| (self.rng.below(spread + 1), t)).collect();
+                arr.sort_unstable();
+                self.arrivals = arr;
+                self.horizon = spread + TAIL;
+                if sc.workload == Workload::Burst && sc.stale_ms > 0 {
+                    self.cache.insert(
+                        0,
+                        CacheEntry {
+                            value: Some(Value::fresh(0, 0)),
+                            negative_until: 0,
+                            fresh_until: 0,
+                            stale_until: ms(sc.stale_ms),
+                        },
+                    );
+                }
+            }
+            Workload::Steady => {
+                let think = ms(sc.think_ms);
+                for t in 0..n {
+                    let at = self.rng.below(think + 1);
+                    self.push(at, t, 0, EvKind::Arrive);
+                }
+                self.horizon = ms(sc.duration_ms) + TAIL;
+                for k in 0..sc.keys {
+                    let ttl = self.jittered(ms(sc.value_ttl_ms));
+                    self.cache.insert(
+                        k,
+                        CacheEntry {
+                            value: Some(Value::fresh(k, 0)),
+                            negative_until: 0,
+                            fresh_until: ttl,
+                            stale_until: ttl + ms(sc.stale_ms),
+                        },
+                    );
+                }
+            }
+        }
+    }
+
+    fn jittered(&mut self, ttl: Micros) -> Micros {
+        let j = self.scenario.jitter;
+        if j <= 0.0 {
+            return ttl.max(1);
+        }
+        let f = 1.0 - j + 2.0 * j * self.rng.unit();
+        ((ttl as f64 * f) as Micros).max(1)
+    }
+
+    fn push(&mut self, t: Micros, thread: u32, wseq: u32, kind: EvKind) {
+        self.seq += 1;
+        self.heap.push(Reverse(Ev {
+            t,
+            seq: self.seq,
+            thread,
+            wseq,
+            kind,
+        }));
+    }
+
+    fn log(&mut self, thread: u32, kind: EventKind, key: u32, detail: u8) {
+        self.r.events += 1;
+        self.digest.add(self.now);
+        self.digest
+            .add(((thread as u64) << 32) | ((kind as u64) << 8) | detail as u64);
+        self.digest.add(key as u64);
+        if self.recording {
+            self.log.push(Event {
+                t: self.now,
+                thread,
+                kind,
+                key,
+                detail,
+            });
+        }
+    }
+
+    // ---- public surface ----------------------------------------------------
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// What validation clamped or ignored when the fleet was built.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub fn now(&self) -> Micros {
+        self.now
+    }
+
+    pub fn now_ms(&self) -> f64 {
+        ms(self.now)
+    }
+
+    /// One byte per thread (`Activity as u8`), indexed `instance * threads + thread`.
+    pub fn thread_states(&self) -> &[u8] {
+        &self.states
+    }
+
+    /// Keep events in memory for [`Fleet::drain_events`] (the page turns this on).
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+        if !on {
+            self.log.clear();
+        }
+    }
+
+    pub fn drain_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// A digest of every event so far; equal logs give equal hashes.
+    pub fn log_hash(&self) -> u64 {
+        self.digest.value()
+    }
+
+    pub fn origin_running(&self) -> u64 {
+        self.origin_running
+    }
+
+    pub fn flights_in_flight(&self) -> usize {
+        self.flights.iter().map(|f| f.in_flight()).sum()
+    }
+
+    pub fn remembered_failures_held(&self) -> usize {
+        self.flights.iter().map(|f| f.remembered()).sum()
+    }
+
+    /// Live claims at the current time.
+    pub fn live_claims(&self) -> usize {
+        self.claims.live(self.now)
+    }
+
+    /// Virtual time of the next event, if any remain before the horizon.
+    pub fn next_event_at(&self) -> Option<Micros> {
+        let h = self.heap.peek().map(|Reverse(e)| e.t);
+        let a = self.arrivals.get(self.next_arrival).map(|a| a.0);
+        let d = self.deadlines.front().map(|d| d.0);
+        [h, a, d]
+            .into_iter()
+            .flatten()
+            .min()
+            .filter(|t| *t <= self.horizon)
+    }
+
+    /// No events left (or the horizon was reached): nothing more will change.
+    pub fn is_quiet(&self) -> bool {
+        self.next_event_at().is_none()
+    }
+
+    /// Processes events up to virtual time `t`, at most `budget` of them.
+    /// Returns true when it reached `t` (the clock then reads `t`), false
+    /// when the budget ran out first (call again next frame).
+    pub fn advance_to(&mut self, t: Micros, budget: usize) -> bool {
+        let mut done = 0;
+        while let Some(next) = self.next_event_at() {
+            if next > t {
+                break;
+            }
+            if done >= budget {
+                return false;
+            }
+            self.step_one();
+            done += 1;
+        }
+        self.now = self.now.max(t.min(self.horizon));
+        true
+    }
+
+    /// Runs to the end and returns the report.
+    pub fn run(&mut self) -> Report {
+        while self.next_event_at().is_some() {
+            self.step_one();
+        }
+        self.report()
+    }
+
+    pub fn report(&self) -> Report {
+        let mut r = self.r.clone();
+        r.pinned = self
+            .slots
+            .iter()
+            .filter(|s| s.active && !s.path.has_responded())
+            .count() as u64;
+        r.p50_ms = ms(self.latency.quantile(0.5));
+        r.p99_ms = ms(self.latency.quantile(0.99));
+        r.max_ms = ms(self.latency.max());
+        r.max_wait_ms = ms(self.max_wait);
+        r.elapsed_ms = ms(self.now);
+        r
+    }
+
+    // ---- the event loop ----------------------------------------------------
+
+    fn step_one(&mut self) {
+        let h = self.heap.peek().map(|Reverse(e)| e.t);
+        let a = self.arrivals.get(self.next_arrival).map(|a| a.0);
+        let d = self.deadlines.front().map(|d| d.0);
+        // Ties: scheduled events first, then arrivals, then deadlines.
+        let pick = [h, a, d]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.map(|t| (t, i)))
+            .min();
+        let Some((t, which)) = pick else { return };
+        self.now = self.now.max(t);
+        match which {
+            0 => {
+                let Some(Reverse(ev)) = self.heap.pop() else {
+                    return;
+                };
+                self.handle(ev);
+            }
+            1 => {
+                let (_, thread) = self.arrivals[self.next_arrival];
+                self.next_arrival += 1;
+                self.arrive(thread);
+            }
+            _ => {
+                let Some((_, thread, req)) = self.deadlines.pop_front() else {
+                    return;
+                };
+                self.deadline(thread, req);
+            }
+        }
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev.kind {
+            EvKind::Arrive => self.arrive(ev.thread),
+            EvKind::Deliver(input) => {
+                let s = &self.slots[ev.thread as usize];
+                if s.active && s.wseq == ev.wseq {
+                    self.unpark(ev.thread);
+                    self.drive(ev.thread, input);
+                }
+            }
+            EvKind::OriginDone { key, result } => {
+                self.origin_running -= 1;
+                if let Some(c) = self.running_per_key.get_mut(&key) {
+                    *c -= 1;
+                }
+                let ok = result.is_ok();
+                self.log(ev.thread, EventKind::RecomputeEnd, key, (!ok) as u8);
+                let s = &self.slots[ev.thread as usize];
+                if s.active && s.wseq == ev.wseq {
+                    self.unpark(ev.thread);
+                    self.drive(ev.thread, Input::Origin(result));
+                }
+            }
+        }
+    }
+
+    fn arrive(&mut self, thread: u32) {
+        let sc = &self.scenario;
+        let key = match sc.workload {
+            Workload::Burst => 0,
+            Workload::Cold => self.rng.below(sc.keys as u64) as u32,
+            Workload::Steady => {
+                // Skewed towards low keys: key 0 is the hottest.
+                let u = self.rng.unit();
+                ((u * u * u * sc.keys as f64) as u32).min(sc.keys - 1)
+            }
+        };
+        let id = self.next_req_id;
+        self.next_req_id += 1;
+        let now = self.now;
+        let slot = &mut self.slots[thread as usize];
+        slot.path = ReadPath::new(&self.strategy, key, id, now);
+        slot.active = true;
+        slot.req = slot.req.wrapping_add(1);
+        slot.wseq = slot.wseq.wrapping_add(1);
+        slot.park = Park::None;
+        slot.started = now;
+        slot.waited = 0;
+        slot.permit = false;
+        slot.ending = None;
+        let req = slot.req;
+        if let Some(d) = self.strategy.deadline {
+            self.deadlines.push_back((now + d, thread, req));
+        }
+        self.r.requests += 1;
+        self.log(thread, EventKind::Arrive, key, 0);
+        self.drive(thread, Input::Start);
+    }
+
+    fn deadline(&mut self, thread: u32, req: u32) {
+        let s = &self.slots[thread as usize];
+        if !s.active || s.req != req || s.path.deadline().is_none() {
+            return;
+        }
+        let key = s.path.key();
+        self.unpark(thread);
+        self.log(thread, EventKind::DeadlinePassed, key, 0);
+        self.drive(thread, Input::DeadlinePassed);
+    }
+
+    /// The thread stops waiting: cancel whatever it was parked on.
+    fn unpark(&mut self, thread: u32) {
+        let now = self.now;
+        let inst = self.instance_of(thread);
+        let s = &mut self.slots[thread as usize];
+        s.wseq = s.wseq.wrapping_add(1);
+        let park = std::mem::replace(&mut s.park, Park::None);
+        match park {
+            Park::Follow(k, t) => {
+                s.waited += now - s.wait_from;
+                self.flights[inst].detach(&k, t);
+            }
+            Park::Queued | Park::Sleep => {
+                s.waited += now - s.wait_from;
+                // A queued entry is skipped lazily when its wseq no longer matches.
+            }
+            Park::Origin => {
+                if s.permit {
+                    s.permit = false;
+                    self.release_permit(inst);
+                }
+            }
+            Park::Reply | Park::None => {}
+        }
+    }
+
+    fn park(&mut self, thread: u32, park: Park) {
+        let now = self.now;
+        let s = &mut self.slots[thread as usize];
+        s.park = park;
+        s.wait_from = now;
+    }
+
+    fn instance_of(&self, thread: u32) -> usize {
+        (thread / self.scenario.threads) as usize
+    }
+
+    fn rtt(&self) -> Micros {
+        self.scenario.rtt_ms as Micros * US
+    }
+
+    fn reply_later(&mut self, thread: u32, input: Input) {
+        let t = self.now + self.rtt();
+        let wseq = self.slots[thread as usize].wseq;
+        self.park(thread, Park::Reply);
+        self.push(t, thread, wseq, EvKind::Deliver(input));
+        self.r.redis_round_trips += 1;
+        if self.scenario.redis_down {
+            self.r.redis_errors += 1;
+        }
+    }
+
+    /// Runs the thread's machine until it blocks on something.
+    fn drive(&mut self, thread: u32, first: Input) {
+        let mut input = first;
+        let s_strategy = self.strategy;
+        loop {
+            let now = self.now;
+            let slot = &mut self.slots[thread as usize];
+            let step = slot.path.resume(&s_strategy, input, now);
+            let act = slot.path.activity(&step);
+            let key = slot.path.key();
+            if !matches!(step, Step::Finish) {
+                self.states[thread as usize] = act as u8;
+            }
+            let next = self.perform(thread, key, step);
+            match next {
+                Some(i) => input = i,
+                None => return,
+            }
+        }
+    }
+
+    /// Performs one step. `Some(input)` when the answer is immediate.
+    fn perform(&mut self, thread: u32, key: u32, step: Step) -> Option<Input> {
+        let down = self.scenario.redis_down;
+        let inst = self.instance_of(thread);
+        match step {
+            Step::CacheGet { key } => {
+                let polling = self.states[thread as usize] == Activity::Polling as u8;
+                self.log(
+                    thread,
+                    if polling {
+                        EventKind::Poll
+                    } else {
+                        EventKind::CacheGet
+                    },
+                    key,
+                    0,
+                );
+                let reply = if down {
+                    CacheReply::Error
+                } else {
+                    self.cache_get(key)
+                };
+                self.reply_later(thread, Input::Cache(reply));
+                None
+            }
+            Step::JoinFlight { key: fk } => match self.flights[inst].join(fk, thread) {
+                Join::Lead(t) => {
+                    self.log(thread, EventKind::Lead, key, 0);
+                    Some(Input::Flight(FlightReply::Lead(t)))
+                }
+                Join::Follow(t) => {
+                    self.log(thread, EventKind::Follow, key, 0);
+                    self.park(thread, Park::Follow(fk, t));
+                    None
+                }
+                Join::Remembered(o) => {
+                    self.r.remembered_failures += 1;
+                    self.log(thread, EventKind::Remembered, key, 0);
+                    Some(Input::Flight(FlightReply::Shared(o)))
+                }
+            },
+            Step::TryLead { key: fk } => {
+                if self.flights[inst].leader(&fk).is_some() {
+                    Some(Input::Flight(FlightReply::Busy))
+                } else {
+                    match self.flights[inst].join(fk, thread) {
+                        Join::Lead(t) => {
+                            self.log(thread, EventKind::Lead, key, 0);
+                            Some(Input::Flight(FlightReply::Lead(t)))
+                        }
+                        // Remembered failure: nothing to refresh with.
+                        _ => Some(Input::Flight(FlightReply::Busy)),
+                    }
+                }
+            }
+            Step::SettleFlight {
+                key: fk,
+                ticket,
+                outcome,
+            } => {
+                self.log(thread, EventKind::Settle, key, 0);
+                if let Ok(settled) = self.flights[inst].settle(&fk, ticket, outcome) {
+                    for (w, o) in settled.deliveries {
+                        let ws = &mut self.slots[w as usize];
+                        // Detached waiters are not in the list; a delivered
+                        // waiter stops waiting now.
+                        ws.park = Park::None;
+                        ws.wseq = ws.wseq.wrapping_add(1);
+                        ws.waited += self.now - ws.wait_from;
+                        self.drive(w, Input::Flight(FlightReply::Shared(o)));
+                    }
+                }
+                Some(Input::Ack)
+            }
+            Step::Claim { key, token, ttl } => {
+                self.r.claim_attempts += 1;
+                self.log(thread, EventKind::Claim, key, 0);
+                let reply = if down {
+                    ClaimReply::Error
+                } else {
+                    match self.claims.set_nx_px(key, token, ttl, self.now) {
+                        Ok(SetReply::Ok { .. }) => ClaimReply::Won,
+                        Ok(SetReply::Held) => ClaimReply::Held,
+                        Err(_) => ClaimReply::Error,
+                    }
+                };
+                let kind = match reply {
+                    ClaimReply::Won => {
+                        self.r.claim_wins += 1;
+                        EventKind::ClaimWon
+                    }
+                    ClaimReply::Held => EventKind::ClaimLost,
+                    ClaimReply::Error => EventKind::ClaimError,
+                };
+                self.log(thread, kind, key, 0);
+                if reply == ClaimReply::Won && self.scenario.holder_crash && !self.holder_crashed {
+                    self.holder_crashed = true;
+                    self.crash(thread);
+                    return None;
+                }
+                self.reply_later(thread, Input::Claim(reply));
+                None
+            }
+            Step::Release { key, token } => {
+                self.r.releases += 1;
+                self.log(thread, EventKind::Release, key, 0);
+                if !down {
+                    match self.claims.release(&key, token, self.now) {
+                        ReleaseReply::Released => {}
+                        ReleaseReply::NotHolder | ReleaseReply::Absent => {
+                            self.r.releases_refused += 1
+                        }
+                    }
+                }
+                self.reply_later(thread, Input::Ack);
+                None
+            }
+            Step::Admit => {
+                let a = &mut self.admission[inst];
+                if a.free > 0 {
+                    a.free -= 1;
+                    self.slots[thread as usize].permit = true;
+                    Some(Input::Admitted)
+                } else {
+                    self.r.admission_waits += 1;
+                    let wseq = self.slots[thread as usize].wseq;
+                    a.queue.push_back((thread, wseq));
+                    self.park(thread, Park::Queued);
+                    None
+                }
+            }
+            Step::Recompute { key } => {
+                self.start_recompute(thread, key);
+                None
+            }
+            Step::CacheSet { key, value } => {
+                self.log(thread, EventKind::CacheSet, key, 0);
+                if !down {
+                    let sc = &self.scenario;
+                    let (vt, st) = (sc.value_ttl_ms as Micros * US, sc.stale_ms as Micros * US);
+                    let ttl = self.jittered(vt);
+                    let now = self.now;
+                    self.cache.insert(
+                        key,
+                        CacheEntry {
+                            value: Some(value),
+                            negative_until: 0,
+                            fresh_until: now + ttl,
+                            stale_until: now + ttl + st,
+                        },
+                    );
+                }
+                self.reply_later(thread, Input::Ack);
+                None
+            }
+            Step::CacheSetNegative { key, ttl } => {
+                self.log(thread, EventKind::CacheSet, key, 1);
+                if !down {
+                    let now = self.now;
+                    // The marker shadows the key for its TTL; a stale value
+                    // underneath stays servable to the stale paths after it.
+                    let e = self.cache.entry(key).or_insert(CacheEntry {
+                        value: None,
+                        negative_until: 0,
+                        fresh_until: 0,
+                        stale_until: 0,
+                    });
+                    e.negative_until = now + ttl;
+                }
+                self.reply_later(thread, Input::Ack);
+                None
+            }
+            Step::Sleep { until } => {
+                let wseq = self.slots[thread as usize].wseq;
+                self.park(thread, Park::Sleep);
+                self.push(
+                    until.max(self.now),
+                    thread,
+                    wseq,
+                    EvKind::Deliver(Input::Woke),
+                );
+                None
+            }
+            Step::Respond { ending, corrupted } => {
+                self.record_ending(thread, key, ending, corrupted);
+                Some(Input::Ack)
+            }
+            Step::Finish => {
+                self.finish(thread);
+                None
+            }
+        }
+    }
+
+    fn cache_get(&mut self, key: u32) -> CacheReply {
+        let now = self.now;
+        let Some(e) = self.cache.get(&key).copied() else {
+            return CacheReply::Miss;
+        };
+        if now < e.negative_until {
+            self.r.negative_hits += 1;
+            return CacheReply::Negative;
+        }
+        match e.value {
+            Some(v) if now < e.fresh_until => CacheReply::Fresh(v),
+            Some(v) if now < e.stale_until => CacheReply::Stale(v),
+            _ => {
+                self.cache.remove(&key);
+                CacheReply::Miss
+            }
+        }
+    }
+
+    fn start_recompute(&mut self, thread: u32, key: u32) {
+        let sc = self.scenario.clone();
+        let now = self.now;
+        self.r.recomputes += 1;
+        let running = self.running_per_key.entry(key).or_insert(0);
+        if *running > 0 {
+            self.r.overlapping_recomputes += 1;
+        }
+        *running += 1;
+        self.origin_running += 1;
+        self.r.origin_peak_concurrency = self.r.origin_peak_concurrency.max(self.origin_running);
+        self.log(thread, EventKind::RecomputeStart, key, 0);
+        let wseq = self.slots[thread as usize].wseq;
+        self.park(thread, Park::Origin);
+        if sc.hang {
+            return; // never answers; only a deadline frees the caller
+        }
+        // Latency: base x [0.75, 1.25), with a 2% tail at 2-4x; beyond the
+        // origin's capacity every call slows in proportion to the overload.
+        let base = sc.recompute_ms as Micros * US;
+        let mut lat = base * (750 + self.rng.below(500)) / 1000;
+        if self.rng.below(100) < 2 {
+            lat = lat * (2 + self.rng.below(3));
+        }
+        let cap = sc.origin_capacity.max(1) as Micros;
+        if self.origin_running > cap {
+            lat = lat * self.origin_running / cap;
+        }
+        let outage = now < sc.origin_outage_ms as Micros * US;
+        let fails = outage || (sc.fail_rate > 0.0 && self.rng.unit() < sc.fail_rate);
+        let result = if fails {
+            self.r.origin_failures += 1;
+            Err(Failure::Origin)
+        } else {
+            let v = self.versions.entry(key).or_insert(0);
+            *v += 1;
+            Ok(Value::fresh(key, *v))
+        };
+        self.push(
+            now + lat.max(1),
+            thread,
+            wseq,
+            EvKind::OriginDone { key, result },
+        );
+    }
+
+    fn release_permit(&mut self, inst: usize) {
+        while let Some((t, wseq)) = self.admission[inst].queue.pop_front() {
+            let s = &self.slots[t as usize];
+            if s.active && s.wseq == wseq && s.park == Park::Queued {
+                // Hand the permit straight over.
+                let s = &mut self.slots[t as usize];
+                s.permit = true;
+                s.park = Park::None;
+                s.wseq = s.wseq.wrapping_add(1);
+                s.waited += self.now - s.wait_from;
+                self.drive(t, Input::Admitted);
+                return;
+            }
+        }
+        self.admission[inst].free += 1;
+    }
+
+    /// The first claim winner dies as it wins: its claim stays
+    /// until the TTL runs out, and its flight's followers must not be
+    /// stranded.
+    fn crash(&mut self, thread: u32) {
+        let inst = self.instance_of(thread);
+        let key = self.slots[thread as usize].path.key();
+        self.r.crashed += 1;
+        self.log(thread, EventKind::Crash, key, 0);
+        if let Some(ticket) = self.slots[thread as usize].path.leader_ticket() {
+            let fk = self.slots[thread as usize].path.flight_key(&self.strategy);
+            if let Ok(Abandoned::Promoted { leader, ticket }) =
+                self.flights[inst].abandon(&fk, ticket)
+            {
+                let s = &mut self.slots[leader as usize];
+                s.park = Park::None;
+                s.wseq = s.wseq.wrapping_add(1);
+                s.waited += self.now - s.wait_from;
+                self.drive(leader, Input::Flight(FlightReply::Promoted(ticket)));
+            }
+        }
+        self.record_ending(thread, key, Ending::Error, false);
+        self.finish(thread);
+    }
+
+    fn record_ending(&mut self, thread: u32, key: u32, ending: Ending, corrupted: bool) {
+        let s = &mut self.slots[thread as usize];
+        if s.ending.is_some() {
+            return;
+        }
+        s.ending = Some(ending);
+        let lat = self.now - s.started;
+        let waited = s.waited;
+        self.latency.record(lat);
+        self.max_wait = self.max_wait.max(waited);
+        match ending {
+            Ending::Hit => self.r.hits += 1,
+            Ending::Stale => self.r.stale_served += 1,
+            Ending::Computed => self.r.computed += 1,
+            Ending::Shared => self.r.shared += 1,
+            Ending::Degraded => self.r.degraded += 1,
+            Ending::Error => self.r.errors += 1,
+            Ending::Timeout => self.r.timeouts += 1,
+        }
+        if corrupted {
+            self.r.corrupted += 1;
+        }
+        self.states[thread as usize] = Activity::of_ending(ending) as u8;
+        self.log(thread, EventKind::Respond, key, ending as u8);
+    }
+
+    fn finish(&mut self, thread: u32) {
+        let s = &mut self.slots[thread as usize];
+        s.active = false;
+        s.park = Park::None;
+        s.wseq = s.wseq.wrapping_add(1);
+        if s.permit {
+            s.permit = false;
+            let inst = self.instance_of(thread);
+            self.release_permit(inst);
+        }
+        let s = &self.slots[thread as usize];
+        if let Some(e) = s.ending {
+            self.states[thread as usize] = Activity::of_ending(e) as u8;
+        }
+        if self.scenario.workload == Workload::Steady {
+            let end = self.scenario.duration_ms as Micros * US;
+            let think = self.scenario.think_ms as Micros * US;
+            let pause = think / 2 + self.rng.below(think + 1);
+            let at = self.now + pause.max(1);
+            if at < end {
+                self.push(at, thread, 0, EvKind::Arrive);
+            }
+        }
+    }
+}
