@@ -401,7 +401,7 @@ mod tests {
 
     #[derive(Debug, Clone)]
     enum Op {
-        Join(u8, u16),
+        Join(u8),
         Detach(u8, usize),
         Settle(u8, bool),
         Abandon(u8),
@@ -409,7 +409,7 @@ mod tests {
 
     fn op() -> impl Strategy<Value = Op> {
         prop_oneof![
-            (0u8..3, 0u16..50).prop_map(|(k, w)| Op::Join(k, w)),
+            (0u8..3).prop_map(Op::Join),
             (0u8..3, 0usize..20).prop_map(|(k, i)| Op::Detach(k, i)),
             (0u8..3, any::<bool>()).prop_map(|(k, ok)| Op::Settle(k, ok)),
             (0u8..3).prop_map(Op::Abandon),
@@ -428,7 +428,7 @@ mod tests {
             let mut next_id = 0u32;
             for op in ops {
                 match op {
-                    Op::Join(k, _) => {
+                    Op::Join(k) => {
                         next_id += 1;
                         match t.join(k, next_id) {
                             Join::Lead(lt) => {

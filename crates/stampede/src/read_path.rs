@@ -154,6 +154,8 @@ enum Phase {
     Claim,
     Admit,
     Origin,
+    /// Leadership won (flight or claim): read the cache once more first.
+    Recheck,
     /// Claim lost (or refused), waiting for the winner's value.
     PollSleep,
     PollRead,
@@ -242,6 +244,8 @@ pub struct ReadPath {
     token: Option<Token>,
     attempts: u16,
     lost_at: Micros,
+    /// The cache was re-read after winning leadership.
+    checked: bool,
     // wrap-up: settle -> respond -> write -> release -> finish
     settle: Option<Outcome>,
     respond: Option<(Ending, bool)>,
@@ -273,6 +277,7 @@ impl ReadPath {
             token: None,
             attempts: 0,
             lost_at: 0,
+            checked: false,
             settle: None,
             respond: None,
             write: Write::None,
@@ -475,6 +480,16 @@ impl ReadPath {
                     self.conclude(Outcome::Failed(f), Some((e, false)))
                 }
             },
+            (Phase::Recheck, Input::Cache(r)) => match r {
+                CacheReply::Fresh(v) => {
+                    self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
+                }
+                CacheReply::Negative => self.conclude(
+                    Outcome::Failed(Failure::Origin),
+                    Some((Ending::Error, false)),
+                ),
+                _ => self.recompute(s),
+            },
             (Phase::PollSleep, Input::Woke) => {
                 self.phase = Phase::PollRead;
                 Step::CacheGet { key: self.key }
@@ -559,6 +574,14 @@ impl ReadPath {
     }
 
     fn recompute(&mut self, s: &Strategy) -> Step {
+        if !self.checked && (self.leader.is_some() || self.token.is_some()) {
+            // Double-check after winning: the first GET may have missed just
+            // before the previous leader's write landed, and leading again
+            // would recompute a value that is already there.
+            self.checked = true;
+            self.phase = Phase::Recheck;
+            return Step::CacheGet { key: self.key };
+        }
         if s.admission {
             self.phase = Phase::Admit;
             Step::Admit
@@ -625,6 +648,12 @@ impl ReadPath {
             Outcome::Failed(Failure::Timeout)
         };
         self.write = Write::None;
+        if self.settle.is_some() {
+            // The value (or failure) is already known and on its way to the
+            // cache; followers still get it even though this caller gives up.
+            self.respond = Some((ending, false));
+            return self.wrap_up();
+        }
         self.conclude(outcome, Some((ending, false)))
     }
 
@@ -651,11 +680,22 @@ impl ReadPath {
         Step::Respond { ending, corrupted }
     }
 
-    /// settle -> respond -> write -> release -> finish, skipping what does
-    /// not apply. Settling first gets followers their answer soonest;
-    /// releasing last keeps the claim until the value is in the cache.
+    /// write -> settle -> respond -> release -> finish, skipping what does
+    /// not apply. The value reaches the cache before the flight settles, so
+    /// a caller arriving right after the settle finds it instead of leading
+    /// a second recompute; the claim is released last for the same reason.
     fn wrap_up(&mut self) -> Step {
         self.phase = Phase::WrapUp;
+        match std::mem::replace(&mut self.write, Write::None) {
+            Write::Value(value) => {
+                return Step::CacheSet {
+                    key: self.key,
+                    value,
+                }
+            }
+            Write::Negative(ttl) => return Step::CacheSetNegative { key: self.key, ttl },
+            Write::None => {}
+        }
         if let (Some(outcome), Some(ticket)) = (self.settle.take(), self.leader) {
             self.leader = None;
             return Step::SettleFlight {
@@ -666,16 +706,6 @@ impl ReadPath {
         }
         if self.respond.is_some() {
             return self.emit_respond();
-        }
-        match std::mem::replace(&mut self.write, Write::None) {
-            Write::Value(value) => {
-                return Step::CacheSet {
-                    key: self.key,
-                    value,
-                }
-            }
-            Write::Negative(ttl) => return Step::CacheSetNegative { key: self.key, ttl },
-            Write::None => {}
         }
         if let Some(token) = self.token.take() {
             return Step::Release {
@@ -689,5 +719,238 @@ impl ReadPath {
     fn finish(&mut self) -> Step {
         self.phase = Phase::Done;
         Step::Finish
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The machine stepped by hand, one input at a time: the order of the
+    //! layers and the wrap-up sequence are pinned here exactly.
+    use super::*;
+    use crate::scenario::Scenario;
+
+    fn strategy(f: impl FnOnce(&mut Scenario)) -> Strategy {
+        let mut s = Scenario::default();
+        f(&mut s);
+        Strategy::from_scenario(&s)
+    }
+
+    fn token_of(step: Step) -> Token {
+        match step {
+            Step::Claim { token, .. } => token,
+            other => panic!("expected a claim, got {other:?}"),
+        }
+    }
+
+    fn lead() -> LeaderTicket {
+        // Tickets come from a real table.
+        let mut t: crate::flight::FlightTable<u64, u32> =
+            crate::flight::FlightTable::new(Default::default());
+        match t.join(0, 1) {
+            crate::flight::Join::Lead(l) => l,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn inner_claim_is_taken_by_the_flight_leader_only() {
+        let s = strategy(|_| {});
+        let mut p = ReadPath::new(&s, 42, 7, 0);
+        assert_eq!(p.resume(&s, Input::Start, 0), Step::CacheGet { key: 42 });
+        assert_eq!(
+            p.resume(&s, Input::Cache(CacheReply::Miss), 1),
+            Step::JoinFlight { key: 42 }
+        );
+        let t = lead();
+        let token = token_of(p.resume(&s, Input::Flight(FlightReply::Lead(t)), 1));
+        // Won: re-check the cache before paying for a recompute.
+        assert_eq!(
+            p.resume(&s, Input::Claim(ClaimReply::Won), 2),
+            Step::CacheGet { key: 42 }
+        );
+        assert_eq!(
+            p.resume(&s, Input::Cache(CacheReply::Miss), 3),
+            Step::Recompute { key: 42 }
+        );
+        let v = Value::fresh(42, 1);
+        assert_eq!(
+            p.resume(&s, Input::Origin(Ok(v)), 200),
+            Step::CacheSet { key: 42, value: v }
+        );
+        assert_eq!(
+            p.resume(&s, Input::Ack, 201),
+            Step::SettleFlight {
+                key: 42,
+                ticket: t,
+                outcome: Outcome::Fresh(v)
+            }
+        );
+        assert_eq!(
+            p.resume(&s, Input::Ack, 201),
+            Step::Respond {
+                ending: Ending::Computed,
+                corrupted: false
+            }
+        );
+        assert_eq!(
+            p.resume(&s, Input::Ack, 201),
+            Step::Release { key: 42, token }
+        );
+        assert_eq!(p.resume(&s, Input::Ack, 202), Step::Finish);
+        assert!(p.is_done());
+    }
+
+    #[test]
+    fn outer_claim_comes_before_the_flight() {
+        let s = strategy(|s| s.claim = ClaimMode::Outer);
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        assert!(matches!(
+            p.resume(&s, Input::Cache(CacheReply::Miss), 1),
+            Step::Claim { .. }
+        ));
+        assert_eq!(
+            p.resume(&s, Input::Claim(ClaimReply::Won), 2),
+            Step::JoinFlight { key: 1 }
+        );
+    }
+
+    #[test]
+    fn a_follower_that_times_out_just_answers_timeout() {
+        let s = strategy(|_| {});
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        p.resume(&s, Input::Cache(CacheReply::Miss), 1);
+        assert_eq!(p.deadline(), Some(1_000_000));
+        assert_eq!(
+            p.resume(&s, Input::DeadlinePassed, 1_000_000),
+            Step::Respond {
+                ending: Ending::Timeout,
+                corrupted: false
+            }
+        );
+        assert_eq!(p.resume(&s, Input::Ack, 1_000_000), Step::Finish);
+    }
+
+    #[test]
+    fn a_failed_leader_shares_the_failure_and_releases() {
+        let s = strategy(|s| s.negative_ttl_ms = 500);
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        p.resume(&s, Input::Cache(CacheReply::Miss), 1);
+        let t = lead();
+        let token = token_of(p.resume(&s, Input::Flight(FlightReply::Lead(t)), 1));
+        p.resume(&s, Input::Claim(ClaimReply::Won), 2);
+        p.resume(&s, Input::Cache(CacheReply::Miss), 3);
+        let f = Outcome::Failed(Failure::Origin);
+        assert_eq!(
+            p.resume(&s, Input::Origin(Err(Failure::Origin)), 9),
+            Step::CacheSetNegative {
+                key: 1,
+                ttl: 500_000
+            }
+        );
+        assert_eq!(
+            p.resume(&s, Input::Ack, 10),
+            Step::SettleFlight {
+                key: 1,
+                ticket: t,
+                outcome: f
+            }
+        );
+        assert!(matches!(
+            p.resume(&s, Input::Ack, 10),
+            Step::Respond {
+                ending: Ending::Error,
+                ..
+            }
+        ));
+        assert_eq!(
+            p.resume(&s, Input::Ack, 10),
+            Step::Release { key: 1, token }
+        );
+    }
+
+    #[test]
+    fn losers_follow_their_policy() {
+        let cases = [
+            (LoserPolicy::Degrade, Ending::Degraded),
+            (LoserPolicy::Stale, Ending::Stale),
+        ];
+        for (policy, want) in cases {
+            let s = strategy(|s| s.loser = policy);
+            let mut p = ReadPath::new(&s, 1, 7, 0);
+            p.resume(&s, Input::Start, 0);
+            let stale = Value::fresh(1, 0);
+            p.resume(&s, Input::Cache(CacheReply::Stale(stale)), 1);
+            let t = lead();
+            p.resume(&s, Input::Flight(FlightReply::Lead(t)), 1);
+            let step = p.resume(&s, Input::Claim(ClaimReply::Held), 2);
+            assert!(matches!(step, Step::SettleFlight { .. }), "{policy:?}");
+            assert_eq!(
+                p.resume(&s, Input::Ack, 2),
+                Step::Respond {
+                    ending: want,
+                    corrupted: false
+                }
+            );
+        }
+        // Wait: poll the cache, and do not re-claim while the claim is surely live.
+        let s = strategy(|s| s.loser = LoserPolicy::Wait);
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        p.resume(&s, Input::Cache(CacheReply::Miss), 1);
+        p.resume(&s, Input::Flight(FlightReply::Lead(lead())), 1);
+        assert_eq!(
+            p.resume(&s, Input::Claim(ClaimReply::Held), 2),
+            Step::Sleep { until: 50_002 }
+        );
+        assert_eq!(p.resume(&s, Input::Woke, 50_002), Step::CacheGet { key: 1 });
+        assert_eq!(
+            p.resume(&s, Input::Cache(CacheReply::Miss), 50_003),
+            Step::Sleep { until: 100_003 }
+        );
+    }
+
+    #[test]
+    fn fail_open_recomputes_fail_closed_loses() {
+        let open = strategy(|s| s.redis_error = RedisErrorPolicy::Open);
+        let mut p = ReadPath::new(&open, 1, 7, 0);
+        p.resume(&open, Input::Start, 0);
+        p.resume(&open, Input::Cache(CacheReply::Error), 1);
+        p.resume(&open, Input::Flight(FlightReply::Lead(lead())), 1);
+        // No token is held, but leadership still earns a re-check.
+        assert_eq!(
+            p.resume(&open, Input::Claim(ClaimReply::Error), 2),
+            Step::CacheGet { key: 1 }
+        );
+        let closed = strategy(|s| {
+            s.redis_error = RedisErrorPolicy::Closed;
+            s.loser = LoserPolicy::Degrade
+        });
+        let mut p = ReadPath::new(&closed, 1, 7, 0);
+        p.resume(&closed, Input::Start, 0);
+        p.resume(&closed, Input::Cache(CacheReply::Error), 1);
+        p.resume(&closed, Input::Flight(FlightReply::Lead(lead())), 1);
+        assert!(matches!(
+            p.resume(&closed, Input::Claim(ClaimReply::Error), 2),
+            Step::SettleFlight {
+                outcome: Outcome::Degraded,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn key_mismatch_salts_the_flight_key() {
+        let s = strategy(|s| s.pitfalls.key_mismatch = true);
+        let a = ReadPath::new(&s, 1, 7, 0);
+        let b = ReadPath::new(&s, 1, 8, 0);
+        assert_ne!(a.flight_key(&s), b.flight_key(&s));
+        let s = strategy(|_| {});
+        assert_eq!(
+            ReadPath::new(&s, 1, 7, 0).flight_key(&s),
+            ReadPath::new(&s, 1, 8, 0).flight_key(&s)
+        );
     }
 }

@@ -430,7 +430,7 @@ fn p_cold() -> Scenario {
         threads: 100,
         keys: 5000,
         workload: Workload::Cold,
-        admission: 4,
+        admission: 6,
         ..Scenario::default()
     }
 }

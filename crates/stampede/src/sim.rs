@@ -9,9 +9,10 @@
 //! Modelling choices worth knowing:
 //! - Redis applies a command when it is sent; the reply arrives one round
 //!   trip later. With Redis down every command errors after a round trip.
-//! - A request that gives up on the origin cancels its admission permit, but
-//!   the origin keeps working on the call (its concurrency stays up) until
-//!   it finishes, or forever if it hangs.
+//! - A request that gives up on the origin leaves the call running: the
+//!   origin keeps working on it until it finishes (forever if it hangs), and
+//!   the call keeps its admission permit until then, so the limit really
+//!   bounds what the origin sees.
 //! - Burst: the hot key (key 0) is absent at t=0, or present but already
 //!   expired when `stale_ms > 0` (so there is something stale to serve).
 //!   Steady: every key is written at t=0, so without jitter they expire
@@ -74,6 +75,8 @@ enum EvKind {
     OriginDone {
         key: u32,
         result: Result<Value, Failure>,
+        /// The call holds an admission permit of the thread's instance.
+        permit: bool,
     },
 }
 
@@ -176,9 +179,14 @@ pub struct Fleet {
 }
 
 const US: Micros = 1000;
+
 /// How long past the last arrival a run may go before it is cut off (a run
-/// with pinned threads or endless polling would otherwise never end).
-const TAIL: Micros = 60_000 * US;
+/// with pinned threads or endless polling would otherwise never end): ten
+/// times the longest chain a request can legitimately wait through.
+fn tail(sc: &Scenario) -> Micros {
+    let chain = sc.deadline_ms as u64 + sc.claim_ttl_ms as u64 + 5 * sc.recompute_ms as u64;
+    (10 * chain).clamp(5_000, 120_000) * US
+}
 
 impl Fleet {
     /// Builds the fleet at t=0. The scenario is validated first (clamped into
@@ -260,7 +268,7 @@ impl Fleet {
                     (0..n).map(|t| (self.rng.below(spread + 1), t)).collect();
                 arr.sort_unstable();
                 self.arrivals = arr;
-                self.horizon = spread + TAIL;
+                self.horizon = spread + tail(&sc);
                 if sc.workload == Workload::Burst && sc.stale_ms > 0 {
                     self.cache.insert(
                         0,
@@ -279,7 +287,7 @@ impl Fleet {
                     let at = self.rng.below(think + 1);
                     self.push(at, t, 0, EvKind::Arrive);
                 }
-                self.horizon = ms(sc.duration_ms) + TAIL;
+                self.horizon = ms(sc.duration_ms) + tail(&sc);
                 for k in 0..sc.keys {
                     let ttl = self.jittered(ms(sc.value_ttl_ms));
                     self.cache.insert(
@@ -378,6 +386,11 @@ impl Fleet {
         self.digest.value()
     }
 
+    /// Threads with a request still in progress (answered or not).
+    pub fn busy_threads(&self) -> usize {
+        self.slots.iter().filter(|s| s.active).count()
+    }
+
     pub fn origin_running(&self) -> u64 {
         self.origin_running
     }
@@ -405,6 +418,15 @@ impl Fleet {
             .flatten()
             .min()
             .filter(|t| *t <= self.horizon)
+    }
+
+    /// True when the run stopped at its horizon with events still pending
+    /// (threads pinned or polling forever), rather than going quiet.
+    pub fn cut_off(&self) -> bool {
+        let h = self.heap.peek().map(|Reverse(e)| e.t);
+        let a = self.arrivals.get(self.next_arrival).map(|a| a.0);
+        let d = self.deadlines.front().map(|d| d.0);
+        [h, a, d].into_iter().flatten().any(|t| t > self.horizon)
     }
 
     /// No events left (or the horizon was reached): nothing more will change.
@@ -499,8 +521,16 @@ impl Fleet {
                     self.drive(ev.thread, input);
                 }
             }
-            EvKind::OriginDone { key, result } => {
+            EvKind::OriginDone {
+                key,
+                result,
+                permit,
+            } => {
                 self.origin_running -= 1;
+                if permit {
+                    let inst = self.instance_of(ev.thread);
+                    self.release_permit(inst);
+                }
                 if let Some(c) = self.running_per_key.get_mut(&key) {
                     *c -= 1;
                 }
@@ -575,13 +605,8 @@ impl Fleet {
                 s.waited += now - s.wait_from;
                 // A queued entry is skipped lazily when its wseq no longer matches.
             }
-            Park::Origin => {
-                if s.permit {
-                    s.permit = false;
-                    self.release_permit(inst);
-                }
-            }
-            Park::Reply | Park::None => {}
+            // The origin call keeps its permit until it really ends.
+            Park::Origin | Park::Reply | Park::None => {}
         }
     }
 
@@ -858,16 +883,19 @@ impl Fleet {
         self.r.origin_peak_concurrency = self.r.origin_peak_concurrency.max(self.origin_running);
         self.log(thread, EventKind::RecomputeStart, key, 0);
         let wseq = self.slots[thread as usize].wseq;
+        // The permit moves from the request to the call: a caller that gives
+        // up does not make room at the origin, only a finished call does.
+        let permit = std::mem::replace(&mut self.slots[thread as usize].permit, false);
         self.park(thread, Park::Origin);
         if sc.hang {
-            return; // never answers; only a deadline frees the caller
+            return; // never answers (nor frees its permit); only a deadline frees the caller
         }
         // Latency: base x [0.75, 1.25), with a 2% tail at 2-4x; beyond the
         // origin's capacity every call slows in proportion to the overload.
         let base = sc.recompute_ms as Micros * US;
         let mut lat = base * (750 + self.rng.below(500)) / 1000;
         if self.rng.below(100) < 2 {
-            lat = lat * (2 + self.rng.below(3));
+            lat *= 2 + self.rng.below(3);
         }
         let cap = sc.origin_capacity.max(1) as Micros;
         if self.origin_running > cap {
@@ -887,7 +915,11 @@ impl Fleet {
             now + lat.max(1),
             thread,
             wseq,
-            EvKind::OriginDone { key, result },
+            EvKind::OriginDone {
+                key,
+                result,
+                permit,
+            },
         );
     }
 
@@ -928,15 +960,17 @@ impl Fleet {
                 self.drive(leader, Input::Flight(FlightReply::Promoted(ticket)));
             }
         }
-        self.record_ending(thread, key, Ending::Error, false);
+        if !self.slots[thread as usize].path.has_responded() {
+            self.record_ending(thread, key, Ending::Error, false);
+        }
         self.finish(thread);
     }
 
     fn record_ending(&mut self, thread: u32, key: u32, ending: Ending, corrupted: bool) {
         let s = &mut self.slots[thread as usize];
-        if s.ending.is_some() {
-            return;
-        }
+        // No guard against a second ending on purpose: conservation
+        // (requests = endings + pinned) is a tested invariant, and a guard
+        // here would hide the bug it exists to catch.
         s.ending = Some(ending);
         let lat = self.now - s.started;
         let waited = s.waited;

@@ -1,0 +1,255 @@
+//! Invariants of the whole fleet, checked over many random scenarios and
+//! seeds. Each property names the rule it protects; each can fail (the
+//! `pitfall_*` tests show the same checks failing when a pitfall breaks the
+//! rule on purpose).
+
+use proptest::prelude::*;
+use stampede::scenario::{ClaimMode, LoserPolicy, Pitfalls, RedisErrorPolicy, Scenario, Workload};
+use stampede::sim::Fleet;
+
+fn workload() -> impl Strategy<Value = Workload> {
+    prop_oneof![
+        Just(Workload::Burst),
+        Just(Workload::Steady),
+        Just(Workload::Cold)
+    ]
+}
+fn claim() -> impl Strategy<Value = ClaimMode> {
+    prop_oneof![
+        Just(ClaimMode::Off),
+        Just(ClaimMode::Inner),
+        Just(ClaimMode::Outer)
+    ]
+}
+fn loser() -> impl Strategy<Value = LoserPolicy> {
+    prop_oneof![
+        Just(LoserPolicy::Stale),
+        Just(LoserPolicy::Wait),
+        Just(LoserPolicy::Degrade),
+        Just(LoserPolicy::Compute)
+    ]
+}
+
+prop_compose! {
+    fn pitfalls()(r in any::<bool>(), n in any::<bool>(), k in any::<bool>(), m in any::<bool>()) -> Pitfalls {
+        Pitfalls { remember_failure: r, no_deadline: n, key_mismatch: k, mutable_result: m }
+    }
+}
+
+prop_compose! {
+    /// Small fleets with every knob in play, including faults and pitfalls.
+    fn scenario()(
+        (instances, threads, keys, workload) in (1u32..6, 1u32..30, 1u32..6, workload()),
+        (singleflight, claim, loser, open) in (any::<bool>(), claim(), loser(), any::<bool>()),
+        (recompute_ms, origin_capacity, claim_ttl_ms, rtt_ms) in (1u32..300, 1u32..20, 1u32..2000, 0u32..5),
+        (deadline_ms, value_ttl_ms, jitter, stale_ms) in (1u32..1500, 1u32..2000, 0.0f64..1.0, prop_oneof![Just(0u32), 1u32..2000]),
+        (swr, admission, negative_ttl_ms, fail_rate) in (any::<bool>(), prop_oneof![Just(0u32), 1u32..4], prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0.0f64), 0.0f64..0.5]),
+        (origin_outage_ms, hang, redis_down, holder_crash) in (prop_oneof![Just(0u32), 1u32..800], prop::bool::weighted(0.1), prop::bool::weighted(0.1), prop::bool::weighted(0.2)),
+        (poll_ms, spread_ms, duration_ms, think_ms) in (5u32..100, 0u32..50, 100u32..2000, 10u32..400),
+        pitfalls in pitfalls(),
+    ) -> Scenario {
+        Scenario {
+            instances, threads, keys, workload, singleflight, claim, loser,
+            redis_error: if open { RedisErrorPolicy::Open } else { RedisErrorPolicy::Closed },
+            recompute_ms, origin_capacity, claim_ttl_ms, rtt_ms, deadline_ms, value_ttl_ms,
+            jitter, stale_ms, stale_while_revalidate: swr, admission, negative_ttl_ms, fail_rate,
+            origin_outage_ms, hang, redis_down, holder_crash, pitfalls, poll_ms, spread_ms,
+            duration_ms, think_ms,
+        }
+    }
+}
+
+fn cfg() -> ProptestConfig {
+    ProptestConfig {
+        cases: 192,
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// Every request ends exactly once (hit, stale, computed, shared,
+    /// degraded, error or timeout) or is still pinned when the run stops.
+    #[test]
+    fn requests_are_conserved(s in scenario(), seed in any::<u64>()) {
+        let mut f = Fleet::new(&s, seed);
+        let r = f.run();
+        prop_assert_eq!(r.ended() + r.pinned, r.requests, "{:?}", r);
+        if !s.pitfalls.no_deadline {
+            prop_assert_eq!(r.pinned, 0, "a deadline frees every thread: {:?}", r);
+        }
+    }
+
+    /// No caller hears back later than its own deadline.
+    #[test]
+    fn nobody_answers_after_their_deadline(s in scenario(), seed in any::<u64>()) {
+        let s = Scenario { pitfalls: Pitfalls { no_deadline: false, ..s.pitfalls }, ..s };
+        let r = Fleet::new(&s, seed).run();
+        prop_assert!(r.max_ms <= s.deadline_ms as f64, "max {} > deadline {}", r.max_ms, s.deadline_ms);
+        prop_assert!(r.max_wait_ms <= s.deadline_ms as f64);
+    }
+
+    /// Coalescing deduplicates, it does not memoize: once the fleet is quiet
+    /// the flight maps are empty.
+    #[test]
+    fn flight_maps_drain(s in scenario(), seed in any::<u64>()) {
+        let s = Scenario { pitfalls: Pitfalls { remember_failure: false, ..s.pitfalls }, ..s };
+        let mut f = Fleet::new(&s, seed);
+        let r = f.run();
+        if f.busy_threads() == 0 && !f.cut_off() {
+            prop_assert_eq!(f.flights_in_flight(), 0);
+        }
+        prop_assert_eq!(f.remembered_failures_held(), 0);
+        prop_assert_eq!(r.remembered_failures, 0);
+    }
+
+    /// Same scenario and seed, same event log, bit for bit.
+    #[test]
+    fn same_seed_same_log(s in scenario(), seed in any::<u64>()) {
+        let mut a = Fleet::new(&s, seed);
+        let mut b = Fleet::new(&s, seed);
+        a.set_recording(true);
+        b.set_recording(true);
+        let (ra, rb) = (a.run(), b.run());
+        prop_assert_eq!(ra, rb);
+        prop_assert_eq!(a.log_hash(), b.log_hash());
+        prop_assert_eq!(a.drain_events(), b.drain_events());
+    }
+
+    /// With singleflight on and no claim, a burst for one key costs at most
+    /// one recompute per instance.
+    #[test]
+    fn singleflight_bounds_recomputes_by_instances(s in scenario(), seed in any::<u64>()) {
+        let s = Scenario {
+            workload: Workload::Burst,
+            singleflight: true,
+            claim: ClaimMode::Off,
+            fail_rate: 0.0,
+            origin_outage_ms: 0,
+            hang: false,
+            pitfalls: Pitfalls { key_mismatch: false, ..s.pitfalls },
+            // One expiry: the value outlives the burst, and the cache is up
+            // (with Redis down nothing is stored and every late miss recomputes).
+            value_ttl_ms: 600_000,
+            redis_down: false,
+            // A leader that times out settles a failure and a late arrival
+            // may lead again: that is a second expiry, not this property.
+            deadline_ms: s.deadline_ms.max(s.spread_ms + 10 * s.recompute_ms + 10 * s.rtt_ms + 10),
+            ..s
+        };
+        let r = Fleet::new(&s, seed).run();
+        prop_assert!(r.recomputes <= s.instances as u64, "{} recomputes for {} instances", r.recomputes, s.instances);
+    }
+
+    /// With a claim whose TTL outlives the slowest recompute, a burst is
+    /// recomputed once for the whole fleet (losers wait, degrade or serve stale).
+    #[test]
+    fn a_long_claim_collapses_the_fleet_to_one(s in scenario(), seed in any::<u64>(), outer in any::<bool>()) {
+        let slowest = 5 * s.recompute_ms; // 1.25 x base x 4 at the tail
+        let s = Scenario {
+            workload: Workload::Burst,
+            claim: if outer { ClaimMode::Outer } else { ClaimMode::Inner },
+            // Compute, and Stale with nothing stale, recompute on purpose.
+            loser: match s.loser {
+                LoserPolicy::Compute => LoserPolicy::Wait,
+                LoserPolicy::Stale if s.stale_ms == 0 => LoserPolicy::Wait,
+                l => l,
+            },
+            fail_rate: 0.0,
+            origin_outage_ms: 0,
+            hang: false,
+            redis_down: false,
+            holder_crash: false,
+            stale_while_revalidate: false,
+            claim_ttl_ms: slowest + 100,
+            // Something stale stays servable for the whole burst, or nothing does.
+            stale_ms: if s.stale_ms > 0 { 600_000 } else { 0 },
+            value_ttl_ms: 600_000,
+            deadline_ms: s.spread_ms + slowest + 100,
+            ..s
+        };
+        let r = Fleet::new(&s, seed).run();
+        prop_assert!(r.recomputes <= 1, "{:?}", r);
+        prop_assert_eq!(r.overlapping_recomputes, 0);
+        prop_assert_eq!(r.releases_refused, 0);
+        if !outer && s.singleflight && !s.pitfalls.key_mismatch {
+            prop_assert!(r.claim_attempts >= 1);
+        }
+    }
+
+    /// Admission control bounds what the origin sees.
+    #[test]
+    fn admission_bounds_origin_concurrency(s in scenario(), seed in any::<u64>(), limit in 1u32..4) {
+        let s = Scenario { admission: limit, ..s };
+        let r = Fleet::new(&s, seed).run();
+        prop_assert!(r.origin_peak_concurrency <= (s.instances * limit) as u64);
+    }
+
+    /// Advancing in slices gives the same run as one go (what the page does).
+    #[test]
+    fn slices_match_one_run(s in scenario(), seed in any::<u64>(), slice in 1u64..50_000, budget in 1usize..500) {
+        let mut whole = Fleet::new(&s, seed);
+        let want = whole.run();
+        let mut sliced = Fleet::new(&s, seed);
+        let mut t = 0;
+        while !sliced.is_quiet() {
+            if sliced.advance_to(t, budget) {
+                t += slice;
+            }
+        }
+        let mut got = sliced.report();
+        got.elapsed_ms = want.elapsed_ms;
+        prop_assert_eq!(got, want);
+        prop_assert_eq!(sliced.log_hash(), whole.log_hash());
+    }
+}
+
+/// The checks above must be able to fail: the pitfalls break them.
+#[test]
+fn pitfall_remember_failure_keeps_failures_in_the_map() {
+    let s = stampede::scenario::preset("failure").unwrap();
+    let mut ok = Fleet::new(&s, 1);
+    let good = ok.run();
+    let mut bad_s = s.clone();
+    bad_s.pitfalls.remember_failure = true;
+    let mut bad = Fleet::new(&bad_s, 1);
+    let r = bad.run();
+    assert!(bad.remembered_failures_held() > 0);
+    assert!(r.remembered_failures > 0);
+    assert!(
+        r.errors > 5 * good.errors,
+        "sticky outage: {} vs {}",
+        r.errors,
+        good.errors
+    );
+}
+
+#[test]
+fn pitfall_no_deadline_pins_threads_on_a_hang() {
+    let mut s = stampede::scenario::preset("hang").unwrap();
+    let with = Fleet::new(&s, 1).run();
+    assert_eq!(with.timeouts, with.requests);
+    assert_eq!(with.pinned, 0);
+    s.pitfalls.no_deadline = true;
+    let r = Fleet::new(&s, 1).run();
+    assert_eq!(r.pinned, r.requests);
+}
+
+#[test]
+fn pitfall_key_mismatch_stops_coalescing() {
+    let mut s = stampede::scenario::preset("singleflight").unwrap();
+    s.pitfalls.key_mismatch = true;
+    let r = Fleet::new(&s, 1).run();
+    assert_eq!(r.recomputes, 8000);
+}
+
+#[test]
+fn pitfall_mutable_result_corrupts_shared_answers() {
+    let mut s = Scenario::default();
+    assert_eq!(Fleet::new(&s, 1).run().corrupted, 0);
+    s.pitfalls.mutable_result = true;
+    let r = Fleet::new(&s, 1).run();
+    // Each instance's first follower mutates; the other 198 read the change.
+    assert_eq!(r.corrupted, 40 * 198);
+}
