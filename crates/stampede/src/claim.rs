@@ -14,6 +14,8 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use crate::rng::FxBuild;
+
 /// Virtual time in microseconds.
 pub type Micros = u64;
 
@@ -53,13 +55,13 @@ pub struct Claim {
 
 #[derive(Default)]
 pub struct ClaimTable<K> {
-    claims: HashMap<K, Claim>,
+    claims: HashMap<K, Claim, FxBuild>,
 }
 
 impl<K: Hash + Eq + Clone> ClaimTable<K> {
     pub fn new() -> Self {
         ClaimTable {
-            claims: HashMap::new(),
+            claims: HashMap::default(),
         }
     }
 
@@ -103,7 +105,7 @@ impl<K: Hash + Eq + Clone> ClaimTable<K> {
         self.claims.get(key).copied().filter(|c| now < c.expires_at)
     }
 
-    /// `PTTL`: milliseconds... here microseconds left, or None when absent.
+    /// `PTTL`, in microseconds; `None` when no live claim exists.
     pub fn pttl(&self, key: &K, now: Micros) -> Option<Micros> {
         self.holder(key, now).map(|c| c.expires_at - now)
     }

@@ -11,6 +11,8 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use crate::rng::FxBuild;
+
 /// A value as the origin produced it. `mark` is zero for an untouched value;
 /// a caller that mutates a shared value in place sets it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -66,7 +68,7 @@ pub struct FlightPolicy {
 /// or abandon, and only the flight it was issued for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LeaderTicket {
-    gen: u64,
+    gen: u32,
     /// Bumped on every promotion so a vanished leader's ticket goes dead.
     epoch: u32,
 }
@@ -74,7 +76,7 @@ pub struct LeaderTicket {
 /// A follower's place in one flight, used to detach at its own deadline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WaiterTicket {
-    gen: u64,
+    gen: u32,
     slot: u32,
 }
 
@@ -111,7 +113,7 @@ pub enum Abandoned<W> {
 }
 
 struct Entry<W> {
-    gen: u64,
+    gen: u32,
     epoch: u32,
     leader: W,
     /// Waiters in attach order; `None` marks one that detached.
@@ -120,17 +122,20 @@ struct Entry<W> {
 }
 
 pub struct FlightTable<K, W> {
-    entries: HashMap<K, Entry<W>>,
-    remembered: HashMap<K, Outcome>,
-    next_gen: u64,
+    entries: HashMap<K, Entry<W>, FxBuild>,
+    remembered: HashMap<K, Outcome, FxBuild>,
+    /// Generations tell a flight from the next one for the same key; they
+    /// wrap after four billion flights per table, long after any ticket of
+    /// the old generation can still be around.
+    next_gen: u32,
     policy: FlightPolicy,
 }
 
 impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
     pub fn new(policy: FlightPolicy) -> Self {
         FlightTable {
-            entries: HashMap::new(),
-            remembered: HashMap::new(),
+            entries: HashMap::default(),
+            remembered: HashMap::default(),
             next_gen: 1,
             policy,
         }
@@ -148,7 +153,7 @@ impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
             return Join::Follow(WaiterTicket { gen: e.gen, slot });
         }
         let gen = self.next_gen;
-        self.next_gen += 1;
+        self.next_gen = self.next_gen.wrapping_add(1);
         self.entries.insert(
             key,
             Entry {

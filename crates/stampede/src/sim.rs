@@ -107,6 +107,14 @@ impl Ord for Ev {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    Heap,
+    Replies,
+    Arrivals,
+    Deadlines,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Park {
     None,
     Reply,
@@ -155,11 +163,19 @@ pub struct Fleet {
     now: Micros,
     horizon: Micros,
     heap: BinaryHeap<Reverse<Ev>>,
+    /// Redis replies all arrive one fixed round trip after they are sent, so
+    /// they are already in time order: a queue, not a heap. Ties with the
+    /// heap are broken by `seq`, exactly as if both were one heap.
+    replies: VecDeque<Ev>,
     seq: u64,
     arrivals: Vec<(Micros, u32)>,
     next_arrival: usize,
     deadlines: VecDeque<(Micros, u32, u32)>,
+    /// Per-request state lives in slots; a slot serves one thread. In a
+    /// burst, slots are numbered in arrival order so that the run sweeps
+    /// memory front to back instead of jumping around it.
     slots: Vec<Slot>,
+    thread_of: Vec<u32>,
     states: Vec<u8>,
     flights: Vec<FlightTable<FlightKey, u32>>,
     admission: Vec<Admission>,
@@ -208,11 +224,13 @@ impl Fleet {
             now: 0,
             horizon: 0,
             heap: BinaryHeap::new(),
+            replies: VecDeque::new(),
             seq: 0,
             arrivals: Vec::new(),
             next_arrival: 0,
             deadlines: VecDeque::new(),
             slots: Vec::with_capacity(n),
+            thread_of: (0..n as u32).collect(),
             states: vec![Activity::Idle as u8; n],
             flights: (0..sc.instances)
                 .map(|_| FlightTable::new(policy))
@@ -267,6 +285,10 @@ impl Fleet {
                 let mut arr: Vec<(Micros, u32)> =
                     (0..n).map(|t| (self.rng.below(spread + 1), t)).collect();
                 arr.sort_unstable();
+                for (slot, a) in arr.iter_mut().enumerate() {
+                    self.thread_of[slot] = a.1;
+                    a.1 = slot as u32;
+                }
                 self.arrivals = arr;
                 self.horizon = spread + tail(&sc);
                 if sc.workload == Workload::Burst && sc.stale_ms > 0 {
@@ -324,7 +346,8 @@ impl Fleet {
         }));
     }
 
-    fn log(&mut self, thread: u32, kind: EventKind, key: u32, detail: u8) {
+    fn log(&mut self, slot: u32, kind: EventKind, key: u32, detail: u8) {
+        let thread = self.thread_of[slot as usize];
         self.r.events += 1;
         self.digest.add(self.now);
         self.digest
@@ -410,23 +433,40 @@ impl Fleet {
 
     /// Virtual time of the next event, if any remain before the horizon.
     pub fn next_event_at(&self) -> Option<Micros> {
-        let h = self.heap.peek().map(|Reverse(e)| e.t);
-        let a = self.arrivals.get(self.next_arrival).map(|a| a.0);
-        let d = self.deadlines.front().map(|d| d.0);
-        [h, a, d]
-            .into_iter()
-            .flatten()
-            .min()
+        self.next_source()
+            .map(|(t, _)| t)
             .filter(|t| *t <= self.horizon)
+    }
+
+    /// The earliest pending event and which queue holds it. Order: time,
+    /// then scheduled events (heap and replies, by insertion), then
+    /// arrivals, then deadlines.
+    fn next_source(&self) -> Option<(Micros, Source)> {
+        let mut best: Option<(Micros, u8, u64, Source)> = None;
+        let mut offer = |c: (Micros, u8, u64, Source)| {
+            if best.is_none_or(|b| (c.0, c.1, c.2) < (b.0, b.1, b.2)) {
+                best = Some(c);
+            }
+        };
+        if let Some(Reverse(e)) = self.heap.peek() {
+            offer((e.t, 0, e.seq, Source::Heap));
+        }
+        if let Some(e) = self.replies.front() {
+            offer((e.t, 0, e.seq, Source::Replies));
+        }
+        if let Some(a) = self.arrivals.get(self.next_arrival) {
+            offer((a.0, 1, 0, Source::Arrivals));
+        }
+        if let Some(d) = self.deadlines.front() {
+            offer((d.0, 2, 0, Source::Deadlines));
+        }
+        best.map(|b| (b.0, b.3))
     }
 
     /// True when the run stopped at its horizon with events still pending
     /// (threads pinned or polling forever), rather than going quiet.
     pub fn cut_off(&self) -> bool {
-        let h = self.heap.peek().map(|Reverse(e)| e.t);
-        let a = self.arrivals.get(self.next_arrival).map(|a| a.0);
-        let d = self.deadlines.front().map(|d| d.0);
-        [h, a, d].into_iter().flatten().any(|t| t > self.horizon)
+        self.next_source().is_some_and(|(t, _)| t > self.horizon)
     }
 
     /// No events left (or the horizon was reached): nothing more will change.
@@ -479,30 +519,29 @@ impl Fleet {
     // ---- the event loop ----------------------------------------------------
 
     fn step_one(&mut self) {
-        let h = self.heap.peek().map(|Reverse(e)| e.t);
-        let a = self.arrivals.get(self.next_arrival).map(|a| a.0);
-        let d = self.deadlines.front().map(|d| d.0);
-        // Ties: scheduled events first, then arrivals, then deadlines.
-        let pick = [h, a, d]
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| t.map(|t| (t, i)))
-            .min();
-        let Some((t, which)) = pick else { return };
+        let Some((t, which)) = self.next_source() else {
+            return;
+        };
         self.now = self.now.max(t);
         match which {
-            0 => {
+            Source::Heap => {
                 let Some(Reverse(ev)) = self.heap.pop() else {
                     return;
                 };
                 self.handle(ev);
             }
-            1 => {
+            Source::Replies => {
+                let Some(ev) = self.replies.pop_front() else {
+                    return;
+                };
+                self.handle(ev);
+            }
+            Source::Arrivals => {
                 let (_, thread) = self.arrivals[self.next_arrival];
                 self.next_arrival += 1;
                 self.arrive(thread);
             }
-            _ => {
+            Source::Deadlines => {
                 let Some((_, thread, req)) = self.deadlines.pop_front() else {
                     return;
                 };
@@ -617,8 +656,13 @@ impl Fleet {
         s.wait_from = now;
     }
 
-    fn instance_of(&self, thread: u32) -> usize {
-        (thread / self.scenario.threads) as usize
+    fn instance_of(&self, slot: u32) -> usize {
+        (self.thread_of[slot as usize] / self.scenario.threads) as usize
+    }
+
+    fn set_state(&mut self, slot: u32, a: Activity) {
+        let t = self.thread_of[slot as usize] as usize;
+        self.states[t] = a as u8;
     }
 
     fn rtt(&self) -> Micros {
@@ -629,7 +673,14 @@ impl Fleet {
         let t = self.now + self.rtt();
         let wseq = self.slots[thread as usize].wseq;
         self.park(thread, Park::Reply);
-        self.push(t, thread, wseq, EvKind::Deliver(input));
+        self.seq += 1;
+        self.replies.push_back(Ev {
+            t,
+            seq: self.seq,
+            thread,
+            wseq,
+            kind: EvKind::Deliver(input),
+        });
         self.r.redis_round_trips += 1;
         if self.scenario.redis_down {
             self.r.redis_errors += 1;
@@ -647,7 +698,7 @@ impl Fleet {
             let act = slot.path.activity(&step);
             let key = slot.path.key();
             if !matches!(step, Step::Finish) {
-                self.states[thread as usize] = act as u8;
+                self.set_state(thread, act);
             }
             let next = self.perform(thread, key, step);
             match next {
@@ -663,7 +714,8 @@ impl Fleet {
         let inst = self.instance_of(thread);
         match step {
             Step::CacheGet { key } => {
-                let polling = self.states[thread as usize] == Activity::Polling as u8;
+                let polling = self.states[self.thread_of[thread as usize] as usize]
+                    == Activity::Polling as u8;
                 self.log(
                     thread,
                     if polling {
@@ -988,7 +1040,7 @@ impl Fleet {
         if corrupted {
             self.r.corrupted += 1;
         }
-        self.states[thread as usize] = Activity::of_ending(ending) as u8;
+        self.set_state(thread, Activity::of_ending(ending));
         self.log(thread, EventKind::Respond, key, ending as u8);
     }
 
@@ -1004,7 +1056,7 @@ impl Fleet {
         }
         let s = &self.slots[thread as usize];
         if let Some(e) = s.ending {
-            self.states[thread as usize] = Activity::of_ending(e) as u8;
+            self.set_state(thread, Activity::of_ending(e));
         }
         if self.scenario.workload == Workload::Steady {
             let end = self.scenario.duration_ms as Micros * US;
