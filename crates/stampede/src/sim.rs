@@ -190,6 +190,7 @@ pub struct Fleet {
     latency: Histogram,
     max_wait: Micros,
     digest: Digest,
+    last_activity: Micros,
     recording: bool,
     log: Vec<Event>,
 }
@@ -252,6 +253,7 @@ impl Fleet {
             latency: Histogram::default(),
             max_wait: 0,
             digest: Digest::default(),
+            last_activity: 0,
             recording: false,
             log: Vec::new(),
             scenario: sc,
@@ -349,6 +351,7 @@ impl Fleet {
     fn log(&mut self, slot: u32, kind: EventKind, key: u32, detail: u8) {
         let thread = self.thread_of[slot as usize];
         self.r.events += 1;
+        self.last_activity = self.now;
         self.digest.add(self.now);
         self.digest
             .add(((thread as u64) << 32) | ((kind as u64) << 8) | detail as u64);
@@ -1067,5 +1070,108 @@ impl Fleet {
                 self.push(at, thread, 0, EvKind::Arrive);
             }
         }
+    }
+}
+
+/// A cheap snapshot of the counters a timeline chart plots. Cumulative
+/// fields only grow; the chart differences them per bucket.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Sample {
+    pub t: Micros,
+    /// Recomputes running at the origin right now.
+    pub origin_running: u64,
+    pub recomputes: u64,
+    pub redis_round_trips: u64,
+    /// Errors plus timeouts.
+    pub failures: u64,
+    pub stale_served: u64,
+    pub served: u64,
+    pub flights: u64,
+    pub live_claims: u64,
+}
+
+/// The whole run sampled at `buckets` even steps, for a chart that shows
+/// the entire run with a playhead. Runs its own fleet to the end.
+pub fn preview(scenario: &Scenario, seed: u64, buckets: usize) -> (Vec<Sample>, Micros) {
+    let mut probe = Fleet::new(scenario, seed);
+    probe.run();
+    let end = probe.last_activity().max(1);
+    let buckets = buckets.max(1);
+    let mut f = Fleet::new(scenario, seed);
+    let mut out = Vec::with_capacity(buckets + 1);
+    out.push(f.sample());
+    for i in 1..=buckets {
+        let t = end * i as Micros / buckets as Micros;
+        f.advance_to(t, usize::MAX);
+        out.push(f.sample());
+    }
+    (out, end)
+}
+
+impl Fleet {
+    pub fn sample(&self) -> Sample {
+        let r = &self.r;
+        Sample {
+            t: self.now,
+            origin_running: self.origin_running,
+            recomputes: r.recomputes,
+            redis_round_trips: r.redis_round_trips,
+            failures: r.errors + r.timeouts,
+            stale_served: r.stale_served,
+            served: r.ended(),
+            flights: self.flights_in_flight() as u64,
+            live_claims: self.claims.live(self.now) as u64,
+        }
+    }
+
+    /// Time of the last event that changed something visible (a deadline
+    /// timer for an already answered request does not count).
+    pub fn last_activity(&self) -> Micros {
+        self.last_activity
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preview_ends_when_the_run_goes_quiet_and_only_grows() {
+        let s = Scenario::default();
+        let (samples, end) = preview(&s, 1, 50);
+        assert_eq!(samples.len(), 51);
+        let full = Fleet::new(&s, 1).run();
+        let last = samples.last().unwrap();
+        assert_eq!(last.recomputes, full.recomputes);
+        assert_eq!(last.served, full.ended());
+        assert!(
+            end < 1_100_000,
+            "the burst is over within its deadline: {end}"
+        );
+        for w in samples.windows(2) {
+            assert!(w[0].t <= w[1].t);
+            assert!(w[0].redis_round_trips <= w[1].redis_round_trips);
+            assert!(w[0].served <= w[1].served);
+        }
+    }
+
+    #[test]
+    fn states_describe_every_thread() {
+        let s = Scenario {
+            instances: 3,
+            threads: 7,
+            ..Scenario::default()
+        };
+        let mut f = Fleet::new(&s, 4);
+        assert_eq!(f.thread_states().len(), 21);
+        assert!(f.thread_states().iter().all(|b| *b == Activity::Idle as u8));
+        f.advance_to(5_000, usize::MAX);
+        assert!(f.thread_states().iter().any(|b| *b != Activity::Idle as u8));
+        f.run();
+        // Every thread ends showing how it was answered.
+        assert!(f
+            .thread_states()
+            .iter()
+            .all(|b| *b >= Activity::Hit as u8 && (*b as usize) < Activity::COUNT));
     }
 }
