@@ -1,0 +1,156 @@
+# Stampede Lab: build, serve, test and measure.
+#
+#   make setup   install whatever is missing (idempotent; safe to run again)
+#   make serve   dev server on http://127.0.0.1:8080 with live reload
+#   make test    everything CI runs: fmt, clippy, host tests, wasm build,
+#                browser tests, release build, end-to-end test
+#   make dist    release build into dist/ (relative URLs: works from any folder)
+#   make bench   criterion benchmarks of the core, and the bundle sizes of dist/
+#
+# Every tool is pinned and local: trunk and wasm-bindgen-cli through cargo,
+# binaryen and playwright-core through npm into .tools/, Chromium, chromedriver
+# and Redis from Debian. Trunk always runs --offline, so it never downloads.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT := $(CURDIR)
+TOOLS := $(ROOT)/.tools
+CARGO_BIN := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
+
+# binaryen's wasm-opt from npm must come before /usr/bin: Debian's binaryen
+# (version 108) produces broken output from current wasm-bindgen.
+export PATH := $(TOOLS)/node_modules/.bin:$(CARGO_BIN):$(PATH)
+export CHROMEDRIVER ?= /usr/bin/chromedriver
+# Debug builds of the simulation are slower in a browser than the default 20 s allow.
+export WASM_BINDGEN_TEST_TIMEOUT ?= 120
+
+WASM_TARGET := wasm32-unknown-unknown
+TRUNK_VERSION := 0.21.14
+BINARYEN_VERSION := 132.0.0
+PLAYWRIGHT_VERSION := 1.65.1
+DEBIAN_PACKAGES := chromium:chromium chromedriver:chromium-driver redis-server:redis-server node:nodejs npm:npm
+
+# The wasm-bindgen version Cargo.lock pins; the CLI and the runner must match it.
+lock_wasm_bindgen = awk '$$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+
+.PHONY: help setup setup-rust setup-lock setup-trunk setup-wasm-bindgen setup-node setup-debian \
+        serve dist test test-host test-browser e2e bench bundle-size clean
+
+help:
+	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+
+# ---------------------------------------------------------------- setup
+
+setup: setup-debian setup-rust setup-lock setup-trunk setup-wasm-bindgen setup-node
+
+setup-rust:
+	@if ! rustup target list --installed | grep -qx '$(WASM_TARGET)'; then \
+	  echo "setup: adding rust target $(WASM_TARGET)"; rustup target add $(WASM_TARGET); \
+	fi
+	@for c in rustfmt clippy; do \
+	  if ! rustup component list --installed | grep -q "^$$c"; then \
+	    echo "setup: adding rust component $$c"; rustup component add $$c; \
+	  fi; \
+	done
+
+# Downloads every crate once, so that trunk and the tests can run offline.
+setup-lock:
+	@cargo fetch --quiet
+	@want="$$($(lock_wasm_bindgen))"; \
+	have="$$(sed -nE 's/^wasm_bindgen = "([^"]+)".*/\1/p' Trunk.toml)"; \
+	if [ "$$want" != "$$have" ]; then \
+	  echo "setup: Cargo.lock pins wasm-bindgen $$want but Trunk.toml says $$have; make them agree" >&2; exit 1; \
+	fi
+
+setup-trunk:
+	@if trunk --version 2>/dev/null | grep -qw '$(TRUNK_VERSION)'; then :; else \
+	  echo "setup: installing trunk $(TRUNK_VERSION) (several minutes)"; \
+	  cargo install --locked trunk --version $(TRUNK_VERSION); \
+	fi
+
+setup-wasm-bindgen: setup-lock
+	@want="$$($(lock_wasm_bindgen))"; \
+	if [ -z "$$want" ]; then echo "setup: no wasm-bindgen in Cargo.lock" >&2; exit 1; fi; \
+	if wasm-bindgen --version 2>/dev/null | grep -qw "$$want" \
+	   && wasm-bindgen-test-runner --version 2>/dev/null | grep -qw "$$want"; then :; else \
+	  echo "setup: installing wasm-bindgen-cli $$want (the version Cargo.lock pins)"; \
+	  cargo install wasm-bindgen-cli --version "$$want"; \
+	fi
+
+setup-node:
+	@have="$$(node -p 'require("$(TOOLS)/node_modules/binaryen/package.json").version' 2>/dev/null || true)"; \
+	if [ "$$have" != "$(BINARYEN_VERSION)" ] || [ ! -f "$(TOOLS)/node_modules/playwright-core/package.json" ]; then \
+	  echo "setup: installing binaryen@$(BINARYEN_VERSION) and playwright-core@$(PLAYWRIGHT_VERSION) into .tools/"; \
+	  mkdir -p "$(TOOLS)"; \
+	  npm install --prefix "$(TOOLS)" --no-audit --no-fund --save-exact \
+	    binaryen@$(BINARYEN_VERSION) playwright-core@$(PLAYWRIGHT_VERSION); \
+	fi
+	@wasm-opt --version | grep -q 'version 132' || { echo "setup: wasm-opt on PATH is not binaryen 132: $$(command -v wasm-opt)" >&2; exit 1; }
+
+setup-debian:
+	@missing=""; \
+	for pair in $(DEBIAN_PACKAGES); do \
+	  command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+	  echo "setup: installing Debian packages:$$missing"; \
+	  $$sudo apt-get update; \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+# ---------------------------------------------------------------- build
+
+# The dev build goes to target/serve so that dist/ only ever holds a release build.
+serve: setup
+	trunk serve --offline --address 127.0.0.1 --port 8080 --dist target/serve
+
+dist: setup
+	rm -rf dist
+	trunk build --offline --release --public-url ./
+	@if grep -Eq 'autoreload|__trunk_address__|new WebSocket' dist/index.html; then \
+	  echo "dist: the release page contains trunk's live-reload script" >&2; exit 1; fi
+	@if grep -Eq '(href|src)=["'"'"']?/' dist/index.html; then \
+	  echo "dist: dist/index.html has an absolute URL; the site must work from any folder" >&2; exit 1; fi
+	@echo "dist: built $$(find dist -type f | wc -l) files into dist/"
+
+# ---------------------------------------------------------------- test
+
+test: setup
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy -p stampede-lab --all-targets --target $(WASM_TARGET) -- -D warnings
+	cargo test --workspace
+	cargo build -p stampede --target $(WASM_TARGET)
+	$(MAKE) --no-print-directory test-browser
+	$(MAKE) --no-print-directory dist
+	$(MAKE) --no-print-directory e2e
+
+# The host's event-log hash for the interview card (seed 7) is baked into the
+# wasm test, which must reproduce it bit for bit in the browser.
+test-browser: setup
+	@hash="$$(cargo run -q -p stampede --bin stampede-sim -- --seed 7 --json \
+	  | python3 -c 'import json, sys; h = json.load(sys.stdin)["log_hash"]; \
+	      print(format(h, "016x") if isinstance(h, int) else h.lower().removeprefix("0x").zfill(16))')"; \
+	echo "test-browser: host log_hash for seed 7 is $$hash"; \
+	HOST_LOG_HASH="$$hash" cargo test -p stampede-lab --target $(WASM_TARGET) --test web
+
+e2e: setup-debian setup-node
+	tests/e2e/run.sh
+
+# ---------------------------------------------------------------- measure
+
+bench: setup
+	cargo bench -p stampede
+	$(MAKE) --no-print-directory dist
+	$(MAKE) --no-print-directory bundle-size
+
+bundle-size:
+	@mkdir -p bench-out
+	scripts/bundle-size.sh dist | tee bench-out/bundle-size.md
+
+clean:
+	cargo clean
+	rm -rf dist bench-out tests/e2e/screenshots
