@@ -136,6 +136,7 @@ test-browser: setup
 	      print(format(h, "016x") if isinstance(h, int) else h.lower().removeprefix("0x").zfill(16))')"; \
 	echo "test-browser: host log_hash for seed 7 is $$hash"; \
 	HOST_LOG_HASH="$$hash" cargo test -p stampede-lab --target $(WASM_TARGET) --test web
+	HOST_LOG_HASHES="$$(scripts/host-hashes.sh)" cargo test -p stampede-lab --target $(WASM_TARGET) --test determinism
 
 e2e: setup-debian setup-node
 	tests/e2e/run.sh
