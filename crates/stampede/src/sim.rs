@@ -124,6 +124,7 @@ enum Park {
     Sleep,
 }
 
+#[derive(Clone)]
 struct Slot {
     path: ReadPath,
     active: bool,
@@ -191,6 +192,8 @@ pub struct Fleet {
     max_wait: Micros,
     digest: Digest,
     last_activity: Micros,
+    /// Events handled plus machine steps taken: the unit of `advance_to`'s budget.
+    work: u64,
     recording: bool,
     log: Vec<Event>,
 }
@@ -254,14 +257,23 @@ impl Fleet {
             max_wait: 0,
             digest: Digest::default(),
             last_activity: 0,
+            work: 0,
             recording: false,
             log: Vec::new(),
             scenario: sc,
         };
-        let template = ReadPath::new(&f.strategy, 0, 0, 0);
-        for _ in 0..n {
-            f.slots.push(Slot {
-                path: template.clone(),
+        f.prepare();
+        f
+    }
+
+    /// Slots are filled in slices by the first calls to `advance_to`, so
+    /// that building a million-thread fleet never blocks a frame.
+    fn fill_slots(&mut self, max: usize) -> usize {
+        let n = self.thread_of.len();
+        let todo = (n - self.slots.len()).min(max);
+        if todo > 0 {
+            let template = Slot {
+                path: ReadPath::new(&self.strategy, 0, 0, 0),
                 active: false,
                 wseq: 0,
                 req: 0,
@@ -271,22 +283,26 @@ impl Fleet {
                 waited: 0,
                 permit: false,
                 ending: None,
-            });
+            };
+            self.slots.reserve_exact(n - self.slots.len());
+            self.slots.extend(std::iter::repeat_n(template, todo));
         }
-        f.prepare();
-        f
+        todo
+    }
+
+    fn ready(&self) -> bool {
+        self.slots.len() == self.thread_of.len()
     }
 
     fn prepare(&mut self) {
         let sc = self.scenario.clone();
-        let n = self.slots.len() as u32;
+        let n = self.thread_of.len() as u32;
         let ms = |v: u32| v as Micros * US;
         match sc.workload {
             Workload::Burst | Workload::Cold => {
                 let spread = ms(sc.spread_ms);
-                let mut arr: Vec<(Micros, u32)> =
-                    (0..n).map(|t| (self.rng.below(spread + 1), t)).collect();
-                arr.sort_unstable();
+                let times: Vec<Micros> = (0..n).map(|_| self.rng.below(spread + 1)).collect();
+                let mut arr = sorted_arrivals(&times, spread);
                 for (slot, a) in arr.iter_mut().enumerate() {
                     self.thread_of[slot] = a.1;
                     a.1 = slot as u32;
@@ -474,23 +490,32 @@ impl Fleet {
 
     /// No events left (or the horizon was reached): nothing more will change.
     pub fn is_quiet(&self) -> bool {
-        self.next_event_at().is_none()
+        self.ready() && self.next_event_at().is_none()
     }
 
     /// Processes events up to virtual time `t`, at most `budget` of them.
     /// Returns true when it reached `t` (the clock then reads `t`), false
     /// when the budget ran out first (call again next frame).
+    ///
+    /// The budget counts work, not events: one event can wake a thousand
+    /// followers, and each of those steps counts, so a slice stays short.
     pub fn advance_to(&mut self, t: Micros, budget: usize) -> bool {
-        let mut done = 0;
+        let start = self.work;
+        if !self.ready() {
+            // Building slots is work too; a slot costs about what a step does.
+            self.work += self.fill_slots(budget.max(1)) as u64;
+            if !self.ready() {
+                return false;
+            }
+        }
         while let Some(next) = self.next_event_at() {
             if next > t {
                 break;
             }
-            if done >= budget {
+            if self.work - start >= budget as u64 {
                 return false;
             }
             self.step_one();
-            done += 1;
         }
         self.now = self.now.max(t.min(self.horizon));
         true
@@ -498,6 +523,7 @@ impl Fleet {
 
     /// Runs to the end and returns the report.
     pub fn run(&mut self) -> Report {
+        self.fill_slots(usize::MAX);
         while self.next_event_at().is_some() {
             self.step_one();
         }
@@ -525,6 +551,7 @@ impl Fleet {
         let Some((t, which)) = self.next_source() else {
             return;
         };
+        self.work += 1;
         self.now = self.now.max(t);
         match which {
             Source::Heap => {
@@ -695,6 +722,7 @@ impl Fleet {
         let mut input = first;
         let s_strategy = self.strategy;
         loop {
+            self.work += 1;
             let now = self.now;
             let slot = &mut self.slots[thread as usize];
             let step = slot.path.resume(&s_strategy, input, now);
@@ -1073,6 +1101,32 @@ impl Fleet {
     }
 }
 
+/// (time, thread) pairs in time order, ties by thread: a counting sort when
+/// the window is small next to the number of threads (a burst), otherwise an
+/// ordinary sort. Both give exactly the same order.
+fn sorted_arrivals(times: &[Micros], window: Micros) -> Vec<(Micros, u32)> {
+    let n = times.len();
+    if window > 4 * n as Micros + 1024 {
+        let mut v: Vec<(Micros, u32)> = times.iter().zip(0u32..).map(|(t, i)| (*t, i)).collect();
+        v.sort_unstable();
+        return v;
+    }
+    let mut start = vec![0u32; window as usize + 2];
+    for t in times {
+        start[*t as usize + 1] += 1;
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut out = vec![(0, 0); n];
+    for (i, t) in times.iter().enumerate() {
+        let at = &mut start[*t as usize];
+        out[*at as usize] = (*t, i as u32);
+        *at += 1;
+    }
+    out
+}
+
 /// A cheap snapshot of the counters a timeline chart plots. Cumulative
 /// fields only grow; the chart differences them per bucket.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -1152,6 +1206,18 @@ mod tests {
             assert!(w[0].t <= w[1].t);
             assert!(w[0].redis_round_trips <= w[1].redis_round_trips);
             assert!(w[0].served <= w[1].served);
+        }
+    }
+
+    #[test]
+    fn counting_sort_matches_a_plain_sort() {
+        let mut rng = crate::rng::Rng::new(3);
+        for (n, window) in [(0usize, 0u64), (1, 0), (50, 10), (1000, 3), (100, 100_000)] {
+            let times: Vec<Micros> = (0..n).map(|_| rng.below(window + 1)).collect();
+            let mut want: Vec<(Micros, u32)> =
+                times.iter().zip(0u32..).map(|(t, i)| (*t, i)).collect();
+            want.sort_unstable();
+            assert_eq!(sorted_arrivals(&times, window), want);
         }
     }
 
