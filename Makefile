@@ -36,7 +36,7 @@ DEBIAN_PACKAGES := chromium:chromium chromedriver:chromium-driver redis-server:r
 lock_wasm_bindgen = awk '$$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
 
 .PHONY: help setup setup-rust setup-lock setup-trunk setup-wasm-bindgen setup-node setup-debian \
-        serve dist test test-host test-browser e2e bench bundle-size clean
+        serve dist test test-host test-browser e2e bench bundle-size frame-probe clean
 
 help:
 	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
@@ -147,6 +147,13 @@ bench: setup
 	cargo bench -p stampede
 	$(MAKE) --no-print-directory dist
 	$(MAKE) --no-print-directory bundle-size
+	$(MAKE) --no-print-directory frame-probe
+
+# Frame times, long tasks and first-frame time of the built page in headless
+# Chromium (needs dist/; make bench builds it).
+frame-probe: setup-debian setup-node
+	@mkdir -p bench-out
+	tests/e2e/run.sh scripts/frame-probe.mjs | tee bench-out/frame-probe.md
 
 bundle-size:
 	@mkdir -p bench-out

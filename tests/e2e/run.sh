@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end test of the built site: serve dist/ from a sub-folder (so relative
 # URLs are exercised) with a throwaway static server on a free loopback port,
-# run every *.mjs here against it with headless Chromium, stop the server.
+# run every *.mjs here (or the scripts given as arguments) against it with
+# headless Chromium, stop the server.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 dist="$root/dist"
@@ -32,7 +33,10 @@ done
 export E2E_URL="$url"
 passed=0
 failed=0
-for spec in "$root"/tests/e2e/*.mjs; do
+# With arguments, run those scripts instead (make bench runs the frame probe).
+specs=("$@")
+[ "${#specs[@]}" -gt 0 ] || specs=("$root"/tests/e2e/*.mjs)
+for spec in "${specs[@]}"; do
   if node "$spec"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo "e2e: $passed passed, $failed failed"

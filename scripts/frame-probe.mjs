@@ -1,0 +1,140 @@
+// Browser performance probe for the built page (make bench). Serves nothing
+// itself: tests/e2e/run.sh serves dist/ and sets E2E_URL.
+//
+//  1. navigation -> first animated frame (the page stamps
+//     document.documentElement.dataset.firstFrame with performance.now());
+//  2. frame times: requestAnimationFrame deltas over 5 s of playback of the
+//     interview card (40 x 200), p50 / p95 / max;
+//  3. long tasks: PerformanceObserver('longtask') from before the page's own
+//     scripts run, over a 1,000 x 1,000 burst being built and played;
+//  4. bytes transferred for the page (raw: the test server does not compress).
+//
+// Prints a Markdown table and writes bench-out/frame-probe.json.
+
+import { createRequire } from "node:module";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "..");
+const require = createRequire(path.join(root, ".tools", "resolve-from-here.js"));
+const { chromium } = require("playwright-core");
+
+const base = process.env.E2E_URL;
+if (!base) {
+  console.error("E2E_URL is not set: run through tests/e2e/run.sh scripts/frame-probe.mjs");
+  process.exit(2);
+}
+
+const userDataDir = mkdtempSync(path.join(tmpdir(), "stampede-probe-"));
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  headless: true,
+  args: [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+  viewport: { width: 1280, height: 800 },
+});
+
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] : NaN;
+};
+
+const observeLongTasks = () => {
+  window.__longtasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longtasks.push(e.duration);
+  }).observe({ type: "longtask", buffered: true });
+};
+
+const results = {};
+let failure = null;
+try {
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.addInitScript(observeLongTasks);
+
+  // 1 + 2: the interview card in slow motion, so 5 s of playback stay busy.
+  await page.goto(`${base}?preset=burst&speed=0.1`, { waitUntil: "load" });
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, {
+    timeout: 30_000,
+  });
+  results.first_frame_ms = Number(
+    await page.evaluate(() => document.documentElement.dataset.firstFrame),
+  );
+  const deltas = await page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const out = [];
+        let last = performance.now();
+        const end = last + 5000;
+        const tick = (now) => {
+          out.push(now - last);
+          last = now;
+          if (now < end) requestAnimationFrame(tick);
+          else resolve(out);
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
+  results.frames = deltas.length;
+  results.frame_p50_ms = quantile(deltas, 0.5);
+  results.frame_p95_ms = quantile(deltas, 0.95);
+  results.frame_max_ms = Math.max(...deltas);
+  results.virtual_ms_after_5s = Number(
+    await page.locator('[data-metric="now_ms"]').first().textContent(),
+  );
+  results.longtasks_40x200 = await page.evaluate(() => window.__longtasks.slice());
+  results.transfer_bytes = await page.evaluate(() => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const res = performance.getEntriesByType("resource");
+    return (nav?.transferSize ?? 0) + res.reduce((a, r) => a + (r.transferSize ?? 0), 0);
+  });
+
+  // 3: a million threads, built and played at full speed for 8 s.
+  await page.goto(`${base}?preset=burst&i=1000&t=1000&speed=1`, { waitUntil: "load" });
+  await page.waitForTimeout(8000);
+  const big = await page.evaluate(() => window.__longtasks.slice());
+  results.longtasks_1000x1000 = big.length;
+  results.longest_task_1000x1000_ms = big.length ? Math.max(...big) : 0;
+  results.virtual_ms_1000x1000_after_8s = Number(
+    await page.locator('[data-metric="now_ms"]').first().textContent(),
+  );
+  results.page_errors = errors;
+} catch (e) {
+  failure = e;
+} finally {
+  await context.close();
+  rmSync(userDataDir, { recursive: true, force: true });
+}
+if (failure) {
+  console.error(`frame-probe: ${failure.message}`);
+  process.exit(1);
+}
+
+const out = path.join(root, "bench-out");
+mkdirSync(out, { recursive: true });
+writeFileSync(path.join(out, "frame-probe.json"), JSON.stringify(results, null, 2));
+const f = (x) => (typeof x === "number" ? x.toFixed(1) : String(x));
+console.log("| measure | value |");
+console.log("|---|---:|");
+console.log(`| navigation -> first animated frame | ${f(results.first_frame_ms)} ms |`);
+console.log(`| frames in 5 s (40 x 200) | ${results.frames} |`);
+console.log(`| frame time p50 / p95 / max | ${f(results.frame_p50_ms)} / ${f(results.frame_p95_ms)} / ${f(results.frame_max_ms)} ms |`);
+console.log(`| long tasks during 40 x 200 | ${results.longtasks_40x200.length} |`);
+console.log(`| long tasks, 1,000 x 1,000 (8 s) | ${results.longtasks_1000x1000} |`);
+console.log(`| longest task, 1,000 x 1,000 | ${f(results.longest_task_1000x1000_ms)} ms |`);
+console.log(`| virtual ms reached, 1,000 x 1,000 after 8 s | ${f(results.virtual_ms_1000x1000_after_8s)} |`);
+console.log(`| bytes transferred (uncompressed server) | ${results.transfer_bytes} |`);
+if (results.page_errors.length) console.log(`page errors: ${results.page_errors.join("; ")}`);
