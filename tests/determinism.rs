@@ -33,5 +33,8 @@ fn every_preset_matches_the_host() {
         checked += 1;
     }
     // Every preset, not a subset: a preset added later must be covered too.
-    assert!(checked >= 3 * preset_names().len(), "only {checked} runs checked");
+    assert!(
+        checked >= 3 * preset_names().len(),
+        "only {checked} runs checked"
+    );
 }
