@@ -137,7 +137,7 @@ pub struct Report {
     pub p99_ms: f64,
     pub max_ms: f64,
     pub max_wait_ms: f64,
-    /// Virtual time when the run went quiet (or was stopped).
+    /// Virtual time of the last event that changed anything.
     pub elapsed_ms: f64,
     pub events: u64,
 }

@@ -541,7 +541,7 @@ impl Fleet {
         r.p99_ms = ms(self.latency.quantile(0.99));
         r.max_ms = ms(self.latency.max());
         r.max_wait_ms = ms(self.max_wait);
-        r.elapsed_ms = ms(self.now);
+        r.elapsed_ms = ms(self.last_activity);
         r
     }
 

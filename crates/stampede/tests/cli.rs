@@ -99,3 +99,20 @@ fn flags_override_the_preset_wherever_they_appear() {
     let v = json(&["--instances", "10", "--preset", "singleflight"]);
     assert_eq!(v["recomputes"], 10);
 }
+
+#[test]
+fn the_table_names_every_counter_once() {
+    let (code, out, _) = sim(&["--preset", "burst"]);
+    assert_eq!(code, 0);
+    let v = json(&["--preset", "burst"]);
+    for key in v.as_object().unwrap().keys() {
+        if key == "scenario" || key == "seed" {
+            continue;
+        }
+        let lines = out
+            .lines()
+            .filter(|l| l.split_whitespace().next() == Some(key.as_str()))
+            .count();
+        assert_eq!(lines, 1, "{key} appears {lines} times in\n{out}");
+    }
+}

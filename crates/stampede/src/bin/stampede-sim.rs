@@ -62,6 +62,49 @@ fn main() -> ExitCode {
     }
 }
 
+/// The readable table: every Report field once, grouped by what it is about.
+const TABLE: &[(&str, &[&str])] = &[
+    (
+        "how requests ended",
+        &[
+            "requests",
+            "hits",
+            "computed",
+            "shared",
+            "stale_served",
+            "degraded",
+            "errors",
+            "timeouts",
+            "pinned",
+        ],
+    ),
+    (
+        "origin",
+        &[
+            "recomputes",
+            "overlapping_recomputes",
+            "origin_failures",
+            "origin_peak_concurrency",
+            "admission_waits",
+        ],
+    ),
+    (
+        "redis",
+        &[
+            "redis_round_trips",
+            "redis_errors",
+            "claim_attempts",
+            "claim_wins",
+            "releases",
+            "releases_refused",
+            "negative_hits",
+        ],
+    ),
+    ("latency", &["p50_ms", "p99_ms", "max_ms", "max_wait_ms"]),
+    ("damage", &["corrupted", "remembered_failures", "crashed"]),
+    ("run", &["elapsed_ms", "events"]),
+];
+
 enum Exit {
     Help,
     Bad(String),
@@ -169,22 +212,33 @@ fn run(args: &[String]) -> Result<String, Exit> {
         }
         return Ok(v.to_string());
     }
+    let fields: std::collections::BTreeMap<String, String> = report.fields().into_iter().collect();
     let mut out = format!(
-        "{} instances x {} threads, workload {:?}, singleflight {}, claim {:?}, losers {:?}, seed {seed}\n",
+        "{} instances x {} threads, {} keys, {:?} workload, singleflight {}, claim {:?}, losers {:?}, seed {seed}\n",
         s.instances,
         s.threads,
+        s.keys,
         s.workload,
         if s.singleflight { "on" } else { "off" },
         s.claim,
         s.loser
     );
+    let naive = s.instances as u64 * s.threads as u64;
     out.push_str(&format!(
-        "naive worst case (instances x threads): {}\n\n",
-        s.instances as u64 * s.threads as u64
+        "\n  {:<28} {naive}\n  {:<28} {}\n",
+        "naive (instances x threads)", "measured recomputes", report.recomputes
     ));
-    for (k, v) in report.fields() {
-        out.push_str(&format!("  {k:<26} {v}\n"));
+    for (title, names) in TABLE {
+        out.push_str(&format!("\n  {title}\n"));
+        for name in *names {
+            let v = fields.get(*name).map(String::as_str).unwrap_or("?");
+            out.push_str(&format!("    {name:<26} {v}\n"));
+        }
     }
-    out.push_str(&format!("  {:<26} {:016x}", "log_hash", fleet.log_hash()));
+    out.push_str(&format!(
+        "\n    {:<26} {:016x}",
+        "log_hash",
+        fleet.log_hash()
+    ));
     Ok(out)
 }
