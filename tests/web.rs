@@ -45,16 +45,29 @@ fn wasm_event_log_matches_the_host() {
     );
 }
 
+fn find(root: &web_sys::Element, selector: &str) -> Option<web_sys::Element> {
+    root.query_selector(selector).expect("valid selector")
+}
+
 fn metric(root: &web_sys::Element, name: &str) -> String {
-    root.query_selector(&format!("[data-metric=\"{name}\"]"))
-        .expect("valid selector")
+    find(root, &format!("[data-metric=\"{name}\"]"))
         .unwrap_or_else(|| panic!("no data-metric=\"{name}\" on the page"))
         .text_content()
         .unwrap_or_default()
 }
 
-#[wasm_bindgen_test]
-fn page_shows_the_naive_count() {
+/// Mounts the page as if opened with `query`, returns its host element.
+fn mount_with(query: &str) -> (web_sys::Element, impl Drop) {
+    let w = window();
+    let path = w.location().pathname().expect("pathname");
+    w.history()
+        .expect("history")
+        .replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("{path}?{query}")),
+        )
+        .expect("replaceState");
     let host = document().create_element("div").expect("create div");
     document()
         .body()
@@ -65,16 +78,109 @@ fn page_shows_the_naive_count() {
         host.clone().unchecked_into::<web_sys::HtmlElement>(),
         stampede_lab::App,
     );
+    (host, handle)
+}
+
+#[wasm_bindgen_test]
+fn page_has_its_hooks() {
+    let (host, handle) = mount_with("");
     assert_eq!(metric(&host, "naive"), "8000", "40 instances x 200 threads");
-    assert_eq!(metric(&host, "recomputes"), "1");
-    assert_eq!(metric(&host, "claim_attempts"), "40");
-    for control in ["instances", "threads", "singleflight", "claim"] {
+    assert_eq!(metric(&host, "now_ms"), "0.0", "the clock starts at zero");
+    for control in [
+        "play",
+        "step",
+        "restart",
+        "replay",
+        "speed",
+        "timeline",
+        "seed",
+        "new-seed",
+        "preset",
+        "instances",
+        "threads",
+        "keys",
+        "workload",
+        "singleflight",
+        "claim",
+        "loser",
+    ] {
         assert!(
-            host.query_selector(&format!("[data-control=\"{control}\"]"))
-                .expect("valid selector")
-                .is_some(),
+            find(&host, &format!("[data-control=\"{control}\"]")).is_some(),
             "no data-control=\"{control}\" on the page"
         );
     }
+    let play = find(&host, "[data-control=play]").expect("play");
+    assert_eq!(
+        play.get_attribute("aria-pressed").as_deref(),
+        Some("true"),
+        "autoplays"
+    );
+    let speed = find(&host, "[data-control=speed]").expect("speed");
+    assert_eq!(speed.tag_name(), "INPUT");
+    assert_eq!(speed.get_attribute("type").as_deref(), Some("range"));
+    assert!(
+        find(&host, "[role=alert]").is_none(),
+        "a clean link shows no banner"
+    );
     drop(handle);
+}
+
+/// Lets the reactive system run its pending effects.
+async fn tick() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+#[wasm_bindgen_test]
+async fn shared_link_sets_the_knobs() {
+    let (host, handle) = mount_with("preset=naive&i=12&seed=5&speed=4");
+    tick().await;
+    assert_eq!(metric(&host, "naive"), "2400", "12 instances x 200 threads");
+    let input = |name: &str| {
+        find(&host, &format!("[data-control=\"{name}\"]"))
+            .expect("control")
+            .unchecked_into::<web_sys::HtmlInputElement>()
+    };
+    assert_eq!(input("instances").value(), "12");
+    assert_eq!(input("seed").value(), "5");
+    assert!(
+        !input("singleflight").checked(),
+        "the naive preset is the base"
+    );
+    assert_eq!(
+        input("speed").value(),
+        stampede_lab::clock::position_of(4.0).to_string()
+    );
+    drop(handle);
+}
+
+#[wasm_bindgen_test]
+fn broken_link_shows_a_banner_and_a_working_page() {
+    let (host, handle) = mount_with("i=%3Cscript%3Ealert(1)%3C/script%3E&zzz=1&speed=NaN");
+    let banner = find(&host, "[role=alert]").expect("a banner for the broken link");
+    let text = banner.text_content().unwrap_or_default();
+    assert!(
+        text.contains("instances") && text.contains("zzz") && text.contains("speed"),
+        "{text}"
+    );
+    assert!(
+        find(&banner, "script").is_none(),
+        "nothing from the URL becomes markup"
+    );
+    assert_eq!(metric(&host, "naive"), "8000", "defaults in force");
+    drop(handle);
+}
+
+#[wasm_bindgen_test]
+fn the_lab_runs_the_interview_card_in_wasm() {
+    use stampede_lab::lab::{Defence, Lab};
+    let mut lab = Lab::new(&Scenario::default(), 7);
+    lab.seek(u64::MAX);
+    assert!(lab.advance(&|| false));
+    assert_eq!(lab.report().recomputes, 1);
+    assert_eq!(lab.compared(Defence::None), Some(8000));
+    assert_eq!(lab.compared(Defence::Singleflight), Some(40));
+    assert!(lab.at_end());
 }

@@ -1,0 +1,479 @@
+//! The page: state in signals (and in the URL), and the animation loop that
+//! advances the experiment in budgeted slices each frame, draws the fleet and
+//! the chart, and publishes one `Reading` for the numbers.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use stampede::scenario::{Notice, Scenario};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement, MediaQueryList};
+
+use crate::clock::{virtual_step, FRAME_BUDGET_MS};
+use crate::counters::{Arithmetic, Counters, Reading};
+use crate::fleet_view::{stage_height, ActorStats, FleetView};
+use crate::knobs::KnobPanel;
+use crate::lab::{Defence, Lab};
+use crate::palette::{colour, scheme, Glyph, LOOKS};
+use crate::transport::{Command, PresetPicker, Transport};
+use crate::url_state::{self, PageState};
+use crate::{chart, panic};
+
+/// Height of the chart canvas (css px).
+const CHART_HEIGHT: f64 = 190.0;
+
+fn window() -> web_sys::Window {
+    web_sys::window().expect("a browser window")
+}
+
+fn wall_now() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Writes a value onto `<html data-…>` (the frame-time probe reads these).
+fn mark(key: &str, value: &str) {
+    if let Some(el) = window()
+        .document()
+        .and_then(|d| d.document_element())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.dataset().set(key, value);
+    }
+}
+
+type OnResize = Closure<dyn FnMut(js_sys::Array)>;
+
+/// A canvas and its 2D context, sized to its parent's width. The width comes
+/// from a ResizeObserver: reading `clientWidth` each frame would force a
+/// synchronous layout of the whole page, which costs tens of milliseconds.
+struct Surface {
+    canvas: HtmlCanvasElement,
+    ctx: Ctx,
+    css: (f64, f64),
+    width: Rc<Cell<f64>>,
+    _observer: Option<(web_sys::ResizeObserver, OnResize)>,
+}
+
+impl Surface {
+    fn new(canvas: HtmlCanvasElement) -> Option<Surface> {
+        let ctx = canvas.get_context("2d").ok()??.dyn_into::<Ctx>().ok()?;
+        let width = Rc::new(Cell::new(0.0));
+        let seen = width.clone();
+        let on_resize = OnResize::new(move |entries: js_sys::Array| {
+            if let Ok(e) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() {
+                seen.set(e.content_rect().width());
+            }
+        });
+        let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok();
+        if let (Some(o), Some(parent)) = (&observer, canvas.parent_element()) {
+            o.observe(&parent);
+        }
+        Some(Surface {
+            canvas,
+            ctx,
+            css: (0.0, 0.0),
+            width,
+            _observer: observer.map(|o| (o, on_resize)),
+        })
+    }
+
+    /// Matches the backing store to the css size; returns the css size, or
+    /// None before the first layout.
+    fn fit(&mut self, height_for: impl Fn(f64) -> f64) -> Option<(f64, f64)> {
+        let w = self.width.get().floor();
+        if w < 1.0 {
+            return None;
+        }
+        let w = w.max(200.0);
+        let h = height_for(w);
+        if (w, h) != self.css {
+            let dpr = window().device_pixel_ratio().clamp(1.0, 3.0);
+            self.canvas.set_width((w * dpr).round() as u32);
+            self.canvas.set_height((h * dpr).round() as u32);
+            let _ =
+                web_sys::HtmlElement::style(&self.canvas).set_property("height", &format!("{h}px"));
+            let _ = self.ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+            self.css = (w, h);
+        }
+        Some(self.css)
+    }
+}
+
+/// Everything the animation loop owns between frames.
+#[derive(Default)]
+struct Engine {
+    lab: Option<Lab>,
+    view: FleetView,
+    /// The fleet's two layers (offices and threads; pulses and actors) and the chart.
+    stage: Option<(Surface, Surface)>,
+    chart: Option<Surface>,
+    dark: Option<MediaQueryList>,
+    last_wall: Option<f64>,
+    drew_first_frame: bool,
+    longest_frame: f64,
+    /// Where the last frame's time went, for the slowest-frame note.
+    phases: String,
+}
+
+impl Engine {
+    fn rebuild(&mut self, s: &Scenario, seed: u64) {
+        let t0 = wall_now();
+        self.lab = Some(Lab::new(s, seed));
+        self.view.clear_pulses();
+        mark("buildMs", &format!("{:.1}", wall_now() - t0));
+    }
+
+    fn dark(&mut self) -> bool {
+        if self.dark.is_none() {
+            self.dark = window()
+                .match_media("(prefers-color-scheme: dark)")
+                .ok()
+                .flatten();
+        }
+        self.dark.as_ref().is_some_and(MediaQueryList::matches)
+    }
+
+    fn command(&mut self, c: Command, playing: bool) -> Option<bool> {
+        let lab = self.lab.as_mut()?;
+        self.view.clear_pulses();
+        Some(match c {
+            Command::TogglePlay => {
+                if !playing && lab.at_end() {
+                    lab.seek(0);
+                }
+                !playing
+            }
+            Command::Step => {
+                let t = lab.next_step();
+                lab.seek(t);
+                false
+            }
+            Command::Restart => {
+                lab.seek(0);
+                false
+            }
+            Command::Replay => {
+                lab.seek(0);
+                true
+            }
+            Command::Seek(t) => {
+                lab.seek(t);
+                false
+            }
+        })
+    }
+
+    /// One animation frame. Returns the reading and whether playback ended.
+    fn frame(&mut self, start: f64, playing: bool, speed: f64) -> Option<(Reading, bool)> {
+        let dark = self.dark();
+        let dt = self.last_wall.map_or(0.0, |w| start - w);
+        self.last_wall = Some(start);
+        let lab = self.lab.as_mut()?;
+        if playing {
+            lab.play_for(virtual_step(dt, speed));
+        }
+        let caught_up = lab.advance(&|| wall_now() - start > FRAME_BUDGET_MS);
+        let advanced = wall_now();
+        let (pulses, _dropped) = lab.take_pulses();
+        let s = lab.scenario().clone();
+
+        let (base, overlay) = self.stage.as_mut()?;
+        let (w, h) = base.fit(stage_height)?;
+        overlay.fit(stage_height)?;
+        let fitted = wall_now();
+        self.view.fit(w, h, s.instances, s.threads);
+        self.view.add_pulses(&pulses, start);
+        let fleet = lab.fleet();
+        let report = fleet.report();
+        let stats = ActorStats {
+            redis_round_trips: report.redis_round_trips,
+            live_claims: fleet.live_claims() as u64,
+            claim_attempts: report.claim_attempts,
+            origin_running: fleet.origin_running(),
+            origin_capacity: s.origin_capacity,
+            recomputes: report.recomputes,
+        };
+        self.view.draw(
+            (&base.ctx, &overlay.ctx),
+            fleet.thread_states(),
+            &stats,
+            dark,
+            start,
+        );
+        let drawn = wall_now();
+        if let Some((c, size)) = self
+            .chart
+            .as_mut()
+            .and_then(|c| c.fit(|_| CHART_HEIGHT).map(|size| (c, size)))
+        {
+            chart::draw(
+                &c.ctx,
+                scheme(dark),
+                dark,
+                size,
+                lab.samples(),
+                lab.span(),
+                lab.now(),
+            );
+        }
+        self.phases = format!(
+            "advance {:.1}, fit {:.1}, fleet {:.1}, chart {:.1}",
+            advanced - start,
+            fitted - advanced,
+            drawn - fitted,
+            wall_now() - drawn
+        );
+        let reading = Reading {
+            now: lab.now(),
+            span: lab.span(),
+            fields: report.fields(),
+            recomputes: report.recomputes,
+            instances: s.instances,
+            threads: s.threads,
+            compared: Defence::ALL.map(|d| lab.compared(d)),
+            defence: Defence::of(&s),
+            catching_up: !caught_up,
+            aggregated: self.view.layout().is_some_and(|l| l.aggregated),
+            at_end: lab.at_end(),
+        };
+        if !self.drew_first_frame {
+            self.drew_first_frame = true;
+            mark("firstFrame", &start.to_string());
+        }
+        Some((reading, lab.at_end()))
+    }
+}
+
+type Loop = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
+
+/// Starts the requestAnimationFrame loop; it stops when the page is
+/// unmounted (the engine is gone) or after a panic.
+fn start_loop(
+    engine: StoredValue<Engine, LocalStorage>,
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    reading: RwSignal<Reading>,
+) {
+    let handle: Loop = Rc::new(RefCell::new(None));
+    let next = handle.clone();
+    *handle.borrow_mut() = Some(Closure::new(move |_ts: f64| {
+        if panic::has_panicked() {
+            next.borrow_mut().take();
+            return;
+        }
+        let start = wall_now();
+        let (Some(is_playing), Some(speed)) =
+            (playing.try_get_untracked(), speed.try_get_untracked())
+        else {
+            next.borrow_mut().take();
+            return;
+        };
+        let Some(out) = engine.try_update_value(|e| {
+            let out = e.frame(start, is_playing, speed);
+            let took = wall_now() - start;
+            if took > e.longest_frame {
+                e.longest_frame = took;
+                mark("longestFrameMs", &format!("{took:.1}"));
+                mark("longestFramePhases", &e.phases);
+            }
+            out
+        }) else {
+            next.borrow_mut().take();
+            return;
+        };
+        if let Some((r, ended)) = out {
+            if ended && is_playing {
+                playing.set(false);
+            }
+            if reading.with_untracked(|old| *old != r) {
+                let t0 = wall_now();
+                reading.set(r);
+                mark("lastSetMs", &format!("{:.1}", wall_now() - t0));
+            }
+        }
+        if let Some(cb) = next.borrow().as_ref() {
+            let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
+        }
+    }));
+    if let Some(cb) = handle.borrow().as_ref() {
+        let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
+    };
+}
+
+fn current_query() -> String {
+    window().location().search().unwrap_or_default()
+}
+
+fn replace_url(query: &str) {
+    let w = window();
+    let path = w.location().pathname().unwrap_or_default();
+    if let Ok(h) = w.history() {
+        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}?{query}")));
+    }
+}
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    let (initial, url_notices) = url_state::parse(&current_query());
+    let scenario = RwSignal::new(initial.scenario.clone());
+    let seed = RwSignal::new(initial.seed);
+    let speed = RwSignal::new(initial.speed);
+    let playing = RwSignal::new(true);
+    // The numbers before the first frame: the scenario's shape, a clock at zero.
+    let reading = RwSignal::new(Reading {
+        instances: initial.scenario.instances,
+        threads: initial.scenario.threads,
+        ..Reading::default()
+    });
+    let banner = RwSignal::new(url_notices);
+    let knob_notices = RwSignal::new(Vec::<Notice>::new());
+    let engine = StoredValue::new_local(Engine::default());
+
+    // A new scenario or seed starts a new run from t = 0, playing.
+    Effect::new(move |_| {
+        let s = scenario.get();
+        let sd = seed.get();
+        engine.update_value(|e| e.rebuild(&s, sd));
+        playing.set(true);
+    });
+    // The URL always holds the current state, so the address is the share link.
+    Effect::new(move |_| {
+        let state = PageState {
+            scenario: scenario.get(),
+            seed: seed.get(),
+            speed: speed.get(),
+        };
+        replace_url(&url_state::to_query(&state));
+    });
+
+    let send = Callback::new(move |c: Command| {
+        let now = playing.get_untracked();
+        if let Some(Some(p)) = engine.try_update_value(|e| e.command(c, now)) {
+            playing.set(p);
+        }
+    });
+
+    let stage_ref = NodeRef::<leptos::html::Canvas>::new();
+    let overlay_ref = NodeRef::<leptos::html::Canvas>::new();
+    let chart_ref = NodeRef::<leptos::html::Canvas>::new();
+    Effect::new(move |_| {
+        let (Some(stage), Some(overlay), Some(chart)) =
+            (stage_ref.get(), overlay_ref.get(), chart_ref.get())
+        else {
+            return;
+        };
+        engine.update_value(|e| {
+            e.stage = Surface::new(stage).zip(Surface::new(overlay));
+            e.chart = Surface::new(chart);
+        });
+        start_loop(engine, playing, speed, reading);
+    });
+
+    view! {
+        <header class="topbar">
+            <div class="brand">
+                <h1>"Stampede Lab"</h1>
+                <p class="tagline">
+                    "One hot key expires under a whole fleet. Watch who recomputes it."
+                </p>
+            </div>
+            <PresetPicker scenario=scenario speed=speed />
+            <Transport playing=playing speed=speed seed=seed reading=reading send=send />
+        </header>
+        <Banner notices=banner />
+        <main class="lab">
+            <section class="panel stage" aria-labelledby="stage-title">
+                <h2 id="stage-title" class="sr-only">"The fleet"</h2>
+                <div class="stage-canvas">
+                    <canvas
+                        node_ref=stage_ref
+                        role="img"
+                        aria-label="The fleet: one box per instance, one mark per thread, coloured by what the thread is doing; Redis and the origin on the right."
+                    ></canvas>
+                    <canvas node_ref=overlay_ref class="overlay" aria-hidden="true"></canvas>
+                </div>
+                <Show when=move || reading.with(|r| r.aggregated)>
+                    <p class="aggregated-note" data-note="aggregated">
+                        {move || reading.with(|r| format!(
+                            "Drawn aggregated: {} threads are too many to draw one by one, so each office \
+                             shows how many of its threads are in each state, as bands.",
+                            crate::counters::grouped(r.naive())
+                        ))}
+                    </p>
+                </Show>
+                <Legend />
+            </section>
+            <div class="side">
+                <Arithmetic reading=reading />
+                <Counters reading=reading />
+            </div>
+            <section class="panel chart" aria-labelledby="chart-title">
+                <h2 id="chart-title">"Over virtual time"</h2>
+                <div class="chart-canvas">
+                    <canvas
+                        node_ref=chart_ref
+                        role="img"
+                        aria-label="Timeline: recomputes running at the origin, Redis round trips, errors and timeouts, and stale answers over virtual time."
+                    ></canvas>
+                </div>
+            </section>
+            <KnobPanel scenario=scenario notices=knob_notices />
+        </main>
+        <footer class="colophon">
+            <p>
+                "Every number is measured, not drawn: the page runs the project's deterministic \
+                 simulation core, compiled to WebAssembly, on the knobs above. The same scenario \
+                 and seed show the same thing at the same virtual time, every time."
+            </p>
+        </footer>
+    }
+}
+
+/// What a shared link asked for that could not be used.
+#[component]
+fn Banner(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
+    view! {
+        <Show when=move || notices.with(|n| !n.is_empty())>
+            <div class="banner" role="alert">
+                <p class="banner-title">"Part of this link could not be used, so the page fell back to defaults for it:"</p>
+                <ul>
+                    {move || notices.with(|n| n.iter().take(12).map(|x| view! { <li>{x.to_string()}</li> }).collect_view())}
+                </ul>
+                <button type="button" class="banner-close" on:click=move |_| notices.set(Vec::new())>
+                    "Dismiss"
+                </button>
+            </div>
+        </Show>
+    }
+}
+
+/// The key to the fleet's colours and shapes.
+#[component]
+fn Legend() -> impl IntoView {
+    view! {
+        <ul class="legend" aria-label="Legend">
+            {LOOKS
+                .iter()
+                .map(|l| {
+                    let glyph = match l.glyph {
+                        Glyph::Square => view! { <rect x="2" y="2" width="10" height="10" class="fill"></rect> }.into_any(),
+                        Glyph::Ring => view! { <rect x="2.5" y="2.5" width="9" height="9" class="ring"></rect> }.into_any(),
+                        Glyph::Triangle => view! { <polygon points="7,1 13,13 1,13" class="fill"></polygon> }.into_any(),
+                        Glyph::Diamond => view! { <polygon points="7,1 13,7 7,13 1,7" class="fill"></polygon> }.into_any(),
+                        Glyph::Cross => view! { <path d="M2 2 L12 12 M12 2 L2 12" class="ring"></path> }.into_any(),
+                    };
+                    let style = format!("--c-light: {}; --c-dark: {}", colour(l, false), colour(l, true));
+                    view! {
+                        <li title=l.help style=style>
+                            <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true">{glyph}</svg>
+                            {l.label}
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    }
+}

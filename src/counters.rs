@@ -1,0 +1,315 @@
+//! The numbers: the live arithmetic (instances x threads, then with each
+//! defence, formula beside measurement) and every counter of the core's
+//! `Report`, each carrying `data-metric="<field>"` with its plain value.
+
+use leptos::prelude::*;
+use stampede::metrics::Report;
+
+use crate::lab::Defence;
+
+/// What one frame measured, shared with the page as one signal.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Reading {
+    /// Virtual time shown (µs).
+    pub now: u64,
+    /// The timeline's length (µs).
+    pub span: u64,
+    pub fields: Vec<(String, String)>,
+    pub recomputes: u64,
+    pub instances: u32,
+    pub threads: u32,
+    /// Measured recomputes of each comparison run, if it runs.
+    pub compared: [Option<u64>; 3],
+    pub defence: Option<Defence>,
+    pub catching_up: bool,
+    pub aggregated: bool,
+    pub at_end: bool,
+}
+
+impl Reading {
+    pub fn field(&self, name: &str) -> String {
+        self.fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn naive(&self) -> u64 {
+        u64::from(self.instances) * u64::from(self.threads)
+    }
+}
+
+/// A counter the page shows: `name` is the `Report` field and the `data-metric`.
+#[derive(Clone, Copy, Debug)]
+pub struct Counter {
+    pub name: &'static str,
+    pub label: &'static str,
+}
+
+const fn counter(name: &'static str, label: &'static str) -> Counter {
+    Counter { name, label }
+}
+
+/// The counters the lessons point at.
+pub const HEADLINE: [Counter; 6] = [
+    counter("recomputes", "recomputes"),
+    counter("claim_attempts", "claim attempts"),
+    counter("redis_round_trips", "Redis round trips"),
+    counter("origin_peak_concurrency", "origin peak"),
+    counter("errors", "errors"),
+    counter("timeouts", "timeouts"),
+];
+
+/// Human labels for the other `Report` fields (the field name otherwise).
+const LABELS: [(&str, &str); 24] = [
+    ("requests", "requests"),
+    ("hits", "cache hits"),
+    ("stale_served", "stale served"),
+    ("computed", "computed"),
+    ("shared", "shared results"),
+    ("degraded", "degraded"),
+    ("pinned", "pinned threads"),
+    ("overlapping_recomputes", "overlapping recomputes"),
+    ("origin_failures", "origin failures"),
+    ("claim_wins", "claims won"),
+    ("releases", "releases"),
+    ("releases_refused", "releases refused"),
+    ("redis_errors", "Redis errors"),
+    ("negative_hits", "negative hits"),
+    ("remembered_failures", "remembered failures"),
+    ("corrupted", "corrupted"),
+    ("crashed", "crashed"),
+    ("admission_waits", "admission waits"),
+    ("p50_ms", "p50 ms"),
+    ("p99_ms", "p99 ms"),
+    ("max_ms", "max ms"),
+    ("max_wait_ms", "longest wait ms"),
+    ("elapsed_ms", "elapsed ms"),
+    ("events", "events"),
+];
+
+pub fn label_of(name: &str) -> &str {
+    LABELS
+        .iter()
+        .chain(
+            HEADLINE
+                .iter()
+                .map(|c| (c.name, c.label))
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .find(|(k, _)| *k == name)
+        .map_or(name, |(_, v)| v)
+}
+
+/// Every `Report` field that is not a headline, in the core's order.
+pub fn detail_names() -> Vec<String> {
+    Report::default()
+        .fields()
+        .into_iter()
+        .map(|(k, _)| k)
+        .filter(|k| HEADLINE.iter().all(|c| c.name != k))
+        .collect()
+}
+
+#[component]
+fn Metric(name: String, reading: RwSignal<Reading>) -> impl IntoView {
+    let label = label_of(&name).to_string();
+    let key = name.clone();
+    view! {
+        <div class="metric">
+            <dt>{label}</dt>
+            <dd data-metric=name>{move || reading.with(|r| r.field(&key))}</dd>
+        </div>
+    }
+}
+
+#[component]
+pub fn Counters(reading: RwSignal<Reading>) -> impl IntoView {
+    view! {
+        <section class="panel counters" aria-labelledby="counters-title">
+            <h2 id="counters-title">"Counters"</h2>
+            <dl class="headline">
+                {HEADLINE
+                    .iter()
+                    .map(|c| view! { <Metric name=c.name.to_string() reading=reading /> })
+                    .collect_view()}
+            </dl>
+            <details class="more">
+                <summary>"All counters"</summary>
+                <dl class="detail">
+                    {detail_names()
+                        .into_iter()
+                        .map(|n| view! { <Metric name=n reading=reading /> })
+                        .collect_view()}
+                </dl>
+            </details>
+        </section>
+    }
+}
+
+/// `n` with thin spaces between thousands, for prose (metrics stay plain digits).
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    let lead = digits.len() % 3;
+    for (k, ch) in digits.chars().enumerate() {
+        if k > 0 && k % 3 == lead {
+            out.push('\u{202f}');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Bar width (percent) of `value` against `max` on a log scale, so 1 and
+/// 8,000 both show.
+pub fn log_width(value: u64, max: u64) -> f64 {
+    if max == 0 {
+        return 0.0;
+    }
+    let w = ((value as f64) + 1.0).ln() / ((max as f64) + 1.0).ln() * 100.0;
+    w.clamp(0.0, 100.0)
+}
+
+struct Row {
+    defence: Defence,
+    title: &'static str,
+    formula: fn(&Reading) -> String,
+    metric: &'static str,
+}
+
+const ROWS: [Row; 3] = [
+    Row {
+        defence: Defence::None,
+        title: "none",
+        formula: |r| format!("I×T = {}", grouped(r.naive())),
+        metric: "measured_none",
+    },
+    Row {
+        defence: Defence::Singleflight,
+        title: "singleflight",
+        formula: |r| format!("I = {}", grouped(u64::from(r.instances))),
+        metric: "measured_singleflight",
+    },
+    Row {
+        defence: Defence::Both,
+        title: "+ claim",
+        formula: |_| "≈ 1".to_string(),
+        metric: "measured_both",
+    },
+];
+
+/// The lesson in three lines: the formula, and what the simulation measures.
+#[component]
+pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
+    let naive = move || reading.with(Reading::naive);
+    view! {
+        <section class="panel arithmetic" aria-labelledby="arith-title">
+            <h2 id="arith-title">"The arithmetic"</h2>
+            <p class="formula">
+                <span class="num">{move || reading.with(|r| r.instances)}</span>
+                " instances × "
+                <span class="num">{move || reading.with(|r| r.threads)}</span>
+                " threads = "
+                <strong class="num" data-metric="naive">{naive}</strong>
+                " recomputes with no defence"
+            </p>
+            <table class="arith">
+                <colgroup>
+                    <col class="c-defence" />
+                    <col class="c-formula" />
+                    <col class="c-measured" />
+                    <col class="c-bar" />
+                </colgroup>
+                <thead>
+                    <tr>
+                        <th scope="col">"defence"</th>
+                        <th scope="col">"formula"</th>
+                        <th scope="col">"now"</th>
+                        <th scope="col"><span class="sr-only">"log scale"</span></th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {ROWS
+                        .iter()
+                        .map(|row| {
+                            let d = row.defence;
+                            let idx = Defence::ALL.iter().position(|x| *x == d).unwrap_or(0);
+                            let measured = move || {
+                                reading.with(|r| {
+                                    if r.defence == Some(d) {
+                                        Some(r.recomputes)
+                                    } else {
+                                        r.compared[idx]
+                                    }
+                                })
+                            };
+                            let formula = row.formula;
+                            view! {
+                                <tr class:current=move || reading.with(|r| r.defence == Some(d))>
+                                    <th scope="row">{row.title}</th>
+                                    <td class="num">{move || reading.with(formula)}</td>
+                                    <td class="num" data-metric=row.metric>
+                                        {move || measured().map_or("—".to_string(), |m| m.to_string())}
+                                    </td>
+                                    <td aria-hidden="true">
+                                        <span
+                                            class="bar"
+                                            style:width=move || {
+                                                format!("{:.1}%", log_width(measured().unwrap_or(0), naive()).max(0.8))
+                                            }
+                                        ></span>
+                                    </td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+            <p class="arith-note">
+                {move || reading.with(|r| match (r.defence, r.compared[0].is_some()) {
+                    (Some(_), true) => "Your settings are the highlighted row; the other rows run the same fleet and seed beside it.".to_string(),
+                    (None, true) => format!("Your settings measure {} recomputes; the rows run the same fleet and seed with each defence.", r.recomputes),
+                    (_, false) => format!("Your settings measure {} recomputes. The fleet is too big to run three more copies beside it: switch the defences to measure each row.", r.recomputes),
+                })}
+            </p>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_counter_is_a_report_field_and_shown_once() {
+        let fields: Vec<String> = Report::default()
+            .fields()
+            .into_iter()
+            .map(|f| f.0)
+            .collect();
+        for c in HEADLINE {
+            assert!(fields.iter().any(|k| k == c.name), "{}", c.name);
+        }
+        let mut shown: Vec<String> = HEADLINE.iter().map(|c| c.name.to_string()).collect();
+        shown.extend(detail_names());
+        shown.sort();
+        let mut all = fields.clone();
+        all.sort();
+        assert_eq!(shown, all);
+        for f in &fields {
+            assert_ne!(label_of(f), "", "{f}");
+        }
+    }
+
+    #[test]
+    fn grouping_and_bars() {
+        assert_eq!(grouped(8000), "8\u{202f}000");
+        assert_eq!(grouped(40), "40");
+        assert_eq!(log_width(8000, 8000), 100.0);
+        assert_eq!(log_width(0, 8000), 0.0);
+        assert!(log_width(40, 8000) > log_width(1, 8000));
+    }
+}

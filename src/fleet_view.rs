@@ -1,0 +1,673 @@
+//! The fleet on a canvas: offices (instances) in a grid, each full of threads
+//! drawn as small glyphs coloured by state, and Redis and the origin as actors
+//! on the right that pulses travel to. Every frame draws one canvas path per
+//! colour, so 8,000 threads cost a handful of fills. A fleet too large to draw
+//! thread by thread is drawn aggregated: each office as bands of its states.
+
+use crate::lab::Channel;
+use crate::palette::{colour, look_of, scheme, Glyph, Scheme, LOOKS};
+use stampede::read_path::Activity;
+use web_sys::CanvasRenderingContext2d as Ctx;
+
+/// Below this cell size (css px) threads are drawn aggregated.
+pub const MIN_CELL: f64 = 2.0;
+/// Above this many threads the fleet is drawn aggregated whatever the size.
+pub const MAX_DRAWN: u64 = 250_000;
+/// How long a pulse takes to reach its actor (wall ms).
+pub const PULSE_MS: f64 = 650.0;
+/// Pulses alive at most; older ones are dropped first.
+pub const MAX_LIVE_PULSES: usize = 16_000;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Rect {
+    fn centre(&self) -> (f64, f64) {
+        (self.x + self.w / 2.0, self.y + self.h / 2.0)
+    }
+    pub fn contains(&self, other: &Rect) -> bool {
+        other.x >= self.x - 1e-6
+            && other.y >= self.y - 1e-6
+            && other.x + other.w <= self.x + self.w + 1e-6
+            && other.y + other.h <= self.y + self.h + 1e-6
+    }
+}
+
+/// Where everything goes for one canvas size and fleet shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub width: f64,
+    pub height: f64,
+    pub instances: u32,
+    pub threads: u32,
+    pub cols: u32,
+    pub office_w: f64,
+    pub office_h: f64,
+    pub gap: f64,
+    pub origin: (f64, f64),
+    /// Thread cell size and threads per row inside an office.
+    pub cell: f64,
+    pub per_row: u32,
+    pub pad: f64,
+    pub aggregated: bool,
+    pub redis: Rect,
+    pub origin_actor: Rect,
+}
+
+/// The canvas height for a width: wide screens get a landscape stage.
+pub fn stage_height(width: f64) -> f64 {
+    if width < 560.0 {
+        (width * 1.05).clamp(300.0, 460.0)
+    } else {
+        (width * 0.55).clamp(300.0, 520.0)
+    }
+}
+
+/// Best cell size for `t` threads in `w` x `h`, and how many per row.
+fn fit_cells(t: u32, w: f64, h: f64) -> (f64, u32) {
+    if w <= 0.0 || h <= 0.0 {
+        return (0.0, 1);
+    }
+    let t = f64::from(t.max(1));
+    let guess = (t * w / h).sqrt().ceil().max(1.0);
+    let mut best = (0.0, 1);
+    for cols in [guess - 2.0, guess - 1.0, guess, guess + 1.0, guess + 2.0] {
+        if cols < 1.0 {
+            continue;
+        }
+        let rows = (t / cols).ceil();
+        let c = (w / cols).min(h / rows);
+        if c > best.0 {
+            best = (c, cols as u32);
+        }
+    }
+    best
+}
+
+impl Layout {
+    pub fn new(width: f64, height: f64, instances: u32, threads: u32) -> Layout {
+        let n = instances.max(1);
+        let edge = 6.0;
+        let actor_w = (width * 0.17).clamp(76.0, 150.0);
+        let fleet_w = (width - actor_w - 3.0 * edge).max(10.0);
+        let fleet_h = (height - 2.0 * edge).max(10.0);
+        let gap = match n {
+            0..=64 => 6.0,
+            65..=400 => 3.0,
+            _ => 2.0,
+        };
+        let pad = if n <= 100 { 3.0 } else { 1.0 };
+        let total = u64::from(n) * u64::from(threads);
+        let mut best: Option<(f64, f64, u32, f64, f64, f64, u32)> = None;
+        for cols in 1..=n {
+            let rows = n.div_ceil(cols);
+            let ow = (fleet_w - gap * f64::from(cols - 1)) / f64::from(cols);
+            let oh = (fleet_h - gap * f64::from(rows - 1)) / f64::from(rows);
+            if ow <= 2.0 || oh <= 2.0 {
+                continue;
+            }
+            let (cell, per_row) = fit_cells(threads, ow - 2.0 * pad, oh - 2.0 * pad);
+            // Prefer big threads; among aggregated layouts, square offices.
+            let score = if cell >= MIN_CELL {
+                cell * 1000.0
+            } else {
+                ow.min(oh)
+            };
+            if best.is_none_or(|b| score > b.0) {
+                best = Some((score, cell, per_row, ow, oh, f64::from(cols), cols));
+            }
+        }
+        let (_, cell, per_row, ow, oh, _, cols) =
+            best.unwrap_or((0.0, 0.0, 1, fleet_w, fleet_h, 1.0, 1));
+        let rows = n.div_ceil(cols);
+        let used_h = f64::from(rows) * oh + gap * f64::from(rows - 1);
+        let used_w = f64::from(cols) * ow + gap * f64::from(cols - 1);
+        let origin = (
+            edge + (fleet_w - used_w) / 2.0,
+            edge + (fleet_h - used_h) / 2.0,
+        );
+        let ax = width - edge - actor_w;
+        let redis = Rect {
+            x: ax,
+            y: edge + fleet_h * 0.06,
+            w: actor_w,
+            h: fleet_h * 0.38,
+        };
+        let origin_actor = Rect {
+            x: ax,
+            y: edge + fleet_h * 0.54,
+            w: actor_w,
+            h: fleet_h * 0.40,
+        };
+        Layout {
+            width,
+            height,
+            instances: n,
+            threads,
+            cols,
+            office_w: ow,
+            office_h: oh,
+            gap,
+            origin,
+            cell,
+            per_row: per_row.max(1),
+            pad,
+            aggregated: cell < MIN_CELL || total > MAX_DRAWN,
+            redis,
+            origin_actor,
+        }
+    }
+
+    pub fn office(&self, i: u32) -> Rect {
+        let (c, r) = (i % self.cols, i / self.cols);
+        Rect {
+            x: self.origin.0 + f64::from(c) * (self.office_w + self.gap),
+            y: self.origin.1 + f64::from(r) * (self.office_h + self.gap),
+            w: self.office_w,
+            h: self.office_h,
+        }
+    }
+
+    /// The cell of thread `t` of instance `i`.
+    pub fn thread(&self, i: u32, t: u32) -> Rect {
+        let o = self.office(i);
+        let rows = self.threads.div_ceil(self.per_row);
+        let used_w = f64::from(self.per_row) * self.cell;
+        let used_h = f64::from(rows) * self.cell;
+        let x0 = o.x + (o.w - used_w) / 2.0;
+        let y0 = o.y + (o.h - used_h) / 2.0;
+        Rect {
+            x: x0 + f64::from(t % self.per_row) * self.cell,
+            y: y0 + f64::from(t / self.per_row) * self.cell,
+            w: self.cell,
+            h: self.cell,
+        }
+    }
+
+    /// Where a pulse of global thread index `g` starts.
+    pub fn source(&self, g: u32) -> (f64, f64) {
+        let t = self.threads.max(1);
+        let (i, k) = (g / t, g % t);
+        if self.aggregated {
+            self.office(i).centre()
+        } else {
+            self.thread(i, k).centre()
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pulse {
+    from: (f64, f64),
+    to: (f64, f64),
+    born: f64,
+    channel: Channel,
+}
+
+/// What the actors say, from the frame's measurements.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ActorStats {
+    pub redis_round_trips: u64,
+    pub live_claims: u64,
+    pub claim_attempts: u64,
+    pub origin_running: u64,
+    pub origin_capacity: u32,
+    pub recomputes: u64,
+}
+
+/// The canvas's drawing state between frames.
+#[derive(Default)]
+pub struct FleetView {
+    layout: Option<Layout>,
+    pulses: Vec<Pulse>,
+    by_state: Vec<Vec<u32>>,
+    bands: Vec<Vec<Rect>>,
+    /// Pulses that reached each actor recently (wall time), for the flash.
+    arrivals: [f64; 2],
+    /// The states the base layer shows, and in which theme.
+    shown: Option<(Vec<u8>, bool)>,
+}
+
+impl FleetView {
+    pub fn layout(&self) -> Option<&Layout> {
+        self.layout.as_ref()
+    }
+
+    /// Recomputes the layout when the size or the fleet's shape changed.
+    pub fn fit(&mut self, width: f64, height: f64, instances: u32, threads: u32) {
+        let same = self.layout.as_ref().is_some_and(|l| {
+            l.width == width
+                && l.height == height
+                && l.instances == instances
+                && l.threads == threads
+        });
+        if !same {
+            self.layout = Some(Layout::new(width, height, instances, threads));
+            self.pulses.clear();
+            self.shown = None;
+        }
+    }
+
+    pub fn clear_pulses(&mut self) {
+        self.pulses.clear();
+    }
+
+    pub fn add_pulses(&mut self, pulses: &[(u32, Channel)], now: f64) {
+        let Some(l) = &self.layout else { return };
+        let room = MAX_LIVE_PULSES.saturating_sub(self.pulses.len());
+        if pulses.len() > room {
+            let excess = (pulses.len() - room).min(self.pulses.len());
+            self.pulses.drain(..excess);
+        }
+        let n = pulses.len();
+        for (k, (g, ch)) in pulses.iter().enumerate().take(MAX_LIVE_PULSES) {
+            let actor = if ch.to_redis() {
+                l.redis
+            } else {
+                l.origin_actor
+            };
+            // Spread the landing points so a crowd of pulses reads as a crowd.
+            let spread = (k as f64 / n.max(1) as f64 - 0.5) * actor.h * 0.5;
+            let dock = (actor.x, actor.y + actor.h / 2.0 + spread);
+            let src = l.source(*g);
+            let (from, to) = if *ch == Channel::Answer {
+                (dock, src)
+            } else {
+                (src, dock)
+            };
+            self.pulses.push(Pulse {
+                from,
+                to,
+                born: now,
+                channel: *ch,
+            });
+        }
+    }
+
+    /// Draws one frame on two layers: `base` keeps the offices and threads
+    /// between frames and only repaints the threads whose state changed;
+    /// `overlay` is cleared and redrawn (pulses, actors). `now` is wall time.
+    pub fn draw(
+        &mut self,
+        (base, overlay): (&Ctx, &Ctx),
+        states: &[u8],
+        stats: &ActorStats,
+        dark: bool,
+        now: f64,
+    ) {
+        let Some(l) = self.layout.clone() else { return };
+        let sc = scheme(dark);
+        let stale = match &self.shown {
+            Some((shown, d)) => *d != dark || shown.len() != states.len(),
+            None => true,
+        };
+        if stale || l.aggregated {
+            base.set_fill_style_str(sc.background);
+            base.fill_rect(0.0, 0.0, l.width, l.height);
+            self.draw_offices(base, &l, sc);
+            if l.aggregated {
+                self.draw_aggregated(base, &l, states, dark);
+            } else {
+                self.sort_states(states.iter().enumerate().map(|(g, s)| (g as u32, *s)));
+                self.draw_threads(base, &l, dark, None);
+            }
+            self.shown = Some((states.to_vec(), dark));
+        } else if let Some((shown, _)) = self.shown.take() {
+            let mut shown = shown;
+            let changed = states
+                .iter()
+                .zip(shown.iter_mut())
+                .enumerate()
+                .filter(|(_, (new, old))| new != old)
+                .map(|(g, (new, old))| {
+                    *old = *new;
+                    (g as u32, *new)
+                });
+            let changed: Vec<(u32, u8)> = changed.collect();
+            if !changed.is_empty() {
+                self.sort_states(changed.into_iter());
+                self.draw_threads(base, &l, dark, Some(sc.office));
+            }
+            self.shown = Some((shown, dark));
+        }
+        overlay.clear_rect(0.0, 0.0, l.width, l.height);
+        self.draw_pulses(overlay, sc, now);
+        self.draw_actors(overlay, &l, sc, stats, now);
+    }
+
+    /// Forgets what the base layer shows, so the next frame repaints it all.
+    pub fn invalidate(&mut self) {
+        self.shown = None;
+    }
+
+    fn sort_states(&mut self, threads: impl Iterator<Item = (u32, u8)>) {
+        self.by_state.resize_with(Activity::COUNT, Vec::new);
+        for b in &mut self.by_state {
+            b.clear();
+        }
+        for (g, s) in threads {
+            let k = usize::from(s).min(Activity::COUNT - 1);
+            self.by_state[k].push(g);
+        }
+    }
+
+    fn draw_offices(&self, ctx: &Ctx, l: &Layout, sc: &Scheme) {
+        ctx.begin_path();
+        for i in 0..l.instances {
+            let o = l.office(i);
+            ctx.rect(o.x, o.y, o.w, o.h);
+        }
+        ctx.set_fill_style_str(sc.office);
+        ctx.fill();
+        if l.instances <= 400 {
+            ctx.set_stroke_style_str(sc.office_line);
+            ctx.set_line_width(1.0);
+            ctx.stroke();
+        }
+    }
+
+    /// Draws the threads sorted by `sort_states`, one path per state; with
+    /// `clear`, first paints their cells over in that colour.
+    fn draw_threads(&self, ctx: &Ctx, l: &Layout, dark: bool, clear: Option<&str>) {
+        let c = l.cell;
+        let size = (c * 0.78).max(1.0);
+        let inset = (c - size) / 2.0;
+        let shapes = c >= 5.0;
+        let t = l.threads.max(1);
+        if let Some(bg) = clear {
+            ctx.begin_path();
+            for g in self.by_state.iter().flatten() {
+                let r = l.thread(g / t, g % t);
+                ctx.rect(r.x, r.y, r.w, r.h);
+            }
+            ctx.set_fill_style_str(bg);
+            ctx.fill();
+        }
+        for (k, members) in self.by_state.iter().enumerate() {
+            if members.is_empty() {
+                continue;
+            }
+            let look = &LOOKS[k];
+            let glyph = if shapes { look.glyph } else { Glyph::Square };
+            ctx.begin_path();
+            for g in members {
+                let r = l.thread(g / t, g % t);
+                glyph_path(ctx, glyph, r.x + inset, r.y + inset, size);
+            }
+            paint(ctx, glyph, colour(look, dark), (size / 4.0).clamp(1.0, 2.0));
+        }
+    }
+
+    fn draw_aggregated(&mut self, ctx: &Ctx, l: &Layout, states: &[u8], dark: bool) {
+        self.bands.resize_with(Activity::COUNT, Vec::new);
+        for b in &mut self.bands {
+            b.clear();
+        }
+        let t = l.threads.max(1) as usize;
+        let mut counts = [0u32; Activity::COUNT];
+        for (i, office) in states.chunks(t).enumerate() {
+            counts.fill(0);
+            for s in office {
+                counts[usize::from(*s).min(Activity::COUNT - 1)] += 1;
+            }
+            let o = l.office(i as u32);
+            let inner = Rect {
+                x: o.x + l.pad,
+                y: o.y + l.pad,
+                w: (o.w - 2.0 * l.pad).max(1.0),
+                h: (o.h - 2.0 * l.pad).max(1.0),
+            };
+            let mut y = inner.y;
+            for (k, n) in counts.iter().enumerate() {
+                if *n == 0 {
+                    continue;
+                }
+                let h = inner.h * f64::from(*n) / t as f64;
+                self.bands[k].push(Rect {
+                    x: inner.x,
+                    y,
+                    w: inner.w,
+                    h: h.max(0.6),
+                });
+                y += h;
+            }
+        }
+        for (k, rects) in self.bands.iter().enumerate() {
+            if rects.is_empty() {
+                continue;
+            }
+            ctx.begin_path();
+            for r in rects {
+                ctx.rect(r.x, r.y, r.w, r.h);
+            }
+            ctx.set_fill_style_str(colour(&LOOKS[k], dark));
+            ctx.fill();
+        }
+    }
+
+    fn draw_pulses(&mut self, ctx: &Ctx, sc: &Scheme, now: f64) {
+        let mut landed = [false; 2];
+        self.pulses.retain(|p| {
+            let alive = now - p.born < PULSE_MS;
+            if !alive && p.channel != Channel::Answer {
+                landed[usize::from(!p.channel.to_redis())] = true;
+            }
+            alive
+        });
+        for (k, hit) in landed.iter().enumerate() {
+            if *hit {
+                self.arrivals[k] = now;
+            }
+        }
+        let size = if self.pulses.len() > 2000 { 2.0 } else { 3.0 };
+        for ch in 0..Channel::COUNT {
+            ctx.begin_path();
+            let mut any = false;
+            for p in self.pulses.iter().filter(|p| p.channel as usize == ch) {
+                let f = ((now - p.born) / PULSE_MS).clamp(0.0, 1.0);
+                let e = f * f * (3.0 - 2.0 * f);
+                let x = p.from.0 + (p.to.0 - p.from.0) * e;
+                let y = p.from.1 + (p.to.1 - p.from.1) * e;
+                ctx.rect(x - size / 2.0, y - size / 2.0, size, size);
+                any = true;
+            }
+            if any {
+                ctx.set_fill_style_str(sc.pulses[ch]);
+                ctx.fill();
+            }
+        }
+    }
+
+    fn draw_actors(&self, ctx: &Ctx, l: &Layout, sc: &Scheme, s: &ActorStats, now: f64) {
+        let flash = |k: usize| (1.0 - (now - self.arrivals[k]) / 300.0).clamp(0.0, 1.0);
+        let load = if s.origin_capacity == 0 {
+            0.0
+        } else {
+            (s.origin_running as f64 / f64::from(s.origin_capacity)).min(1.0)
+        };
+        let redis_lines = [
+            format!("{} round trips", s.redis_round_trips),
+            format!("{} claim attempts", s.claim_attempts),
+            if s.live_claims > 0 {
+                "claim: held".to_string()
+            } else {
+                "claim: free".to_string()
+            },
+        ];
+        let origin_lines = [
+            format!("{} running", s.origin_running),
+            format!("of {} capacity", s.origin_capacity),
+            format!("{} recomputes", s.recomputes),
+        ];
+        actor(
+            ctx,
+            sc,
+            &l.redis,
+            "Redis",
+            &redis_lines,
+            sc.pulses[0],
+            flash(0),
+            0.0,
+        );
+        actor(
+            ctx,
+            sc,
+            &l.origin_actor,
+            "Origin",
+            &origin_lines,
+            sc.pulses[3],
+            flash(1),
+            load,
+        );
+    }
+}
+
+/// Adds one glyph to the current path.
+fn glyph_path(ctx: &Ctx, glyph: Glyph, x: f64, y: f64, s: f64) {
+    match glyph {
+        Glyph::Square => ctx.rect(x, y, s, s),
+        Glyph::Ring => {
+            let w = (s / 4.0).clamp(1.0, 2.0) / 2.0;
+            ctx.rect(x + w, y + w, s - 2.0 * w, s - 2.0 * w);
+        }
+        Glyph::Triangle => {
+            ctx.move_to(x + s / 2.0, y - s * 0.1);
+            ctx.line_to(x + s * 1.08, y + s);
+            ctx.line_to(x - s * 0.08, y + s);
+            ctx.close_path();
+        }
+        Glyph::Diamond => {
+            ctx.move_to(x + s / 2.0, y - s * 0.12);
+            ctx.line_to(x + s * 1.12, y + s / 2.0);
+            ctx.line_to(x + s / 2.0, y + s * 1.12);
+            ctx.line_to(x - s * 0.12, y + s / 2.0);
+            ctx.close_path();
+        }
+        Glyph::Cross => {
+            ctx.move_to(x, y);
+            ctx.line_to(x + s, y + s);
+            ctx.move_to(x + s, y);
+            ctx.line_to(x, y + s);
+        }
+    }
+}
+
+fn paint(ctx: &Ctx, glyph: Glyph, colour: &str, line: f64) {
+    match glyph {
+        Glyph::Ring | Glyph::Cross => {
+            ctx.set_stroke_style_str(colour);
+            ctx.set_line_width(line);
+            ctx.stroke();
+        }
+        _ => {
+            ctx.set_fill_style_str(colour);
+            ctx.fill();
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn actor(
+    ctx: &Ctx,
+    sc: &Scheme,
+    r: &Rect,
+    name: &str,
+    lines: &[String],
+    accent: &str,
+    flash: f64,
+    load: f64,
+) {
+    ctx.begin_path();
+    let _ = ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, 10.0);
+    ctx.set_fill_style_str(sc.actor);
+    ctx.fill();
+    if load > 0.0 {
+        ctx.save();
+        ctx.clip();
+        ctx.set_global_alpha(0.28);
+        ctx.set_fill_style_str(accent);
+        let h = r.h * load;
+        ctx.fill_rect(r.x, r.y + r.h - h, r.w, h);
+        ctx.restore();
+    }
+    ctx.begin_path();
+    let _ = ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, 10.0);
+    ctx.set_stroke_style_str(accent);
+    ctx.set_line_width(1.5 + 2.0 * flash);
+    ctx.stroke();
+    ctx.set_fill_style_str(sc.text);
+    ctx.set_text_align("center");
+    ctx.set_text_baseline("top");
+    let cx = r.x + r.w / 2.0;
+    let big = if r.w >= 110.0 { 15.0 } else { 13.0 };
+    ctx.set_font(&format!("600 {big}px system-ui, sans-serif"));
+    let _ = ctx.fill_text(name, cx, r.y + 10.0);
+    let small = if r.w >= 110.0 { 12.0 } else { 10.0 };
+    ctx.set_font(&format!("{small}px system-ui, sans-serif"));
+    ctx.set_fill_style_str(sc.muted);
+    for (k, line) in lines.iter().enumerate() {
+        let y = r.y + 14.0 + big + (small + 5.0) * k as f64;
+        if y + small < r.y + r.h - 4.0 {
+            let _ = ctx.fill_text_with_max_width(line, cx, y, r.w - 8.0);
+        }
+    }
+}
+
+/// A thread's look by its state byte (for the legend and tests).
+pub fn state_colour(state: u8, dark: bool) -> &'static str {
+    colour(look_of(state), dark)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn within(l: &Layout) -> Rect {
+        Rect {
+            x: 0.0,
+            y: 0.0,
+            w: l.width,
+            h: l.height,
+        }
+    }
+
+    #[test]
+    fn the_interview_fleet_is_drawn_thread_by_thread() {
+        for (w, h) in [(1200.0, 560.0), (358.0, 376.0)] {
+            let l = Layout::new(w, h, 40, 200);
+            assert!(!l.aggregated, "{w}x{h}: cell {}", l.cell);
+            let stage = within(&l);
+            for i in 0..40 {
+                assert!(stage.contains(&l.office(i)), "office {i} at {w}");
+                let o = l.office(i);
+                for t in [0, 199] {
+                    assert!(o.contains(&l.thread(i, t)), "thread {i}/{t} at {w}");
+                }
+            }
+            assert!(stage.contains(&l.redis) && stage.contains(&l.origin_actor));
+            assert!(l.office(39).x + l.office(39).w <= l.redis.x);
+        }
+    }
+
+    #[test]
+    fn huge_fleets_are_aggregated() {
+        let l = Layout::new(1200.0, 560.0, 1000, 1000);
+        assert!(l.aggregated);
+        assert!(within(&l).contains(&l.office(999)));
+        let l = Layout::new(1200.0, 560.0, 1, 10_000);
+        assert!(!l.aggregated, "one office of 10,000 still fits: {}", l.cell);
+        let l = Layout::new(358.0, 376.0, 40, 10_000);
+        assert!(l.aggregated);
+    }
+
+    #[test]
+    fn stage_is_landscape_on_laptops_and_taller_on_phones() {
+        assert!(stage_height(1200.0) < 1200.0 * 0.6);
+        assert!(stage_height(358.0) > 300.0);
+    }
+}

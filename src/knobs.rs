@@ -1,0 +1,414 @@
+//! Every knob of the scenario, grouped the way the lessons use them, each with
+//! one line on what it does. The controls read and write the scenario through
+//! the core's `Scenario::get` / `Scenario::set` by the knob's long name, which
+//! is also its `data-control` name, so the table cannot drift from the core.
+
+use leptos::prelude::*;
+use stampede::scenario::{parse_u32, Notice, Scenario, U32_BOUNDS};
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// A whole number with the core's bounds.
+    Count,
+    /// A fraction 0..=1.
+    Fraction,
+    Switch,
+    Choice(&'static [(&'static str, &'static str)]),
+    /// One of the pitfalls, by its kebab-case name.
+    Pitfall(&'static str),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Knob {
+    /// The core's long name (or the pitfall's name); also `data-control`.
+    pub name: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
+    pub kind: Kind,
+}
+
+pub struct Group {
+    pub title: &'static str,
+    pub knobs: &'static [Knob],
+    pub open: bool,
+}
+
+const fn knob(name: &'static str, label: &'static str, help: &'static str, kind: Kind) -> Knob {
+    Knob {
+        name,
+        label,
+        help,
+        kind,
+    }
+}
+
+use Kind::{Count, Fraction, Switch};
+
+pub const GROUPS: [Group; 6] = [
+    Group {
+        title: "Fleet",
+        open: true,
+        knobs: &[
+            knob("instances", "Instances", "Processes (pods) behind the cache; the second multiplier.", Count),
+            knob("threads", "Threads each", "Request threads per instance that miss at once; the first multiplier.", Count),
+            knob("keys", "Keys", "Distinct keys the traffic asks for; a burst always hits key 0.", Count),
+        ],
+    },
+    Group {
+        title: "Workload",
+        open: false,
+        knobs: &[
+            knob("workload", "Traffic", "Burst: one hot key expires; steady: traffic over time; cold: an empty cache after a restart.", Kind::Choice(&[("burst", "burst"), ("steady", "steady"), ("cold", "cold")])),
+            knob("spread_ms", "Burst spread ms", "The burst's requests all arrive within this window.", Count),
+            knob("duration_ms", "Duration ms", "How long steady traffic runs.", Count),
+            knob("think_ms", "Think time ms", "Steady traffic: mean pause between one thread's requests.", Count),
+        ],
+    },
+    Group {
+        title: "Protection",
+        open: true,
+        knobs: &[
+            knob("singleflight", "Singleflight", "Threads of one instance that miss the same key share one computation.", Switch),
+            knob("claim", "Redis claim", "SET lock:key token NX PX ttl so one instance wins the right to recompute.", Kind::Choice(&[("off", "off"), ("inner", "inside singleflight"), ("outer", "outside singleflight")])),
+            knob("loser", "Claim losers", "What a thread that lost the claim does instead of recomputing.", Kind::Choice(&[("wait", "poll until the value lands"), ("stale", "serve stale"), ("degrade", "degrade"), ("compute", "recompute anyway")])),
+            knob("redis_error", "If Redis errors", "Fail open: treat the claim as won and refresh; closed: treat it as lost.", Kind::Choice(&[("open", "fail open"), ("closed", "fail closed")])),
+            knob("deadline_ms", "Deadline ms", "Each request gives up after this long, leader or waiter.", Count),
+            knob("claim_ttl_ms", "Claim TTL ms", "The claim expires on its own after this long; size it past p99 recompute.", Count),
+            knob("poll_ms", "Poll every ms", "How often a waiting loser re-reads the cache.", Count),
+            knob("rtt_ms", "Redis round trip ms", "Time for one command to reach Redis and answer.", Count),
+            knob("negative_ttl_ms", "Negative cache ms", "Cache a failure this long so retries back off (0 = off).", Count),
+            knob("admission", "Admission limit", "Recomputes one instance may run at once (0 = no limit).", Count),
+            knob("value_ttl_ms", "Value TTL ms", "How long a computed value stays fresh.", Count),
+            knob("jitter", "TTL jitter", "Spread each TTL by up to this fraction so keys stop expiring together.", Fraction),
+            knob("stale_ms", "Stale window ms", "After expiry a value may still be served stale this long (0 = never).", Count),
+            knob("stale_while_revalidate", "Serve stale, refresh behind", "On a stale hit answer at once and refresh in the background.", Switch),
+        ],
+    },
+    Group {
+        title: "Origin",
+        open: false,
+        knobs: &[
+            knob("recompute_ms", "Recompute ms", "Mean time the origin takes for one recompute.", Count),
+            knob("origin_capacity", "Capacity", "Concurrent recomputes the origin absorbs before it slows down.", Count),
+            knob("fail_rate", "Failure rate", "Chance that one recompute fails.", Fraction),
+            knob("origin_outage_ms", "Outage ms", "Every recompute started before this time fails.", Count),
+            knob("hang", "Hangs", "The origin never answers.", Switch),
+        ],
+    },
+    Group {
+        title: "Faults",
+        open: false,
+        knobs: &[
+            knob("redis_down", "Redis down", "Every Redis command errors for the whole run.", Switch),
+            knob("holder_crash", "Claim holder crashes", "The first claim winner dies without releasing it.", Switch),
+        ],
+    },
+    Group {
+        title: "Pitfalls",
+        open: false,
+        knobs: &[
+            knob("pitfall-remember-failure", "Remember failures", "A failed result stays in the flight map and is handed to later callers.", Kind::Pitfall("remember-failure")),
+            knob("pitfall-no-deadline", "No deadlines", "Waiters wait as long as the leader takes, forever if it hangs.", Kind::Pitfall("no-deadline")),
+            knob("pitfall-key-mismatch", "Key mismatch", "The coalescing key differs from the cache key, so nothing coalesces.", Kind::Pitfall("key-mismatch")),
+            knob("pitfall-mutable-result", "Mutable result", "Waiters share one mutable value and the first one changes it.", Kind::Pitfall("mutable-result")),
+        ],
+    },
+];
+
+/// The range validation clamps a numeric knob into, as the core defines it.
+pub fn knob_bounds(name: &str) -> (u32, u32) {
+    match name {
+        "think_ms" => (1, 600_000),
+        _ => U32_BOUNDS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map_or((0, u32::MAX), |&(_, lo, hi)| (lo, hi)),
+    }
+}
+
+/// The knob's current value as the control shows it.
+pub fn read(s: &Scenario, k: &Knob) -> String {
+    match k.kind {
+        Kind::Pitfall(p) => on_off(s.pitfalls.enabled().contains(&p)),
+        _ => s.get(k.name).unwrap_or_default(),
+    }
+}
+
+fn on_off(on: bool) -> String {
+    if on { "1" } else { "0" }.to_string()
+}
+
+/// Sets the knob from the control's text, then validates the scenario.
+/// Returns what was clamped or rejected, in words.
+pub fn write(s: &mut Scenario, k: &Knob, text: &str) -> Vec<Notice> {
+    let result = match k.kind {
+        Kind::Pitfall(p) => {
+            let mut on: Vec<&str> = s.pitfalls.enabled();
+            on.retain(|x| *x != p);
+            if matches!(text, "1" | "on" | "true") {
+                on.push(p);
+            }
+            s.set("pitfalls", &on.join("."))
+        }
+        _ => s.set(k.name, text),
+    };
+    let mut notices = Vec::new();
+    if let Err(e) = result {
+        notices.push(Notice {
+            knob: k.name.to_string(),
+            message: e,
+        });
+    }
+    notices.extend(s.validate());
+    notices
+}
+
+/// How long typing may pause before the page restarts the run; a `change`
+/// (Enter, blur, spinner) applies at once.
+const TYPING_PAUSE: std::time::Duration = std::time::Duration::from_millis(350);
+
+/// One knob's control, label and help line.
+#[component]
+pub fn KnobControl(
+    knob: Knob,
+    scenario: RwSignal<Scenario>,
+    notices: RwSignal<Vec<Notice>>,
+) -> impl IntoView {
+    let value = move || scenario.with(|s| read(s, &knob));
+    let apply = move |text: String| {
+        if scenario.with_untracked(|s| read(s, &knob)) == text {
+            return;
+        }
+        let mut next = scenario.get_untracked();
+        let n = write(&mut next, &knob, &text);
+        notices.set(n);
+        scenario.set(next);
+    };
+    let id = format!("knob-{}", knob.name);
+    let help_id = format!("{id}-help");
+    let control = match knob.kind {
+        Kind::Switch | Kind::Pitfall(_) => view! {
+            <input
+                id=id.clone()
+                type="checkbox"
+                role="switch"
+                data-control=knob.name
+                aria-describedby=help_id.clone()
+                prop:checked=move || value() == "1"
+                on:change=move |ev| apply(on_off(event_target_checked(&ev)))
+            />
+        }
+        .into_any(),
+        Kind::Choice(options) => view! {
+            <select
+                id=id.clone()
+                data-control=knob.name
+                aria-describedby=help_id.clone()
+                prop:value=value
+                on:change=move |ev| apply(event_target_value(&ev))
+            >
+                {options
+                    .iter()
+                    .map(|(v, label)| {
+                        let v = *v;
+                        view! {
+                            <option value=v selected=move || value() == v>
+                                {*label}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        }
+        .into_any(),
+        Kind::Count | Kind::Fraction => {
+            let (min, max, step) = if knob.kind == Kind::Fraction {
+                ("0".to_string(), "1".to_string(), "0.05")
+            } else {
+                let (lo, hi) = knob_bounds(knob.name);
+                (lo.to_string(), hi.to_string(), "1")
+            };
+            let pending = StoredValue::new(None::<TimeoutHandle>);
+            let cancel = move || {
+                if let Some(h) = pending.get_value() {
+                    h.clear();
+                }
+                pending.set_value(None);
+            };
+            let is_number = move |t: &str| {
+                if knob.kind == Kind::Fraction {
+                    t.trim().parse::<f64>().is_ok_and(f64::is_finite)
+                } else {
+                    parse_u32(t).is_ok()
+                }
+            };
+            view! {
+                <input
+                    id=id.clone()
+                    type="number"
+                    inputmode=if knob.kind == Kind::Fraction { "decimal" } else { "numeric" }
+                    min=min
+                    max=max
+                    step=step
+                    data-control=knob.name
+                    aria-describedby=help_id.clone()
+                    prop:value=value
+                    on:input=move |ev| {
+                        let t = event_target_value(&ev);
+                        if is_number(&t) {
+                            cancel();
+                            let h = set_timeout_with_handle(move || apply(t), TYPING_PAUSE);
+                            pending.set_value(h.ok());
+                        }
+                    }
+                    on:change=move |ev| {
+                        cancel();
+                        let t = event_target_value(&ev);
+                        if is_number(&t) {
+                            apply(t);
+                        } else {
+                            // Not a number: show the value in force again.
+                            event_target::<web_sys::HtmlInputElement>(&ev).set_value(&value());
+                        }
+                    }
+                />
+            }
+            .into_any()
+        }
+    };
+    let inline = matches!(knob.kind, Kind::Switch | Kind::Pitfall(_));
+    view! {
+        <div class="knob" class:inline=inline>
+            <label class="knob-label" for=id>{knob.label}</label>
+            {control}
+            <p class="knob-help" id=help_id>{knob.help}</p>
+        </div>
+    }
+}
+
+/// All knob groups as collapsible sections.
+#[component]
+pub fn KnobPanel(scenario: RwSignal<Scenario>, notices: RwSignal<Vec<Notice>>) -> impl IntoView {
+    view! {
+        <section class="panel knobs" aria-labelledby="knobs-title">
+            <h2 id="knobs-title">"Every knob"</h2>
+            <Show when=move || notices.with(|n| !n.is_empty())>
+                <ul class="notices" role="status">
+                    {move || notices.with(|n| n.iter().map(|x| view! { <li>{x.to_string()}</li> }).collect_view())}
+                </ul>
+            </Show>
+            <div class="groups">
+                {GROUPS
+                    .iter()
+                    .map(|g| {
+                        view! {
+                            <details class="group" open=g.open data-group=g.title.to_lowercase()>
+                                <summary>{g.title}</summary>
+                                <div class="group-knobs">
+                                    {g.knobs
+                                        .iter()
+                                        .map(|k| view! { <KnobControl knob=*k scenario=scenario notices=notices /> })
+                                        .collect_view()}
+                                </div>
+                            </details>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stampede::scenario::Pitfalls;
+
+    /// Every field of `Scenario`, by the name `Scenario::get` knows it as.
+    const SCENARIO_KNOBS: [&str; 29] = [
+        "instances",
+        "threads",
+        "keys",
+        "workload",
+        "singleflight",
+        "claim",
+        "loser",
+        "redis_error",
+        "recompute_ms",
+        "origin_capacity",
+        "claim_ttl_ms",
+        "rtt_ms",
+        "deadline_ms",
+        "value_ttl_ms",
+        "jitter",
+        "stale_ms",
+        "stale_while_revalidate",
+        "admission",
+        "negative_ttl_ms",
+        "fail_rate",
+        "origin_outage_ms",
+        "hang",
+        "redis_down",
+        "holder_crash",
+        "pitfalls",
+        "poll_ms",
+        "spread_ms",
+        "duration_ms",
+        "think_ms",
+    ];
+
+    fn all() -> impl Iterator<Item = &'static Knob> {
+        GROUPS.iter().flat_map(|g| g.knobs.iter())
+    }
+
+    #[test]
+    fn every_scenario_knob_has_a_control() {
+        for name in SCENARIO_KNOBS {
+            assert!(Scenario::default().get(name).is_some(), "core knows {name}");
+            let covered = if name == "pitfalls" {
+                Pitfalls::NAMES
+                    .iter()
+                    .all(|p| all().any(|k| k.kind == Kind::Pitfall(p)))
+            } else {
+                all().any(|k| k.name == name)
+            };
+            assert!(covered, "no control for {name}");
+        }
+        let mut names: Vec<_> = all().map(|k| k.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all().count(), "data-control names are unique");
+    }
+
+    #[test]
+    fn controls_read_and_write_through_the_core() {
+        let mut s = Scenario::default();
+        for k in all() {
+            let was = read(&s, k);
+            assert!(
+                write(&mut s, k, &was).is_empty(),
+                "{} rejects its own value",
+                k.name
+            );
+            assert_eq!(read(&s, k), was);
+        }
+        let pitfall = all().find(|k| k.name == "pitfall-no-deadline").unwrap();
+        write(&mut s, pitfall, "1");
+        assert!(s.pitfalls.no_deadline);
+        write(&mut s, pitfall, "0");
+        assert!(!s.pitfalls.no_deadline);
+        let instances = all().find(|k| k.name == "instances").unwrap();
+        let n = write(&mut s, instances, "5000");
+        assert_eq!(s.instances, 1000);
+        assert_eq!(n.len(), 1, "the clamp is reported: {n:?}");
+    }
+
+    #[test]
+    fn help_lines_are_one_line() {
+        for k in all() {
+            assert!(!k.help.contains('\n') && k.help.len() < 110, "{}", k.name);
+        }
+        assert_eq!(knob_bounds("threads"), (1, 10_000));
+        assert_eq!(knob_bounds("think_ms"), (1, 600_000));
+    }
+}

@@ -1,0 +1,487 @@
+//! The running experiment behind the page: the fleet being animated, the
+//! clock it is heading for, the chart's samples and the side-by-side runs of
+//! the arithmetic panel. No web types here, so it is tested on the host; the
+//! page hands it a "out of time?" check and it works in slices until then.
+
+use stampede::metrics::Report;
+use stampede::scenario::{ClaimMode, Scenario, Workload};
+use stampede::sim::{Event, EventKind, Fleet, Sample};
+
+/// Virtual microseconds.
+pub type Micros = u64;
+
+/// Events per call to `advance_to` before the page checks its frame budget.
+pub const CHUNK: usize = 2_000;
+/// Up to this many events (estimated) a scout fleet runs the whole scenario
+/// ahead of the animated one, in the frames' spare budget, so the chart and
+/// the timeline show the entire run within a few frames of the start.
+pub const PREVIEW_EVENTS: u64 = 400_000;
+/// Up to this many threads the arithmetic panel runs its three comparison
+/// fleets beside the animated one.
+pub const COMPARE_THREADS: u64 = 50_000;
+/// Pulses collected per frame at most; the rest are only counted.
+pub const MAX_PULSES: usize = 12_000;
+
+/// Where a pulse travels: to Redis, to the origin, or back from the origin.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    /// GET or poll of the cache.
+    Read = 0,
+    /// SET NX of the claim.
+    Claim = 1,
+    /// SET of the value or release of the claim.
+    Write = 2,
+    /// A recompute leaving for the origin.
+    Recompute = 3,
+    /// A recompute's answer coming back.
+    Answer = 4,
+}
+
+impl Channel {
+    pub const COUNT: usize = 5;
+
+    pub fn of(kind: EventKind) -> Option<Channel> {
+        Some(match kind {
+            EventKind::CacheGet | EventKind::Poll => Channel::Read,
+            EventKind::Claim => Channel::Claim,
+            EventKind::CacheSet | EventKind::Release => Channel::Write,
+            EventKind::RecomputeStart => Channel::Recompute,
+            EventKind::RecomputeEnd => Channel::Answer,
+            _ => return None,
+        })
+    }
+
+    /// True for the channels that end at Redis (the others meet the origin).
+    pub fn to_redis(self) -> bool {
+        matches!(self, Channel::Read | Channel::Claim | Channel::Write)
+    }
+}
+
+/// The three configurations the arithmetic panel compares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Defence {
+    /// Neither layer: instances x threads.
+    None,
+    /// Singleflight only: one per instance.
+    Singleflight,
+    /// Singleflight outside, claim inside: about one.
+    Both,
+}
+
+impl Defence {
+    pub const ALL: [Defence; 3] = [Defence::None, Defence::Singleflight, Defence::Both];
+
+    pub fn apply(self, s: &Scenario) -> Scenario {
+        let (singleflight, claim) = match self {
+            Defence::None => (false, ClaimMode::Off),
+            Defence::Singleflight => (true, ClaimMode::Off),
+            Defence::Both => (true, ClaimMode::Inner),
+        };
+        Scenario {
+            singleflight,
+            claim,
+            ..s.clone()
+        }
+    }
+
+    /// The defence the scenario uses, if it is one of the three.
+    pub fn of(s: &Scenario) -> Option<Defence> {
+        Defence::ALL.into_iter().find(|d| d.apply(s) == *s)
+    }
+}
+
+/// A rough event count, to decide whether a scout run is cheap.
+pub fn estimated_events(s: &Scenario) -> u64 {
+    let threads = u64::from(s.instances) * u64::from(s.threads);
+    let requests = match s.workload {
+        Workload::Steady => {
+            threads * (u64::from(s.duration_ms) / u64::from(s.think_ms.max(1))).max(1)
+        }
+        Workload::Burst | Workload::Cold => threads,
+    };
+    requests.saturating_mul(if s.claim == ClaimMode::Outer { 9 } else { 6 })
+}
+
+/// The spacing of the chart's samples.
+pub fn sample_step(s: &Scenario) -> Micros {
+    match s.workload {
+        // A thousand samples over the run's duration (duration_ms of µs each).
+        Workload::Steady => u64::from(s.duration_ms).max(1000),
+        Workload::Burst | Workload::Cold => 1000,
+    }
+}
+
+pub struct Lab {
+    scenario: Scenario,
+    seed: u64,
+    fleet: Fleet,
+    /// How far the animated fleet has been advanced (it may sit at its horizon).
+    pos: Micros,
+    target: Micros,
+    /// Runs ahead to the end on its own, when that is cheap enough, to learn
+    /// the run's length and record the chart before the animation gets there.
+    scout: Option<Fleet>,
+    /// Samples on a fixed grid (from the scout, else from the animated
+    /// fleet); valid whatever the scrubbing, since the same virtual time
+    /// always shows the same state.
+    samples: Vec<Sample>,
+    step: Micros,
+    /// When the run went quiet, the time of its last visible change.
+    end: Option<Micros>,
+    compare: Vec<(Defence, Fleet)>,
+    pulses: Vec<(u32, Channel)>,
+    pulses_dropped: u64,
+    collect_pulses: bool,
+}
+
+impl Lab {
+    pub fn new(scenario: &Scenario, seed: u64) -> Lab {
+        let mut scenario = scenario.clone();
+        // The caller shows the notices; here only the clamped values matter.
+        let _ = scenario.validate();
+        let threads = u64::from(scenario.instances) * u64::from(scenario.threads);
+        let scout =
+            (estimated_events(&scenario) <= PREVIEW_EVENTS).then(|| Fleet::new(&scenario, seed));
+        let compare = if threads <= COMPARE_THREADS {
+            Defence::ALL
+                .iter()
+                .map(|d| (*d, Fleet::new(&d.apply(&scenario), seed)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut fleet = Fleet::new(&scenario, seed);
+        fleet.set_recording(true);
+        let first = fleet.sample();
+        Lab {
+            step: sample_step(&scenario),
+            end: None,
+            scenario,
+            seed,
+            fleet,
+            pos: 0,
+            target: 0,
+            scout,
+            samples: vec![first],
+            compare,
+            pulses: Vec::new(),
+            pulses_dropped: 0,
+            collect_pulses: true,
+        }
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub fn fleet(&self) -> &Fleet {
+        &self.fleet
+    }
+
+    /// Virtual time on display: how far the fleet has really been advanced.
+    pub fn now(&self) -> Micros {
+        self.pos
+    }
+
+    pub fn target(&self) -> Micros {
+        self.target
+    }
+
+    /// The end of the run if it is known (from the scout, or once quiet).
+    pub fn end(&self) -> Option<Micros> {
+        self.end
+    }
+
+    /// The timeline's length: the end when known, else a guess that grows.
+    pub fn span(&self) -> Micros {
+        self.end.unwrap_or_else(|| {
+            let seen = self.pos.max(self.target);
+            let guess = match self.scenario.workload {
+                Workload::Steady => u64::from(self.scenario.duration_ms) * 1000,
+                _ => u64::from(self.scenario.deadline_ms + self.scenario.spread_ms) * 1000,
+            };
+            guess.max(seen + seen / 4).max(1000)
+        })
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.end.is_some_and(|e| self.pos >= e)
+    }
+
+    pub fn caught_up(&self) -> bool {
+        self.pos >= self.target
+            && self
+                .compare
+                .iter()
+                .all(|(_, f)| f.now() >= self.cap(self.target))
+    }
+
+    fn cap(&self, t: Micros) -> Micros {
+        t.min(self.end.unwrap_or(Micros::MAX))
+    }
+
+    /// Sets where the clock is heading. Going back rebuilds the fleets and
+    /// replays them (exact, because the simulation is deterministic).
+    pub fn seek(&mut self, t: Micros) {
+        let t = self.cap(t);
+        if t < self.pos {
+            let mut fleet = Fleet::new(&self.scenario, self.seed);
+            fleet.set_recording(true);
+            self.fleet = fleet;
+            self.pos = 0;
+            for (d, f) in &mut self.compare {
+                *f = Fleet::new(&d.apply(&self.scenario), self.seed);
+            }
+            self.pulses.clear();
+        }
+        // A jump is not something to draw as pulses.
+        self.collect_pulses = t.saturating_sub(self.pos) <= 250_000;
+        self.target = t;
+    }
+
+    /// Moves the target forward by `dt` virtual microseconds (playback).
+    pub fn play_for(&mut self, dt: Micros) {
+        let t = self.cap(self.target.saturating_add(dt));
+        self.collect_pulses = true;
+        self.target = t;
+    }
+
+    /// The time a single step goes to: the next event, at least 1 ms on.
+    pub fn next_step(&self) -> Micros {
+        let min = self.pos + 1000;
+        let next = self.fleet.next_event_at().unwrap_or(min).max(min);
+        self.cap(next)
+    }
+
+    /// Works toward the target until `out_of_time()` says stop. Returns
+    /// true when every fleet reached it.
+    pub fn advance(&mut self, out_of_time: &dyn Fn() -> bool) -> bool {
+        while self.pos < self.target {
+            let next_grid = (self.pos / self.step + 1) * self.step;
+            let to = next_grid.min(self.target);
+            let reached = self.fleet.advance_to(to, CHUNK);
+            self.take_events();
+            if reached {
+                self.pos = to;
+                if self.scout.is_none() && to == next_grid {
+                    self.record(to);
+                }
+                if self.end.is_none() && self.fleet.is_quiet() {
+                    self.end = Some(self.fleet.last_activity().max(1));
+                    self.target = self.cap(self.target);
+                }
+            }
+            if out_of_time() {
+                return false;
+            }
+        }
+        let target = self.target;
+        for (_, f) in &mut self.compare {
+            while !f.advance_to(target, CHUNK) {
+                if out_of_time() {
+                    return false;
+                }
+            }
+        }
+        self.scout_ahead(out_of_time);
+        true
+    }
+
+    fn record(&mut self, t: Micros) {
+        if self.samples.last().is_none_or(|s| s.t < t) {
+            self.samples.push(self.fleet.sample());
+        }
+    }
+
+    /// Spends what is left of the frame running the scout toward the end.
+    fn scout_ahead(&mut self, out_of_time: &dyn Fn() -> bool) {
+        while let Some(scout) = self.scout.as_mut() {
+            if scout.is_quiet() {
+                let end = scout.last_activity().max(1);
+                // The last sample closes the chart at the end.
+                if self.samples.last().is_none_or(|s| s.t < end) {
+                    let mut last = scout.sample();
+                    last.t = end;
+                    self.samples.push(last);
+                }
+                self.scout = None;
+                self.end = Some(end);
+                self.target = self.cap(self.target);
+                return;
+            }
+            let t = self.samples.last().map_or(0, |s| s.t);
+            let next_grid = (t / self.step + 1) * self.step;
+            if scout.advance_to(next_grid, CHUNK) {
+                self.samples.push(scout.sample());
+            }
+            if out_of_time() {
+                return;
+            }
+        }
+    }
+
+    fn take_events(&mut self) {
+        let events = self.fleet.drain_events();
+        if !self.collect_pulses {
+            return;
+        }
+        for Event { thread, kind, .. } in events {
+            if let Some(c) = Channel::of(kind) {
+                if self.pulses.len() < MAX_PULSES {
+                    self.pulses.push((thread, c));
+                } else {
+                    self.pulses_dropped += 1;
+                }
+            }
+        }
+    }
+
+    /// The (thread, channel) pulses since the last call, and how many did not fit.
+    pub fn take_pulses(&mut self) -> (Vec<(u32, Channel)>, u64) {
+        let dropped = std::mem::take(&mut self.pulses_dropped);
+        (std::mem::take(&mut self.pulses), dropped)
+    }
+
+    pub fn report(&self) -> Report {
+        self.fleet.report()
+    }
+
+    /// Recomputes measured so far by the comparison run of `d`, if it runs.
+    pub fn compared(&self, d: Defence) -> Option<u64> {
+        self.compare
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|(_, f)| f.report().recomputes)
+    }
+
+    /// What the chart plots: samples on a grid, up to where they are known.
+    pub fn samples(&self) -> &[Sample] {
+        &self.samples
+    }
+
+    /// True while the scout is still looking for the end of the run.
+    pub fn scouting(&self) -> bool {
+        self.scout.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small() -> Scenario {
+        Scenario {
+            instances: 6,
+            threads: 30,
+            ..Scenario::default()
+        }
+    }
+
+    fn run_to_end(lab: &mut Lab) {
+        lab.seek(u64::MAX);
+        assert!(lab.advance(&|| false));
+    }
+
+    #[test]
+    fn the_scout_finds_the_end_and_fills_the_chart() {
+        let s = small();
+        let mut lab = Lab::new(&s, 3);
+        assert!(lab.scouting());
+        lab.seek(1_000);
+        while lab.scouting() {
+            lab.advance(&|| true);
+        }
+        let end = lab.end().expect("the scout found the end");
+        assert_eq!(lab.now(), 1_000, "the animated fleet did not run ahead");
+        let last = lab.samples().last().unwrap();
+        assert!(last.t >= end);
+        assert_eq!(last.recomputes, Fleet::new(&s, 3).run().recomputes);
+        assert!(lab.samples().windows(2).all(|w| w[0].t < w[1].t));
+    }
+
+    #[test]
+    fn runs_to_the_same_end_as_the_core() {
+        let s = small();
+        let mut lab = Lab::new(&s, 3);
+        run_to_end(&mut lab);
+        let mut fleet = Fleet::new(&s, 3);
+        let full = fleet.run();
+        assert_eq!(lab.report().recomputes, full.recomputes);
+        assert_eq!(lab.report().claim_attempts, full.claim_attempts);
+        assert!(lab.at_end());
+    }
+
+    #[test]
+    fn the_comparison_runs_show_the_lesson() {
+        let mut lab = Lab::new(&small(), 1);
+        run_to_end(&mut lab);
+        assert_eq!(lab.compared(Defence::None), Some(180));
+        assert_eq!(lab.compared(Defence::Singleflight), Some(6));
+        assert_eq!(lab.compared(Defence::Both), Some(1));
+    }
+
+    #[test]
+    fn seeking_back_gives_the_same_state() {
+        let mut lab = Lab::new(&small(), 9);
+        lab.seek(40_000);
+        assert!(lab.advance(&|| false));
+        let there = (lab.report(), lab.fleet().thread_states().to_vec());
+        lab.seek(400_000);
+        assert!(lab.advance(&|| false));
+        lab.seek(40_000);
+        assert!(lab.advance(&|| false));
+        assert_eq!(lab.now(), 40_000);
+        assert_eq!((lab.report(), lab.fleet().thread_states().to_vec()), there);
+    }
+
+    #[test]
+    fn slices_stop_when_out_of_time_and_carry_on() {
+        let mut lab = Lab::new(&small(), 2);
+        lab.seek(200_000);
+        assert!(!lab.advance(&|| true), "one slice, then out of time");
+        let mut calls = 0;
+        while !lab.advance(&|| true) {
+            calls += 1;
+            assert!(calls < 10_000);
+        }
+        assert_eq!(lab.now(), 200_000);
+    }
+
+    #[test]
+    fn pulses_name_their_channel() {
+        let mut lab = Lab::new(&small(), 2);
+        lab.seek(20_000);
+        lab.advance(&|| false);
+        let (pulses, dropped) = lab.take_pulses();
+        assert_eq!(dropped, 0);
+        assert!(pulses.iter().any(|p| p.1 == Channel::Read));
+        assert!(lab.take_pulses().0.is_empty(), "taken once");
+    }
+
+    #[test]
+    fn defence_round_trips() {
+        for d in Defence::ALL {
+            assert_eq!(Defence::of(&d.apply(&Scenario::default())), Some(d));
+        }
+        let outer = Scenario {
+            claim: ClaimMode::Outer,
+            ..Scenario::default()
+        };
+        assert_eq!(Defence::of(&outer), None);
+    }
+
+    #[test]
+    fn big_fleets_go_without_a_scout() {
+        let s = Scenario {
+            instances: 1000,
+            threads: 1000,
+            ..Scenario::default()
+        };
+        assert!(estimated_events(&s) > PREVIEW_EVENTS);
+        assert!(estimated_events(&Scenario::default()) <= PREVIEW_EVENTS);
+    }
+}

@@ -1,0 +1,201 @@
+//! The top bar: the preset picker and the transport — play/pause, step,
+//! restart, replay, the logarithmic speed, the timeline scrubber and the seed.
+//! It only sends commands; the animation loop in `app` carries them out.
+
+use leptos::prelude::*;
+use stampede::scenario::{Scenario, Workload, PRESETS};
+
+use crate::clock::{position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
+use crate::counters::Reading;
+
+/// What the buttons ask the animation loop to do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Command {
+    TogglePlay,
+    Step,
+    Restart,
+    Replay,
+    /// Jump to this virtual time (µs) and pause.
+    Seek(u64),
+}
+
+/// The preset the scenario is, if it is one exactly.
+pub fn preset_of(s: &Scenario) -> Option<&'static str> {
+    PRESETS.iter().find(|p| p.scenario() == *s).map(|p| p.name)
+}
+
+/// A speed that makes a preset's run take a few seconds to watch.
+pub fn suggested_speed(s: &Scenario) -> f64 {
+    match s.workload {
+        Workload::Steady => 2.0,
+        Workload::Burst | Workload::Cold => 0.25,
+    }
+}
+
+/// A fresh seed from the browser's randomness (not reproducible by design).
+pub fn random_seed() -> u64 {
+    (js_sys::Math::random() * 1e9).floor() as u64 + 1
+}
+
+#[component]
+pub fn PresetPicker(scenario: RwSignal<Scenario>, speed: RwSignal<f64>) -> impl IntoView {
+    let current = Memo::new(move |_| scenario.with(preset_of));
+    let lesson = move || {
+        current
+            .get()
+            .and_then(|n| PRESETS.iter().find(|p| p.name == n))
+            .map_or("Your own scenario: every knob is below.", |p| p.lesson)
+    };
+    view! {
+        <div class="preset">
+            <label class="preset-label" for="preset">"Scenario"</label>
+            <select
+                id="preset"
+                data-control="preset"
+                prop:value=move || current.get().unwrap_or("custom")
+                on:change=move |ev| {
+                    let name = event_target_value(&ev);
+                    if let Some(p) = PRESETS.iter().find(|p| p.name == name) {
+                        let s = p.scenario();
+                        speed.set(suggested_speed(&s));
+                        scenario.set(s);
+                    }
+                }
+            >
+                {PRESETS
+                    .iter()
+                    .map(|p| {
+                        let name = p.name;
+                        view! {
+                            <option value=name selected=move || current.get() == Some(name)>
+                                {p.title}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+                <option value="custom" disabled=true selected=move || current.get().is_none()>
+                    "Custom"
+                </option>
+            </select>
+            <p class="lesson">{lesson}</p>
+        </div>
+    }
+}
+
+#[component]
+pub fn Transport(
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    seed: RwSignal<u64>,
+    reading: RwSignal<Reading>,
+    send: Callback<Command>,
+) -> impl IntoView {
+    let span_ms = move || reading.with(|r| r.span as f64 / 1000.0);
+    let now_ms = move || reading.with(|r| r.now as f64 / 1000.0);
+    view! {
+        <div class="transport" role="group" aria-label="Playback">
+            <div class="buttons">
+                <button
+                    type="button"
+                    class="play"
+                    data-control="play"
+                    aria-pressed=move || playing.get().to_string()
+                    on:click=move |_| send.run(Command::TogglePlay)
+                >
+                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
+                </button>
+                <button type="button" data-control="step" title="Pause and go to the next event (at least 1 ms on)"
+                    on:click=move |_| send.run(Command::Step)>"Step"</button>
+                <button type="button" data-control="restart" title="Back to t = 0, paused"
+                    on:click=move |_| send.run(Command::Restart)>"Restart"</button>
+                <button type="button" data-control="replay" title="Play this seed again from t = 0"
+                    on:click=move |_| send.run(Command::Replay)>"Replay"</button>
+            </div>
+            <label class="speed">
+                <span>"Speed "<output>{move || speed_label(speed.get())}</output></span>
+                <input
+                    type="range"
+                    min="0"
+                    max=SPEED_STEPS
+                    step="1"
+                    data-control="speed"
+                    aria-valuetext=move || format!("{} real time", speed_label(speed.get()))
+                    prop:value=move || position_of(speed.get()).to_string()
+                    on:input=move |ev| {
+                        if let Ok(p) = event_target_value(&ev).parse::<u32>() {
+                            speed.set(speed_at(p));
+                        }
+                    }
+                />
+            </label>
+            <label class="timeline">
+                <span class="clock">
+                    "t = "<span class="now" data-metric="now_ms">{move || reading.with(|r| crate::clock::now_ms_text(r.now))}</span>" ms"
+                    <span class="of">{move || format!(" of {}", virtual_label(reading.with(|r| r.span)))}</span>
+                    <Show when=move || reading.with(|r| r.catching_up)>
+                        <span class="catching-up" role="status">" catching up…"</span>
+                    </Show>
+                </span>
+                <input
+                    type="range"
+                    min="0"
+                    step="any"
+                    data-control="timeline"
+                    aria-label="Virtual time"
+                    max=span_ms
+                    prop:max=span_ms
+                    prop:value=now_ms
+                    on:input=move |ev| {
+                        if let Ok(ms) = event_target_value(&ev).parse::<f64>() {
+                            if ms.is_finite() && ms >= 0.0 {
+                                send.run(Command::Seek((ms * 1000.0) as u64));
+                            }
+                        }
+                    }
+                />
+            </label>
+            <div class="seed">
+                <label for="seed">"Seed"</label>
+                <input
+                    id="seed"
+                    type="number"
+                    min="0"
+                    inputmode="numeric"
+                    data-control="seed"
+                    prop:value=move || seed.get().to_string()
+                    on:change=move |ev| {
+                        match event_target_value(&ev).trim().parse::<u64>() {
+                            Ok(v) => seed.set(v),
+                            Err(_) => event_target::<web_sys::HtmlInputElement>(&ev)
+                                .set_value(&seed.get_untracked().to_string()),
+                        }
+                    }
+                />
+                <button type="button" data-control="new-seed" title="A different random run of the same scenario"
+                    on:click=move |_| seed.set(random_seed())>"New seed"</button>
+            </div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_recognised() {
+        for p in PRESETS {
+            let name = preset_of(&p.scenario()).unwrap();
+            // Two presets may describe the same scenario; the first wins.
+            assert_eq!(
+                PRESETS.iter().find(|q| q.name == name).unwrap().scenario(),
+                p.scenario()
+            );
+        }
+        let custom = Scenario {
+            instances: 7,
+            ..Scenario::default()
+        };
+        assert_eq!(preset_of(&custom), None);
+    }
+}

@@ -1,0 +1,173 @@
+//! Everything the page knows lives in the URL: the scenario's compact query
+//! (the core's `to_query`), the seed, and the page's own `speed`. Reading a
+//! link never fails: what cannot be used is dropped or clamped, and the
+//! visitor is told which, in plain text (nothing from a URL becomes HTML).
+
+use crate::clock::{clamp_speed, round_speed, DEFAULT_SPEED};
+use stampede::scenario::{Notice, Scenario, MAX_QUERY_LEN};
+
+/// Keys only the page reads; the core would report them as unknown.
+pub const PAGE_KEYS: [&str; 1] = ["speed"];
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct PageState {
+    pub scenario: Scenario,
+    pub seed: u64,
+    pub speed: f64,
+}
+
+impl Default for PageState {
+    fn default() -> Self {
+        PageState {
+            scenario: Scenario::default(),
+            seed: 1,
+            speed: DEFAULT_SPEED,
+        }
+    }
+}
+
+fn notice(knob: &str, message: String) -> Notice {
+    Notice {
+        knob: knob.to_string(),
+        message,
+    }
+}
+
+/// Parses `location.search` (with or without `?`).
+pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
+    let q = query.strip_prefix('?').unwrap_or(query);
+    let mut speed = DEFAULT_SPEED;
+    let mut notices = Vec::new();
+    // Too long to trust: the core ignores the whole thing and says so.
+    let core_query = if q.len() > MAX_QUERY_LEN {
+        q.to_string()
+    } else {
+        let mut rest = Vec::new();
+        for part in q.split('&') {
+            match part.split_once('=') {
+                Some(("speed", v)) => speed = parse_speed(v, &mut notices),
+                _ if part == "speed" => notices.push(notice(
+                    "speed",
+                    format!("no value given; using {DEFAULT_SPEED}"),
+                )),
+                _ => rest.push(part),
+            }
+        }
+        rest.join("&")
+    };
+    let (scenario, seed, core) = Scenario::from_query(&core_query);
+    notices.extend(core);
+    (
+        PageState {
+            scenario,
+            seed,
+            speed,
+        },
+        notices,
+    )
+}
+
+fn parse_speed(v: &str, notices: &mut Vec<Notice>) -> f64 {
+    match v.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => {
+            let s = round_speed(x);
+            if clamp_speed(x) != x {
+                notices.push(notice(
+                    "speed",
+                    format!("{} is outside 0.01..=100; using {s}", clip(v)),
+                ));
+            }
+            s
+        }
+        _ => {
+            notices.push(notice(
+                "speed",
+                format!("'{}' is not a number; using {DEFAULT_SPEED}", clip(v)),
+            ));
+            DEFAULT_SPEED
+        }
+    }
+}
+
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().filter(|c| !c.is_control()).take(24).collect();
+    if s.chars().count() > 24 {
+        out.push('…');
+    }
+    out
+}
+
+/// The query string for a state (without `?`): knobs that differ from the
+/// defaults, the seed, and the speed when it is not the default.
+pub fn to_query(state: &PageState) -> String {
+    let mut q = state.scenario.to_query(state.seed);
+    let speed = round_speed(state.speed);
+    if (speed - DEFAULT_SPEED).abs() > 1e-9 {
+        q.push_str(&format!("&speed={speed}"));
+    }
+    q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stampede::scenario::{preset, ClaimMode, PRESETS};
+
+    #[test]
+    fn a_shared_link_restores_scenario_seed_and_speed() {
+        let state = PageState {
+            scenario: Scenario {
+                instances: 12,
+                claim: ClaimMode::Outer,
+                ..Scenario::default()
+            },
+            seed: 99,
+            speed: 4.0,
+        };
+        let q = to_query(&state);
+        let (back, notices) = parse(&format!("?{q}"));
+        assert_eq!(back, state, "{q}");
+        assert!(notices.is_empty(), "{notices:?}");
+    }
+
+    #[test]
+    fn every_preset_round_trips() {
+        for p in PRESETS {
+            let (s, n) = parse(&format!("preset={}&speed=0.5", p.name));
+            assert!(n.is_empty(), "{}: {n:?}", p.name);
+            assert_eq!(s.scenario, p.scenario());
+            assert_eq!(s.speed, 0.5);
+            let (again, _) = parse(&to_query(&s));
+            assert_eq!(again, s);
+        }
+        assert_eq!(parse("preset=naive").0.scenario, preset("naive").unwrap());
+    }
+
+    #[test]
+    fn broken_links_fall_back_and_say_why() {
+        let (s, n) = parse("?speed=fast&i=abc&wat=1");
+        assert_eq!(s, PageState::default());
+        let knobs: Vec<_> = n.iter().map(|x| x.knob.as_str()).collect();
+        assert_eq!(knobs, ["speed", "instances", "url"]);
+
+        let (s, n) = parse("speed=1e9&i=999999");
+        assert_eq!(s.speed, 100.0);
+        assert_eq!(s.scenario.instances, 1000);
+        assert_eq!(n.len(), 2, "{n:?}");
+
+        let huge = format!("speed=2&i={}", "9".repeat(MAX_QUERY_LEN * 4));
+        let (s, n) = parse(&huge);
+        assert_eq!(s, PageState::default());
+        assert_eq!(n.len(), 1);
+
+        let (s, n) = parse("<img src=x onerror=alert(1)>&speed&&=");
+        assert_eq!(s.scenario, Scenario::default());
+        assert!(n.iter().any(|x| x.knob == "speed"));
+        assert!(n.iter().all(|x| x.message.chars().count() < 200));
+    }
+
+    #[test]
+    fn default_state_has_a_short_link() {
+        assert_eq!(to_query(&PageState::default()), "seed=1");
+    }
+}

@@ -1,0 +1,96 @@
+// The lessons, measured in the built page: instances x threads with no
+// defence, instances with singleflight, one with the claim; the claim's
+// order changes the claim attempts; every preset loads and runs; a shared
+// link restores the same numbers.
+
+import { spec, control, metric } from "./lib/harness.mjs";
+
+await spec("lessons", async (t) => {
+  const { page } = t;
+
+  await t.open("");
+  await t.expectMetric("naive", "8000", "the interview card: 40 instances x 200 threads");
+  t.noProblems("while loading the page");
+  t.ok("the release build loads from a sub-folder with no console errors and no failed requests");
+  const pressed = await page.locator(control("play")).getAttribute("aria-pressed");
+  if (pressed !== "true") throw new Error(`the page should autoplay; play has aria-pressed=${pressed}`);
+  t.ok("the page autoplays");
+  await t.untilEnd();
+  await t.expectMetric("recomputes", "1", "both layers: one recompute for the fleet");
+  await t.expectMetric("claim_attempts", "40", "claim inside singleflight: one attempt per instance");
+  await t.expectMetric("measured_none", "8000", "the comparison run with no defence");
+  await t.expectMetric("measured_singleflight", "40", "the comparison run with singleflight only");
+  await t.expectMetric("measured_both", "1", "the comparison run with both layers");
+
+  // The defences, one at a time, on a smaller fleet at full speed.
+  await t.open("i=10&speed=100");
+  await page.selectOption(control("claim"), "off");
+  await page.setChecked(control("singleflight"), false);
+  await t.expectMetric("naive", "2000", "10 x 200");
+  await t.untilEnd();
+  await t.expectMetric("recomputes", "2000", "no defence: instances x threads");
+  await page.setChecked(control("singleflight"), true);
+  await t.untilEnd();
+  await t.expectMetric("recomputes", "10", "singleflight: one per instance");
+  await t.expectMetric("claim_attempts", "0", "no claim yet");
+  await page.selectOption(control("claim"), "inner");
+  await t.untilEnd();
+  await t.expectMetric("recomputes", "1", "the claim: one for the fleet");
+  await t.expectMetric("claim_attempts", "10", "claim inside singleflight: instances");
+  await page.selectOption(control("claim"), "outer");
+  await t.untilEnd();
+  await t.expectMetric("claim_attempts", "2000", "claim outside singleflight: instances x threads");
+  await t.expectMetric("recomputes", "1", "still one recompute");
+  await t.shot("desktop-claim-outer.png");
+  t.noProblems("while switching the defences");
+
+  // Every preset loads and runs.
+  const presets = await page.$$eval(`${control("preset")} option`, (os) =>
+    os.map((o) => o.value).filter((v) => v !== "custom"),
+  );
+  if (presets.length < 13) throw new Error(`expected 13 presets, found ${presets.length}`);
+  for (const name of presets) {
+    await t.open(`preset=${name}&speed=100`);
+    const chosen = await page.locator(control("preset")).inputValue();
+    if (chosen !== name) throw new Error(`preset=${name} shows ${chosen} in the picker`);
+    await page.waitForFunction(
+      (sel) => Number(document.querySelector(sel)?.textContent) > 0,
+      metric("requests"),
+      { timeout: 30_000 },
+    );
+    const lesson = (await page.locator(".lesson").textContent()) ?? "";
+    if (lesson.length < 20) throw new Error(`preset ${name} shows no lesson`);
+    t.noProblems(`while running preset ${name}`);
+    t.ok(`preset ${name} loads, names its lesson and runs`);
+  }
+  // Picking a preset from the picker switches the scenario.
+  await t.open("speed=100");
+  await page.selectOption(control("preset"), "naive");
+  await t.expectMetric("claim_attempts", "0", "the naive preset has no claim");
+  if (!(await page.evaluate(() => location.search.includes("sf=0")))) {
+    throw new Error(`the URL does not follow the preset: ${await page.evaluate(() => location.search)}`);
+  }
+  t.ok("picking a preset updates the URL");
+
+  // A shared link restores the same scenario, seed and numbers.
+  await t.open("i=8&t=50&c=outer&l=stale&st=60000&seed=42&speed=50");
+  await t.untilEnd();
+  const read = () =>
+    page.$$eval("[data-metric]", (els) =>
+      Object.fromEntries(els.map((e) => [e.dataset.metric, e.textContent.trim()])),
+    );
+  const first = await read();
+  const shared = await page.evaluate(() => location.href);
+  if (!shared.includes("seed=42") || !shared.includes("i=8")) {
+    throw new Error(`the address bar does not hold the scenario: ${shared}`);
+  }
+  await page.goto("about:blank");
+  await page.goto(shared, { waitUntil: "load" });
+  await t.untilEnd();
+  const second = await read();
+  for (const [k, v] of Object.entries(first)) {
+    if (second[k] !== v) throw new Error(`shared link: ${k} was ${v}, now ${second[k]}`);
+  }
+  t.ok(`a shared link restores the same ${Object.keys(first).length} numbers (${shared.split("?")[1]})`);
+  t.noProblems("while sharing a link");
+});

@@ -1,0 +1,129 @@
+// Shared by the end-to-end specs: launches Debian's Chromium through
+// playwright-core, collects every console error, failed request and uncaught
+// exception, and offers small helpers to read metrics and drive controls.
+// Specs live one directory up and are run by tests/e2e/run.sh (make e2e).
+
+import { createRequire } from "node:module";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, "../../..");
+export const shots = path.join(root, "tests", "e2e", "screenshots");
+// playwright-core lives in the project-local tool folder that `make setup` fills.
+const require = createRequire(path.join(root, ".tools", "resolve-from-here.js"));
+const { chromium } = require("playwright-core");
+
+export const baseUrl = process.env.E2E_URL;
+if (!baseUrl) {
+  console.error("E2E_URL is not set: run this through tests/e2e/run.sh");
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+
+export const metric = (name) => `[data-metric="${name}"]`;
+export const control = (name) => `[data-control="${name}"]`;
+
+/// Runs `body(t)` with a fresh browser; prints TAP-ish lines; exits non-zero on failure.
+export async function spec(name, body) {
+  const userDataDir = mkdtempSync(path.join(tmpdir(), "stampede-e2e-"));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1280, height: 800 },
+  });
+  const problems = [];
+  let checks = 0;
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on("console", (msg) => {
+    if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
+  });
+  page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
+  page.on("requestfailed", (req) =>
+    problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`),
+  );
+  page.on("response", (res) => {
+    if (res.status() >= 400) problems.push(`HTTP ${res.status()} for ${res.url()}`);
+  });
+
+  const t = {
+    page,
+    problems,
+    ok(what) {
+      checks += 1;
+      console.log(`ok ${checks} - ${what}`);
+    },
+    /// Opens the page with `query` (no leading ?) and waits for the first frame.
+    async open(query = "") {
+      await page.goto(query ? `${baseUrl}?${query}` : baseUrl, { waitUntil: "load" });
+      await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, {
+        timeout: 30_000,
+      });
+    },
+    async text(name) {
+      return ((await page.locator(metric(name)).first().textContent()) ?? "").trim();
+    },
+    async number(name) {
+      return Number(await t.text(name));
+    },
+    async expectMetric(name, want, why, timeout = 30_000) {
+      try {
+        await page.waitForFunction(
+          ([sel, want]) => document.querySelector(sel)?.textContent.trim() === want,
+          [metric(name), String(want)],
+          { timeout },
+        );
+      } catch {
+        throw new Error(`${name}: expected ${want} (${why}), page shows ${JSON.stringify(await t.text(name))}`);
+      }
+      t.ok(`${name} = ${want}: ${why}`);
+    },
+    /// Waits until the run has reached its end (the clock stops at the span).
+    async untilEnd(timeout = 60_000) {
+      await page.waitForFunction(
+        () => document.querySelector('[data-control="play"]')?.getAttribute("aria-pressed") === "false",
+        null,
+        { timeout },
+      );
+    },
+    async setNumber(name, value) {
+      const input = page.locator(control(name));
+      await input.fill(String(value));
+      await input.dispatchEvent("change");
+    },
+    noProblems(when) {
+      if (problems.length) throw new Error(`${when}:\n  ${problems.join("\n  ")}`);
+    },
+    async shot(file, opts = {}) {
+      await page.screenshot({ path: path.join(shots, file), ...opts });
+    },
+  };
+
+  let failure = null;
+  try {
+    await body(t);
+  } catch (err) {
+    failure = err;
+  } finally {
+    await context.close().catch(() => {});
+    rmSync(userDataDir, { recursive: true, force: true });
+  }
+  if (failure) {
+    console.error(`not ok - ${name}: ${failure.stack ?? failure.message}`);
+    if (problems.length) console.error(`browser problems:\n  ${problems.join("\n  ")}`);
+    process.exit(1);
+  }
+  console.log(`${name}: ${checks} passed, 0 failed`);
+}

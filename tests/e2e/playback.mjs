@@ -1,0 +1,81 @@
+// The clock: play, pause, step, scrub back and forth, restart, replay and the
+// speed control change virtual time as expected, and the same virtual time
+// always shows the same numbers.
+
+import { spec, control, metric } from "./lib/harness.mjs";
+
+await spec("playback", async (t) => {
+  const { page } = t;
+  const now = () => t.number("now_ms");
+  const pressed = async () => page.locator(control("play")).getAttribute("aria-pressed");
+
+  // A 2 s recompute: the run lasts long enough to pause it mid-way.
+  await t.open("rc=2000&speed=0.25");
+  await page.waitForFunction((sel) => Number(document.querySelector(sel)?.textContent) > 0, metric("now_ms"));
+  const a = await now();
+  await page.waitForTimeout(300);
+  const b = await now();
+  if (!(b > a)) throw new Error(`playing: the clock should move (${a} -> ${b})`);
+  if (b - a > 300 * 0.25 * 2) throw new Error(`at 0.25x, 300 ms should be ~75 virtual ms, got ${b - a}`);
+  t.ok(`playing at 0.25x moves the clock (${a} -> ${b} ms)`);
+
+  await page.click(control("play"));
+  if ((await pressed()) !== "false") throw new Error("play did not toggle to paused");
+  const p1 = await now();
+  await page.waitForTimeout(300);
+  const p2 = await now();
+  if (p1 !== p2) throw new Error(`paused: the clock moved ${p1} -> ${p2}`);
+  t.ok("pause stops the clock");
+
+  await page.click(control("step"));
+  await page.waitForFunction(([sel, was]) => Number(document.querySelector(sel)?.textContent) > was, [metric("now_ms"), p2]);
+  const s1 = await now();
+  if (s1 < p2 + 1) throw new Error(`step should move at least 1 ms: ${p2} -> ${s1}`);
+  if ((await pressed()) !== "false") throw new Error("step should leave the clock paused");
+  t.ok(`step moves to the next event (${p2} -> ${s1} ms) and stays paused`);
+
+  // Scrub forward, read, go further, come back: the same numbers.
+  const scrub = async (ms) => {
+    await page.locator(control("timeline")).fill(String(ms));
+    await page.waitForFunction(([sel, want]) => document.querySelector(sel)?.textContent === want, [metric("now_ms"), ms.toFixed(1)], { timeout: 20_000 });
+  };
+  const snapshot = () =>
+    page.$$eval("[data-metric]", (els) => els.map((e) => `${e.dataset.metric}=${e.textContent.trim()}`).join(" "));
+  await scrub(150);
+  const at150 = await snapshot();
+  await scrub(200);
+  const at200 = await snapshot();
+  if (at150 === at200) throw new Error("the numbers at 150 ms and 200 ms should differ");
+  await scrub(150);
+  const again = await snapshot();
+  if (again !== at150) throw new Error(`scrubbing back to 150 ms shows different numbers:\n${at150}\n${again}`);
+  t.ok("scrubbing forward and back shows the same numbers at the same virtual time");
+  if ((await pressed()) !== "false") throw new Error("scrubbing should pause");
+
+  await page.click(control("restart"));
+  await t.expectMetric("now_ms", "0.0", "restart goes back to t = 0");
+  if ((await pressed()) !== "false") throw new Error("restart should leave the clock paused");
+  await page.click(control("replay"));
+  if ((await pressed()) !== "true") throw new Error("replay should play");
+  await page.waitForFunction((sel) => Number(document.querySelector(sel)?.textContent) > 0, metric("now_ms"));
+  t.ok("replay plays the same seed from t = 0");
+
+  // The speed slider is logarithmic: its ends are 0.01x and 100x.
+  await page.locator(control("speed")).fill("100");
+  const label = (await page.locator(".speed output").textContent()) ?? "";
+  if (label.trim() !== "100×") throw new Error(`speed at its top should be 100×, shows ${label}`);
+  await t.untilEnd();
+  t.ok("the speed slider reaches 100× and the run plays to its end");
+  if (!(await page.evaluate(() => location.search.includes("speed=100")))) {
+    throw new Error("the speed is not in the URL");
+  }
+  t.ok("the speed lives in the URL");
+
+  // A new seed changes the seed and restarts.
+  const seedBefore = await page.locator(control("seed")).inputValue();
+  await page.click(control("new-seed"));
+  const seedAfter = await page.locator(control("seed")).inputValue();
+  if (seedAfter === seedBefore) throw new Error("new seed kept the seed");
+  t.ok(`new seed: ${seedBefore} -> ${seedAfter}`);
+  t.noProblems("while driving the clock");
+});
