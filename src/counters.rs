@@ -176,7 +176,8 @@ pub fn log_width(value: u64, max: u64) -> f64 {
 struct Row {
     defence: Defence,
     title: &'static str,
-    formula: fn(&Reading) -> String,
+    formula: &'static str,
+    predicted: fn(&Reading) -> String,
     metric: &'static str,
 }
 
@@ -184,19 +185,22 @@ const ROWS: [Row; 3] = [
     Row {
         defence: Defence::None,
         title: "none",
-        formula: |r| format!("I×T = {}", grouped(r.naive())),
+        formula: "I × T",
+        predicted: |r| grouped(r.naive()),
         metric: "measured_none",
     },
     Row {
         defence: Defence::Singleflight,
         title: "singleflight",
-        formula: |r| format!("I = {}", grouped(u64::from(r.instances))),
+        formula: "I",
+        predicted: |r| grouped(u64::from(r.instances)),
         metric: "measured_singleflight",
     },
     Row {
         defence: Defence::Both,
         title: "+ claim",
-        formula: |_| "≈ 1".to_string(),
+        formula: "≈ 1",
+        predicted: |_| "1".to_string(),
         metric: "measured_both",
     },
 ];
@@ -246,11 +250,14 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                                     }
                                 })
                             };
-                            let formula = row.formula;
+                            let predicted = row.predicted;
                             view! {
                                 <tr class:current=move || reading.with(|r| r.defence == Some(d))>
                                     <th scope="row">{row.title}</th>
-                                    <td class="num">{move || reading.with(formula)}</td>
+                                    <td class="formula-cell">
+                                        <span class="f">{row.formula}</span>
+                                        <span class="num">{move || reading.with(predicted)}</span>
+                                    </td>
                                     <td class="num" data-metric=row.metric>
                                         {move || measured().map_or("—".to_string(), |m| m.to_string())}
                                     </td>

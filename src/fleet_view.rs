@@ -336,6 +336,7 @@ impl FleetView {
             self.shown = Some((shown, dark));
         }
         overlay.clear_rect(0.0, 0.0, l.width, l.height);
+        self.draw_halos(overlay, &l, states, dark);
         self.draw_pulses(overlay, sc, now);
         self.draw_actors(overlay, &l, sc, stats, now);
     }
@@ -490,40 +491,135 @@ impl FleetView {
         } else {
             (s.origin_running as f64 / f64::from(s.origin_capacity)).min(1.0)
         };
-        let redis_lines = [
-            format!("{} round trips", s.redis_round_trips),
-            format!("{} claim attempts", s.claim_attempts),
-            if s.live_claims > 0 {
-                "claim: held".to_string()
-            } else {
-                "claim: free".to_string()
-            },
-        ];
-        let origin_lines = [
-            format!("{} running", s.origin_running),
-            format!("of {} capacity", s.origin_capacity),
-            format!("{} recomputes", s.recomputes),
-        ];
-        actor(
-            ctx,
-            sc,
-            &l.redis,
-            "Redis",
-            &redis_lines,
-            sc.pulses[0],
-            flash(0),
-            0.0,
-        );
-        actor(
-            ctx,
-            sc,
-            &l.origin_actor,
-            "Origin",
-            &origin_lines,
-            sc.pulses[3],
-            flash(1),
+        let claim = if s.live_claims > 0 {
+            "claim: held"
+        } else {
+            "claim: free"
+        };
+        Actor {
+            name: "Redis",
+            hero: s.claim_attempts,
+            hero_label: "claim attempts",
+            lines: [
+                format!("{} round trips", s.redis_round_trips),
+                claim.to_string(),
+            ],
+            accent: sc.pulses[0],
+            flash: flash(0),
+            load: 0.0,
+        }
+        .draw(ctx, sc, &l.redis);
+        Actor {
+            name: "Origin",
+            hero: s.recomputes,
+            hero_label: "recomputes",
+            lines: [
+                format!("{} running now", s.origin_running),
+                format!("capacity {}", s.origin_capacity),
+            ],
+            accent: sc.pulses[3],
+            flash: flash(1),
             load,
-        );
+        }
+        .draw(ctx, sc, &l.origin_actor);
+    }
+
+    /// Rings around the few threads doing the expensive work or holding the
+    /// claim, so that "one recompute" can be found among 8,000 threads.
+    fn draw_halos(&self, ctx: &Ctx, l: &Layout, states: &[u8], dark: bool) {
+        const MAX: usize = 64;
+        if l.aggregated {
+            return;
+        }
+        let t = l.threads.max(1);
+        let radius = (l.cell * 2.2).max(7.0);
+        for state in [Activity::Recomputing, Activity::Holding] {
+            let marked: Vec<u32> = states
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| **s == state as u8)
+                .take(MAX + 1)
+                .map(|(g, _)| g as u32)
+                .collect();
+            if marked.is_empty() || marked.len() > MAX {
+                continue;
+            }
+            ctx.begin_path();
+            for g in marked {
+                let r = l.thread(g / t, g % t);
+                let (x, y) = r.centre();
+                ctx.move_to(x + radius, y);
+                let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
+            }
+            ctx.set_stroke_style_str(look_of(state as u8).colour(dark));
+            ctx.set_line_width(2.0);
+            ctx.stroke();
+        }
+    }
+}
+
+/// Redis or the origin: a name, one big number, a couple of lines, a fill
+/// for load and a flash when pulses arrive.
+struct Actor {
+    name: &'static str,
+    hero: u64,
+    hero_label: &'static str,
+    lines: [String; 2],
+    accent: &'static str,
+    flash: f64,
+    load: f64,
+}
+
+impl Actor {
+    fn draw(&self, ctx: &Ctx, sc: &Scheme, r: &Rect) {
+        ctx.begin_path();
+        let _ = ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, 10.0);
+        ctx.set_fill_style_str(sc.actor);
+        ctx.fill();
+        if self.load > 0.0 {
+            ctx.save();
+            ctx.clip();
+            ctx.set_global_alpha(0.28);
+            ctx.set_fill_style_str(self.accent);
+            let h = r.h * self.load;
+            ctx.fill_rect(r.x, r.y + r.h - h, r.w, h);
+            ctx.restore();
+        }
+        ctx.begin_path();
+        let _ = ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, 10.0);
+        ctx.set_stroke_style_str(self.accent);
+        ctx.set_line_width(1.5 + 2.5 * self.flash);
+        ctx.stroke();
+
+        let wide = r.w >= 110.0;
+        let cx = r.x + r.w / 2.0;
+        let max_w = r.w - 10.0;
+        ctx.set_text_align("center");
+        ctx.set_text_baseline("top");
+        ctx.set_fill_style_str(sc.text);
+        let title = if wide { 15.0 } else { 13.0 };
+        ctx.set_font(&format!("600 {title}px system-ui, sans-serif"));
+        let mut y = r.y + 8.0;
+        let _ = ctx.fill_text_with_max_width(self.name, cx, y, max_w);
+        y += title + 6.0;
+        let hero = if wide { 30.0 } else { 22.0 };
+        ctx.set_font(&format!("700 {hero}px ui-monospace, monospace"));
+        ctx.set_fill_style_str(self.accent);
+        let _ = ctx.fill_text_with_max_width(&self.hero.to_string(), cx, y, max_w);
+        y += hero + 2.0;
+        let small = if wide { 12.0 } else { 10.0 };
+        ctx.set_font(&format!("{small}px system-ui, sans-serif"));
+        ctx.set_fill_style_str(sc.text);
+        let _ = ctx.fill_text_with_max_width(self.hero_label, cx, y, max_w);
+        y += small + 8.0;
+        ctx.set_fill_style_str(sc.muted);
+        for line in &self.lines {
+            if y + small > r.y + r.h - 4.0 {
+                break;
+            }
+            let _ = ctx.fill_text_with_max_width(line, cx, y, max_w);
+            y += small + 5.0;
+        }
     }
 }
 
@@ -567,53 +663,6 @@ fn paint(ctx: &Ctx, glyph: Glyph, colour: &str, line: f64) {
         _ => {
             ctx.set_fill_style_str(colour);
             ctx.fill();
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn actor(
-    ctx: &Ctx,
-    sc: &Scheme,
-    r: &Rect,
-    name: &str,
-    lines: &[String],
-    accent: &str,
-    flash: f64,
-    load: f64,
-) {
-    ctx.begin_path();
-    let _ = ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, 10.0);
-    ctx.set_fill_style_str(sc.actor);
-    ctx.fill();
-    if load > 0.0 {
-        ctx.save();
-        ctx.clip();
-        ctx.set_global_alpha(0.28);
-        ctx.set_fill_style_str(accent);
-        let h = r.h * load;
-        ctx.fill_rect(r.x, r.y + r.h - h, r.w, h);
-        ctx.restore();
-    }
-    ctx.begin_path();
-    let _ = ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, 10.0);
-    ctx.set_stroke_style_str(accent);
-    ctx.set_line_width(1.5 + 2.0 * flash);
-    ctx.stroke();
-    ctx.set_fill_style_str(sc.text);
-    ctx.set_text_align("center");
-    ctx.set_text_baseline("top");
-    let cx = r.x + r.w / 2.0;
-    let big = if r.w >= 110.0 { 15.0 } else { 13.0 };
-    ctx.set_font(&format!("600 {big}px system-ui, sans-serif"));
-    let _ = ctx.fill_text(name, cx, r.y + 10.0);
-    let small = if r.w >= 110.0 { 12.0 } else { 10.0 };
-    ctx.set_font(&format!("{small}px system-ui, sans-serif"));
-    ctx.set_fill_style_str(sc.muted);
-    for (k, line) in lines.iter().enumerate() {
-        let y = r.y + 14.0 + big + (small + 5.0) * k as f64;
-        if y + small < r.y + r.h - 4.0 {
-            let _ = ctx.fill_text_with_max_width(line, cx, y, r.w - 8.0);
         }
     }
 }

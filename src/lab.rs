@@ -182,9 +182,11 @@ impl Lab {
         &self.fleet
     }
 
-    /// Virtual time on display: how far the fleet has really been advanced.
+    /// Virtual time on display: how far the fleet has really been advanced,
+    /// but never past the end (at high speed the fleet may overshoot before
+    /// the end is known; nothing visible changes after it by definition).
     pub fn now(&self) -> Micros {
-        self.pos
+        self.end.map_or(self.pos, |e| self.pos.min(e))
     }
 
     pub fn target(&self) -> Micros {

@@ -171,6 +171,12 @@ pub const LOOKS: [Look; Activity::COUNT] = [
     ),
 ];
 
+impl Look {
+    pub fn colour(&self, dark: bool) -> &'static str {
+        colour(self, dark)
+    }
+}
+
 pub fn look_of(state: u8) -> &'static Look {
     LOOKS.get(usize::from(state)).unwrap_or(&LOOKS[0])
 }
