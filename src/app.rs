@@ -21,6 +21,9 @@ use crate::transport::{Command, PresetPicker, Transport};
 use crate::url_state::{self, PageState};
 use crate::{chart, panic};
 
+/// How long after mounting the knob panel is built.
+const KNOBS_AFTER: std::time::Duration = std::time::Duration::from_millis(60);
+
 /// Height of the chart canvas (css px).
 const CHART_HEIGHT: f64 = 190.0;
 
@@ -233,6 +236,7 @@ impl Engine {
             instances: s.instances,
             threads: s.threads,
             compared: Defence::ALL.map(|d| lab.compared(d)),
+            compared_behind: lab.compare_behind(),
             defence: Defence::of(&s),
             catching_up: !caught_up,
             aggregated: self.view.layout().is_some_and(|l| l.aggregated),
@@ -331,6 +335,8 @@ pub fn App() -> impl IntoView {
     let banner = RwSignal::new(url_notices);
     let knob_notices = RwSignal::new(Vec::<Notice>::new());
     let engine = StoredValue::new_local(Engine::default());
+    let knobs_ready = RwSignal::new(false);
+    set_timeout(move || knobs_ready.set(true), KNOBS_AFTER);
 
     // A new scenario or seed starts a new run from t = 0, playing.
     Effect::new(move |_| {
@@ -420,7 +426,11 @@ pub fn App() -> impl IntoView {
                     ></canvas>
                 </div>
             </section>
-            <KnobPanel scenario=scenario notices=knob_notices />
+            // The knobs are built a moment after the rest, in a task of their
+            // own, so that the first paint is not one long task.
+            <Show when=move || knobs_ready.get()>
+                <KnobPanel scenario=scenario notices=knob_notices />
+            </Show>
         </main>
         <footer class="colophon">
             <p>

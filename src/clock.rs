@@ -6,8 +6,18 @@
 /// Slowest and fastest virtual-time multipliers.
 pub const MIN_SPEED: f64 = 0.01;
 pub const MAX_SPEED: f64 = 100.0;
-/// The speed a visit starts at: a 1 s burst plays over 4 s.
+/// The speed a burst starts at: a 1 s burst plays over 4 s.
 pub const DEFAULT_SPEED: f64 = 0.25;
+/// The speed steady traffic starts at: 20 s of traffic play over 10 s.
+pub const STEADY_SPEED: f64 = 2.0;
+
+/// The speed a scenario starts at (and that its link leaves out).
+pub fn default_speed(s: &stampede::scenario::Scenario) -> f64 {
+    match s.workload {
+        stampede::scenario::Workload::Steady => STEADY_SPEED,
+        _ => DEFAULT_SPEED,
+    }
+}
 /// Positions of the speed slider (`<input type=range min=0 max=STEPS>`).
 pub const SPEED_STEPS: u32 = 100;
 /// Wall time one frame may turn into virtual time at most (ms).

@@ -20,6 +20,8 @@ pub struct Reading {
     pub threads: u32,
     /// Measured recomputes of each comparison run, if it runs.
     pub compared: [Option<u64>; 3],
+    /// The comparison runs lag behind the clock this frame.
+    pub compared_behind: bool,
     pub defence: Option<Defence>,
     pub catching_up: bool,
     pub aggregated: bool,
@@ -245,11 +247,14 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                                 reading.with(|r| {
                                     if r.defence == Some(d) {
                                         Some(r.recomputes)
+                                    } else if r.compared_behind {
+                                        None
                                     } else {
                                         r.compared[idx]
                                     }
                                 })
                             };
+                            let behind = move || reading.with(|r| r.compared_behind && r.compared[idx].is_some());
                             let predicted = row.predicted;
                             view! {
                                 <tr class:current=move || reading.with(|r| r.defence == Some(d))>
@@ -259,7 +264,11 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                                         <span class="num">{move || reading.with(predicted)}</span>
                                     </td>
                                     <td class="num" data-metric=row.metric>
-                                        {move || measured().map_or("—".to_string(), |m| m.to_string())}
+                                        {move || match measured() {
+                                            Some(m) => m.to_string(),
+                                            None if behind() => "…".to_string(),
+                                            None => "—".to_string(),
+                                        }}
                                     </td>
                                     <td aria-hidden="true">
                                         <span

@@ -16,7 +16,11 @@ pub const MAX_DRAWN: u64 = 250_000;
 /// How long a pulse takes to reach its actor (wall ms).
 pub const PULSE_MS: f64 = 650.0;
 /// Pulses alive at most; older ones are dropped first.
-pub const MAX_LIVE_PULSES: usize = 16_000;
+pub const MAX_LIVE_PULSES: usize = 2_500;
+/// New pulses per channel per frame at most: beyond this a crowd is drawn
+/// as an evenly thinned sample (it still reads as a crowd, and drawing every
+/// one of 8,000 would cost the frame).
+pub const PULSES_PER_CHANNEL: usize = 400;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
@@ -231,6 +235,8 @@ pub struct FleetView {
     arrivals: [f64; 2],
     /// The states the base layer shows, and in which theme.
     shown: Option<(Vec<u8>, bool)>,
+    /// Threads repainted this frame, and whether their new glyph covers the old.
+    covered: Vec<(u32, bool)>,
 }
 
 impl FleetView {
@@ -259,34 +265,41 @@ impl FleetView {
 
     pub fn add_pulses(&mut self, pulses: &[(u32, Channel)], now: f64) {
         let Some(l) = &self.layout else { return };
-        let room = MAX_LIVE_PULSES.saturating_sub(self.pulses.len());
-        if pulses.len() > room {
-            let excess = (pulses.len() - room).min(self.pulses.len());
-            self.pulses.drain(..excess);
-        }
-        let n = pulses.len();
-        for (k, (g, ch)) in pulses.iter().enumerate().take(MAX_LIVE_PULSES) {
+        let mut fresh = Vec::new();
+        for ch in Channel::ALL {
+            let of: Vec<u32> = pulses.iter().filter(|p| p.1 == ch).map(|p| p.0).collect();
+            let stride = of.len().div_ceil(PULSES_PER_CHANNEL).max(1);
+            let kept: Vec<u32> = of.into_iter().step_by(stride).collect();
+            let n = kept.len();
             let actor = if ch.to_redis() {
                 l.redis
             } else {
                 l.origin_actor
             };
-            // Spread the landing points so a crowd of pulses reads as a crowd.
-            let spread = (k as f64 / n.max(1) as f64 - 0.5) * actor.h * 0.5;
-            let dock = (actor.x, actor.y + actor.h / 2.0 + spread);
-            let src = l.source(*g);
-            let (from, to) = if *ch == Channel::Answer {
-                (dock, src)
-            } else {
-                (src, dock)
-            };
-            self.pulses.push(Pulse {
-                from,
-                to,
-                born: now,
-                channel: *ch,
-            });
+            for (k, g) in kept.into_iter().enumerate() {
+                // Spread the landing points so a crowd of pulses reads as a crowd.
+                let spread = (k as f64 / n.max(1) as f64 - 0.5) * actor.h * 0.5;
+                let dock = (actor.x, actor.y + actor.h / 2.0 + spread);
+                let src = l.source(g);
+                let (from, to) = if ch == Channel::Answer {
+                    (dock, src)
+                } else {
+                    (src, dock)
+                };
+                fresh.push(Pulse {
+                    from,
+                    to,
+                    born: now,
+                    channel: ch,
+                });
+            }
         }
+        let keep = MAX_LIVE_PULSES.saturating_sub(fresh.len());
+        if self.pulses.len() > keep {
+            let excess = self.pulses.len() - keep;
+            self.pulses.drain(..excess);
+        }
+        self.pulses.extend(fresh.into_iter().take(MAX_LIVE_PULSES));
     }
 
     /// Draws one frame on two layers: `base` keeps the offices and threads
@@ -319,16 +332,21 @@ impl FleetView {
             self.shown = Some((states.to_vec(), dark));
         } else if let Some((shown, _)) = self.shown.take() {
             let mut shown = shown;
-            let changed = states
-                .iter()
-                .zip(shown.iter_mut())
-                .enumerate()
-                .filter(|(_, (new, old))| new != old)
-                .map(|(g, (new, old))| {
+            let shapes = l.cell >= 5.0;
+            self.covered.clear();
+            let mut changed = Vec::new();
+            for (g, (new, old)) in states.iter().zip(shown.iter_mut()).enumerate() {
+                if new != old {
+                    // A filled square paints over an old square or ring
+                    // exactly; anything else needs its cell cleared first.
+                    let covers = !shapes
+                        || (look_of(*new).glyph == Glyph::Square
+                            && matches!(look_of(*old).glyph, Glyph::Square | Glyph::Ring));
+                    self.covered.push((g as u32, covers));
+                    changed.push((g as u32, *new));
                     *old = *new;
-                    (g as u32, *new)
-                });
-            let changed: Vec<(u32, u8)> = changed.collect();
+                }
+            }
             if !changed.is_empty() {
                 self.sort_states(changed.into_iter());
                 self.draw_threads(base, &l, dark, Some(sc.office));
@@ -382,7 +400,7 @@ impl FleetView {
         let t = l.threads.max(1);
         if let Some(bg) = clear {
             ctx.begin_path();
-            for g in self.by_state.iter().flatten() {
+            for (g, _) in self.covered.iter().filter(|(_, covered)| !covered) {
                 let r = l.thread(g / t, g % t);
                 ctx.rect(r.x, r.y, r.w, r.h);
             }

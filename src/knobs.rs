@@ -70,7 +70,7 @@ pub const GROUPS: [Group; 6] = [
         knobs: &[
             knob("singleflight", "Singleflight", "Threads of one instance that miss the same key share one computation.", Switch),
             knob("claim", "Redis claim", "SET lock:key token NX PX ttl so one instance wins the right to recompute.", Kind::Choice(&[("off", "off"), ("inner", "inside singleflight"), ("outer", "outside singleflight")])),
-            knob("loser", "Claim losers", "What a thread that lost the claim does instead of recomputing.", Kind::Choice(&[("wait", "poll until the value lands"), ("stale", "serve stale"), ("degrade", "degrade"), ("compute", "recompute anyway")])),
+            knob("loser", "Claim losers", "What a thread that lost the claim does instead of recomputing.", Kind::Choice(&[("wait", "wait (poll)"), ("stale", "serve stale"), ("degrade", "degrade"), ("compute", "recompute anyway")])),
             knob("redis_error", "If Redis errors", "Fail open: treat the claim as won and refresh; closed: treat it as lost.", Kind::Choice(&[("open", "fail open"), ("closed", "fail closed")])),
             knob("deadline_ms", "Deadline ms", "Each request gives up after this long, leader or waiter.", Count),
             knob("claim_ttl_ms", "Claim TTL ms", "The claim expires on its own after this long; size it past p99 recompute.", Count),

@@ -39,6 +39,13 @@ pub enum Channel {
 
 impl Channel {
     pub const COUNT: usize = 5;
+    pub const ALL: [Channel; Channel::COUNT] = [
+        Channel::Read,
+        Channel::Claim,
+        Channel::Write,
+        Channel::Recompute,
+        Channel::Answer,
+    ];
 
     pub fn of(kind: EventKind) -> Option<Channel> {
         Some(match kind {
@@ -129,6 +136,8 @@ pub struct Lab {
     /// When the run went quiet, the time of its last visible change.
     end: Option<Micros>,
     compare: Vec<(Defence, Fleet)>,
+    /// The time every comparison run has reached, if they all have.
+    compare_at: Option<Micros>,
     pulses: Vec<(u32, Channel)>,
     pulses_dropped: u64,
     collect_pulses: bool,
@@ -164,6 +173,7 @@ impl Lab {
             scout,
             samples: vec![first],
             compare,
+            compare_at: None,
             pulses: Vec::new(),
             pulses_dropped: 0,
             collect_pulses: true,
@@ -214,12 +224,10 @@ impl Lab {
         self.end.is_some_and(|e| self.pos >= e)
     }
 
-    pub fn caught_up(&self) -> bool {
-        self.pos >= self.target
-            && self
-                .compare
-                .iter()
-                .all(|(_, f)| f.now() >= self.cap(self.target))
+    /// True while the comparison runs lag behind the clock (their numbers
+    /// would belong to an earlier time).
+    pub fn compare_behind(&self) -> bool {
+        !self.compare.is_empty() && self.compare_at != Some(self.target)
     }
 
     fn cap(&self, t: Micros) -> Micros {
@@ -238,6 +246,7 @@ impl Lab {
             for (d, f) in &mut self.compare {
                 *f = Fleet::new(&d.apply(&self.scenario), self.seed);
             }
+            self.compare_at = None;
             self.pulses.clear();
         }
         // A jump is not something to draw as pulses.
@@ -282,12 +291,15 @@ impl Lab {
             }
         }
         let target = self.target;
-        for (_, f) in &mut self.compare {
-            while !f.advance_to(target, CHUNK) {
-                if out_of_time() {
-                    return false;
+        if self.compare_at != Some(target) {
+            for (_, f) in &mut self.compare {
+                while !f.advance_to(target, CHUNK) {
+                    if out_of_time() {
+                        return false;
+                    }
                 }
             }
+            self.compare_at = Some(target);
         }
         self.scout_ahead(out_of_time);
         true
@@ -424,6 +436,10 @@ mod tests {
         assert_eq!(lab.compared(Defence::None), Some(180));
         assert_eq!(lab.compared(Defence::Singleflight), Some(6));
         assert_eq!(lab.compared(Defence::Both), Some(1));
+        assert!(!lab.compare_behind());
+        lab.seek(10_000);
+        assert!(lab.compare_behind(), "rebuilt, not yet advanced");
+        assert!(!lab.advance(&|| true) || !lab.compare_behind());
     }
 
     #[test]

@@ -3,9 +3,9 @@
 //! It only sends commands; the animation loop in `app` carries them out.
 
 use leptos::prelude::*;
-use stampede::scenario::{Scenario, Workload, PRESETS};
+use stampede::scenario::{Scenario, PRESETS};
 
-use crate::clock::{position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
+use crate::clock::{default_speed, position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
 use crate::counters::Reading;
 
 /// What the buttons ask the animation loop to do.
@@ -22,14 +22,6 @@ pub enum Command {
 /// The preset the scenario is, if it is one exactly.
 pub fn preset_of(s: &Scenario) -> Option<&'static str> {
     PRESETS.iter().find(|p| p.scenario() == *s).map(|p| p.name)
-}
-
-/// A speed that makes a preset's run take a few seconds to watch.
-pub fn suggested_speed(s: &Scenario) -> f64 {
-    match s.workload {
-        Workload::Steady => 2.0,
-        Workload::Burst | Workload::Cold => 0.25,
-    }
 }
 
 /// A fresh seed from the browser's randomness (not reproducible by design).
@@ -57,7 +49,7 @@ pub fn PresetPicker(scenario: RwSignal<Scenario>, speed: RwSignal<f64>) -> impl 
                     let name = event_target_value(&ev);
                     if let Some(p) = PRESETS.iter().find(|p| p.name == name) {
                         let s = p.scenario();
-                        speed.set(suggested_speed(&s));
+                        speed.set(default_speed(&s));
                         scenario.set(s);
                     }
                 }

@@ -3,7 +3,7 @@
 //! link never fails: what cannot be used is dropped or clamped, and the
 //! visitor is told which, in plain text (nothing from a URL becomes HTML).
 
-use crate::clock::{clamp_speed, round_speed, DEFAULT_SPEED};
+use crate::clock::{clamp_speed, default_speed, round_speed, DEFAULT_SPEED};
 use stampede::scenario::{Notice, Scenario, MAX_QUERY_LEN};
 
 /// Keys only the page reads; the core would report them as unknown.
@@ -36,7 +36,7 @@ fn notice(knob: &str, message: String) -> Notice {
 /// Parses `location.search` (with or without `?`).
 pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     let q = query.strip_prefix('?').unwrap_or(query);
-    let mut speed = DEFAULT_SPEED;
+    let mut speed = None;
     let mut notices = Vec::new();
     // Too long to trust: the core ignores the whole thing and says so.
     let core_query = if q.len() > MAX_QUERY_LEN {
@@ -48,7 +48,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
                 Some(("speed", v)) => speed = parse_speed(v, &mut notices),
                 _ if part == "speed" => notices.push(notice(
                     "speed",
-                    format!("no value given; using {DEFAULT_SPEED}"),
+                    "no value given; using the scenario's own".to_string(),
                 )),
                 _ => rest.push(part),
             }
@@ -57,6 +57,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     };
     let (scenario, seed, core) = Scenario::from_query(&core_query);
     notices.extend(core);
+    let speed = speed.unwrap_or_else(|| default_speed(&scenario));
     (
         PageState {
             scenario,
@@ -67,7 +68,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     )
 }
 
-fn parse_speed(v: &str, notices: &mut Vec<Notice>) -> f64 {
+fn parse_speed(v: &str, notices: &mut Vec<Notice>) -> Option<f64> {
     match v.trim().parse::<f64>() {
         Ok(x) if x.is_finite() => {
             let s = round_speed(x);
@@ -77,14 +78,14 @@ fn parse_speed(v: &str, notices: &mut Vec<Notice>) -> f64 {
                     format!("{} is outside 0.01..=100; using {s}", clip(v)),
                 ));
             }
-            s
+            Some(s)
         }
         _ => {
             notices.push(notice(
                 "speed",
-                format!("'{}' is not a number; using {DEFAULT_SPEED}", clip(v)),
+                format!("'{}' is not a number; using the scenario's own", clip(v)),
             ));
-            DEFAULT_SPEED
+            None
         }
     }
 }
@@ -102,7 +103,7 @@ fn clip(s: &str) -> String {
 pub fn to_query(state: &PageState) -> String {
     let mut q = state.scenario.to_query(state.seed);
     let speed = round_speed(state.speed);
-    if (speed - DEFAULT_SPEED).abs() > 1e-9 {
+    if (speed - default_speed(&state.scenario)).abs() > 1e-9 {
         q.push_str(&format!("&speed={speed}"));
     }
     q
@@ -141,6 +142,18 @@ mod tests {
             assert_eq!(again, s);
         }
         assert_eq!(parse("preset=naive").0.scenario, preset("naive").unwrap());
+        let (steady, _) = parse("preset=failure");
+        assert_eq!(
+            steady.speed,
+            crate::clock::STEADY_SPEED,
+            "steady traffic plays faster"
+        );
+        assert_eq!(to_query(&steady).matches("speed").count(), 0);
+        let slow = PageState {
+            speed: DEFAULT_SPEED,
+            ..steady
+        };
+        assert_eq!(parse(&to_query(&slow)).0, slow);
     }
 
     #[test]

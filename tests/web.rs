@@ -81,11 +81,21 @@ fn mount_with(query: &str) -> (web_sys::Element, impl Drop) {
     (host, handle)
 }
 
+/// Lets the reactive system run its pending effects and timers (the knob
+/// panel is built a moment after the rest of the page).
+async fn tick() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 150);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
 #[wasm_bindgen_test]
-fn page_has_its_hooks() {
+async fn page_has_its_hooks() {
     let (host, handle) = mount_with("");
-    assert_eq!(metric(&host, "naive"), "8000", "40 instances x 200 threads");
     assert_eq!(metric(&host, "now_ms"), "0.0", "the clock starts at zero");
+    tick().await;
+    assert_eq!(metric(&host, "naive"), "8000", "40 instances x 200 threads");
     for control in [
         "play",
         "step",
@@ -123,14 +133,6 @@ fn page_has_its_hooks() {
         "a clean link shows no banner"
     );
     drop(handle);
-}
-
-/// Lets the reactive system run its pending effects.
-async fn tick() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 20);
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 #[wasm_bindgen_test]

@@ -37,7 +37,12 @@ await spec("playback", async (t) => {
   // Scrub forward, read, go further, come back: the same numbers.
   const scrub = async (ms) => {
     await page.locator(control("timeline")).fill(String(ms));
-    await page.waitForFunction(([sel, want]) => document.querySelector(sel)?.textContent === want, [metric("now_ms"), ms.toFixed(1)], { timeout: 20_000 });
+    await page.waitForFunction(
+      ([sel, want]) =>
+        document.querySelector(sel)?.textContent === want && !document.querySelector(".catching-up"),
+      [metric("now_ms"), ms.toFixed(1)],
+      { timeout: 20_000 },
+    );
   };
   const snapshot = () =>
     page.$$eval("[data-metric]", (els) => els.map((e) => `${e.dataset.metric}=${e.textContent.trim()}`).join(" "));
