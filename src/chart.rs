@@ -4,7 +4,7 @@
 //! counters are differenced per column, so a lane shows a rate, not a total.
 
 use crate::clock::virtual_label;
-use crate::palette::Scheme;
+use crate::palette::{Scheme, SANS};
 use stampede::sim::Sample;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
@@ -130,7 +130,7 @@ pub fn draw(
         }
         ctx.set_fill_style_str(if dark { lane.dark } else { lane.light });
         ctx.fill();
-        ctx.set_font("12px system-ui, sans-serif");
+        ctx.set_font(&format!("12px {SANS}"));
         ctx.set_text_align("left");
         ctx.set_text_baseline("top");
         ctx.set_fill_style_str(sc.text);
@@ -143,7 +143,7 @@ pub fn draw(
     }
     // The time axis.
     ctx.set_fill_style_str(sc.muted);
-    ctx.set_font("11px system-ui, sans-serif");
+    ctx.set_font(&format!("11px {SANS}"));
     ctx.set_text_baseline("bottom");
     ctx.set_text_align("left");
     let _ = ctx.fill_text("0", left, h - 2.0);

@@ -5,7 +5,8 @@
 //! thread by thread is drawn aggregated: each office as bands of its states.
 
 use crate::lab::Channel;
-use crate::palette::{colour, look_of, scheme, Glyph, Scheme, LOOKS};
+use crate::palette::{colour, look_of, scheme, Glyph, Scheme, LOOKS, MONO, SANS};
+use crate::pen::Pen;
 use stampede::read_path::Activity;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
@@ -237,6 +238,7 @@ pub struct FleetView {
     shown: Option<(Vec<u8>, bool)>,
     /// Threads repainted this frame, and whether their new glyph covers the old.
     covered: Vec<(u32, bool)>,
+    pen: Pen,
 }
 
 impl FleetView {
@@ -375,50 +377,66 @@ impl FleetView {
         }
     }
 
-    fn draw_offices(&self, ctx: &Ctx, l: &Layout, sc: &Scheme) {
-        ctx.begin_path();
+    fn draw_offices(&mut self, ctx: &Ctx, l: &Layout, sc: &Scheme) {
+        let pen = &mut self.pen;
+        pen.clear();
         for i in 0..l.instances {
             let o = l.office(i);
-            ctx.rect(o.x, o.y, o.w, o.h);
+            pen.rect(o.x, o.y, o.w, o.h);
         }
-        ctx.set_fill_style_str(sc.office);
-        ctx.fill();
+        pen.fill(ctx, sc.office);
         if l.instances <= 400 {
-            ctx.set_stroke_style_str(sc.office_line);
-            ctx.set_line_width(1.0);
-            ctx.stroke();
+            pen.stroke(ctx, sc.office_line, 1.0);
         }
     }
 
     /// Draws the threads sorted by `sort_states`, one path per state; with
-    /// `clear`, first paints their cells over in that colour.
-    fn draw_threads(&self, ctx: &Ctx, l: &Layout, dark: bool, clear: Option<&str>) {
+    /// `clear`, first paints over the cells whose new glyph does not cover
+    /// the old one. Glyphs sit on whole pixels: crisp, and cheaper to fill.
+    fn draw_threads(&mut self, ctx: &Ctx, l: &Layout, dark: bool, clear: Option<&str>) {
+        let Self {
+            pen,
+            by_state,
+            covered,
+            ..
+        } = self;
         let c = l.cell;
-        let size = (c * 0.78).max(1.0);
-        let inset = (c - size) / 2.0;
+        let size = (c * 0.78).round().max(1.0);
+        let inset = ((c - size) / 2.0).max(0.0);
         let shapes = c >= 5.0;
         let t = l.threads.max(1);
         if let Some(bg) = clear {
-            ctx.begin_path();
-            for (g, _) in self.covered.iter().filter(|(_, covered)| !covered) {
+            pen.clear();
+            for (g, _) in covered.iter().filter(|(_, covers)| !covers) {
                 let r = l.thread(g / t, g % t);
-                ctx.rect(r.x, r.y, r.w, r.h);
+                pen.rect(r.x, r.y, r.w, r.h);
             }
-            ctx.set_fill_style_str(bg);
-            ctx.fill();
+            pen.fill(ctx, bg);
         }
-        for (k, members) in self.by_state.iter().enumerate() {
+        for (k, members) in by_state.iter().enumerate() {
             if members.is_empty() {
                 continue;
             }
             let look = &LOOKS[k];
             let glyph = if shapes { look.glyph } else { Glyph::Square };
-            ctx.begin_path();
+            pen.clear();
             for g in members {
                 let r = l.thread(g / t, g % t);
-                glyph_path(ctx, glyph, r.x + inset, r.y + inset, size);
+                glyph_path(
+                    pen,
+                    glyph,
+                    (r.x + inset).round(),
+                    (r.y + inset).round(),
+                    size,
+                );
             }
-            paint(ctx, glyph, colour(look, dark), (size / 4.0).clamp(1.0, 2.0));
+            paint(
+                ctx,
+                pen,
+                glyph,
+                colour(look, dark),
+                (size / 4.0).clamp(1.0, 2.0),
+            );
         }
     }
 
@@ -460,12 +478,11 @@ impl FleetView {
             if rects.is_empty() {
                 continue;
             }
-            ctx.begin_path();
+            self.pen.clear();
             for r in rects {
-                ctx.rect(r.x, r.y, r.w, r.h);
+                self.pen.rect(r.x, r.y, r.w, r.h);
             }
-            ctx.set_fill_style_str(colour(&LOOKS[k], dark));
-            ctx.fill();
+            self.pen.fill(ctx, colour(&LOOKS[k], dark));
         }
     }
 
@@ -485,20 +502,20 @@ impl FleetView {
         }
         let size = if self.pulses.len() > 2000 { 2.0 } else { 3.0 };
         for ch in 0..Channel::COUNT {
-            ctx.begin_path();
-            let mut any = false;
+            self.pen.clear();
             for p in self.pulses.iter().filter(|p| p.channel as usize == ch) {
                 let f = ((now - p.born) / PULSE_MS).clamp(0.0, 1.0);
                 let e = f * f * (3.0 - 2.0 * f);
                 let x = p.from.0 + (p.to.0 - p.from.0) * e;
                 let y = p.from.1 + (p.to.1 - p.from.1) * e;
-                ctx.rect(x - size / 2.0, y - size / 2.0, size, size);
-                any = true;
+                self.pen.rect(
+                    (x - size / 2.0).round(),
+                    (y - size / 2.0).round(),
+                    size,
+                    size,
+                );
             }
-            if any {
-                ctx.set_fill_style_str(sc.pulses[ch]);
-                ctx.fill();
-            }
+            self.pen.fill(ctx, sc.pulses[ch]);
         }
     }
 
@@ -616,17 +633,17 @@ impl Actor {
         ctx.set_text_baseline("top");
         ctx.set_fill_style_str(sc.text);
         let title = if wide { 15.0 } else { 13.0 };
-        ctx.set_font(&format!("600 {title}px system-ui, sans-serif"));
+        ctx.set_font(&format!("600 {title}px {SANS}"));
         let mut y = r.y + 8.0;
         let _ = ctx.fill_text_with_max_width(self.name, cx, y, max_w);
         y += title + 6.0;
         let hero = if wide { 30.0 } else { 22.0 };
-        ctx.set_font(&format!("700 {hero}px ui-monospace, monospace"));
+        ctx.set_font(&format!("700 {hero}px {MONO}"));
         ctx.set_fill_style_str(self.accent);
         let _ = ctx.fill_text_with_max_width(&self.hero.to_string(), cx, y, max_w);
         y += hero + 2.0;
         let small = if wide { 12.0 } else { 10.0 };
-        ctx.set_font(&format!("{small}px system-ui, sans-serif"));
+        ctx.set_font(&format!("{small}px {SANS}"));
         ctx.set_fill_style_str(sc.text);
         let _ = ctx.fill_text_with_max_width(self.hero_label, cx, y, max_w);
         y += small + 8.0;
@@ -641,47 +658,40 @@ impl Actor {
     }
 }
 
-/// Adds one glyph to the current path.
-fn glyph_path(ctx: &Ctx, glyph: Glyph, x: f64, y: f64, s: f64) {
+/// Adds one glyph to the pen.
+fn glyph_path(pen: &mut Pen, glyph: Glyph, x: f64, y: f64, s: f64) {
     match glyph {
-        Glyph::Square => ctx.rect(x, y, s, s),
+        Glyph::Square => pen.rect(x, y, s, s),
         Glyph::Ring => {
             let w = (s / 4.0).clamp(1.0, 2.0) / 2.0;
-            ctx.rect(x + w, y + w, s - 2.0 * w, s - 2.0 * w);
+            pen.rect(x + w, y + w, s - 2.0 * w, s - 2.0 * w);
         }
         Glyph::Triangle => {
-            ctx.move_to(x + s / 2.0, y - s * 0.1);
-            ctx.line_to(x + s * 1.08, y + s);
-            ctx.line_to(x - s * 0.08, y + s);
-            ctx.close_path();
+            pen.move_to(x + s / 2.0, y - s * 0.1);
+            pen.line_to(x + s * 1.08, y + s);
+            pen.line_to(x - s * 0.08, y + s);
+            pen.close();
         }
         Glyph::Diamond => {
-            ctx.move_to(x + s / 2.0, y - s * 0.12);
-            ctx.line_to(x + s * 1.12, y + s / 2.0);
-            ctx.line_to(x + s / 2.0, y + s * 1.12);
-            ctx.line_to(x - s * 0.12, y + s / 2.0);
-            ctx.close_path();
+            pen.move_to(x + s / 2.0, y - s * 0.12);
+            pen.line_to(x + s * 1.12, y + s / 2.0);
+            pen.line_to(x + s / 2.0, y + s * 1.12);
+            pen.line_to(x - s * 0.12, y + s / 2.0);
+            pen.close();
         }
         Glyph::Cross => {
-            ctx.move_to(x, y);
-            ctx.line_to(x + s, y + s);
-            ctx.move_to(x + s, y);
-            ctx.line_to(x, y + s);
+            pen.move_to(x, y);
+            pen.line_to(x + s, y + s);
+            pen.move_to(x + s, y);
+            pen.line_to(x, y + s);
         }
     }
 }
 
-fn paint(ctx: &Ctx, glyph: Glyph, colour: &str, line: f64) {
+fn paint(ctx: &Ctx, pen: &Pen, glyph: Glyph, colour: &str, line: f64) {
     match glyph {
-        Glyph::Ring | Glyph::Cross => {
-            ctx.set_stroke_style_str(colour);
-            ctx.set_line_width(line);
-            ctx.stroke();
-        }
-        _ => {
-            ctx.set_fill_style_str(colour);
-            ctx.fill();
-        }
+        Glyph::Ring | Glyph::Cross => pen.stroke(ctx, colour, line),
+        _ => pen.fill(ctx, colour),
     }
 }
 

@@ -5,7 +5,7 @@
 //! - `lab`: the experiment being animated (host-testable, no web types)
 //! - `clock`: playback speed and the frame budget
 //! - `url_state`: the share link, read and written
-//! - `fleet_view`, `palette`, `chart`: the canvases
+//! - `fleet_view`, `palette`, `chart`, `pen`: the canvases
 //! - `knobs`, `counters`, `transport`: the controls and the numbers
 //! - `app`: the page and its animation loop; `panic`: the crash screen
 
@@ -18,6 +18,7 @@ pub mod knobs;
 pub mod lab;
 pub mod palette;
 pub mod panic;
+pub mod pen;
 pub mod transport;
 pub mod url_state;
 
