@@ -6,6 +6,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use leptos::prelude::*;
+use stampede::metrics::Report;
 use stampede::scenario::{Notice, Scenario};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -23,6 +24,11 @@ use crate::{chart, panic};
 
 /// How long after mounting the knob panel is built.
 const KNOBS_AFTER: std::time::Duration = std::time::Duration::from_millis(60);
+
+/// Fleets with more threads than this refresh their counters every
+/// `BIG_FLEET_REPORT_MS` of wall time rather than every frame.
+const BIG_FLEET: u64 = 200_000;
+const BIG_FLEET_REPORT_MS: f64 = 200.0;
 
 /// Height of the chart canvas (css px).
 const CHART_HEIGHT: f64 = 190.0;
@@ -118,12 +124,15 @@ struct Engine {
     longest_frame: f64,
     /// Where the last frame's time went, for the slowest-frame note.
     phases: String,
+    /// The last report, the virtual time it is for, and when (wall ms) it was taken.
+    report: Option<(Report, u64, f64)>,
 }
 
 impl Engine {
     fn rebuild(&mut self, s: &Scenario, seed: u64) {
         let t0 = wall_now();
         self.lab = Some(Lab::new(s, seed));
+        self.report = None;
         self.view.clear_pulses();
         mark("buildMs", &format!("{:.1}", wall_now() - t0));
     }
@@ -189,7 +198,26 @@ impl Engine {
         self.view.fit(w, h, s.instances, s.threads);
         self.view.add_pulses(&pulses, start);
         let fleet = lab.fleet();
-        let report = fleet.report();
+        // `Fleet::report` scans every thread (for `pinned`): at a million
+        // threads that is a good part of a frame, so big fleets refresh the
+        // numbers a few times a second, and always once the clock settles.
+        let threads = u64::from(s.instances) * u64::from(s.threads);
+        let fresh = match &self.report {
+            Some((_, at, when)) => {
+                threads <= BIG_FLEET
+                    || start - when >= BIG_FLEET_REPORT_MS
+                    || (caught_up && *at != lab.now())
+            }
+            None => true,
+        };
+        if fresh {
+            self.report = Some((fleet.report(), lab.now(), start));
+        }
+        let report = self
+            .report
+            .as_ref()
+            .map(|r| r.0.clone())
+            .unwrap_or_default();
         let stats = ActorStats {
             redis_round_trips: report.redis_round_trips,
             live_claims: fleet.live_claims() as u64,
@@ -339,11 +367,19 @@ pub fn App() -> impl IntoView {
     set_timeout(move || knobs_ready.set(true), KNOBS_AFTER);
 
     // A new scenario or seed starts a new run from t = 0, playing.
+    // Building a big fleet takes tens of milliseconds: it gets a task of its
+    // own instead of joining whatever task changed the knob (or the mount).
     Effect::new(move |_| {
         let s = scenario.get();
         let sd = seed.get();
-        engine.update_value(|e| e.rebuild(&s, sd));
-        playing.set(true);
+        set_timeout(
+            move || {
+                if engine.try_update_value(|e| e.rebuild(&s, sd)).is_some() {
+                    playing.set(true);
+                }
+            },
+            std::time::Duration::ZERO,
+        );
     });
     // The URL always holds the current state, so the address is the share link.
     Effect::new(move |_| {

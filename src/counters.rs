@@ -151,6 +151,14 @@ pub fn Counters(reading: RwSignal<Reading>) -> impl IntoView {
     }
 }
 
+fn recomputes(n: u64) -> String {
+    if n == 1 {
+        "1 recompute".to_string()
+    } else {
+        format!("{} recomputes", grouped(n))
+    }
+}
+
 /// `n` with thin spaces between thousands, for prose (metrics stay plain digits).
 pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
@@ -287,8 +295,8 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
             <p class="arith-note">
                 {move || reading.with(|r| match (r.defence, r.compared[0].is_some()) {
                     (Some(_), true) => "Your settings are the highlighted row; the other rows run the same fleet and seed beside it.".to_string(),
-                    (None, true) => format!("Your settings measure {} recomputes; the rows run the same fleet and seed with each defence.", r.recomputes),
-                    (_, false) => format!("Your settings measure {} recomputes. The fleet is too big to run three more copies beside it: switch the defences to measure each row.", r.recomputes),
+                    (None, true) => format!("Your settings measure {}; the rows run the same fleet and seed with each defence.", recomputes(r.recomputes)),
+                    (_, false) => format!("Your settings measure {}. The fleet is too big to run three more copies beside it: switch the defences to measure each row.", recomputes(r.recomputes)),
                 })}
             </p>
         </section>
@@ -324,6 +332,8 @@ mod tests {
     fn grouping_and_bars() {
         assert_eq!(grouped(8000), "8\u{202f}000");
         assert_eq!(grouped(40), "40");
+        assert_eq!(recomputes(1), "1 recompute");
+        assert_eq!(recomputes(8000), "8\u{202f}000 recomputes");
         assert_eq!(log_width(8000, 8000), 100.0);
         assert_eq!(log_width(0, 8000), 0.0);
         assert!(log_width(40, 8000) > log_width(1, 8000));

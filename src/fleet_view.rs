@@ -239,6 +239,8 @@ pub struct FleetView {
     /// Threads repainted this frame, and whether their new glyph covers the old.
     covered: Vec<(u32, bool)>,
     pen: Pen,
+    /// Per office, the state counts its bands show (aggregated drawing).
+    office_counts: Vec<[u32; Activity::COUNT]>,
 }
 
 impl FleetView {
@@ -321,12 +323,14 @@ impl FleetView {
             Some((shown, d)) => *d != dark || shown.len() != states.len(),
             None => true,
         };
-        if stale || l.aggregated {
+        if l.aggregated && !stale {
+            self.draw_aggregated(base, &l, states, dark, false);
+        } else if stale {
             base.set_fill_style_str(sc.background);
             base.fill_rect(0.0, 0.0, l.width, l.height);
             self.draw_offices(base, &l, sc);
             if l.aggregated {
-                self.draw_aggregated(base, &l, states, dark);
+                self.draw_aggregated(base, &l, states, dark, true);
             } else {
                 self.sort_states(states.iter().enumerate().map(|(g, s)| (g as u32, *s)));
                 self.draw_threads(base, &l, dark, None);
@@ -440,18 +444,37 @@ impl FleetView {
         }
     }
 
-    fn draw_aggregated(&mut self, ctx: &Ctx, l: &Layout, states: &[u8], dark: bool) {
-        self.bands.resize_with(Activity::COUNT, Vec::new);
-        for b in &mut self.bands {
+    /// Each office as bands, one per state, as tall as its share of the
+    /// office's threads. With `all` false only offices whose counts changed
+    /// since the last frame are repainted.
+    fn draw_aggregated(&mut self, ctx: &Ctx, l: &Layout, states: &[u8], dark: bool, all: bool) {
+        let Self {
+            pen,
+            bands,
+            office_counts,
+            ..
+        } = self;
+        bands.resize_with(Activity::COUNT, Vec::new);
+        for b in bands.iter_mut() {
             b.clear();
         }
         let t = l.threads.max(1) as usize;
+        let offices = states.len() / t;
+        if all || office_counts.len() != offices {
+            office_counts.clear();
+            office_counts.resize(offices, [u32::MAX; Activity::COUNT]);
+        }
+        pen.clear();
         let mut counts = [0u32; Activity::COUNT];
-        for (i, office) in states.chunks(t).enumerate() {
+        for (i, office) in states.chunks_exact(t).enumerate() {
             counts.fill(0);
             for s in office {
                 counts[usize::from(*s).min(Activity::COUNT - 1)] += 1;
             }
+            if office_counts[i] == counts {
+                continue;
+            }
+            office_counts[i] = counts;
             let o = l.office(i as u32);
             let inner = Rect {
                 x: o.x + l.pad,
@@ -459,30 +482,37 @@ impl FleetView {
                 w: (o.w - 2.0 * l.pad).max(1.0),
                 h: (o.h - 2.0 * l.pad).max(1.0),
             };
-            let mut y = inner.y;
+            pen.rect(inner.x, inner.y, inner.w, inner.h);
+            // Band edges on whole pixels, at least one pixel per state present.
+            let mut done = 0u32;
+            let mut top = inner.y.round();
             for (k, n) in counts.iter().enumerate() {
                 if *n == 0 {
                     continue;
                 }
-                let h = inner.h * f64::from(*n) / t as f64;
-                self.bands[k].push(Rect {
+                done += n;
+                let edge = (inner.y + inner.h * f64::from(done) / t as f64).round();
+                let bottom = edge.max(top + 1.0);
+                bands[k].push(Rect {
                     x: inner.x,
-                    y,
+                    y: top,
                     w: inner.w,
-                    h: h.max(0.6),
+                    h: bottom - top,
                 });
-                y += h;
+                top = bottom;
             }
         }
-        for (k, rects) in self.bands.iter().enumerate() {
+        // Clear the repainted offices, then one path per state.
+        pen.fill(ctx, scheme(dark).office);
+        for (k, rects) in bands.iter().enumerate() {
             if rects.is_empty() {
                 continue;
             }
-            self.pen.clear();
+            pen.clear();
             for r in rects {
-                self.pen.rect(r.x, r.y, r.w, r.h);
+                pen.rect(r.x, r.y, r.w, r.h);
             }
-            self.pen.fill(ctx, colour(&LOOKS[k], dark));
+            pen.fill(ctx, colour(&LOOKS[k], dark));
         }
     }
 
