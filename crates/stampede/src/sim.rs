@@ -192,6 +192,7 @@ pub struct Fleet {
     max_wait: Micros,
     digest: Digest,
     last_activity: Micros,
+    build: Build,
     /// Events handled plus machine steps taken: the unit of `advance_to`'s budget.
     work: u64,
     recording: bool,
@@ -257,6 +258,7 @@ impl Fleet {
             max_wait: 0,
             digest: Digest::default(),
             last_activity: 0,
+            build: Build::Done,
             work: 0,
             recording: false,
             log: Vec::new(),
@@ -290,58 +292,181 @@ impl Fleet {
         todo
     }
 
+    /// Construction is finished: every slot exists and arrivals are ordered.
     fn ready(&self) -> bool {
-        self.slots.len() == self.thread_of.len()
+        matches!(self.build, Build::Done)
     }
 
+    /// Cheap set-up only; everything proportional to the fleet's size is
+    /// done by [`Fleet::build_some`] in slices (see `advance_to`).
     fn prepare(&mut self) {
-        let sc = self.scenario.clone();
-        let n = self.thread_of.len() as u32;
+        let sc = &self.scenario;
         let ms = |v: u32| v as Micros * US;
         match sc.workload {
             Workload::Burst | Workload::Cold => {
                 let spread = ms(sc.spread_ms);
-                let times: Vec<Micros> = (0..n).map(|_| self.rng.below(spread + 1)).collect();
-                let mut arr = sorted_arrivals(&times, spread);
-                for (slot, a) in arr.iter_mut().enumerate() {
-                    self.thread_of[slot] = a.1;
-                    a.1 = slot as u32;
-                }
-                self.arrivals = arr;
-                self.horizon = spread + tail(&sc);
+                self.horizon = spread + tail(sc);
                 if sc.workload == Workload::Burst && sc.stale_ms > 0 {
+                    let stale_until = ms(sc.stale_ms);
                     self.cache.insert(
                         0,
                         CacheEntry {
                             value: Some(Value::fresh(0, 0)),
                             negative_until: 0,
                             fresh_until: 0,
-                            stale_until: ms(sc.stale_ms),
+                            stale_until,
                         },
                     );
                 }
+                self.build = Build::Times(Vec::with_capacity(self.thread_of.len()));
             }
             Workload::Steady => {
-                let think = ms(sc.think_ms);
-                for t in 0..n {
-                    let at = self.rng.below(think + 1);
-                    self.push(at, t, 0, EvKind::Arrive);
+                self.horizon = ms(sc.duration_ms) + tail(sc);
+                self.build = Build::SteadyArrivals(0);
+            }
+        }
+    }
+
+    /// Does up to `budget` units of the fleet's construction and returns how
+    /// many it did. The order of random draws is the same however the work
+    /// is sliced, so a sliced build and a whole one give the same fleet.
+    fn build_some(&mut self, budget: u64) -> u64 {
+        let n = self.thread_of.len();
+        let ms = |v: u32| v as Micros * US;
+        let mut done = 0u64;
+        while done < budget {
+            let left = (budget - done) as usize;
+            match std::mem::replace(&mut self.build, Build::Done) {
+                Build::Done => break,
+                Build::Times(mut times) => {
+                    let spread = ms(self.scenario.spread_ms);
+                    let k = (n - times.len()).min(left);
+                    for _ in 0..k {
+                        times.push(self.rng.below(spread + 1));
+                    }
+                    done += k as u64;
+                    self.build = if times.len() == n {
+                        let width = bucket_width(spread, n);
+                        let buckets = (spread / width) as usize + 1;
+                        Build::Count(times, vec![0; buckets + 1], 0)
+                    } else {
+                        Build::Times(times)
+                    };
                 }
-                self.horizon = ms(sc.duration_ms) + tail(&sc);
-                for k in 0..sc.keys {
-                    let ttl = self.jittered(ms(sc.value_ttl_ms));
-                    self.cache.insert(
-                        k,
-                        CacheEntry {
-                            value: Some(Value::fresh(k, 0)),
-                            negative_until: 0,
-                            fresh_until: ttl,
-                            stale_until: ttl + ms(sc.stale_ms),
-                        },
-                    );
+                Build::Count(times, mut start, i) => {
+                    let width = bucket_width(ms(self.scenario.spread_ms), n);
+                    let k = (n - i).min(left);
+                    for t in &times[i..i + k] {
+                        start[(*t / width) as usize + 1] += 1;
+                    }
+                    done += k as u64;
+                    self.build = if i + k == n {
+                        for b in 1..start.len() {
+                            start[b] += start[b - 1];
+                        }
+                        done += start.len() as u64;
+                        Build::Place(times, start, vec![(0, 0); n], 0)
+                    } else {
+                        Build::Count(times, start, i + k)
+                    };
+                }
+                Build::Place(times, mut start, mut out, i) => {
+                    let width = bucket_width(ms(self.scenario.spread_ms), n);
+                    let k = (n - i).min(left);
+                    for (j, t) in times[i..i + k].iter().enumerate() {
+                        let at = &mut start[(*t / width) as usize];
+                        out[*at as usize] = (*t, (i + j) as u32);
+                        *at += 1;
+                    }
+                    done += k as u64;
+                    self.build = if i + k == n {
+                        Build::SortBuckets(start, out, 0)
+                    } else {
+                        Build::Place(times, start, out, i + k)
+                    };
+                }
+                Build::SortBuckets(start, mut out, b) => {
+                    // After placing, start[b] is where bucket b ends. Within a
+                    // bucket entries are in thread order; order them by time.
+                    let buckets = start.len() - 1;
+                    let k = (buckets - b).min(left);
+                    for bucket in b..b + k {
+                        let from = if bucket == 0 { 0 } else { start[bucket - 1] } as usize;
+                        let to = start[bucket] as usize;
+                        if to - from > 1 {
+                            out[from..to].sort_unstable();
+                        }
+                        done += (to - from) as u64;
+                    }
+                    done += k as u64;
+                    self.build = if b + k == buckets {
+                        Build::Number(out, 0)
+                    } else {
+                        Build::SortBuckets(start, out, b + k)
+                    };
+                }
+                Build::Number(mut out, i) => {
+                    let k = (n - i).min(left);
+                    for (slot, a) in out[i..i + k].iter_mut().enumerate() {
+                        self.thread_of[i + slot] = a.1;
+                        a.1 = (i + slot) as u32;
+                    }
+                    done += k as u64;
+                    if i + k == n {
+                        self.arrivals = out;
+                        self.build = Build::Slots;
+                    } else {
+                        self.build = Build::Number(out, i + k);
+                    }
+                }
+                Build::SteadyArrivals(i) => {
+                    let think = ms(self.scenario.think_ms);
+                    let k = (n - i).min(left);
+                    for t in i..i + k {
+                        let at = self.rng.below(think + 1);
+                        self.push(at, t as u32, 0, EvKind::Arrive);
+                    }
+                    done += k as u64;
+                    self.build = if i + k == n {
+                        Build::SteadyKeys(0)
+                    } else {
+                        Build::SteadyArrivals(i + k)
+                    };
+                }
+                Build::SteadyKeys(k0) => {
+                    let keys = self.scenario.keys;
+                    let (vt, st) = (ms(self.scenario.value_ttl_ms), ms(self.scenario.stale_ms));
+                    let k = (keys - k0).min(left as u32);
+                    for key in k0..k0 + k {
+                        let ttl = self.jittered(vt);
+                        self.cache.insert(
+                            key,
+                            CacheEntry {
+                                value: Some(Value::fresh(key, 0)),
+                                negative_until: 0,
+                                fresh_until: ttl,
+                                stale_until: ttl + st,
+                            },
+                        );
+                    }
+                    done += k as u64;
+                    self.build = if k0 + k == keys {
+                        Build::Slots
+                    } else {
+                        Build::SteadyKeys(k0 + k)
+                    };
+                }
+                Build::Slots => {
+                    done += self.fill_slots(left) as u64;
+                    self.build = if self.slots.len() == n {
+                        Build::Done
+                    } else {
+                        Build::Slots
+                    };
                 }
             }
         }
+        done
     }
 
     fn jittered(&mut self, ttl: Micros) -> Micros {
@@ -502,8 +627,8 @@ impl Fleet {
     pub fn advance_to(&mut self, t: Micros, budget: usize) -> bool {
         let start = self.work;
         if !self.ready() {
-            // Building slots is work too; a slot costs about what a step does.
-            self.work += self.fill_slots(budget.max(1)) as u64;
+            // Building is work too: a thread's share costs about a step.
+            self.work += self.build_some(budget.max(1) as u64);
             if !self.ready() {
                 return false;
             }
@@ -523,7 +648,7 @@ impl Fleet {
 
     /// Runs to the end and returns the report.
     pub fn run(&mut self) -> Report {
-        self.fill_slots(usize::MAX);
+        self.build_some(u64::MAX);
         while self.next_event_at().is_some() {
             self.step_one();
         }
@@ -1101,30 +1226,25 @@ impl Fleet {
     }
 }
 
-/// (time, thread) pairs in time order, ties by thread: a counting sort when
-/// the window is small next to the number of threads (a burst), otherwise an
-/// ordinary sort. Both give exactly the same order.
-fn sorted_arrivals(times: &[Micros], window: Micros) -> Vec<(Micros, u32)> {
-    let n = times.len();
-    if window > 4 * n as Micros + 1024 {
-        let mut v: Vec<(Micros, u32)> = times.iter().zip(0u32..).map(|(t, i)| (*t, i)).collect();
-        v.sort_unstable();
-        return v;
-    }
-    let mut start = vec![0u32; window as usize + 2];
-    for t in times {
-        start[*t as usize + 1] += 1;
-    }
-    for i in 1..start.len() {
-        start[i] += start[i - 1];
-    }
-    let mut out = vec![(0, 0); n];
-    for (i, t) in times.iter().enumerate() {
-        let at = &mut start[*t as usize];
-        out[*at as usize] = (*t, i as u32);
-        *at += 1;
-    }
-    out
+/// Construction in slices. Burst and cold arrivals are ordered by (time,
+/// thread) with a bucket sort: buckets of `bucket_width` microseconds (one
+/// microsecond for a burst, so it is a counting sort), each then sorted.
+enum Build {
+    Times(Vec<Micros>),
+    Count(Vec<Micros>, Vec<u32>, usize),
+    Place(Vec<Micros>, Vec<u32>, Vec<(Micros, u32)>, usize),
+    SortBuckets(Vec<u32>, Vec<(Micros, u32)>, usize),
+    Number(Vec<(Micros, u32)>, usize),
+    SteadyArrivals(usize),
+    SteadyKeys(u32),
+    Slots,
+    Done,
+}
+
+/// About four buckets per thread at most, and never narrower than 1 µs.
+fn bucket_width(window: Micros, n: usize) -> Micros {
+    let buckets = 4 * n as Micros + 1024;
+    (window + 1).div_ceil(buckets).max(1)
 }
 
 /// A cheap snapshot of the counters a timeline chart plots. Cumulative
@@ -1210,14 +1330,38 @@ mod tests {
     }
 
     #[test]
-    fn counting_sort_matches_a_plain_sort() {
-        let mut rng = crate::rng::Rng::new(3);
-        for (n, window) in [(0usize, 0u64), (1, 0), (50, 10), (1000, 3), (100, 100_000)] {
-            let times: Vec<Micros> = (0..n).map(|_| rng.below(window + 1)).collect();
-            let mut want: Vec<(Micros, u32)> =
-                times.iter().zip(0u32..).map(|(t, i)| (*t, i)).collect();
-            want.sort_unstable();
-            assert_eq!(sorted_arrivals(&times, window), want);
+    fn arrivals_are_ordered_by_time_then_thread_however_the_build_is_sliced() {
+        for (n, spread_ms, budget) in [
+            (1u32, 0u32, 1u64),
+            (50, 10, 7),
+            (1000, 3, 100),
+            (100, 60_000, 13),
+        ] {
+            let s = Scenario {
+                instances: 1,
+                threads: n,
+                spread_ms,
+                ..Scenario::default()
+            };
+            let mut whole = Fleet::new(&s, 9);
+            whole.build_some(u64::MAX);
+            let mut sliced = Fleet::new(&s, 9);
+            while !sliced.ready() {
+                sliced.build_some(budget);
+            }
+            assert_eq!(whole.arrivals, sliced.arrivals);
+            assert_eq!(whole.thread_of, sliced.thread_of);
+            let by_thread: Vec<(Micros, u32)> = whole
+                .arrivals
+                .iter()
+                .map(|(t, slot)| (*t, whole.thread_of[*slot as usize]))
+                .collect();
+            let mut sorted = by_thread.clone();
+            sorted.sort_unstable();
+            assert_eq!(by_thread, sorted);
+            let mut threads = whole.thread_of.clone();
+            threads.sort_unstable();
+            assert_eq!(threads, (0..n).collect::<Vec<_>>());
         }
     }
 
