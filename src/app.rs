@@ -13,6 +13,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement, MediaQueryList};
 
 use crate::clock::{virtual_step, FRAME_BUDGET_MS};
+use crate::code_panel::CodePanel;
 use crate::counters::{Arithmetic, Counters, Reading};
 use crate::fleet_view::{stage_height, ActorStats, FleetView};
 use crate::knobs::KnobPanel;
@@ -265,6 +266,7 @@ impl Engine {
             threads: s.threads,
             compared: Defence::ALL.map(|d| lab.compared(d)),
             compared_behind: lab.compare_behind(),
+            tally: *lab.tally(),
             defence: Defence::of(&s),
             catching_up: !caught_up,
             aggregated: self.view.layout().is_some_and(|l| l.aggregated),
@@ -427,6 +429,7 @@ pub fn App() -> impl IntoView {
         </header>
         <Banner notices=banner />
         <main class="lab">
+            <div class="main-col">
             <section class="panel stage" aria-labelledby="stage-title">
                 <h2 id="stage-title" class="sr-only">"The fleet"</h2>
                 <div class="stage-canvas">
@@ -448,10 +451,6 @@ pub fn App() -> impl IntoView {
                 </Show>
                 <Legend />
             </section>
-            <div class="side">
-                <Arithmetic reading=reading />
-                <Counters reading=reading />
-            </div>
             <section class="panel chart" aria-labelledby="chart-title">
                 <h2 id="chart-title">"Over virtual time"</h2>
                 <div class="chart-canvas">
@@ -462,6 +461,12 @@ pub fn App() -> impl IntoView {
                     ></canvas>
                 </div>
             </section>
+            </div>
+            <div class="side">
+                <Arithmetic reading=reading />
+                <Counters reading=reading />
+                <CodePanel reading=reading />
+            </div>
             // The knobs are built a moment after the rest, in a task of their
             // own, so that the first paint is not one long task.
             <Show when=move || knobs_ready.get()>

@@ -145,13 +145,18 @@ pub fn draw(
     ctx.set_fill_style_str(sc.muted);
     ctx.set_font(&format!("11px {SANS}"));
     ctx.set_text_baseline("bottom");
+    let x = left + (right - left) * (now.min(span) as f64 / span.max(1) as f64);
+    // The ends of the axis, unless the playhead's own label would cover them.
     ctx.set_text_align("left");
-    let _ = ctx.fill_text("0", left, h - 2.0);
+    if x > left + 40.0 {
+        let _ = ctx.fill_text("0", left, h - 2.0);
+    }
     ctx.set_text_align("right");
-    let _ = ctx.fill_text(&virtual_label(span), right, h - 2.0);
+    if x < right - 90.0 {
+        let _ = ctx.fill_text(&virtual_label(span), right, h - 2.0);
+    }
     // The playhead.
     if span > 0 {
-        let x = left + (right - left) * (now.min(span) as f64 / span as f64);
         ctx.set_fill_style_str(sc.text);
         ctx.fill_rect(x - 0.75, 0.0, 1.5, h - axis + 2.0);
         ctx.set_text_align(if x > w / 2.0 { "right" } else { "left" });

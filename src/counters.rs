@@ -22,6 +22,8 @@ pub struct Reading {
     pub compared: [Option<u64>; 3],
     /// The comparison runs lag behind the clock this frame.
     pub compared_behind: bool,
+    /// Events by kind since t = 0.
+    pub tally: crate::code_panel::Tally,
     pub defence: Option<Defence>,
     pub catching_up: bool,
     pub aggregated: bool,

@@ -7,6 +7,8 @@ use stampede::metrics::Report;
 use stampede::scenario::{ClaimMode, Scenario, Workload};
 use stampede::sim::{Event, EventKind, Fleet, Sample};
 
+use crate::code_panel::{Tally, KINDS};
+
 /// Virtual microseconds.
 pub type Micros = u64;
 
@@ -140,6 +142,8 @@ pub struct Lab {
     compare_at: Option<Micros>,
     pulses: Vec<(u32, Channel)>,
     pulses_dropped: u64,
+    /// Events by kind since t = 0, for the pseudo-code's line counts.
+    tally: Tally,
     collect_pulses: bool,
 }
 
@@ -176,6 +180,7 @@ impl Lab {
             compare_at: None,
             pulses: Vec::new(),
             pulses_dropped: 0,
+            tally: [0; KINDS],
             collect_pulses: true,
         }
     }
@@ -243,6 +248,7 @@ impl Lab {
             fleet.set_recording(true);
             self.fleet = fleet;
             self.pos = 0;
+            self.tally = [0; KINDS];
             for (d, f) in &mut self.compare {
                 *f = Fleet::new(&d.apply(&self.scenario), self.seed);
             }
@@ -340,6 +346,11 @@ impl Lab {
 
     fn take_events(&mut self) {
         let events = self.fleet.drain_events();
+        for e in &events {
+            if let Some(n) = self.tally.get_mut(e.kind as usize) {
+                *n += 1;
+            }
+        }
         if !self.collect_pulses {
             return;
         }
@@ -358,6 +369,11 @@ impl Lab {
     pub fn take_pulses(&mut self) -> (Vec<(u32, Channel)>, u64) {
         let dropped = std::mem::take(&mut self.pulses_dropped);
         (std::mem::take(&mut self.pulses), dropped)
+    }
+
+    /// Events by kind since t = 0 (the same at the same virtual time).
+    pub fn tally(&self) -> &Tally {
+        &self.tally
     }
 
     pub fn report(&self) -> Report {

@@ -6,12 +6,13 @@
 //! - `clock`: playback speed and the frame budget
 //! - `url_state`: the share link, read and written
 //! - `fleet_view`, `palette`, `chart`, `pen`: the canvases
-//! - `knobs`, `counters`, `transport`: the controls and the numbers
+//! - `knobs`, `counters`, `code_panel`, `transport`: the controls and the numbers
 //! - `app`: the page and its animation loop; `panic`: the crash screen
 
 pub mod app;
 pub mod chart;
 pub mod clock;
+pub mod code_panel;
 pub mod counters;
 pub mod fleet_view;
 pub mod knobs;

@@ -21,6 +21,11 @@ await spec("lessons", async (t) => {
   await t.expectMetric("measured_none", "8000", "the comparison run with no defence");
   await t.expectMetric("measured_singleflight", "40", "the comparison run with singleflight only");
   await t.expectMetric("measured_both", "1", "the comparison run with both layers");
+  const listing = (await page.locator(".listing").textContent()) ?? "";
+  for (const want of ["40 attempts · 1 won", "1 started · 1 done", "8000 answers"]) {
+    if (!listing.includes(want)) throw new Error(`the read path should count "${want}": ${listing}`);
+  }
+  t.ok("the read path's lines count what the fleet ran (40 claim attempts, 1 recompute, 8000 answers)");
 
   // The defences, one at a time, on a smaller fleet at full speed.
   await t.open("i=10&speed=100");
