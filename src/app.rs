@@ -400,6 +400,31 @@ pub fn App() -> impl IntoView {
         }
     });
 
+    // Space plays and pauses, the right arrow steps: only when no control
+    // has the keyboard (a focused input keeps its own keys).
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        let in_control = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|el| {
+                matches!(
+                    el.tag_name().as_str(),
+                    "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON" | "SUMMARY"
+                )
+            });
+        if in_control || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        let command = match ev.key().as_str() {
+            " " => Command::TogglePlay,
+            "ArrowRight" => Command::Step,
+            _ => return,
+        };
+        ev.prevent_default();
+        send.run(command);
+    });
+    on_cleanup(move || keys.remove());
+
     let stage_ref = NodeRef::<leptos::html::Canvas>::new();
     let overlay_ref = NodeRef::<leptos::html::Canvas>::new();
     let chart_ref = NodeRef::<leptos::html::Canvas>::new();

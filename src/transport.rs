@@ -91,12 +91,13 @@ pub fn Transport(
                     type="button"
                     class="play"
                     data-control="play"
+                    title="Play or pause (space)"
                     aria-pressed=move || playing.get().to_string()
                     on:click=move |_| send.run(Command::TogglePlay)
                 >
                     {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
                 </button>
-                <button type="button" data-control="step" title="Pause and go to the next event (at least 1 ms on)"
+                <button type="button" data-control="step" title="Pause and go to the next event, at least 1 ms on (right arrow)"
                     on:click=move |_| send.run(Command::Step)>"Step"</button>
                 <button type="button" data-control="restart" title="Back to t = 0, paused"
                     on:click=move |_| send.run(Command::Restart)>"Restart"</button>

@@ -82,5 +82,28 @@ await spec("playback", async (t) => {
   const seedAfter = await page.locator(control("seed")).inputValue();
   if (seedAfter === seedBefore) throw new Error("new seed kept the seed");
   t.ok(`new seed: ${seedBefore} -> ${seedAfter}`);
+  // Keyboard: space plays and pauses, the right arrow steps (slowly, so
+  // the run does not end between two checks).
+  await page.locator(control("speed")).fill("20");
+  await page.click(control("restart"));
+  await page.evaluate(() => document.activeElement?.blur());
+  const becomes = (want, why) =>
+    page
+      .waitForFunction(
+        ([sel, want]) => document.querySelector(sel)?.getAttribute("aria-pressed") === want,
+        [control("play"), want],
+        { timeout: 3_000 },
+      )
+      .catch(() => {
+        throw new Error(why);
+      });
+  await page.keyboard.press("Space");
+  await becomes("true", "space should play");
+  await page.keyboard.press("Space");
+  await becomes("false", "space again should pause");
+  const k1 = await now();
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction(([sel, was]) => Number(document.querySelector(sel)?.textContent) > was, [metric("now_ms"), k1]);
+  t.ok("space plays and pauses, the right arrow steps");
   t.noProblems("while driving the clock");
 });
