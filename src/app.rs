@@ -267,6 +267,7 @@ impl Engine {
             compared: Defence::ALL.map(|d| lab.compared(d)),
             compared_behind: lab.compare_behind(),
             tally: *lab.tally(),
+            burst: s.workload == stampede::scenario::Workload::Burst,
             defence: Defence::of(&s),
             catching_up: !caught_up,
             aggregated: self.view.layout().is_some_and(|l| l.aggregated),
@@ -360,6 +361,7 @@ pub fn App() -> impl IntoView {
     let reading = RwSignal::new(Reading {
         instances: initial.scenario.instances,
         threads: initial.scenario.threads,
+        burst: true,
         ..Reading::default()
     });
     let banner = RwSignal::new(url_notices);

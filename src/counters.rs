@@ -24,6 +24,8 @@ pub struct Reading {
     pub compared_behind: bool,
     /// Events by kind since t = 0.
     pub tally: crate::code_panel::Tally,
+    /// The workload is one burst (the formulas' own case).
+    pub burst: bool,
     pub defence: Option<Defence>,
     pub catching_up: bool,
     pub aggregated: bool,
@@ -294,6 +296,11 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                         .collect_view()}
                 </tbody>
             </table>
+            <Show when=move || reading.with(|r| !r.burst)>
+                <p class="arith-note">
+                    "The formulas count one burst on one key; steady traffic and a cold start miss many times, so their counts add up over the run."
+                </p>
+            </Show>
             <p class="arith-note">
                 {move || reading.with(|r| match (r.defence, r.compared[0].is_some()) {
                     (Some(_), true) => "Your settings are the highlighted row; the other rows run the same fleet and seed beside it.".to_string(),

@@ -592,12 +592,13 @@ impl FleetView {
     /// Rings around the few threads doing the expensive work or holding the
     /// claim, so that "one recompute" can be found among 8,000 threads.
     fn draw_halos(&self, ctx: &Ctx, l: &Layout, states: &[u8], dark: bool) {
-        const MAX: usize = 64;
+        // A handful at most: a ring around each of dozens of threads is noise.
+        const MAX: usize = 8;
         if l.aggregated {
             return;
         }
         let t = l.threads.max(1);
-        let radius = (l.cell * 2.2).max(7.0);
+        let radius = l.cell * 0.75 + 5.0;
         for state in [Activity::Recomputing, Activity::Holding] {
             let marked: Vec<u32> = states
                 .iter()
