@@ -6,8 +6,9 @@
 /// Slowest and fastest virtual-time multipliers.
 pub const MIN_SPEED: f64 = 0.01;
 pub const MAX_SPEED: f64 = 100.0;
-/// The speed a burst starts at: a 1 s burst plays over 4 s.
-pub const DEFAULT_SPEED: f64 = 0.25;
+/// The speed a burst starts at: its 10 ms of arrivals play over a tenth of
+/// a second, long enough to watch the wave, and a 200 ms recompute over 2 s.
+pub const DEFAULT_SPEED: f64 = 0.1;
 /// The speed steady traffic starts at: 20 s of traffic play over 10 s.
 pub const STEADY_SPEED: f64 = 2.0;
 
