@@ -4,16 +4,13 @@
 //! colour, so 8,000 threads cost a handful of fills. A fleet too large to draw
 //! thread by thread is drawn aggregated: each office as bands of its states.
 
+use crate::fleet_layout::{Layout, Rect};
 use crate::lab::Channel;
 use crate::palette::{colour, look_of, scheme, Glyph, Scheme, LOOKS, MONO, SANS};
 use crate::pen::Pen;
 use stampede::read_path::Activity;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
-/// Below this cell size (css px) threads are drawn aggregated.
-pub const MIN_CELL: f64 = 2.0;
-/// Above this many threads the fleet is drawn aggregated whatever the size.
-pub const MAX_DRAWN: u64 = 250_000;
 /// How long a pulse takes to reach its actor (wall ms).
 pub const PULSE_MS: f64 = 650.0;
 /// Pulses alive at most; older ones are dropped first.
@@ -22,189 +19,6 @@ pub const MAX_LIVE_PULSES: usize = 2_500;
 /// as an evenly thinned sample (it still reads as a crowd, and drawing every
 /// one of 8,000 would cost the frame).
 pub const PULSES_PER_CHANNEL: usize = 400;
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rect {
-    pub x: f64,
-    pub y: f64,
-    pub w: f64,
-    pub h: f64,
-}
-
-impl Rect {
-    fn centre(&self) -> (f64, f64) {
-        (self.x + self.w / 2.0, self.y + self.h / 2.0)
-    }
-    pub fn contains(&self, other: &Rect) -> bool {
-        other.x >= self.x - 1e-6
-            && other.y >= self.y - 1e-6
-            && other.x + other.w <= self.x + self.w + 1e-6
-            && other.y + other.h <= self.y + self.h + 1e-6
-    }
-}
-
-/// Where everything goes for one canvas size and fleet shape.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Layout {
-    pub width: f64,
-    pub height: f64,
-    pub instances: u32,
-    pub threads: u32,
-    pub cols: u32,
-    pub office_w: f64,
-    pub office_h: f64,
-    pub gap: f64,
-    pub origin: (f64, f64),
-    /// Thread cell size and threads per row inside an office.
-    pub cell: f64,
-    pub per_row: u32,
-    pub pad: f64,
-    pub aggregated: bool,
-    pub redis: Rect,
-    pub origin_actor: Rect,
-}
-
-/// The canvas height for a width: wide screens get a landscape stage.
-pub fn stage_height(width: f64) -> f64 {
-    if width < 560.0 {
-        (width * 1.05).clamp(300.0, 460.0)
-    } else {
-        (width * 0.55).clamp(300.0, 520.0)
-    }
-}
-
-/// Best cell size for `t` threads in `w` x `h`, and how many per row.
-fn fit_cells(t: u32, w: f64, h: f64) -> (f64, u32) {
-    if w <= 0.0 || h <= 0.0 {
-        return (0.0, 1);
-    }
-    let t = f64::from(t.max(1));
-    let guess = (t * w / h).sqrt().ceil().max(1.0);
-    let mut best = (0.0, 1);
-    for cols in [guess - 2.0, guess - 1.0, guess, guess + 1.0, guess + 2.0] {
-        if cols < 1.0 {
-            continue;
-        }
-        let rows = (t / cols).ceil();
-        let c = (w / cols).min(h / rows);
-        if c > best.0 {
-            best = (c, cols as u32);
-        }
-    }
-    best
-}
-
-impl Layout {
-    pub fn new(width: f64, height: f64, instances: u32, threads: u32) -> Layout {
-        let n = instances.max(1);
-        let edge = 6.0;
-        let actor_w = (width * 0.17).clamp(76.0, 150.0);
-        let fleet_w = (width - actor_w - 3.0 * edge).max(10.0);
-        let fleet_h = (height - 2.0 * edge).max(10.0);
-        let gap = match n {
-            0..=64 => 6.0,
-            65..=400 => 3.0,
-            _ => 2.0,
-        };
-        let pad = if n <= 100 { 3.0 } else { 1.0 };
-        let total = u64::from(n) * u64::from(threads);
-        let mut best: Option<(f64, f64, u32, f64, f64, f64, u32)> = None;
-        for cols in 1..=n {
-            let rows = n.div_ceil(cols);
-            let ow = (fleet_w - gap * f64::from(cols - 1)) / f64::from(cols);
-            let oh = (fleet_h - gap * f64::from(rows - 1)) / f64::from(rows);
-            if ow <= 2.0 || oh <= 2.0 {
-                continue;
-            }
-            let (cell, per_row) = fit_cells(threads, ow - 2.0 * pad, oh - 2.0 * pad);
-            // Prefer big threads; among aggregated layouts, square offices.
-            let score = if cell >= MIN_CELL {
-                cell * 1000.0
-            } else {
-                ow.min(oh)
-            };
-            if best.is_none_or(|b| score > b.0) {
-                best = Some((score, cell, per_row, ow, oh, f64::from(cols), cols));
-            }
-        }
-        let (_, cell, per_row, ow, oh, _, cols) =
-            best.unwrap_or((0.0, 0.0, 1, fleet_w, fleet_h, 1.0, 1));
-        let rows = n.div_ceil(cols);
-        let used_h = f64::from(rows) * oh + gap * f64::from(rows - 1);
-        let used_w = f64::from(cols) * ow + gap * f64::from(cols - 1);
-        let origin = (
-            edge + (fleet_w - used_w) / 2.0,
-            edge + (fleet_h - used_h) / 2.0,
-        );
-        let ax = width - edge - actor_w;
-        let redis = Rect {
-            x: ax,
-            y: edge + fleet_h * 0.06,
-            w: actor_w,
-            h: fleet_h * 0.38,
-        };
-        let origin_actor = Rect {
-            x: ax,
-            y: edge + fleet_h * 0.54,
-            w: actor_w,
-            h: fleet_h * 0.40,
-        };
-        Layout {
-            width,
-            height,
-            instances: n,
-            threads,
-            cols,
-            office_w: ow,
-            office_h: oh,
-            gap,
-            origin,
-            cell,
-            per_row: per_row.max(1),
-            pad,
-            aggregated: cell < MIN_CELL || total > MAX_DRAWN,
-            redis,
-            origin_actor,
-        }
-    }
-
-    pub fn office(&self, i: u32) -> Rect {
-        let (c, r) = (i % self.cols, i / self.cols);
-        Rect {
-            x: self.origin.0 + f64::from(c) * (self.office_w + self.gap),
-            y: self.origin.1 + f64::from(r) * (self.office_h + self.gap),
-            w: self.office_w,
-            h: self.office_h,
-        }
-    }
-
-    /// The cell of thread `t` of instance `i`.
-    pub fn thread(&self, i: u32, t: u32) -> Rect {
-        let o = self.office(i);
-        let rows = self.threads.div_ceil(self.per_row);
-        let used_w = f64::from(self.per_row) * self.cell;
-        let used_h = f64::from(rows) * self.cell;
-        let x0 = o.x + (o.w - used_w) / 2.0;
-        let y0 = o.y + (o.h - used_h) / 2.0;
-        Rect {
-            x: x0 + f64::from(t % self.per_row) * self.cell,
-            y: y0 + f64::from(t / self.per_row) * self.cell,
-            w: self.cell,
-            h: self.cell,
-        }
-    }
-
-    /// Where a pulse of global thread index `g` starts.
-    pub fn source(&self, g: u32) -> (f64, f64) {
-        let t = self.threads.max(1);
-        let (i, k) = (g / t, g % t);
-        if self.aggregated {
-            self.office(i).centre()
-        } else {
-            self.thread(i, k).centre()
-        }
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 struct Pulse {
@@ -726,56 +540,34 @@ fn paint(ctx: &Ctx, pen: &Pen, glyph: Glyph, colour: &str, line: f64) {
     }
 }
 
-/// A thread's look by its state byte (for the legend and tests).
-pub fn state_colour(state: u8, dark: bool) -> &'static str {
-    colour(look_of(state), dark)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn within(l: &Layout) -> Rect {
-        Rect {
-            x: 0.0,
-            y: 0.0,
-            w: l.width,
-            h: l.height,
+    #[test]
+    fn a_crowd_of_pulses_is_thinned_per_channel() {
+        let mut v = FleetView::default();
+        v.fit(1200.0, 560.0, 40, 200);
+        let mut burst: Vec<(u32, Channel)> = (0..8000).map(|g| (g, Channel::Read)).collect();
+        burst.push((17, Channel::Recompute));
+        v.add_pulses(&burst, 0.0);
+        let reads = v
+            .pulses
+            .iter()
+            .filter(|p| p.channel == Channel::Read)
+            .count();
+        assert_eq!(reads, PULSES_PER_CHANNEL);
+        assert_eq!(
+            v.pulses
+                .iter()
+                .filter(|p| p.channel == Channel::Recompute)
+                .count(),
+            1,
+            "the lone recompute is never thinned away"
+        );
+        for _ in 0..20 {
+            v.add_pulses(&burst, 0.0);
         }
-    }
-
-    #[test]
-    fn the_interview_fleet_is_drawn_thread_by_thread() {
-        for (w, h) in [(1200.0, 560.0), (358.0, 376.0)] {
-            let l = Layout::new(w, h, 40, 200);
-            assert!(!l.aggregated, "{w}x{h}: cell {}", l.cell);
-            let stage = within(&l);
-            for i in 0..40 {
-                assert!(stage.contains(&l.office(i)), "office {i} at {w}");
-                let o = l.office(i);
-                for t in [0, 199] {
-                    assert!(o.contains(&l.thread(i, t)), "thread {i}/{t} at {w}");
-                }
-            }
-            assert!(stage.contains(&l.redis) && stage.contains(&l.origin_actor));
-            assert!(l.office(39).x + l.office(39).w <= l.redis.x);
-        }
-    }
-
-    #[test]
-    fn huge_fleets_are_aggregated() {
-        let l = Layout::new(1200.0, 560.0, 1000, 1000);
-        assert!(l.aggregated);
-        assert!(within(&l).contains(&l.office(999)));
-        let l = Layout::new(1200.0, 560.0, 1, 10_000);
-        assert!(!l.aggregated, "one office of 10,000 still fits: {}", l.cell);
-        let l = Layout::new(358.0, 376.0, 40, 10_000);
-        assert!(l.aggregated);
-    }
-
-    #[test]
-    fn stage_is_landscape_on_laptops_and_taller_on_phones() {
-        assert!(stage_height(1200.0) < 1200.0 * 0.6);
-        assert!(stage_height(358.0) > 300.0);
+        assert!(v.pulses.len() <= MAX_LIVE_PULSES);
     }
 }

@@ -5,15 +5,17 @@
 //! - `lab`: the experiment being animated (host-testable, no web types)
 //! - `clock`: playback speed and the frame budget
 //! - `url_state`: the share link, read and written
-//! - `fleet_view`, `palette`, `chart`, `pen`: the canvases
+//! - `fleet_layout`, `fleet_view`, `palette`, `chart`, `pen`: the canvases
 //! - `knobs`, `counters`, `code_panel`, `transport`: the controls and the numbers
-//! - `app`: the page and its animation loop; `panic`: the crash screen
+//! - `app`: the page; `engine`: its animation loop; `panic`: the crash screen
 
 pub mod app;
 pub mod chart;
 pub mod clock;
 pub mod code_panel;
 pub mod counters;
+pub mod engine;
+pub mod fleet_layout;
 pub mod fleet_view;
 pub mod knobs;
 pub mod lab;

@@ -1,0 +1,334 @@
+//! The animation loop and what it owns between frames: the experiment, the
+//! canvases and their drawing state. Each frame turns wall time into virtual
+//! time, advances the experiment within the frame budget, draws the fleet and
+//! the chart, and hands the page one `Reading`.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use leptos::prelude::*;
+use stampede::metrics::Report;
+use stampede::scenario::Scenario;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement, MediaQueryList};
+
+use crate::clock::{virtual_step, FRAME_BUDGET_MS};
+use crate::counters::Reading;
+use crate::fleet_layout::stage_height;
+use crate::fleet_view::{ActorStats, FleetView};
+use crate::lab::{Defence, Lab};
+use crate::palette::scheme;
+use crate::transport::Command;
+use crate::{chart, panic};
+
+/// Fleets with more threads than this refresh their counters every
+/// `BIG_FLEET_REPORT_MS` of wall time rather than every frame.
+const BIG_FLEET: u64 = 200_000;
+const BIG_FLEET_REPORT_MS: f64 = 200.0;
+
+/// Height of the chart canvas (css px).
+const CHART_HEIGHT: f64 = 190.0;
+
+pub(crate) fn window() -> web_sys::Window {
+    web_sys::window().expect("a browser window")
+}
+
+fn wall_now() -> f64 {
+    window().performance().map_or(0.0, |p| p.now())
+}
+
+/// Writes a value onto `<html data-…>` (the frame-time probe reads these).
+fn mark(key: &str, value: &str) {
+    if let Some(el) = window()
+        .document()
+        .and_then(|d| d.document_element())
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = el.dataset().set(key, value);
+    }
+}
+
+type OnResize = Closure<dyn FnMut(js_sys::Array)>;
+
+/// A canvas and its 2D context, sized to its parent's width. The width comes
+/// from a ResizeObserver: reading `clientWidth` each frame would force a
+/// synchronous layout of the whole page, which costs tens of milliseconds.
+pub(crate) struct Surface {
+    canvas: HtmlCanvasElement,
+    ctx: Ctx,
+    css: (f64, f64),
+    width: Rc<Cell<f64>>,
+    _observer: Option<(web_sys::ResizeObserver, OnResize)>,
+}
+
+impl Surface {
+    pub(crate) fn new(canvas: HtmlCanvasElement) -> Option<Surface> {
+        let ctx = canvas.get_context("2d").ok()??.dyn_into::<Ctx>().ok()?;
+        let width = Rc::new(Cell::new(0.0));
+        let seen = width.clone();
+        let on_resize = OnResize::new(move |entries: js_sys::Array| {
+            if let Ok(e) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() {
+                seen.set(e.content_rect().width());
+            }
+        });
+        let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok();
+        if let (Some(o), Some(parent)) = (&observer, canvas.parent_element()) {
+            o.observe(&parent);
+        }
+        Some(Surface {
+            canvas,
+            ctx,
+            css: (0.0, 0.0),
+            width,
+            _observer: observer.map(|o| (o, on_resize)),
+        })
+    }
+
+    /// Matches the backing store to the css size; returns the css size, or
+    /// None before the first layout.
+    fn fit(&mut self, height_for: impl Fn(f64) -> f64) -> Option<(f64, f64)> {
+        let w = self.width.get().floor();
+        if w < 1.0 {
+            return None;
+        }
+        let w = w.max(200.0);
+        let h = height_for(w);
+        if (w, h) != self.css {
+            let dpr = window().device_pixel_ratio().clamp(1.0, 3.0);
+            self.canvas.set_width((w * dpr).round() as u32);
+            self.canvas.set_height((h * dpr).round() as u32);
+            let _ =
+                web_sys::HtmlElement::style(&self.canvas).set_property("height", &format!("{h}px"));
+            let _ = self.ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
+            self.css = (w, h);
+        }
+        Some(self.css)
+    }
+}
+
+/// Everything the animation loop owns between frames.
+#[derive(Default)]
+pub(crate) struct Engine {
+    lab: Option<Lab>,
+    view: FleetView,
+    /// The fleet's two layers (offices and threads; pulses and actors) and the chart.
+    pub(crate) stage: Option<(Surface, Surface)>,
+    pub(crate) chart: Option<Surface>,
+    dark: Option<MediaQueryList>,
+    last_wall: Option<f64>,
+    drew_first_frame: bool,
+    longest_frame: f64,
+    /// Where the last frame's time went, for the slowest-frame note.
+    phases: String,
+    /// The last report, the virtual time it is for, and when (wall ms) it was taken.
+    report: Option<(Report, u64, f64)>,
+}
+
+impl Engine {
+    pub(crate) fn rebuild(&mut self, s: &Scenario, seed: u64) {
+        let t0 = wall_now();
+        self.lab = Some(Lab::new(s, seed));
+        self.report = None;
+        self.view.clear_pulses();
+        mark("buildMs", &format!("{:.1}", wall_now() - t0));
+    }
+
+    fn dark(&mut self) -> bool {
+        if self.dark.is_none() {
+            self.dark = window()
+                .match_media("(prefers-color-scheme: dark)")
+                .ok()
+                .flatten();
+        }
+        self.dark.as_ref().is_some_and(MediaQueryList::matches)
+    }
+
+    pub(crate) fn command(&mut self, c: Command, playing: bool) -> Option<bool> {
+        let lab = self.lab.as_mut()?;
+        self.view.clear_pulses();
+        Some(match c {
+            Command::TogglePlay => {
+                if !playing && lab.at_end() {
+                    lab.seek(0);
+                }
+                !playing
+            }
+            Command::Step => {
+                let t = lab.next_step();
+                lab.seek(t);
+                false
+            }
+            Command::Restart => {
+                lab.seek(0);
+                false
+            }
+            Command::Replay => {
+                lab.seek(0);
+                true
+            }
+            Command::Seek(t) => {
+                lab.seek(t);
+                false
+            }
+        })
+    }
+
+    /// One animation frame. Returns the reading and whether playback ended.
+    fn frame(&mut self, start: f64, playing: bool, speed: f64) -> Option<(Reading, bool)> {
+        let dark = self.dark();
+        let dt = self.last_wall.map_or(0.0, |w| start - w);
+        self.last_wall = Some(start);
+        let lab = self.lab.as_mut()?;
+        if playing {
+            lab.play_for(virtual_step(dt, speed));
+        }
+        let caught_up = lab.advance(&|| wall_now() - start > FRAME_BUDGET_MS);
+        let advanced = wall_now();
+        let (pulses, _dropped) = lab.take_pulses();
+        let s = lab.scenario().clone();
+
+        let (base, overlay) = self.stage.as_mut()?;
+        let (w, h) = base.fit(stage_height)?;
+        overlay.fit(stage_height)?;
+        let fitted = wall_now();
+        self.view.fit(w, h, s.instances, s.threads);
+        self.view.add_pulses(&pulses, start);
+        let fleet = lab.fleet();
+        // `Fleet::report` scans every thread (for `pinned`): at a million
+        // threads that is a good part of a frame, so big fleets refresh the
+        // numbers a few times a second, and always once the clock settles.
+        let threads = u64::from(s.instances) * u64::from(s.threads);
+        let fresh = match &self.report {
+            Some((_, at, when)) => {
+                threads <= BIG_FLEET
+                    || start - when >= BIG_FLEET_REPORT_MS
+                    || (caught_up && *at != lab.now())
+            }
+            None => true,
+        };
+        if fresh {
+            self.report = Some((fleet.report(), lab.now(), start));
+        }
+        let report = self
+            .report
+            .as_ref()
+            .map(|r| r.0.clone())
+            .unwrap_or_default();
+        let stats = ActorStats {
+            redis_round_trips: report.redis_round_trips,
+            live_claims: fleet.live_claims() as u64,
+            claim_attempts: report.claim_attempts,
+            origin_running: fleet.origin_running(),
+            origin_capacity: s.origin_capacity,
+            recomputes: report.recomputes,
+        };
+        self.view.draw(
+            (&base.ctx, &overlay.ctx),
+            fleet.thread_states(),
+            &stats,
+            dark,
+            start,
+        );
+        let drawn = wall_now();
+        if let Some((c, size)) = self
+            .chart
+            .as_mut()
+            .and_then(|c| c.fit(|_| CHART_HEIGHT).map(|size| (c, size)))
+        {
+            chart::draw(
+                &c.ctx,
+                scheme(dark),
+                dark,
+                size,
+                lab.samples(),
+                lab.span(),
+                lab.now(),
+            );
+        }
+        self.phases = format!(
+            "advance {:.1}, fit {:.1}, fleet {:.1}, chart {:.1}",
+            advanced - start,
+            fitted - advanced,
+            drawn - fitted,
+            wall_now() - drawn
+        );
+        let reading = Reading {
+            now: lab.now(),
+            span: lab.span(),
+            fields: report.fields(),
+            recomputes: report.recomputes,
+            instances: s.instances,
+            threads: s.threads,
+            compared: Defence::ALL.map(|d| lab.compared(d)),
+            compared_behind: lab.compare_behind(),
+            tally: *lab.tally(),
+            burst: s.workload == stampede::scenario::Workload::Burst,
+            defence: Defence::of(&s),
+            catching_up: !caught_up,
+            aggregated: self.view.layout().is_some_and(|l| l.aggregated),
+            at_end: lab.at_end(),
+        };
+        if !self.drew_first_frame {
+            self.drew_first_frame = true;
+            mark("firstFrame", &start.to_string());
+        }
+        Some((reading, lab.at_end()))
+    }
+}
+
+type Loop = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
+
+/// Starts the requestAnimationFrame loop; it stops when the page is
+/// unmounted (the engine is gone) or after a panic.
+pub(crate) fn start_loop(
+    engine: StoredValue<Engine, LocalStorage>,
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    reading: RwSignal<Reading>,
+) {
+    let handle: Loop = Rc::new(RefCell::new(None));
+    let next = handle.clone();
+    *handle.borrow_mut() = Some(Closure::new(move |_ts: f64| {
+        if panic::has_panicked() {
+            next.borrow_mut().take();
+            return;
+        }
+        let start = wall_now();
+        let (Some(is_playing), Some(speed)) =
+            (playing.try_get_untracked(), speed.try_get_untracked())
+        else {
+            next.borrow_mut().take();
+            return;
+        };
+        let Some(out) = engine.try_update_value(|e| {
+            let out = e.frame(start, is_playing, speed);
+            let took = wall_now() - start;
+            if took > e.longest_frame {
+                e.longest_frame = took;
+                mark("longestFrameMs", &format!("{took:.1}"));
+                mark("longestFramePhases", &e.phases);
+            }
+            out
+        }) else {
+            next.borrow_mut().take();
+            return;
+        };
+        if let Some((r, ended)) = out {
+            if ended && is_playing {
+                playing.set(false);
+            }
+            if reading.with_untracked(|old| *old != r) {
+                let t0 = wall_now();
+                reading.set(r);
+                mark("lastSetMs", &format!("{:.1}", wall_now() - t0));
+            }
+        }
+        if let Some(cb) = next.borrow().as_ref() {
+            let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
+        }
+    }));
+    if let Some(cb) = handle.borrow().as_ref() {
+        let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
+    };
+}
