@@ -120,6 +120,12 @@ pub fn App() -> impl IntoView {
             e.stage = Surface::new(stage).zip(Surface::new(overlay));
             e.chart = Surface::new(chart);
         });
+        set_timeout(
+            move || {
+                let _ = engine.try_update_value(Engine::warm_up);
+            },
+            std::time::Duration::ZERO,
+        );
         start_loop(engine, playing, speed, reading);
     });
 

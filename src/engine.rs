@@ -126,6 +126,17 @@ pub(crate) struct Engine {
 }
 
 impl Engine {
+    /// Uses the canvases' fonts once before the animation starts.
+    pub(crate) fn warm_up(&mut self) {
+        let dark = self.dark();
+        if let Some((_, overlay)) = &self.stage {
+            crate::fleet_view::warm_up(&overlay.ctx, scheme(dark));
+        }
+        if let Some(c) = &self.chart {
+            chart::draw(&c.ctx, scheme(dark), dark, (300.0, 150.0), &[], 1_000, 0);
+        }
+    }
+
     pub(crate) fn rebuild(&mut self, s: &Scenario, seed: u64) {
         let t0 = wall_now();
         self.lab = Some(Lab::new(s, seed));
@@ -223,17 +234,20 @@ impl Engine {
             origin_capacity: s.origin_capacity,
             recomputes: report.recomputes,
         };
+        // The very first frame paints the fleet only; pulses, actors and
+        // the chart join from the next one, so no frame does everything.
+        let first = !self.drew_first_frame;
         self.view.draw(
-            (&base.ctx, &overlay.ctx),
+            (&base.ctx, (!first).then_some(&overlay.ctx)),
             fleet.thread_states(),
             &stats,
             dark,
             start,
         );
         let drawn = wall_now();
-        if let Some((c, size)) = self
-            .chart
-            .as_mut()
+        if let Some((c, size)) = (!first)
+            .then_some(())
+            .and(self.chart.as_mut())
             .and_then(|c| c.fit(|_| CHART_HEIGHT).map(|size| (c, size)))
         {
             chart::draw(
