@@ -831,8 +831,9 @@ impl Scenario {
     }
 }
 
-/// Decodes %XX escapes and '+'; invalid escapes are kept as text.
-fn percent_decode(s: &str) -> String {
+/// Decodes %XX escapes and '+'; invalid escapes are kept as text, invalid
+/// UTF-8 becomes U+FFFD. Never panics.
+pub fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

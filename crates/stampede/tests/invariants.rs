@@ -76,6 +76,8 @@ proptest! {
         let mut f = Fleet::new(&s, seed);
         let r = f.run();
         prop_assert_eq!(r.ended() + r.pinned, r.requests, "{:?}", r);
+        // The running count agrees with looking at every thread.
+        prop_assert_eq!(r.pinned, f.pinned_by_scan());
         if !s.pitfalls.no_deadline {
             prop_assert_eq!(r.pinned, 0, "a deadline frees every thread: {:?}", r);
         }
