@@ -11,39 +11,11 @@
 //
 // Prints a Markdown table and writes bench-out/frame-probe.json.
 
-import { createRequire } from "node:module";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { baseUrl as base, launch, root } from "../tests/e2e/lib/harness.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "..");
-const require = createRequire(path.join(root, ".tools", "resolve-from-here.js"));
-const { chromium } = require("playwright-core");
-
-const base = process.env.E2E_URL;
-if (!base) {
-  console.error("E2E_URL is not set: run through tests/e2e/run.sh scripts/frame-probe.mjs");
-  process.exit(2);
-}
-
-const userDataDir = mkdtempSync(path.join(tmpdir(), "stampede-probe-"));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-  headless: true,
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
-  viewport: { width: 1280, height: 800 },
-});
+const { context, userDataDir } = await launch("stampede-probe-");
 
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);

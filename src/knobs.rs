@@ -324,46 +324,14 @@ mod tests {
     use super::*;
     use stampede::scenario::Pitfalls;
 
-    /// Every field of `Scenario`, by the name `Scenario::get` knows it as.
-    const SCENARIO_KNOBS: [&str; 29] = [
-        "instances",
-        "threads",
-        "keys",
-        "workload",
-        "singleflight",
-        "claim",
-        "loser",
-        "redis_error",
-        "recompute_ms",
-        "origin_capacity",
-        "claim_ttl_ms",
-        "rtt_ms",
-        "deadline_ms",
-        "value_ttl_ms",
-        "jitter",
-        "stale_ms",
-        "stale_while_revalidate",
-        "admission",
-        "negative_ttl_ms",
-        "fail_rate",
-        "origin_outage_ms",
-        "hang",
-        "redis_down",
-        "holder_crash",
-        "pitfalls",
-        "poll_ms",
-        "spread_ms",
-        "duration_ms",
-        "think_ms",
-    ];
-
     fn all() -> impl Iterator<Item = &'static Knob> {
         GROUPS.iter().flat_map(|g| g.knobs.iter())
     }
 
     #[test]
     fn every_scenario_knob_has_a_control() {
-        for name in SCENARIO_KNOBS {
+        // Every field of `Scenario`, as the core names it.
+        for name in stampede::scenario::knob_names() {
             assert!(Scenario::default().get(name).is_some(), "core knows {name}");
             let covered = if name == "pitfalls" {
                 Pitfalls::NAMES

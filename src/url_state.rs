@@ -4,7 +4,7 @@
 //! visitor is told which, in plain text (nothing from a URL becomes HTML).
 
 use crate::clock::{clamp_speed, default_speed, round_speed, DEFAULT_SPEED};
-use stampede::scenario::{Notice, Scenario, MAX_QUERY_LEN};
+use stampede::scenario::{clip, parse_fraction, percent_decode, Notice, Scenario, MAX_QUERY_LEN};
 
 /// Keys only the page reads; the core would report them as unknown.
 pub const PAGE_KEYS: [&str; 1] = ["speed"];
@@ -26,13 +26,6 @@ impl Default for PageState {
     }
 }
 
-fn notice(knob: &str, message: String) -> Notice {
-    Notice {
-        knob: knob.to_string(),
-        message,
-    }
-}
-
 /// Parses `location.search` (with or without `?`).
 pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     let q = query.strip_prefix('?').unwrap_or(query);
@@ -46,7 +39,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
         for part in q.split('&') {
             match part.split_once('=') {
                 Some(("speed", v)) => speed = parse_speed(v, &mut notices),
-                _ if part == "speed" => notices.push(notice(
+                _ if part == "speed" => notices.push(Notice::new(
                     "speed",
                     "no value given; using the scenario's own".to_string(),
                 )),
@@ -68,34 +61,27 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     )
 }
 
-fn parse_speed(v: &str, notices: &mut Vec<Notice>) -> Option<f64> {
-    match v.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() => {
+fn parse_speed(raw: &str, notices: &mut Vec<Notice>) -> Option<f64> {
+    let v = percent_decode(raw);
+    match parse_fraction(&v) {
+        Ok(x) => {
             let s = round_speed(x);
             if clamp_speed(x) != x {
-                notices.push(notice(
+                notices.push(Notice::new(
                     "speed",
-                    format!("{} is outside 0.01..=100; using {s}", clip(v)),
+                    format!("{} is outside 0.01..=100; using {s}", clip(&v)),
                 ));
             }
             Some(s)
         }
-        _ => {
-            notices.push(notice(
+        Err(e) => {
+            notices.push(Notice::new(
                 "speed",
-                format!("'{}' is not a number; using the scenario's own", clip(v)),
+                format!("{e}; using the scenario's own"),
             ));
             None
         }
     }
-}
-
-fn clip(s: &str) -> String {
-    let mut out: String = s.chars().filter(|c| !c.is_control()).take(24).collect();
-    if s.chars().count() > 24 {
-        out.push('…');
-    }
-    out
 }
 
 /// The query string for a state (without `?`): knobs that differ from the

@@ -214,10 +214,12 @@ impl fmt::Display for Notice {
     }
 }
 
-fn notice(knob: &str, message: String) -> Notice {
-    Notice {
-        knob: knob.to_string(),
-        message,
+impl Notice {
+    pub fn new(knob: &str, message: String) -> Notice {
+        Notice {
+            knob: knob.to_string(),
+            message,
+        }
     }
 }
 
@@ -280,7 +282,7 @@ impl Scenario {
                 let now = was.clamp(lo, hi);
                 if now != was {
                     *v = now;
-                    out.push(notice(
+                    out.push(Notice::new(
                         name,
                         format!("{was} is outside {lo}..={hi}; using {now}"),
                     ));
@@ -291,7 +293,7 @@ impl Scenario {
         if total > MAX_TOTAL_THREADS {
             let was = self.threads;
             self.threads = (MAX_TOTAL_THREADS / self.instances as u64) as u32;
-            out.push(notice(
+            out.push(Notice::new(
                 "threads",
                 format!(
                     "{} instances x {was} threads is more than {MAX_TOTAL_THREADS} threads in all; using {} threads",
@@ -306,10 +308,10 @@ impl Scenario {
             let was = *v;
             if !was.is_finite() {
                 *v = 0.0;
-                out.push(notice(name, format!("{was} is not a number; using 0")));
+                out.push(Notice::new(name, format!("{was} is not a number; using 0")));
             } else if !(0.0..=1.0).contains(&was) {
                 *v = was.clamp(0.0, 1.0);
-                out.push(notice(
+                out.push(Notice::new(
                     name,
                     format!("{was} is outside 0..=1; using {}", *v),
                 ));
@@ -583,6 +585,12 @@ const URL_KEYS: [(&str, &str); 29] = [
     ("th", "think_ms"),
 ];
 
+/// The long name of every knob, in URL order: what [`Scenario::set`] and
+/// [`Scenario::get`] accept.
+pub fn knob_names() -> impl Iterator<Item = &'static str> {
+    URL_KEYS.iter().map(|(_, long)| *long)
+}
+
 fn workload_name(w: Workload) -> &'static str {
     match w {
         Workload::Burst => "burst",
@@ -670,8 +678,9 @@ pub fn parse_fraction(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Shortens untrusted text before it goes into a message.
-fn clip(s: &str) -> String {
+/// Shortens untrusted text (from a URL or a flag) before it goes into a
+/// message: control characters dropped, at most 24 characters kept.
+pub fn clip(s: &str) -> String {
     let mut out: String = s.chars().filter(|c| !c.is_control()).take(24).collect();
     if s.chars().count() > 24 {
         out.push('…');
@@ -766,7 +775,7 @@ impl Scenario {
         let mut notices = Vec::new();
         let q = query.strip_prefix('?').unwrap_or(query);
         if q.len() > MAX_QUERY_LEN {
-            notices.push(notice(
+            notices.push(Notice::new(
                 "url",
                 format!(
                     "the link is {} characters long (more than {MAX_QUERY_LEN}); ignored it and used the defaults",
@@ -787,7 +796,7 @@ impl Scenario {
         if let Some((_, name)) = pairs.iter().find(|(k, _)| k == "preset") {
             match preset(name) {
                 Some(p) => s = p,
-                None => notices.push(notice(
+                None => notices.push(Notice::new(
                     "preset",
                     format!("'{}' is not a preset; using the defaults", clip(name)),
                 )),
@@ -800,7 +809,7 @@ impl Scenario {
             if k == "seed" {
                 match v.trim().parse::<u64>() {
                     Ok(x) => seed = x,
-                    Err(_) => notices.push(notice(
+                    Err(_) => notices.push(Notice::new(
                         "seed",
                         format!("'{}' is not a whole number; using 1", clip(v)),
                     )),
@@ -814,13 +823,13 @@ impl Scenario {
             match long {
                 Some(long) => {
                     if let Err(e) = s.set(long, v) {
-                        notices.push(notice(
+                        notices.push(Notice::new(
                             long,
                             format!("{e}; kept {}", s.get(long).unwrap_or_default()),
                         ));
                     }
                 }
-                None => notices.push(notice(
+                None => notices.push(Notice::new(
                     "url",
                     format!("ignored the unknown setting '{}'", clip(k)),
                 )),
@@ -870,6 +879,22 @@ mod tests {
             assert_eq!(back, s, "preset {} via {q}", p.name);
             assert_eq!(seed, 42);
             assert!(notices.is_empty(), "{notices:?}");
+        }
+    }
+
+    #[test]
+    fn knob_names_cover_every_field_once() {
+        let fields = match serde_json::to_value(Scenario::default()) {
+            Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect::<Vec<_>>(),
+            other => panic!("{other:?}"),
+        };
+        let mut names: Vec<String> = knob_names().map(String::from).collect();
+        names.sort();
+        let mut fields = fields;
+        fields.sort();
+        assert_eq!(names, fields);
+        for n in knob_names() {
+            assert!(Scenario::default().get(n).is_some(), "{n}");
         }
     }
 

@@ -1277,24 +1277,6 @@ pub struct Sample {
     pub live_claims: u64,
 }
 
-/// The whole run sampled at `buckets` even steps, for a chart that shows
-/// the entire run with a playhead. Runs its own fleet to the end.
-pub fn preview(scenario: &Scenario, seed: u64, buckets: usize) -> (Vec<Sample>, Micros) {
-    let mut probe = Fleet::new(scenario, seed);
-    probe.run();
-    let end = probe.last_activity().max(1);
-    let buckets = buckets.max(1);
-    let mut f = Fleet::new(scenario, seed);
-    let mut out = Vec::with_capacity(buckets + 1);
-    out.push(f.sample());
-    for i in 1..=buckets {
-        let t = end * i as Micros / buckets as Micros;
-        f.advance_to(t, usize::MAX);
-        out.push(f.sample());
-    }
-    (out, end)
-}
-
 impl Fleet {
     pub fn sample(&self) -> Sample {
         let r = &self.r;
@@ -1323,18 +1305,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn preview_ends_when_the_run_goes_quiet_and_only_grows() {
+    fn samples_only_grow_and_end_where_the_run_does() {
         let s = Scenario::default();
-        let (samples, end) = preview(&s, 1, 50);
-        assert_eq!(samples.len(), 51);
         let full = Fleet::new(&s, 1).run();
-        let last = samples.last().unwrap();
-        assert_eq!(last.recomputes, full.recomputes);
-        assert_eq!(last.served, full.ended());
+        let mut probe = Fleet::new(&s, 1);
+        probe.run();
+        let end = probe.last_activity();
         assert!(
             end < 1_100_000,
             "the burst is over within its deadline: {end}"
         );
+        let mut f = Fleet::new(&s, 1);
+        let mut samples = vec![f.sample()];
+        for i in 1..=50u64 {
+            f.advance_to(end * i / 50, usize::MAX);
+            samples.push(f.sample());
+        }
+        assert_eq!(samples.len(), 51);
+        let last = samples.last().unwrap();
+        assert_eq!(last.recomputes, full.recomputes);
+        assert_eq!(last.served, full.ended());
         for w in samples.windows(2) {
             assert!(w[0].t <= w[1].t);
             assert!(w[0].redis_round_trips <= w[1].redis_round_trips);

@@ -1,7 +1,7 @@
 //! Invariants of the whole fleet, checked over many random scenarios and
-//! seeds. Each property names the rule it protects; each can fail (the
-//! `pitfall_*` tests show the same checks failing when a pitfall breaks the
-//! rule on purpose).
+//! seeds. Each property names the rule it protects; each can fail: the
+//! pitfalls break these rules on purpose, and `lessons.rs` shows the damage
+//! (remembered failures, pinned threads, no coalescing, corrupted answers).
 
 use proptest::prelude::*;
 use stampede::scenario::{ClaimMode, LoserPolicy, Pitfalls, RedisErrorPolicy, Scenario, Workload};
@@ -205,53 +205,4 @@ proptest! {
         prop_assert_eq!(got, want);
         prop_assert_eq!(sliced.log_hash(), whole.log_hash());
     }
-}
-
-/// The checks above must be able to fail: the pitfalls break them.
-#[test]
-fn pitfall_remember_failure_keeps_failures_in_the_map() {
-    let s = stampede::scenario::preset("failure").unwrap();
-    let mut ok = Fleet::new(&s, 1);
-    let good = ok.run();
-    let mut bad_s = s.clone();
-    bad_s.pitfalls.remember_failure = true;
-    let mut bad = Fleet::new(&bad_s, 1);
-    let r = bad.run();
-    assert!(bad.remembered_failures_held() > 0);
-    assert!(r.remembered_failures > 0);
-    assert!(
-        r.errors > 5 * good.errors,
-        "sticky outage: {} vs {}",
-        r.errors,
-        good.errors
-    );
-}
-
-#[test]
-fn pitfall_no_deadline_pins_threads_on_a_hang() {
-    let mut s = stampede::scenario::preset("hang").unwrap();
-    let with = Fleet::new(&s, 1).run();
-    assert_eq!(with.timeouts, with.requests);
-    assert_eq!(with.pinned, 0);
-    s.pitfalls.no_deadline = true;
-    let r = Fleet::new(&s, 1).run();
-    assert_eq!(r.pinned, r.requests);
-}
-
-#[test]
-fn pitfall_key_mismatch_stops_coalescing() {
-    let mut s = stampede::scenario::preset("singleflight").unwrap();
-    s.pitfalls.key_mismatch = true;
-    let r = Fleet::new(&s, 1).run();
-    assert_eq!(r.recomputes, 8000);
-}
-
-#[test]
-fn pitfall_mutable_result_corrupts_shared_answers() {
-    let mut s = Scenario::default();
-    assert_eq!(Fleet::new(&s, 1).run().corrupted, 0);
-    s.pitfalls.mutable_result = true;
-    let r = Fleet::new(&s, 1).run();
-    // Each instance's first follower mutates; the other 198 read the change.
-    assert_eq!(r.corrupted, 40 * 198);
 }

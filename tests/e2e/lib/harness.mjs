@@ -26,9 +26,11 @@ mkdirSync(shots, { recursive: true });
 export const metric = (name) => `[data-metric="${name}"]`;
 export const control = (name) => `[data-control="${name}"]`;
 
-/// Runs `body(t)` with a fresh browser; prints TAP-ish lines; exits non-zero on failure.
-export async function spec(name, body) {
-  const userDataDir = mkdtempSync(path.join(tmpdir(), "stampede-e2e-"));
+/// Debian's Chromium, headless, in a fresh profile; without the
+/// background-networking flags it keeps dialling out on this closed network.
+/// Returns the context and its profile folder (remove it when done).
+export async function launch(prefix = "stampede-e2e-") {
+  const userDataDir = mkdtempSync(path.join(tmpdir(), prefix));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
@@ -44,6 +46,12 @@ export async function spec(name, body) {
     ],
     viewport: { width: 1280, height: 800 },
   });
+  return { context, userDataDir };
+}
+
+/// Runs `body(t)` with a fresh browser; prints TAP-ish lines; exits non-zero on failure.
+export async function spec(name, body) {
+  const { context, userDataDir } = await launch();
   const problems = [];
   let checks = 0;
   const page = context.pages()[0] ?? (await context.newPage());
