@@ -119,6 +119,8 @@ pub struct Report {
     /// Recomputes that started while another of the same key was running.
     pub overlapping_recomputes: u64,
     pub origin_failures: u64,
+    /// Origin calls that ran past the origin timeout (the call itself went on).
+    pub origin_timeouts: u64,
     pub origin_peak_concurrency: u64,
     pub claim_attempts: u64,
     pub claim_wins: u64,
@@ -127,12 +129,19 @@ pub struct Report {
     pub releases_refused: u64,
     pub redis_round_trips: u64,
     pub redis_errors: u64,
+    /// Values written to the cache.
+    pub values_written: u64,
     pub negative_hits: u64,
     /// Failures handed out again from the flight map after their flight ended.
     pub remembered_failures: u64,
     pub corrupted: u64,
     pub crashed: u64,
     pub admission_waits: u64,
+    /// Recomputes shed because no admission permit came within the queue budget.
+    pub admission_shed: u64,
+    /// Leaders that left before their work started, their flight taken over
+    /// by the oldest follower.
+    pub handovers: u64,
     pub p50_ms: f64,
     pub p99_ms: f64,
     pub max_ms: f64,

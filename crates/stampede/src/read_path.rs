@@ -24,7 +24,10 @@ pub struct Strategy {
     pub loser: LoserPolicy,
     pub redis_error: RedisErrorPolicy,
     /// Each request's budget from arrival; `None` is the no-deadline pitfall.
+    /// It bounds the caller's wait, never a recompute already started.
     pub deadline: Option<Micros>,
+    /// The origin call's own bound; `None` under the no-deadline pitfall.
+    pub origin_timeout: Option<Micros>,
     pub claim_ttl: Micros,
     /// A waiting loser re-reads the cache this often.
     pub poll: Micros,
@@ -36,6 +39,8 @@ pub struct Strategy {
     pub stale_while_revalidate: bool,
     /// Take a permit from the instance's admission limit before recomputing.
     pub admission: bool,
+    /// How long a recompute may queue for a permit before it is shed.
+    pub admission_wait: Micros,
     /// Pitfall: the coalescing key is not the cache key.
     pub key_mismatch: bool,
 }
@@ -49,12 +54,14 @@ impl Strategy {
             loser: s.loser,
             redis_error: s.redis_error,
             deadline: (!s.pitfalls.no_deadline).then(|| ms(s.deadline_ms)),
+            origin_timeout: (!s.pitfalls.no_deadline).then(|| ms(s.origin_timeout_ms.max(1))),
             claim_ttl: ms(s.claim_ttl_ms.max(1)),
             poll: ms(s.poll_ms.max(1)),
             rtt: ms(s.rtt_ms),
             negative_ttl: (s.negative_ttl_ms > 0).then(|| ms(s.negative_ttl_ms)),
             stale_while_revalidate: s.stale_while_revalidate,
             admission: s.admission > 0,
+            admission_wait: ms(s.admission_wait_ms),
             key_mismatch: s.pitfalls.key_mismatch,
         }
     }
@@ -69,9 +76,13 @@ pub type FlightKey = u64;
 pub enum Step {
     /// `GET key`. Reply: [`Input::Cache`].
     CacheGet { key: u32 },
+    /// A waiting loser's look: `GET key` and `EXISTS lock:key` in one round
+    /// trip (a pipeline). Reply: [`Input::Polled`].
+    Poll { key: u32 },
     /// Lead or attach to the in-process flight. Reply: [`Input::Flight`]
     /// with `Lead`, or later with the shared outcome (the driver parks
-    /// followers until the leader settles or their deadline passes).
+    /// followers until the leader settles or their deadline passes), or
+    /// `Promoted` if the leader gives up before its work starts.
     JoinFlight { key: FlightKey },
     /// Lead the flight only if nobody is running it (background refresh).
     /// Reply: [`Input::Flight`] with `Lead` or `Busy`.
@@ -82,14 +93,23 @@ pub enum Step {
         ticket: LeaderTicket,
         outcome: Outcome,
     },
+    /// The leader leaves before any work started: the oldest follower takes
+    /// over the flight, the others stay attached. Reply: [`Input::Ack`].
+    AbandonFlight {
+        key: FlightKey,
+        ticket: LeaderTicket,
+    },
     /// `SET lock:key token NX PX ttl`. Reply: [`Input::Claim`].
     Claim { key: u32, token: Token, ttl: Micros },
     /// Compare-and-delete release. Reply: [`Input::Ack`].
     Release { key: u32, token: Token },
-    /// Take a permit from the admission limit. Reply: [`Input::Admitted`].
-    Admit,
-    /// Call the origin. Reply: [`Input::Origin`].
-    Recompute { key: u32 },
+    /// Take a permit from the admission limit, queueing at most `max_wait`.
+    /// Reply: [`Input::Admitted`], or [`Input::Shed`] when the wait ran out.
+    Admit { max_wait: Micros },
+    /// Call the origin, giving up on it after `timeout` (the call itself may
+    /// run on at the origin). Reply: [`Input::Origin`], with
+    /// `Err(Failure::Timeout)` if the timeout came first.
+    Recompute { key: u32, timeout: Option<Micros> },
     /// `SET key value` with the value TTL. Reply: [`Input::Ack`].
     CacheSet { key: u32, value: Value },
     /// Store a short-lived failure marker. Reply: [`Input::Ack`].
@@ -99,6 +119,9 @@ pub enum Step {
     /// The caller's answer is ready; the machine may go on with cleanup.
     /// Reply: [`Input::Ack`].
     Respond { ending: Ending, corrupted: bool },
+    /// Nothing new to do: keep waiting for the reply already pending. The
+    /// caller has been answered; the work it started goes on.
+    Wait,
     /// Nothing left to do.
     Finish,
 }
@@ -107,7 +130,10 @@ pub enum Step {
 pub enum CacheReply {
     Fresh(Value),
     Stale(Value),
-    Negative,
+    /// A failure marker; with the stale value under it, if one is still
+    /// inside its stale window. The marker damps refreshes, it never hides
+    /// a value that may be served.
+    Negative(Option<Value>),
     Miss,
     Error,
 }
@@ -118,7 +144,8 @@ pub enum FlightReply {
     /// The flight's outcome, as handed to this follower (or a remembered
     /// failure under the pitfall).
     Shared(Outcome),
-    /// The leader vanished and this follower now leads the same flight.
+    /// The leader left (gave up before its work started, or crashed) and
+    /// this follower now leads the same flight.
     Promoted(LeaderTicket),
     /// `TryLead` found a flight running.
     Busy,
@@ -135,14 +162,21 @@ pub enum ClaimReply {
 pub enum Input {
     Start,
     Cache(CacheReply),
+    /// A poll's answer: the cache and whether anyone holds the claim.
+    Polled {
+        cache: CacheReply,
+        claim_free: bool,
+    },
     Flight(FlightReply),
     Claim(ClaimReply),
     Admitted,
+    /// No admission permit came within the queue budget.
+    Shed,
     Origin(Result<Value, Failure>),
     Ack,
     Woke,
-    /// The driver's timer for [`ReadPath::deadline`] fired first: whatever
-    /// the machine was waiting for no longer matters to it.
+    /// The driver's timer for [`ReadPath::deadline`] fired first: the caller
+    /// stops waiting. Work the request already started is not cut short.
     DeadlinePassed,
 }
 
@@ -154,7 +188,7 @@ enum Phase {
     Claim,
     Admit,
     Origin,
-    /// Leadership won (flight or claim): read the cache once more first.
+    /// Work committed (flight or claim won): read the cache once more first.
     Recheck,
     /// Claim lost (or refused), waiting for the winner's value.
     PollSleep,
@@ -230,6 +264,14 @@ impl Activity {
 }
 
 /// One request. Small and `Copy`-free on purpose: a fleet holds one per thread.
+///
+/// Two things a request does are kept apart. The *caller* waits for an
+/// answer, bounded by its own deadline. The *work* (from the moment the
+/// request commits to recomputing: re-check, admission, the origin call,
+/// the cache write, settling the flight, releasing the claim) runs to its
+/// end whatever happens to the caller, as a detached task would in a
+/// service; it is bounded by the admission queue budget and the origin
+/// call's timeout instead.
 #[derive(Clone, Debug)]
 pub struct ReadPath {
     key: u32,
@@ -243,11 +285,18 @@ pub struct ReadPath {
     leader: Option<LeaderTicket>,
     token: Option<Token>,
     attempts: u16,
-    lost_at: Micros,
+    /// A `SET NX` was sent and its reply has not come back.
+    claim_in_flight: bool,
+    /// The request committed to recomputing: its work outlives its caller.
+    committed: bool,
     /// The cache was re-read after winning leadership.
     checked: bool,
-    // wrap-up: settle -> respond -> write -> release -> finish
+    /// The caller was just answered at its deadline; the next `Ack` means
+    /// "go back to waiting for the work's pending reply".
+    detaching: bool,
+    // wrap-up: write -> settle or abandon -> respond -> release -> finish
     settle: Option<Outcome>,
+    abandon: bool,
     respond: Option<(Ending, bool)>,
     write: Write,
     responded: bool,
@@ -258,7 +307,6 @@ fn ending_of_shared(o: Outcome) -> (Ending, bool) {
         Outcome::Fresh(v) => (Ending::Shared, !v.is_intact()),
         Outcome::Stale(v) => (Ending::Stale, !v.is_intact()),
         Outcome::Degraded => (Ending::Degraded, false),
-        Outcome::Failed(Failure::Timeout) => (Ending::Timeout, false),
         Outcome::Failed(_) => (Ending::Error, false),
     }
 }
@@ -276,9 +324,12 @@ impl ReadPath {
             leader: None,
             token: None,
             attempts: 0,
-            lost_at: 0,
+            claim_in_flight: false,
+            committed: false,
             checked: false,
+            detaching: false,
             settle: None,
+            abandon: false,
             respond: None,
             write: Write::None,
             responded: false,
@@ -300,24 +351,29 @@ impl ReadPath {
         }
     }
 
-    /// When the driver must interrupt a wait with [`Input::DeadlinePassed`].
-    /// `None` once the answer is out (cleanup is never cut short, only the
-    /// caller's wait is) or under the no-deadline pitfall.
+    /// When the driver must interrupt the caller with [`Input::DeadlinePassed`].
+    /// `None` once the caller has its answer (a refresh behind a stale
+    /// answer, or work that outlived its caller, is never cut short) and
+    /// under the no-deadline pitfall.
     pub fn deadline(&self) -> Option<Micros> {
-        if self.responded && !self.refreshing() {
+        if self.responded {
             None
         } else {
             self.deadline_at
         }
     }
 
-    /// True while a stale answer is out and the refresh is running.
-    fn refreshing(&self) -> bool {
-        self.responded
-            && matches!(
-                self.phase,
-                Phase::RefreshLead | Phase::RefreshClaim | Phase::Admit | Phase::Origin
-            )
+    /// True when the deadline must leave the pending reply in place: the
+    /// request has committed to its work, which goes on after the caller is
+    /// answered. When false, the driver cancels whatever the request was
+    /// waiting on (a follower detaches, a sleep or a Redis reply is dropped).
+    pub fn work_outlives_caller(&self) -> bool {
+        self.committed && self.phase != Phase::Done
+    }
+
+    /// True once the request committed to recomputing.
+    pub fn is_committed(&self) -> bool {
+        self.committed
     }
 
     pub fn is_done(&self) -> bool {
@@ -337,24 +393,36 @@ impl ReadPath {
         self.leader
     }
 
-    /// What to draw for the step just emitted.
-    pub fn activity(&self, step: &Step) -> Activity {
-        match step {
-            Step::CacheGet { .. } if self.phase == Phase::PollRead => Activity::Polling,
+    /// What to draw for the step just emitted (`None`: keep what is shown).
+    pub fn activity(&self, step: &Step) -> Option<Activity> {
+        Some(match step {
             Step::CacheGet { .. } => Activity::Reading,
+            Step::Poll { .. } => Activity::Polling,
             Step::JoinFlight { .. } | Step::TryLead { .. } => Activity::Following,
             Step::Claim { .. } => Activity::Claiming,
-            Step::Admit => Activity::Queued,
+            Step::Admit { .. } => Activity::Queued,
             Step::Recompute { .. } if self.token.is_some() => Activity::Holding,
             Step::Recompute { .. } => Activity::Recomputing,
             Step::Sleep { .. } => Activity::Polling,
+            // Once the caller is answered it shows its answer, even while
+            // the work it started writes and releases behind it.
             Step::SettleFlight { .. }
+            | Step::AbandonFlight { .. }
+            | Step::Release { .. }
+            | Step::CacheSet { .. }
+            | Step::CacheSetNegative { .. }
+                if self.responded =>
+            {
+                return None
+            }
+            Step::SettleFlight { .. }
+            | Step::AbandonFlight { .. }
             | Step::Release { .. }
             | Step::CacheSet { .. }
             | Step::CacheSetNegative { .. } => Activity::Writing,
             Step::Respond { ending, .. } => Activity::of_ending(*ending),
-            Step::Finish => Activity::Idle,
-        }
+            Step::Wait | Step::Finish => return None,
+        })
     }
 
     fn next_token(&mut self) -> Token {
@@ -362,10 +430,25 @@ impl ReadPath {
         Token((self.id << 16) | self.attempts as u64)
     }
 
+    /// Does this request take the claim before recomputing?
+    fn claims_on_lead(&self, s: &Strategy) -> bool {
+        match s.claim {
+            ClaimMode::Inner => true,
+            // The second card's design: only a refresh of a stale value is
+            // claim-guarded; a caller with nothing to serve never waits on it.
+            ClaimMode::Refresh => self.stale.is_some(),
+            ClaimMode::Off | ClaimMode::Outer => false,
+        }
+    }
+
     /// Feeds one result in and returns the next step.
     pub fn resume(&mut self, s: &Strategy, input: Input, now: Micros) -> Step {
         if input == Input::DeadlinePassed {
             return self.on_deadline(s, now);
+        }
+        if self.detaching && input == Input::Ack {
+            self.detaching = false;
+            return Step::Wait;
         }
         match (self.phase, input) {
             (Phase::Idle, Input::Start) => {
@@ -374,7 +457,9 @@ impl ReadPath {
             }
             (Phase::Read, Input::Cache(r)) => match r {
                 CacheReply::Fresh(_) => self.answer(Ending::Hit, false),
-                CacheReply::Negative => self.answer(Ending::Error, false),
+                // A recent failure damps the refresh; what may be served is.
+                CacheReply::Negative(Some(_)) => self.answer(Ending::Stale, false),
+                CacheReply::Negative(None) => self.answer(Ending::Error, false),
                 CacheReply::Stale(v) => {
                     self.stale = Some(v);
                     if s.stale_while_revalidate {
@@ -401,28 +486,45 @@ impl ReadPath {
                 self.leader = Some(t);
                 self.refresh_claim(s)
             }
-            (Phase::RefreshLead, Input::Flight(FlightReply::Busy)) => self.finish(),
-            (Phase::RefreshClaim, Input::Claim(r)) => match r {
-                ClaimReply::Won => {
-                    self.token = Some(self.pending_token());
-                    self.recompute(s)
+            (Phase::RefreshLead, Input::Flight(_)) => self.finish(),
+            (Phase::RefreshClaim, Input::Claim(r)) => {
+                self.claim_in_flight = false;
+                match r {
+                    ClaimReply::Won => {
+                        self.token = Some(self.pending_token());
+                        self.recompute(s)
+                    }
+                    ClaimReply::Error if s.redis_error == RedisErrorPolicy::Open => {
+                        self.recompute(s)
+                    }
+                    _ => {
+                        // Someone else refreshes. Anyone who attached to our
+                        // flight meanwhile gets the stale value we hold.
+                        let v = self.stale.map_or(Outcome::Degraded, Outcome::Stale);
+                        self.conclude(v, None)
+                    }
                 }
-                ClaimReply::Error if s.redis_error == RedisErrorPolicy::Open => self.recompute(s),
-                _ => {
-                    // Someone else refreshes. Anyone who attached to our
-                    // flight meanwhile gets the stale value we hold.
-                    let v = self.stale.map_or(Outcome::Degraded, Outcome::Stale);
-                    self.conclude(v, None)
-                }
-            },
+            }
             (Phase::Flight, Input::Flight(r)) => match r {
-                FlightReply::Lead(t) | FlightReply::Promoted(t) => {
+                FlightReply::Lead(t) => {
                     self.leader = Some(t);
-                    if self.token.is_some() || s.claim != ClaimMode::Inner {
+                    if self.token.is_some() || !self.claims_on_lead(s) {
                         // Outer mode already holds (or lost and computes).
                         self.recompute(s)
                     } else {
                         self.claim(s)
+                    }
+                }
+                FlightReply::Promoted(t) => {
+                    self.leader = Some(t);
+                    if self.token.is_some() || !self.claims_on_lead(s) {
+                        self.recompute(s)
+                    } else {
+                        // The leader left while the claim was someone else's
+                        // or in doubt: look before claiming, exactly as a
+                        // waiting loser does.
+                        self.phase = Phase::PollRead;
+                        Step::Poll { key: self.key }
                     }
                 }
                 FlightReply::Shared(o) => {
@@ -432,36 +534,34 @@ impl ReadPath {
                 }
                 FlightReply::Busy => self.recompute(s),
             },
-            (Phase::Claim, Input::Claim(r)) => match r {
-                ClaimReply::Won => {
-                    self.token = Some(self.pending_token());
-                    if s.claim == ClaimMode::Outer && s.singleflight && self.leader.is_none() {
-                        self.join(s)
-                    } else {
-                        self.recompute(s)
+            (Phase::Claim, Input::Claim(r)) => {
+                self.claim_in_flight = false;
+                match r {
+                    ClaimReply::Won => {
+                        self.token = Some(self.pending_token());
+                        self.after_claim(s)
                     }
+                    ClaimReply::Held => self.lose(s, now),
+                    ClaimReply::Error => match s.redis_error {
+                        RedisErrorPolicy::Open => self.after_claim(s),
+                        RedisErrorPolicy::Closed => self.lose(s, now),
+                    },
                 }
-                ClaimReply::Held => {
-                    self.lost_at = now;
-                    self.lose(s, now)
-                }
-                ClaimReply::Error => match s.redis_error {
-                    RedisErrorPolicy::Open => {
-                        if s.claim == ClaimMode::Outer && s.singleflight && self.leader.is_none() {
-                            self.join(s)
-                        } else {
-                            self.recompute(s)
-                        }
-                    }
-                    RedisErrorPolicy::Closed => {
-                        self.lost_at = now;
-                        self.lose(s, now)
-                    }
-                },
-            },
+            }
             (Phase::Admit, Input::Admitted) => {
                 self.phase = Phase::Origin;
-                Step::Recompute { key: self.key }
+                Step::Recompute {
+                    key: self.key,
+                    timeout: s.origin_timeout,
+                }
+            }
+            (Phase::Admit, Input::Shed) => {
+                // Admission control's explicit answer, for everyone waiting
+                // on this flight: what is stale if there is one, else degraded.
+                match self.stale {
+                    Some(v) => self.conclude(Outcome::Stale(v), Some((Ending::Stale, false))),
+                    None => self.conclude(Outcome::Degraded, Some((Ending::Degraded, false))),
+                }
             }
             (Phase::Origin, Input::Origin(r)) => match r {
                 Ok(v) => {
@@ -469,22 +569,25 @@ impl ReadPath {
                     self.conclude(Outcome::Fresh(v), Some((Ending::Computed, false)))
                 }
                 Err(f) => {
-                    if let (Some(ttl), Failure::Origin) = (s.negative_ttl, f) {
+                    if let Some(ttl) = s.negative_ttl {
                         self.write = Write::Negative(ttl);
                     }
-                    let e = if f == Failure::Timeout {
-                        Ending::Timeout
-                    } else {
-                        Ending::Error
-                    };
-                    self.conclude(Outcome::Failed(f), Some((e, false)))
+                    match self.stale {
+                        // Stale-if-error: a servable value beats an error,
+                        // for the leader and for everyone attached to it.
+                        Some(v) => self.conclude(Outcome::Stale(v), Some((Ending::Stale, false))),
+                        None => self.conclude(Outcome::Failed(f), Some((Ending::Error, false))),
+                    }
                 }
             },
             (Phase::Recheck, Input::Cache(r)) => match r {
                 CacheReply::Fresh(v) => {
                     self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
                 }
-                CacheReply::Negative => self.conclude(
+                CacheReply::Negative(Some(v)) => {
+                    self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
+                }
+                CacheReply::Negative(None) => self.conclude(
                     Outcome::Failed(Failure::Origin),
                     Some((Ending::Error, false)),
                 ),
@@ -492,26 +595,25 @@ impl ReadPath {
             },
             (Phase::PollSleep, Input::Woke) => {
                 self.phase = Phase::PollRead;
-                Step::CacheGet { key: self.key }
+                Step::Poll { key: self.key }
             }
-            (Phase::PollRead, Input::Cache(r)) => match r {
+            (Phase::PollRead, Input::Polled { cache, claim_free }) => match cache {
                 CacheReply::Fresh(v) => {
                     self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
                 }
-                CacheReply::Negative => self.conclude(
+                CacheReply::Negative(Some(v)) => {
+                    self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
+                }
+                CacheReply::Negative(None) => self.conclude(
                     Outcome::Failed(Failure::Origin),
                     Some((Ending::Error, false)),
                 ),
-                _ => {
-                    // Still nothing. The claim we lost is certainly live until
-                    // its TTL has run since we lost it; after that its holder
-                    // may be gone, so claim again instead of polling forever.
-                    if now >= self.lost_at.saturating_add(s.claim_ttl) {
-                        self.claim(s)
-                    } else {
-                        self.poll(s, now)
-                    }
-                }
+                // Nothing to read and nobody holds the claim: its holder
+                // finished without a value (it failed) or is gone (its
+                // claim expired). Take it instead of polling until the
+                // deadline.
+                _ if claim_free => self.claim(s),
+                _ => self.poll(s, now),
             },
             (Phase::Expire, Input::Woke) => self.on_deadline(s, now),
             (Phase::WrapUp, Input::Ack) => self.wrap_up(),
@@ -537,7 +639,7 @@ impl ReadPath {
             self.claim(s)
         } else if s.singleflight {
             self.join(s)
-        } else if s.claim == ClaimMode::Inner {
+        } else if self.claims_on_lead(s) {
             self.claim(s)
         } else {
             self.recompute(s)
@@ -552,11 +654,21 @@ impl ReadPath {
 
     fn claim(&mut self, s: &Strategy) -> Step {
         self.phase = Phase::Claim;
+        self.claim_in_flight = true;
         let token = self.next_token();
         Step::Claim {
             key: self.key,
             token,
             ttl: s.claim_ttl,
+        }
+    }
+
+    /// Won the claim (or Redis failed and we fail open).
+    fn after_claim(&mut self, s: &Strategy) -> Step {
+        if s.claim == ClaimMode::Outer && s.singleflight && self.leader.is_none() {
+            self.join(s)
+        } else {
+            self.recompute(s)
         }
     }
 
@@ -565,6 +677,7 @@ impl ReadPath {
             return self.recompute(s);
         }
         self.phase = Phase::RefreshClaim;
+        self.claim_in_flight = true;
         let token = self.next_token();
         Step::Claim {
             key: self.key,
@@ -573,7 +686,10 @@ impl ReadPath {
         }
     }
 
+    /// Commits to the work: from here on the caller's deadline ends only
+    /// the caller's wait.
     fn recompute(&mut self, s: &Strategy) -> Step {
+        self.committed = true;
         if !self.checked && (self.leader.is_some() || self.token.is_some()) {
             // Double-check after winning: the first GET may have missed just
             // before the previous leader's write landed, and leading again
@@ -584,10 +700,15 @@ impl ReadPath {
         }
         if s.admission {
             self.phase = Phase::Admit;
-            Step::Admit
+            Step::Admit {
+                max_wait: s.admission_wait,
+            }
         } else {
             self.phase = Phase::Origin;
-            Step::Recompute { key: self.key }
+            Step::Recompute {
+                key: self.key,
+                timeout: s.origin_timeout,
+            }
         }
     }
 
@@ -632,29 +753,40 @@ impl ReadPath {
         }
     }
 
+    /// The caller's deadline. Committed work carries on and only the caller
+    /// is answered; otherwise the request leaves whatever it was waiting on
+    /// and cleans up behind itself: a leader hands its flight to the oldest
+    /// follower, and a claim it holds, or asked for and has not heard back
+    /// about, is released with its token (compare-and-delete makes that safe
+    /// whether or not the `SET NX` won).
     fn on_deadline(&mut self, _s: &Strategy, _now: Micros) -> Step {
         if self.phase == Phase::Done {
             return Step::Finish;
         }
-        let ending = if self.phase == Phase::Admit && !self.responded {
-            // Admission control's explicit answer: shed, do not hang.
-            Ending::Degraded
-        } else {
-            Ending::Timeout
-        };
-        let outcome = if ending == Ending::Degraded {
-            Outcome::Degraded
-        } else {
-            Outcome::Failed(Failure::Timeout)
-        };
-        self.write = Write::None;
-        if self.settle.is_some() {
-            // The value (or failure) is already known and on its way to the
-            // cache; followers still get it even though this caller gives up.
-            self.respond = Some((ending, false));
-            return self.wrap_up();
+        if self.committed {
+            if self.responded {
+                return Step::Wait;
+            }
+            self.responded = true;
+            self.detaching = true;
+            // An answer the work had lined up (mid wrap-up) is never sent.
+            self.respond = None;
+            return Step::Respond {
+                ending: Ending::Timeout,
+                corrupted: false,
+            };
         }
-        self.conclude(outcome, Some((ending, false)))
+        if self.claim_in_flight {
+            self.claim_in_flight = false;
+            self.token = Some(self.pending_token());
+        }
+        if self.leader.is_some() {
+            self.abandon = true;
+        }
+        if !self.responded {
+            self.respond = Some((Ending::Timeout, false));
+        }
+        self.wrap_up()
     }
 
     /// Records what followers get and what the caller gets, then runs the
@@ -680,10 +812,12 @@ impl ReadPath {
         Step::Respond { ending, corrupted }
     }
 
-    /// write -> settle -> respond -> release -> finish, skipping what does
-    /// not apply. The value reaches the cache before the flight settles, so
-    /// a caller arriving right after the settle finds it instead of leading
-    /// a second recompute; the claim is released last for the same reason.
+    /// write -> settle (or abandon) -> respond -> release -> finish,
+    /// skipping what does not apply. The value reaches the cache before the
+    /// flight settles, so a caller arriving right after the settle finds it
+    /// instead of leading a second recompute; the claim is released last for
+    /// the same reason, and so a poller that finds the claim free never
+    /// finds the value missing because it was still on its way.
     fn wrap_up(&mut self) -> Step {
         self.phase = Phase::WrapUp;
         match std::mem::replace(&mut self.write, Write::None) {
@@ -696,13 +830,22 @@ impl ReadPath {
             Write::Negative(ttl) => return Step::CacheSetNegative { key: self.key, ttl },
             Write::None => {}
         }
-        if let (Some(outcome), Some(ticket)) = (self.settle.take(), self.leader) {
-            self.leader = None;
-            return Step::SettleFlight {
-                key: self.fkey,
-                ticket,
-                outcome,
-            };
+        if let Some(ticket) = self.leader {
+            if let Some(outcome) = self.settle.take() {
+                self.leader = None;
+                return Step::SettleFlight {
+                    key: self.fkey,
+                    ticket,
+                    outcome,
+                };
+            }
+            if std::mem::take(&mut self.abandon) {
+                self.leader = None;
+                return Step::AbandonFlight {
+                    key: self.fkey,
+                    ticket,
+                };
+            }
         }
         if self.respond.is_some() {
             return self.emit_respond();
@@ -770,7 +913,10 @@ mod tests {
         );
         assert_eq!(
             p.resume(&s, Input::Cache(CacheReply::Miss), 3),
-            Step::Recompute { key: 42 }
+            Step::Recompute {
+                key: 42,
+                timeout: Some(3_000_000)
+            }
         );
         let v = Value::fresh(42, 1);
         assert_eq!(
@@ -905,11 +1051,200 @@ mod tests {
             p.resume(&s, Input::Claim(ClaimReply::Held), 2),
             Step::Sleep { until: 50_002 }
         );
-        assert_eq!(p.resume(&s, Input::Woke, 50_002), Step::CacheGet { key: 1 });
+        assert_eq!(p.resume(&s, Input::Woke, 50_002), Step::Poll { key: 1 });
+        let polled = |free| Input::Polled {
+            cache: CacheReply::Miss,
+            claim_free: free,
+        };
         assert_eq!(
-            p.resume(&s, Input::Cache(CacheReply::Miss), 50_003),
+            p.resume(&s, polled(false), 50_003),
             Step::Sleep { until: 100_003 }
         );
+        // The claim came free and still no value: take it.
+        p.resume(&s, Input::Woke, 100_003);
+        assert!(matches!(
+            p.resume(&s, polled(true), 100_004),
+            Step::Claim { .. }
+        ));
+    }
+
+    /// Drives a request to the point where it leads, holds the claim and
+    /// has asked the origin.
+    fn holder(s: &Strategy, t: LeaderTicket) -> (ReadPath, Token) {
+        let mut p = ReadPath::new(s, 1, 7, 0);
+        p.resume(s, Input::Start, 0);
+        p.resume(s, Input::Cache(CacheReply::Miss), 1);
+        let token = token_of(p.resume(s, Input::Flight(FlightReply::Lead(t)), 1));
+        p.resume(s, Input::Claim(ClaimReply::Won), 2);
+        assert!(matches!(
+            p.resume(s, Input::Cache(CacheReply::Miss), 3),
+            Step::Recompute { .. }
+        ));
+        (p, token)
+    }
+
+    #[test]
+    fn a_deadline_ends_the_callers_wait_not_the_work() {
+        let s = strategy(|_| {});
+        let t = lead();
+        let (mut p, token) = holder(&s, t);
+        assert!(p.work_outlives_caller());
+        assert_eq!(
+            p.resume(&s, Input::DeadlinePassed, 1_000_000),
+            Step::Respond {
+                ending: Ending::Timeout,
+                corrupted: false
+            }
+        );
+        assert_eq!(p.resume(&s, Input::Ack, 1_000_000), Step::Wait);
+        assert_eq!(p.deadline(), None, "the caller has its answer");
+        // The origin answers later: the value is written, the flight
+        // settled for whoever is still attached, and only then released.
+        let v = Value::fresh(1, 1);
+        assert_eq!(
+            p.resume(&s, Input::Origin(Ok(v)), 1_500_000),
+            Step::CacheSet { key: 1, value: v }
+        );
+        assert_eq!(
+            p.resume(&s, Input::Ack, 1_500_001),
+            Step::SettleFlight {
+                key: 1,
+                ticket: t,
+                outcome: Outcome::Fresh(v)
+            }
+        );
+        assert_eq!(
+            p.resume(&s, Input::Ack, 1_500_001),
+            Step::Release { key: 1, token }
+        );
+        assert_eq!(p.resume(&s, Input::Ack, 1_500_002), Step::Finish);
+    }
+
+    #[test]
+    fn an_origin_timeout_fails_the_flight_and_frees_the_claim() {
+        let s = strategy(|_| {});
+        let t = lead();
+        let (mut p, token) = holder(&s, t);
+        assert!(matches!(
+            p.resume(&s, Input::Origin(Err(Failure::Timeout)), 3_000_003),
+            Step::SettleFlight {
+                outcome: Outcome::Failed(Failure::Timeout),
+                ..
+            }
+        ));
+        p.resume(&s, Input::Ack, 3_000_003);
+        assert_eq!(
+            p.resume(&s, Input::Ack, 3_000_003),
+            Step::Release { key: 1, token }
+        );
+        // Under the no-deadline pitfall there is no origin timeout either.
+        let s = strategy(|s| s.pitfalls.no_deadline = true);
+        assert_eq!(s.deadline, None);
+        assert_eq!(s.origin_timeout, None);
+    }
+
+    #[test]
+    fn a_leader_that_gives_up_before_working_hands_over_and_releases() {
+        let s = strategy(|_| {});
+        let t = lead();
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        p.resume(&s, Input::Cache(CacheReply::Miss), 1);
+        let token = token_of(p.resume(&s, Input::Flight(FlightReply::Lead(t)), 1));
+        // The SET NX reply has not come back when the deadline passes.
+        assert!(!p.work_outlives_caller());
+        assert_eq!(
+            p.resume(&s, Input::DeadlinePassed, 1_000_000),
+            Step::AbandonFlight { key: 1, ticket: t }
+        );
+        assert!(matches!(
+            p.resume(&s, Input::Ack, 1_000_000),
+            Step::Respond {
+                ending: Ending::Timeout,
+                ..
+            }
+        ));
+        assert_eq!(
+            p.resume(&s, Input::Ack, 1_000_000),
+            Step::Release { key: 1, token },
+            "the token it sent, whether or not it won"
+        );
+        // The follower that takes over looks before it claims.
+        let mut q = ReadPath::new(&s, 1, 8, 0);
+        q.resume(&s, Input::Start, 0);
+        q.resume(&s, Input::Cache(CacheReply::Miss), 1);
+        assert_eq!(
+            q.resume(&s, Input::Flight(FlightReply::Promoted(lead())), 1_000_000),
+            Step::Poll { key: 1 }
+        );
+    }
+
+    #[test]
+    fn a_negative_marker_never_hides_a_stale_value() {
+        let s = strategy(|s| s.stale_while_revalidate = true);
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        let v = Value::fresh(1, 0);
+        assert_eq!(
+            p.resume(&s, Input::Cache(CacheReply::Negative(Some(v))), 1),
+            Step::Respond {
+                ending: Ending::Stale,
+                corrupted: false
+            }
+        );
+        assert_eq!(p.resume(&s, Input::Ack, 1), Step::Finish, "no refresh");
+        let mut p = ReadPath::new(&s, 1, 8, 0);
+        p.resume(&s, Input::Start, 0);
+        assert!(matches!(
+            p.resume(&s, Input::Cache(CacheReply::Negative(None)), 1),
+            Step::Respond {
+                ending: Ending::Error,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn a_failed_leader_with_a_stale_value_shares_the_stale_value() {
+        let s = strategy(|_| {});
+        let t = lead();
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        let v = Value::fresh(1, 0);
+        p.resume(&s, Input::Cache(CacheReply::Stale(v)), 1);
+        p.resume(&s, Input::Flight(FlightReply::Lead(t)), 1);
+        p.resume(&s, Input::Claim(ClaimReply::Won), 2);
+        p.resume(&s, Input::Cache(CacheReply::Stale(v)), 3);
+        assert_eq!(
+            p.resume(&s, Input::Origin(Err(Failure::Origin)), 200),
+            Step::SettleFlight {
+                key: 1,
+                ticket: t,
+                outcome: Outcome::Stale(v)
+            }
+        );
+    }
+
+    #[test]
+    fn refresh_mode_claims_only_a_refresh() {
+        let s = strategy(|s| s.claim = ClaimMode::Refresh);
+        // A cold miss leads and computes without touching the claim.
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        p.resume(&s, Input::Cache(CacheReply::Miss), 1);
+        assert_eq!(
+            p.resume(&s, Input::Flight(FlightReply::Lead(lead())), 1),
+            Step::CacheGet { key: 1 },
+            "the re-check, then the origin"
+        );
+        // A stale value is refreshed under the claim.
+        let mut p = ReadPath::new(&s, 1, 8, 0);
+        p.resume(&s, Input::Start, 0);
+        p.resume(&s, Input::Cache(CacheReply::Stale(Value::fresh(1, 0))), 1);
+        assert!(matches!(
+            p.resume(&s, Input::Flight(FlightReply::Lead(lead())), 1),
+            Step::Claim { .. }
+        ));
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub enum ClaimMode {
     Inner,
     /// Claim outside: every thread claims, the winner then coalesces.
     Outer,
+    /// The claim guards only the refresh of a stale value; a miss with
+    /// nothing to serve coalesces in-process and computes without any claim,
+    /// so no caller ever waits on a lock.
+    Refresh,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -130,8 +134,13 @@ pub struct Scenario {
     pub claim_ttl_ms: u32,
     /// Redis round-trip time.
     pub rtt_ms: u32,
-    /// Per-request deadline (ignored under the `no-deadline` pitfall).
+    /// Per-request deadline (ignored under the `no-deadline` pitfall). It
+    /// ends the caller's wait, never a recompute that has started.
     pub deadline_ms: u32,
+    /// The origin call's own timeout: past it the recompute counts as failed,
+    /// its flight settles and its claim is released (ignored under the
+    /// `no-deadline` pitfall).
+    pub origin_timeout_ms: u32,
     /// How long a computed value stays fresh.
     pub value_ttl_ms: u32,
     /// TTL jitter as a fraction: each TTL is drawn from ttl * [1 - j, 1 + j].
@@ -142,6 +151,9 @@ pub struct Scenario {
     pub stale_while_revalidate: bool,
     /// Concurrent recomputes allowed per instance (0 = unlimited).
     pub admission: u32,
+    /// How long a recompute may queue for an admission permit before it is
+    /// shed with an explicit degraded answer.
+    pub admission_wait_ms: u32,
     /// Cache a failure for this long so retries are damped (0 = off).
     pub negative_ttl_ms: u32,
     /// Probability that one recompute fails.
@@ -181,11 +193,14 @@ impl Default for Scenario {
             claim_ttl_ms: 5000,
             rtt_ms: 1,
             deadline_ms: 1000,
-            value_ttl_ms: 300_000,
+            origin_timeout_ms: 3000,
+            // Short enough that a steady run sees values expire and refresh.
+            value_ttl_ms: 10_000,
             jitter: 0.0,
             stale_ms: 0,
             stale_while_revalidate: false,
             admission: 0,
+            admission_wait_ms: 100,
             negative_ttl_ms: 0,
             fail_rate: 0.0,
             origin_outage_ms: 0,
@@ -224,7 +239,7 @@ impl Notice {
 }
 
 /// Inclusive bounds for every numeric knob: (name, min, max).
-pub const U32_BOUNDS: [(&str, u32, u32); 16] = [
+pub const U32_BOUNDS: [(&str, u32, u32); 18] = [
     ("instances", 1, 1000),
     ("threads", 1, 10_000),
     ("keys", 1, 1_000_000),
@@ -233,9 +248,11 @@ pub const U32_BOUNDS: [(&str, u32, u32); 16] = [
     ("claim_ttl_ms", 1, 600_000),
     ("rtt_ms", 0, 1000),
     ("deadline_ms", 1, 600_000),
+    ("origin_timeout_ms", 1, 600_000),
     ("value_ttl_ms", 1, 86_400_000),
     ("stale_ms", 0, 86_400_000),
     ("admission", 0, 100_000),
+    ("admission_wait_ms", 0, 600_000),
     ("negative_ttl_ms", 0, 600_000),
     ("origin_outage_ms", 0, 3_600_000),
     ("poll_ms", 1, 60_000),
@@ -256,9 +273,11 @@ impl Scenario {
             "claim_ttl_ms" => &mut self.claim_ttl_ms,
             "rtt_ms" => &mut self.rtt_ms,
             "deadline_ms" => &mut self.deadline_ms,
+            "origin_timeout_ms" => &mut self.origin_timeout_ms,
             "value_ttl_ms" => &mut self.value_ttl_ms,
             "stale_ms" => &mut self.stale_ms,
             "admission" => &mut self.admission,
+            "admission_wait_ms" => &mut self.admission_wait_ms,
             "negative_ttl_ms" => &mut self.negative_ttl_ms,
             "origin_outage_ms" => &mut self.origin_outage_ms,
             "poll_ms" => &mut self.poll_ms,
@@ -553,7 +572,7 @@ pub fn preset_names() -> Vec<&'static str> {
 // ---- compact URL form -------------------------------------------------------
 
 /// Short URL keys for every knob, in the order they are written.
-const URL_KEYS: [(&str, &str); 29] = [
+const URL_KEYS: [(&str, &str); 31] = [
     ("i", "instances"),
     ("t", "threads"),
     ("k", "keys"),
@@ -567,11 +586,13 @@ const URL_KEYS: [(&str, &str); 29] = [
     ("ct", "claim_ttl_ms"),
     ("rtt", "rtt_ms"),
     ("dl", "deadline_ms"),
+    ("ot", "origin_timeout_ms"),
     ("vt", "value_ttl_ms"),
     ("j", "jitter"),
     ("st", "stale_ms"),
     ("swr", "stale_while_revalidate"),
     ("adm", "admission"),
+    ("aw", "admission_wait_ms"),
     ("nt", "negative_ttl_ms"),
     ("fr", "fail_rate"),
     ("oo", "origin_outage_ms"),
@@ -603,6 +624,7 @@ fn claim_name(c: ClaimMode) -> &'static str {
         ClaimMode::Off => "off",
         ClaimMode::Inner => "inner",
         ClaimMode::Outer => "outer",
+        ClaimMode::Refresh => "refresh",
     }
 }
 fn loser_name(l: LoserPolicy) -> &'static str {
@@ -633,7 +655,8 @@ pub fn parse_claim(s: &str) -> Result<ClaimMode, String> {
         "off" => Ok(ClaimMode::Off),
         "inner" => Ok(ClaimMode::Inner),
         "outer" => Ok(ClaimMode::Outer),
-        _ => Err(format!("'{}' is not off, inner or outer", clip(s))),
+        "refresh" => Ok(ClaimMode::Refresh),
+        _ => Err(format!("'{}' is not off, inner, outer or refresh", clip(s))),
     }
 }
 pub fn parse_loser(s: &str) -> Result<LoserPolicy, String> {

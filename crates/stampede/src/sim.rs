@@ -9,10 +9,14 @@
 //! Modelling choices worth knowing:
 //! - Redis applies a command when it is sent; the reply arrives one round
 //!   trip later. With Redis down every command errors after a round trip.
-//! - A request that gives up on the origin leaves the call running: the
-//!   origin keeps working on it until it finishes (forever if it hangs), and
-//!   the call keeps its admission permit until then, so the limit really
-//!   bounds what the origin sees.
+//! - A caller's deadline ends its wait, never work it started: a recompute
+//!   runs to its end (write, settle, release) after its caller has been
+//!   answered, as a detached task would. The thread stays with that work
+//!   until it ends, so in a steady run it takes its next request later.
+//! - The origin call's timeout ends the work's wait for the origin, not the
+//!   call: the origin keeps working on it until it finishes (forever if it
+//!   hangs), and the call keeps its admission permit until then, so the
+//!   limit really bounds what the origin sees.
 //! - Burst: the hot key (key 0) is absent at t=0, or present but already
 //!   expired when `stale_ms > 0` (so there is something stale to serve).
 //!   Steady: every key is written at t=0, so without jitter they expire
@@ -55,6 +59,12 @@ pub enum EventKind {
     Remembered = 15,
     ClaimError = 16,
     Poll = 17,
+    /// The origin call ran past its timeout; the work counts it as failed.
+    OriginTimeout = 18,
+    /// No admission permit came within the queue budget.
+    Shed = 19,
+    /// A leader left before its work started; a follower took the flight.
+    Handover = 20,
 }
 
 /// One log line: at `t` (µs), `thread` (global index) did `kind` on `key`.
@@ -77,6 +87,9 @@ enum EvKind {
         result: Result<Value, Failure>,
         /// The call holds an admission permit of the thread's instance.
         permit: bool,
+        /// The request still waits for this result (false when the origin
+        /// timeout already answered it).
+        notify: bool,
     },
 }
 
@@ -138,6 +151,10 @@ struct Slot {
     waited: Micros,
     permit: bool,
     ending: Option<Ending>,
+    /// The token of this request's winning `SET NX`, if one won: a release
+    /// with any other token (sent at a deadline, before the reply came) is
+    /// a harmless no-op, not a holder that lost its claim.
+    won: Option<crate::claim::Token>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -187,6 +204,9 @@ pub struct Fleet {
     origin_running: u64,
     next_req_id: u64,
     holder_crashed: bool,
+    /// Successful origin answers that came back within the origin timeout:
+    /// each must end in a cache write (a tested invariant).
+    origin_answers_in_time: u64,
     r: Report,
     latency: Histogram,
     max_wait: Micros,
@@ -256,6 +276,7 @@ impl Fleet {
             origin_running: 0,
             next_req_id: 0,
             holder_crashed: false,
+            origin_answers_in_time: 0,
             r: Report::default(),
             latency: Histogram::default(),
             max_wait: 0,
@@ -289,6 +310,7 @@ impl Fleet {
                 waited: 0,
                 permit: false,
                 ending: None,
+                won: None,
             };
             self.slots.reserve_exact(n - self.slots.len());
             self.slots.extend(std::iter::repeat_n(template, todo));
@@ -572,6 +594,11 @@ impl Fleet {
         self.slots.iter().filter(|s| s.active).count()
     }
 
+    /// Successful origin answers that came back within the origin timeout.
+    pub fn origin_answers_in_time(&self) -> u64 {
+        self.origin_answers_in_time
+    }
+
     pub fn origin_running(&self) -> u64 {
         self.origin_running
     }
@@ -722,6 +749,18 @@ impl Fleet {
             EvKind::Deliver(input) => {
                 let s = &self.slots[ev.thread as usize];
                 if s.active && s.wseq == ev.wseq {
+                    let key = s.path.key();
+                    match input {
+                        Input::Shed => {
+                            self.r.admission_shed += 1;
+                            self.log(ev.thread, EventKind::Shed, key, 0);
+                        }
+                        Input::Origin(Err(Failure::Timeout)) => {
+                            self.r.origin_timeouts += 1;
+                            self.log(ev.thread, EventKind::OriginTimeout, key, 0);
+                        }
+                        _ => {}
+                    }
                     self.unpark(ev.thread);
                     self.drive(ev.thread, input);
                 }
@@ -730,6 +769,7 @@ impl Fleet {
                 key,
                 result,
                 permit,
+                notify,
             } => {
                 self.origin_running -= 1;
                 if permit {
@@ -740,9 +780,12 @@ impl Fleet {
                     *c -= 1;
                 }
                 let ok = result.is_ok();
+                if ok && notify {
+                    self.origin_answers_in_time += 1;
+                }
                 self.log(ev.thread, EventKind::RecomputeEnd, key, (!ok) as u8);
                 let s = &self.slots[ev.thread as usize];
-                if s.active && s.wseq == ev.wseq {
+                if notify && s.active && s.wseq == ev.wseq {
                     self.unpark(ev.thread);
                     self.drive(ev.thread, Input::Origin(result));
                 }
@@ -774,6 +817,7 @@ impl Fleet {
         slot.waited = 0;
         slot.permit = false;
         slot.ending = None;
+        slot.won = None;
         let req = slot.req;
         if let Some(d) = self.strategy.deadline {
             self.deadlines.push_back((now + d, thread, req));
@@ -790,7 +834,11 @@ impl Fleet {
             return;
         }
         let key = s.path.key();
-        self.unpark(thread);
+        // Work the request committed to keeps its pending reply; anything
+        // else it was waiting on is cancelled.
+        if !s.path.work_outlives_caller() {
+            self.unpark(thread);
+        }
         self.log(thread, EventKind::DeadlinePassed, key, 0);
         self.drive(thread, Input::DeadlinePassed);
     }
@@ -865,7 +913,7 @@ impl Fleet {
             let step = slot.path.resume(&s_strategy, input, now);
             let act = slot.path.activity(&step);
             let key = slot.path.key();
-            if !matches!(step, Step::Finish) {
+            if let Some(act) = act {
                 self.set_state(thread, act);
             }
             let next = self.perform(thread, key, step);
@@ -882,18 +930,7 @@ impl Fleet {
         let inst = self.instance_of(thread);
         match step {
             Step::CacheGet { key } => {
-                let polling = self.states[self.thread_of[thread as usize] as usize]
-                    == Activity::Polling as u8;
-                self.log(
-                    thread,
-                    if polling {
-                        EventKind::Poll
-                    } else {
-                        EventKind::CacheGet
-                    },
-                    key,
-                    0,
-                );
+                self.log(thread, EventKind::CacheGet, key, 0);
                 let reply = if down {
                     CacheReply::Error
                 } else {
@@ -902,6 +939,23 @@ impl Fleet {
                 self.reply_later(thread, Input::Cache(reply));
                 None
             }
+            Step::Poll { key } => {
+                self.log(thread, EventKind::Poll, key, 0);
+                let (cache, claim_free) = if down {
+                    (CacheReply::Error, false)
+                } else {
+                    let c = self.cache_get(key);
+                    (c, self.claims.holder(&key, self.now).is_none())
+                };
+                self.reply_later(thread, Input::Polled { cache, claim_free });
+                None
+            }
+            Step::AbandonFlight { key: fk, ticket } => {
+                self.log(thread, EventKind::Handover, key, 0);
+                self.abandon(inst, fk, ticket);
+                Some(Input::Ack)
+            }
+            Step::Wait => None,
             Step::JoinFlight { key: fk } => match self.flights[inst].join(fk, thread) {
                 Join::Lead(t) => {
                     self.log(thread, EventKind::Lead, key, 0);
@@ -966,6 +1020,7 @@ impl Fleet {
                 let kind = match reply {
                     ClaimReply::Won => {
                         self.r.claim_wins += 1;
+                        self.slots[thread as usize].won = Some(token);
                         EventKind::ClaimWon
                     }
                     ClaimReply::Held => EventKind::ClaimLost,
@@ -987,14 +1042,16 @@ impl Fleet {
                     match self.claims.release(&key, token, self.now) {
                         ReleaseReply::Released => {}
                         ReleaseReply::NotHolder | ReleaseReply::Absent => {
-                            self.r.releases_refused += 1
+                            if self.slots[thread as usize].won == Some(token) {
+                                self.r.releases_refused += 1
+                            }
                         }
                     }
                 }
                 self.reply_later(thread, Input::Ack);
                 None
             }
-            Step::Admit => {
+            Step::Admit { max_wait } => {
                 let a = &mut self.admission[inst];
                 if a.free > 0 {
                     a.free -= 1;
@@ -1005,16 +1062,21 @@ impl Fleet {
                     let wseq = self.slots[thread as usize].wseq;
                     a.queue.push_back((thread, wseq));
                     self.park(thread, Park::Queued);
+                    // The shed timer shares the queue entry's wseq: whichever
+                    // comes first (a permit or the timer) voids the other.
+                    let at = self.now.saturating_add(max_wait);
+                    self.push(at, thread, wseq, EvKind::Deliver(Input::Shed));
                     None
                 }
             }
-            Step::Recompute { key } => {
-                self.start_recompute(thread, key);
+            Step::Recompute { key, timeout } => {
+                self.start_recompute(thread, key, timeout);
                 None
             }
             Step::CacheSet { key, value } => {
                 self.log(thread, EventKind::CacheSet, key, 0);
                 if !down {
+                    self.r.values_written += 1;
                     let sc = &self.scenario;
                     let (vt, st) = (sc.value_ttl_ms as Micros * US, sc.stale_ms as Micros * US);
                     let ttl = self.jittered(vt);
@@ -1076,9 +1138,12 @@ impl Fleet {
         let Some(e) = self.cache.get(&key).copied() else {
             return CacheReply::Miss;
         };
+        if let Some(v) = e.value.filter(|_| now < e.fresh_until) {
+            return CacheReply::Fresh(v);
+        }
         if now < e.negative_until {
             self.r.negative_hits += 1;
-            return CacheReply::Negative;
+            return CacheReply::Negative(e.value.filter(|_| now < e.stale_until));
         }
         match e.value {
             Some(v) if now < e.fresh_until => CacheReply::Fresh(v),
@@ -1090,7 +1155,7 @@ impl Fleet {
         }
     }
 
-    fn start_recompute(&mut self, thread: u32, key: u32) {
+    fn start_recompute(&mut self, thread: u32, key: u32, timeout: Option<Micros>) {
         let sc = self.scenario.clone();
         let now = self.now;
         self.r.recomputes += 1;
@@ -1108,7 +1173,17 @@ impl Fleet {
         let permit = std::mem::replace(&mut self.slots[thread as usize].permit, false);
         self.park(thread, Park::Origin);
         if sc.hang {
-            return; // never answers (nor frees its permit); only a deadline frees the caller
+            // Never answers (nor frees its permit); the origin timeout ends
+            // the work's wait, and a deadline ends a caller's.
+            if let Some(to) = timeout {
+                self.push(
+                    now.saturating_add(to),
+                    thread,
+                    wseq,
+                    EvKind::Deliver(Input::Origin(Err(Failure::Timeout))),
+                );
+            }
+            return;
         }
         // Latency: base x [0.75, 1.25), with a 2% tail at 2-4x; beyond the
         // origin's capacity every call slows in proportion to the overload.
@@ -1131,14 +1206,28 @@ impl Fleet {
             *v += 1;
             Ok(Value::fresh(key, *v))
         };
+        let lat = lat.max(1);
+        let notify = match timeout {
+            Some(to) if to < lat => {
+                self.push(
+                    now + to,
+                    thread,
+                    wseq,
+                    EvKind::Deliver(Input::Origin(Err(Failure::Timeout))),
+                );
+                false
+            }
+            _ => true,
+        };
         self.push(
-            now + lat.max(1),
+            now + lat,
             thread,
             wseq,
             EvKind::OriginDone {
                 key,
                 result,
                 permit,
+                notify,
             },
         );
     }
@@ -1170,15 +1259,7 @@ impl Fleet {
         self.log(thread, EventKind::Crash, key, 0);
         if let Some(ticket) = self.slots[thread as usize].path.leader_ticket() {
             let fk = self.slots[thread as usize].path.flight_key(&self.strategy);
-            if let Ok(Abandoned::Promoted { leader, ticket }) =
-                self.flights[inst].abandon(&fk, ticket)
-            {
-                let s = &mut self.slots[leader as usize];
-                s.park = Park::None;
-                s.wseq = s.wseq.wrapping_add(1);
-                s.waited += self.now - s.wait_from;
-                self.drive(leader, Input::Flight(FlightReply::Promoted(ticket)));
-            }
+            self.abandon(inst, fk, ticket);
         }
         if !self.slots[thread as usize].path.has_responded() {
             self.record_ending(thread, key, Ending::Error, false);
@@ -1186,15 +1267,35 @@ impl Fleet {
         self.finish(thread);
     }
 
+    /// A leader leaves its flight: the oldest follower takes it over.
+    fn abandon(&mut self, inst: usize, fk: FlightKey, ticket: crate::flight::LeaderTicket) {
+        if let Ok(Abandoned::Promoted { leader, ticket }) = self.flights[inst].abandon(&fk, ticket)
+        {
+            self.r.handovers += 1;
+            let s = &mut self.slots[leader as usize];
+            s.park = Park::None;
+            s.wseq = s.wseq.wrapping_add(1);
+            s.waited += self.now - s.wait_from;
+            self.drive(leader, Input::Flight(FlightReply::Promoted(ticket)));
+        }
+    }
+
     fn record_ending(&mut self, thread: u32, key: u32, ending: Ending, corrupted: bool) {
+        let now = self.now;
         let s = &mut self.slots[thread as usize];
+        // A caller answered at its deadline while its work is still queued
+        // has waited until now, though the work's wait goes on.
+        let waiting = match s.park {
+            Park::Follow(..) | Park::Queued | Park::Sleep => now - s.wait_from,
+            _ => 0,
+        };
         // No guard against a second ending on purpose: conservation
         // (requests = endings + pinned) is a tested invariant, and a guard
         // here would hide the bug it exists to catch.
         s.ending = Some(ending);
         self.unanswered -= 1;
         let lat = self.now - s.started;
-        let waited = s.waited;
+        let waited = s.waited + waiting;
         self.latency.record(lat);
         self.max_wait = self.max_wait.max(waited);
         match ending {

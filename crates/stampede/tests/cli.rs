@@ -80,7 +80,7 @@ fn bad_input_exits_2_with_a_message() {
     for (args, needle) in [
         (vec!["--instances", "0"], "instances"),
         (vec!["--instances", "many"], "whole number"),
-        (vec!["--claim", "sideways"], "off, inner or outer"),
+        (vec!["--claim", "sideways"], "off, inner, outer or refresh"),
         (vec!["--pitfall", "nope"], "unknown pitfall"),
         (vec!["--preset", "nope"], "unknown preset"),
         (vec!["--frobnicate"], "unknown flag"),

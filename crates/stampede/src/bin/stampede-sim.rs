@@ -15,19 +15,24 @@ usage: stampede-sim [flags]
   --keys N                 distinct keys                     (default 1)
   --workload W             burst | steady | cold             (default burst)
   --singleflight on|off    coalesce inside each instance     (default on)
-  --claim MODE             off | inner | outer               (default inner)
+  --claim MODE             off | inner | outer | refresh     (default inner)
+                           refresh: only the refresh of a stale value is claimed
   --loser POLICY           stale | wait | degrade | compute  (default wait)
   --redis-error P          open | closed                     (default open)
   --recompute-ms N         mean origin latency               (default 200)
   --origin-capacity N      concurrent recomputes before the origin slows (default 64)
   --claim-ttl-ms N         claim TTL                         (default 5000)
   --rtt-ms N               Redis round trip                  (default 1)
-  --deadline-ms N          per-request deadline              (default 1000)
-  --value-ttl-ms N         value TTL                         (default 300000)
+  --deadline-ms N          per-request deadline: ends the caller's wait,
+                           never a recompute already started (default 1000)
+  --origin-timeout-ms N    the origin call's own timeout; then the flight
+                           settles failed and the claim is released (default 3000)
+  --value-ttl-ms N         value TTL                         (default 10000)
   --jitter F               TTL jitter fraction 0..1          (default 0)
   --stale-ms N             stale window after expiry         (default 0)
   --swr                    serve stale at once, refresh behind (claim-guarded)
   --admission N            recompute permits per instance, 0 = unlimited
+  --admission-wait-ms N    queue this long for a permit, then answer degraded (default 100)
   --negative-ttl-ms N      cache failures this long, 0 = off
   --fail-rate P            probability a recompute fails
   --origin-outage-ms N     origin fails every call for the first N ms
@@ -35,6 +40,7 @@ usage: stampede-sim [flags]
   --redis-down             every Redis command errors
   --holder-crash           the first claim winner dies holding the claim
   --pitfall NAME           remember-failure | no-deadline | key-mismatch | mutable-result (repeatable)
+                           no-deadline also removes the origin timeout
   --poll-ms N              how often waiting losers re-read  (default 50)
   --spread-ms N            burst arrival window              (default 10)
   --duration-ms N          steady traffic duration           (default 60000)
@@ -84,8 +90,10 @@ const TABLE: &[(&str, &[&str])] = &[
             "recomputes",
             "overlapping_recomputes",
             "origin_failures",
+            "origin_timeouts",
             "origin_peak_concurrency",
             "admission_waits",
+            "admission_shed",
         ],
     ),
     (
@@ -97,11 +105,15 @@ const TABLE: &[(&str, &[&str])] = &[
             "claim_wins",
             "releases",
             "releases_refused",
+            "values_written",
             "negative_hits",
         ],
     ),
     ("latency", &["p50_ms", "p99_ms", "max_ms", "max_wait_ms"]),
-    ("damage", &["corrupted", "remembered_failures", "crashed"]),
+    (
+        "damage",
+        &["corrupted", "remembered_failures", "crashed", "handovers"],
+    ),
     ("run", &["elapsed_ms", "events"]),
 ];
 
