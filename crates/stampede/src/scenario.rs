@@ -469,6 +469,15 @@ fn p_jitter() -> Scenario {
         ..Scenario::default()
     }
 }
+fn p_swr() -> Scenario {
+    Scenario {
+        stale_ms: 60_000,
+        stale_while_revalidate: true,
+        claim: ClaimMode::Refresh,
+        redis_error: RedisErrorPolicy::Open,
+        ..Scenario::default()
+    }
+}
 fn p_cheap() -> Scenario {
     Scenario {
         claim: ClaimMode::Off,
@@ -477,7 +486,7 @@ fn p_cheap() -> Scenario {
     }
 }
 
-pub const PRESETS: [Preset; 13] = [
+pub const PRESETS: [Preset; 14] = [
     Preset {
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
@@ -487,7 +496,7 @@ pub const PRESETS: [Preset; 13] = [
     Preset {
         name: "naive",
         title: "No protection",
-        lesson: "Every thread of every instance recomputes: instances x threads.",
+        lesson: "Every thread of every instance recomputes: instances x threads, and the swamped origin answers most callers too late.",
         build: p_naive,
     },
     Preset {
@@ -505,7 +514,7 @@ pub const PRESETS: [Preset; 13] = [
     Preset {
         name: "stale",
         title: "Losers serve stale",
-        lesson: "Nobody waits: the claim's losers answer with the stale value.",
+        lesson: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
         build: p_stale,
     },
     Preset {
@@ -517,7 +526,7 @@ pub const PRESETS: [Preset; 13] = [
     Preset {
         name: "hang",
         title: "A hung origin",
-        lesson: "Deadlines free the threads; turn on no-deadline to watch them stay pinned.",
+        lesson: "Deadlines free the threads and the origin timeout frees the claim; turn on no-deadline to pin them all.",
         build: p_hang,
     },
     Preset {
@@ -541,7 +550,7 @@ pub const PRESETS: [Preset; 13] = [
     Preset {
         name: "cold",
         title: "A cold cache",
-        lesson: "Thousands of different keys: nothing to coalesce; admission control bounds the origin.",
+        lesson: "Thousands of different keys: nothing to coalesce. Admission bounds the origin and sheds the rest at once.",
         build: p_cold,
     },
     Preset {
@@ -549,6 +558,12 @@ pub const PRESETS: [Preset; 13] = [
         title: "TTL jitter",
         lesson: "Keys written together expire together unless their TTLs are spread.",
         build: p_jitter,
+    },
+    Preset {
+        name: "swr",
+        title: "Nobody waits on a lock",
+        lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder or a Redis outage never stalls a request.",
+        build: p_swr,
     },
     Preset {
         name: "cheap",
