@@ -9,7 +9,7 @@ use crate::counters::Reading;
 
 /// Events counted by kind since t = 0 (index: `EventKind as usize`).
 pub type Tally = [u64; KINDS];
-pub const KINDS: usize = 18;
+pub const KINDS: usize = 21;
 
 pub fn count(t: &Tally, k: EventKind) -> u64 {
     t.get(k as usize).copied().unwrap_or(0)
@@ -48,7 +48,7 @@ pub const LISTING: [Line; 12] = [
     ),
     line(
         1,
-        "if a follower: wait for the leader's result",
+        "if a follower: wait for the result, until my deadline",
         &[(E::Settle, "settled")],
     ),
     line(
@@ -59,8 +59,12 @@ pub const LISTING: [Line; 12] = [
     line(1, "if won:", &[]),
     line(
         2,
-        "v = origin.recompute(key)",
-        &[(E::RecomputeStart, "started"), (E::RecomputeEnd, "done")],
+        "v = origin.recompute(key)  # runs on past my deadline",
+        &[
+            (E::RecomputeStart, "started"),
+            (E::RecomputeEnd, "done"),
+            (E::OriginTimeout, "timed out"),
+        ],
     ),
     line(2, "SET key v EX ttl", &[(E::CacheSet, "SETs")]),
     line(
@@ -70,7 +74,7 @@ pub const LISTING: [Line; 12] = [
     ),
     line(
         1,
-        "else: poll GET, serve stale or degrade",
+        "else: poll (claim it if it came free), serve stale or degrade",
         &[(E::ClaimLost, "lost"), (E::Poll, "polls")],
     ),
     line(
@@ -122,7 +126,7 @@ mod tests {
     #[test]
     fn kinds_cover_the_event_enum() {
         assert_eq!(
-            E::Poll as usize,
+            E::Handover as usize,
             KINDS - 1,
             "the last event kind fits the tally"
         );
