@@ -46,6 +46,7 @@ pub fn App() -> impl IntoView {
     });
     let banner = RwSignal::new(url_notices);
     let knob_notices = RwSignal::new(Vec::<Notice>::new());
+    let base = crate::transport::lesson_base(scenario);
     let engine = StoredValue::new_local(Engine::default());
     let knobs_ready = RwSignal::new(false);
     set_timeout(move || knobs_ready.set(true), KNOBS_AFTER);
@@ -82,26 +83,38 @@ pub fn App() -> impl IntoView {
         }
     });
 
-    // Space plays and pauses, the right arrow steps: only when no control
-    // has the keyboard (a focused input keeps its own keys).
+    // Space always plays and pauses, and the left and right arrows step the
+    // clock, wherever the focus is, except where the key types or moves a
+    // control: a text or number field, or a slider (its arrows are its own).
+    // A focused button does not swallow Space (Enter still presses it), and
+    // a picker keeps Up and Down but gives Left and Right to the clock.
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        let in_control = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .is_some_and(|el| {
-                matches!(
-                    el.tag_name().as_str(),
-                    "INPUT" | "SELECT" | "TEXTAREA" | "BUTTON" | "SUMMARY"
-                )
-            });
-        if in_control || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;
         }
         let command = match ev.key().as_str() {
             " " => Command::TogglePlay,
             "ArrowRight" => Command::Step,
+            "ArrowLeft" => Command::StepBack,
             _ => return,
         };
+        let target = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let keeps_key = target.is_some_and(|el| match el.tag_name().as_str() {
+            "TEXTAREA" => true,
+            "INPUT" => {
+                let kind = el.get_attribute("type").unwrap_or_default();
+                // A checkbox has no use for arrows, and Space would toggle it.
+                !(kind == "checkbox" && command != Command::TogglePlay) && kind != "button"
+            }
+            // Space opens a picker; arrows left and right do nothing there.
+            "SELECT" => command == Command::TogglePlay,
+            _ => el.get_attribute("contenteditable").is_some(),
+        });
+        if keeps_key {
+            return;
+        }
         ev.prevent_default();
         send.run(command);
     });
@@ -137,7 +150,7 @@ pub fn App() -> impl IntoView {
                     "One hot key expires under a whole fleet. Watch who recomputes it."
                 </p>
             </div>
-            <PresetPicker scenario=scenario speed=speed />
+            <PresetPicker scenario=scenario speed=speed base=base notices=knob_notices />
             <Transport playing=playing speed=speed seed=seed reading=reading send=send />
         </header>
         <Banner notices=banner />
@@ -177,7 +190,7 @@ pub fn App() -> impl IntoView {
             </div>
             <div class="side">
                 <Arithmetic reading=reading />
-                <Counters reading=reading />
+                <Counters reading=reading scenario=scenario base=base />
                 <CodePanel reading=reading />
             </div>
             // The knobs are built a moment after the rest, in a task of their

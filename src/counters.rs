@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 use stampede::metrics::Report;
+use stampede::scenario::{proof_for, Proof, Scenario};
 
 use crate::lab::Defence;
 
@@ -68,7 +69,7 @@ pub const HEADLINE: [Counter; 6] = [
 ];
 
 /// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 24] = [
+const LABELS: [(&str, &str); 28] = [
     ("requests", "requests"),
     ("hits", "cache hits"),
     ("stale_served", "stale served"),
@@ -78,15 +79,19 @@ const LABELS: [(&str, &str); 24] = [
     ("pinned", "pinned threads"),
     ("overlapping_recomputes", "overlapping recomputes"),
     ("origin_failures", "origin failures"),
+    ("origin_timeouts", "origin timeouts"),
     ("claim_wins", "claims won"),
     ("releases", "releases"),
     ("releases_refused", "releases refused"),
     ("redis_errors", "Redis errors"),
+    ("values_written", "values written"),
     ("negative_hits", "negative hits"),
     ("remembered_failures", "remembered failures"),
     ("corrupted", "corrupted"),
     ("crashed", "crashed"),
     ("admission_waits", "admission waits"),
+    ("admission_shed", "shed by admission"),
+    ("handovers", "flights handed over"),
     ("p50_ms", "p50 ms"),
     ("p99_ms", "p99 ms"),
     ("max_ms", "max ms"),
@@ -119,27 +124,60 @@ pub fn detail_names() -> Vec<String> {
         .collect()
 }
 
+/// One counter; not drawn while it is promoted to the proof (each
+/// `data-metric` is on the page once).
 #[component]
-fn Metric(name: String, reading: RwSignal<Reading>) -> impl IntoView {
+fn Metric(name: String, reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
     let label = label_of(&name).to_string();
     let key = name.clone();
+    let shown = name.clone();
     view! {
-        <div class="metric">
-            <dt>{label}</dt>
-            <dd data-metric=name>{move || reading.with(|r| r.field(&key))}</dd>
+        <Show when=move || proof.with(|p| p.metric != shown)>
+            <div class="metric">
+                <dt>{label.clone()}</dt>
+                <dd data-metric=name.clone()>{
+                    let key = key.clone();
+                    move || reading.with(|r| r.field(&key))
+                }</dd>
+            </div>
+        </Show>
+    }
+}
+
+/// The number that proves the running scenario's lesson, with a line on
+/// what it shows; marked `data-proof`, and warning-coloured when the lesson
+/// is damage and the damage is there.
+#[component]
+fn ProofCounter(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
+    let value = move || proof.with(|p| reading.with(|r| r.field(p.metric)));
+    let hurt = move || proof.get().damage && value().parse::<f64>().is_ok_and(|v| v > 0.0);
+    view! {
+        <div class="proof" class:damage=hurt>
+            <p class="proof-title">
+                <span class="proof-tag">"The proof"</span>
+                <span class="proof-label">{move || label_of(proof.get().metric).to_string()}</span>
+            </p>
+            <p class="proof-value num" data-proof="" data-damage=move || if proof.get().damage { "1" } else { "0" } data-metric=move || proof.get().metric>{value}</p>
+            <p class="proof-note">{move || proof.get().note}</p>
         </div>
     }
 }
 
 #[component]
-pub fn Counters(reading: RwSignal<Reading>) -> impl IntoView {
+pub fn Counters(
+    reading: RwSignal<Reading>,
+    scenario: RwSignal<Scenario>,
+    base: Memo<Option<&'static str>>,
+) -> impl IntoView {
+    let proof = Memo::new(move |_| scenario.with(|s| proof_for(s, base.get())));
     view! {
         <section class="panel counters" aria-labelledby="counters-title">
             <h2 id="counters-title">"Counters"</h2>
+            <ProofCounter reading=reading proof=proof />
             <dl class="headline">
                 {HEADLINE
                     .iter()
-                    .map(|c| view! { <Metric name=c.name.to_string() reading=reading /> })
+                    .map(|c| view! { <Metric name=c.name.to_string() reading=reading proof=proof /> })
                     .collect_view()}
             </dl>
             <details class="more">
@@ -147,7 +185,7 @@ pub fn Counters(reading: RwSignal<Reading>) -> impl IntoView {
                 <dl class="detail">
                     {detail_names()
                         .into_iter()
-                        .map(|n| view! { <Metric name=n reading=reading /> })
+                        .map(|n| view! { <Metric name=n reading=reading proof=proof /> })
                         .collect_view()}
                 </dl>
             </details>

@@ -170,6 +170,11 @@ impl Engine {
                 lab.seek(t);
                 false
             }
+            Command::StepBack => {
+                let t = lab.prev_step();
+                lab.seek(t);
+                false
+            }
             Command::Restart => {
                 lab.seek(0);
                 false

@@ -169,12 +169,24 @@ pub fn write(s: &mut Scenario, k: &Knob, text: &str) -> Vec<Notice> {
 /// (Enter, blur, spinner) applies at once.
 const TYPING_PAUSE: std::time::Duration = std::time::Duration::from_millis(350);
 
-/// One knob's control, label and help line.
+/// The knob with this name (a core long name, or `pitfall-<name>`).
+pub fn knob_named(name: &str) -> Option<Knob> {
+    GROUPS
+        .iter()
+        .flat_map(|g| g.knobs.iter())
+        .find(|k| k.name == name)
+        .copied()
+}
+
+/// One knob's control, label and help line. A copy placed beside a lesson
+/// (`lesson`) gets ids and a `data-control` of its own (`lesson-<name>`),
+/// and drives the same scenario.
 #[component]
 pub fn KnobControl(
     knob: Knob,
     scenario: RwSignal<Scenario>,
     notices: RwSignal<Vec<Notice>>,
+    #[prop(optional)] lesson: bool,
 ) -> impl IntoView {
     let value = move || scenario.with(|s| read(s, &knob));
     let apply = move |text: String| {
@@ -186,7 +198,14 @@ pub fn KnobControl(
         notices.set(n);
         scenario.set(next);
     };
-    let id = format!("knob-{}", knob.name);
+    let (id, control_name) = if lesson {
+        (
+            format!("lesson-knob-{}", knob.name),
+            format!("lesson-{}", knob.name),
+        )
+    } else {
+        (format!("knob-{}", knob.name), knob.name.to_string())
+    };
     let help_id = format!("{id}-help");
     let control = match knob.kind {
         Kind::Switch | Kind::Pitfall(_) => view! {
@@ -194,7 +213,7 @@ pub fn KnobControl(
                 id=id.clone()
                 type="checkbox"
                 role="switch"
-                data-control=knob.name
+                data-control=control_name.clone()
                 aria-describedby=help_id.clone()
                 prop:checked=move || value() == "1"
                 on:change=move |ev| apply(on_off(event_target_checked(&ev)))
@@ -204,7 +223,7 @@ pub fn KnobControl(
         Kind::Choice(options) => view! {
             <select
                 id=id.clone()
-                data-control=knob.name
+                data-control=control_name.clone()
                 aria-describedby=help_id.clone()
                 prop:value=value
                 on:change=move |ev| apply(event_target_value(&ev))
@@ -252,7 +271,7 @@ pub fn KnobControl(
                     min=min
                     max=max
                     step=step
-                    data-control=knob.name
+                    data-control=control_name.clone()
                     aria-describedby=help_id.clone()
                     prop:value=value
                     on:input=move |ev| {

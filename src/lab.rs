@@ -267,11 +267,18 @@ impl Lab {
         self.target = t;
     }
 
-    /// The time a single step goes to: the next event, at least 1 ms on.
+    /// The time a step forward goes to: a tenth of the visible window on,
+    /// or the next event if a quiet stretch lies in between (so a step never
+    /// lands on nothing happening), at least 1 ms on.
     pub fn next_step(&self) -> Micros {
-        let min = self.pos + 1000;
+        let min = self.pos + (self.span() / 10).max(1000);
         let next = self.fleet.next_event_at().unwrap_or(min).max(min);
         self.cap(next)
+    }
+
+    /// The time a step back goes to: a tenth of the visible window earlier.
+    pub fn prev_step(&self) -> Micros {
+        self.pos.saturating_sub((self.span() / 10).max(1000))
     }
 
     /// Works toward the target until `out_of_time()` says stop. Returns

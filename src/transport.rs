@@ -7,12 +7,15 @@ use stampede::scenario::{Scenario, PRESETS};
 
 use crate::clock::{default_speed, position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
 use crate::counters::Reading;
+use crate::knobs::KnobControl;
 
 /// What the buttons ask the animation loop to do.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Command {
     TogglePlay,
     Step,
+    /// A step back (a tenth of the visible window).
+    StepBack,
     Restart,
     Replay,
     /// Jump to this virtual time (µs) and pause.
@@ -29,14 +32,65 @@ pub fn random_seed() -> u64 {
     (js_sys::Math::random() * 1e9).floor() as u64 + 1
 }
 
+/// The preset a scenario was made from: the one it equals, else the one it
+/// differs from in the fewest knobs (at most four), so a link that turns a
+/// knob or two of a lesson still names that lesson.
+pub fn closest_preset(s: &Scenario) -> Option<&'static str> {
+    if let Some(p) = preset_of(s) {
+        return Some(p);
+    }
+    PRESETS
+        .iter()
+        .map(|p| {
+            let base = p.scenario();
+            let differ = stampede::scenario::knob_names()
+                .filter(|k| base.get(k) != s.get(k))
+                .count();
+            (differ, p.name)
+        })
+        .filter(|(differ, _)| *differ <= 4)
+        .min_by_key(|(differ, _)| *differ)
+        .map(|(_, name)| name)
+}
+
+/// The lesson being explored: the preset last picked (or matched), kept
+/// while knobs are turned, so the lesson stays in view.
+pub fn lesson_base(scenario: RwSignal<Scenario>) -> Memo<Option<&'static str>> {
+    Memo::new(move |prev: Option<&Option<&'static str>>| {
+        scenario.with(|s| {
+            preset_of(s)
+                .or_else(|| prev.copied().flatten())
+                .or_else(|| closest_preset(s))
+        })
+    })
+}
+
 #[component]
-pub fn PresetPicker(scenario: RwSignal<Scenario>, speed: RwSignal<f64>) -> impl IntoView {
-    let current = Memo::new(move |_| scenario.with(preset_of));
-    let lesson = move || {
-        current
-            .get()
+pub fn PresetPicker(
+    scenario: RwSignal<Scenario>,
+    speed: RwSignal<f64>,
+    base: Memo<Option<&'static str>>,
+    notices: RwSignal<Vec<stampede::scenario::Notice>>,
+) -> impl IntoView {
+    let exact = Memo::new(move |_| scenario.with(preset_of));
+    let preset = move || {
+        base.get()
             .and_then(|n| PRESETS.iter().find(|p| p.name == n))
-            .map_or("Your own scenario: every knob is below.", |p| p.lesson)
+    };
+    let lesson = move || {
+        match (preset(), exact.get().is_some()) {
+        (Some(p), true) => p.lesson.to_string(),
+        (Some(p), false) => format!(
+            "{} (That is the preset's lesson; your changes may move its numbers. Pick the preset again to reset.)",
+            p.lesson
+        ),
+        (None, _) => "Your own scenario: every knob is below.".to_string(),
+    }
+    };
+    let value = move || match (exact.get(), base.get()) {
+        (Some(name), _) => name,
+        (None, Some(_)) => "changed",
+        (None, None) => "custom",
     };
     view! {
         <div class="preset">
@@ -44,7 +98,7 @@ pub fn PresetPicker(scenario: RwSignal<Scenario>, speed: RwSignal<f64>) -> impl 
             <select
                 id="preset"
                 data-control="preset"
-                prop:value=move || current.get().unwrap_or("custom")
+                prop:value=value
                 on:change=move |ev| {
                     let name = event_target_value(&ev);
                     if let Some(p) = PRESETS.iter().find(|p| p.name == name) {
@@ -59,17 +113,35 @@ pub fn PresetPicker(scenario: RwSignal<Scenario>, speed: RwSignal<f64>) -> impl 
                     .map(|p| {
                         let name = p.name;
                         view! {
-                            <option value=name selected=move || current.get() == Some(name)>
+                            <option value=name selected=move || exact.get() == Some(name)>
                                 {p.title}
                             </option>
                         }
                     })
                     .collect_view()}
-                <option value="custom" disabled=true selected=move || current.get().is_none()>
+                <option value="changed" disabled=true selected=move || value() == "changed">
+                    {move || preset().map(|p| format!("{} + your changes", p.title)).unwrap_or_default()}
+                </option>
+                <option value="custom" disabled=true selected=move || value() == "custom">
                     "Custom"
                 </option>
             </select>
-            <p class="lesson">{lesson}</p>
+            <p class="lesson" data-preset=move || base.get().unwrap_or("custom")>{lesson}</p>
+            // The knobs this lesson asks you to turn, right under its text.
+            {move || {
+                preset()
+                    .map(|p| {
+                        view! {
+                            <div class="lesson-knobs" aria-label="Try these">
+                                {p.turn
+                                    .iter()
+                                    .filter_map(|n| crate::knobs::knob_named(n))
+                                    .map(|k| view! { <KnobControl knob=k scenario=scenario notices=notices lesson=true /> })
+                                    .collect_view()}
+                            </div>
+                        }
+                    })
+            }}
         </div>
     }
 }
@@ -112,6 +184,7 @@ pub fn Transport(
                     max=SPEED_STEPS
                     step="1"
                     data-control="speed"
+                    aria-label="Playback speed"
                     aria-valuetext=move || format!("{} real time", speed_label(speed.get()))
                     prop:value=move || position_of(speed.get()).to_string()
                     on:input=move |ev| {
@@ -190,5 +263,26 @@ mod tests {
             ..Scenario::default()
         };
         assert_eq!(preset_of(&custom), None);
+    }
+
+    #[test]
+    fn a_turned_knob_keeps_its_lesson() {
+        let mut s = stampede::scenario::preset("failure").unwrap();
+        s.pitfalls.remember_failure = true;
+        assert_eq!(closest_preset(&s), Some("failure"));
+        let far = Scenario {
+            instances: 7,
+            threads: 3,
+            keys: 9,
+            rtt_ms: 40,
+            poll_ms: 9,
+            workload: stampede::scenario::Workload::Cold,
+            ..Scenario::default()
+        };
+        assert_eq!(
+            closest_preset(&far),
+            None,
+            "too many changes to name a lesson"
+        );
     }
 }

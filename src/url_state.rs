@@ -69,7 +69,11 @@ fn parse_speed(raw: &str, notices: &mut Vec<Notice>) -> Option<f64> {
             if clamp_speed(x) != x {
                 notices.push(Notice::new(
                     "speed",
-                    format!("{} is outside 0.01..=100; using {s}", clip(&v)),
+                    format!(
+                        "{} is {} than allowed (0.01 to 100); clamped to {s}",
+                        clip(&v),
+                        if x > 1.0 { "more" } else { "less" }
+                    ),
                 ));
             }
             Some(s)

@@ -51,7 +51,7 @@ await spec("lessons", async (t) => {
 
   // Every preset loads and runs.
   const presets = await page.$$eval(`${control("preset")} option`, (os) =>
-    os.map((o) => o.value).filter((v) => v !== "custom"),
+    os.map((o) => o.value).filter((v) => v !== "custom" && v !== "changed"),
   );
   if (presets.length < 13) throw new Error(`expected 13 presets, found ${presets.length}`);
   for (const name of presets) {
@@ -68,6 +68,17 @@ await spec("lessons", async (t) => {
     t.noProblems(`while running preset ${name}`);
     t.ok(`preset ${name} loads, names its lesson and runs`);
   }
+  // Turning a knob that a lesson asks for keeps the lesson in view.
+  await t.open("preset=failure&speed=100");
+  const failureLesson = (await page.locator(".lesson").textContent()) ?? "";
+  await page.setChecked(control("lesson-pitfall-remember-failure"), true);
+  await page.waitForFunction((sel) => document.querySelector(sel)?.value === "changed", control("preset"));
+  const kept = (await page.locator(".lesson").textContent()) ?? "";
+  if (!kept.startsWith(failureLesson)) throw new Error(`the lesson changed with a knob: "${failureLesson}" -> "${kept}"`);
+  const label = await page.$eval(`${control("preset")} option[value=changed]`, (o) => o.textContent);
+  if (!label.includes("your changes")) throw new Error(`the picker says "${label}"`);
+  t.ok(`a turned knob keeps the lesson: the picker says "${label}"`);
+
   // Picking a preset from the picker switches the scenario.
   await t.open("speed=100");
   await page.selectOption(control("preset"), "naive");

@@ -32,7 +32,7 @@ await spec("playback", async (t) => {
   const s1 = await now();
   if (s1 < p2 + 1) throw new Error(`step should move at least 1 ms: ${p2} -> ${s1}`);
   if ((await pressed()) !== "false") throw new Error("step should leave the clock paused");
-  t.ok(`step moves to the next event (${p2} -> ${s1} ms) and stays paused`);
+  t.ok(`step moves a tenth of the window or to the next event (${p2} -> ${s1} ms) and stays paused`);
 
   // Scrub forward, read, go further, come back: the same numbers.
   const scrub = async (ms) => {
@@ -104,6 +104,27 @@ await spec("playback", async (t) => {
   const k1 = await now();
   await page.keyboard.press("ArrowRight");
   await page.waitForFunction(([sel, was]) => Number(document.querySelector(sel)?.textContent) > was, [metric("now_ms"), k1]);
-  t.ok("space plays and pauses, the right arrow steps");
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction(([sel, was]) => Number(document.querySelector(sel)?.textContent) > was, [metric("now_ms"), k1]);
+  const k2 = await now();
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForFunction(([sel, was]) => Number(document.querySelector(sel)?.textContent) < was, [metric("now_ms"), k2]);
+  t.ok(`space plays and pauses, the arrows step forward and back (${k1} -> ${k2} -> ${await now()} ms)`);
+  // Space plays and pauses after clicking any transport button: a focused
+  // button must not swallow it (it would press itself again).
+  for (const name of ["restart", "step", "replay", "play"]) {
+    await page.click(control(name));
+    const was = await pressed();
+    await page.keyboard.press("Space");
+    await becomes(was === "true" ? "false" : "true", `space after clicking ${name} should toggle play`);
+  }
+  // A picker keeps Up and Down but gives Left and Right to the clock.
+  await page.focus(control("preset"));
+  const chosen = await page.locator(control("preset")).inputValue();
+  await page.keyboard.press("ArrowRight");
+  if ((await page.locator(control("preset")).inputValue()) !== chosen) {
+    throw new Error("the right arrow changed the preset picker");
+  }
+  t.ok("space toggles play after clicking each transport button; arrows on the picker step the clock");
   t.noProblems("while driving the clock");
 });

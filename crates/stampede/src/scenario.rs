@@ -238,6 +238,19 @@ impl Notice {
     }
 }
 
+/// "1200 is more than allowed (1 to 1000); clamped to 1000", in words a
+/// visitor reads without knowing Rust's range syntax. A number too large to
+/// hold at all is not repeated back as a wrapped or saturated value.
+pub fn clamped(was: u32, lo: u32, hi: u32, now: u32) -> String {
+    let shown = if was == u32::MAX {
+        "that number".to_string()
+    } else {
+        was.to_string()
+    };
+    let side = if was > hi { "more" } else { "less" };
+    format!("{shown} is {side} than allowed ({lo} to {hi}); clamped to {now}")
+}
+
 /// Inclusive bounds for every numeric knob: (name, min, max).
 pub const U32_BOUNDS: [(&str, u32, u32); 18] = [
     ("instances", 1, 1000),
@@ -301,10 +314,7 @@ impl Scenario {
                 let now = was.clamp(lo, hi);
                 if now != was {
                     *v = now;
-                    out.push(Notice::new(
-                        name,
-                        format!("{was} is outside {lo}..={hi}; using {now}"),
-                    ));
+                    out.push(Notice::new(name, clamped(was, lo, hi, now)));
                 }
             }
         }
@@ -330,9 +340,10 @@ impl Scenario {
                 out.push(Notice::new(name, format!("{was} is not a number; using 0")));
             } else if !(0.0..=1.0).contains(&was) {
                 *v = was.clamp(0.0, 1.0);
+                let side = if was > 1.0 { "more" } else { "less" };
                 out.push(Notice::new(
                     name,
-                    format!("{was} is outside 0..=1; using {}", *v),
+                    format!("{was} is {side} than allowed (0 to 1); clamped to {}", *v),
                 ));
             }
         }
@@ -356,12 +367,104 @@ pub struct Preset {
     pub name: &'static str,
     pub title: &'static str,
     pub lesson: &'static str,
+    /// The counter (a `Report` field) whose value proves the lesson.
+    pub proof: &'static str,
+    /// One line on what that counter shows in this lesson.
+    pub proof_note: &'static str,
+    /// The knobs the lesson asks a visitor to turn (long names, or
+    /// `pitfall-<name>`), shown beside its text.
+    pub turn: &'static [&'static str],
     build: fn() -> Scenario,
+}
+
+/// What proves the running scenario's lesson: a counter and a line on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proof {
+    pub metric: &'static str,
+    pub note: &'static str,
+    /// The lesson is damage: the counter must be above zero to prove it.
+    pub damage: bool,
+}
+
+const DAMAGE: [&str; 8] = [
+    "corrupted",
+    "pinned",
+    "remembered_failures",
+    "redis_errors",
+    "overlapping_recomputes",
+    "releases_refused",
+    "timeouts",
+    "errors",
+];
+
+fn proof(metric: &'static str, note: &'static str) -> Proof {
+    Proof {
+        metric,
+        note,
+        damage: DAMAGE.contains(&metric),
+    }
+}
+
+/// The counter that proves what `s` is showing. A pitfall switched on is
+/// the lesson of the moment; otherwise the lesson of the preset it was made
+/// from (`base`), then a fault, then the recompute count.
+pub fn proof_for(s: &Scenario, base: Option<&str>) -> Proof {
+    let p = &s.pitfalls;
+    if p.mutable_result {
+        return proof("corrupted", "Answers another caller changed in place: every follower after the first mutates the one shared value.");
+    }
+    if p.remember_failure {
+        return proof(
+            "remembered_failures",
+            "Failures handed out again after their flight ended: one blip became a sticky outage.",
+        );
+    }
+    if p.no_deadline {
+        return proof(
+            "pinned",
+            "Threads still waiting when the run stopped: without deadlines nothing frees them.",
+        );
+    }
+    if p.key_mismatch {
+        return proof(
+            "recomputes",
+            "The flight key never matches the cache key, so every thread leads its own flight.",
+        );
+    }
+    if let Some(pr) = base.and_then(|b| PRESETS.iter().find(|x| x.name == b)) {
+        return proof(pr.proof, pr.proof_note);
+    }
+    if s.redis_down {
+        return proof(
+            "redis_errors",
+            "Every Redis command fails; what happens next is the fail-open or fail-closed choice.",
+        );
+    }
+    if s.holder_crash {
+        return proof(
+            "timeouts",
+            "Callers that gave up while a dead holder's claim blocked the refresh.",
+        );
+    }
+    if s.hang {
+        return proof(
+            "timeouts",
+            "Callers freed by their deadline while the origin never answers.",
+        );
+    }
+    proof(
+        "recomputes",
+        "How many times the origin was asked for a value.",
+    )
 }
 
 impl Preset {
     pub fn scenario(&self) -> Scenario {
         (self.build)()
+    }
+
+    pub fn proof(&self) -> Proof {
+        proof(self.proof, self.proof_note)
     }
 }
 
@@ -491,84 +594,126 @@ pub const PRESETS: [Preset; 14] = [
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
         lesson: "Singleflight outside, claim inside: one recompute, 40 claim attempts.",
+        proof: "recomputes",
+        proof_note: "One recompute for 8,000 requests: singleflight took each office to one caller, the claim took the fleet to one.",
+        turn: &["singleflight", "claim"],
         build: p_burst,
     },
     Preset {
         name: "naive",
         title: "No protection",
         lesson: "Every thread of every instance recomputes: instances x threads, and the swamped origin answers most callers too late.",
+        proof: "recomputes",
+        proof_note: "Instances x threads recomputes: every thread asked the origin itself.",
+        turn: &["singleflight"],
         build: p_naive,
     },
     Preset {
         name: "singleflight",
         title: "Singleflight only",
         lesson: "Threads collapse inside each instance: one recompute per instance.",
+        proof: "recomputes",
+        proof_note: "One recompute per instance: singleflight cannot see the other instances.",
+        turn: &["claim"],
         build: p_singleflight,
     },
     Preset {
         name: "claim-outer",
         title: "Claim outside singleflight",
         lesson: "Still one recompute, but every thread pays a Redis round trip to claim.",
+        proof: "claim_attempts",
+        proof_note: "Claim attempts: with the claim outside, every thread pays a Redis round trip.",
+        turn: &["claim"],
         build: p_claim_outer,
     },
     Preset {
         name: "stale",
         title: "Losers serve stale",
         lesson: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
+        proof: "stale_served",
+        proof_note: "Requests answered at once with the stale value instead of waiting for the winner.",
+        turn: &["loser"],
         build: p_stale,
     },
     Preset {
         name: "failure",
         title: "A failing origin",
         lesson: "Failures reach the current waiters only; turn on remember-failure to see a sticky outage.",
+        proof: "errors",
+        proof_note: "Errors during the outage only; with remember-failure they go on after the origin has recovered.",
+        turn: &["pitfall-remember-failure"],
         build: p_failure,
     },
     Preset {
         name: "hang",
         title: "A hung origin",
         lesson: "Deadlines free the threads and the origin timeout frees the claim; turn on no-deadline to pin them all.",
+        proof: "timeouts",
+        proof_note: "Every caller freed at its own deadline although the origin never answers.",
+        turn: &["pitfall-no-deadline"],
         build: p_hang,
     },
     Preset {
         name: "holder-crash",
         title: "The claim holder dies",
         lesson: "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
+        proof: "timeouts",
+        proof_note: "Callers that gave up while the dead holder's claim blocked every refresh until its TTL.",
+        turn: &["claim_ttl_ms"],
         build: p_holder_crash,
     },
     Preset {
         name: "short-ttl",
         title: "Claim TTL shorter than the recompute",
         lesson: "The claim expires mid-recompute and another instance starts an overlapping one.",
+        proof: "overlapping_recomputes",
+        proof_note: "Recomputes started while another of the same key was running: the claim expired under its holder.",
+        turn: &["claim_ttl_ms"],
         build: p_short_ttl,
     },
     Preset {
         name: "redis-down",
         title: "Redis is down",
         lesson: "Fail open and the refresh goes on; fail closed and nobody may refresh.",
+        proof: "redis_errors",
+        proof_note: "Every Redis command failed, yet the refresh went on: the claim failed open.",
+        turn: &["redis_error"],
         build: p_redis_down,
     },
     Preset {
         name: "cold",
         title: "A cold cache",
         lesson: "Thousands of different keys: nothing to coalesce. Admission bounds the origin and sheds the rest at once.",
+        proof: "admission_shed",
+        proof_note: "Recomputes shed at once with a degraded answer instead of swamping the origin.",
+        turn: &["admission", "admission_wait_ms"],
         build: p_cold,
     },
     Preset {
         name: "jitter",
         title: "TTL jitter",
         lesson: "Keys written together expire together unless their TTLs are spread.",
+        proof: "origin_peak_concurrency",
+        proof_note: "The most recomputes at the origin at once: spread TTLs lower the peak.",
+        turn: &["jitter"],
         build: p_jitter,
     },
     Preset {
         name: "swr",
         title: "Nobody waits on a lock",
         lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder or a Redis outage never stalls a request.",
+        proof: "stale_served",
+        proof_note: "Every request answered at once with the stale value, whatever fails behind it.",
+        turn: &["holder_crash", "redis_down"],
         build: p_swr,
     },
     Preset {
         name: "cheap",
         title: "A cheap recompute",
         lesson: "40 copies of a 20 ms query is nothing: singleflight alone is enough.",
+        proof: "p99_ms",
+        proof_note: "The slowest answers stay fast with one cheap query per instance and no lock.",
+        turn: &["claim"],
         build: p_cheap,
     },
 ];
@@ -960,6 +1105,40 @@ mod tests {
         assert_eq!(n.len(), 1);
         let (_, _, n) = Scenario::from_query("%ZZ=%&&&=&<script>=1");
         assert!(!n.is_empty());
+    }
+
+    #[test]
+    fn notices_say_clamped_in_words() {
+        let (_, _, n) = Scenario::from_query("i=1200&dl=0&t=999999999999&j=2");
+        let text: Vec<String> = n.iter().map(|x| x.to_string()).collect();
+        assert!(
+            text.contains(
+                &"instances: 1200 is more than allowed (1 to 1000); clamped to 1000".to_string()
+            ),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(
+                &"deadline_ms: 0 is less than allowed (1 to 600000); clamped to 1".to_string()
+            ),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .any(|t| t.starts_with("threads: that number is more than allowed")),
+            "{text:?}"
+        );
+        assert!(
+            text.iter()
+                .all(|t| !t.contains("..=") && !t.contains("4294967295")),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(&"jitter: 2 is more than allowed (0 to 1); clamped to 1".to_string()),
+            "{text:?}"
+        );
+        let (_, _, n) = Scenario::from_query("zz=1");
+        assert_eq!(n[0].to_string(), "url: ignored the unknown setting 'zz'");
     }
 
     #[test]

@@ -116,3 +116,23 @@ fn the_table_names_every_counter_once() {
         assert_eq!(lines, 1, "{key} appears {lines} times in\n{out}");
     }
 }
+
+#[test]
+fn a_share_link_runs_the_same_scenario_and_seed() {
+    let link = json(&[
+        "--url",
+        "http://127.0.0.1:8080/lab/?preset=hang&i=4&seed=9&speed=2",
+    ]);
+    let flags = json(&["--preset", "hang", "--instances", "4", "--seed", "9"]);
+    assert_eq!(link, flags);
+    let query = json(&["--url", "i=3&t=5&c=outer&seed=4"]);
+    assert_eq!(query["claim_attempts"], 15);
+    assert_eq!(query["seed"], 4);
+    // A link is read as the page reads it: clamped, with the page's notices.
+    let (code, out, err) = sim(&["--url", "i=99999&zz=1&t=2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("clamped to 1000"), "{err}");
+    assert!(err.contains("unknown setting 'zz'"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["requests"], 2000);
+}

@@ -513,3 +513,71 @@ fn a_slow_claim_reply_leaves_no_orphan() {
         assert_eq!(r.releases_refused, 0);
     });
 }
+
+fn value_of(r: &Report, metric: &str) -> f64 {
+    r.fields()
+        .into_iter()
+        .find(|(k, _)| k == metric)
+        .unwrap_or_else(|| panic!("{metric} is not a Report field"))
+        .1
+        .parse()
+        .unwrap_or_else(|_| panic!("{metric} is not a number"))
+}
+
+/// Every preset names the counter that proves it and the knobs it asks you
+/// to turn; a lesson about damage shows that damage (above zero).
+#[test]
+fn every_preset_points_at_its_proof() {
+    let knobs: Vec<String> = stampede::scenario::knob_names()
+        .map(String::from)
+        .chain(
+            stampede::scenario::Pitfalls::NAMES
+                .iter()
+                .map(|p| format!("pitfall-{p}")),
+        )
+        .collect();
+    for pr in PRESETS {
+        let proof = pr.proof();
+        assert_eq!(
+            stampede::scenario::proof_for(&pr.scenario(), Some(pr.name)),
+            proof
+        );
+        assert!(!pr.turn.is_empty(), "{} asks for no knob", pr.name);
+        for k in pr.turn {
+            assert!(
+                knobs.iter().any(|x| x == k),
+                "{}: unknown knob {k}",
+                pr.name
+            );
+        }
+        each_seed(|seed| {
+            let r = run(&pr.scenario(), seed);
+            let v = value_of(&r, proof.metric);
+            if proof.damage {
+                assert!(v > 0.0, "{}: {} is {v}", pr.name, proof.metric);
+            }
+        });
+    }
+}
+
+/// A pitfall switched on is the lesson of the moment: its counter proves it,
+/// and on the preset that demonstrates it that counter is above zero.
+#[test]
+fn every_pitfall_points_at_its_damage() {
+    for (base, pitfall, metric) in [
+        ("burst", "mutable-result", "corrupted"),
+        ("failure", "remember-failure", "remembered_failures"),
+        ("hang", "no-deadline", "pinned"),
+        ("singleflight", "key-mismatch", "recomputes"),
+    ] {
+        let mut s = p(base);
+        s.pitfalls.enable(pitfall).unwrap();
+        let proof = stampede::scenario::proof_for(&s, Some(base));
+        assert_eq!(proof.metric, metric, "{pitfall}");
+        each_seed(|seed| {
+            let quiet = value_of(&run(&p(base), seed), metric);
+            let loud = value_of(&run(&s, seed), metric);
+            assert!(loud > quiet, "{pitfall}: {metric} {quiet} -> {loud}");
+        });
+    }
+}

@@ -10,6 +10,9 @@ const USAGE: &str = "\
 usage: stampede-sim [flags]
 
   --preset NAME            start from a preset (see --list-presets)
+  --url LINK               start from a share link (the page's address or its
+                           query): the same scenario and seed, the same notices
+                           on stderr; later flags override it
   --instances N            instances in the fleet            (default 40)
   --threads N              request threads per instance      (default 200)
   --keys N                 distinct keys                     (default 1)
@@ -137,6 +140,25 @@ fn run(args: &[String]) -> Result<String, Exit> {
         })?;
     }
     let mut seed = 1u64;
+    if let Some(i) = args.iter().position(|a| a == "--url") {
+        let link = args
+            .get(i + 1)
+            .ok_or_else(|| Exit::Bad("--url needs a link".into()))?;
+        // The page's address or just its query: everything after '?'.
+        let query = link.split_once('?').map_or(link.as_str(), |(_, q)| q);
+        let query = query.split('#').next().unwrap_or_default();
+        // The playback speed is the page's own, not the scenario's.
+        let query: Vec<&str> = query
+            .split('&')
+            .filter(|p| !p.starts_with("speed="))
+            .collect();
+        let (from_link, link_seed, notices) = Scenario::from_query(&query.join("&"));
+        for n in notices {
+            eprintln!("stampede-sim: the link: {n}");
+        }
+        s = from_link;
+        seed = link_seed;
+    }
     let mut json = false;
     let mut pitfalls_seen = false;
     let mut it = args.iter();
@@ -157,6 +179,9 @@ fn run(args: &[String]) -> Result<String, Exit> {
             }
             "--preset" => {
                 value("--preset")?;
+            }
+            "--url" => {
+                value("--url")?;
             }
             "--json" => json = true,
             "--swr" => s.stale_while_revalidate = true,
