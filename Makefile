@@ -139,6 +139,7 @@ test-browser: setup
 	HOST_LOG_HASHES="$$(scripts/host-hashes.sh)" cargo test -p stampede-lab --target $(WASM_TARGET) --test determinism
 
 e2e: setup-debian setup-node
+	cargo build -q -p stampede --bin stampede-sim
 	tests/e2e/run.sh
 
 # ---------------------------------------------------------------- measure

@@ -171,7 +171,7 @@ pub fn App() -> impl IntoView {
                         {move || reading.with(|r| format!(
                             "Drawn aggregated: {} threads are too many to draw one by one, so each office \
                              shows how many of its threads are in each state, as bands.",
-                            crate::counters::grouped(r.naive())
+                            r.naive()
                         ))}
                     </p>
                 </Show>
@@ -241,6 +241,8 @@ fn Legend() -> impl IntoView {
                         Glyph::Triangle => view! { <polygon points="7,1 13,13 1,13" class="fill"></polygon> }.into_any(),
                         Glyph::Diamond => view! { <polygon points="7,1 13,7 7,13 1,7" class="fill"></polygon> }.into_any(),
                         Glyph::Cross => view! { <path d="M2 2 L12 12 M12 2 L2 12" class="ring"></path> }.into_any(),
+                        Glyph::HollowDiamond => view! { <polygon points="7,1.5 12.5,7 7,12.5 1.5,7" class="ring"></polygon> }.into_any(),
+                        Glyph::Circle => view! { <circle cx="7" cy="7" r="5" class="ring"></circle> }.into_any(),
                     };
                     let style = format!("--c-light: {}; --c-dark: {}", colour(l, false), colour(l, true));
                     view! {

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use stampede::metrics::Report;
 use stampede::scenario::{proof_for, Proof, Scenario};
 
-use crate::lab::Defence;
+use crate::lab::{Defence, Score};
 
 /// What one frame measured, shared with the page as one signal.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -21,12 +21,18 @@ pub struct Reading {
     pub threads: u32,
     /// Measured recomputes of each comparison run, if it runs.
     pub compared: [Option<u64>; 3],
+    /// What each comparison run's requests got so far.
+    pub scores: [Option<Score>; 3],
+    /// What the animated run's requests got so far.
+    pub score: Score,
     /// The comparison runs lag behind the clock this frame.
     pub compared_behind: bool,
     /// Events by kind since t = 0.
     pub tally: crate::code_panel::Tally,
     /// The workload is one burst (the formulas' own case).
     pub burst: bool,
+    /// The workload is a cold start over many keys.
+    pub cold: bool,
     pub defence: Option<Defence>,
     pub catching_up: bool,
     pub aggregated: bool,
@@ -197,22 +203,8 @@ fn recomputes(n: u64) -> String {
     if n == 1 {
         "1 recompute".to_string()
     } else {
-        format!("{} recomputes", grouped(n))
+        format!("{n} recomputes")
     }
-}
-
-/// `n` with thin spaces between thousands, for prose (metrics stay plain digits).
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    let lead = digits.len() % 3;
-    for (k, ch) in digits.chars().enumerate() {
-        if k > 0 && k % 3 == lead {
-            out.push('\u{202f}');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 /// Bar width (percent) of `value` against `max` on a log scale, so 1 and
@@ -238,14 +230,14 @@ const ROWS: [Row; 3] = [
         defence: Defence::None,
         title: "none",
         formula: "I × T",
-        predicted: |r| grouped(r.naive()),
+        predicted: |r| r.naive().to_string(),
         metric: "measured_none",
     },
     Row {
         defence: Defence::Singleflight,
         title: "singleflight",
         formula: "I",
-        predicted: |r| grouped(u64::from(r.instances)),
+        predicted: |r| r.instances.to_string(),
         metric: "measured_singleflight",
     },
     Row {
@@ -257,10 +249,65 @@ const ROWS: [Row; 3] = [
     },
 ];
 
-/// The lesson in three lines: the formula, and what the simulation measures.
+/// What a row's requests got, in a few words: "8000 answered",
+/// "7960 answered · 40 failed".
+pub fn outcome_text(s: &Score) -> String {
+    let mut parts = vec![format!("{} answered", s.answered)];
+    if s.degraded > 0 {
+        parts.push(format!("{} degraded", s.degraded));
+    }
+    if s.failed > 0 {
+        parts.push(format!("{} failed", s.failed));
+    }
+    if s.waiting > 0 {
+        parts.push(format!("{} waiting", s.waiting));
+    }
+    parts.join(" · ")
+}
+
+/// Why the one-burst formulas do not apply to this workload, if they do not.
+pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
+    if r.burst {
+        None
+    } else if r.cold {
+        Some("does not apply: every miss is a different key")
+    } else {
+        Some("does not apply: values expire many times")
+    }
+}
+
+/// The lesson in three lines: the formula, what the simulation measures,
+/// and what the requests got; the best row is the one with the fewest
+/// recomputes whose requests did not fail.
 #[component]
 pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
     let naive = move || reading.with(Reading::naive);
+    // Each row's score: the animated run for the current defence, the
+    // comparison run for the others (none while it lags behind the clock).
+    let score_of = move |r: &Reading, idx: usize, d: Defence| -> Option<Score> {
+        if r.defence == Some(d) {
+            Some(r.score)
+        } else if r.compared_behind {
+            None
+        } else {
+            r.scores[idx]
+        }
+    };
+    let best = Memo::new(move |_| {
+        reading.with(|r| {
+            let scores: Vec<Option<Score>> = Defence::ALL
+                .iter()
+                .enumerate()
+                .map(|(i, d)| score_of(r, i, *d))
+                .collect();
+            // Only once every row is measured to the same time.
+            if scores.iter().all(Option::is_some) {
+                Score::best(&scores)
+            } else {
+                None
+            }
+        })
+    });
     view! {
         <section class="panel arithmetic" aria-labelledby="arith-title">
             <h2 id="arith-title">"The arithmetic"</h2>
@@ -283,8 +330,8 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                     <tr>
                         <th scope="col">"defence"</th>
                         <th scope="col">"formula"</th>
-                        <th scope="col">"now"</th>
-                        <th scope="col"><span class="sr-only">"log scale"</span></th>
+                        <th scope="col">"measured"</th>
+                        <th scope="col"><span class="sr-only">"bar, log scale"</span></th>
                     </tr>
                 </thead>
                 <tbody>
@@ -293,32 +340,47 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                         .map(|row| {
                             let d = row.defence;
                             let idx = Defence::ALL.iter().position(|x| *x == d).unwrap_or(0);
-                            let measured = move || {
-                                reading.with(|r| {
-                                    if r.defence == Some(d) {
-                                        Some(r.recomputes)
-                                    } else if r.compared_behind {
-                                        None
-                                    } else {
-                                        r.compared[idx]
-                                    }
-                                })
-                            };
+                            let score = move || reading.with(|r| score_of(r, idx, d));
+                            let measured = move || score().map(|s| s.recomputes);
                             let behind = move || reading.with(|r| r.compared_behind && r.compared[idx].is_some());
+                            let failing = move || score().is_some_and(|s| s.failing());
+                            let is_best = move || best.get() == Some(idx);
                             let predicted = row.predicted;
                             view! {
-                                <tr class:current=move || reading.with(|r| r.defence == Some(d))>
-                                    <th scope="row">{row.title}</th>
+                                <tr
+                                    class:current=move || reading.with(|r| r.defence == Some(d))
+                                    class:failing=failing
+                                    class:best=is_best
+                                    data-row=row.metric
+                                    data-best=move || if is_best() { "1" } else { "0" }
+                                >
+                                    <th scope="row">
+                                        {row.title}
+                                        <Show when=is_best>
+                                            <span class="badge">" best"</span>
+                                        </Show>
+                                    </th>
                                     <td class="formula-cell">
-                                        <span class="f">{row.formula}</span>
-                                        <span class="num">{move || reading.with(predicted)}</span>
-                                    </td>
-                                    <td class="num" data-metric=row.metric>
-                                        {move || match measured() {
-                                            Some(m) => m.to_string(),
-                                            None if behind() => "…".to_string(),
-                                            None => "—".to_string(),
+                                        {move || match reading.with(formula_caveat) {
+                                            Some(why) => view! { <span class="caveat">{why}</span> }.into_any(),
+                                            None => view! {
+                                                <span class="f">{row.formula}</span>
+                                                <span class="num">{reading.with(predicted)}</span>
+                                            }
+                                            .into_any(),
                                         }}
+                                    </td>
+                                    <td class="measured">
+                                        <span class="num" data-metric=row.metric>
+                                            {move || match measured() {
+                                                Some(m) => m.to_string(),
+                                                None if behind() => "…".to_string(),
+                                                None => "—".to_string(),
+                                            }}
+                                        </span>
+                                        <span class="got" data-outcome=row.metric>
+                                            {move || score().map(|s| outcome_text(&s)).unwrap_or_default()}
+                                        </span>
                                     </td>
                                     <td aria-hidden="true">
                                         <span
@@ -334,14 +396,9 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                         .collect_view()}
                 </tbody>
             </table>
-            <Show when=move || reading.with(|r| !r.burst)>
-                <p class="arith-note">
-                    "The formulas count one burst on one key; steady traffic and a cold start miss many times, so their counts add up over the run."
-                </p>
-            </Show>
             <p class="arith-note">
                 {move || reading.with(|r| match (r.defence, r.compared[0].is_some()) {
-                    (Some(_), true) => "Your settings are the highlighted row; the other rows run the same fleet and seed beside it.".to_string(),
+                    (Some(_), true) => "Your settings are the marked row; the other rows run the same fleet and seed beside it. Under each count, what the requests got: a row whose requests failed is never the best, however few its recomputes. Bars use a log scale, so 1 and 8000 both show.".to_string(),
                     (None, true) => format!("Your settings measure {}; the rows run the same fleet and seed with each defence.", recomputes(r.recomputes)),
                     (_, false) => format!("Your settings measure {}. The fleet is too big to run three more copies beside it: switch the defences to measure each row.", recomputes(r.recomputes)),
                 })}
@@ -377,10 +434,12 @@ mod tests {
 
     #[test]
     fn grouping_and_bars() {
-        assert_eq!(grouped(8000), "8\u{202f}000");
-        assert_eq!(grouped(40), "40");
         assert_eq!(recomputes(1), "1 recompute");
-        assert_eq!(recomputes(8000), "8\u{202f}000 recomputes");
+        assert_eq!(
+            recomputes(8000),
+            "8000 recomputes",
+            "digits as the counters show them"
+        );
         assert_eq!(log_width(8000, 8000), 100.0);
         assert_eq!(log_width(0, 8000), 0.0);
         assert!(log_width(40, 8000) > log_width(1, 8000));

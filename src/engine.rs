@@ -238,6 +238,11 @@ impl Engine {
             origin_running: fleet.origin_running(),
             origin_capacity: s.origin_capacity,
             recomputes: report.recomputes,
+            redis_errors: report.redis_errors,
+            releases_refused: report.releases_refused,
+            overlapping_recomputes: report.overlapping_recomputes,
+            origin_timeouts: report.origin_timeouts,
+            origin_failures: report.origin_failures,
         };
         // The very first frame paints the fleet only; pulses, actors and
         // the chart join from the next one, so no frame does everything.
@@ -280,9 +285,12 @@ impl Engine {
             instances: s.instances,
             threads: s.threads,
             compared: Defence::ALL.map(|d| lab.compared(d)),
+            scores: Defence::ALL.map(|d| lab.compared_score(d)),
+            score: crate::lab::Score::of(&report, lab.at_end()),
             compared_behind: lab.compare_behind(),
             tally: *lab.tally(),
             burst: s.workload == stampede::scenario::Workload::Burst,
+            cold: s.workload == stampede::scenario::Workload::Cold,
             defence: Defence::of(&s),
             catching_up: !caught_up,
             aggregated: self.view.layout().is_some_and(|l| l.aggregated),

@@ -37,6 +37,11 @@ pub struct ActorStats {
     pub origin_running: u64,
     pub origin_capacity: u32,
     pub recomputes: u64,
+    pub redis_errors: u64,
+    pub releases_refused: u64,
+    pub overlapping_recomputes: u64,
+    pub origin_timeouts: u64,
+    pub origin_failures: u64,
 }
 
 /// The canvas's drawing state between frames.
@@ -376,27 +381,42 @@ impl FleetView {
         } else {
             "claim: free"
         };
+        // Damage first, in the danger colour: it is what the lesson is about.
+        let alarm = |n: u64, what: &str| (n > 0).then(|| (format!("{n} {what}"), true));
+        let mut redis: Vec<(String, bool)> = [
+            alarm(s.redis_errors, "errors"),
+            alarm(s.releases_refused, "releases refused"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        redis.push((format!("{} round trips", s.redis_round_trips), false));
+        redis.push((claim.to_string(), false));
         Actor {
             name: "Redis",
             hero: s.claim_attempts,
             hero_label: "claim attempts",
-            lines: [
-                format!("{} round trips", s.redis_round_trips),
-                claim.to_string(),
-            ],
+            lines: redis,
             accent: sc.pulses[0],
             flash: flash(0),
             load: 0.0,
         }
         .draw(ctx, sc, &l.redis);
+        let mut origin: Vec<(String, bool)> = [
+            alarm(s.overlapping_recomputes, "overlapping"),
+            alarm(s.origin_timeouts, "timed out"),
+            alarm(s.origin_failures, "failed"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        origin.push((format!("{} running now", s.origin_running), false));
+        origin.push((format!("capacity {}", s.origin_capacity), false));
         Actor {
             name: "Origin",
             hero: s.recomputes,
             hero_label: "recomputes",
-            lines: [
-                format!("{} running now", s.origin_running),
-                format!("capacity {}", s.origin_capacity),
-            ],
+            lines: origin,
             accent: sc.pulses[3],
             flash: flash(1),
             load,
@@ -425,16 +445,50 @@ impl FleetView {
             if marked.is_empty() || marked.len() > MAX {
                 continue;
             }
+            // The one thread doing the work gets a bigger ring and a label:
+            // "1 recompute" must be findable among 8,000 threads.
+            let alone = marked.len() == 1;
+            let radius = if alone { radius * 1.6 + 3.0 } else { radius };
+            let colour = look_of(state as u8).colour(dark);
             ctx.begin_path();
-            for g in marked {
+            for g in &marked {
                 let r = l.thread(g / t, g % t);
                 let (x, y) = r.centre();
                 ctx.move_to(x + radius, y);
                 let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
             }
-            ctx.set_stroke_style_str(look_of(state as u8).colour(dark));
-            ctx.set_line_width(2.0);
+            ctx.set_stroke_style_str(colour);
+            ctx.set_line_width(if alone { 3.0 } else { 2.0 });
             ctx.stroke();
+            if alone {
+                let r = l.thread(marked[0] / t, marked[0] % t);
+                let (x, y) = r.centre();
+                let text = if state == Activity::Holding {
+                    "holds the claim, recomputing"
+                } else {
+                    "recomputing"
+                };
+                ctx.set_font(&format!("700 12px {SANS}"));
+                ctx.set_text_baseline("middle");
+                let w = ctx.measure_text(text).map(|m| m.width()).unwrap_or(80.0);
+                // Left of the ring if there is no room on the right.
+                let right = x + radius + 6.0 + w + 8.0 <= l.redis.x;
+                let tx = if right {
+                    x + radius + 6.0
+                } else {
+                    x - radius - 6.0 - w - 8.0
+                };
+                let ty = (y - 9.0).max(0.0);
+                ctx.set_fill_style_str(if dark {
+                    "rgba(21,27,35,0.88)"
+                } else {
+                    "rgba(255,255,255,0.9)"
+                });
+                ctx.fill_rect(tx, ty, w + 8.0, 18.0);
+                ctx.set_fill_style_str(colour);
+                ctx.set_text_align("left");
+                let _ = ctx.fill_text(text, tx + 4.0, ty + 9.0);
+            }
         }
     }
 }
@@ -454,7 +508,10 @@ pub fn warm_up(ctx: &Ctx, sc: &Scheme) {
             name: "Redis",
             hero: 8000,
             hero_label: "claim attempts",
-            lines: ["0 round trips".to_string(), "claim: free".to_string()],
+            lines: vec![
+                ("0 errors".to_string(), true),
+                ("0 round trips".to_string(), false),
+            ],
             accent: sc.pulses[0],
             flash: 0.0,
             load: 0.5,
@@ -470,7 +527,8 @@ struct Actor {
     name: &'static str,
     hero: u64,
     hero_label: &'static str,
-    lines: [String; 2],
+    /// Lines under the number; `true` marks damage, drawn in the danger colour.
+    lines: Vec<(String, bool)>,
     accent: &'static str,
     flash: f64,
     load: f64,
@@ -491,10 +549,11 @@ impl Actor {
             ctx.fill_rect(r.x, r.y + r.h - h, r.w, h);
             ctx.restore();
         }
+        let hurt = self.lines.iter().any(|(_, alarm)| *alarm);
         ctx.begin_path();
         let _ = ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, 10.0);
-        ctx.set_stroke_style_str(self.accent);
-        ctx.set_line_width(1.5 + 2.5 * self.flash);
+        ctx.set_stroke_style_str(if hurt { sc.danger } else { self.accent });
+        ctx.set_line_width(1.5 + 2.5 * self.flash + if hurt { 1.5 } else { 0.0 });
         ctx.stroke();
 
         let wide = r.w >= 110.0;
@@ -518,10 +577,16 @@ impl Actor {
         ctx.set_fill_style_str(sc.text);
         let _ = ctx.fill_text_with_max_width(self.hero_label, cx, y, max_w);
         y += small + 8.0;
-        ctx.set_fill_style_str(sc.muted);
-        for line in &self.lines {
+        for (line, alarm) in &self.lines {
             if y + small > r.y + r.h - 4.0 {
                 break;
+            }
+            if *alarm {
+                ctx.set_font(&format!("700 {small}px {SANS}"));
+                ctx.set_fill_style_str(sc.danger);
+            } else {
+                ctx.set_font(&format!("{small}px {SANS}"));
+                ctx.set_fill_style_str(sc.muted);
             }
             let _ = ctx.fill_text_with_max_width(line, cx, y, max_w);
             y += small + 5.0;
@@ -556,12 +621,37 @@ fn glyph_path(pen: &mut Pen, glyph: Glyph, x: f64, y: f64, s: f64) {
             pen.move_to(x + s, y);
             pen.line_to(x, y + s);
         }
+        Glyph::HollowDiamond => {
+            let w = (s / 4.0).clamp(1.0, 2.0) / 2.0;
+            pen.move_to(x + s / 2.0, y + w);
+            pen.line_to(x + s - w, y + s / 2.0);
+            pen.line_to(x + s / 2.0, y + s - w);
+            pen.line_to(x + w, y + s / 2.0);
+            pen.close();
+        }
+        Glyph::Circle => {
+            // An octagon: round enough at a few pixels, and one path.
+            let w = (s / 4.0).clamp(1.0, 2.0) / 2.0;
+            let (cx, cy, r) = (x + s / 2.0, y + s / 2.0, s / 2.0 - w);
+            for k in 0..8 {
+                let a = std::f64::consts::TAU * (k as f64 + 0.5) / 8.0;
+                let (px, py) = (cx + r * a.cos(), cy + r * a.sin());
+                if k == 0 {
+                    pen.move_to(px, py);
+                } else {
+                    pen.line_to(px, py);
+                }
+            }
+            pen.close();
+        }
     }
 }
 
 fn paint(ctx: &Ctx, pen: &Pen, glyph: Glyph, colour: &str, line: f64) {
     match glyph {
-        Glyph::Ring | Glyph::Cross => pen.stroke(ctx, colour, line),
+        Glyph::Ring | Glyph::Cross | Glyph::HollowDiamond | Glyph::Circle => {
+            pen.stroke(ctx, colour, line)
+        }
         _ => pen.fill(ctx, colour),
     }
 }

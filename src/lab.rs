@@ -99,6 +99,56 @@ impl Defence {
     }
 }
 
+/// What one run's requests got, beside its recompute count: the arithmetic
+/// panel scores outcomes, so a row whose requests failed cannot look best.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    pub recomputes: u64,
+    /// Answered with a value: a hit, computed, shared or stale.
+    pub answered: u64,
+    pub degraded: u64,
+    /// Errors and timeouts, and once the run is over, threads still pinned.
+    pub failed: u64,
+    /// Requests still waiting for their answer (the run goes on).
+    pub waiting: u64,
+}
+
+impl Score {
+    /// `over`: the run has ended, so a request still unanswered is pinned
+    /// for good (a failure), not on its way.
+    pub fn of(r: &stampede::Report, over: bool) -> Score {
+        let (failed, waiting) = if over {
+            (r.errors + r.timeouts + r.pinned, 0)
+        } else {
+            (r.errors + r.timeouts, r.pinned)
+        };
+        Score {
+            recomputes: r.recomputes,
+            answered: r.hits + r.computed + r.shared + r.stale_served,
+            degraded: r.degraded,
+            failed,
+            waiting,
+        }
+    }
+
+    /// More than 1% of the requests so far failed.
+    pub fn failing(&self) -> bool {
+        let all = self.answered + self.degraded + self.failed;
+        all > 0 && self.failed * 100 > all
+    }
+
+    /// The best of the scored runs: the fewest recomputes among those whose
+    /// requests did not fail. `None` when every run failed.
+    pub fn best(scores: &[Option<Score>]) -> Option<usize> {
+        scores
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.filter(|s| !s.failing() && s.answered > 0).map(|s| (i, s)))
+            .min_by_key(|(_, s)| s.recomputes)
+            .map(|(i, _)| i)
+    }
+}
+
 /// A rough event count, to decide whether a scout run is cheap.
 pub fn estimated_events(s: &Scenario) -> u64 {
     let threads = u64::from(s.instances) * u64::from(s.threads);
@@ -389,10 +439,15 @@ impl Lab {
 
     /// Recomputes measured so far by the comparison run of `d`, if it runs.
     pub fn compared(&self, d: Defence) -> Option<u64> {
+        self.compared_score(d).map(|s| s.recomputes)
+    }
+
+    /// What the comparison run of `d` has measured so far, if it runs.
+    pub fn compared_score(&self, d: Defence) -> Option<Score> {
         self.compare
             .iter()
             .find(|(x, _)| *x == d)
-            .map(|(_, f)| f.report().recomputes)
+            .map(|(_, f)| Score::of(&f.report(), f.is_quiet()))
     }
 
     /// What the chart plots: samples on a grid, up to where they are known.
@@ -463,6 +518,43 @@ mod tests {
         lab.seek(10_000);
         assert!(lab.compare_behind(), "rebuilt, not yet advanced");
         assert!(!lab.advance(&|| true) || !lab.compare_behind());
+    }
+
+    #[test]
+    fn a_row_whose_requests_failed_is_never_best() {
+        let ok = |recomputes| {
+            Some(Score {
+                recomputes,
+                answered: 100,
+                ..Score::default()
+            })
+        };
+        let timed_out = |recomputes| {
+            Some(Score {
+                recomputes,
+                failed: 100,
+                ..Score::default()
+            })
+        };
+        assert_eq!(Score::best(&[ok(8000), ok(40), ok(1)]), Some(2));
+        assert_eq!(Score::best(&[ok(8000), ok(40), timed_out(1)]), Some(1));
+        assert_eq!(
+            Score::best(&[timed_out(8000), timed_out(40), timed_out(1)]),
+            None
+        );
+        // The hung origin: every row times out, whatever its recomputes.
+        let mut lab = Lab::new(&stampede::scenario::preset("hang").unwrap(), 1);
+        lab.seek(u64::MAX / 2);
+        assert!(lab.advance(&|| false));
+        let scores: Vec<Option<Score>> = Defence::ALL
+            .iter()
+            .map(|d| lab.compared_score(*d))
+            .collect();
+        assert!(
+            scores.iter().all(|s| s.is_some_and(|s| s.failing())),
+            "{scores:?}"
+        );
+        assert_eq!(Score::best(&scores), None);
     }
 
     #[test]

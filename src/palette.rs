@@ -8,8 +8,12 @@ use stampede::read_path::Activity;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Glyph {
     Square,
-    /// Hollow: the thread is waiting on someone else.
+    /// Hollow square: the thread is waiting on its instance's flight.
     Ring,
+    /// Hollow diamond: waiting on the claim (the holder is a diamond).
+    HollowDiamond,
+    /// Hollow circle: queued for an admission permit.
+    Circle,
     /// Pointing up: the thread is doing the expensive work.
     Triangle,
     /// The claim holder.
@@ -70,7 +74,7 @@ pub const LOOKS: [Look; Activity::COUNT] = [
         "waiting on a flight",
         "attached to its instance's leader",
         "#0072b2",
-        "#4f9fe0",
+        "#7fb8ec",
         Glyph::Ring,
     ),
     look(
@@ -86,7 +90,7 @@ pub const LOOKS: [Look; Activity::COUNT] = [
         "holding the claim",
         "won the claim",
         "#e69f00",
-        "#e69f00",
+        "#d08c00",
         Glyph::Diamond,
     ),
     look(
@@ -94,15 +98,15 @@ pub const LOOKS: [Look; Activity::COUNT] = [
         "waiting on the claim",
         "lost it; polling the cache",
         "#cc79a7",
-        "#e08fbd",
-        Glyph::Ring,
+        "#c77aa8",
+        Glyph::HollowDiamond,
     ),
     look(
         Activity::Recomputing,
         "recomputing",
         "calling the origin",
         "#d55e00",
-        "#ff7a1a",
+        "#ff9a4d",
         Glyph::Triangle,
     ),
     look(
@@ -111,7 +115,7 @@ pub const LOOKS: [Look; Activity::COUNT] = [
         "waiting for an admission permit",
         "#8f7fc8",
         "#a898e0",
-        Glyph::Ring,
+        Glyph::Circle,
     ),
     look(
         Activity::Writing,
@@ -142,7 +146,7 @@ pub const LOOKS: [Look; Activity::COUNT] = [
         "served stale",
         "answered with the old value",
         "#a6761d",
-        "#c99a3e",
+        "#dbb060",
         Glyph::Square,
     ),
     look(
@@ -167,6 +171,14 @@ pub const LOOKS: [Look; Activity::COUNT] = [
         "its own deadline passed",
         "#1d1d1d",
         "#f2f2f2",
+        Glyph::Cross,
+    ),
+    look(
+        Activity::Corrupted,
+        "corrupted",
+        "got a shared value another caller changed",
+        "#c51b7d",
+        "#e0559b",
         Glyph::Cross,
     ),
 ];
@@ -209,6 +221,8 @@ pub struct Scheme {
     pub grid: &'static str,
     /// Pulse colours by `Channel`.
     pub pulses: [&'static str; 5],
+    /// Damage on Redis or the origin (errors, overlaps, refused releases).
+    pub danger: &'static str,
 }
 
 pub const LIGHT: Scheme = Scheme {
@@ -221,6 +235,7 @@ pub const LIGHT: Scheme = Scheme {
     actor: "#e9eef4",
     grid: "#e3e8ee",
     pulses: ["#0072b2", "#c9a400", "#009e73", "#d55e00", "#2bb08a"],
+    danger: "#b2182b",
 };
 
 pub const DARK: Scheme = Scheme {
@@ -233,6 +248,7 @@ pub const DARK: Scheme = Scheme {
     actor: "#222c38",
     grid: "#26303c",
     pulses: ["#56b4e9", "#f0e442", "#2bc497", "#ff7a1a", "#7fe0c0"],
+    danger: "#ff5c6c",
 };
 
 pub fn scheme(dark: bool) -> &'static Scheme {
@@ -262,11 +278,62 @@ mod tests {
     #[test]
     fn the_important_states_have_their_own_shape() {
         assert_eq!(look_of(Activity::Recomputing as u8).glyph, Glyph::Triangle);
-        for w in [Activity::Following, Activity::Polling, Activity::Queued] {
-            assert_eq!(look_of(w as u8).glyph, Glyph::Ring);
-        }
-        for e in [Activity::Error, Activity::Timeout] {
+        assert_eq!(look_of(Activity::Holding as u8).glyph, Glyph::Diamond);
+        // The three ways of waiting differ by shape, not colour alone: on
+        // the flight (square), on the claim (diamond), on a permit (circle).
+        let waits: Vec<Glyph> = [Activity::Following, Activity::Polling, Activity::Queued]
+            .iter()
+            .map(|w| look_of(*w as u8).glyph)
+            .collect();
+        assert_eq!(waits, [Glyph::Ring, Glyph::HollowDiamond, Glyph::Circle]);
+        for e in [Activity::Error, Activity::Timeout, Activity::Corrupted] {
             assert_eq!(look_of(e as u8).glyph, Glyph::Cross);
+        }
+    }
+
+    fn luminance(hex: &str) -> f64 {
+        let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap();
+        let ch = |shift: u32| {
+            let c = f64::from((v >> shift) & 0xff) / 255.0;
+            if c <= 0.039_28 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * ch(16) + 0.7152 * ch(8) + 0.0722 * ch(0)
+    }
+
+    /// WCAG contrast of a state's colour against the canvas background.
+    fn contrast(state: Activity, dark: bool) -> f64 {
+        let (a, b) = (
+            luminance(look_of(state as u8).colour(dark)),
+            luminance(scheme(dark).background),
+        );
+        (a.max(b) + 0.05) / (a.min(b) + 0.05)
+    }
+
+    /// Within each family of states, what stands out more in the light
+    /// theme stands out more in the dark one too.
+    #[test]
+    fn both_themes_keep_the_order_of_prominence() {
+        use Activity::*;
+        for family in [
+            &[Following, Queued, Polling][..],
+            &[Recomputing, Holding],
+            &[Stale, Hit, Degraded, Shared],
+            &[Timeout, Error, Corrupted],
+        ] {
+            for theme in [false, true] {
+                for w in family.windows(2) {
+                    assert!(
+                        contrast(w[0], theme) > contrast(w[1], theme),
+                        "{:?} should stand out more than {:?} (dark: {theme})",
+                        w[0],
+                        w[1]
+                    );
+                }
+            }
         }
     }
 }

@@ -228,10 +228,13 @@ pub enum Activity {
     Degraded = 12,
     Error = 13,
     Timeout = 14,
+    /// Answered with a shared value that another caller changed in place
+    /// (the mutable-result pitfall).
+    Corrupted = 15,
 }
 
 impl Activity {
-    pub const COUNT: usize = 15;
+    pub const COUNT: usize = 16;
     pub const NAMES: [&'static str; Self::COUNT] = [
         "idle",
         "reading",
@@ -248,6 +251,7 @@ impl Activity {
         "degraded",
         "error",
         "timeout",
+        "corrupted",
     ];
 
     pub fn of_ending(e: Ending) -> Activity {

@@ -151,6 +151,8 @@ struct Slot {
     waited: Micros,
     permit: bool,
     ending: Option<Ending>,
+    /// The answer was a shared value another caller had changed.
+    corrupted: bool,
     /// The token of this request's winning `SET NX`, if one won: a release
     /// with any other token (sent at a deadline, before the reply came) is
     /// a harmless no-op, not a holder that lost its claim.
@@ -310,6 +312,7 @@ impl Fleet {
                 waited: 0,
                 permit: false,
                 ending: None,
+                corrupted: false,
                 won: None,
             };
             self.slots.reserve_exact(n - self.slots.len());
@@ -817,6 +820,7 @@ impl Fleet {
         slot.waited = 0;
         slot.permit = false;
         slot.ending = None;
+        slot.corrupted = false;
         slot.won = None;
         let req = slot.req;
         if let Some(d) = self.strategy.deadline {
@@ -1307,10 +1311,14 @@ impl Fleet {
             Ending::Error => self.r.errors += 1,
             Ending::Timeout => self.r.timeouts += 1,
         }
-        if corrupted {
+        self.slots[thread as usize].corrupted = corrupted;
+        let shown = if corrupted {
             self.r.corrupted += 1;
-        }
-        self.set_state(thread, Activity::of_ending(ending));
+            Activity::Corrupted
+        } else {
+            Activity::of_ending(ending)
+        };
+        self.set_state(thread, shown);
         self.log(thread, EventKind::Respond, key, ending as u8);
     }
 
@@ -1326,7 +1334,12 @@ impl Fleet {
         }
         let s = &self.slots[thread as usize];
         if let Some(e) = s.ending {
-            self.set_state(thread, Activity::of_ending(e));
+            let shown = if s.corrupted {
+                Activity::Corrupted
+            } else {
+                Activity::of_ending(e)
+            };
+            self.set_state(thread, shown);
         }
         if self.scenario.workload == Workload::Steady {
             let end = self.scenario.duration_ms as Micros * US;
