@@ -96,6 +96,7 @@ pub fn App() -> impl IntoView {
             " " => Command::TogglePlay,
             "ArrowRight" => Command::Step,
             "ArrowLeft" => Command::StepBack,
+            "n" | "N" => Command::NextEvent,
             _ => return,
         };
         let target = ev

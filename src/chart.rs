@@ -5,7 +5,7 @@
 
 use crate::clock::virtual_label;
 use crate::palette::{Scheme, SANS};
-use stampede::sim::Sample;
+use stampede::sim::{Marker, Sample};
 use web_sys::CanvasRenderingContext2d as Ctx;
 
 pub struct Lane {
@@ -95,6 +95,7 @@ pub fn draw(
     dark: bool,
     (w, h): (f64, f64),
     samples: &[Sample],
+    markers: &[Marker],
     span: u64,
     now: u64,
 ) {
@@ -103,7 +104,9 @@ pub fn draw(
     let left = 8.0;
     let right = w - 8.0;
     let axis = 18.0;
-    let lane_h = (h - axis - 4.0) / LANES.len() as f64;
+    // A band on top for the markers' names.
+    let band = 16.0;
+    let lane_h = (h - axis - 4.0 - band) / LANES.len() as f64;
     let n = ((right - left) / 3.0).floor().clamp(10.0, 400.0) as usize;
     let cols = columns(samples, span, n);
     let cw = (right - left) / n as f64;
@@ -114,7 +117,7 @@ pub fn draw(
         }
     }
     for (j, lane) in LANES.iter().enumerate() {
-        let top = 2.0 + lane_h * j as f64;
+        let top = 2.0 + band + lane_h * j as f64;
         let base = top + lane_h - 3.0;
         let room = lane_h - 18.0;
         ctx.set_fill_style_str(sc.grid);
@@ -141,6 +144,7 @@ pub fn draw(
             top + 1.0,
         );
     }
+    draw_markers(ctx, sc, markers, span, (left, right), band, h - axis);
     // The time axis.
     ctx.set_fill_style_str(sc.muted);
     ctx.set_font(&format!("11px {SANS}"));
@@ -162,6 +166,69 @@ pub fn draw(
         ctx.set_text_align(if x > w / 2.0 { "right" } else { "left" });
         let label_x = if x > w / 2.0 { x - 4.0 } else { x + 4.0 };
         let _ = ctx.fill_text(&virtual_label(now), label_x, h - 2.0);
+    }
+}
+
+/// Where on the axis each marker goes, and which get their name written:
+/// a name needs room, so one closer than `gap` px to the last named one
+/// keeps only its line.
+pub fn marker_places(
+    markers: &[Marker],
+    span: u64,
+    (left, right): (f64, f64),
+    gap: f64,
+) -> Vec<(f64, bool)> {
+    let mut last_named = f64::NEG_INFINITY;
+    markers
+        .iter()
+        .filter(|m| m.t <= span)
+        .map(|m| {
+            let x = left + (right - left) * (m.t as f64 / span.max(1) as f64);
+            let named = x - last_named >= gap;
+            if named {
+                last_named = x;
+            }
+            (x, named)
+        })
+        .collect()
+}
+
+/// Dashed lines down the lanes at each marker, named in the top band.
+fn draw_markers(
+    ctx: &Ctx,
+    sc: &Scheme,
+    markers: &[Marker],
+    span: u64,
+    (left, right): (f64, f64),
+    band: f64,
+    bottom: f64,
+) {
+    if span == 0 {
+        return;
+    }
+    ctx.set_font(&format!("600 11px {SANS}"));
+    ctx.set_text_baseline("top");
+    ctx.set_text_align("left");
+    let places = marker_places(markers, span, (left, right), 96.0);
+    ctx.set_stroke_style_str(sc.muted);
+    ctx.set_line_width(1.0);
+    let _ = ctx.set_line_dash(&js_sys::Array::of2(&3.0.into(), &3.0.into()));
+    ctx.begin_path();
+    for (x, _) in &places {
+        ctx.move_to(x.round() + 0.5, band);
+        ctx.line_to(x.round() + 0.5, bottom);
+    }
+    ctx.stroke();
+    let _ = ctx.set_line_dash(&js_sys::Array::new());
+    ctx.set_fill_style_str(sc.text);
+    for ((x, named), m) in places.iter().zip(markers) {
+        if *named {
+            let text = m.what.label();
+            // Keep the name inside the chart on the right edge.
+            let tw = ctx.measure_text(text).map(|t| t.width()).unwrap_or(60.0);
+            let tx = x.min(right - tw).max(left);
+            let _ = ctx.fill_text(text, tx, 2.0);
+        }
     }
 }
 

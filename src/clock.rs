@@ -6,17 +6,76 @@
 /// Slowest and fastest virtual-time multipliers.
 pub const MIN_SPEED: f64 = 0.01;
 pub const MAX_SPEED: f64 = 100.0;
-/// The speed a burst starts at: its 10 ms of arrivals play over a tenth of
-/// a second, long enough to watch the wave, and a 200 ms recompute over 2 s.
+/// The fallback speed when a link's speed is not a number.
 pub const DEFAULT_SPEED: f64 = 0.1;
-/// The speed steady traffic starts at: 20 s of traffic play over 10 s.
-pub const STEADY_SPEED: f64 = 2.0;
+/// A cold start: the sheds at 100 ms play at 1 s, the last answers by ~11 s.
+pub const COLD_SPEED: f64 = 0.1;
+/// The speed steady traffic starts at: 20 s of traffic play over 8 s.
+pub const STEADY_SPEED: f64 = 2.5;
 
-/// The speed a scenario starts at (and that its link leaves out).
+/// How long a burst's story should take on screen (wall ms).
+pub const BURST_STORY_MS: f64 = 8000.0;
+
+/// The speed a scenario starts at (and that its link leaves out). A burst
+/// plays its story (the arrivals, then the wait for the recompute or for
+/// the deadline, whichever ends it) over about `BURST_STORY_MS`, at the
+/// nearest speed the slider offers: the card's 270 ms at 0.033x, a
+/// swamped origin's full second at 0.12x.
 pub fn default_speed(s: &stampede::scenario::Scenario) -> f64 {
+    use stampede::scenario::{ClaimMode, Workload};
     match s.workload {
-        stampede::scenario::Workload::Steady => STEADY_SPEED,
-        _ => DEFAULT_SPEED,
+        Workload::Steady => STEADY_SPEED,
+        Workload::Cold => COLD_SPEED,
+        Workload::Burst => {
+            let at_once = match (s.singleflight, s.claim) {
+                (false, ClaimMode::Off) => f64::from(s.instances) * f64::from(s.threads),
+                (true, ClaimMode::Off) => f64::from(s.instances),
+                _ => 1.0,
+            };
+            let overload = (at_once / f64::from(s.origin_capacity.max(1))).max(1.0);
+            let recompute = if s.hang {
+                f64::INFINITY
+            } else {
+                1.3 * f64::from(s.recompute_ms) * overload
+            };
+            let story = f64::from(s.spread_ms) + recompute.min(f64::from(s.deadline_ms));
+            speed_at(position_of(story / BURST_STORY_MS))
+        }
+    }
+}
+
+/// Quick through quiet stretches: while playing, each frame in which no
+/// thread changed what it is doing and no request waits for its answer (the
+/// origin grinding on after every caller gave up, the pause between two
+/// expiries) speeds the clock up a little more (up to
+/// `MAX_RAMP` times the chosen speed); the first frame with something to
+/// see drops back to the chosen speed. Only the pace changes, never what
+/// is shown at a given virtual time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Ramp {
+    quiet_frames: u32,
+}
+
+pub const MAX_RAMP: f64 = 1000.0;
+
+impl Ramp {
+    /// The multiplier for the next frame.
+    pub fn factor(&self) -> f64 {
+        1.12f64.powi(self.quiet_frames.min(80) as i32).min(MAX_RAMP)
+    }
+
+    /// After a frame: did any thread change what it was doing?
+    pub fn after_frame(&mut self, playing: bool, eventful: bool) {
+        if !playing || eventful {
+            self.quiet_frames = 0;
+        } else {
+            self.quiet_frames = self.quiet_frames.saturating_add(1);
+        }
+    }
+
+    /// Fast-forwarding noticeably.
+    pub fn active(&self) -> bool {
+        self.factor() >= 2.0
     }
 }
 /// Positions of the speed slider (`<input type=range min=0 max=STEPS>`).
@@ -101,6 +160,47 @@ mod tests {
             assert_eq!(position_of(speed_at(pos)), pos, "round trip at {pos}");
         }
         assert!(speed_at(30) < speed_at(31));
+    }
+
+    #[test]
+    fn starting_speeds_sit_on_the_slider_and_fit_the_story() {
+        for v in [COLD_SPEED, STEADY_SPEED] {
+            assert_eq!(speed_at(position_of(v)), v, "{v}");
+        }
+        let speed = |name: &str| default_speed(&stampede::scenario::preset(name).unwrap());
+        for p in stampede::scenario::PRESETS {
+            let v = default_speed(&p.scenario());
+            assert_eq!(speed_at(position_of(v)), v, "{}", p.name);
+        }
+        // The card: ~270 ms of story over ~8 s.
+        assert_eq!(speed("burst"), 0.033);
+        // No protection: the story is the deadline a swamped origin misses.
+        assert!(speed("naive") > 3.0 * speed("burst"));
+        assert!(speed("hang") > 3.0 * speed("burst"));
+        assert_eq!(speed("failure"), STEADY_SPEED);
+    }
+
+    #[test]
+    fn quiet_stretches_speed_up_and_news_slows_down() {
+        let mut r = Ramp::default();
+        assert_eq!(r.factor(), 1.0);
+        for _ in 0..30 {
+            r.after_frame(true, false);
+        }
+        assert!(r.active() && r.factor() > 20.0);
+        for _ in 0..1000 {
+            r.after_frame(true, false);
+        }
+        assert_eq!(r.factor(), MAX_RAMP);
+        r.after_frame(true, true);
+        assert_eq!(
+            r.factor(),
+            1.0,
+            "something to see: back to the chosen speed"
+        );
+        r.after_frame(true, false);
+        r.after_frame(false, false);
+        assert_eq!(r.factor(), 1.0, "paused: no ramp");
     }
 
     #[test]

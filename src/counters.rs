@@ -37,6 +37,10 @@ pub struct Reading {
     pub catching_up: bool,
     pub aggregated: bool,
     pub at_end: bool,
+    /// Virtual time of the next timeline marker, if any.
+    pub next_marker: Option<u64>,
+    /// The clock is fast-forwarding through a quiet stretch.
+    pub fast_forward: bool,
 }
 
 impl Reading {

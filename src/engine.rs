@@ -123,6 +123,8 @@ pub(crate) struct Engine {
     phases: String,
     /// The last report, the virtual time it is for, and when (wall ms) it was taken.
     report: Option<(Report, u64, f64)>,
+    /// Fast-forward through quiet stretches.
+    ramp: crate::clock::Ramp,
 }
 
 impl Engine {
@@ -133,7 +135,16 @@ impl Engine {
             crate::fleet_view::warm_up(&overlay.ctx, scheme(dark));
         }
         if let Some(c) = &self.chart {
-            chart::draw(&c.ctx, scheme(dark), dark, (300.0, 150.0), &[], 1_000, 0);
+            chart::draw(
+                &c.ctx,
+                scheme(dark),
+                dark,
+                (300.0, 150.0),
+                &[],
+                &[],
+                1_000,
+                0,
+            );
         }
     }
 
@@ -170,6 +181,12 @@ impl Engine {
                 lab.seek(t);
                 false
             }
+            Command::NextEvent => {
+                if let Some(t) = lab.next_marker() {
+                    lab.seek(t);
+                }
+                false
+            }
             Command::StepBack => {
                 let t = lab.prev_step();
                 lab.seek(t);
@@ -197,9 +214,16 @@ impl Engine {
         self.last_wall = Some(start);
         let lab = self.lab.as_mut()?;
         if playing {
-            lab.play_for(virtual_step(dt, speed));
+            let step = virtual_step(dt, speed) as f64 * self.ramp.factor();
+            lab.play_for(step.round() as u64);
         }
+        let news = lab.news();
         let caught_up = lab.advance(&|| wall_now() - start > FRAME_BUDGET_MS);
+        // Quiet means nothing changed and nobody is waiting for an answer:
+        // a wait is the story (8,000 threads on one recompute), not dead air.
+        let waiting = lab.report().pinned > 0;
+        self.ramp
+            .after_frame(playing && caught_up, waiting || lab.news() != news);
         let advanced = wall_now();
         let (pulses, _dropped) = lab.take_pulses();
         let s = lab.scenario().clone();
@@ -266,6 +290,7 @@ impl Engine {
                 dark,
                 size,
                 lab.samples(),
+                lab.markers(),
                 lab.span(),
                 lab.now(),
             );
@@ -295,6 +320,8 @@ impl Engine {
             catching_up: !caught_up,
             aggregated: self.view.layout().is_some_and(|l| l.aggregated),
             at_end: lab.at_end(),
+            next_marker: lab.next_marker(),
+            fast_forward: playing && self.ramp.active(),
         };
         if !self.drew_first_frame {
             self.drew_first_frame = true;

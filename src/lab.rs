@@ -180,6 +180,8 @@ pub struct Lab {
     /// Runs ahead to the end on its own, when that is cheap enough, to learn
     /// the run's length and record the chart before the animation gets there.
     scout: Option<Fleet>,
+    /// The whole run's markers, once the scout has reached the end.
+    known_markers: Option<Vec<stampede::sim::Marker>>,
     /// Samples on a fixed grid (from the scout, else from the animated
     /// fleet); valid whatever the scrubbing, since the same virtual time
     /// always shows the same state.
@@ -225,6 +227,7 @@ impl Lab {
             pos: 0,
             target: 0,
             scout,
+            known_markers: None,
             samples: vec![first],
             compare,
             compare_at: None,
@@ -385,6 +388,7 @@ impl Lab {
                     last.t = end;
                     self.samples.push(last);
                 }
+                self.known_markers = Some(scout.markers().to_vec());
                 self.scout = None;
                 self.end = Some(end);
                 self.target = self.cap(self.target);
@@ -448,6 +452,48 @@ impl Lab {
             .iter()
             .find(|(x, _)| *x == d)
             .map(|(_, f)| Score::of(&f.report(), f.is_quiet()))
+    }
+
+    /// A count that grows whenever a thread changes what it is doing (its
+    /// own events, not a detached write or an origin call ending after its
+    /// caller left, nor a poll that finds nothing new): the ramp's news.
+    pub fn news(&self) -> u64 {
+        use stampede::sim::EventKind as E;
+        [
+            E::Arrive,
+            E::CacheGet,
+            E::Lead,
+            E::Follow,
+            E::Claim,
+            E::ClaimWon,
+            E::ClaimLost,
+            E::ClaimError,
+            E::RecomputeStart,
+            E::Respond,
+            E::Crash,
+            E::DeadlinePassed,
+            E::Remembered,
+            E::Shed,
+            E::Handover,
+        ]
+        .iter()
+        .map(|k| self.tally.get(*k as usize).copied().unwrap_or(0))
+        .sum()
+    }
+
+    /// The timeline's markers: the whole run's once the scout has been
+    /// there, else those the animated fleet has met (or knows are coming).
+    pub fn markers(&self) -> &[stampede::sim::Marker] {
+        match &self.known_markers {
+            Some(m) => m,
+            None => self.fleet.markers(),
+        }
+    }
+
+    /// The next marker after the clock, if the run has one.
+    pub fn next_marker(&self) -> Option<Micros> {
+        let at = self.pos.max(self.target);
+        self.markers().iter().map(|m| m.t).find(|t| *t > at)
     }
 
     /// What the chart plots: samples on a grid, up to where they are known.

@@ -16,6 +16,8 @@ pub enum Command {
     Step,
     /// A step back (a tenth of the visible window).
     StepBack,
+    /// Jump to the next timeline marker and pause.
+    NextEvent,
     Restart,
     Replay,
     /// Jump to this virtual time (µs) and pause.
@@ -169,15 +171,25 @@ pub fn Transport(
                 >
                     {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
                 </button>
-                <button type="button" data-control="step" title="Pause and go to the next event, at least 1 ms on (right arrow)"
+                <button type="button" data-control="step" title="Pause and step a tenth of the timeline on, or to the next event after a quiet stretch (right arrow; left arrow steps back)"
                     on:click=move |_| send.run(Command::Step)>"Step"</button>
+                <button type="button" data-control="next-event"
+                    title="Pause at the next marker on the timeline: an expiry, a claim, a crash, a write (n)"
+                    disabled=move || reading.with(|r| r.next_marker.is_none())
+                    on:click=move |_| send.run(Command::NextEvent)>"Next event"</button>
                 <button type="button" data-control="restart" title="Back to t = 0, paused"
                     on:click=move |_| send.run(Command::Restart)>"Restart"</button>
                 <button type="button" data-control="replay" title="Play this seed again from t = 0"
                     on:click=move |_| send.run(Command::Replay)>"Replay"</button>
             </div>
             <label class="speed">
-                <span>"Speed "<output>{move || speed_label(speed.get())}</output></span>
+                <span>
+                    "Speed "<output>{move || speed_label(speed.get())}</output>
+                    <span class="ff" data-note="fast-forward" aria-live="off"
+                        title="Nothing is changing: the clock speeds up until something happens">
+                        {move || if reading.with(|r| r.fast_forward) { " ⏩ quiet stretch" } else { "" }}
+                    </span>
+                </span>
                 <input
                     type="range"
                     min="0"

@@ -3,7 +3,7 @@
 //! link never fails: what cannot be used is dropped or clamped, and the
 //! visitor is told which, in plain text (nothing from a URL becomes HTML).
 
-use crate::clock::{clamp_speed, default_speed, round_speed, DEFAULT_SPEED};
+use crate::clock::{clamp_speed, default_speed, round_speed};
 use stampede::scenario::{clip, parse_fraction, percent_decode, Notice, Scenario, MAX_QUERY_LEN};
 
 /// Keys only the page reads; the core would report them as unknown.
@@ -18,10 +18,11 @@ pub struct PageState {
 
 impl Default for PageState {
     fn default() -> Self {
+        let scenario = Scenario::default();
         PageState {
-            scenario: Scenario::default(),
+            speed: default_speed(&scenario),
+            scenario,
             seed: 1,
-            speed: DEFAULT_SPEED,
         }
     }
 }
@@ -140,7 +141,7 @@ mod tests {
         );
         assert_eq!(to_query(&steady).matches("speed").count(), 0);
         let slow = PageState {
-            speed: DEFAULT_SPEED,
+            speed: crate::clock::DEFAULT_SPEED,
             ..steady
         };
         assert_eq!(parse(&to_query(&slow)).0, slow);

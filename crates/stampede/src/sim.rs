@@ -67,6 +67,51 @@ pub enum EventKind {
     Handover = 20,
 }
 
+/// A moment worth a marker on the timeline: what a presenter would point at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Milestone {
+    KeyExpires,
+    ClaimWon,
+    RecomputeStarts,
+    ValueWritten,
+    HolderCrashes,
+    DeadClaimExpires,
+    OriginTimeout,
+    Shed,
+    OutageEnds,
+}
+
+impl Milestone {
+    pub const COUNT: usize = 9;
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Milestone::KeyExpires => "key expires",
+            Milestone::ClaimWon => "claim won",
+            Milestone::RecomputeStarts => "recompute starts",
+            Milestone::ValueWritten => "value written",
+            Milestone::HolderCrashes => "holder crashes",
+            Milestone::DeadClaimExpires => "dead claim expires",
+            Milestone::OriginTimeout => "origin timeout",
+            Milestone::Shed => "admission sheds",
+            Milestone::OutageEnds => "outage ends",
+        }
+    }
+}
+
+/// A milestone at a virtual time (µs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Marker {
+    pub t: Micros,
+    pub what: Milestone,
+}
+
+/// Markers of one kind closer together than this are one marker (a wave of
+/// 40 claims is one "claim won"); a run keeps at most `MAX_MARKERS`.
+const MARK_GAP: Micros = 500_000;
+const MAX_MARKERS: usize = 256;
+
 /// One log line: at `t` (µs), `thread` (global index) did `kind` on `key`.
 /// `detail` carries the ending for `Respond` and 1 for a failed recompute.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -222,6 +267,9 @@ pub struct Fleet {
     work: u64,
     recording: bool,
     log: Vec<Event>,
+    /// Timeline markers in time order (some are known ahead: an expiry).
+    markers: Vec<Marker>,
+    last_mark: [Option<Micros>; Milestone::COUNT],
 }
 
 const US: Micros = 1000;
@@ -289,6 +337,8 @@ impl Fleet {
             work: 0,
             recording: false,
             log: Vec::new(),
+            markers: Vec::new(),
+            last_mark: [None; Milestone::COUNT],
             scenario: sc,
         };
         f.prepare();
@@ -329,8 +379,15 @@ impl Fleet {
     /// Cheap set-up only; everything proportional to the fleet's size is
     /// done by [`Fleet::build_some`] in slices (see `advance_to`).
     fn prepare(&mut self) {
-        let sc = &self.scenario;
         let ms = |v: u32| v as Micros * US;
+        let outage = ms(self.scenario.origin_outage_ms);
+        if outage > 0 {
+            self.mark(outage, Milestone::OutageEnds);
+        }
+        if self.scenario.workload != Workload::Steady {
+            self.mark(0, Milestone::KeyExpires);
+        }
+        let sc = &self.scenario;
         match sc.workload {
             Workload::Burst | Workload::Cold => {
                 let spread = ms(sc.spread_ms);
@@ -468,6 +525,9 @@ impl Fleet {
                     let k = (keys - k0).min(left as u32);
                     for key in k0..k0 + k {
                         let ttl = self.jittered(vt);
+                        if key == 0 {
+                            self.mark_expiry(ttl);
+                        }
                         self.cache.insert(
                             key,
                             CacheEntry {
@@ -526,6 +586,19 @@ impl Fleet {
         self.digest
             .add(((thread as u64) << 32) | ((kind as u64) << 8) | detail as u64);
         self.digest.add(key as u64);
+        match kind {
+            EventKind::ClaimWon => self.mark(self.now, Milestone::ClaimWon),
+            EventKind::RecomputeStart => self.mark(self.now, Milestone::RecomputeStarts),
+            EventKind::CacheSet if detail == 0 => self.mark(self.now, Milestone::ValueWritten),
+            EventKind::Crash => {
+                self.mark(self.now, Milestone::HolderCrashes);
+                let ttl = self.scenario.claim_ttl_ms as Micros * US;
+                self.mark(self.now + ttl, Milestone::DeadClaimExpires);
+            }
+            EventKind::OriginTimeout => self.mark(self.now, Milestone::OriginTimeout),
+            EventKind::Shed => self.mark(self.now, Milestone::Shed),
+            _ => {}
+        }
         if self.recording {
             self.log.push(Event {
                 t: self.now,
@@ -537,7 +610,34 @@ impl Fleet {
         }
     }
 
+    /// The hottest key's value expires at `t` (if traffic still runs then).
+    fn mark_expiry(&mut self, t: Micros) {
+        if t < self.scenario.duration_ms as Micros * US {
+            self.mark(t, Milestone::KeyExpires);
+        }
+    }
+
+    /// Records a milestone at `t`, unless one of its kind is within
+    /// `MARK_GAP` before it; kept in time order.
+    fn mark(&mut self, t: Micros, what: Milestone) {
+        let k = what as usize;
+        if self.last_mark[k].is_some_and(|last| t < last + MARK_GAP && t >= last)
+            || self.markers.len() >= MAX_MARKERS
+        {
+            return;
+        }
+        self.last_mark[k] = Some(t);
+        let at = self.markers.partition_point(|m| m.t <= t);
+        self.markers.insert(at, Marker { t, what });
+    }
+
     // ---- public surface ----------------------------------------------------
+
+    /// The timeline's markers so far, in time order (an expiry or a dead
+    /// claim's end is known, and listed, before it happens).
+    pub fn markers(&self) -> &[Marker] {
+        &self.markers
+    }
 
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
@@ -1085,6 +1185,9 @@ impl Fleet {
                     let (vt, st) = (sc.value_ttl_ms as Micros * US, sc.stale_ms as Micros * US);
                     let ttl = self.jittered(vt);
                     let now = self.now;
+                    if key == 0 && self.scenario.workload == Workload::Steady {
+                        self.mark_expiry(now + ttl);
+                    }
                     self.cache.insert(
                         key,
                         CacheEntry {
@@ -1480,6 +1583,32 @@ mod tests {
             threads.sort_unstable();
             assert_eq!(threads, (0..n).collect::<Vec<_>>());
         }
+    }
+
+    #[test]
+    fn markers_tell_each_story_in_order() {
+        let kinds = |name: &str| {
+            let mut f = Fleet::new(&crate::scenario::preset(name).unwrap(), 1);
+            f.run();
+            assert!(f.markers().windows(2).all(|w| w[0].t <= w[1].t));
+            f.markers().iter().map(|m| m.what).collect::<Vec<_>>()
+        };
+        use Milestone::*;
+        assert_eq!(
+            kinds("burst"),
+            [KeyExpires, ClaimWon, RecomputeStarts, ValueWritten]
+        );
+        let crash = kinds("holder-crash");
+        let at = |k| crash.iter().position(|m| *m == k).unwrap();
+        assert!(at(KeyExpires) < at(HolderCrashes));
+        assert!(at(HolderCrashes) < at(DeadClaimExpires));
+        assert!(at(DeadClaimExpires) < at(ValueWritten), "{crash:?}");
+        assert!(kinds("failure").contains(&OutageEnds));
+        assert!(kinds("hang").contains(&OriginTimeout));
+        assert!(kinds("cold").contains(&Shed));
+        // A steady run marks each expiry of its hottest key.
+        let steady = kinds("jitter");
+        assert!(steady.iter().filter(|m| **m == KeyExpires).count() >= 3);
     }
 
     #[test]
