@@ -89,16 +89,13 @@ pub fn columns(samples: &[Sample], span: u64, n: usize) -> Vec<Option<[u64; 4]>>
 }
 
 /// Draws the lanes with a playhead at `now` (virtual µs) over `span`.
-pub fn draw(
-    ctx: &Ctx,
-    sc: &Scheme,
-    dark: bool,
-    (w, h): (f64, f64),
-    samples: &[Sample],
-    markers: &[Marker],
-    span: u64,
-    now: u64,
-) {
+pub fn draw(ctx: &Ctx, sc: &Scheme, dark: bool, (w, h): (f64, f64), tl: &Timeline) {
+    let Timeline {
+        samples,
+        markers,
+        span,
+        now,
+    } = *tl;
     ctx.set_fill_style_str(sc.background);
     ctx.fill_rect(0.0, 0.0, w, h);
     let left = 8.0;
@@ -167,6 +164,15 @@ pub fn draw(
         let label_x = if x > w / 2.0 { x - 4.0 } else { x + 4.0 };
         let _ = ctx.fill_text(&virtual_label(now), label_x, h - 2.0);
     }
+}
+
+/// What the chart shows: samples and markers over a span, and the playhead.
+#[derive(Clone, Copy)]
+pub struct Timeline<'a> {
+    pub samples: &'a [Sample],
+    pub markers: &'a [Marker],
+    pub span: u64,
+    pub now: u64,
 }
 
 /// Where on the axis each marker goes, and which get their name written:
