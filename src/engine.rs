@@ -135,16 +135,13 @@ impl Engine {
             crate::fleet_view::warm_up(&overlay.ctx, scheme(dark));
         }
         if let Some(c) = &self.chart {
-            chart::draw(
-                &c.ctx,
-                scheme(dark),
-                dark,
-                (300.0, 150.0),
-                &[],
-                &[],
-                1_000,
-                0,
-            );
+            let empty = chart::Timeline {
+                samples: &[],
+                markers: &[],
+                span: 1_000,
+                now: 0,
+            };
+            chart::draw(&c.ctx, scheme(dark), dark, (300.0, 150.0), &empty);
         }
     }
 
@@ -289,10 +286,12 @@ impl Engine {
                 scheme(dark),
                 dark,
                 size,
-                lab.samples(),
-                lab.markers(),
-                lab.span(),
-                lab.now(),
+                &chart::Timeline {
+                    samples: lab.samples(),
+                    markers: lab.markers(),
+                    span: lab.span(),
+                    now: lab.now(),
+                },
             );
         }
         self.phases = format!(
