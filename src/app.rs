@@ -47,6 +47,8 @@ pub fn App() -> impl IntoView {
     let banner = RwSignal::new(url_notices);
     let knob_notices = RwSignal::new(Vec::<Notice>::new());
     let base = crate::transport::lesson_base(scenario);
+    // Rebuilt only when the markers change, not on every frame's reading.
+    let markers = Memo::new(move |_| reading.with(|r| r.markers.clone()));
     let engine = StoredValue::new_local(Engine::default());
     let knobs_ready = RwSignal::new(false);
     set_timeout(move || knobs_ready.set(true), KNOBS_AFTER);
@@ -187,6 +189,16 @@ pub fn App() -> impl IntoView {
                         aria-label="Timeline: recomputes running at the origin, Redis round trips, errors and timeouts, and stale answers over virtual time."
                     ></canvas>
                 </div>
+                <ol class="markers" aria-label="What happens when">
+                    {move || markers.with(|m| {
+                        m.iter()
+                            .map(|(t, what)| {
+                                let at = crate::clock::now_ms_text(*t);
+                                view! { <li data-marker-t=t.to_string()>{format!("{what} at {at} ms")}</li> }
+                            })
+                            .collect_view()
+                    })}
+                </ol>
             </section>
             </div>
             <div class="side">

@@ -41,6 +41,8 @@ pub struct Reading {
     pub next_marker: Option<u64>,
     /// The clock is fast-forwarding through a quiet stretch.
     pub fast_forward: bool,
+    /// The timeline's markers: virtual time (µs) and what happens.
+    pub markers: Vec<(u64, &'static str)>,
 }
 
 impl Reading {

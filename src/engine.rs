@@ -320,6 +320,12 @@ impl Engine {
             aggregated: self.view.layout().is_some_and(|l| l.aggregated),
             at_end: lab.at_end(),
             next_marker: lab.next_marker(),
+            markers: lab
+                .markers()
+                .iter()
+                .filter(|m| lab.end().is_none_or(|end| m.t <= end))
+                .map(|m| (m.t, m.what.label()))
+                .collect(),
             fast_forward: playing && self.ramp.active(),
         };
         if !self.drew_first_frame {

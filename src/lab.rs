@@ -324,14 +324,17 @@ impl Lab {
     /// or the next event if a quiet stretch lies in between (so a step never
     /// lands on nothing happening), at least 1 ms on.
     pub fn next_step(&self) -> Micros {
-        let min = self.pos + (self.span() / 10).max(1000);
+        // From where the clock is heading: steps pressed in a row add up.
+        let min = self.pos.max(self.target) + (self.span() / 10).max(1000);
         let next = self.fleet.next_event_at().unwrap_or(min).max(min);
         self.cap(next)
     }
 
     /// The time a step back goes to: a tenth of the visible window earlier.
     pub fn prev_step(&self) -> Micros {
-        self.pos.saturating_sub((self.span() / 10).max(1000))
+        self.pos
+            .max(self.target)
+            .saturating_sub((self.span() / 10).max(1000))
     }
 
     /// Works toward the target until `out_of_time()` says stop. Returns
@@ -493,7 +496,12 @@ impl Lab {
     /// The next marker after the clock, if the run has one.
     pub fn next_marker(&self) -> Option<Micros> {
         let at = self.pos.max(self.target);
-        self.markers().iter().map(|m| m.t).find(|t| *t > at)
+        let end = self.end.unwrap_or(Micros::MAX);
+        self.markers()
+            .iter()
+            .map(|m| m.t)
+            .find(|t| *t > at)
+            .filter(|t| *t <= end)
     }
 
     /// What the chart plots: samples on a grid, up to where they are known.

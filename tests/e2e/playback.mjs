@@ -102,13 +102,22 @@ await spec("playback", async (t) => {
   await page.keyboard.press("Space");
   await becomes("false", "space again should pause");
   const k1 = await now();
+  const moved = (cmp, was) =>
+    page.waitForFunction(
+      ([sel, was, cmp]) => {
+        const v = Number(document.querySelector(sel)?.textContent);
+        return cmp === ">" ? v > was : v < was;
+      },
+      [metric("now_ms"), was, cmp],
+    );
   await page.keyboard.press("ArrowRight");
-  await page.waitForFunction(([sel, was]) => Number(document.querySelector(sel)?.textContent) > was, [metric("now_ms"), k1]);
+  await moved(">", k1);
+  const k1b = await now();
   await page.keyboard.press("ArrowRight");
-  await page.waitForFunction(([sel, was]) => Number(document.querySelector(sel)?.textContent) > was, [metric("now_ms"), k1]);
+  await moved(">", k1b);
   const k2 = await now();
   await page.keyboard.press("ArrowLeft");
-  await page.waitForFunction(([sel, was]) => Number(document.querySelector(sel)?.textContent) < was, [metric("now_ms"), k2]);
+  await moved("<", k2);
   t.ok(`space plays and pauses, the arrows step forward and back (${k1} -> ${k2} -> ${await now()} ms)`);
   // Space plays and pauses after clicking any transport button: a focused
   // button must not swallow it (it would press itself again).
@@ -126,5 +135,28 @@ await spec("playback", async (t) => {
     throw new Error("the right arrow changed the preset picker");
   }
   t.ok("space toggles play after clicking each transport button; arrows on the picker step the clock");
+
+  // Next event: the clock lands on each marker of the timeline in turn.
+  await t.open("preset=holder-crash&speed=100");
+  await t.untilEnd();
+  await page.click(control("restart"));
+  const marks = await page.$$eval("[data-marker-t]", (els) => els.map((e) => Number(e.dataset.markerT)));
+  const story = await page.$$eval("[data-marker-t]", (els) => els.map((e) => e.textContent));
+  for (const want of ["key expires", "holder crashes", "dead claim expires", "value written"]) {
+    if (!story.some((s) => s.startsWith(want))) throw new Error(`no "${want}" marker: ${story.join("; ")}`);
+  }
+  for (const m of [...new Set(marks)].filter((m) => m > 0)) {
+    await page.click(control("next-event"));
+    const want = (m / 1000).toFixed(1);
+    await page
+      .waitForFunction(([sel, want]) => document.querySelector(sel)?.textContent.trim() === want, [metric("now_ms"), want], {
+        timeout: 10_000,
+      })
+      .catch(async () => {
+        throw new Error(`next event should land on ${want} ms, the clock shows ${await now()}`);
+      });
+  }
+  if (!(await page.locator(control("next-event")).isDisabled())) throw new Error("next event after the last marker");
+  t.ok(`next event lands on each of ${marks.length} markers: ${story.join("; ")}`);
   t.noProblems("while driving the clock");
 });
