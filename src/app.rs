@@ -244,6 +244,12 @@ fn Banner(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
 #[component]
 fn Legend() -> impl IntoView {
     view! {
+        <p class="legend-key" data-note="legend">
+            <strong>"How to read it: "</strong>
+            "each box is one instance (an office); each mark is one request thread in it, shaped and coloured by what it is doing. "
+            "Redis and the origin sit on the right; dots travelling between them are requests on the wire. "
+            "A ring marks the thread doing the expensive work."
+        </p>
         <ul class="legend" aria-label="Legend">
             {LOOKS
                 .iter()
