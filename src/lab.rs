@@ -180,6 +180,10 @@ pub struct Lab {
     /// Runs ahead to the end on its own, when that is cheap enough, to learn
     /// the run's length and record the chart before the animation gets there.
     scout: Option<Fleet>,
+    /// The end was found by the animated fleet, not ahead by the scout, and
+    /// the timeline's length when it was.
+    end_found_late: bool,
+    span_at_end: Micros,
     /// The whole run's markers, once the scout has reached the end.
     known_markers: Option<Vec<stampede::sim::Marker>>,
     /// Samples on a fixed grid (from the scout, else from the animated
@@ -228,6 +232,8 @@ impl Lab {
             target: 0,
             scout,
             known_markers: None,
+            end_found_late: false,
+            span_at_end: 0,
             samples: vec![first],
             compare,
             compare_at: None,
@@ -267,15 +273,22 @@ impl Lab {
     }
 
     /// The timeline's length: the end when known, else a guess that grows.
+    ///
+    /// When the animated fleet itself finds the end (no scout ran ahead),
+    /// the timeline keeps the length it had: its end must not jump under
+    /// the playhead as the run finishes.
     pub fn span(&self) -> Micros {
-        self.end.unwrap_or_else(|| {
-            let seen = self.pos.max(self.target);
-            let guess = match self.scenario.workload {
-                Workload::Steady => u64::from(self.scenario.duration_ms) * 1000,
-                _ => u64::from(self.scenario.deadline_ms + self.scenario.spread_ms) * 1000,
-            };
-            guess.max(seen + seen / 4).max(1000)
-        })
+        let seen = self.pos.max(self.target);
+        let guess = match self.scenario.workload {
+            Workload::Steady => u64::from(self.scenario.duration_ms) * 1000,
+            _ => u64::from(self.scenario.deadline_ms + self.scenario.spread_ms) * 1000,
+        };
+        let guess = guess.max(seen.saturating_add(seen / 4)).max(1000);
+        match (self.end, self.end_found_late) {
+            (Some(end), false) => end,
+            (Some(end), true) => end.max(self.span_at_end),
+            (None, _) => guess,
+        }
     }
 
     pub fn at_end(&self) -> bool {
@@ -351,6 +364,8 @@ impl Lab {
                     self.record(to);
                 }
                 if self.end.is_none() && self.fleet.is_quiet() {
+                    self.span_at_end = self.span();
+                    self.end_found_late = true;
                     self.end = Some(self.fleet.last_activity().max(1));
                     self.target = self.cap(self.target);
                 }
@@ -670,5 +685,28 @@ mod tests {
         };
         assert!(estimated_events(&s) > PREVIEW_EVENTS);
         assert!(estimated_events(&Scenario::default()) <= PREVIEW_EVENTS);
+    }
+
+    #[test]
+    fn the_timeline_does_not_shrink_when_the_run_ends_under_the_playhead() {
+        // Without a scout, the end is found by the animated fleet itself.
+        let s = Scenario {
+            instances: 500,
+            threads: 200,
+            ..Scenario::default()
+        };
+        assert!(estimated_events(&s) > PREVIEW_EVENTS);
+        let mut lab = Lab::new(&s, 3);
+        assert!(!lab.scouting());
+        let mut spans = Vec::new();
+        let mut t = 0;
+        while !lab.at_end() {
+            t += 20_000;
+            lab.seek(t);
+            lab.advance(&|| false);
+            spans.push(lab.span());
+        }
+        assert!(spans.windows(2).all(|w| w[0] <= w[1]), "{spans:?}");
+        assert!(lab.span() >= lab.end().unwrap());
     }
 }
