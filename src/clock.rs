@@ -144,7 +144,7 @@ pub fn virtual_label(us: u64) -> String {
 
 /// The plain number `data-metric="now_ms"` carries: virtual ms, one decimal.
 pub fn now_ms_text(us: u64) -> String {
-    format!("{:.1}", us as f64 / 1000.0)
+    stampede::metrics::one_decimal(us as f64 / 1000.0)
 }
 
 #[cfg(test)]

@@ -392,7 +392,7 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                                         <span
                                             class="bar"
                                             style:width=move || {
-                                                format!("{:.1}%", log_width(measured().unwrap_or(0), naive()).max(0.8))
+                                                format!("{}%", stampede::metrics::one_decimal(log_width(measured().unwrap_or(0), naive()).max(0.8)))
                                             }
                                         ></span>
                                     </td>

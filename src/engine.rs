@@ -7,7 +7,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use leptos::prelude::*;
-use stampede::metrics::Report;
+use stampede::metrics::{one_decimal, Report};
 use stampede::scenario::Scenario;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -150,7 +150,7 @@ impl Engine {
         self.lab = Some(Lab::new(s, seed));
         self.report = None;
         self.view.clear_pulses();
-        mark("buildMs", &format!("{:.1}", wall_now() - t0));
+        mark("buildMs", &one_decimal(wall_now() - t0));
     }
 
     fn dark(&mut self) -> bool {
@@ -295,11 +295,11 @@ impl Engine {
             );
         }
         self.phases = format!(
-            "advance {:.1}, fit {:.1}, fleet {:.1}, chart {:.1}",
-            advanced - start,
-            fitted - advanced,
-            drawn - fitted,
-            wall_now() - drawn
+            "advance {}, fit {}, fleet {}, chart {}",
+            one_decimal(advanced - start),
+            one_decimal(fitted - advanced),
+            one_decimal(drawn - fitted),
+            one_decimal(wall_now() - drawn)
         );
         let reading = Reading {
             now: lab.now(),
@@ -365,7 +365,7 @@ pub(crate) fn start_loop(
             let took = wall_now() - start;
             if took > e.longest_frame {
                 e.longest_frame = took;
-                mark("longestFrameMs", &format!("{took:.1}"));
+                mark("longestFrameMs", &one_decimal(took));
                 mark("longestFramePhases", &e.phases);
             }
             out
@@ -380,7 +380,7 @@ pub(crate) fn start_loop(
             if reading.with_untracked(|old| *old != r) {
                 let t0 = wall_now();
                 reading.set(r);
-                mark("lastSetMs", &format!("{:.1}", wall_now() - t0));
+                mark("lastSetMs", &one_decimal(wall_now() - t0));
             }
         }
         if let Some(cb) = next.borrow().as_ref() {

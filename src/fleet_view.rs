@@ -381,17 +381,16 @@ impl FleetView {
         } else {
             "claim: free"
         };
-        // Damage first, in the danger colour: it is what the lesson is about.
-        let alarm = |n: u64, what: &str| (n > 0).then(|| (format!("{n} {what}"), true));
-        let mut redis: Vec<(String, bool)> = [
-            alarm(s.redis_errors, "errors"),
-            alarm(s.releases_refused, "releases refused"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        redis.push((format!("{} round trips", s.redis_round_trips), false));
-        redis.push((claim.to_string(), false));
+        let redis = actor_lines(
+            &[
+                (s.redis_errors, "errors"),
+                (s.releases_refused, "releases refused"),
+            ],
+            [
+                format!("{} round trips", s.redis_round_trips),
+                claim.to_string(),
+            ],
+        );
         Actor {
             name: "Redis",
             hero: s.claim_attempts,
@@ -402,16 +401,17 @@ impl FleetView {
             load: 0.0,
         }
         .draw(ctx, sc, &l.redis);
-        let mut origin: Vec<(String, bool)> = [
-            alarm(s.overlapping_recomputes, "overlapping"),
-            alarm(s.origin_timeouts, "timed out"),
-            alarm(s.origin_failures, "failed"),
-        ]
-        .into_iter()
-        .flatten()
-        .collect();
-        origin.push((format!("{} running now", s.origin_running), false));
-        origin.push((format!("capacity {}", s.origin_capacity), false));
+        let origin = actor_lines(
+            &[
+                (s.overlapping_recomputes, "overlapping"),
+                (s.origin_timeouts, "timed out"),
+                (s.origin_failures, "failed"),
+            ],
+            [
+                format!("{} running now", s.origin_running),
+                format!("capacity {}", s.origin_capacity),
+            ],
+        );
         Actor {
             name: "Origin",
             hero: s.recomputes,
@@ -519,6 +519,17 @@ pub fn warm_up(ctx: &Ctx, sc: &Scheme) {
         .draw(ctx, sc, &r);
         ctx.clear_rect(r.x - 4.0, r.y - 4.0, r.w + 8.0, r.h + 8.0);
     }
+}
+
+/// An actor's lines: the damage that happened (counts above zero) first, in
+/// the danger colour, since it is what the lesson is about; then the rest.
+fn actor_lines(alarms: &[(u64, &str)], plain: [String; 2]) -> Vec<(String, bool)> {
+    alarms
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| (format!("{n} {what}"), true))
+        .chain(plain.into_iter().map(|l| (l, false)))
+        .collect()
 }
 
 /// Redis or the origin: a name, one big number, a couple of lines, a fill
@@ -630,12 +641,24 @@ fn glyph_path(pen: &mut Pen, glyph: Glyph, x: f64, y: f64, s: f64) {
             pen.close();
         }
         Glyph::Circle => {
-            // An octagon: round enough at a few pixels, and one path.
+            // An octagon: round enough at a few pixels, and one path. Its
+            // corners are constants, so no trigonometry is linked in.
+            const C: f64 = 0.923_879_532_511_286_7; // cos 22.5°
+            const S: f64 = 0.382_683_432_365_089_8; // sin 22.5°
+            const CORNERS: [(f64, f64); 8] = [
+                (C, S),
+                (S, C),
+                (-S, C),
+                (-C, S),
+                (-C, -S),
+                (-S, -C),
+                (S, -C),
+                (C, -S),
+            ];
             let w = (s / 4.0).clamp(1.0, 2.0) / 2.0;
             let (cx, cy, r) = (x + s / 2.0, y + s / 2.0, s / 2.0 - w);
-            for k in 0..8 {
-                let a = std::f64::consts::TAU * (k as f64 + 0.5) / 8.0;
-                let (px, py) = (cx + r * a.cos(), cy + r * a.sin());
+            for (k, (dx, dy)) in CORNERS.iter().enumerate() {
+                let (px, py) = (cx + r * dx, cy + r * dy);
                 if k == 0 {
                     pen.move_to(px, py);
                 } else {

@@ -102,53 +102,110 @@ pub enum Ending {
     Timeout,
 }
 
-/// Everything the simulation counts. Field names are the CLI's JSON keys.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Report {
-    pub requests: u64,
-    pub hits: u64,
-    pub stale_served: u64,
-    pub computed: u64,
-    pub shared: u64,
-    pub degraded: u64,
-    pub errors: u64,
-    pub timeouts: u64,
+/// Declares `Report` and, from the same list, `Report::fields`: every
+/// counter's name and value as text, in declaration order, without a JSON
+/// library (the page calls it every frame, and `serde_json` would cost the
+/// wasm tens of kilobytes).
+macro_rules! report {
+    ($( $(#[$doc:meta])* $name:ident : $ty:ty, )*) => {
+        /// Everything the simulation counts. Field names are the CLI's JSON keys.
+        #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+        pub struct Report {
+            $( $(#[$doc])* pub $name: $ty, )*
+        }
+
+        impl Report {
+            /// (name, value as text) for every counter, in declaration order;
+            /// what the page and the CLI table iterate over. Numbers read as
+            /// the CLI's JSON writes them (`8000`, `206.178`, `0.0`).
+            pub fn fields(&self) -> Vec<(String, String)> {
+                vec![ $( (stringify!($name).to_string(), Text::text(&self.$name)), )* ]
+            }
+        }
+    };
+}
+
+/// A counter's value as text, the way JSON writes it.
+trait Text {
+    fn text(&self) -> String;
+}
+
+impl Text for u64 {
+    fn text(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Text for f64 {
+    fn text(&self) -> String {
+        if self.is_finite() && self.fract() == 0.0 {
+            one_decimal(*self)
+        } else {
+            format!("{self}")
+        }
+    }
+}
+
+/// `v` with one decimal, halves rounded away from zero ("206.3" for
+/// 206.25, as JavaScript's `toFixed(1)` writes it). Written by hand so that
+/// the page does not link the standard library's exact float formatting
+/// (several kilobytes of wasm) for one decimal.
+pub fn one_decimal(v: f64) -> String {
+    if !v.is_finite() {
+        return "0.0".to_string();
+    }
+    let tenths = (v * 10.0).round();
+    let sign = if tenths < 0.0 { "-" } else { "" };
+    // Saturates for absurd values; a clock or a percentage never gets there.
+    let t = tenths.abs() as u64;
+    format!("{sign}{}.{}", t / 10, t % 10)
+}
+
+report! {
+    requests: u64,
+    hits: u64,
+    stale_served: u64,
+    computed: u64,
+    shared: u64,
+    degraded: u64,
+    errors: u64,
+    timeouts: u64,
     /// Requests that had not ended when the run stopped (threads pinned).
-    pub pinned: u64,
-    pub recomputes: u64,
+    pinned: u64,
+    recomputes: u64,
     /// Recomputes that started while another of the same key was running.
-    pub overlapping_recomputes: u64,
-    pub origin_failures: u64,
+    overlapping_recomputes: u64,
+    origin_failures: u64,
     /// Origin calls that ran past the origin timeout (the call itself went on).
-    pub origin_timeouts: u64,
-    pub origin_peak_concurrency: u64,
-    pub claim_attempts: u64,
-    pub claim_wins: u64,
-    pub releases: u64,
+    origin_timeouts: u64,
+    origin_peak_concurrency: u64,
+    claim_attempts: u64,
+    claim_wins: u64,
+    releases: u64,
     /// Releases refused because the caller's token no longer held the claim.
-    pub releases_refused: u64,
-    pub redis_round_trips: u64,
-    pub redis_errors: u64,
+    releases_refused: u64,
+    redis_round_trips: u64,
+    redis_errors: u64,
     /// Values written to the cache.
-    pub values_written: u64,
-    pub negative_hits: u64,
+    values_written: u64,
+    negative_hits: u64,
     /// Failures handed out again from the flight map after their flight ended.
-    pub remembered_failures: u64,
-    pub corrupted: u64,
-    pub crashed: u64,
-    pub admission_waits: u64,
+    remembered_failures: u64,
+    corrupted: u64,
+    crashed: u64,
+    admission_waits: u64,
     /// Recomputes shed because no admission permit came within the queue budget.
-    pub admission_shed: u64,
+    admission_shed: u64,
     /// Leaders that left before their work started, their flight taken over
     /// by the oldest follower.
-    pub handovers: u64,
-    pub p50_ms: f64,
-    pub p99_ms: f64,
-    pub max_ms: f64,
-    pub max_wait_ms: f64,
+    handovers: u64,
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+    max_wait_ms: f64,
     /// Virtual time of the last event that changed anything.
-    pub elapsed_ms: f64,
-    pub events: u64,
+    elapsed_ms: f64,
+    events: u64,
 }
 
 impl Report {
@@ -161,19 +218,6 @@ impl Report {
             + self.errors
             + self.timeouts
     }
-
-    /// (name, value as text) for every counter, in declaration order; what
-    /// the page and the CLI table iterate over.
-    pub fn fields(&self) -> Vec<(String, String)> {
-        let v = serde_json::to_value(self).unwrap_or_default();
-        let mut out = Vec::new();
-        if let serde_json::Value::Object(map) = v {
-            for (k, v) in map {
-                out.push((k, v.to_string()));
-            }
-        }
-        out
-    }
 }
 
 pub(crate) fn ms(us: u64) -> f64 {
@@ -185,6 +229,28 @@ pub(crate) fn ms(us: u64) -> f64 {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The hand-rolled field list says exactly what the JSON says, in the
+    /// struct's own order.
+    #[test]
+    fn fields_match_the_json() {
+        let r = crate::sim::Fleet::new(&crate::scenario::preset("cold").unwrap(), 3).run();
+        let json = serde_json::to_value(&r).unwrap();
+        let fields = r.fields();
+        assert_eq!(fields.len(), json.as_object().unwrap().len());
+        for (name, text) in &fields {
+            assert_eq!(json[name].to_string(), *text, "{name}");
+        }
+        assert_eq!(fields[0].0, "requests");
+        assert_eq!(fields.last().unwrap().0, "events");
+        assert_eq!(Text::text(&1000.0f64), "1000.0");
+        assert_eq!(one_decimal(206.25), "206.3");
+        assert_eq!(one_decimal(0.04), "0.0");
+        assert_eq!(one_decimal(-1.25), "-1.3");
+        assert_eq!(one_decimal(12.0), "12.0");
+        assert_eq!(one_decimal(f64::NAN), "0.0");
+        assert_eq!(Text::text(&206.178f64), "206.178");
+    }
 
     proptest! {
         #[test]
