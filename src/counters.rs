@@ -15,6 +15,8 @@ pub struct Reading {
     pub now: u64,
     /// The timeline's length (µs).
     pub span: u64,
+    /// Where the run ended, once known (µs).
+    pub end: Option<u64>,
     pub fields: Vec<(String, String)>,
     pub recomputes: u64,
     pub instances: u32,

@@ -304,6 +304,7 @@ impl Engine {
         let reading = Reading {
             now: lab.now(),
             span: lab.span(),
+            end: lab.end(),
             fields: report.fields(),
             recomputes: report.recomputes,
             instances: s.instances,

@@ -209,7 +209,12 @@ pub fn Transport(
             <label class="timeline">
                 <span class="clock">
                     "t = "<span class="now" data-metric="now_ms">{move || reading.with(|r| crate::clock::now_ms_text(r.now))}</span>" ms"
-                    <span class="of">{move || format!(" of {}", virtual_label(reading.with(|r| r.span)))}</span>
+                    // The timeline keeps its length when the run ends under the
+                    // playhead; the words say where it really ended.
+                    <span class="of">{move || reading.with(|r| match r.end {
+                        Some(end) if end < r.span => format!(" (the run ended at {})", virtual_label(end)),
+                        _ => format!(" of {}", virtual_label(r.span)),
+                    })}</span>
                     <Show when=move || reading.with(|r| r.catching_up)>
                         <span class="catching-up" role="status">" catching up…"</span>
                     </Show>
