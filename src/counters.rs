@@ -83,7 +83,7 @@ pub const HEADLINE: [Counter; 6] = [
 ];
 
 /// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 28] = [
+const LABELS: [(&str, &str); 30] = [
     ("requests", "requests"),
     ("hits", "cache hits"),
     ("stale_served", "stale served"),
@@ -91,6 +91,8 @@ const LABELS: [(&str, &str); 28] = [
     ("shared", "shared results"),
     ("degraded", "degraded"),
     ("pinned", "pinned threads"),
+    ("misses", "misses"),
+    ("early_refreshes", "early refreshes"),
     ("overlapping_recomputes", "overlapping recomputes"),
     ("origin_failures", "origin failures"),
     ("origin_timeouts", "origin timeouts"),

@@ -12,6 +12,8 @@ pub enum Kind {
     Count,
     /// A fraction 0..=1.
     Fraction,
+    /// XFetch's beta, 0..=XFETCH_BETA_MAX in steps of 0.1.
+    Beta,
     Switch,
     Choice(&'static [(&'static str, &'static str)]),
     /// One of the pitfalls, by its kebab-case name.
@@ -84,6 +86,7 @@ pub const GROUPS: [Group; 6] = [
             knob("jitter", "TTL jitter", "Spread each TTL by up to this fraction so keys stop expiring together.", Fraction),
             knob("stale_ms", "Stale window ms", "After expiry a value may still be served stale this long (0 = never).", Count),
             knob("stale_while_revalidate", "Serve stale, refresh behind", "On a stale hit answer at once and refresh in the background.", Switch),
+            knob("xfetch_beta", "Early refresh (XFetch β)", "Readers refresh a value before it expires, more eagerly as β grows (0 = off, 1 = usual).", Kind::Beta),
         ],
     },
     Group {
@@ -242,9 +245,15 @@ pub fn KnobControl(
             </select>
         }
         .into_any(),
-        Kind::Count | Kind::Fraction => {
+        Kind::Count | Kind::Fraction | Kind::Beta => {
             let (min, max, step) = if knob.kind == Kind::Fraction {
                 ("0".to_string(), "1".to_string(), "0.05")
+            } else if knob.kind == Kind::Beta {
+                (
+                    "0".to_string(),
+                    stampede::scenario::XFETCH_BETA_MAX.to_string(),
+                    "0.1",
+                )
             } else {
                 let (lo, hi) = knob_bounds(knob.name);
                 (lo.to_string(), hi.to_string(), "1")
@@ -257,7 +266,7 @@ pub fn KnobControl(
                 pending.set_value(None);
             };
             let is_number = move |t: &str| {
-                if knob.kind == Kind::Fraction {
+                if matches!(knob.kind, Kind::Fraction | Kind::Beta) {
                     t.trim().parse::<f64>().is_ok_and(f64::is_finite)
                 } else {
                     parse_u32(t).is_ok()
@@ -267,7 +276,7 @@ pub fn KnobControl(
                 <input
                     id=id.clone()
                     type="number"
-                    inputmode=if knob.kind == Kind::Fraction { "decimal" } else { "numeric" }
+                    inputmode=if knob.kind == Kind::Count { "numeric" } else { "decimal" }
                     min=min
                     max=max
                     step=step

@@ -173,6 +173,10 @@ report! {
     /// Requests that had not ended when the run stopped (threads pinned).
     pinned: u64,
     recomputes: u64,
+    /// Requests whose first read found no fresh value (missing or expired).
+    misses: u64,
+    /// Recomputes started early (XFetch) by a reader of a still fresh value.
+    early_refreshes: u64,
     /// Recomputes that started while another of the same key was running.
     overlapping_recomputes: u64,
     origin_failures: u64,

@@ -43,6 +43,9 @@ pub struct Strategy {
     pub admission_wait: Micros,
     /// Pitfall: the coalescing key is not the cache key.
     pub key_mismatch: bool,
+    /// XFetch's beta (0 = off): how eagerly a reader of a fresh value
+    /// refreshes it before it expires.
+    pub xfetch_beta: f64,
 }
 
 impl Strategy {
@@ -63,6 +66,7 @@ impl Strategy {
             admission: s.admission > 0,
             admission_wait: ms(s.admission_wait_ms),
             key_mismatch: s.pitfalls.key_mismatch,
+            xfetch_beta: s.xfetch_beta,
         }
     }
 }
@@ -110,8 +114,13 @@ pub enum Step {
     /// run on at the origin). Reply: [`Input::Origin`], with
     /// `Err(Failure::Timeout)` if the timeout came first.
     Recompute { key: u32, timeout: Option<Micros> },
-    /// `SET key value` with the value TTL. Reply: [`Input::Ack`].
-    CacheSet { key: u32, value: Value },
+    /// `SET key value` with the value TTL, and how long the recompute took
+    /// (XFetch's delta, stored beside the value). Reply: [`Input::Ack`].
+    CacheSet {
+        key: u32,
+        value: Value,
+        delta: Micros,
+    },
     /// Store a short-lived failure marker. Reply: [`Input::Ack`].
     CacheSetNegative { key: u32, ttl: Micros },
     /// Wake at `until`. Reply: [`Input::Woke`].
@@ -129,6 +138,15 @@ pub enum Step {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CacheReply {
     Fresh(Value),
+    /// A fresh value with what early refresh needs: when it expires, how
+    /// long its recompute took, and a uniform draw from the driver's seeded
+    /// randomness (the machine itself has none).
+    FreshUntil {
+        value: Value,
+        expires_at: Micros,
+        delta: Micros,
+        draw: u32,
+    },
     Stale(Value),
     /// A failure marker; with the stale value under it, if one is still
     /// inside its stale window. The marker damps refreshes, it never hides
@@ -205,8 +223,21 @@ enum Phase {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Write {
     None,
-    Value(Value),
+    /// The value and how long its recompute took.
+    Value(Value, Micros),
     Negative(Micros),
+}
+
+/// XFetch's test: refresh now, before `expires_at`? `draw` is uniform over
+/// u32; `u = (draw + 1) / 2^32` lies in (0, 1], so `-ln(u) >= 0` and a draw
+/// near zero refreshes earliest.
+pub fn xfetch_due(now: Micros, expires_at: Micros, delta: Micros, beta: f64, draw: u32) -> bool {
+    if beta <= 0.0 {
+        return false;
+    }
+    let u = (f64::from(draw) + 1.0) / 4_294_967_296.0;
+    let gap = delta as f64 * beta * -u.ln();
+    now as f64 + gap >= expires_at as f64
 }
 
 /// What a request is doing, for drawing. One byte per thread.
@@ -298,6 +329,11 @@ pub struct ReadPath {
     /// The caller was just answered at its deadline; the next `Ack` means
     /// "go back to waiting for the work's pending reply".
     detaching: bool,
+    /// An early (XFetch) refresh of a value that is still fresh.
+    early: bool,
+    /// When the request committed to the work: the written value's delta
+    /// (XFetch's estimate of how long a refresh takes) counts from here.
+    commit_at: Micros,
     // wrap-up: write -> settle or abandon -> respond -> release -> finish
     settle: Option<Outcome>,
     abandon: bool,
@@ -332,6 +368,8 @@ impl ReadPath {
             committed: false,
             checked: false,
             detaching: false,
+            early: false,
+            commit_at: 0,
             settle: None,
             abandon: false,
             respond: None,
@@ -378,6 +416,28 @@ impl ReadPath {
     /// True once the request committed to recomputing.
     pub fn is_committed(&self) -> bool {
         self.committed
+    }
+
+    /// The request's first cache read is on its way (not a re-check or a poll).
+    pub fn is_first_read(&self) -> bool {
+        self.phase == Phase::Read
+    }
+
+    /// This request answered a fresh value and refreshes it early (XFetch).
+    pub fn is_early_refresh(&self) -> bool {
+        self.early
+    }
+
+    /// What this request can fall back on: the value it read, stale (or,
+    /// for an early refresh, still fresh).
+    fn fallback(&self) -> Option<Outcome> {
+        self.stale.map(|v| {
+            if self.early {
+                Outcome::Fresh(v)
+            } else {
+                Outcome::Stale(v)
+            }
+        })
     }
 
     pub fn is_done(&self) -> bool {
@@ -447,6 +507,15 @@ impl ReadPath {
 
     /// Feeds one result in and returns the next step.
     pub fn resume(&mut self, s: &Strategy, input: Input, now: Micros) -> Step {
+        let was = self.committed;
+        let step = self.next_step(s, input, now);
+        if self.committed && !was {
+            self.commit_at = now;
+        }
+        step
+    }
+
+    fn next_step(&mut self, s: &Strategy, input: Input, now: Micros) -> Step {
         if input == Input::DeadlinePassed {
             return self.on_deadline(s, now);
         }
@@ -461,6 +530,24 @@ impl ReadPath {
             }
             (Phase::Read, Input::Cache(r)) => match r {
                 CacheReply::Fresh(_) => self.answer(Ending::Hit, false),
+                CacheReply::FreshUntil {
+                    value,
+                    expires_at,
+                    delta,
+                    draw,
+                } => {
+                    if xfetch_due(now, expires_at, delta, s.xfetch_beta, draw) {
+                        // Answer the fresh value now and refresh it behind
+                        // the answer, before it expires: nobody meets a miss.
+                        self.early = true;
+                        self.stale = Some(value);
+                        self.respond = Some((Ending::Hit, false));
+                        self.phase = Phase::RefreshLead;
+                        self.emit_respond()
+                    } else {
+                        self.answer(Ending::Hit, false)
+                    }
+                }
                 // A recent failure damps the refresh; what may be served is.
                 CacheReply::Negative(Some(_)) => self.answer(Ending::Stale, false),
                 CacheReply::Negative(None) => self.answer(Ending::Error, false),
@@ -503,8 +590,8 @@ impl ReadPath {
                     }
                     _ => {
                         // Someone else refreshes. Anyone who attached to our
-                        // flight meanwhile gets the stale value we hold.
-                        let v = self.stale.map_or(Outcome::Degraded, Outcome::Stale);
+                        // flight meanwhile gets the value we hold.
+                        let v = self.fallback().unwrap_or(Outcome::Degraded);
                         self.conclude(v, None)
                     }
                 }
@@ -562,30 +649,41 @@ impl ReadPath {
             (Phase::Admit, Input::Shed) => {
                 // Admission control's explicit answer, for everyone waiting
                 // on this flight: what is stale if there is one, else degraded.
-                match self.stale {
-                    Some(v) => self.conclude(Outcome::Stale(v), Some((Ending::Stale, false))),
+                match self.fallback() {
+                    Some(o) => self.conclude(o, Some((Ending::Stale, false))),
                     None => self.conclude(Outcome::Degraded, Some((Ending::Degraded, false))),
                 }
             }
             (Phase::Origin, Input::Origin(r)) => match r {
                 Ok(v) => {
-                    self.write = Write::Value(v);
+                    // A refresh's whole length: from the commit (re-check,
+                    // admission, origin) plus the claim before it and the
+                    // write after it, a round trip each.
+                    let delta = now.saturating_sub(self.commit_at) + 2 * s.rtt;
+                    self.write = Write::Value(v, delta);
                     self.conclude(Outcome::Fresh(v), Some((Ending::Computed, false)))
                 }
                 Err(f) => {
                     if let Some(ttl) = s.negative_ttl {
                         self.write = Write::Negative(ttl);
                     }
-                    match self.stale {
+                    match self.fallback() {
                         // Stale-if-error: a servable value beats an error,
                         // for the leader and for everyone attached to it.
-                        Some(v) => self.conclude(Outcome::Stale(v), Some((Ending::Stale, false))),
+                        Some(o) => self.conclude(o, Some((Ending::Stale, false))),
                         None => self.conclude(Outcome::Failed(f), Some((Ending::Error, false))),
                     }
                 }
             },
             (Phase::Recheck, Input::Cache(r)) => match r {
-                CacheReply::Fresh(v) => {
+                // An early refresh reads its own, still fresh value back:
+                // only a newer one means someone refreshed already.
+                CacheReply::FreshUntil { value, .. } | CacheReply::Fresh(value)
+                    if self.early && Some(value) == self.stale =>
+                {
+                    self.recompute(s)
+                }
+                CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } => {
                     self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
                 }
                 CacheReply::Negative(Some(v)) => {
@@ -602,7 +700,7 @@ impl ReadPath {
                 Step::Poll { key: self.key }
             }
             (Phase::PollRead, Input::Polled { cache, claim_free }) => match cache {
-                CacheReply::Fresh(v) => {
+                CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } => {
                     self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
                 }
                 CacheReply::Negative(Some(v)) => {
@@ -825,10 +923,11 @@ impl ReadPath {
     fn wrap_up(&mut self) -> Step {
         self.phase = Phase::WrapUp;
         match std::mem::replace(&mut self.write, Write::None) {
-            Write::Value(value) => {
+            Write::Value(value, delta) => {
                 return Step::CacheSet {
                     key: self.key,
                     value,
+                    delta,
                 }
             }
             Write::Negative(ttl) => return Step::CacheSetNegative { key: self.key, ttl },
@@ -925,7 +1024,11 @@ mod tests {
         let v = Value::fresh(42, 1);
         assert_eq!(
             p.resume(&s, Input::Origin(Ok(v)), 200),
-            Step::CacheSet { key: 42, value: v }
+            Step::CacheSet {
+                key: 42,
+                value: v,
+                delta: (200 - 2) + 2 * 1000
+            }
         );
         assert_eq!(
             p.resume(&s, Input::Ack, 201),
@@ -1107,7 +1210,11 @@ mod tests {
         let v = Value::fresh(1, 1);
         assert_eq!(
             p.resume(&s, Input::Origin(Ok(v)), 1_500_000),
-            Step::CacheSet { key: 1, value: v }
+            Step::CacheSet {
+                key: 1,
+                value: v,
+                delta: (1_500_000 - 2) + 2 * 1000
+            }
         );
         assert_eq!(
             p.resume(&s, Input::Ack, 1_500_001),

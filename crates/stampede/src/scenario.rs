@@ -149,6 +149,12 @@ pub struct Scenario {
     pub stale_ms: u32,
     /// On a stale hit, answer stale at once and refresh behind, claim-guarded.
     pub stale_while_revalidate: bool,
+    /// Probabilistic early expiration ("XFetch", Vattani, Chierichetti and
+    /// Lowenstein, VLDB 2015): a reader of a fresh value refreshes it behind
+    /// its answer when `now - delta * beta * ln(rand) >= expiry`, where
+    /// delta is the last recompute's duration. 0 = off; 1 is the paper's
+    /// default; larger refreshes earlier.
+    pub xfetch_beta: f64,
     /// Concurrent recomputes allowed per instance (0 = unlimited).
     pub admission: u32,
     /// How long a recompute may queue for an admission permit before it is
@@ -199,6 +205,7 @@ impl Default for Scenario {
             jitter: 0.0,
             stale_ms: 0,
             stale_while_revalidate: false,
+            xfetch_beta: 0.0,
             admission: 0,
             admission_wait_ms: 100,
             negative_ttl_ms: 0,
@@ -237,6 +244,10 @@ impl Notice {
         }
     }
 }
+
+/// The largest XFetch beta: at 10 a reader refreshes about ten recompute
+/// durations before expiry, already far past useful.
+pub const XFETCH_BETA_MAX: f64 = 10.0;
 
 /// "1200 is more than allowed (1 to 1000); clamped to 1000", in words a
 /// visitor reads without knowing Rust's range syntax. A number too large to
@@ -327,6 +338,28 @@ impl Scenario {
                 format!(
                     "{} instances x {was} threads is more than {MAX_TOTAL_THREADS} threads in all; using {} threads",
                     self.instances, self.threads
+                ),
+            ));
+        }
+        let beta = self.xfetch_beta;
+        if !beta.is_finite() {
+            self.xfetch_beta = 0.0;
+            out.push(Notice::new(
+                "xfetch_beta",
+                format!("{beta} is not a number; using 0"),
+            ));
+        } else if !(0.0..=XFETCH_BETA_MAX).contains(&beta) {
+            self.xfetch_beta = beta.clamp(0.0, XFETCH_BETA_MAX);
+            let side = if beta > XFETCH_BETA_MAX {
+                "more"
+            } else {
+                "less"
+            };
+            out.push(Notice::new(
+                "xfetch_beta",
+                format!(
+                    "{beta} is {side} than allowed (0 to {XFETCH_BETA_MAX}); clamped to {}",
+                    self.xfetch_beta
                 ),
             ));
         }
@@ -581,6 +614,19 @@ fn p_swr() -> Scenario {
         ..Scenario::default()
     }
 }
+fn p_xfetch() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        claim: ClaimMode::Off,
+        value_ttl_ms: 5000,
+        duration_ms: 30_000,
+        think_ms: 100,
+        xfetch_beta: 1.0,
+        ..Scenario::default()
+    }
+}
 fn p_cheap() -> Scenario {
     Scenario {
         claim: ClaimMode::Off,
@@ -589,7 +635,7 @@ fn p_cheap() -> Scenario {
     }
 }
 
-pub const PRESETS: [Preset; 14] = [
+pub const PRESETS: [Preset; 15] = [
     Preset {
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
@@ -708,6 +754,15 @@ pub const PRESETS: [Preset; 14] = [
         build: p_swr,
     },
     Preset {
+        name: "xfetch",
+        title: "Early refresh (XFetch)",
+        lesson: "Readers refresh a hot key just before it expires, so nobody meets a miss; with no lock a few instances may refresh at once.",
+        proof: "misses",
+        proof_note: "Requests that found the hot key missing or expired: early refresh keeps it at zero.",
+        turn: &["xfetch_beta", "claim"],
+        build: p_xfetch,
+    },
+    Preset {
         name: "cheap",
         title: "A cheap recompute",
         lesson: "40 copies of a 20 ms query is nothing: singleflight alone is enough.",
@@ -732,7 +787,7 @@ pub fn preset_names() -> Vec<&'static str> {
 // ---- compact URL form -------------------------------------------------------
 
 /// Short URL keys for every knob, in the order they are written.
-const URL_KEYS: [(&str, &str); 31] = [
+const URL_KEYS: [(&str, &str); 32] = [
     ("i", "instances"),
     ("t", "threads"),
     ("k", "keys"),
@@ -751,6 +806,7 @@ const URL_KEYS: [(&str, &str); 31] = [
     ("j", "jitter"),
     ("st", "stale_ms"),
     ("swr", "stale_while_revalidate"),
+    ("xfetch_beta", "xfetch_beta"),
     ("adm", "admission"),
     ("aw", "admission_wait_ms"),
     ("nt", "negative_ttl_ms"),
@@ -886,6 +942,7 @@ impl Scenario {
             "redis_error" => self.redis_error = parse_redis_error(value)?,
             "jitter" => self.jitter = parse_fraction(value)?,
             "fail_rate" => self.fail_rate = parse_fraction(value)?,
+            "xfetch_beta" => self.xfetch_beta = parse_fraction(value)?,
             "stale_while_revalidate" => self.stale_while_revalidate = parse_bool(value)?,
             "hang" => self.hang = parse_bool(value)?,
             "redis_down" => self.redis_down = parse_bool(value)?,
@@ -925,6 +982,7 @@ impl Scenario {
             "redis_error" => redis_error_name(self.redis_error).into(),
             "jitter" => fmt_f64(self.jitter),
             "fail_rate" => fmt_f64(self.fail_rate),
+            "xfetch_beta" => fmt_f64(self.xfetch_beta),
             "stale_while_revalidate" => (self.stale_while_revalidate as u8).to_string(),
             "hang" => (self.hang as u8).to_string(),
             "redis_down" => (self.redis_down as u8).to_string(),

@@ -211,6 +211,8 @@ struct CacheEntry {
     negative_until: Micros,
     fresh_until: Micros,
     stale_until: Micros,
+    /// How long the recompute that produced the value took (XFetch's delta).
+    delta: Micros,
 }
 
 #[derive(Default)]
@@ -401,6 +403,7 @@ impl Fleet {
                             negative_until: 0,
                             fresh_until: 0,
                             stale_until,
+                            delta: (sc.recompute_ms + 3 * sc.rtt_ms) as Micros * US,
                         },
                     );
                 }
@@ -535,6 +538,7 @@ impl Fleet {
                                 negative_until: 0,
                                 fresh_until: ttl,
                                 stale_until: ttl + st,
+                                delta: self.nominal_delta(),
                             },
                         );
                     }
@@ -608,6 +612,13 @@ impl Fleet {
                 detail,
             });
         }
+    }
+
+    /// XFetch's delta for a value nobody measured (written before the run):
+    /// the mean recompute plus the claim, re-check and write round trips,
+    /// as the read path measures it.
+    fn nominal_delta(&self) -> Micros {
+        (self.scenario.recompute_ms as Micros + 3 * self.scenario.rtt_ms as Micros) * US
     }
 
     /// The hottest key's value expires at `t` (if traffic still runs then).
@@ -1040,6 +1051,11 @@ impl Fleet {
                 } else {
                     self.cache_get(key)
                 };
+                if matches!(reply, CacheReply::Miss | CacheReply::Stale(_))
+                    && self.slots[thread as usize].path.is_first_read()
+                {
+                    self.r.misses += 1;
+                }
                 self.reply_later(thread, Input::Cache(reply));
                 None
             }
@@ -1177,7 +1193,7 @@ impl Fleet {
                 self.start_recompute(thread, key, timeout);
                 None
             }
-            Step::CacheSet { key, value } => {
+            Step::CacheSet { key, value, delta } => {
                 self.log(thread, EventKind::CacheSet, key, 0);
                 if !down {
                     self.r.values_written += 1;
@@ -1195,6 +1211,7 @@ impl Fleet {
                             negative_until: 0,
                             fresh_until: now + ttl,
                             stale_until: now + ttl + st,
+                            delta,
                         },
                     );
                 }
@@ -1212,6 +1229,7 @@ impl Fleet {
                         negative_until: 0,
                         fresh_until: 0,
                         stale_until: 0,
+                        delta: 0,
                     });
                     e.negative_until = now + ttl;
                 }
@@ -1246,6 +1264,17 @@ impl Fleet {
             return CacheReply::Miss;
         };
         if let Some(v) = e.value.filter(|_| now < e.fresh_until) {
+            if self.strategy.xfetch_beta > 0.0 {
+                // Early refresh needs the expiry, the delta and a draw; the
+                // draw is taken only when XFetch is on, so runs without it
+                // keep their random stream (and their event logs) as before.
+                return CacheReply::FreshUntil {
+                    value: v,
+                    expires_at: e.fresh_until,
+                    delta: e.delta,
+                    draw: self.rng.next_u64() as u32,
+                };
+            }
             return CacheReply::Fresh(v);
         }
         if now < e.negative_until {
@@ -1266,6 +1295,9 @@ impl Fleet {
         let sc = self.scenario.clone();
         let now = self.now;
         self.r.recomputes += 1;
+        if self.slots[thread as usize].path.is_early_refresh() {
+            self.r.early_refreshes += 1;
+        }
         let running = self.running_per_key.entry(key).or_insert(0);
         if *running > 0 {
             self.r.overlapping_recomputes += 1;

@@ -26,7 +26,7 @@ fn p(name: &str) -> Scenario {
 }
 
 /// Presets whose lesson a test below checks; a new preset must join it.
-const CHECKED: [&str; 14] = [
+const CHECKED: [&str; 15] = [
     "burst",
     "naive",
     "singleflight",
@@ -40,6 +40,7 @@ const CHECKED: [&str; 14] = [
     "cold",
     "jitter",
     "swr",
+    "xfetch",
     "cheap",
 ];
 
@@ -580,4 +581,56 @@ fn every_pitfall_points_at_its_damage() {
             assert!(loud > quiet, "{pitfall}: {metric} {quiet} -> {loud}");
         });
     }
+}
+
+/// xfetch: "Readers refresh a hot key just before it expires, so nobody meets
+/// a miss; with no lock a few instances may refresh at once."
+#[test]
+fn xfetch_removes_the_expiry_cliff_on_a_hot_key() {
+    each_seed(|seed| {
+        let on = p("xfetch");
+        let early = run(&on, seed);
+        let cliff = run(
+            &Scenario {
+                xfetch_beta: 0.0,
+                ..on.clone()
+            },
+            seed,
+        );
+        // Without it every expiry is a wave of misses, with it (nearly) none.
+        assert!(
+            cliff.misses >= 3 * (on.instances * on.threads) as u64 / 2,
+            "{cliff:?}"
+        );
+        assert!(
+            early.misses * 100 <= cliff.misses,
+            "{} vs {}",
+            early.misses,
+            cliff.misses
+        );
+        assert!(early.early_refreshes > 0);
+        assert!(early.p99_ms < cliff.p99_ms / 10.0, "{early:?}");
+        // No lock: a few instances refresh the same expiry at once.
+        assert!(early.overlapping_recomputes > 0, "{early:?}");
+        // A claim on the refresh removes the overlap, still with no misses.
+        let claimed = run(
+            &Scenario {
+                claim: ClaimMode::Inner,
+                ..on.clone()
+            },
+            seed,
+        );
+        assert_eq!(claimed.overlapping_recomputes, 0);
+        assert!(claimed.misses * 100 <= cliff.misses);
+        // It does nothing for a cold cache: nothing is fresh to refresh.
+        let cold = run(
+            &Scenario {
+                xfetch_beta: 1.0,
+                ..p("cold")
+            },
+            seed,
+        );
+        assert_eq!(cold.early_refreshes, 0);
+        assert_eq!(cold.misses, run(&p("cold"), seed).misses);
+    });
 }

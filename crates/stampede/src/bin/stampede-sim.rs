@@ -34,6 +34,8 @@ usage: stampede-sim [flags]
   --jitter F               TTL jitter fraction 0..1          (default 0)
   --stale-ms N             stale window after expiry         (default 0)
   --swr                    serve stale at once, refresh behind (claim-guarded)
+  --xfetch-beta F          early refresh (XFetch): a reader refreshes before expiry
+                           when now - delta*F*ln(rand) >= expiry; 0 = off (default 0)
   --admission N            recompute permits per instance, 0 = unlimited
   --admission-wait-ms N    queue this long for a permit, then answer degraded (default 100)
   --negative-ttl-ms N      cache failures this long, 0 = off
@@ -91,6 +93,8 @@ const TABLE: &[(&str, &[&str])] = &[
         "origin",
         &[
             "recomputes",
+            "misses",
+            "early_refreshes",
             "overlapping_recomputes",
             "origin_failures",
             "origin_timeouts",
@@ -207,7 +211,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
                 let knob = f[2..].replace('-', "_");
                 let knob = match knob.as_str() {
                     "redis_error" | "singleflight" | "claim" | "loser" | "workload" | "jitter"
-                    | "fail_rate" => knob,
+                    | "fail_rate" | "xfetch_beta" => knob,
                     k if scenario::U32_BOUNDS.iter().any(|(n, _, _)| *n == k)
                         || k == "think_ms" =>
                     {
