@@ -62,6 +62,19 @@ await spec("proof", async (t) => {
     t.ok(`${name}: ${m} = ${shown}${damage ? " (damage)" : ""}, as stampede-sim says; "${note.slice(0, 60)}…"`);
   }
 
+  // A link printed by the command line opens the same run in the page.
+  const printed = execFileSync(cli, ["--preset", "short-ttl", "--instances", "4", "--seed", "7", "--print-url"], {
+    encoding: "utf8",
+  }).trim();
+  await t.open(`${printed.slice(1)}&speed=100`);
+  await t.untilEnd(120_000);
+  const want = simulate(printed);
+  for (const m of ["requests", "recomputes", "overlapping_recomputes", "claim_attempts", "timeouts"]) {
+    const shown = (await page.locator(`[data-metric="${m}"]`).first().textContent()).trim();
+    if (Number(shown) !== Number(want[m])) throw new Error(`${printed}: the page shows ${m} = ${shown}, the CLI ${want[m]}`);
+  }
+  t.ok(`stampede-sim --print-url (${printed}) opens the same run in the page`);
+
   // The arithmetic scores outcomes: on the card's run the layered row is
   // best; when every request times out (a hung origin) no row is.
   const bestRows = () => page.$$eval('tr[data-best="1"]', (rs) => rs.map((r) => r.dataset.row));

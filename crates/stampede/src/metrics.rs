@@ -224,6 +224,92 @@ impl Report {
     }
 }
 
+/// Which way a counter is better, for side-by-side comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// Which way `name` (a `Report` field) is better, if either: fewer
+/// recomputes, errors and round trips, faster answers, more cache hits.
+/// Counts that only describe the run (requests, events, stale answers,
+/// shared results) have no better side.
+pub fn better(name: &str) -> Option<Better> {
+    if HIGHER_IS_BETTER.contains(&name) {
+        Some(Better::Higher)
+    } else if LOWER_IS_BETTER.contains(&name) {
+        Some(Better::Lower)
+    } else {
+        None
+    }
+}
+
+const HIGHER_IS_BETTER: [&str; 1] = ["hits"];
+const LOWER_IS_BETTER: [&str; 24] = [
+    "recomputes",
+    "misses",
+    "overlapping_recomputes",
+    "origin_failures",
+    "origin_timeouts",
+    "origin_peak_concurrency",
+    "claim_attempts",
+    "releases_refused",
+    "redis_round_trips",
+    "redis_errors",
+    "remembered_failures",
+    "corrupted",
+    "crashed",
+    "admission_waits",
+    "admission_shed",
+    "handovers",
+    "degraded",
+    "errors",
+    "timeouts",
+    "pinned",
+    "p50_ms",
+    "p99_ms",
+    "max_ms",
+    "max_wait_ms",
+];
+
+/// One counter that differs between two runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Difference {
+    pub name: String,
+    pub a: f64,
+    pub b: f64,
+    /// `b / a` (`None` when `a` is zero).
+    pub ratio: Option<f64>,
+    /// The better side, `'a'` or `'b'`, where the counter has a better way.
+    pub better: Option<char>,
+}
+
+/// The counters on which `b` differs from `a`, in `Report` order.
+pub fn differences(a: &Report, b: &Report) -> Vec<Difference> {
+    a.fields()
+        .into_iter()
+        .zip(b.fields())
+        .filter_map(|((name, ta), (_, tb))| {
+            let (va, vb) = (ta.parse::<f64>().ok()?, tb.parse::<f64>().ok()?);
+            if va == vb || name == "events" || name == "elapsed_ms" {
+                return None;
+            }
+            let better = better(&name).map(|w| match (w, vb < va) {
+                (Better::Lower, true) | (Better::Higher, false) => 'b',
+                _ => 'a',
+            });
+            Some(Difference {
+                ratio: (va != 0.0).then(|| vb / va),
+                name,
+                a: va,
+                b: vb,
+                better,
+            })
+        })
+        .collect()
+}
+
 pub(crate) fn ms(us: u64) -> f64 {
     // Rounded to 0.001 ms so JSON stays short and identical across targets.
     (us as f64) / 1000.0
@@ -254,6 +340,30 @@ mod tests {
         assert_eq!(one_decimal(12.0), "12.0");
         assert_eq!(one_decimal(f64::NAN), "0.0");
         assert_eq!(Text::text(&206.178f64), "206.178");
+    }
+
+    #[test]
+    fn differences_say_which_side_is_better() {
+        let run =
+            |name: &str| crate::sim::Fleet::new(&crate::scenario::preset(name).unwrap(), 1).run();
+        let (outer, inner) = (run("claim-outer"), run("burst"));
+        let d = differences(&outer, &inner);
+        let claims = d.iter().find(|x| x.name == "claim_attempts").unwrap();
+        assert_eq!((claims.a, claims.b), (8000.0, 40.0));
+        assert_eq!(claims.ratio, Some(0.005));
+        assert_eq!(claims.better, Some('b'));
+        assert!(
+            d.iter().all(|x| x.name != "recomputes"),
+            "both recompute once"
+        );
+        assert!(differences(&inner, &inner).is_empty());
+        // Every counter with a better side is a real field.
+        let names: Vec<String> = inner.fields().into_iter().map(|f| f.0).collect();
+        for n in HIGHER_IS_BETTER.iter().chain(&LOWER_IS_BETTER) {
+            assert!(names.iter().any(|x| x == n), "{n} is not a Report field");
+        }
+        assert_eq!(better("hits"), Some(Better::Higher));
+        assert_eq!(better("requests"), None);
     }
 
     proptest! {

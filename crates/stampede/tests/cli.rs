@@ -136,3 +136,97 @@ fn a_share_link_runs_the_same_scenario_and_seed() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["requests"], 2000);
 }
+
+#[test]
+fn print_url_round_trips_through_url() {
+    let (code, query, _) = sim(&[
+        "--preset",
+        "cold",
+        "--instances",
+        "4",
+        "--seed",
+        "9",
+        "--print-url",
+    ]);
+    assert_eq!(code, 0);
+    let query = query.trim();
+    assert!(
+        query.starts_with('?') && query.contains("i=4") && query.contains("seed=9"),
+        "{query}"
+    );
+    assert_eq!(
+        json(&["--url", query]),
+        json(&["--preset", "cold", "--instances", "4", "--seed", "9"])
+    );
+}
+
+#[test]
+fn compare_calls_out_the_differences() {
+    let (code, out, err) = sim(&["--compare", "preset=claim-outer", "preset=burst"]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("claim_attempts"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let cells: Vec<&str> = line.split_whitespace().collect();
+    assert_eq!(cells, ["claim_attempts", "8000", "40", "×0.005", "b"]);
+    assert!(
+        !out.lines().any(|l| l.starts_with("recomputes")),
+        "both recompute once:\n{out}"
+    );
+    let (_, md, _) = sim(&[
+        "--compare",
+        "preset=claim-outer",
+        "preset=burst",
+        "--format",
+        "markdown",
+    ]);
+    assert!(
+        md.contains("| claim_attempts | 8000 | 40 | ×0.005 | b |"),
+        "{md}"
+    );
+    let (_, csv, _) = sim(&[
+        "--compare",
+        "preset=singleflight",
+        "preset=burst",
+        "--format",
+        "csv",
+    ]);
+    assert!(
+        csv.lines().any(|l| l == "recomputes,40,1,×0.025,b"),
+        "{csv}"
+    );
+    let v: serde_json::Value = serde_json::from_str(
+        &sim(&["--compare", "preset=claim-outer", "preset=burst", "--json"]).1,
+    )
+    .unwrap();
+    assert_eq!(v["b"]["report"]["claim_attempts"], 40);
+    let (same, out, _) = sim(&["--compare", "preset=burst", "seed=1"]);
+    assert_eq!(same, 0);
+    assert!(out.contains("agree on every counter"), "{out}");
+    for bad in [
+        vec!["--compare", "preset=burst"],
+        vec![
+            "--compare",
+            "preset=burst",
+            "preset=naive",
+            "--instances",
+            "3",
+        ],
+        vec!["--format", "pdf"],
+    ] {
+        assert_eq!(sim(&bad).0, 2, "{bad:?}");
+    }
+}
+
+#[test]
+fn tables_in_markdown_and_csv() {
+    let (_, md, _) = sim(&["--preset", "burst", "--format", "markdown"]);
+    assert!(
+        md.starts_with("| group | counter | value |\n| --- | --- | --- |"),
+        "{md}"
+    );
+    assert!(md.contains("| origin | recomputes | 1 |"), "{md}");
+    let (_, csv, _) = sim(&["--preset", "burst", "--format", "csv"]);
+    assert!(csv.lines().any(|l| l == "redis,claim_attempts,40"), "{csv}");
+}

@@ -52,18 +52,28 @@ usage: stampede-sim [flags]
   --think-ms N             steady pause between requests     (default 1000)
   --seed S                 random seed                       (default 1)
   --json                   print one JSON object
+  --format F               text | markdown | csv: the table's form (default text)
+  --print-url              print the share link's query for the flags given, and exit
+  --compare A B            run two share links (or queries) side by side: every counter
+                           that differs, the ratio, and which side is better for it
   --list-presets           list presets and exit
   -h, --help               this text";
+
+/// Prints to stdout; a reader that went away (`| head`) is not an error.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{text}");
+}
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(out) => {
-            println!("{out}");
+            say(&out);
             ExitCode::SUCCESS
         }
         Err(Exit::Help) => {
-            println!("{USAGE}");
+            say(USAGE);
             ExitCode::SUCCESS
         }
         Err(Exit::Bad(msg)) => {
@@ -129,6 +139,148 @@ enum Exit {
     Bad(String),
 }
 
+#[derive(Clone, Copy, PartialEq)]
+enum Format {
+    Text,
+    Markdown,
+    Csv,
+}
+
+/// A share link (the page's address or just its query) as a scenario and
+/// seed, read as the page reads it: what it cannot use is reported on
+/// stderr and clamped or ignored, never fatal.
+fn link_scenario(which: &str, link: &str) -> (Scenario, u64) {
+    let query = link.split_once('?').map_or(link, |(_, q)| q);
+    let query = query.split('#').next().unwrap_or_default();
+    // The playback speed is the page's own, not the scenario's.
+    let query: Vec<&str> = query
+        .split('&')
+        .filter(|p| !p.starts_with("speed="))
+        .collect();
+    let (s, seed, notices) = Scenario::from_query(&query.join("&"));
+    for n in notices {
+        eprintln!("stampede-sim: {which}: {n}");
+    }
+    (s, seed)
+}
+
+/// A table as aligned text, Markdown or CSV.
+fn render(format: Format, head: &[&str], rows: &[Vec<String>]) -> String {
+    match format {
+        Format::Csv => std::iter::once(head.join(","))
+            .chain(rows.iter().map(|r| r.join(",")))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Markdown => {
+            let line = |cells: Vec<&str>| format!("| {} |", cells.join(" | "));
+            let mut out = vec![
+                line(head.to_vec()),
+                line(head.iter().map(|_| "---").collect()),
+            ];
+            out.extend(
+                rows.iter()
+                    .map(|r| line(r.iter().map(String::as_str).collect())),
+            );
+            out.join("\n")
+        }
+        Format::Text => {
+            let widths: Vec<usize> = (0..head.len())
+                .map(|c| {
+                    rows.iter()
+                        .map(|r| r[c].chars().count())
+                        .chain([head[c].len()])
+                        .max()
+                        .unwrap_or(0)
+                })
+                .collect();
+            let line = |cells: Vec<&str>| {
+                cells
+                    .iter()
+                    .zip(&widths)
+                    .map(|(c, w)| format!("{c:<w$}"))
+                    .collect::<Vec<_>>()
+                    .join("  ")
+                    .trim_end()
+                    .to_string()
+            };
+            std::iter::once(line(head.to_vec()))
+                .chain(
+                    rows.iter()
+                        .map(|r| line(r.iter().map(String::as_str).collect())),
+                )
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+    }
+}
+
+/// Two runs side by side: every counter that differs, its ratio, and which
+/// side is better for it (as the page's A/B view calls it out).
+fn compare(
+    (a, seed_a): (Scenario, u64),
+    (b, seed_b): (Scenario, u64),
+    format: Format,
+    json: bool,
+) -> Result<String, Exit> {
+    let ra = Fleet::new(&a, seed_a).run();
+    let rb = Fleet::new(&b, seed_b).run();
+    let diffs = stampede::metrics::differences(&ra, &rb);
+    let num = |v: f64| {
+        if v.fract() == 0.0 {
+            format!("{}", v as i64)
+        } else {
+            format!("{v}")
+        }
+    };
+    if json {
+        let d: Vec<serde_json::Value> = diffs
+            .iter()
+            .map(|d| {
+                serde_json::json!({
+                    "counter": d.name, "a": d.a, "b": d.b, "ratio": d.ratio,
+                    "better": d.better.map(|c| c.to_string()),
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "a": { "query": a.to_query(seed_a), "report": ra },
+            "b": { "query": b.to_query(seed_b), "report": rb },
+            "differences": d,
+        });
+        return Ok(v.to_string());
+    }
+    let rows: Vec<Vec<String>> = diffs
+        .iter()
+        .map(|d| {
+            vec![
+                d.name.clone(),
+                num(d.a),
+                num(d.b),
+                d.ratio.map_or_else(
+                    || "—".to_string(),
+                    |r| format!("×{}", (r * 1000.0).round() / 1000.0),
+                ),
+                d.better.map_or_else(String::new, |c| c.to_string()),
+            ]
+        })
+        .collect();
+    let head = ["counter", "A", "B", "B / A", "better"];
+    let mut out = String::new();
+    if format == Format::Text {
+        out.push_str(&format!(
+            "A: ?{}\nB: ?{}\n\n",
+            a.to_query(seed_a),
+            b.to_query(seed_b)
+        ));
+    }
+    if rows.is_empty() {
+        out.push_str("The two runs agree on every counter.");
+    } else {
+        out.push_str(&render(format, &head, &rows));
+    }
+    Ok(out)
+}
+
 fn run(args: &[String]) -> Result<String, Exit> {
     // A preset is the base wherever it appears; other flags override it.
     let mut s = Scenario::default();
@@ -143,27 +295,54 @@ fn run(args: &[String]) -> Result<String, Exit> {
             ))
         })?;
     }
+    let format = match args.iter().position(|a| a == "--format") {
+        Some(i) => match args.get(i + 1).map(String::as_str) {
+            Some("text") => Format::Text,
+            Some("markdown") => Format::Markdown,
+            Some("csv") => Format::Csv,
+            Some(other) => {
+                return Err(Exit::Bad(format!(
+                    "--format: '{}' is not text, markdown or csv",
+                    scenario::clip(other)
+                )))
+            }
+            None => return Err(Exit::Bad("--format needs a value".into())),
+        },
+        None => Format::Text,
+    };
+    if let Some(i) = args.iter().position(|a| a == "--compare") {
+        let (Some(a), Some(b)) = (args.get(i + 1), args.get(i + 2)) else {
+            return Err(Exit::Bad("--compare needs two links".into()));
+        };
+        let extra = args
+            .iter()
+            .enumerate()
+            .filter(|(k, x)| {
+                !(i..=i + 2).contains(k)
+                    && *x != "--json"
+                    && *x != "--format"
+                    && !(k > &0 && args[k - 1] == "--format")
+            })
+            .map(|(_, x)| x.as_str())
+            .collect::<Vec<_>>();
+        if !extra.is_empty() {
+            return Err(Exit::Bad(format!(
+                "--compare takes two links and --format or --json, not '{}'",
+                extra.join(" ")
+            )));
+        }
+        let json = args.iter().any(|a| a == "--json");
+        return compare(link_scenario("A", a), link_scenario("B", b), format, json);
+    }
     let mut seed = 1u64;
     if let Some(i) = args.iter().position(|a| a == "--url") {
         let link = args
             .get(i + 1)
             .ok_or_else(|| Exit::Bad("--url needs a link".into()))?;
-        // The page's address or just its query: everything after '?'.
-        let query = link.split_once('?').map_or(link.as_str(), |(_, q)| q);
-        let query = query.split('#').next().unwrap_or_default();
-        // The playback speed is the page's own, not the scenario's.
-        let query: Vec<&str> = query
-            .split('&')
-            .filter(|p| !p.starts_with("speed="))
-            .collect();
-        let (from_link, link_seed, notices) = Scenario::from_query(&query.join("&"));
-        for n in notices {
-            eprintln!("stampede-sim: the link: {n}");
-        }
-        s = from_link;
-        seed = link_seed;
+        (s, seed) = link_scenario("the link", link);
     }
     let mut json = false;
+    let mut print_url = false;
     let mut pitfalls_seen = false;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
@@ -187,6 +366,10 @@ fn run(args: &[String]) -> Result<String, Exit> {
             "--url" => {
                 value("--url")?;
             }
+            "--format" => {
+                value("--format")?;
+            }
+            "--print-url" => print_url = true,
             "--json" => json = true,
             "--swr" => s.stale_while_revalidate = true,
             "--hang" => s.hang = true,
@@ -236,8 +419,26 @@ fn run(args: &[String]) -> Result<String, Exit> {
                 .join("; "),
         )
     })?;
+    if print_url {
+        return Ok(format!("?{}", s.to_query(seed)));
+    }
     let mut fleet = Fleet::new(&s, seed);
     let report = fleet.run();
+    if format != Format::Text {
+        let rows: Vec<Vec<String>> = TABLE
+            .iter()
+            .flat_map(|(group, names)| names.iter().map(move |n| (group, n)))
+            .map(|(group, name)| {
+                let v = report
+                    .fields()
+                    .into_iter()
+                    .find(|(k, _)| k == name)
+                    .map_or_else(|| "?".to_string(), |(_, v)| v);
+                vec![group.to_string(), name.to_string(), v]
+            })
+            .collect();
+        return Ok(render(format, &["group", "counter", "value"], &rows));
+    }
     if json {
         let mut v = serde_json::to_value(&report).map_err(|e| Exit::Bad(e.to_string()))?;
         if let serde_json::Value::Object(m) = &mut v {
