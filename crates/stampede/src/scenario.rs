@@ -773,6 +773,191 @@ pub const PRESETS: [Preset; 15] = [
     },
 ];
 
+/// Two designs on the same traffic: the A/B view's presets. Both sides run
+/// the same fleet and seed; `metric` is the counter the question is about
+/// and `winner` the side that is better on it.
+#[derive(Clone, Copy, Debug)]
+pub struct Comparison {
+    pub name: &'static str,
+    pub question: &'static str,
+    pub a_label: &'static str,
+    pub b_label: &'static str,
+    pub metric: &'static str,
+    pub winner: char,
+    /// The view offers the recompute-cost control (both sides' recompute).
+    pub cost_control: bool,
+    a: fn() -> Scenario,
+    b: fn() -> Scenario,
+}
+
+impl Comparison {
+    pub fn a(&self) -> Scenario {
+        (self.a)()
+    }
+    pub fn b(&self) -> Scenario {
+        (self.b)()
+    }
+}
+
+fn c_losers_wait() -> Scenario {
+    Scenario {
+        stale_ms: 60_000,
+        holder_crash: true,
+        ..Scenario::default()
+    }
+}
+fn c_nobody_waits() -> Scenario {
+    Scenario {
+        holder_crash: true,
+        ..p_swr()
+    }
+}
+fn c_fail_closed() -> Scenario {
+    Scenario {
+        redis_error: RedisErrorPolicy::Closed,
+        ..p_redis_down()
+    }
+}
+fn c_no_jitter() -> Scenario {
+    Scenario {
+        jitter: 0.0,
+        ..p_jitter()
+    }
+}
+fn c_sync_refresh() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        value_ttl_ms: 5000,
+        stale_ms: 60_000,
+        duration_ms: 20_000,
+        think_ms: 100,
+        ..Scenario::default()
+    }
+}
+fn c_swr_refresh() -> Scenario {
+    Scenario {
+        stale_while_revalidate: true,
+        ..c_sync_refresh()
+    }
+}
+fn c_claim_only() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Inner,
+        xfetch_beta: 0.0,
+        ..p_xfetch()
+    }
+}
+fn c_early_refresh() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Inner,
+        ..p_xfetch()
+    }
+}
+
+pub const COMPARISONS: [Comparison; 8] = [
+    Comparison {
+        name: "layered",
+        question: "Singleflight alone, or singleflight with the claim inside?",
+        a_label: "singleflight only",
+        b_label: "singleflight + claim",
+        metric: "recomputes",
+        winner: 'b',
+        cost_control: false,
+        a: p_singleflight,
+        b: p_burst,
+    },
+    Comparison {
+        name: "claim-order",
+        question: "The claim inside singleflight, or outside it?",
+        a_label: "claim outside",
+        b_label: "claim inside",
+        metric: "claim_attempts",
+        winner: 'b',
+        cost_control: false,
+        a: p_claim_outer,
+        b: p_burst,
+    },
+    Comparison {
+        name: "losers",
+        question: "When the claim holder dies: losers that wait on the lock, or nobody waits on a lock?",
+        a_label: "losers wait (bounded)",
+        b_label: "claim only on the refresh",
+        metric: "timeouts",
+        winner: 'b',
+        cost_control: false,
+        a: c_losers_wait,
+        b: c_nobody_waits,
+    },
+    Comparison {
+        name: "redis-outage",
+        question: "Redis is down: fail closed or fail open?",
+        a_label: "fail closed",
+        b_label: "fail open",
+        metric: "timeouts",
+        winner: 'b',
+        cost_control: false,
+        a: c_fail_closed,
+        b: p_redis_down,
+    },
+    Comparison {
+        name: "jitter",
+        question: "Keys written together: the same TTL, or a jittered one?",
+        a_label: "no jitter",
+        b_label: "TTL jitter 30%",
+        metric: "origin_peak_concurrency",
+        winner: 'b',
+        cost_control: false,
+        a: c_no_jitter,
+        b: p_jitter,
+    },
+    Comparison {
+        name: "swr",
+        question: "A stale hot key: refresh while the callers wait, or answer stale and refresh behind?",
+        a_label: "synchronous refresh",
+        b_label: "stale-while-revalidate",
+        metric: "p99_ms",
+        winner: 'b',
+        cost_control: false,
+        a: c_sync_refresh,
+        b: c_swr_refresh,
+    },
+    Comparison {
+        name: "xfetch",
+        question: "A hot key expiring: the claim alone, or early refresh as well?",
+        a_label: "claim at expiry",
+        b_label: "early refresh (XFetch)",
+        metric: "misses",
+        winner: 'b',
+        cost_control: false,
+        a: c_claim_only,
+        b: c_early_refresh,
+    },
+    Comparison {
+        name: "cost",
+        question: "Is the claim worth it? Turn the recompute's cost and watch origin load against what the claim costs.",
+        a_label: "singleflight only",
+        b_label: "singleflight + claim",
+        metric: "recomputes",
+        winner: 'b',
+        cost_control: true,
+        a: p_cheap,
+        b: p_cheap_claimed,
+    },
+];
+
+fn p_cheap_claimed() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Inner,
+        ..p_cheap()
+    }
+}
+
+pub fn comparison(name: &str) -> Option<&'static Comparison> {
+    COMPARISONS.iter().find(|c| c.name == name)
+}
+
 pub fn preset(name: &str) -> Option<Scenario> {
     PRESETS
         .iter()

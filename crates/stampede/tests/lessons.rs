@@ -634,3 +634,43 @@ fn xfetch_removes_the_expiry_cliff_on_a_hot_key() {
         assert_eq!(cold.misses, run(&p("cold"), seed).misses);
     });
 }
+
+/// Every A/B comparison differs on its metric, and the side it names is
+/// better there, over the seeds; the cost comparison keeps its winner on
+/// origin load from a 20 ms query to a 2 s call, while the claim's price
+/// (Redis round trips) is there at every cost.
+#[test]
+fn every_comparison_shows_its_difference() {
+    use stampede::metrics::differences;
+    use stampede::scenario::COMPARISONS;
+    for c in COMPARISONS {
+        each_seed(|seed| {
+            let (a, b) = (run(&c.a(), seed), run(&c.b(), seed));
+            let d = differences(&a, &b);
+            let on = d
+                .iter()
+                .find(|x| x.name == c.metric)
+                .unwrap_or_else(|| panic!("{}: {} does not differ", c.name, c.metric));
+            assert_eq!(on.better, Some(c.winner), "{}: {on:?}", c.name);
+        });
+    }
+    let cost = stampede::scenario::comparison("cost").unwrap();
+    for recompute_ms in [20, 200, 2000] {
+        let a = run(
+            &Scenario {
+                recompute_ms,
+                ..cost.a()
+            },
+            1,
+        );
+        let b = run(
+            &Scenario {
+                recompute_ms,
+                ..cost.b()
+            },
+            1,
+        );
+        assert_eq!((a.recomputes, b.recomputes), (40, 1), "{recompute_ms} ms");
+        assert!(b.redis_round_trips > a.redis_round_trips);
+    }
+}
