@@ -230,3 +230,17 @@ fn tables_in_markdown_and_csv() {
     let (_, csv, _) = sim(&["--preset", "burst", "--format", "csv"]);
     assert!(csv.lines().any(|l| l == "redis,claim_attempts,40"), "{csv}");
 }
+
+#[test]
+fn named_comparisons_run_both_designs() {
+    let (code, list, _) = sim(&["--list-comparisons"]);
+    assert_eq!(code, 0);
+    assert!(list.lines().any(|l| l.starts_with("claim-order")), "{list}");
+    let (code, out, err) = sim(&["--comparison", "claim-order"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("claim_attempts") && out.contains("8000"),
+        "{out}"
+    );
+    assert_eq!(sim(&["--comparison", "nope"]).0, 2);
+}

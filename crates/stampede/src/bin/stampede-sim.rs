@@ -56,6 +56,8 @@ usage: stampede-sim [flags]
   --print-url              print the share link's query for the flags given, and exit
   --compare A B            run two share links (or queries) side by side: every counter
                            that differs, the ratio, and which side is better for it
+  --comparison NAME        the same for a named pair of designs (see --list-comparisons)
+  --list-comparisons       list the named comparisons and exit
   --list-presets           list presets and exit
   -h, --help               this text";
 
@@ -310,6 +312,29 @@ fn run(args: &[String]) -> Result<String, Exit> {
         },
         None => Format::Text,
     };
+    if let Some(i) = args.iter().position(|a| a == "--comparison") {
+        let name = args
+            .get(i + 1)
+            .ok_or_else(|| Exit::Bad("--comparison needs a name".into()))?;
+        let c = scenario::comparison(name).ok_or_else(|| {
+            let names: Vec<&str> = scenario::COMPARISONS.iter().map(|c| c.name).collect();
+            Exit::Bad(format!(
+                "unknown comparison '{}' (comparisons: {})",
+                scenario::clip(name),
+                names.join(", ")
+            ))
+        })?;
+        let json = args.iter().any(|a| a == "--json");
+        let mut out = String::new();
+        if format == Format::Text && !json {
+            out.push_str(&format!(
+                "{}\nA: {}\nB: {}\nthe question's counter: {} (side {} should be better)\n\n",
+                c.question, c.a_label, c.b_label, c.metric, c.winner
+            ));
+        }
+        out.push_str(&compare((c.a(), 1), (c.b(), 1), format, json)?);
+        return Ok(out);
+    }
     if let Some(i) = args.iter().position(|a| a == "--compare") {
         let (Some(a), Some(b)) = (args.get(i + 1), args.get(i + 2)) else {
             return Err(Exit::Bad("--compare needs two links".into()));
@@ -353,6 +378,13 @@ fn run(args: &[String]) -> Result<String, Exit> {
         };
         match flag.as_str() {
             "-h" | "--help" => return Err(Exit::Help),
+            "--list-comparisons" => {
+                let lines: Vec<String> = scenario::COMPARISONS
+                    .iter()
+                    .map(|c| format!("{:<14} {}", c.name, c.question))
+                    .collect();
+                return Ok(lines.join("\n"));
+            }
             "--list-presets" => {
                 let lines: Vec<String> = scenario::PRESETS
                     .iter()
