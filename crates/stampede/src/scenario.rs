@@ -1266,30 +1266,13 @@ impl Scenario {
     }
 }
 
-/// Decodes %XX escapes and '+'; invalid escapes are kept as text, invalid
-/// UTF-8 becomes U+FFFD. Never panics.
+/// Decodes '+' and %XX escapes (`percent-encoding`); invalid escapes are
+/// kept as text, invalid UTF-8 becomes U+FFFD. Never panics.
 pub fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        match b[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < b.len() => {
-                let hex = |c: u8| (c as char).to_digit(16);
-                match (hex(b[i + 1]), hex(b[i + 2])) {
-                    (Some(h), Some(l)) => {
-                        out.push((h * 16 + l) as u8);
-                        i += 2;
-                    }
-                    _ => out.push(b'%'),
-                }
-            }
-            c => out.push(c),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    let spaced = s.replace('+', " ");
+    percent_encoding::percent_decode_str(&spaced)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 #[cfg(test)]
@@ -1382,6 +1365,13 @@ mod tests {
         );
         let (_, _, n) = Scenario::from_query("zz=1");
         assert_eq!(n[0].to_string(), "url: ignored the unknown setting 'zz'");
+    }
+
+    #[test]
+    fn percent_decoding_never_panics() {
+        assert_eq!(percent_decode("a+b%20c%2B"), "a b c+");
+        assert_eq!(percent_decode("%ZZ%"), "%ZZ%");
+        assert_eq!(percent_decode("%FF"), "\u{fffd}");
     }
 
     #[test]
