@@ -1,0 +1,15 @@
+//! The stampede core (`stampede`) driven by real concurrency instead of the
+//! simulation's virtual clock. Native only: the page never builds it.
+//!
+//! - [`group`]: an async singleflight group on tokio, built on the core's
+//!   flight table: one execution per key at a time, results shared as an
+//!   `Arc` with the waiters attached when it settles, each waiter bounded by
+//!   its own deadline, the work detached from every caller.
+//!
+//! To come (issue "Real Redis"): the claim store on the `redis` crate, the
+//! read path driven by real I/O, and a real fleet checked against the
+//! simulation.
+
+pub mod group;
+
+pub use group::{Failure, Group, Shared, TimedOut};
