@@ -280,9 +280,9 @@ pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
     if r.burst {
         None
     } else if r.cold {
-        Some("does not apply: every miss is a different key")
+        Some("n/a: every miss is a new key")
     } else {
-        Some("does not apply: values expire many times")
+        Some("n/a: keys expire again and again")
     }
 }
 
