@@ -6,10 +6,14 @@
 //!   `Arc` with the waiters attached when it settles, each waiter bounded by
 //!   its own deadline, the work detached from every caller.
 //!
-//! To come (issue "Real Redis"): the claim store on the `redis` crate, the
-//! read path driven by real I/O, and a real fleet checked against the
-//! simulation.
+//! - [`claim`]: the claim on a real Redis, `SET NX PX` with an unguessable
+//!   token and a compare-and-delete release invoked by its script hash.
+//!
+//! To come (issue "Real Redis"): fenced writes, the read path driven by real
+//! I/O, and a real fleet checked against the simulation.
 
+pub mod claim;
 pub mod group;
 
+pub use claim::{lock_key, ClaimStore, Token};
 pub use group::{Failure, Group, Shared, TimedOut};

@@ -1,0 +1,183 @@
+//! The claim against a real `redis-server`, which each test starts on a
+//! free loopback port in a temporary directory (no persistence) and stops
+//! when it ends, pass or fail. `make setup` installs Debian's redis-server.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use stampede_redis::{lock_key, ClaimStore, Token};
+use tokio::time::sleep;
+
+/// A throwaway Redis, killed on drop.
+struct TestRedis {
+    child: Child,
+    dir: std::path::PathBuf,
+    url: String,
+}
+
+impl TestRedis {
+    async fn start() -> TestRedis {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free loopback port");
+        let dir =
+            std::env::temp_dir().join(format!("stampede-redis-test-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let child = Command::new("redis-server")
+            .args([
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                &port.to_string(),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server on PATH (make setup installs Debian's redis-server)");
+        let url = format!("redis://127.0.0.1:{port}/");
+        let r = TestRedis { child, dir, url };
+        for _ in 0..200 {
+            if let Ok(c) = redis::Client::open(r.url.as_str()) {
+                if let Ok(mut con) = c.get_multiplexed_async_connection().await {
+                    if redis::cmd("PING")
+                        .query_async::<String>(&mut con)
+                        .await
+                        .is_ok()
+                    {
+                        return r;
+                    }
+                }
+            }
+            sleep(Duration::from_millis(20)).await;
+        }
+        panic!("redis-server did not answer on {}", r.url);
+    }
+}
+
+impl Drop for TestRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[tokio::test]
+async fn one_holder_and_only_its_token_releases() {
+    let redis = TestRedis::start().await;
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    let ttl = Duration::from_secs(10);
+    let won = store
+        .claim("product:42", ttl)
+        .await
+        .unwrap()
+        .expect("the first claim wins");
+    assert_eq!(store.claim("product:42", ttl).await.unwrap(), None, "held");
+    // A release with another token leaves the claim where it is.
+    assert!(!store.release("product:42", &Token::new()).await.unwrap());
+    assert_eq!(
+        store.holder("product:42").await.unwrap().as_deref(),
+        Some(won.as_str())
+    );
+    assert!(store.release("product:42", &won).await.unwrap());
+    assert_eq!(store.holder("product:42").await.unwrap(), None);
+    assert!(
+        store.claim("product:42", ttl).await.unwrap().is_some(),
+        "free again"
+    );
+}
+
+#[tokio::test]
+async fn an_expired_and_retaken_claim_is_not_deleted_by_its_old_holder() {
+    let redis = TestRedis::start().await;
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    let old = store
+        .claim("k", Duration::from_millis(100))
+        .await
+        .unwrap()
+        .unwrap();
+    sleep(Duration::from_millis(250)).await;
+    let new = store
+        .claim("k", Duration::from_secs(10))
+        .await
+        .unwrap()
+        .expect("expired: free");
+    assert!(
+        !store.release("k", &old).await.unwrap(),
+        "the late holder deletes nothing"
+    );
+    assert_eq!(
+        store.holder("k").await.unwrap().as_deref(),
+        Some(new.as_str())
+    );
+}
+
+#[tokio::test]
+async fn a_holder_that_dies_blocks_for_the_ttl_and_not_after() {
+    let redis = TestRedis::start().await;
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    // The holder "crashes": it never releases.
+    let _dead = store
+        .claim("k", Duration::from_millis(400))
+        .await
+        .unwrap()
+        .unwrap();
+    sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        store.claim("k", Duration::from_secs(1)).await.unwrap(),
+        None,
+        "not before the TTL"
+    );
+    sleep(Duration::from_millis(500)).await;
+    assert!(
+        store
+            .claim("k", Duration::from_secs(1))
+            .await
+            .unwrap()
+            .is_some(),
+        "after it"
+    );
+}
+
+#[tokio::test]
+async fn release_survives_a_flushed_script_cache() {
+    let redis = TestRedis::start().await;
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    let t = store
+        .claim("k", Duration::from_secs(10))
+        .await
+        .unwrap()
+        .unwrap();
+    // Load the script, then make the server forget it: NOSCRIPT must reload.
+    assert!(!store.release("k", &Token::new()).await.unwrap());
+    let _: String = redis::cmd("SCRIPT")
+        .arg("FLUSH")
+        .query_async(&mut store.connection())
+        .await
+        .unwrap();
+    assert!(store.release("k", &t).await.unwrap());
+}
+
+#[tokio::test]
+async fn tokens_are_unguessable_and_never_repeat() {
+    let tokens: std::collections::HashSet<String> = (0..10_000)
+        .map(|_| Token::new().as_str().to_string())
+        .collect();
+    assert_eq!(tokens.len(), 10_000);
+    assert!(tokens
+        .iter()
+        .all(|t| t.len() == 32 && t.bytes().all(|b| b.is_ascii_hexdigit())));
+    assert_eq!(
+        lock_key("product:42"),
+        "lock:{product:42}",
+        "hash-tagged for a cluster"
+    );
+}
