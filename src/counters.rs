@@ -83,7 +83,7 @@ pub const HEADLINE: [Counter; 6] = [
 ];
 
 /// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 30] = [
+const LABELS: [(&str, &str); 32] = [
     ("requests", "requests"),
     ("hits", "cache hits"),
     ("stale_served", "stale served"),
@@ -101,6 +101,8 @@ const LABELS: [(&str, &str); 30] = [
     ("releases_refused", "releases refused"),
     ("redis_errors", "Redis errors"),
     ("values_written", "values written"),
+    ("stale_overwrites", "older value written last"),
+    ("writes_refused", "fenced writes refused"),
     ("negative_hits", "negative hits"),
     ("remembered_failures", "remembered failures"),
     ("corrupted", "corrupted"),

@@ -77,6 +77,7 @@ pub const GROUPS: [Group; 6] = [
             knob("deadline_ms", "Deadline ms", "Each caller stops waiting after this long; a recompute it started runs on.", Count),
             knob("origin_timeout_ms", "Origin timeout ms", "A recompute gives up on the origin after this long and frees its claim.", Count),
             knob("claim_ttl_ms", "Claim TTL ms", "The claim expires on its own after this long; size it past p99 recompute.", Count),
+            knob("fenced_writes", "Fenced writes", "A claim win takes a rising number; the cache refuses a write older than the one it holds.", Switch),
             knob("poll_ms", "Poll every ms", "How often a waiting loser looks for the value and whether the claim came free.", Count),
             knob("rtt_ms", "Redis round trip ms", "Time for one command to reach Redis and answer.", Count),
             knob("negative_ttl_ms", "Negative cache ms", "Cache a failure this long so retries back off (0 = off).", Count),

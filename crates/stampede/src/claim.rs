@@ -56,13 +56,24 @@ pub struct Claim {
 #[derive(Default)]
 pub struct ClaimTable<K> {
     claims: HashMap<K, Claim, FxBuild>,
+    /// `INCR fence:<key>`: a counter per key that never goes back.
+    fences: HashMap<K, u64, FxBuild>,
 }
 
 impl<K: Hash + Eq + Clone> ClaimTable<K> {
     pub fn new() -> Self {
         ClaimTable {
             claims: HashMap::default(),
+            fences: HashMap::default(),
         }
+    }
+
+    /// `INCR fence:key`: the next fencing number for `key` (1, 2, ...). A
+    /// claim winner takes one in the same script as its `SET NX`.
+    pub fn next_fence(&mut self, key: K) -> u64 {
+        let f = self.fences.entry(key).or_insert(0);
+        *f += 1;
+        *f
     }
 
     /// `SET key token NX PX ttl` at time `now`.

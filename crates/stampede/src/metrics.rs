@@ -192,6 +192,10 @@ report! {
     redis_errors: u64,
     /// Values written to the cache.
     values_written: u64,
+    /// Writes that put an older value over a newer one (a late writer).
+    stale_overwrites: u64,
+    /// Fenced writes the cache refused because a newer fence had written.
+    writes_refused: u64,
     negative_hits: u64,
     /// Failures handed out again from the flight map after their flight ended.
     remembered_failures: u64,
@@ -246,8 +250,9 @@ pub fn better(name: &str) -> Option<Better> {
 }
 
 const HIGHER_IS_BETTER: [&str; 1] = ["hits"];
-const LOWER_IS_BETTER: [&str; 24] = [
+const LOWER_IS_BETTER: [&str; 25] = [
     "recomputes",
+    "stale_overwrites",
     "misses",
     "overlapping_recomputes",
     "origin_failures",

@@ -46,6 +46,8 @@ pub struct Strategy {
     /// XFetch's beta (0 = off): how eagerly a reader of a fresh value
     /// refreshes it before it expires.
     pub xfetch_beta: f64,
+    /// Writes carry the claim's fencing number, and older ones are refused.
+    pub fenced_writes: bool,
 }
 
 impl Strategy {
@@ -67,6 +69,7 @@ impl Strategy {
             admission_wait: ms(s.admission_wait_ms),
             key_mismatch: s.pitfalls.key_mismatch,
             xfetch_beta: s.xfetch_beta,
+            fenced_writes: s.fenced_writes,
         }
     }
 }
@@ -115,11 +118,14 @@ pub enum Step {
     /// `Err(Failure::Timeout)` if the timeout came first.
     Recompute { key: u32, timeout: Option<Micros> },
     /// `SET key value` with the value TTL, and how long the recompute took
-    /// (XFetch's delta, stored beside the value). Reply: [`Input::Ack`].
+    /// (XFetch's delta, stored beside the value). With fenced writes, the
+    /// writer's fencing number: the store refuses a write older than the
+    /// one it holds. Reply: [`Input::Ack`].
     CacheSet {
         key: u32,
         value: Value,
         delta: Micros,
+        fence: Option<u64>,
     },
     /// Store a short-lived failure marker. Reply: [`Input::Ack`].
     CacheSetNegative { key: u32, ttl: Micros },
@@ -171,7 +177,11 @@ pub enum FlightReply {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClaimReply {
-    Won,
+    /// The claim is ours; `fence` is its fencing number (`INCR fence:key`,
+    /// taken in the same script): every win gets a larger one.
+    Won {
+        fence: u64,
+    },
     Held,
     Error,
 }
@@ -331,6 +341,10 @@ pub struct ReadPath {
     detaching: bool,
     /// An early (XFetch) refresh of a value that is still fresh.
     early: bool,
+    /// The fencing number of the claim this request won, if it won one.
+    fence: Option<u64>,
+    /// Fenced writes are on (the strategy's, kept for the wrap-up).
+    fenced: bool,
     /// When the request committed to the work: the written value's delta
     /// (XFetch's estimate of how long a refresh takes) counts from here.
     commit_at: Micros,
@@ -369,6 +383,8 @@ impl ReadPath {
             checked: false,
             detaching: false,
             early: false,
+            fence: None,
+            fenced: s.fenced_writes,
             commit_at: 0,
             settle: None,
             abandon: false,
@@ -581,7 +597,8 @@ impl ReadPath {
             (Phase::RefreshClaim, Input::Claim(r)) => {
                 self.claim_in_flight = false;
                 match r {
-                    ClaimReply::Won => {
+                    ClaimReply::Won { fence } => {
+                        self.fence = Some(fence);
                         self.token = Some(self.pending_token());
                         self.recompute(s)
                     }
@@ -628,7 +645,8 @@ impl ReadPath {
             (Phase::Claim, Input::Claim(r)) => {
                 self.claim_in_flight = false;
                 match r {
-                    ClaimReply::Won => {
+                    ClaimReply::Won { fence } => {
+                        self.fence = Some(fence);
                         self.token = Some(self.pending_token());
                         self.after_claim(s)
                     }
@@ -928,6 +946,7 @@ impl ReadPath {
                     key: self.key,
                     value,
                     delta,
+                    fence: self.fence.filter(|_| self.fenced),
                 }
             }
             Write::Negative(ttl) => return Step::CacheSetNegative { key: self.key, ttl },
@@ -1011,7 +1030,7 @@ mod tests {
         let token = token_of(p.resume(&s, Input::Flight(FlightReply::Lead(t)), 1));
         // Won: re-check the cache before paying for a recompute.
         assert_eq!(
-            p.resume(&s, Input::Claim(ClaimReply::Won), 2),
+            p.resume(&s, Input::Claim(ClaimReply::Won { fence: 1 }), 2),
             Step::CacheGet { key: 42 }
         );
         assert_eq!(
@@ -1027,7 +1046,8 @@ mod tests {
             Step::CacheSet {
                 key: 42,
                 value: v,
-                delta: (200 - 2) + 2 * 1000
+                delta: (200 - 2) + 2 * 1000,
+                fence: None
             }
         );
         assert_eq!(
@@ -1063,7 +1083,7 @@ mod tests {
             Step::Claim { .. }
         ));
         assert_eq!(
-            p.resume(&s, Input::Claim(ClaimReply::Won), 2),
+            p.resume(&s, Input::Claim(ClaimReply::Won { fence: 1 }), 2),
             Step::JoinFlight { key: 1 }
         );
     }
@@ -1093,7 +1113,7 @@ mod tests {
         p.resume(&s, Input::Cache(CacheReply::Miss), 1);
         let t = lead();
         let token = token_of(p.resume(&s, Input::Flight(FlightReply::Lead(t)), 1));
-        p.resume(&s, Input::Claim(ClaimReply::Won), 2);
+        p.resume(&s, Input::Claim(ClaimReply::Won { fence: 1 }), 2);
         p.resume(&s, Input::Cache(CacheReply::Miss), 3);
         let f = Outcome::Failed(Failure::Origin);
         assert_eq!(
@@ -1182,7 +1202,7 @@ mod tests {
         p.resume(s, Input::Start, 0);
         p.resume(s, Input::Cache(CacheReply::Miss), 1);
         let token = token_of(p.resume(s, Input::Flight(FlightReply::Lead(t)), 1));
-        p.resume(s, Input::Claim(ClaimReply::Won), 2);
+        p.resume(s, Input::Claim(ClaimReply::Won { fence: 1 }), 2);
         assert!(matches!(
             p.resume(s, Input::Cache(CacheReply::Miss), 3),
             Step::Recompute { .. }
@@ -1213,7 +1233,8 @@ mod tests {
             Step::CacheSet {
                 key: 1,
                 value: v,
-                delta: (1_500_000 - 2) + 2 * 1000
+                delta: (1_500_000 - 2) + 2 * 1000,
+                fence: None
             }
         );
         assert_eq!(
@@ -1324,7 +1345,7 @@ mod tests {
         let v = Value::fresh(1, 0);
         p.resume(&s, Input::Cache(CacheReply::Stale(v)), 1);
         p.resume(&s, Input::Flight(FlightReply::Lead(t)), 1);
-        p.resume(&s, Input::Claim(ClaimReply::Won), 2);
+        p.resume(&s, Input::Claim(ClaimReply::Won { fence: 1 }), 2);
         p.resume(&s, Input::Cache(CacheReply::Stale(v)), 3);
         assert_eq!(
             p.resume(&s, Input::Origin(Err(Failure::Origin)), 200),

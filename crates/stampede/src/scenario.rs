@@ -155,6 +155,10 @@ pub struct Scenario {
     /// delta is the last recompute's duration. 0 = off; 1 is the paper's
     /// default; larger refreshes earlier.
     pub xfetch_beta: f64,
+    /// Each claim win takes a fencing number and the value write carries
+    /// it; the cache refuses a write older than the one it holds, so a late
+    /// holder (its claim expired mid-recompute) cannot overwrite newer data.
+    pub fenced_writes: bool,
     /// Concurrent recomputes allowed per instance (0 = unlimited).
     pub admission: u32,
     /// How long a recompute may queue for an admission permit before it is
@@ -206,6 +210,7 @@ impl Default for Scenario {
             stale_ms: 0,
             stale_while_revalidate: false,
             xfetch_beta: 0.0,
+            fenced_writes: false,
             admission: 0,
             admission_wait_ms: 100,
             negative_ttl_ms: 0,
@@ -627,6 +632,19 @@ fn p_xfetch() -> Scenario {
         ..Scenario::default()
     }
 }
+fn p_late_writer() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        value_ttl_ms: 5000,
+        recompute_ms: 1000,
+        claim_ttl_ms: 100,
+        duration_ms: 20_000,
+        think_ms: 100,
+        ..Scenario::default()
+    }
+}
 fn p_cheap() -> Scenario {
     Scenario {
         claim: ClaimMode::Off,
@@ -635,7 +653,7 @@ fn p_cheap() -> Scenario {
     }
 }
 
-pub const PRESETS: [Preset; 15] = [
+pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
@@ -761,6 +779,15 @@ pub const PRESETS: [Preset; 15] = [
         proof_note: "Requests that found the hot key missing or expired: early refresh keeps it at zero.",
         turn: &["xfetch_beta", "claim"],
         build: p_xfetch,
+    },
+    Preset {
+        name: "late-writer",
+        title: "A late holder writes old data",
+        lesson: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last; fenced writes refuse it.",
+        proof: "stale_overwrites",
+        proof_note: "Writes that put an older value over a newer one: turn on fenced writes and they are refused instead.",
+        turn: &["fenced_writes", "claim_ttl_ms"],
+        build: p_late_writer,
     },
     Preset {
         name: "cheap",
@@ -972,7 +999,7 @@ pub fn preset_names() -> Vec<&'static str> {
 // ---- compact URL form -------------------------------------------------------
 
 /// Short URL keys for every knob, in the order they are written.
-const URL_KEYS: [(&str, &str); 32] = [
+const URL_KEYS: [(&str, &str); 33] = [
     ("i", "instances"),
     ("t", "threads"),
     ("k", "keys"),
@@ -992,6 +1019,7 @@ const URL_KEYS: [(&str, &str); 32] = [
     ("st", "stale_ms"),
     ("swr", "stale_while_revalidate"),
     ("xfetch_beta", "xfetch_beta"),
+    ("fw", "fenced_writes"),
     ("adm", "admission"),
     ("aw", "admission_wait_ms"),
     ("nt", "negative_ttl_ms"),
@@ -1129,6 +1157,7 @@ impl Scenario {
             "fail_rate" => self.fail_rate = parse_fraction(value)?,
             "xfetch_beta" => self.xfetch_beta = parse_fraction(value)?,
             "stale_while_revalidate" => self.stale_while_revalidate = parse_bool(value)?,
+            "fenced_writes" => self.fenced_writes = parse_bool(value)?,
             "hang" => self.hang = parse_bool(value)?,
             "redis_down" => self.redis_down = parse_bool(value)?,
             "holder_crash" => self.holder_crash = parse_bool(value)?,
@@ -1169,6 +1198,7 @@ impl Scenario {
             "fail_rate" => fmt_f64(self.fail_rate),
             "xfetch_beta" => fmt_f64(self.xfetch_beta),
             "stale_while_revalidate" => (self.stale_while_revalidate as u8).to_string(),
+            "fenced_writes" => (self.fenced_writes as u8).to_string(),
             "hang" => (self.hang as u8).to_string(),
             "redis_down" => (self.redis_down as u8).to_string(),
             "holder_crash" => (self.holder_crash as u8).to_string(),

@@ -213,6 +213,8 @@ struct CacheEntry {
     stale_until: Micros,
     /// How long the recompute that produced the value took (XFetch's delta).
     delta: Micros,
+    /// The fencing number of the write that stored the value (0: none).
+    fence: u64,
 }
 
 #[derive(Default)]
@@ -404,6 +406,7 @@ impl Fleet {
                             fresh_until: 0,
                             stale_until,
                             delta: (sc.recompute_ms + 3 * sc.rtt_ms) as Micros * US,
+                            fence: 0,
                         },
                     );
                 }
@@ -539,6 +542,7 @@ impl Fleet {
                                 fresh_until: ttl,
                                 stale_until: ttl + st,
                                 delta: self.nominal_delta(),
+                                fence: 0,
                             },
                         );
                     }
@@ -1132,13 +1136,15 @@ impl Fleet {
                     ClaimReply::Error
                 } else {
                     match self.claims.set_nx_px(key, token, ttl, self.now) {
-                        Ok(SetReply::Ok { .. }) => ClaimReply::Won,
+                        Ok(SetReply::Ok { .. }) => ClaimReply::Won {
+                            fence: self.claims.next_fence(key),
+                        },
                         Ok(SetReply::Held) => ClaimReply::Held,
                         Err(_) => ClaimReply::Error,
                     }
                 };
                 let kind = match reply {
-                    ClaimReply::Won => {
+                    ClaimReply::Won { .. } => {
                         self.r.claim_wins += 1;
                         self.slots[thread as usize].won = Some(token);
                         EventKind::ClaimWon
@@ -1147,7 +1153,10 @@ impl Fleet {
                     ClaimReply::Error => EventKind::ClaimError,
                 };
                 self.log(thread, kind, key, 0);
-                if reply == ClaimReply::Won && self.scenario.holder_crash && !self.holder_crashed {
+                if matches!(reply, ClaimReply::Won { .. })
+                    && self.scenario.holder_crash
+                    && !self.holder_crashed
+                {
                     self.holder_crashed = true;
                     self.crash(thread);
                     return None;
@@ -1193,9 +1202,30 @@ impl Fleet {
                 self.start_recompute(thread, key, timeout);
                 None
             }
-            Step::CacheSet { key, value, delta } => {
+            Step::CacheSet {
+                key,
+                value,
+                delta,
+                fence,
+            } => {
                 self.log(thread, EventKind::CacheSet, key, 0);
-                if !down {
+                let stored = self.cache.get(&key).copied();
+                // A fenced write older than the stored value's is refused,
+                // as the fenced-write script does in Redis.
+                let refused = match (fence, stored) {
+                    (Some(f), Some(e)) => f < e.fence,
+                    _ => false,
+                };
+                if !down && refused {
+                    self.r.writes_refused += 1;
+                } else if !down {
+                    if stored
+                        .and_then(|e| e.value)
+                        .is_some_and(|old| old.version > value.version)
+                    {
+                        // An older value lands on a newer one: a late writer.
+                        self.r.stale_overwrites += 1;
+                    }
                     self.r.values_written += 1;
                     let sc = &self.scenario;
                     let (vt, st) = (sc.value_ttl_ms as Micros * US, sc.stale_ms as Micros * US);
@@ -1212,6 +1242,8 @@ impl Fleet {
                             fresh_until: now + ttl,
                             stale_until: now + ttl + st,
                             delta,
+                            // Unfenced writes (no claim won) leave the fence.
+                            fence: fence.unwrap_or(stored.map_or(0, |e| e.fence)),
                         },
                     );
                 }
@@ -1230,6 +1262,7 @@ impl Fleet {
                         fresh_until: 0,
                         stale_until: 0,
                         delta: 0,
+                        fence: 0,
                     });
                     e.negative_until = now + ttl;
                 }

@@ -26,7 +26,7 @@ fn p(name: &str) -> Scenario {
 }
 
 /// Presets whose lesson a test below checks; a new preset must join it.
-const CHECKED: [&str; 15] = [
+const CHECKED: [&str; 16] = [
     "burst",
     "naive",
     "singleflight",
@@ -41,6 +41,7 @@ const CHECKED: [&str; 15] = [
     "jitter",
     "swr",
     "xfetch",
+    "late-writer",
     "cheap",
 ];
 
@@ -673,4 +674,40 @@ fn every_comparison_shows_its_difference() {
         assert_eq!((a.recomputes, b.recomputes), (40, 1), "{recompute_ms} ms");
         assert!(b.redis_round_trips > a.redis_round_trips);
     }
+}
+
+/// late-writer: "The claim expires under a slow recompute, another instance
+/// recomputes too, and the older value lands last; fenced writes refuse it."
+#[test]
+fn late_writer_overwrites_newer_data_unless_writes_are_fenced() {
+    each_seed(|seed| {
+        let s = p("late-writer");
+        let late = run(&s, seed);
+        assert!(late.overlapping_recomputes > 0, "{late:?}");
+        assert!(late.stale_overwrites > 0, "{late:?}");
+        let fenced = run(
+            &Scenario {
+                fenced_writes: true,
+                ..s.clone()
+            },
+            seed,
+        );
+        assert_eq!(fenced.stale_overwrites, 0, "{fenced:?}");
+        assert!(fenced.writes_refused > 0);
+        // A claim TTL (and origin timeout) past the slowest recompute
+        // (1,000 ms x 1.25 x 4 in the tail) needs no fence at all.
+        let long = run(
+            &Scenario {
+                claim_ttl_ms: 6000,
+                origin_timeout_ms: 5500,
+                ..s
+            },
+            seed,
+        );
+        assert_eq!(
+            (long.overlapping_recomputes, long.stale_overwrites),
+            (0, 0),
+            "{long:?}"
+        );
+    });
 }

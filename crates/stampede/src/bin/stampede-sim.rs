@@ -34,6 +34,7 @@ usage: stampede-sim [flags]
   --jitter F               TTL jitter fraction 0..1          (default 0)
   --stale-ms N             stale window after expiry         (default 0)
   --swr                    serve stale at once, refresh behind (claim-guarded)
+  --fenced-writes          claim wins take a fencing number; older writes are refused
   --xfetch-beta F          early refresh (XFetch): a reader refreshes before expiry
                            when now - delta*F*ln(rand) >= expiry; 0 = off (default 0)
   --admission N            recompute permits per instance, 0 = unlimited
@@ -125,6 +126,8 @@ const TABLE: &[(&str, &[&str])] = &[
             "releases",
             "releases_refused",
             "values_written",
+            "stale_overwrites",
+            "writes_refused",
             "negative_hits",
         ],
     ),
@@ -404,6 +407,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
             "--print-url" => print_url = true,
             "--json" => json = true,
             "--swr" => s.stale_while_revalidate = true,
+            "--fenced-writes" => s.fenced_writes = true,
             "--hang" => s.hang = true,
             "--redis-down" => s.redis_down = true,
             "--holder-crash" => s.holder_crash = true,
