@@ -19,6 +19,27 @@ end
 return 0
 ";
 
+/// Takes the claim and, in the same step, its fencing number: 0 when the
+/// claim is held by someone else.
+const CLAIM_FENCED: &str = r"
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    return redis.call('INCR', KEYS[2])
+end
+return 0
+";
+
+/// Writes the value with its writer's fencing number, unless the stored
+/// value was written under a newer one: a late holder cannot overwrite it.
+const WRITE_FENCED: &str = r"
+local current = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
+if tonumber(ARGV[2]) < current then
+    return 0
+end
+redis.call('HSET', KEYS[1], 'value', ARGV[1], 'fence', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+";
+
 /// A claim's token: 128 bits from the operating system's randomness, so
 /// that it cannot be guessed and two claims never share one.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -50,6 +71,22 @@ impl Default for Token {
 pub struct ClaimStore {
     con: ConnectionManager,
     release: Script,
+    claim_fenced: Script,
+    write_fenced: Script,
+}
+
+/// The fencing counter's key; same hash tag as the claim and the value.
+pub fn fence_key(key: &str) -> String {
+    format!("fence:{{{key}}}")
+}
+
+/// The value's key (a hash of `value` and `fence`).
+pub fn value_key(key: &str) -> String {
+    format!("value:{{{key}}}")
+}
+
+fn millis(d: Duration) -> u64 {
+    d.as_millis().clamp(1, u128::from(u64::MAX)) as u64
 }
 
 /// The claim's key for a cache key. The `{...}` hash tag puts a value and
@@ -65,6 +102,8 @@ impl ClaimStore {
         Ok(ClaimStore {
             con,
             release: Script::new(RELEASE),
+            claim_fenced: Script::new(CLAIM_FENCED),
+            write_fenced: Script::new(WRITE_FENCED),
         })
     }
 
@@ -72,13 +111,12 @@ impl ClaimStore {
     /// when won, `None` when someone else holds it.
     pub async fn claim(&self, key: &str, ttl: Duration) -> RedisResult<Option<Token>> {
         let token = Token::new();
-        let ms = ttl.as_millis().clamp(1, u128::from(u64::MAX)) as u64;
         let reply: Option<String> = redis::cmd("SET")
             .arg(lock_key(key))
             .arg(token.as_str())
             .arg("NX")
             .arg("PX")
-            .arg(ms)
+            .arg(millis(ttl))
             .query_async(&mut self.con.clone())
             .await?;
         Ok(reply.map(|_| token))
@@ -101,6 +139,56 @@ impl ClaimStore {
             .arg(lock_key(key))
             .query_async(&mut self.con.clone())
             .await
+    }
+
+    /// Takes the claim with a fencing number: `Some((token, fence))` when
+    /// won, each win on a key getting a larger fence than the last.
+    pub async fn claim_fenced(
+        &self,
+        key: &str,
+        ttl: Duration,
+    ) -> RedisResult<Option<(Token, u64)>> {
+        let token = Token::new();
+        let fence: u64 = self
+            .claim_fenced
+            .key(lock_key(key))
+            .key(fence_key(key))
+            .arg(token.as_str())
+            .arg(millis(ttl))
+            .invoke_async(&mut self.con.clone())
+            .await?;
+        Ok((fence > 0).then_some((token, fence)))
+    }
+
+    /// Writes `value` under `fence` for `ttl`; false when a newer fence
+    /// already wrote (the write is refused, the newer value stays).
+    pub async fn write_fenced(
+        &self,
+        key: &str,
+        value: &[u8],
+        fence: u64,
+        ttl: Duration,
+    ) -> RedisResult<bool> {
+        let written: i64 = self
+            .write_fenced
+            .key(value_key(key))
+            .arg(value)
+            .arg(fence)
+            .arg(millis(ttl))
+            .invoke_async(&mut self.con.clone())
+            .await?;
+        Ok(written == 1)
+    }
+
+    /// The stored value and the fence it was written under.
+    pub async fn read(&self, key: &str) -> RedisResult<Option<(Vec<u8>, u64)>> {
+        let (value, fence): (Option<Vec<u8>>, Option<u64>) = redis::cmd("HMGET")
+            .arg(value_key(key))
+            .arg("value")
+            .arg("fence")
+            .query_async(&mut self.con.clone())
+            .await?;
+        Ok(value.map(|v| (v, fence.unwrap_or(0))))
     }
 
     /// A raw command on the store's connection (tests and tools).

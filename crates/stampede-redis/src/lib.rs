@@ -7,13 +7,15 @@
 //!   its own deadline, the work detached from every caller.
 //!
 //! - [`claim`]: the claim on a real Redis, `SET NX PX` with an unguessable
-//!   token and a compare-and-delete release invoked by its script hash.
+//!   token and a compare-and-delete release invoked by its script hash; and
+//!   fenced writes: a claim win takes a fencing number, and a value written
+//!   under an older one than the stored value's is refused.
 //!
-//! To come (issue "Real Redis"): fenced writes, the read path driven by real
-//! I/O, and a real fleet checked against the simulation.
+//! To come (issue "Real Redis"): the read path driven by real I/O, and a
+//! real fleet checked against the simulation.
 
 pub mod claim;
 pub mod group;
 
-pub use claim::{lock_key, ClaimStore, Token};
+pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token};
 pub use group::{Failure, Group, Shared, TimedOut};

@@ -181,3 +181,36 @@ async fn tokens_are_unguessable_and_never_repeat() {
         "hash-tagged for a cluster"
     );
 }
+
+#[tokio::test]
+async fn a_late_holder_cannot_overwrite_newer_data() {
+    let redis = TestRedis::start().await;
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    let ttl = Duration::from_secs(60);
+    // A wins, computes slowly; its claim expires under it.
+    let (_a, fence_a) = store
+        .claim_fenced("k", Duration::from_millis(100))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(store.claim_fenced("k", ttl).await.unwrap(), None, "held");
+    sleep(Duration::from_millis(250)).await;
+    // B takes the claim, computes fast and writes first.
+    let (_b, fence_b) = store.claim_fenced("k", ttl).await.unwrap().unwrap();
+    assert!(
+        fence_b > fence_a,
+        "fences only grow: {fence_a} then {fence_b}"
+    );
+    assert!(store.write_fenced("k", b"new", fence_b, ttl).await.unwrap());
+    // A's older value arrives last, and is refused.
+    assert!(!store.write_fenced("k", b"old", fence_a, ttl).await.unwrap());
+    assert_eq!(
+        store.read("k").await.unwrap(),
+        Some((b"new".to_vec(), fence_b))
+    );
+    // A newer fence still writes.
+    assert!(store
+        .write_fenced("k", b"newer", fence_b + 1, ttl)
+        .await
+        .unwrap());
+}
