@@ -14,11 +14,11 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement, MediaQueryList};
 
 use crate::clock::{virtual_step, FRAME_BUDGET_MS};
-use crate::counters::Reading;
 use crate::fleet_layout::stage_height;
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::{Defence, Lab};
 use crate::palette::scheme;
+use crate::reading::Reading;
 use crate::transport::Command;
 use crate::{chart, panic};
 

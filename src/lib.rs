@@ -2,28 +2,30 @@
 //! measured by running `stampede::sim::Fleet` in the browser on the current
 //! knobs, so the page and the command-line tool cannot disagree.
 //!
-//! - `lab`: the experiment being animated (host-testable, no web types)
-//! - `clock`: playback speed and the frame budget
-//! - `url_state`: the share link, read and written
-//! - `fleet_layout`, `fleet_view`, `palette`, `chart`, `pen`: the canvases
-//! - `knobs`, `counters`, `code_panel`, `transport`: the controls and the numbers
+//! Its parts, with arrows pointing one way (panels and stage read the
+//! experiment; the experiment reads only the core):
+//!
+//! - `experiment`: `lab` (the fleet being animated, its comparison rows,
+//!   chart samples, markers; host-testable, no web types), `clock` (speed,
+//!   pacing, the frame budget), `url_state` (the share link), `reading`
+//!   (what one frame measured)
+//! - `stage`: `fleet_layout`, `fleet_view`, `palette`, `pen`, `chart` (the
+//!   canvases)
+//! - `panels`: `counters`, `code_panel`, `knobs`, `transport` (the numbers
+//!   and the controls)
 //! - `app`: the page; `engine`: its animation loop; `panic`: the crash screen
 
 pub mod app;
-pub mod chart;
-pub mod clock;
-pub mod code_panel;
-pub mod counters;
 pub mod engine;
-pub mod fleet_layout;
-pub mod fleet_view;
-pub mod knobs;
-pub mod lab;
-pub mod palette;
+pub mod experiment;
+pub mod panels;
 pub mod panic;
-pub mod pen;
-pub mod transport;
-pub mod url_state;
+pub mod stage;
+
+// Short paths for the modules (and for the tests that import them).
+pub use experiment::{clock, lab, reading, url_state};
+pub use panels::{code_panel, counters, knobs, transport};
+pub use stage::{chart, fleet_layout, fleet_view, palette, pen};
 
 pub use app::App;
 
@@ -31,4 +33,50 @@ pub use app::App;
 pub fn start() {
     panic::install();
     leptos::mount::mount_to_body(App);
+}
+
+#[cfg(test)]
+mod layout {
+    //! The arrows point one way: the experiment reads only the core; the
+    //! stage reads the experiment; the panels read both. A new import that
+    //! points back fails here.
+
+    const EXPERIMENT: [(&str, &str); 4] = [
+        ("lab", include_str!("experiment/lab.rs")),
+        ("clock", include_str!("experiment/clock.rs")),
+        ("url_state", include_str!("experiment/url_state.rs")),
+        ("reading", include_str!("experiment/reading.rs")),
+    ];
+    const STAGE: [(&str, &str); 5] = [
+        ("chart", include_str!("stage/chart.rs")),
+        ("fleet_layout", include_str!("stage/fleet_layout.rs")),
+        ("fleet_view", include_str!("stage/fleet_view.rs")),
+        ("palette", include_str!("stage/palette.rs")),
+        ("pen", include_str!("stage/pen.rs")),
+    ];
+    const PANELS: [&str; 4] = ["counters", "code_panel", "knobs", "transport"];
+    const STAGE_NAMES: [&str; 5] = ["chart", "fleet_layout", "fleet_view", "palette", "pen"];
+    const TOP: [&str; 3] = ["app", "engine", "panic"];
+
+    fn imports(src: &str, module: &str) -> bool {
+        src.contains(&format!("crate::{module}::")) || src.contains(&format!("crate::{module};"))
+    }
+
+    #[test]
+    fn the_experiment_reads_only_the_core() {
+        for (name, src) in EXPERIMENT {
+            for m in PANELS.iter().chain(&STAGE_NAMES).chain(&TOP) {
+                assert!(!imports(src, m), "experiment/{name} imports {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_stage_does_not_read_the_panels() {
+        for (name, src) in STAGE {
+            for m in PANELS.iter().chain(&TOP) {
+                assert!(!imports(src, m), "stage/{name} imports {m}");
+            }
+        }
+    }
 }

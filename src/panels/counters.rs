@@ -8,58 +8,7 @@ use stampede::scenario::{proof_for, Proof, Scenario};
 
 use crate::lab::{Defence, Score};
 
-/// What one frame measured, shared with the page as one signal.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Reading {
-    /// Virtual time shown (µs).
-    pub now: u64,
-    /// The timeline's length (µs).
-    pub span: u64,
-    /// Where the run ended, once known (µs).
-    pub end: Option<u64>,
-    pub fields: Vec<(String, String)>,
-    pub recomputes: u64,
-    pub instances: u32,
-    pub threads: u32,
-    /// Measured recomputes of each comparison run, if it runs.
-    pub compared: [Option<u64>; 3],
-    /// What each comparison run's requests got so far.
-    pub scores: [Option<Score>; 3],
-    /// What the animated run's requests got so far.
-    pub score: Score,
-    /// The comparison runs lag behind the clock this frame.
-    pub compared_behind: bool,
-    /// Events by kind since t = 0.
-    pub tally: crate::code_panel::Tally,
-    /// The workload is one burst (the formulas' own case).
-    pub burst: bool,
-    /// The workload is a cold start over many keys.
-    pub cold: bool,
-    pub defence: Option<Defence>,
-    pub catching_up: bool,
-    pub aggregated: bool,
-    pub at_end: bool,
-    /// Virtual time of the next timeline marker, if any.
-    pub next_marker: Option<u64>,
-    /// The clock is fast-forwarding through a quiet stretch.
-    pub fast_forward: bool,
-    /// The timeline's markers: virtual time (µs) and what happens.
-    pub markers: Vec<(u64, &'static str)>,
-}
-
-impl Reading {
-    pub fn field(&self, name: &str) -> String {
-        self.fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
-    }
-
-    pub fn naive(&self) -> u64 {
-        u64::from(self.instances) * u64::from(self.threads)
-    }
-}
+pub use crate::reading::Reading;
 
 /// A counter the page shows: `name` is the `Report` field and the `data-metric`.
 #[derive(Clone, Copy, Debug)]

@@ -5,15 +5,9 @@
 use leptos::prelude::*;
 use stampede::sim::EventKind;
 
-use crate::counters::Reading;
+use crate::reading::Reading;
 
-/// Events counted by kind since t = 0 (index: `EventKind as usize`).
-pub type Tally = [u64; KINDS];
-pub const KINDS: usize = 21;
-
-pub fn count(t: &Tally, k: EventKind) -> u64 {
-    t.get(k as usize).copied().unwrap_or(0)
-}
+pub use crate::lab::{count, Tally, KINDS};
 
 /// One line of the listing: indentation, code, and what to count beside it.
 pub struct Line {

@@ -7,7 +7,14 @@ use stampede::metrics::Report;
 use stampede::scenario::{ClaimMode, Scenario, Workload};
 use stampede::sim::{Event, EventKind, Fleet, Sample};
 
-use crate::code_panel::{Tally, KINDS};
+/// Events counted by kind since t = 0 (index: `EventKind as usize`): what
+/// the read-path listing shows beside each line.
+pub type Tally = [u64; KINDS];
+pub const KINDS: usize = 21;
+
+pub fn count(t: &Tally, k: stampede::sim::EventKind) -> u64 {
+    t.get(k as usize).copied().unwrap_or(0)
+}
 
 /// Virtual microseconds.
 pub type Micros = u64;

@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use stampede::scenario::{Scenario, PRESETS};
 
 use crate::clock::{default_speed, position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
-use crate::counters::Reading;
 use crate::knobs::KnobControl;
+use crate::reading::Reading;
 
 /// What the buttons ask the animation loop to do.
 #[derive(Clone, Copy, Debug, PartialEq)]

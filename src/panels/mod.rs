@@ -1,0 +1,7 @@
+//! The panels: the numbers (arithmetic, counters, the read path counted)
+//! and the controls (knobs, transport, preset picker).
+
+pub mod code_panel;
+pub mod counters;
+pub mod knobs;
+pub mod transport;
