@@ -1,0 +1,721 @@
+//! A deterministic discrete-event simulation of a fleet running the read
+//! path: instances with pools of request threads, one flight table and one
+//! admission limit per instance, a shared cache and claim table behind a
+//! round-trip time, and an origin with a latency distribution, a capacity,
+//! failures, hangs and outages. Same scenario and seed give the same event
+//! log bit for bit, on the host and in wasm: time is integer microseconds,
+//! randomness is one seeded stream, and ties are broken by insertion order.
+//!
+//! Where things live: this file holds the fleet's state, its public surface
+//! and the event loop (which event is next, arrivals, deadlines, parking);
+//! [`perform`](self) drives the read path (each step a machine emits,
+//! performed against the simulated world), `world` is that world's side
+//! (the cache's answers, the origin, admission, crashes, recording an
+//! answer), `build` constructs a fleet in slices, `markers` keeps the
+//! timeline's moments and `sample` the chart's samples.
+//!
+//! Modelling choices worth knowing:
+//! - Redis applies a command when it is sent; the reply arrives one round
+//!   trip later. With Redis down every command errors after a round trip.
+//! - A caller's deadline ends its wait, never work it started: a recompute
+//!   runs to its end (write, settle, release) after its caller has been
+//!   answered, as a detached task would. The thread stays with that work
+//!   until it ends, so in a steady run it takes its next request later.
+//! - The origin call's timeout ends the work's wait for the origin, not the
+//!   call: the origin keeps working on it until it finishes (forever if it
+//!   hangs), and the call keeps its admission permit until then, so the
+//!   limit really bounds what the origin sees.
+//! - Burst: the hot key (key 0) is absent at t=0, or present but already
+//!   expired when `stale_ms > 0` (so there is something stale to serve).
+//!   Steady: every key is written at t=0, so without jitter they expire
+//!   together. Cold: the cache is empty and keys are drawn from `keys`.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use serde::Serialize;
+
+use crate::claim::{ClaimTable, Micros, ReleaseReply, SetReply};
+use crate::flight::{Abandoned, Failure, FlightPolicy, FlightTable, Join, Value, WaiterTicket};
+use crate::metrics::{ms, Ending, Histogram, Report};
+use crate::read_path::{
+    Activity, CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
+};
+use crate::rng::{Digest, FxHashMap, Rng};
+use crate::scenario::{Notice, Scenario, Workload};
+
+/// What happened, for the page's pulses and counts and for the log hash.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    Arrive = 0,
+    CacheGet = 1,
+    Lead = 2,
+    Follow = 3,
+    Claim = 4,
+    ClaimWon = 5,
+    ClaimLost = 6,
+    RecomputeStart = 7,
+    RecomputeEnd = 8,
+    CacheSet = 9,
+    Release = 10,
+    Settle = 11,
+    Respond = 12,
+    Crash = 13,
+    DeadlinePassed = 14,
+    Remembered = 15,
+    ClaimError = 16,
+    Poll = 17,
+    /// The origin call ran past its timeout; the work counts it as failed.
+    OriginTimeout = 18,
+    /// No admission permit came within the queue budget.
+    Shed = 19,
+    /// A leader left before its work started; a follower took the flight.
+    Handover = 20,
+}
+
+/// One log line: at `t` (µs), `thread` (global index) did `kind` on `key`.
+/// `detail` carries the ending for `Respond` and 1 for a failed recompute.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Event {
+    pub t: Micros,
+    pub thread: u32,
+    pub kind: EventKind,
+    pub key: u32,
+    pub detail: u8,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum EvKind {
+    Arrive,
+    Deliver(Input),
+    OriginDone {
+        key: u32,
+        result: Result<Value, Failure>,
+        /// The call holds an admission permit of the thread's instance.
+        permit: bool,
+        /// The request still waits for this result (false when the origin
+        /// timeout already answered it).
+        notify: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Ev {
+    t: Micros,
+    seq: u64,
+    thread: u32,
+    wseq: u32,
+    kind: EvKind,
+}
+
+impl PartialEq for Ev {
+    fn eq(&self, o: &Self) -> bool {
+        (self.t, self.seq) == (o.t, o.seq)
+    }
+}
+impl Eq for Ev {}
+impl PartialOrd for Ev {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ev {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.t, self.seq).cmp(&(o.t, o.seq))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Source {
+    Heap,
+    Replies,
+    Arrivals,
+    Deadlines,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Park {
+    None,
+    Reply,
+    Follow(FlightKey, WaiterTicket),
+    Queued,
+    Origin,
+    Sleep,
+}
+
+#[derive(Clone)]
+struct Slot {
+    path: ReadPath,
+    active: bool,
+    /// Bumped whenever the thread stops waiting; stale events carry old values.
+    wseq: u32,
+    /// Which request of this thread (deadline entries carry it).
+    req: u32,
+    park: Park,
+    started: Micros,
+    wait_from: Micros,
+    waited: Micros,
+    permit: bool,
+    ending: Option<Ending>,
+    /// The answer was a shared value another caller had changed.
+    corrupted: bool,
+    /// The token of this request's winning `SET NX`, if one won: a release
+    /// with any other token (sent at a deadline, before the reply came) is
+    /// a harmless no-op, not a holder that lost its claim.
+    won: Option<crate::claim::Token>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct CacheEntry {
+    value: Option<Value>,
+    /// A negative-cache marker answers "failed" until then.
+    negative_until: Micros,
+    fresh_until: Micros,
+    stale_until: Micros,
+    /// How long the recompute that produced the value took (XFetch's delta).
+    delta: Micros,
+    /// The fencing number of the write that stored the value (0: none).
+    fence: u64,
+}
+
+#[derive(Default)]
+struct Admission {
+    free: u32,
+    queue: VecDeque<(u32, u32)>,
+}
+
+pub struct Fleet {
+    scenario: Scenario,
+    notices: Vec<Notice>,
+    strategy: Strategy,
+    seed: u64,
+    rng: Rng,
+    now: Micros,
+    horizon: Micros,
+    heap: BinaryHeap<Reverse<Ev>>,
+    /// Redis replies all arrive one fixed round trip after they are sent, so
+    /// they are already in time order: a queue, not a heap. Ties with the
+    /// heap are broken by `seq`, exactly as if both were one heap.
+    replies: VecDeque<Ev>,
+    seq: u64,
+    arrivals: Vec<(Micros, u32)>,
+    next_arrival: usize,
+    deadlines: VecDeque<(Micros, u32, u32)>,
+    /// Per-request state lives in slots; a slot serves one thread. In a
+    /// burst, slots are numbered in arrival order so that the run sweeps
+    /// memory front to back instead of jumping around it.
+    slots: Vec<Slot>,
+    thread_of: Vec<u32>,
+    states: Vec<u8>,
+    flights: Vec<FlightTable<FlightKey, u32>>,
+    admission: Vec<Admission>,
+    claims: ClaimTable<u32>,
+    cache: FxHashMap<u32, CacheEntry>,
+    versions: FxHashMap<u32, u32>,
+    running_per_key: FxHashMap<u32, u32>,
+    origin_running: u64,
+    next_req_id: u64,
+    holder_crashed: bool,
+    /// Successful origin answers that came back within the origin timeout:
+    /// each must end in a cache write (a tested invariant).
+    origin_answers_in_time: u64,
+    r: Report,
+    latency: Histogram,
+    max_wait: Micros,
+    digest: Digest,
+    last_activity: Micros,
+    build: Build,
+    /// Requests that arrived and have not been answered (signed, so that a
+    /// request answered twice shows up as a mismatch rather than a panic).
+    unanswered: i64,
+    /// Events handled plus machine steps taken: the unit of `advance_to`'s budget.
+    work: u64,
+    recording: bool,
+    log: Vec<Event>,
+    /// Timeline markers in time order (some are known ahead: an expiry).
+    markers: Vec<Marker>,
+    last_mark: [Option<Micros>; Milestone::COUNT],
+}
+
+const US: Micros = 1000;
+
+/// How long past the last arrival a run may go before it is cut off (a run
+/// with pinned threads or endless polling would otherwise never end): ten
+/// times the longest chain a request can legitimately wait through.
+fn tail(sc: &Scenario) -> Micros {
+    let chain = sc.deadline_ms as u64 + sc.claim_ttl_ms as u64 + 5 * sc.recompute_ms as u64;
+    (10 * chain).clamp(5_000, 120_000) * US
+}
+
+impl Fleet {
+    /// Builds the fleet at t=0. The scenario is validated first (clamped into
+    /// range); what changed is available from [`Fleet::notices`].
+    pub fn new(scenario: &Scenario, seed: u64) -> Fleet {
+        let mut sc = scenario.clone();
+        let notices = sc.validate();
+        let strategy = Strategy::from_scenario(&sc);
+        let n = sc.instances as usize * sc.threads as usize;
+        let policy = FlightPolicy {
+            remember_failure: sc.pitfalls.remember_failure,
+            mutable_result: sc.pitfalls.mutable_result,
+        };
+        let mut f = Fleet {
+            notices,
+            strategy,
+            seed,
+            rng: Rng::new(seed),
+            now: 0,
+            horizon: 0,
+            heap: BinaryHeap::new(),
+            replies: VecDeque::new(),
+            seq: 0,
+            arrivals: Vec::new(),
+            next_arrival: 0,
+            deadlines: VecDeque::new(),
+            slots: Vec::with_capacity(n),
+            thread_of: (0..n as u32).collect(),
+            states: vec![Activity::Idle as u8; n],
+            flights: (0..sc.instances)
+                .map(|_| FlightTable::new(policy))
+                .collect(),
+            admission: (0..sc.instances)
+                .map(|_| Admission {
+                    free: sc.admission,
+                    queue: VecDeque::new(),
+                })
+                .collect(),
+            claims: ClaimTable::new(),
+            cache: FxHashMap::default(),
+            versions: FxHashMap::default(),
+            running_per_key: FxHashMap::default(),
+            origin_running: 0,
+            next_req_id: 0,
+            holder_crashed: false,
+            origin_answers_in_time: 0,
+            r: Report::default(),
+            latency: Histogram::default(),
+            max_wait: 0,
+            digest: Digest::default(),
+            last_activity: 0,
+            build: Build::Done,
+            unanswered: 0,
+            work: 0,
+            recording: false,
+            log: Vec::new(),
+            markers: Vec::new(),
+            last_mark: [None; Milestone::COUNT],
+            scenario: sc,
+        };
+        f.prepare();
+        f
+    }
+
+    fn push(&mut self, t: Micros, thread: u32, wseq: u32, kind: EvKind) {
+        self.seq += 1;
+        self.heap.push(Reverse(Ev {
+            t,
+            seq: self.seq,
+            thread,
+            wseq,
+            kind,
+        }));
+    }
+
+    fn log(&mut self, slot: u32, kind: EventKind, key: u32, detail: u8) {
+        let thread = self.thread_of[slot as usize];
+        self.r.events += 1;
+        self.last_activity = self.now;
+        self.digest.add(self.now);
+        self.digest
+            .add(((thread as u64) << 32) | ((kind as u64) << 8) | detail as u64);
+        self.digest.add(key as u64);
+        match kind {
+            EventKind::ClaimWon => self.mark(self.now, Milestone::ClaimWon),
+            EventKind::RecomputeStart => self.mark(self.now, Milestone::RecomputeStarts),
+            EventKind::CacheSet if detail == 0 => self.mark(self.now, Milestone::ValueWritten),
+            EventKind::Crash => {
+                self.mark(self.now, Milestone::HolderCrashes);
+                let ttl = self.scenario.claim_ttl_ms as Micros * US;
+                self.mark(self.now + ttl, Milestone::DeadClaimExpires);
+            }
+            EventKind::OriginTimeout => self.mark(self.now, Milestone::OriginTimeout),
+            EventKind::Shed => self.mark(self.now, Milestone::Shed),
+            _ => {}
+        }
+        if self.recording {
+            self.log.push(Event {
+                t: self.now,
+                thread,
+                kind,
+                key,
+                detail,
+            });
+        }
+    }
+
+    // ---- public surface ----------------------------------------------------
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// What validation clamped or ignored when the fleet was built.
+    pub fn notices(&self) -> &[Notice] {
+        &self.notices
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    pub fn now(&self) -> Micros {
+        self.now
+    }
+
+    pub fn now_ms(&self) -> f64 {
+        ms(self.now)
+    }
+
+    /// One byte per thread (`Activity as u8`), indexed `instance * threads + thread`.
+    pub fn thread_states(&self) -> &[u8] {
+        &self.states
+    }
+
+    /// Keep events in memory for [`Fleet::drain_events`] (the page turns this on).
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+        if !on {
+            self.log.clear();
+        }
+    }
+
+    pub fn drain_events(&mut self) -> Vec<Event> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// A digest of every event so far; equal logs give equal hashes.
+    pub fn log_hash(&self) -> u64 {
+        self.digest.value()
+    }
+
+    /// Requests not answered yet, counted by looking at every thread: the
+    /// ground truth for `Report::pinned`, which is kept as a running count.
+    /// O(threads); for tests.
+    pub fn pinned_by_scan(&self) -> u64 {
+        self.slots
+            .iter()
+            .filter(|s| s.active && !s.path.has_responded())
+            .count() as u64
+    }
+
+    /// Threads with a request still in progress (answered or not).
+    pub fn busy_threads(&self) -> usize {
+        self.slots.iter().filter(|s| s.active).count()
+    }
+
+    /// Successful origin answers that came back within the origin timeout.
+    pub fn origin_answers_in_time(&self) -> u64 {
+        self.origin_answers_in_time
+    }
+
+    pub fn origin_running(&self) -> u64 {
+        self.origin_running
+    }
+
+    pub fn flights_in_flight(&self) -> usize {
+        self.flights.iter().map(|f| f.in_flight()).sum()
+    }
+
+    pub fn remembered_failures_held(&self) -> usize {
+        self.flights.iter().map(|f| f.remembered()).sum()
+    }
+
+    /// Live claims at the current time.
+    pub fn live_claims(&self) -> usize {
+        self.claims.live(self.now)
+    }
+
+    /// Virtual time of the next event, if any remain before the horizon.
+    pub fn next_event_at(&self) -> Option<Micros> {
+        self.next_source()
+            .map(|(t, _)| t)
+            .filter(|t| *t <= self.horizon)
+    }
+
+    /// The earliest pending event and which queue holds it. Order: time,
+    /// then scheduled events (heap and replies, by insertion), then
+    /// arrivals, then deadlines.
+    fn next_source(&self) -> Option<(Micros, Source)> {
+        let mut best: Option<(Micros, u8, u64, Source)> = None;
+        let mut offer = |c: (Micros, u8, u64, Source)| {
+            if best.is_none_or(|b| (c.0, c.1, c.2) < (b.0, b.1, b.2)) {
+                best = Some(c);
+            }
+        };
+        if let Some(Reverse(e)) = self.heap.peek() {
+            offer((e.t, 0, e.seq, Source::Heap));
+        }
+        if let Some(e) = self.replies.front() {
+            offer((e.t, 0, e.seq, Source::Replies));
+        }
+        if let Some(a) = self.arrivals.get(self.next_arrival) {
+            offer((a.0, 1, 0, Source::Arrivals));
+        }
+        if let Some(d) = self.deadlines.front() {
+            offer((d.0, 2, 0, Source::Deadlines));
+        }
+        best.map(|b| (b.0, b.3))
+    }
+
+    /// True when the run stopped at its horizon with events still pending
+    /// (threads pinned or polling forever), rather than going quiet.
+    pub fn cut_off(&self) -> bool {
+        self.next_source().is_some_and(|(t, _)| t > self.horizon)
+    }
+
+    /// No events left (or the horizon was reached): nothing more will change.
+    pub fn is_quiet(&self) -> bool {
+        self.ready() && self.next_event_at().is_none()
+    }
+
+    /// Processes events up to virtual time `t`, at most `budget` of them.
+    /// Returns true when it reached `t` (the clock then reads `t`), false
+    /// when the budget ran out first (call again next frame).
+    ///
+    /// The budget counts work, not events: one event can wake a thousand
+    /// followers, and each of those steps counts, so a slice stays short.
+    pub fn advance_to(&mut self, t: Micros, budget: usize) -> bool {
+        let start = self.work;
+        if !self.ready() {
+            // Building is work too: a thread's share costs about a step.
+            self.work += self.build_some(budget.max(1) as u64);
+            if !self.ready() {
+                return false;
+            }
+        }
+        while let Some(next) = self.next_event_at() {
+            if next > t {
+                break;
+            }
+            if self.work - start >= budget as u64 {
+                return false;
+            }
+            self.step_one();
+        }
+        self.now = self.now.max(t.min(self.horizon));
+        true
+    }
+
+    /// Runs to the end and returns the report.
+    pub fn run(&mut self) -> Report {
+        self.build_some(u64::MAX);
+        while self.next_event_at().is_some() {
+            self.step_one();
+        }
+        self.report()
+    }
+
+    /// Cheap enough to call every frame: no per-thread scan.
+    pub fn report(&self) -> Report {
+        let mut r = self.r.clone();
+        r.pinned = self.unanswered.max(0) as u64;
+        r.p50_ms = ms(self.latency.quantile(0.5));
+        r.p99_ms = ms(self.latency.quantile(0.99));
+        r.max_ms = ms(self.latency.max());
+        r.max_wait_ms = ms(self.max_wait);
+        r.elapsed_ms = ms(self.last_activity);
+        r
+    }
+
+    // ---- the event loop ----------------------------------------------------
+
+    fn step_one(&mut self) {
+        let Some((t, which)) = self.next_source() else {
+            return;
+        };
+        self.work += 1;
+        self.now = self.now.max(t);
+        match which {
+            Source::Heap => {
+                let Some(Reverse(ev)) = self.heap.pop() else {
+                    return;
+                };
+                self.handle(ev);
+            }
+            Source::Replies => {
+                let Some(ev) = self.replies.pop_front() else {
+                    return;
+                };
+                self.handle(ev);
+            }
+            Source::Arrivals => {
+                let (_, thread) = self.arrivals[self.next_arrival];
+                self.next_arrival += 1;
+                self.arrive(thread);
+            }
+            Source::Deadlines => {
+                let Some((_, thread, req)) = self.deadlines.pop_front() else {
+                    return;
+                };
+                self.deadline(thread, req);
+            }
+        }
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev.kind {
+            EvKind::Arrive => self.arrive(ev.thread),
+            EvKind::Deliver(input) => {
+                let s = &self.slots[ev.thread as usize];
+                if s.active && s.wseq == ev.wseq {
+                    let key = s.path.key();
+                    match input {
+                        Input::Shed => {
+                            self.r.admission_shed += 1;
+                            self.log(ev.thread, EventKind::Shed, key, 0);
+                        }
+                        Input::Origin(Err(Failure::Timeout)) => {
+                            self.r.origin_timeouts += 1;
+                            self.log(ev.thread, EventKind::OriginTimeout, key, 0);
+                        }
+                        _ => {}
+                    }
+                    self.unpark(ev.thread);
+                    self.drive(ev.thread, input);
+                }
+            }
+            EvKind::OriginDone {
+                key,
+                result,
+                permit,
+                notify,
+            } => {
+                self.origin_running -= 1;
+                if permit {
+                    let inst = self.instance_of(ev.thread);
+                    self.release_permit(inst);
+                }
+                if let Some(c) = self.running_per_key.get_mut(&key) {
+                    *c -= 1;
+                }
+                let ok = result.is_ok();
+                if ok && notify {
+                    self.origin_answers_in_time += 1;
+                }
+                self.log(ev.thread, EventKind::RecomputeEnd, key, (!ok) as u8);
+                let s = &self.slots[ev.thread as usize];
+                if notify && s.active && s.wseq == ev.wseq {
+                    self.unpark(ev.thread);
+                    self.drive(ev.thread, Input::Origin(result));
+                }
+            }
+        }
+    }
+
+    fn arrive(&mut self, thread: u32) {
+        let sc = &self.scenario;
+        let key = match sc.workload {
+            Workload::Burst => 0,
+            Workload::Cold => self.rng.below(sc.keys as u64) as u32,
+            Workload::Steady => {
+                // Skewed towards low keys: key 0 is the hottest.
+                let u = self.rng.unit();
+                ((u * u * u * sc.keys as f64) as u32).min(sc.keys - 1)
+            }
+        };
+        let id = self.next_req_id;
+        self.next_req_id += 1;
+        let now = self.now;
+        let slot = &mut self.slots[thread as usize];
+        slot.path = ReadPath::new(&self.strategy, key, id, now);
+        slot.active = true;
+        slot.req = slot.req.wrapping_add(1);
+        slot.wseq = slot.wseq.wrapping_add(1);
+        slot.park = Park::None;
+        slot.started = now;
+        slot.waited = 0;
+        slot.permit = false;
+        slot.ending = None;
+        slot.corrupted = false;
+        slot.won = None;
+        let req = slot.req;
+        if let Some(d) = self.strategy.deadline {
+            self.deadlines.push_back((now + d, thread, req));
+        }
+        self.r.requests += 1;
+        self.unanswered += 1;
+        self.log(thread, EventKind::Arrive, key, 0);
+        self.drive(thread, Input::Start);
+    }
+
+    fn deadline(&mut self, thread: u32, req: u32) {
+        let s = &self.slots[thread as usize];
+        if !s.active || s.req != req || s.path.deadline().is_none() {
+            return;
+        }
+        let key = s.path.key();
+        // Work the request committed to keeps its pending reply; anything
+        // else it was waiting on is cancelled.
+        if !s.path.work_outlives_caller() {
+            self.unpark(thread);
+        }
+        self.log(thread, EventKind::DeadlinePassed, key, 0);
+        self.drive(thread, Input::DeadlinePassed);
+    }
+
+    /// The thread stops waiting: cancel whatever it was parked on.
+    fn unpark(&mut self, thread: u32) {
+        let now = self.now;
+        let inst = self.instance_of(thread);
+        let s = &mut self.slots[thread as usize];
+        s.wseq = s.wseq.wrapping_add(1);
+        let park = std::mem::replace(&mut s.park, Park::None);
+        match park {
+            Park::Follow(k, t) => {
+                s.waited += now - s.wait_from;
+                self.flights[inst].detach(&k, t);
+            }
+            Park::Queued | Park::Sleep => {
+                s.waited += now - s.wait_from;
+                // A queued entry is skipped lazily when its wseq no longer matches.
+            }
+            // The origin call keeps its permit until it really ends.
+            Park::Origin | Park::Reply | Park::None => {}
+        }
+    }
+
+    fn park(&mut self, thread: u32, park: Park) {
+        let now = self.now;
+        let s = &mut self.slots[thread as usize];
+        s.park = park;
+        s.wait_from = now;
+    }
+
+    fn instance_of(&self, slot: u32) -> usize {
+        (self.thread_of[slot as usize] / self.scenario.threads) as usize
+    }
+
+    fn set_state(&mut self, slot: u32, a: Activity) {
+        let t = self.thread_of[slot as usize] as usize;
+        self.states[t] = a as u8;
+    }
+
+    fn rtt(&self) -> Micros {
+        self.scenario.rtt_ms as Micros * US
+    }
+}
+
+mod build;
+mod markers;
+mod perform;
+mod sample;
+mod world;
+
+use build::Build;
+pub use markers::{Marker, Milestone};
+pub use sample::Sample;
+
+#[cfg(test)]
+mod tests;

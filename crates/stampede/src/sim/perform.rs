@@ -1,0 +1,297 @@
+//! The simulation as the read path's driver: it runs a thread's machine
+//! until it blocks, and performs each step the machine emits against the
+//! simulated world (flight tables, the claim table, the cache behind a
+//! round trip, the admission limit, the origin). A native driver mirrors
+//! this `perform` against tokio and a real Redis.
+
+use super::*;
+
+impl Fleet {
+    pub(super) fn reply_later(&mut self, thread: u32, input: Input) {
+        let t = self.now + self.rtt();
+        let wseq = self.slots[thread as usize].wseq;
+        self.park(thread, Park::Reply);
+        self.seq += 1;
+        self.replies.push_back(Ev {
+            t,
+            seq: self.seq,
+            thread,
+            wseq,
+            kind: EvKind::Deliver(input),
+        });
+        self.r.redis_round_trips += 1;
+        if self.scenario.redis_down {
+            self.r.redis_errors += 1;
+        }
+    }
+
+    /// Runs the thread's machine until it blocks on something.
+    pub(super) fn drive(&mut self, thread: u32, first: Input) {
+        let mut input = first;
+        let s_strategy = self.strategy;
+        loop {
+            self.work += 1;
+            let now = self.now;
+            let slot = &mut self.slots[thread as usize];
+            let step = slot.path.resume(&s_strategy, input, now);
+            let act = slot.path.activity(&step);
+            let key = slot.path.key();
+            if let Some(act) = act {
+                self.set_state(thread, act);
+            }
+            let next = self.perform(thread, key, step);
+            match next {
+                Some(i) => input = i,
+                None => return,
+            }
+        }
+    }
+
+    /// Performs one step. `Some(input)` when the answer is immediate.
+    pub(super) fn perform(&mut self, thread: u32, key: u32, step: Step) -> Option<Input> {
+        let down = self.scenario.redis_down;
+        let inst = self.instance_of(thread);
+        match step {
+            Step::CacheGet { key } => {
+                self.log(thread, EventKind::CacheGet, key, 0);
+                let reply = if down {
+                    CacheReply::Error
+                } else {
+                    self.cache_get(key)
+                };
+                if matches!(reply, CacheReply::Miss | CacheReply::Stale(_))
+                    && self.slots[thread as usize].path.is_first_read()
+                {
+                    self.r.misses += 1;
+                }
+                self.reply_later(thread, Input::Cache(reply));
+                None
+            }
+            Step::Poll { key } => {
+                self.log(thread, EventKind::Poll, key, 0);
+                let (cache, claim_free) = if down {
+                    (CacheReply::Error, false)
+                } else {
+                    let c = self.cache_get(key);
+                    (c, self.claims.holder(&key, self.now).is_none())
+                };
+                self.reply_later(thread, Input::Polled { cache, claim_free });
+                None
+            }
+            Step::AbandonFlight { key: fk, ticket } => {
+                self.log(thread, EventKind::Handover, key, 0);
+                self.abandon(inst, fk, ticket);
+                Some(Input::Ack)
+            }
+            Step::Wait => None,
+            Step::JoinFlight { key: fk } => match self.flights[inst].join(fk, thread) {
+                Join::Lead(t) => {
+                    self.log(thread, EventKind::Lead, key, 0);
+                    Some(Input::Flight(FlightReply::Lead(t)))
+                }
+                Join::Follow(t) => {
+                    self.log(thread, EventKind::Follow, key, 0);
+                    self.park(thread, Park::Follow(fk, t));
+                    None
+                }
+                Join::Remembered(o) => {
+                    self.r.remembered_failures += 1;
+                    self.log(thread, EventKind::Remembered, key, 0);
+                    Some(Input::Flight(FlightReply::Shared(o)))
+                }
+            },
+            Step::TryLead { key: fk } => {
+                if self.flights[inst].leader(&fk).is_some() {
+                    Some(Input::Flight(FlightReply::Busy))
+                } else {
+                    match self.flights[inst].join(fk, thread) {
+                        Join::Lead(t) => {
+                            self.log(thread, EventKind::Lead, key, 0);
+                            Some(Input::Flight(FlightReply::Lead(t)))
+                        }
+                        // Remembered failure: nothing to refresh with.
+                        _ => Some(Input::Flight(FlightReply::Busy)),
+                    }
+                }
+            }
+            Step::SettleFlight {
+                key: fk,
+                ticket,
+                outcome,
+            } => {
+                self.log(thread, EventKind::Settle, key, 0);
+                if let Ok(settled) = self.flights[inst].settle(&fk, ticket, outcome) {
+                    for (w, o) in settled.deliveries {
+                        let ws = &mut self.slots[w as usize];
+                        // Detached waiters are not in the list; a delivered
+                        // waiter stops waiting now.
+                        ws.park = Park::None;
+                        ws.wseq = ws.wseq.wrapping_add(1);
+                        ws.waited += self.now - ws.wait_from;
+                        self.drive(w, Input::Flight(FlightReply::Shared(o)));
+                    }
+                }
+                Some(Input::Ack)
+            }
+            Step::Claim { key, token, ttl } => {
+                self.r.claim_attempts += 1;
+                self.log(thread, EventKind::Claim, key, 0);
+                let reply = if down {
+                    ClaimReply::Error
+                } else {
+                    match self.claims.set_nx_px(key, token, ttl, self.now) {
+                        Ok(SetReply::Ok { .. }) => ClaimReply::Won {
+                            fence: self.claims.next_fence(key),
+                        },
+                        Ok(SetReply::Held) => ClaimReply::Held,
+                        Err(_) => ClaimReply::Error,
+                    }
+                };
+                let kind = match reply {
+                    ClaimReply::Won { .. } => {
+                        self.r.claim_wins += 1;
+                        self.slots[thread as usize].won = Some(token);
+                        EventKind::ClaimWon
+                    }
+                    ClaimReply::Held => EventKind::ClaimLost,
+                    ClaimReply::Error => EventKind::ClaimError,
+                };
+                self.log(thread, kind, key, 0);
+                if matches!(reply, ClaimReply::Won { .. })
+                    && self.scenario.holder_crash
+                    && !self.holder_crashed
+                {
+                    self.holder_crashed = true;
+                    self.crash(thread);
+                    return None;
+                }
+                self.reply_later(thread, Input::Claim(reply));
+                None
+            }
+            Step::Release { key, token } => {
+                self.r.releases += 1;
+                self.log(thread, EventKind::Release, key, 0);
+                if !down {
+                    match self.claims.release(&key, token, self.now) {
+                        ReleaseReply::Released => {}
+                        ReleaseReply::NotHolder | ReleaseReply::Absent => {
+                            if self.slots[thread as usize].won == Some(token) {
+                                self.r.releases_refused += 1
+                            }
+                        }
+                    }
+                }
+                self.reply_later(thread, Input::Ack);
+                None
+            }
+            Step::Admit { max_wait } => {
+                let a = &mut self.admission[inst];
+                if a.free > 0 {
+                    a.free -= 1;
+                    self.slots[thread as usize].permit = true;
+                    Some(Input::Admitted)
+                } else {
+                    self.r.admission_waits += 1;
+                    let wseq = self.slots[thread as usize].wseq;
+                    a.queue.push_back((thread, wseq));
+                    self.park(thread, Park::Queued);
+                    // The shed timer shares the queue entry's wseq: whichever
+                    // comes first (a permit or the timer) voids the other.
+                    let at = self.now.saturating_add(max_wait);
+                    self.push(at, thread, wseq, EvKind::Deliver(Input::Shed));
+                    None
+                }
+            }
+            Step::Recompute { key, timeout } => {
+                self.start_recompute(thread, key, timeout);
+                None
+            }
+            Step::CacheSet {
+                key,
+                value,
+                delta,
+                fence,
+            } => {
+                self.log(thread, EventKind::CacheSet, key, 0);
+                let stored = self.cache.get(&key).copied();
+                // A fenced write older than the stored value's is refused,
+                // as the fenced-write script does in Redis.
+                let refused = match (fence, stored) {
+                    (Some(f), Some(e)) => f < e.fence,
+                    _ => false,
+                };
+                if !down && refused {
+                    self.r.writes_refused += 1;
+                } else if !down {
+                    if stored
+                        .and_then(|e| e.value)
+                        .is_some_and(|old| old.version > value.version)
+                    {
+                        // An older value lands on a newer one: a late writer.
+                        self.r.stale_overwrites += 1;
+                    }
+                    self.r.values_written += 1;
+                    let sc = &self.scenario;
+                    let (vt, st) = (sc.value_ttl_ms as Micros * US, sc.stale_ms as Micros * US);
+                    let ttl = self.jittered(vt);
+                    let now = self.now;
+                    if key == 0 && self.scenario.workload == Workload::Steady {
+                        self.mark_expiry(now + ttl);
+                    }
+                    self.cache.insert(
+                        key,
+                        CacheEntry {
+                            value: Some(value),
+                            negative_until: 0,
+                            fresh_until: now + ttl,
+                            stale_until: now + ttl + st,
+                            delta,
+                            // Unfenced writes (no claim won) leave the fence.
+                            fence: fence.unwrap_or(stored.map_or(0, |e| e.fence)),
+                        },
+                    );
+                }
+                self.reply_later(thread, Input::Ack);
+                None
+            }
+            Step::CacheSetNegative { key, ttl } => {
+                self.log(thread, EventKind::CacheSet, key, 1);
+                if !down {
+                    let now = self.now;
+                    // The marker shadows the key for its TTL; a stale value
+                    // underneath stays servable to the stale paths after it.
+                    let e = self.cache.entry(key).or_insert(CacheEntry {
+                        value: None,
+                        negative_until: 0,
+                        fresh_until: 0,
+                        stale_until: 0,
+                        delta: 0,
+                        fence: 0,
+                    });
+                    e.negative_until = now + ttl;
+                }
+                self.reply_later(thread, Input::Ack);
+                None
+            }
+            Step::Sleep { until } => {
+                let wseq = self.slots[thread as usize].wseq;
+                self.park(thread, Park::Sleep);
+                self.push(
+                    until.max(self.now),
+                    thread,
+                    wseq,
+                    EvKind::Deliver(Input::Woke),
+                );
+                None
+            }
+            Step::Respond { ending, corrupted } => {
+                self.record_ending(thread, key, ending, corrupted);
+                Some(Input::Ack)
+            }
+            Step::Finish => {
+                self.finish(thread);
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+use super::*;
+
+#[test]
+fn samples_only_grow_and_end_where_the_run_does() {
+    let s = Scenario::default();
+    let full = Fleet::new(&s, 1).run();
+    let mut probe = Fleet::new(&s, 1);
+    probe.run();
+    let end = probe.last_activity();
+    assert!(
+        end < 1_100_000,
+        "the burst is over within its deadline: {end}"
+    );
+    let mut f = Fleet::new(&s, 1);
+    let mut samples = vec![f.sample()];
+    for i in 1..=50u64 {
+        f.advance_to(end * i / 50, usize::MAX);
+        samples.push(f.sample());
+    }
+    assert_eq!(samples.len(), 51);
+    let last = samples.last().unwrap();
+    assert_eq!(last.recomputes, full.recomputes);
+    assert_eq!(last.served, full.ended());
+    for w in samples.windows(2) {
+        assert!(w[0].t <= w[1].t);
+        assert!(w[0].redis_round_trips <= w[1].redis_round_trips);
+        assert!(w[0].served <= w[1].served);
+    }
+}
+
+#[test]
+fn arrivals_are_ordered_by_time_then_thread_however_the_build_is_sliced() {
+    for (n, spread_ms, budget) in [
+        (1u32, 0u32, 1u64),
+        (50, 10, 7),
+        (1000, 3, 100),
+        (100, 60_000, 13),
+    ] {
+        let s = Scenario {
+            instances: 1,
+            threads: n,
+            spread_ms,
+            ..Scenario::default()
+        };
+        let mut whole = Fleet::new(&s, 9);
+        whole.build_some(u64::MAX);
+        let mut sliced = Fleet::new(&s, 9);
+        while !sliced.ready() {
+            sliced.build_some(budget);
+        }
+        assert_eq!(whole.arrivals, sliced.arrivals);
+        assert_eq!(whole.thread_of, sliced.thread_of);
+        let by_thread: Vec<(Micros, u32)> = whole
+            .arrivals
+            .iter()
+            .map(|(t, slot)| (*t, whole.thread_of[*slot as usize]))
+            .collect();
+        let mut sorted = by_thread.clone();
+        sorted.sort_unstable();
+        assert_eq!(by_thread, sorted);
+        let mut threads = whole.thread_of.clone();
+        threads.sort_unstable();
+        assert_eq!(threads, (0..n).collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn markers_tell_each_story_in_order() {
+    let kinds = |name: &str| {
+        let mut f = Fleet::new(&crate::scenario::preset(name).unwrap(), 1);
+        f.run();
+        assert!(f.markers().windows(2).all(|w| w[0].t <= w[1].t));
+        f.markers().iter().map(|m| m.what).collect::<Vec<_>>()
+    };
+    use Milestone::*;
+    assert_eq!(
+        kinds("burst"),
+        [KeyExpires, ClaimWon, RecomputeStarts, ValueWritten]
+    );
+    let crash = kinds("holder-crash");
+    let at = |k| crash.iter().position(|m| *m == k).unwrap();
+    assert!(at(KeyExpires) < at(HolderCrashes));
+    assert!(at(HolderCrashes) < at(DeadClaimExpires));
+    assert!(at(DeadClaimExpires) < at(ValueWritten), "{crash:?}");
+    assert!(kinds("failure").contains(&OutageEnds));
+    assert!(kinds("hang").contains(&OriginTimeout));
+    assert!(kinds("cold").contains(&Shed));
+    // A steady run marks each expiry of its hottest key.
+    let steady = kinds("jitter");
+    assert!(steady.iter().filter(|m| **m == KeyExpires).count() >= 3);
+}
+
+#[test]
+fn states_describe_every_thread() {
+    let s = Scenario {
+        instances: 3,
+        threads: 7,
+        ..Scenario::default()
+    };
+    let mut f = Fleet::new(&s, 4);
+    assert_eq!(f.thread_states().len(), 21);
+    assert!(f.thread_states().iter().all(|b| *b == Activity::Idle as u8));
+    f.advance_to(5_000, usize::MAX);
+    assert!(f.thread_states().iter().any(|b| *b != Activity::Idle as u8));
+    f.run();
+    // Every thread ends showing how it was answered.
+    assert!(f
+        .thread_states()
+        .iter()
+        .all(|b| *b >= Activity::Hit as u8 && (*b as usize) < Activity::COUNT));
+}
