@@ -11,11 +11,19 @@
 //!   fenced writes: a claim win takes a fencing number, and a value written
 //!   under an older one than the stored value's is refused.
 //!
-//! To come (issue "Real Redis"): the read path driven by real I/O, and a
-//! real fleet checked against the simulation.
+//! - [`driver`]: the read path on real I/O. Each request runs the core's
+//!   state machine in a task of its own; the driver only performs the steps
+//!   it emits (Redis reads, polls, the claim scripts, the flight table, an
+//!   admission semaphore, the origin, the write). The caller is answered
+//!   when the machine says so and the work goes on after it.
+//!
+//! To come (issue "Real Redis"): the `stampede-fleet` binary and its
+//! conformance runs (cluster included), injected faults, peer benchmarks.
 
 pub mod claim;
+pub mod driver;
 pub mod group;
 
 pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token};
+pub use driver::{Answer, Driver, Origin};
 pub use group::{Failure, Group, Shared, TimedOut};

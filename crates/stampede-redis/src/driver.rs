@@ -1,0 +1,605 @@
+//! The read path on real I/O: each request runs the core's state machine
+//! (`stampede::read_path::ReadPath`) in a task of its own, and this module
+//! only performs the steps the machine emits — `GET` and the poll against
+//! Redis, the claim and its release by script, the in-process flight table,
+//! an admission semaphore, the origin, the value write. No stampede rule is
+//! decided here: when to claim, when to wait, what a caller gets at its
+//! deadline and what the work does after it are all the machine's.
+//!
+//! The caller gets its answer through a channel the moment the machine says
+//! `Respond`; the task goes on with whatever work the machine still has
+//! (write, settle, release), so a caller's deadline never cuts the work.
+//!
+//! Values live in a Redis hash `value:{key}` with the payload, a version,
+//! when it stops being fresh and stale (wall-clock ms, shared by every
+//! instance), the recompute's delta, a negative-cache mark and the writer's
+//! fence.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use redis::aio::ConnectionManager;
+use redis::Script;
+use stampede::claim::Micros;
+use stampede::flight::{Abandoned, FlightPolicy, FlightTable, Join, Value};
+use stampede::metrics::Ending;
+use stampede::read_path::{
+    CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
+};
+use stampede::scenario::Scenario;
+use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+
+use crate::claim::{fence_key, lock_key, value_key, Token};
+
+/// A value's content, shared by every caller it answers.
+type Payload = Arc<Vec<u8>>;
+
+/// What a service's origin is: anything that computes a key's payload.
+pub trait Origin: Send + Sync + 'static {
+    fn compute(&self, key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>>;
+}
+
+/// What a caller gets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub ending: Ending,
+    /// The payload, for the endings that carry one.
+    pub value: Option<Arc<Vec<u8>>>,
+}
+
+/// Counts the conformance run compares with the simulation's.
+#[derive(Debug, Default)]
+pub struct Counters {
+    pub requests: AtomicU64,
+    pub recomputes: AtomicU64,
+    pub claim_attempts: AtomicU64,
+    pub claim_wins: AtomicU64,
+    pub releases: AtomicU64,
+    pub values_written: AtomicU64,
+}
+
+struct Inner<O> {
+    strategy: Strategy,
+    con: ConnectionManager,
+    release: Script,
+    claim: Script,
+    write_fenced: Script,
+    flights: Mutex<FlightTable<FlightKey, u64>>,
+    parked: Mutex<HashMap<u64, oneshot::Sender<FlightReply>>>,
+    /// The payload of each key's latest flight result, for its followers
+    /// (the flight hands them a `Value`, the handle; this is its content).
+    recent: Mutex<HashMap<u32, (u32, Payload)>>,
+    admission: Option<Arc<Semaphore>>,
+    origin: O,
+    epoch: Instant,
+    value_ttl: Duration,
+    stale: Duration,
+    next_id: AtomicU64,
+    counters: Counters,
+}
+
+/// One instance's read path: its own flight table and admission limit, a
+/// connection to the shared Redis. Cheap to clone.
+pub struct Driver<O> {
+    inner: Arc<Inner<O>>,
+}
+
+impl<O> Clone for Driver<O> {
+    fn clone(&self) -> Self {
+        Driver {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+const RELEASE: &str = r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+";
+const CLAIM: &str = r"
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    return redis.call('INCR', KEYS[2])
+end
+return 0
+";
+const WRITE_FENCED: &str = r"
+local current = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
+if tonumber(ARGV[2]) < current then return 0 end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'fence', ARGV[2], 'version', ARGV[3],
+    'fresh', ARGV[4], 'stale', ARGV[5], 'delta', ARGV[6], 'neg', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[7])
+return 1
+";
+
+fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// What performing a step produced besides the machine's input.
+enum Got {
+    Nothing,
+    Read(Option<Arc<Vec<u8>>>),
+    Computed(Arc<Vec<u8>>),
+    Permit(OwnedSemaphorePermit),
+}
+
+type Op = Pin<Box<dyn Future<Output = (Input, Got)> + Send>>;
+
+fn ready(input: Input) -> Op {
+    Box::pin(async move { (input, Got::Nothing) })
+}
+
+/// Leaves the flight if a parked follower stops waiting first.
+struct Parked<O: Origin> {
+    inner: Arc<Inner<O>>,
+    key: FlightKey,
+    id: u64,
+    ticket: stampede::flight::WaiterTicket,
+}
+
+impl<O: Origin> Drop for Parked<O> {
+    fn drop(&mut self) {
+        let mut f = self
+            .inner
+            .flights
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        f.detach(&self.key, self.ticket);
+        drop(f);
+        self.inner
+            .parked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+    }
+}
+
+impl<O: Origin> Driver<O> {
+    /// One instance for `scenario`'s read path against the Redis at `url`.
+    pub async fn connect(url: &str, scenario: &Scenario, origin: O) -> redis::RedisResult<Self> {
+        let client = redis::Client::open(url)?;
+        let con = ConnectionManager::new(client).await?;
+        let ms = |v: u32| Duration::from_millis(u64::from(v));
+        Ok(Driver {
+            inner: Arc::new(Inner {
+                strategy: Strategy::from_scenario(scenario),
+                con,
+                release: Script::new(RELEASE),
+                claim: Script::new(CLAIM),
+                write_fenced: Script::new(WRITE_FENCED),
+                flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
+                parked: Mutex::new(HashMap::new()),
+                recent: Mutex::new(HashMap::new()),
+                admission: (scenario.admission > 0)
+                    .then(|| Arc::new(Semaphore::new(scenario.admission as usize))),
+                origin,
+                epoch: Instant::now(),
+                value_ttl: ms(scenario.value_ttl_ms),
+                stale: ms(scenario.stale_ms),
+                next_id: AtomicU64::new(0),
+                counters: Counters::default(),
+            }),
+        })
+    }
+
+    pub fn counters(&self) -> &Counters {
+        &self.inner.counters
+    }
+
+    /// The value for `key`, as the read path decides. The request's work
+    /// goes on in its own task after the answer if the machine has more to
+    /// do (a write, a settle, a release).
+    pub async fn get(&self, key: u32) -> Answer {
+        let (tx, rx) = oneshot::channel();
+        tokio::spawn(run(self.inner.clone(), key, tx));
+        rx.await.unwrap_or(Answer {
+            ending: Ending::Error,
+            value: None,
+        })
+    }
+}
+
+impl<O> Inner<O> {
+    fn now(&self) -> Micros {
+        self.epoch.elapsed().as_micros() as Micros
+    }
+
+    fn at(&self, t: Micros) -> Instant {
+        self.epoch + Duration::from_micros(t)
+    }
+}
+
+/// One request: the machine, stepped until it finishes.
+async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<Answer>) {
+    inner.counters.requests.fetch_add(1, Ordering::Relaxed);
+    let s = inner.strategy;
+    let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+    let mut m = ReadPath::new(&s, key, id, inner.now());
+    let mut answer = Some(answer);
+    let mut tokens: HashMap<u64, Token> = HashMap::new();
+    let mut read: Option<Arc<Vec<u8>>> = None;
+    let mut computed: Option<Arc<Vec<u8>>> = None;
+    // Held (never read) while the origin call runs: dropping it frees the
+    // admission slot.
+    let mut _permit: Option<OwnedSemaphorePermit> = None;
+    let mut op: Option<Op> = None;
+    let mut input = Input::Start;
+    loop {
+        let step = m.resume(&s, input, inner.now());
+        match step {
+            Step::Finish => return,
+            Step::Respond { ending, .. } => {
+                let value = match ending {
+                    Ending::Hit | Ending::Stale => read.clone(),
+                    Ending::Computed => computed.clone(),
+                    Ending::Shared => inner
+                        .recent
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .get(&key)
+                        .map(|(_, v)| v.clone()),
+                    _ => None,
+                };
+                if let Some(a) = answer.take() {
+                    let _ = a.send(Answer { ending, value });
+                }
+                input = Input::Ack;
+                continue;
+            }
+            // Keep waiting for the operation already under way.
+            Step::Wait => {}
+            other => {
+                op = Some(perform(&inner, other, &mut tokens, &computed, &read));
+            }
+        }
+        let Some(fut) = op.as_mut() else {
+            // Nothing pending and nothing to do: a machine bug; answer.
+            if let Some(a) = answer.take() {
+                let _ = a.send(Answer {
+                    ending: Ending::Error,
+                    value: None,
+                });
+            }
+            return;
+        };
+        let (got_input, got) = match m.deadline() {
+            Some(d) => {
+                tokio::select! {
+                    r = fut => r,
+                    _ = tokio::time::sleep_until(inner.at(d)) => {
+                        if !m.work_outlives_caller() {
+                            // Cancel the wait (a parked follower detaches).
+                            op = None;
+                        }
+                        input = Input::DeadlinePassed;
+                        continue;
+                    }
+                }
+            }
+            None => fut.await,
+        };
+        op = None;
+        match got {
+            Got::Nothing => {}
+            Got::Read(v) => {
+                if v.is_some() {
+                    read = v;
+                }
+            }
+            Got::Computed(v) => computed = Some(v),
+            Got::Permit(p) => _permit = Some(p),
+        }
+        if matches!(got_input, Input::Origin(_)) {
+            // The origin call is over: its permit goes back.
+            _permit = None;
+        }
+        input = got_input;
+    }
+}
+
+/// Performs one step: what the machine asked for, nothing more.
+fn perform<O: Origin>(
+    inner: &Arc<Inner<O>>,
+    step: Step,
+    tokens: &mut HashMap<u64, Token>,
+    computed: &Option<Arc<Vec<u8>>>,
+    read: &Option<Arc<Vec<u8>>>,
+) -> Op {
+    let inner = inner.clone();
+    let mut con = inner.con.clone();
+    match step {
+        Step::CacheGet { key } => Box::pin(async move {
+            let (reply, bytes) = read_value(&mut con, key).await;
+            (Input::Cache(reply), Got::Read(bytes))
+        }),
+        Step::Poll { key } => Box::pin(async move {
+            let (cache, bytes) = read_value(&mut con, key).await;
+            let held: Result<bool, _> = redis::cmd("EXISTS")
+                .arg(lock_key(&key.to_string()))
+                .query_async(&mut con)
+                .await;
+            let claim_free = matches!(held, Ok(false));
+            (Input::Polled { cache, claim_free }, Got::Read(bytes))
+        }),
+        Step::JoinFlight { key: fk } => {
+            let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+            let joined = inner
+                .flights
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .join(fk, id);
+            match joined {
+                Join::Lead(t) => ready(Input::Flight(FlightReply::Lead(t))),
+                Join::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
+                Join::Follow(w) => {
+                    let (tx, rx) = oneshot::channel();
+                    inner
+                        .parked
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(id, tx);
+                    let guard = Parked {
+                        inner: inner.clone(),
+                        key: fk,
+                        id,
+                        ticket: w,
+                    };
+                    Box::pin(async move {
+                        let reply = rx.await;
+                        drop(guard);
+                        match reply {
+                            Ok(r) => (Input::Flight(r), Got::Nothing),
+                            Err(_) => (
+                                Input::Flight(FlightReply::Shared(
+                                    stampede::flight::Outcome::Failed(
+                                        stampede::flight::Failure::Crashed,
+                                    ),
+                                )),
+                                Got::Nothing,
+                            ),
+                        }
+                    })
+                }
+            }
+        }
+        Step::TryLead { key: fk } => {
+            let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            let reply = if f.leader(&fk).is_some() {
+                FlightReply::Busy
+            } else {
+                let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+                match f.join(fk, id) {
+                    Join::Lead(t) => FlightReply::Lead(t),
+                    _ => FlightReply::Busy,
+                }
+            };
+            ready(Input::Flight(reply))
+        }
+        Step::SettleFlight {
+            key: fk,
+            ticket,
+            outcome,
+        } => {
+            // The followers' payload: what this leader computed, or read
+            // back when its re-check found the value already there.
+            let payload = computed.as_ref().or(read.as_ref());
+            if let (Some(bytes), stampede::flight::Outcome::Fresh(v)) = (payload, outcome) {
+                inner
+                    .recent
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert(v.key, (v.version, bytes.clone()));
+            }
+            let settled = inner
+                .flights
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .settle(&fk, ticket, outcome);
+            if let Ok(settled) = settled {
+                let mut parked = inner.parked.lock().unwrap_or_else(PoisonError::into_inner);
+                for (w, o) in settled.deliveries {
+                    if let Some(tx) = parked.remove(&w) {
+                        let _ = tx.send(FlightReply::Shared(o));
+                    }
+                }
+            }
+            ready(Input::Ack)
+        }
+        Step::AbandonFlight { key: fk, ticket } => {
+            let abandoned = inner
+                .flights
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .abandon(&fk, ticket);
+            if let Ok(Abandoned::Promoted { leader, ticket }) = abandoned {
+                if let Some(tx) = inner
+                    .parked
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&leader)
+                {
+                    let _ = tx.send(FlightReply::Promoted(ticket));
+                }
+            }
+            ready(Input::Ack)
+        }
+        Step::Claim { key, token, ttl } => {
+            inner
+                .counters
+                .claim_attempts
+                .fetch_add(1, Ordering::Relaxed);
+            // The machine's token names the attempt; Redis gets an
+            // unguessable one in its place.
+            let secret = tokens.entry(token.0).or_default().clone();
+            let script = inner.claim.clone();
+            Box::pin(async move {
+                let k = key.to_string();
+                let r: Result<u64, _> = script
+                    .key(lock_key(&k))
+                    .key(fence_key(&k))
+                    .arg(secret.as_str())
+                    .arg((ttl / 1000).max(1))
+                    .invoke_async(&mut con)
+                    .await;
+                let reply = match r {
+                    Ok(0) => ClaimReply::Held,
+                    Ok(fence) => {
+                        inner.counters.claim_wins.fetch_add(1, Ordering::Relaxed);
+                        ClaimReply::Won { fence }
+                    }
+                    Err(_) => ClaimReply::Error,
+                };
+                (Input::Claim(reply), Got::Nothing)
+            })
+        }
+        Step::Release { key, token } => {
+            inner.counters.releases.fetch_add(1, Ordering::Relaxed);
+            let secret = tokens.get(&token.0).cloned();
+            let script = inner.release.clone();
+            Box::pin(async move {
+                if let Some(secret) = secret {
+                    let _: Result<i64, _> = script
+                        .key(lock_key(&key.to_string()))
+                        .arg(secret.as_str())
+                        .invoke_async(&mut con)
+                        .await;
+                }
+                (Input::Ack, Got::Nothing)
+            })
+        }
+        Step::Admit { max_wait } => match &inner.admission {
+            None => ready(Input::Admitted),
+            Some(sem) => {
+                let sem = sem.clone();
+                Box::pin(async move {
+                    match tokio::time::timeout(Duration::from_micros(max_wait), sem.acquire_owned())
+                        .await
+                    {
+                        Ok(Ok(p)) => (Input::Admitted, Got::Permit(p)),
+                        _ => (Input::Shed, Got::Nothing),
+                    }
+                })
+            }
+        },
+        Step::Recompute { key, timeout } => {
+            inner.counters.recomputes.fetch_add(1, Ordering::Relaxed);
+            // The admission permit, if any, stays with this request until
+            // the call's answer comes back (see `run`).
+            let call = inner.origin.compute(key);
+            Box::pin(async move {
+                let r = match timeout {
+                    Some(t) => tokio::time::timeout(Duration::from_micros(t), call)
+                        .await
+                        .unwrap_or_else(|_| Err("origin timeout".into())),
+                    None => call.await,
+                };
+                match r {
+                    Ok(bytes) => {
+                        let version = (wall_ms() & 0xffff_ffff) as u32;
+                        (
+                            Input::Origin(Ok(Value::fresh(key, version))),
+                            Got::Computed(Arc::new(bytes)),
+                        )
+                    }
+                    Err(_) => (
+                        Input::Origin(Err(stampede::flight::Failure::Origin)),
+                        Got::Nothing,
+                    ),
+                }
+            })
+        }
+        Step::CacheSet {
+            key,
+            value,
+            delta,
+            fence,
+        } => {
+            inner
+                .counters
+                .values_written
+                .fetch_add(1, Ordering::Relaxed);
+            let bytes = computed.clone().unwrap_or_default();
+            let script = inner.write_fenced.clone();
+            let now = wall_ms();
+            let fresh = now + inner.value_ttl.as_millis() as u64;
+            let stale = fresh + inner.stale.as_millis() as u64;
+            let keep = (stale - now).max(1);
+            Box::pin(async move {
+                let _: Result<i64, _> = script
+                    .key(value_key(&key.to_string()))
+                    .arg(bytes.as_slice())
+                    .arg(fence.unwrap_or(0))
+                    .arg(value.version)
+                    .arg(fresh)
+                    .arg(stale)
+                    .arg(delta)
+                    .arg(keep)
+                    .invoke_async(&mut con)
+                    .await;
+                (Input::Ack, Got::Nothing)
+            })
+        }
+        Step::CacheSetNegative { key, ttl } => Box::pin(async move {
+            let until = wall_ms() + ttl / 1000;
+            let _: Result<i64, _> = redis::cmd("HSET")
+                .arg(value_key(&key.to_string()))
+                .arg("neg")
+                .arg(until)
+                .query_async(&mut con)
+                .await;
+            (Input::Ack, Got::Nothing)
+        }),
+        Step::Sleep { until } => {
+            let at = inner.at(until);
+            Box::pin(async move {
+                tokio::time::sleep_until(at).await;
+                (Input::Woke, Got::Nothing)
+            })
+        }
+        // Handled by the loop.
+        Step::Respond { .. } | Step::Wait | Step::Finish => ready(Input::Ack),
+    }
+}
+
+/// Reads `value:{key}` and says what the machine should hear.
+async fn read_value(con: &mut ConnectionManager, key: u32) -> (CacheReply, Option<Arc<Vec<u8>>>) {
+    type Row = (
+        Option<Vec<u8>>,
+        Option<u32>,
+        Option<u64>,
+        Option<u64>,
+        Option<u64>,
+    );
+    let row: Result<Row, _> = redis::cmd("HMGET")
+        .arg(value_key(&key.to_string()))
+        .arg("v")
+        .arg("version")
+        .arg("fresh")
+        .arg("stale")
+        .arg("neg")
+        .query_async(con)
+        .await;
+    let now = wall_ms();
+    match row {
+        Err(_) => (CacheReply::Error, None),
+        Ok((bytes, version, fresh, stale, neg)) => {
+            let value = version.map(|v| Value::fresh(key, v));
+            let bytes = bytes.map(Arc::new);
+            let fresh_ok = fresh.is_some_and(|f| now < f);
+            let stale_ok = stale.is_some_and(|s| now < s);
+            match (value, fresh_ok, stale_ok, neg.is_some_and(|n| now < n)) {
+                (Some(v), true, _, _) => (CacheReply::Fresh(v), bytes),
+                (v, _, stale_ok, true) => (CacheReply::Negative(v.filter(|_| stale_ok)), bytes),
+                (Some(v), false, true, false) => (CacheReply::Stale(v), bytes),
+                _ => (CacheReply::Miss, None),
+            }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! The read path on real I/O against a real Redis: a small fleet of
+//! drivers (each an instance with its own flight table) bursts on one key,
+//! and the counts agree with the simulation's for the same shape.
+
+mod common;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::TestRedis;
+use stampede::metrics::Ending;
+use stampede::scenario::Scenario;
+use stampede::sim::Fleet;
+use stampede_redis::{Driver, Origin};
+
+/// An origin that sleeps for its latency and counts its calls.
+#[derive(Clone)]
+struct Slow {
+    latency: Duration,
+    calls: Arc<AtomicU64>,
+}
+
+impl Origin for Slow {
+    fn compute(&self, key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
+        let (latency, calls) = (self.latency, self.calls.clone());
+        Box::pin(async move {
+            calls.fetch_add(1, Ordering::SeqCst);
+            tokio::time::sleep(latency).await;
+            Ok(format!("value of {key}").into_bytes())
+        })
+    }
+}
+
+async fn fleet(url: &str, s: &Scenario, origin: &Slow) -> Vec<Driver<Slow>> {
+    let mut out = Vec::new();
+    for _ in 0..s.instances {
+        out.push(Driver::connect(url, s, origin.clone()).await.unwrap());
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_real_burst_collapses_like_the_simulation() {
+    let redis = TestRedis::start().await;
+    let s = Scenario {
+        instances: 4,
+        threads: 50,
+        ..Scenario::default()
+    };
+    let origin = Slow {
+        latency: Duration::from_millis(200),
+        calls: Arc::new(AtomicU64::new(0)),
+    };
+    let drivers = fleet(&redis.url, &s, &origin).await;
+    let mut calls = Vec::new();
+    for d in &drivers {
+        for _ in 0..s.threads {
+            let d = d.clone();
+            calls.push(tokio::spawn(async move { d.get(0).await }));
+        }
+    }
+    let mut answers = Vec::new();
+    for c in calls {
+        answers.push(c.await.unwrap());
+    }
+    // Everyone got the value, computed once for the whole fleet.
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.value.as_deref().map(Vec::as_slice) == Some(b"value of 0".as_slice())),
+        "{answers:?}"
+    );
+    assert_eq!(origin.calls.load(Ordering::SeqCst), 1);
+    let computed = answers
+        .iter()
+        .filter(|a| a.ending == Ending::Computed)
+        .count();
+    assert_eq!(computed, 1);
+    // Singleflight outside, claim inside: one claim attempt per instance,
+    // as the simulation counts for the same shape.
+    let attempts: u64 = drivers
+        .iter()
+        .map(|d| d.counters().claim_attempts.load(Ordering::SeqCst))
+        .sum();
+    let sim = Fleet::new(&s, 1).run();
+    assert_eq!((sim.recomputes, sim.claim_attempts), (1, 4));
+    assert_eq!(attempts, sim.claim_attempts);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_origin_still_refills_the_cache_after_every_caller_gave_up() {
+    let redis = TestRedis::start().await;
+    let s = Scenario {
+        instances: 2,
+        threads: 5,
+        deadline_ms: 300,
+        ..Scenario::default()
+    };
+    let origin = Slow {
+        latency: Duration::from_millis(700),
+        calls: Arc::new(AtomicU64::new(0)),
+    };
+    let drivers = fleet(&redis.url, &s, &origin).await;
+    let mut calls = Vec::new();
+    for d in &drivers {
+        for _ in 0..s.threads {
+            let d = d.clone();
+            calls.push(tokio::spawn(async move { d.get(0).await }));
+        }
+    }
+    for c in calls {
+        assert_eq!(
+            c.await.unwrap().ending,
+            Ending::Timeout,
+            "the callers' deadline is 300 ms"
+        );
+    }
+    // The work went on: the value lands, and the next caller hits it.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let next = drivers[1].get(0).await;
+    assert_eq!(next.ending, Ending::Hit);
+    assert_eq!(
+        next.value.as_deref().map(Vec::as_slice),
+        Some(b"value of 0".as_slice())
+    );
+    assert_eq!(
+        origin.calls.load(Ordering::SeqCst),
+        1,
+        "one recompute, never cut short"
+    );
+}
