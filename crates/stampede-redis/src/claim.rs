@@ -12,7 +12,7 @@ use redis::aio::ConnectionManager;
 use redis::{RedisResult, Script};
 
 /// Deletes the claim only if it still holds this token.
-const RELEASE: &str = r"
+pub(crate) const RELEASE: &str = r"
 if redis.call('GET', KEYS[1]) == ARGV[1] then
     return redis.call('DEL', KEYS[1])
 end
@@ -21,7 +21,7 @@ return 0
 
 /// Takes the claim and, in the same step, its fencing number: 0 when the
 /// claim is held by someone else.
-const CLAIM_FENCED: &str = r"
+pub(crate) const CLAIM_FENCED: &str = r"
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
     return redis.call('INCR', KEYS[2])
 end

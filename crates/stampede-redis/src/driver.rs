@@ -34,7 +34,7 @@ use stampede::scenario::Scenario;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use crate::claim::{fence_key, lock_key, value_key, Token};
+use crate::claim::{fence_key, lock_key, value_key, Token, CLAIM_FENCED, RELEASE};
 
 /// A value's content, shared by every caller it answers.
 type Payload = Arc<Vec<u8>>;
@@ -97,16 +97,8 @@ impl<O> Clone for Driver<O> {
     }
 }
 
-const RELEASE: &str = r"
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-";
-const CLAIM: &str = r"
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-    return redis.call('INCR', KEYS[2])
-end
-return 0
-";
+/// The fenced write of the driver's value hash (payload, version, fresh and
+/// stale until, delta), refusing a fence older than the stored one.
 const WRITE_FENCED: &str = r"
 local current = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
 if tonumber(ARGV[2]) < current then return 0 end
@@ -172,7 +164,7 @@ impl<O: Origin> Driver<O> {
                 strategy: Strategy::from_scenario(scenario),
                 con,
                 release: Script::new(RELEASE),
-                claim: Script::new(CLAIM),
+                claim: Script::new(CLAIM_FENCED),
                 write_fenced: Script::new(WRITE_FENCED),
                 flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
                 parked: Mutex::new(HashMap::new()),
