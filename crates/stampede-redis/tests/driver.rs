@@ -55,68 +55,8 @@ async fn a_real_burst_collapses_like_the_simulation() {
         calls: Arc::new(AtomicU64::new(0)),
     };
     let drivers = fleet(&redis.url, &s, &origin).await;
-    let mut calls = Vec::new();
-    for d in &drivers {
-        for _ in 0..s.threads {
-            let d = d.clone();
-            calls.push(tokio::spawn(async move { d.get(0).await }));
-        }
-    }
-    let mut answers = Vec::new();
-    for c in calls {
-        answers.push(c.await.unwrap());
-    }
-    // Everyone got the value, computed once for the whole fleet.
-    assert!(
-        answers
-            .iter()
-            .all(|a| a.value.as_deref().map(Vec::as_slice) == Some(b"value of 0".as_slice())),
-        "{answers:?}"
-    );
-    assert_eq!(origin.calls.load(Ordering::SeqCst), 1);
-    let computed = answers
-        .iter()
-        .filter(|a| a.ending == Ending::Computed)
-        .count();
-    assert_eq!(computed, 1);
-    // Singleflight outside, claim inside: one claim attempt per instance,
-    // as the simulation counts for the same shape.
-    let attempts: u64 = drivers
-        .iter()
-        .map(|d| d.counters().claim_attempts.load(Ordering::SeqCst))
-        .sum();
-    let sim = Fleet::new(&s, 1).run();
-    assert_eq!((sim.recomputes, sim.claim_attempts), (1, 4));
-    assert_eq!(attempts, sim.claim_attempts);
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_slow_origin_still_refills_the_cache_after_every_caller_gave_up() {
-    let redis = TestRedis::start().await;
-    let s = Scenario {
-        instances: 2,
-        threads: 5,
-        deadline_ms: 300,
-        ..Scenario::default()
-    };
-    let origin = Slow {
-        latency: Duration::from_millis(700),
-        calls: Arc::new(AtomicU64::new(0)),
-    };
-    let drivers = fleet(&redis.url, &s, &origin).await;
-    let mut calls = Vec::new();
-    for d in &drivers {
-        for _ in 0..s.threads {
-            let d = d.clone();
-            calls.push(tokio::spawn(async move { d.get(0).await }));
-        }
-    }
-    for c in calls {
-        assert_eq!(
-            c.await.unwrap().ending,
-            Ending::Timeout,
-            "the callers' deadline is 300 ms"
-        );
+    for a in burst(&drivers, s.threads).await {
+        assert_eq!(a.ending, Ending::Timeout, "the callers' deadline is 300 ms");
     }
     // The work went on: the value lands, and the next caller hits it.
     tokio::time::sleep(Duration::from_millis(1500)).await;
