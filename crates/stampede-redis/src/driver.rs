@@ -312,13 +312,37 @@ fn perform<O: Origin>(
             (Input::Cache(reply), Got::Read(bytes))
         }),
         Step::Poll { key } => Box::pin(async move {
-            let (cache, bytes) = read_value(&mut con, key).await;
-            let held: Result<bool, _> = redis::cmd("EXISTS")
-                .arg(lock_key(&key.to_string()))
+            // One transaction: the value and the claim seen at one instant
+            // (two separate reads could see "no value" before a holder's
+            // write and "no claim" after its release, and claim for nothing).
+            let k = key.to_string();
+            let r: Result<(Row, bool), _> = redis::pipe()
+                .atomic()
+                .cmd("HMGET")
+                .arg(value_key(&k))
+                .arg("v")
+                .arg("version")
+                .arg("fresh")
+                .arg("stale")
+                .arg("neg")
+                .cmd("EXISTS")
+                .arg(lock_key(&k))
                 .query_async(&mut con)
                 .await;
-            let claim_free = matches!(held, Ok(false));
-            (Input::Polled { cache, claim_free }, Got::Read(bytes))
+            match r {
+                Ok((row, held)) => {
+                    let (cache, bytes) = reply_of(key, row);
+                    let claim_free = !held;
+                    (Input::Polled { cache, claim_free }, Got::Read(bytes))
+                }
+                Err(_) => (
+                    Input::Polled {
+                        cache: CacheReply::Error,
+                        claim_free: false,
+                    },
+                    Got::Nothing,
+                ),
+            }
         }),
         Step::JoinFlight { key: fk } => {
             let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
@@ -560,15 +584,17 @@ fn perform<O: Origin>(
     }
 }
 
+/// `HMGET value:{key} v version fresh stale neg`.
+type Row = (
+    Option<Vec<u8>>,
+    Option<u32>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+);
+
 /// Reads `value:{key}` and says what the machine should hear.
-async fn read_value(con: &mut ConnectionManager, key: u32) -> (CacheReply, Option<Arc<Vec<u8>>>) {
-    type Row = (
-        Option<Vec<u8>>,
-        Option<u32>,
-        Option<u64>,
-        Option<u64>,
-        Option<u64>,
-    );
+async fn read_value(con: &mut ConnectionManager, key: u32) -> (CacheReply, Option<Payload>) {
     let row: Result<Row, _> = redis::cmd("HMGET")
         .arg(value_key(&key.to_string()))
         .arg("v")
@@ -578,10 +604,19 @@ async fn read_value(con: &mut ConnectionManager, key: u32) -> (CacheReply, Optio
         .arg("neg")
         .query_async(con)
         .await;
-    let now = wall_ms();
     match row {
         Err(_) => (CacheReply::Error, None),
-        Ok((bytes, version, fresh, stale, neg)) => {
+        Ok(row) => reply_of(key, row),
+    }
+}
+
+/// What a stored row means now: fresh, stale, a negative mark (with the
+/// stale value under it, if servable) or a miss.
+fn reply_of(key: u32, row: Row) -> (CacheReply, Option<Payload>) {
+    let now = wall_ms();
+    let (bytes, version, fresh, stale, neg) = row;
+    {
+        {
             let value = version.map(|v| Value::fresh(key, v));
             let bytes = bytes.map(Arc::new);
             let fresh_ok = fresh.is_some_and(|f| now < f);

@@ -17,11 +17,16 @@
 //!   admission semaphore, the origin, the write). The caller is answered
 //!   when the machine says so and the work goes on after it.
 //!
-//! To come (issue "Real Redis"): the `stampede-fleet` binary and its
-//! conformance runs (cluster included), injected faults, peer benchmarks.
+//! - [`fleet`]: a scenario (a burst, so far) run for real, counted in the
+//!   simulation's names; the `stampede-fleet` binary prints it, and beside
+//!   the simulation's with `--compare`.
+//!
+//! To come (issue "Real Redis"): steady and cold traffic for real, the
+//! cluster run, injected Redis faults, peer benchmarks.
 
 pub mod claim;
 pub mod driver;
+pub mod fleet;
 pub mod group;
 
 pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token};

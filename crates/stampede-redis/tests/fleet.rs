@@ -1,0 +1,78 @@
+//! Conformance: the same scenarios run in the simulation and for real,
+//! against a real redis-server. Recomputes, claim attempts and claim wins
+//! must agree exactly (the small fleet's arrivals fit inside the recompute);
+//! the endings may differ by timing, but every request is answered the way
+//! the scenario promises.
+
+mod common;
+
+use common::TestRedis;
+use stampede::scenario::{preset, Scenario};
+use stampede::sim::Fleet;
+use stampede_redis::fleet::{run_burst, EXACT};
+
+fn small(name: &str) -> Scenario {
+    Scenario {
+        instances: 8,
+        threads: 25,
+        ..preset(name).unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_card_and_its_variants_agree_with_the_simulation() {
+    let redis = TestRedis::start().await;
+    for name in ["burst", "singleflight", "claim-outer", "hang"] {
+        let s = small(name);
+        let sim = Fleet::new(&s, 1).run();
+        let real = run_burst(&redis.url, &s).await.unwrap();
+        let (a, b) = (sim.fields(), real.fields());
+        for m in EXACT {
+            let x = &a.iter().find(|(k, _)| k == m).unwrap().1;
+            let y = &b.iter().find(|(k, _)| k == m).unwrap().1;
+            assert_eq!(
+                x, y,
+                "{name}: {m} simulated {x}, real {y}\nsim {sim:?}\nreal {real:?}"
+            );
+        }
+        assert_eq!(
+            real.ended(),
+            real.requests,
+            "{name}: every request answered"
+        );
+        assert_eq!(
+            real.timeouts > 0,
+            sim.timeouts > 0,
+            "{name}: timeouts in both or neither"
+        );
+    }
+}
+
+#[tokio::test]
+async fn workloads_it_cannot_run_yet_are_refused_in_words() {
+    let err = run_burst("redis://127.0.0.1:1/", &preset("failure").unwrap())
+        .await
+        .unwrap_err();
+    assert!(err.contains("only burst"), "{err}");
+}
+
+/// Losers that answer stale at once end their flights fast, so later
+/// arrivals claim again: how often depends on timing, in the simulation as
+/// for real (the preset's lesson says so). What must agree: one recompute,
+/// everybody answered stale but the winner's instance, and more claim
+/// attempts than instances on both sides.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stale_losers_agree_where_timing_does_not_decide() {
+    let redis = TestRedis::start().await;
+    let s = small("stale");
+    let sim = Fleet::new(&s, 1).run();
+    let real = run_burst(&redis.url, &s).await.unwrap();
+    assert_eq!((sim.recomputes, real.recomputes), (1, 1), "{real:?}");
+    assert_eq!(
+        real.stale_served,
+        real.requests - u64::from(s.threads),
+        "{real:?}"
+    );
+    assert!(sim.claim_attempts > u64::from(s.instances));
+    assert!(real.claim_attempts > u64::from(s.instances), "{real:?}");
+}
