@@ -316,7 +316,8 @@ fn perform<O: Origin>(
             // (two separate reads could see "no value" before a holder's
             // write and "no claim" after its release, and claim for nothing).
             let k = key.to_string();
-            let r: Result<(Row, bool), _> = redis::pipe()
+            let mut pipe = redis::pipe();
+            let r = pipe
                 .atomic()
                 .cmd("HMGET")
                 .arg(value_key(&k))
@@ -327,9 +328,8 @@ fn perform<O: Origin>(
                 .arg("neg")
                 .cmd("EXISTS")
                 .arg(lock_key(&k))
-                .query_async(&mut con)
-                .await;
-            match r {
+                .query_async::<(Row, bool)>(&mut con);
+            match bounded(r).await {
                 Ok((row, held)) => {
                     let (cache, bytes) = reply_of(key, row);
                     let claim_free = !held;
@@ -457,13 +457,15 @@ fn perform<O: Origin>(
             let script = inner.claim.clone();
             Box::pin(async move {
                 let k = key.to_string();
-                let r: Result<u64, _> = script
-                    .key(lock_key(&k))
-                    .key(fence_key(&k))
-                    .arg(secret.as_str())
-                    .arg((ttl / 1000).max(1))
-                    .invoke_async(&mut con)
-                    .await;
+                let r: Result<u64, _> = bounded(
+                    script
+                        .key(lock_key(&k))
+                        .key(fence_key(&k))
+                        .arg(secret.as_str())
+                        .arg((ttl / 1000).max(1))
+                        .invoke_async(&mut con),
+                )
+                .await;
                 let reply = match r {
                     Ok(0) => ClaimReply::Held,
                     Ok(fence) => {
@@ -481,11 +483,13 @@ fn perform<O: Origin>(
             let script = inner.release.clone();
             Box::pin(async move {
                 if let Some(secret) = secret {
-                    let _: Result<i64, _> = script
-                        .key(lock_key(&key.to_string()))
-                        .arg(secret.as_str())
-                        .invoke_async(&mut con)
-                        .await;
+                    let _ = bounded(
+                        script
+                            .key(lock_key(&key.to_string()))
+                            .arg(secret.as_str())
+                            .invoke_async::<i64>(&mut con),
+                    )
+                    .await;
                 }
                 (Input::Ack, Got::Nothing)
             })
@@ -548,28 +552,32 @@ fn perform<O: Origin>(
             let stale = fresh + inner.stale.as_millis() as u64;
             let keep = (stale - now).max(1);
             Box::pin(async move {
-                let _: Result<i64, _> = script
-                    .key(value_key(&key.to_string()))
-                    .arg(bytes.as_slice())
-                    .arg(fence.unwrap_or(0))
-                    .arg(value.version)
-                    .arg(fresh)
-                    .arg(stale)
-                    .arg(delta)
-                    .arg(keep)
-                    .invoke_async(&mut con)
-                    .await;
+                let _ = bounded(
+                    script
+                        .key(value_key(&key.to_string()))
+                        .arg(bytes.as_slice())
+                        .arg(fence.unwrap_or(0))
+                        .arg(value.version)
+                        .arg(fresh)
+                        .arg(stale)
+                        .arg(delta)
+                        .arg(keep)
+                        .invoke_async::<i64>(&mut con),
+                )
+                .await;
                 (Input::Ack, Got::Nothing)
             })
         }
         Step::CacheSetNegative { key, ttl } => Box::pin(async move {
             let until = wall_ms() + ttl / 1000;
-            let _: Result<i64, _> = redis::cmd("HSET")
-                .arg(value_key(&key.to_string()))
-                .arg("neg")
-                .arg(until)
-                .query_async(&mut con)
-                .await;
+            let _ = bounded(
+                redis::cmd("HSET")
+                    .arg(value_key(&key.to_string()))
+                    .arg("neg")
+                    .arg(until)
+                    .query_async::<i64>(&mut con),
+            )
+            .await;
             (Input::Ack, Got::Nothing)
         }),
         Step::Sleep { until } => {
@@ -584,6 +592,24 @@ fn perform<O: Origin>(
     }
 }
 
+/// How long any one Redis command may take before the driver treats it as
+/// failed. Without a bound, a Redis that went away leaves commands waiting
+/// on reconnection, and a fail-open refresh would freeze until every
+/// caller's deadline: the outage would decide what fail-open is for.
+pub const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
+
+/// A Redis command bounded by [`REDIS_TIMEOUT`]; a late answer is an error.
+async fn bounded<T>(f: impl Future<Output = redis::RedisResult<T>>) -> redis::RedisResult<T> {
+    tokio::time::timeout(REDIS_TIMEOUT, f)
+        .await
+        .unwrap_or_else(|_| {
+            Err(redis::RedisError::from(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "Redis did not answer in time",
+            )))
+        })
+}
+
 /// `HMGET value:{key} v version fresh stale neg`.
 type Row = (
     Option<Vec<u8>>,
@@ -595,15 +621,17 @@ type Row = (
 
 /// Reads `value:{key}` and says what the machine should hear.
 async fn read_value(con: &mut ConnectionManager, key: u32) -> (CacheReply, Option<Payload>) {
-    let row: Result<Row, _> = redis::cmd("HMGET")
-        .arg(value_key(&key.to_string()))
-        .arg("v")
-        .arg("version")
-        .arg("fresh")
-        .arg("stale")
-        .arg("neg")
-        .query_async(con)
-        .await;
+    let row = bounded(
+        redis::cmd("HMGET")
+            .arg(value_key(&key.to_string()))
+            .arg("v")
+            .arg("version")
+            .arg("fresh")
+            .arg("stale")
+            .arg("neg")
+            .query_async::<Row>(con),
+    )
+    .await;
     match row {
         Err(_) => (CacheReply::Error, None),
         Ok(row) => reply_of(key, row),

@@ -131,3 +131,44 @@ async fn a_slow_origin_still_refills_the_cache_after_every_caller_gave_up() {
         "one recompute, never cut short"
     );
 }
+
+/// Redis dies under a running fleet. Failing open (the default), the
+/// refresh goes on: every request is answered with a value, one recompute
+/// per instance, nobody waits past a deadline. Failing closed, nobody may
+/// refresh and every caller times out, as the simulation says.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_outage_does_not_freeze_the_refresh_when_failing_open() {
+    let mut redis = TestRedis::start().await;
+    let open = Scenario {
+        instances: 3,
+        threads: 10,
+        ..Scenario::default()
+    };
+    let closed = Scenario {
+        redis_error: stampede::scenario::RedisErrorPolicy::Closed,
+        loser: stampede::scenario::LoserPolicy::Wait,
+        ..open.clone()
+    };
+    let origin = Slow::new(100);
+    let drivers = fleet(&redis.url, &open, &origin).await;
+    let shut = fleet(&redis.url, &closed, &Slow::new(100)).await;
+    redis.kill();
+    let answers = burst(&drivers, open.threads).await;
+    assert!(
+        answers.iter().all(|a| payload(a) == Some(b"value of 0")),
+        "{answers:?}"
+    );
+    assert_eq!(origin.calls.load(Ordering::SeqCst), 3, "one per instance");
+    let sim = Fleet::new(
+        &Scenario {
+            redis_down: true,
+            ..open
+        },
+        1,
+    )
+    .run();
+    assert_eq!(sim.recomputes, 3);
+    for a in burst(&shut, closed.threads).await {
+        assert_eq!(a.ending, Ending::Timeout);
+    }
+}

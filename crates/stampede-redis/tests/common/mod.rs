@@ -60,6 +60,15 @@ impl TestRedis {
     }
 }
 
+impl TestRedis {
+    /// Stops the server now (a Redis outage in the middle of a run).
+    #[allow(dead_code)] // not every test file kills its Redis
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for TestRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();
