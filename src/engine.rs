@@ -309,7 +309,6 @@ impl Engine {
             recomputes: report.recomputes,
             instances: s.instances,
             threads: s.threads,
-            compared: Defence::ALL.map(|d| lab.compared(d)),
             scores: Defence::ALL.map(|d| lab.compared_score(d)),
             score: crate::lab::Score::of(&report, lab.at_end()),
             compared_behind: lab.compare_behind(),

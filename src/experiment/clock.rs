@@ -22,16 +22,12 @@ pub const BURST_STORY_MS: f64 = 8000.0;
 /// nearest speed the slider offers: the card's 270 ms at 0.033x, a
 /// swamped origin's full second at 0.12x.
 pub fn default_speed(s: &stampede::scenario::Scenario) -> f64 {
-    use stampede::scenario::{ClaimMode, Workload};
+    use stampede::scenario::Workload;
     match s.workload {
         Workload::Steady => STEADY_SPEED,
         Workload::Cold => COLD_SPEED,
         Workload::Burst => {
-            let at_once = match (s.singleflight, s.claim) {
-                (false, ClaimMode::Off) => f64::from(s.instances) * f64::from(s.threads),
-                (true, ClaimMode::Off) => f64::from(s.instances),
-                _ => 1.0,
-            };
+            let at_once = s.burst_formula() as f64;
             let overload = (at_once / f64::from(s.origin_capacity.max(1))).max(1.0);
             let recompute = if s.hang {
                 f64::INFINITY

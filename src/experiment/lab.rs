@@ -106,55 +106,8 @@ impl Defence {
     }
 }
 
-/// What one run's requests got, beside its recompute count: the arithmetic
-/// panel scores outcomes, so a row whose requests failed cannot look best.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Score {
-    pub recomputes: u64,
-    /// Answered with a value: a hit, computed, shared or stale.
-    pub answered: u64,
-    pub degraded: u64,
-    /// Errors and timeouts, and once the run is over, threads still pinned.
-    pub failed: u64,
-    /// Requests still waiting for their answer (the run goes on).
-    pub waiting: u64,
-}
-
-impl Score {
-    /// `over`: the run has ended, so a request still unanswered is pinned
-    /// for good (a failure), not on its way.
-    pub fn of(r: &stampede::Report, over: bool) -> Score {
-        let (failed, waiting) = if over {
-            (r.errors + r.timeouts + r.pinned, 0)
-        } else {
-            (r.errors + r.timeouts, r.pinned)
-        };
-        Score {
-            recomputes: r.recomputes,
-            answered: r.hits + r.computed + r.shared + r.stale_served,
-            degraded: r.degraded,
-            failed,
-            waiting,
-        }
-    }
-
-    /// More than 1% of the requests so far failed.
-    pub fn failing(&self) -> bool {
-        let all = self.answered + self.degraded + self.failed;
-        all > 0 && self.failed * 100 > all
-    }
-
-    /// The best of the scored runs: the fewest recomputes among those whose
-    /// requests did not fail. `None` when every run failed.
-    pub fn best(scores: &[Option<Score>]) -> Option<usize> {
-        scores
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.filter(|s| !s.failing() && s.answered > 0).map(|s| (i, s)))
-            .min_by_key(|(_, s)| s.recomputes)
-            .map(|(i, _)| i)
-    }
-}
+/// The outcome scoring is the core's (`stampede::metrics::Score`).
+pub use stampede::metrics::Score;
 
 /// A rough event count, to decide whether a scout run is cheap.
 pub fn estimated_events(s: &Scenario) -> u64 {

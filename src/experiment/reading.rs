@@ -17,8 +17,6 @@ pub struct Reading {
     pub recomputes: u64,
     pub instances: u32,
     pub threads: u32,
-    /// Measured recomputes of each comparison run, if it runs.
-    pub compared: [Option<u64>; 3],
     /// What each comparison run's requests got so far.
     pub scores: [Option<Score>; 3],
     /// What the animated run's requests got so far.

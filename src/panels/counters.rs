@@ -303,7 +303,7 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                             let idx = Defence::ALL.iter().position(|x| *x == d).unwrap_or(0);
                             let score = move || reading.with(|r| score_of(r, idx, d));
                             let measured = move || score().map(|s| s.recomputes);
-                            let behind = move || reading.with(|r| r.compared_behind && r.compared[idx].is_some());
+                            let behind = move || reading.with(|r| r.compared_behind && r.scores[idx].is_some());
                             let failing = move || score().is_some_and(|s| s.failing());
                             let is_best = move || best.get() == Some(idx);
                             let predicted = row.predicted;
@@ -358,7 +358,7 @@ pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
                 </tbody>
             </table>
             <p class="arith-note">
-                {move || reading.with(|r| match (r.defence, r.compared[0].is_some()) {
+                {move || reading.with(|r| match (r.defence, r.scores[0].is_some()) {
                     (Some(_), true) => "Your settings are the marked row; the other rows run the same fleet and seed beside it. Under each count, what the requests got: a row whose requests failed is never the best, however few its recomputes. Bars use a log scale, so 1 and 8000 both show.".to_string(),
                     (None, true) => format!("Your settings measure {}; the rows run the same fleet and seed with each defence.", recomputes(r.recomputes)),
                     (_, false) => format!("Your settings measure {}. The fleet is too big to run three more copies beside it: switch the defences to measure each row.", recomputes(r.recomputes)),

@@ -114,6 +114,33 @@ fn wall_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// Stores `key` as already expired but servable stale for `stale` (what a
+/// burst with a stale window starts from), in the layout `read_value` reads.
+pub async fn seed_stale(
+    con: &mut impl redis::aio::ConnectionLike,
+    key: u32,
+    payload: &[u8],
+    stale: Duration,
+    delta: Micros,
+) -> redis::RedisResult<()> {
+    let now = wall_ms();
+    redis::cmd("HSET")
+        .arg(value_key(&key.to_string()))
+        .arg("v")
+        .arg(payload)
+        .arg("version")
+        .arg(0)
+        .arg("fresh")
+        .arg(now)
+        .arg("stale")
+        .arg(now + stale.as_millis() as u64)
+        .arg("delta")
+        .arg(delta)
+        .query_async::<i64>(con)
+        .await
+        .map(|_| ())
+}
+
 /// What performing a step produced besides the machine's input.
 enum Got {
     Nothing,

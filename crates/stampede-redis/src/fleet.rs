@@ -55,11 +55,11 @@ impl ScenarioOrigin {
         }
     }
 
-    /// A cheap uniform draw in [0, 1) from the call count (no RNG needed:
-    /// the spread only has to vary, not to match the simulation's stream).
+    /// A uniform draw in [0, 1) for call or arrival `n`, from the project's
+    /// seeded generator (the spread only has to vary, not to match the
+    /// simulation's stream draw for draw).
     fn draw(n: u64) -> f64 {
-        let x = n.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 11;
-        x as f64 / (1u64 << 53) as f64
+        stampede::rng::Rng::new(n).unit()
     }
 }
 
@@ -113,22 +113,9 @@ pub async fn run_burst(url: &str, s: &Scenario) -> Result<Report, String> {
     if s.stale_ms > 0 {
         // As the simulation starts a burst with a stale window: the key is
         // there, expired, and servable stale for `stale_ms`.
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        let _: i64 = redis::cmd("HSET")
-            .arg(value_key("0"))
-            .arg("v")
-            .arg("value of 0 (stale)")
-            .arg("version")
-            .arg(0)
-            .arg("fresh")
-            .arg(now)
-            .arg("stale")
-            .arg(now + u64::from(s.stale_ms))
-            .arg("delta")
-            .arg(u64::from(s.recompute_ms) * 1000)
-            .query_async(&mut con)
+        let stale = Duration::from_millis(u64::from(s.stale_ms));
+        let delta = u64::from(s.recompute_ms) * 1000;
+        crate::driver::seed_stale(&mut con, 0, b"value of 0 (stale)", stale, delta)
             .await
             .map_err(|e| e.to_string())?;
     }

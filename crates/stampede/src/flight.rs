@@ -39,7 +39,7 @@ impl Value {
 pub enum Failure {
     /// The origin answered with an error (or a negative-cache entry said so).
     Origin,
-    /// A deadline passed before an answer came.
+    /// The origin call ran past its timeout (the call itself may go on).
     Timeout,
     /// The request's thread died.
     Crashed,

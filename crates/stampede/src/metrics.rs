@@ -228,6 +228,58 @@ impl Report {
     }
 }
 
+/// What one run's requests got, beside its recompute count. Designs are
+/// compared on outcomes, not only on work saved: a run whose requests
+/// failed is never the best, however few its recomputes (the page's
+/// arithmetic rows use this).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Score {
+    pub recomputes: u64,
+    /// Answered with a value: a hit, computed, shared or stale.
+    pub answered: u64,
+    pub degraded: u64,
+    /// Errors and timeouts, and once the run is over, threads still pinned.
+    pub failed: u64,
+    /// Requests still waiting for their answer (the run goes on).
+    pub waiting: u64,
+}
+
+impl Score {
+    /// `over`: the run has ended, so a request still unanswered is pinned
+    /// for good (a failure), not on its way.
+    pub fn of(r: &Report, over: bool) -> Score {
+        let (failed, waiting) = if over {
+            (r.errors + r.timeouts + r.pinned, 0)
+        } else {
+            (r.errors + r.timeouts, r.pinned)
+        };
+        Score {
+            recomputes: r.recomputes,
+            answered: r.hits + r.computed + r.shared + r.stale_served,
+            degraded: r.degraded,
+            failed,
+            waiting,
+        }
+    }
+
+    /// More than 1% of the requests so far failed.
+    pub fn failing(&self) -> bool {
+        let all = self.answered + self.degraded + self.failed;
+        all > 0 && self.failed * 100 > all
+    }
+
+    /// The best of the scored runs: the fewest recomputes among those whose
+    /// requests did not fail. `None` when every run failed.
+    pub fn best(scores: &[Option<Score>]) -> Option<usize> {
+        scores
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.filter(|s| !s.failing() && s.answered > 0).map(|s| (i, s)))
+            .min_by_key(|(_, s)| s.recomputes)
+            .map(|(i, _)| i)
+    }
+}
+
 /// Which way a counter is better, for side-by-side comparisons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Better {
@@ -345,6 +397,26 @@ mod tests {
         assert_eq!(one_decimal(12.0), "12.0");
         assert_eq!(one_decimal(f64::NAN), "0.0");
         assert_eq!(Text::text(&206.178f64), "206.178");
+    }
+
+    #[test]
+    fn a_run_whose_requests_failed_is_never_best() {
+        // The hung origin's runs: one recompute, every request timed out.
+        let hung = crate::sim::Fleet::new(&crate::scenario::preset("hang").unwrap(), 1).run();
+        let card = crate::sim::Fleet::new(&crate::scenario::preset("burst").unwrap(), 1).run();
+        let (hung, card) = (Score::of(&hung, true), Score::of(&card, true));
+        assert!(hung.failing() && !card.failing());
+        assert_eq!(Score::best(&[Some(hung), Some(card)]), Some(1));
+        assert_eq!(Score::best(&[Some(hung)]), None);
+        // Mid-run, unanswered requests are on their way, not failures.
+        let r = Report {
+            requests: 10,
+            hits: 4,
+            pinned: 6,
+            ..Report::default()
+        };
+        assert!(!Score::of(&r, false).failing());
+        assert!(Score::of(&r, true).failing());
     }
 
     #[test]

@@ -388,6 +388,18 @@ impl Scenario {
         out
     }
 
+    /// The interview card's arithmetic for one burst on one key: how many
+    /// recomputes the protection allows. Instances x threads with none, one
+    /// per instance with singleflight alone, about one with a claim.
+    pub fn burst_formula(&self) -> u64 {
+        let all = u64::from(self.instances) * u64::from(self.threads);
+        match (self.singleflight && !self.pitfalls.key_mismatch, self.claim) {
+            (false, ClaimMode::Off) => all,
+            (true, ClaimMode::Off) => u64::from(self.instances),
+            _ => 1,
+        }
+    }
+
     /// Validates, returning the notices as one error when anything had to change.
     pub fn validated(mut self) -> Result<Scenario, Vec<Notice>> {
         let n = self.validate();

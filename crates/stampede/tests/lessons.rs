@@ -711,3 +711,21 @@ fn late_writer_overwrites_newer_data_unless_writes_are_fenced() {
         );
     });
 }
+
+/// The card's arithmetic, as `Scenario::burst_formula` states it (the page
+/// paces a burst by it), is what the simulation measures for the card's
+/// presets and the key-mismatch pitfall.
+#[test]
+fn the_burst_formula_is_what_the_fleet_measures() {
+    let mut mismatch = p("singleflight");
+    mismatch.pitfalls.key_mismatch = true;
+    for s in [
+        p("burst"),
+        p("naive"),
+        p("singleflight"),
+        p("claim-outer"),
+        mismatch,
+    ] {
+        each_seed(|seed| assert_eq!(run(&s, seed).recomputes, s.burst_formula(), "{s:?}"));
+    }
+}

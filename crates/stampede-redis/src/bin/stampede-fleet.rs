@@ -91,7 +91,7 @@ async fn run(args: &[String]) -> Result<String, String> {
     let real = run_burst(&redis, &s).await?;
     if !both {
         return if json {
-            json_of(&real.fields())
+            serde_json::to_string(&real).map_err(|e| e.to_string())
         } else {
             Ok(real
                 .fields()
@@ -115,10 +115,4 @@ async fn run(args: &[String]) -> Result<String, String> {
         out.push_str(&format!("{k:<18} {a:>8} {b:>8}  {mark}\n"));
     }
     Ok(out.trim_end().to_string())
-}
-
-/// `{"name":value,...}` from the report's fields (numbers as the JSON has them).
-fn json_of(fields: &[(String, String)]) -> Result<String, String> {
-    let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
-    Ok(format!("{{{}}}", body.join(",")))
 }

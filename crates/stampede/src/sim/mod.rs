@@ -8,7 +8,7 @@
 //!
 //! Where things live: this file holds the fleet's state, its public surface
 //! and the event loop (which event is next, arrivals, deadlines, parking);
-//! [`perform`](self) drives the read path (each step a machine emits,
+//! `perform` drives the read path (each step a machine emits,
 //! performed against the simulated world), `world` is that world's side
 //! (the cache's answers, the origin, admission, crashes, recording an
 //! answer), `build` constructs a fleet in slices, `markers` keeps the
