@@ -248,7 +248,7 @@ fn Legend() -> impl IntoView {
             <strong>"How to read it: "</strong>
             "each box is one instance (an office); each mark is one request thread in it, shaped and coloured by what it is doing. "
             "Redis and the origin sit on the right; dots travelling between them are requests on the wire. "
-            "A ring marks the thread doing the expensive work."
+            "While only a few threads do the expensive work, a ring marks each of them."
         </p>
         <ul class="legend" aria-label="Legend">
             {LOOKS

@@ -461,7 +461,7 @@ fn proof(metric: &'static str, note: &'static str) -> Proof {
 pub fn proof_for(s: &Scenario, base: Option<&str>) -> Proof {
     let p = &s.pitfalls;
     if p.mutable_result {
-        return proof("corrupted", "Answers another caller changed in place: every follower after the first mutates the one shared value.");
+        return proof("corrupted", "Answers another caller changed in place: the first follower alters the one shared value, and every follower after it gets the altered one.");
     }
     if p.remember_failure {
         return proof(

@@ -177,6 +177,26 @@ fn failure_is_shared_not_remembered() {
     each_seed(|seed| {
         let base = p("failure");
         let good = run(&base, seed);
+        // "Errors during the outage only": every error is answered by the
+        // time the last call started in the outage can have come back.
+        let mut rec = Fleet::new(&base, seed);
+        rec.set_recording(true);
+        rec.run();
+        let last_error = rec
+            .drain_events()
+            .iter()
+            .filter(|e| {
+                e.kind == stampede::sim::EventKind::Respond
+                    && e.detail == stampede::metrics::Ending::Error as u8
+            })
+            .map(|e| e.t)
+            .max()
+            .unwrap_or(0);
+        let bound = u64::from(base.origin_outage_ms + 5 * base.recompute_ms + 10) * 1000;
+        assert!(
+            last_error <= bound,
+            "an error at {last_error} µs, after {bound}"
+        );
         let mut bad_s = base.clone();
         bad_s.pitfalls.remember_failure = true;
         let mut fleet = Fleet::new(&bad_s, seed);
@@ -610,7 +630,18 @@ fn xfetch_removes_the_expiry_cliff_on_a_hot_key() {
             cliff.misses
         );
         assert!(early.early_refreshes > 0);
+        // The proof's line says zero on this preset: it is.
+        assert_eq!(early.misses, 0, "{early:?}");
         assert!(early.p99_ms < cliff.p99_ms / 10.0, "{early:?}");
+        // The knob's line: a larger beta refreshes more eagerly.
+        let eager = run(
+            &Scenario {
+                xfetch_beta: 3.0,
+                ..on.clone()
+            },
+            seed,
+        );
+        assert!(eager.early_refreshes > early.early_refreshes, "{eager:?}");
         // No lock: a few instances refresh the same expiry at once.
         assert!(early.overlapping_recomputes > 0, "{early:?}");
         // A claim on the refresh removes the overlap, still with no misses.
