@@ -47,6 +47,11 @@ pub fn App() -> impl IntoView {
     let banner = RwSignal::new(url_notices);
     let knob_notices = RwSignal::new(Vec::<Notice>::new());
     let base = crate::transport::lesson_base(scenario);
+    // The counter that proves what is running: shown first, and left out of
+    // the counters' own lists while it is shown.
+    let proof = Memo::new(move |_| {
+        scenario.with(|s| stampede::scenario::proof_for(s, base.get()))
+    });
     // Rebuilt only when the markers change, not on every frame's reading.
     let markers = Memo::new(move |_| reading.with(|r| r.markers.clone()));
     let engine = StoredValue::new_local(Engine::default());
@@ -202,8 +207,12 @@ pub fn App() -> impl IntoView {
             </section>
             </div>
             <div class="side">
+                // The lesson's proof first: on screen at 1280 x 800 without scrolling.
+                <section class="panel proof-panel" aria-label="The proof">
+                    <crate::counters::ProofCounter reading=reading proof=proof />
+                </section>
                 <Arithmetic reading=reading />
-                <Counters reading=reading scenario=scenario base=base />
+                <Counters reading=reading proof=proof />
                 <CodePanel reading=reading />
             </div>
             // The knobs are built a moment after the rest, in a task of their

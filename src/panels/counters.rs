@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use stampede::metrics::Report;
-use stampede::scenario::{proof_for, Proof, Scenario};
+use stampede::scenario::Proof;
 
 use crate::lab::{Defence, Score};
 
@@ -115,7 +115,7 @@ fn Metric(name: String, reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl 
 /// what it shows; marked `data-proof`, and warning-coloured when the lesson
 /// is damage and the damage is there.
 #[component]
-fn ProofCounter(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
+pub fn ProofCounter(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
     let value = move || proof.with(|p| reading.with(|r| r.field(p.metric)));
     let hurt = move || proof.get().damage && value().parse::<f64>().is_ok_and(|v| v > 0.0);
     view! {
@@ -131,16 +131,10 @@ fn ProofCounter(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView
 }
 
 #[component]
-pub fn Counters(
-    reading: RwSignal<Reading>,
-    scenario: RwSignal<Scenario>,
-    base: Memo<Option<&'static str>>,
-) -> impl IntoView {
-    let proof = Memo::new(move |_| scenario.with(|s| proof_for(s, base.get())));
+pub fn Counters(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
     view! {
         <section class="panel counters" aria-labelledby="counters-title">
             <h2 id="counters-title">"Counters"</h2>
-            <ProofCounter reading=reading proof=proof />
             <dl class="headline">
                 {HEADLINE
                     .iter()

@@ -44,6 +44,12 @@ await spec("proof", async (t) => {
     const proof = page.locator("[data-proof]");
     if ((await proof.count()) !== 1) throw new Error(`${name}: ${await proof.count()} data-proof elements`);
     if (!(await proof.isVisible())) throw new Error(`${name}: the proof is not visible`);
+    // On screen as the page opens at 1280 x 800: no scrolling to find it.
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const box = await proof.boundingBox();
+    if (!box || box.y < 0 || box.y + box.height > 800) {
+      throw new Error(`${name}: the proof is off screen at 1280x800 (${JSON.stringify(box)})`);
+    }
     const inClosed = await proof.evaluate((el) => Boolean(el.closest("details:not([open])")));
     if (inClosed) throw new Error(`${name}: the proof sits in a closed <details>`);
     const m = await proof.getAttribute("data-metric");
