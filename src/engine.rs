@@ -98,8 +98,8 @@ impl Surface {
             let dpr = window().device_pixel_ratio().clamp(1.0, 3.0);
             self.canvas.set_width((w * dpr).round() as u32);
             self.canvas.set_height((h * dpr).round() as u32);
-            let _ =
-                web_sys::HtmlElement::style(&self.canvas).set_property("height", &format!("{h}px"));
+            let _ = web_sys::HtmlElement::style(&self.canvas)
+                .set_property("height", &format!("{}px", stampede::decimal::format(h)));
             let _ = self.ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0);
             self.css = (w, h);
         }
@@ -330,7 +330,7 @@ impl Engine {
         };
         if !self.drew_first_frame {
             self.drew_first_frame = true;
-            mark("firstFrame", &start.to_string());
+            mark("firstFrame", &stampede::decimal::format(start));
         }
         Some((reading, lab.at_end()))
     }

@@ -115,7 +115,7 @@ pub fn round_speed(speed: f64) -> f64 {
 
 /// "0.25×", "1×", "40×".
 pub fn speed_label(speed: f64) -> String {
-    format!("{}×", round_speed(speed))
+    format!("{}×", stampede::decimal::format(round_speed(speed)))
 }
 
 /// Virtual microseconds that `wall_ms` of real time is worth at `speed`.
@@ -132,9 +132,15 @@ pub fn virtual_step(wall_ms: f64, speed: f64) -> u64 {
 pub fn virtual_label(us: u64) -> String {
     let ms = us as f64 / 1000.0;
     if ms < 1000.0 {
-        format!("{} ms", (ms * 10.0).round() / 10.0)
+        format!(
+            "{} ms",
+            stampede::decimal::format((ms * 10.0).round() / 10.0)
+        )
     } else {
-        format!("{} s", (ms / 100.0).round() / 10.0)
+        format!(
+            "{} s",
+            stampede::decimal::format((ms / 100.0).round() / 10.0)
+        )
     }
 }
 

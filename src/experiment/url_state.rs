@@ -71,9 +71,10 @@ fn parse_speed(raw: &str, notices: &mut Vec<Notice>) -> Option<f64> {
                 notices.push(Notice::new(
                     "speed",
                     format!(
-                        "{} is {} than allowed (0.01 to 100); clamped to {s}",
+                        "{} is {} than allowed (0.01 to 100); clamped to {}",
                         clip(&v),
-                        if x > 1.0 { "more" } else { "less" }
+                        if x > 1.0 { "more" } else { "less" },
+                        stampede::decimal::format(s)
                     ),
                 ));
             }
@@ -95,7 +96,7 @@ pub fn to_query(state: &PageState) -> String {
     let mut q = state.scenario.to_query(state.seed);
     let speed = round_speed(state.speed);
     if (speed - default_speed(&state.scenario)).abs() > 1e-9 {
-        q.push_str(&format!("&speed={speed}"));
+        q.push_str(&format!("&speed={}", stampede::decimal::format(speed)));
     }
     q
 }

@@ -117,7 +117,8 @@ fn Metric(name: String, reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl 
 #[component]
 pub fn ProofCounter(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
     let value = move || proof.with(|p| reading.with(|r| r.field(p.metric)));
-    let hurt = move || proof.get().damage && value().parse::<f64>().is_ok_and(|v| v > 0.0);
+    let hurt =
+        move || proof.get().damage && stampede::decimal::parse(&value()).is_some_and(|v| v > 0.0);
     view! {
         <div class="proof" class:damage=hurt>
             <p class="proof-title">

@@ -252,7 +252,7 @@ pub fn KnobControl(
             } else if knob.kind == Kind::Beta {
                 (
                     "0".to_string(),
-                    stampede::scenario::XFETCH_BETA_MAX.to_string(),
+                    stampede::decimal::format(stampede::scenario::XFETCH_BETA_MAX),
                     "0.1",
                 )
             } else {
@@ -268,7 +268,7 @@ pub fn KnobControl(
             };
             let is_number = move |t: &str| {
                 if matches!(knob.kind, Kind::Fraction | Kind::Beta) {
-                    t.trim().parse::<f64>().is_ok_and(f64::is_finite)
+                    stampede::decimal::parse(t).is_some()
                 } else {
                     parse_u32(t).is_ok()
                 }

@@ -225,12 +225,12 @@ pub fn Transport(
                     step="any"
                     data-control="timeline"
                     aria-label="Virtual time"
-                    max=span_ms
+                    max=move || stampede::decimal::format(span_ms())
                     prop:max=span_ms
                     prop:value=now_ms
                     on:input=move |ev| {
-                        if let Ok(ms) = event_target_value(&ev).parse::<f64>() {
-                            if ms.is_finite() && ms >= 0.0 {
+                        if let Some(ms) = stampede::decimal::parse(&event_target_value(&ev)) {
+                            if ms >= 0.0 {
                                 send.run(Command::Seek((ms * 1000.0) as u64));
                             }
                         }

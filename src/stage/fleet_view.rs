@@ -573,23 +573,23 @@ impl Actor {
         ctx.set_text_align("center");
         ctx.set_text_baseline("top");
         ctx.set_fill_style_str(sc.text);
-        let title = if wide { 15.0 } else { 13.0 };
+        let title: u8 = if wide { 15 } else { 13 };
         ctx.set_font(&format!("600 {title}px {SANS}"));
         let mut y = r.y + 8.0;
         let _ = ctx.fill_text_with_max_width(self.name, cx, y, max_w);
-        y += title + 6.0;
-        let hero = if wide { 30.0 } else { 22.0 };
+        y += f64::from(title) + 6.0;
+        let hero: u8 = if wide { 30 } else { 22 };
         ctx.set_font(&format!("700 {hero}px {MONO}"));
         ctx.set_fill_style_str(self.accent);
         let _ = ctx.fill_text_with_max_width(&self.hero.to_string(), cx, y, max_w);
-        y += hero + 2.0;
-        let small = if wide { 12.0 } else { 10.0 };
+        y += f64::from(hero) + 2.0;
+        let small: u8 = if wide { 12 } else { 10 };
         ctx.set_font(&format!("{small}px {SANS}"));
         ctx.set_fill_style_str(sc.text);
         let _ = ctx.fill_text_with_max_width(self.hero_label, cx, y, max_w);
-        y += small + 8.0;
+        y += f64::from(small) + 8.0;
         for (line, alarm) in &self.lines {
-            if y + small > r.y + r.h - 4.0 {
+            if y + f64::from(small) > r.y + r.h - 4.0 {
                 break;
             }
             if *alarm {
@@ -600,7 +600,7 @@ impl Actor {
                 ctx.set_fill_style_str(sc.muted);
             }
             let _ = ctx.fill_text_with_max_width(line, cx, y, max_w);
-            y += small + 5.0;
+            y += f64::from(small) + 5.0;
         }
     }
 }

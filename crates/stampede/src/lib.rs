@@ -7,11 +7,14 @@
 //! - [`sim`]: a deterministic fleet simulation that drives the read path.
 //! - [`scenario`]: every knob, presets, validation and the URL form.
 //! - [`metrics`]: the counters and histograms everyone reports.
+//! - [`decimal`]: decimal text to and from `f64`, without the standard
+//!   library's general float code.
 //!
 //! Nothing here does I/O or reads a clock; the same code runs natively, in
 //! wasm, and under a real Redis driver.
 
 pub mod claim;
+pub mod decimal;
 pub mod flight;
 pub mod metrics;
 pub mod read_path;

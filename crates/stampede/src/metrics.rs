@@ -138,11 +138,7 @@ impl Text for u64 {
 
 impl Text for f64 {
     fn text(&self) -> String {
-        if self.is_finite() && self.fract() == 0.0 {
-            one_decimal(*self)
-        } else {
-            format!("{self}")
-        }
+        crate::decimal::format_json(*self)
     }
 }
 
@@ -348,7 +344,7 @@ pub fn differences(a: &Report, b: &Report) -> Vec<Difference> {
         .into_iter()
         .zip(b.fields())
         .filter_map(|((name, ta), (_, tb))| {
-            let (va, vb) = (ta.parse::<f64>().ok()?, tb.parse::<f64>().ok()?);
+            let (va, vb) = (crate::decimal::parse(&ta)?, crate::decimal::parse(&tb)?);
             if va == vb || name == "events" || name == "elapsed_ms" {
                 return None;
             }

@@ -351,7 +351,7 @@ impl Scenario {
             self.xfetch_beta = 0.0;
             out.push(Notice::new(
                 "xfetch_beta",
-                format!("{beta} is not a number; using 0"),
+                "not a number; using 0".to_string(),
             ));
         } else if !(0.0..=XFETCH_BETA_MAX).contains(&beta) {
             self.xfetch_beta = beta.clamp(0.0, XFETCH_BETA_MAX);
@@ -363,8 +363,10 @@ impl Scenario {
             out.push(Notice::new(
                 "xfetch_beta",
                 format!(
-                    "{beta} is {side} than allowed (0 to {XFETCH_BETA_MAX}); clamped to {}",
-                    self.xfetch_beta
+                    "{} is {side} than allowed (0 to {}); clamped to {}",
+                    fmt_f64(beta),
+                    fmt_f64(XFETCH_BETA_MAX),
+                    fmt_f64(self.xfetch_beta)
                 ),
             ));
         }
@@ -375,13 +377,17 @@ impl Scenario {
             let was = *v;
             if !was.is_finite() {
                 *v = 0.0;
-                out.push(Notice::new(name, format!("{was} is not a number; using 0")));
+                out.push(Notice::new(name, "not a number; using 0".to_string()));
             } else if !(0.0..=1.0).contains(&was) {
                 *v = was.clamp(0.0, 1.0);
                 let side = if was > 1.0 { "more" } else { "less" };
                 out.push(Notice::new(
                     name,
-                    format!("{was} is {side} than allowed (0 to 1); clamped to {}", *v),
+                    format!(
+                        "{} is {side} than allowed (0 to 1); clamped to {}",
+                        fmt_f64(was),
+                        fmt_f64(*v)
+                    ),
                 ));
             }
         }
@@ -1136,10 +1142,8 @@ pub fn parse_u32(s: &str) -> Result<u32, String> {
         .map_or(u32::MAX, |v| v.min(u32::MAX as u64) as u32))
 }
 pub fn parse_fraction(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(format!("'{}' is not a number", clip(s))),
-    }
+    crate::decimal::parse(s)
+        .ok_or_else(|| format!("'{}' is not a decimal number such as 0.25", clip(s)))
 }
 
 /// Shortens untrusted text (from a URL or a flag) before it goes into a
@@ -1153,7 +1157,7 @@ pub fn clip(s: &str) -> String {
 }
 
 fn fmt_f64(v: f64) -> String {
-    format!("{v}")
+    crate::decimal::format(v)
 }
 
 impl Scenario {
