@@ -35,8 +35,15 @@ pub fn App() -> impl IntoView {
     let (initial, url_notices) = url_state::parse(&current_query());
     let scenario = RwSignal::new(initial.scenario.clone());
     let seed = RwSignal::new(initial.seed);
+    let compare = RwSignal::new(initial.compare);
     let speed = RwSignal::new(initial.speed);
     let playing = RwSignal::new(true);
+    // The sandbox pauses while the A/B view is open (it runs its own clock).
+    Effect::new(move |_| {
+        if compare.get().is_some() {
+            playing.set(false);
+        }
+    });
     // The numbers before the first frame: the scenario's shape, a clock at zero.
     let reading = RwSignal::new(Reading {
         instances: initial.scenario.instances,
@@ -77,6 +84,7 @@ pub fn App() -> impl IntoView {
             scenario: scenario.get(),
             seed: seed.get(),
             speed: speed.get(),
+            compare: compare.get(),
         };
         replace_url(&url_state::to_query(&state));
     });
@@ -158,9 +166,22 @@ pub fn App() -> impl IntoView {
             </div>
             <PresetPicker scenario=scenario speed=speed base=base notices=knob_notices />
             <Transport playing=playing speed=speed seed=seed reading=reading send=send />
+            <button type="button" class="to-compare" data-control="compare"
+                aria-pressed=move || compare.get().is_some().to_string()
+                title="Two designs on the same traffic, side by side"
+                on:click=move |_| compare.update(|c| {
+                    *c = if c.is_some() { None } else { Some(stampede::scenario::COMPARISONS[0].name) }
+                })>
+                {move || if compare.get().is_some() { "Back to the sandbox" } else { "Compare two designs" }}
+            </button>
         </header>
         <Banner notices=banner />
-        <main class="lab">
+        <Show when=move || compare.get().is_some()>
+            <main class="ab">
+                <crate::compare::CompareView compare=compare scenario=scenario seed=seed />
+            </main>
+        </Show>
+        <main class="lab" hidden=move || compare.get().is_some()>
             <div class="main-col">
             <section class="panel stage" aria-labelledby="stage-title">
                 <h2 id="stage-title" class="sr-only">"The fleet"</h2>

@@ -34,7 +34,7 @@ pub(crate) fn window() -> web_sys::Window {
     web_sys::window().expect("a browser window")
 }
 
-fn wall_now() -> f64 {
+pub(crate) fn wall_now() -> f64 {
     window().performance().map_or(0.0, |p| p.now())
 }
 
@@ -56,7 +56,7 @@ type OnResize = Closure<dyn FnMut(js_sys::Array)>;
 /// synchronous layout of the whole page, which costs tens of milliseconds.
 pub(crate) struct Surface {
     canvas: HtmlCanvasElement,
-    ctx: Ctx,
+    pub(crate) ctx: Ctx,
     css: (f64, f64),
     width: Rc<Cell<f64>>,
     _observer: Option<(web_sys::ResizeObserver, OnResize)>,
@@ -87,7 +87,7 @@ impl Surface {
 
     /// Matches the backing store to the css size; returns the css size, or
     /// None before the first layout.
-    fn fit(&mut self, height_for: impl Fn(f64) -> f64) -> Option<(f64, f64)> {
+    pub(crate) fn fit(&mut self, height_for: impl Fn(f64) -> f64) -> Option<(f64, f64)> {
         let w = self.width.get().floor();
         if w < 1.0 {
             return None;
@@ -336,16 +336,68 @@ impl Engine {
     }
 }
 
+/// What the animation loop drives: the sandbox's engine, or the A/B view's.
+pub(crate) trait Animate {
+    type Reading: PartialEq + Send + Sync + 'static;
+    /// One frame at wall time `start`: the reading, and whether the run ended.
+    fn frame(&mut self, start: f64, playing: bool, speed: f64) -> Option<(Self::Reading, bool)>;
+    /// The frame took `ms` of wall time.
+    fn took(&mut self, _ms: f64) {}
+}
+
+impl Animate for Engine {
+    type Reading = Reading;
+
+    fn frame(&mut self, start: f64, playing: bool, speed: f64) -> Option<(Reading, bool)> {
+        Engine::frame(self, start, playing, speed)
+    }
+
+    fn took(&mut self, took: f64) {
+        if took > self.longest_frame {
+            self.longest_frame = took;
+            mark("longestFrameMs", &one_decimal(took));
+            mark("longestFramePhases", &self.phases);
+        }
+    }
+}
+
 type Loop = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
+
+/// One frame of whatever the loop drives: `Some(ended)` while it runs,
+/// `None` once its engine is gone.
+type Tick = Box<dyn Fn(f64, bool, f64) -> Option<bool>>;
 
 /// Starts the requestAnimationFrame loop; it stops when the page is
 /// unmounted (the engine is gone) or after a panic.
-pub(crate) fn start_loop(
-    engine: StoredValue<Engine, LocalStorage>,
+pub(crate) fn start_loop<E: Animate + 'static>(
+    engine: StoredValue<E, LocalStorage>,
     playing: RwSignal<bool>,
     speed: RwSignal<f64>,
-    reading: RwSignal<Reading>,
+    reading: RwSignal<E::Reading>,
 ) {
+    // Only this small adapter is generic; the loop itself exists once in
+    // the wasm whatever it drives (each copy would cost kilobytes).
+    let tick: Tick = Box::new(move |start, is_playing, speed| {
+        let out = engine.try_update_value(|e| {
+            let out = e.frame(start, is_playing, speed);
+            e.took(wall_now() - start);
+            out
+        })?;
+        let Some((r, ended)) = out else {
+            return Some(false);
+        };
+        if reading.with_untracked(|old| *old != r) {
+            let t0 = wall_now();
+            reading.set(r);
+            mark("lastSetMs", &one_decimal(wall_now() - t0));
+        }
+        Some(ended)
+    });
+    run_loop(tick, playing, speed);
+}
+
+#[inline(never)]
+fn run_loop(tick: Tick, playing: RwSignal<bool>, speed: RwSignal<f64>) {
     let handle: Loop = Rc::new(RefCell::new(None));
     let next = handle.clone();
     *handle.borrow_mut() = Some(Closure::new(move |_ts: f64| {
@@ -360,28 +412,12 @@ pub(crate) fn start_loop(
             next.borrow_mut().take();
             return;
         };
-        let Some(out) = engine.try_update_value(|e| {
-            let out = e.frame(start, is_playing, speed);
-            let took = wall_now() - start;
-            if took > e.longest_frame {
-                e.longest_frame = took;
-                mark("longestFrameMs", &one_decimal(took));
-                mark("longestFramePhases", &e.phases);
-            }
-            out
-        }) else {
+        let Some(ended) = tick(start, is_playing, speed) else {
             next.borrow_mut().take();
             return;
         };
-        if let Some((r, ended)) = out {
-            if ended && is_playing {
-                playing.set(false);
-            }
-            if reading.with_untracked(|old| *old != r) {
-                let t0 = wall_now();
-                reading.set(r);
-                mark("lastSetMs", &one_decimal(wall_now() - t0));
-            }
+        if ended && is_playing {
+            playing.set(false);
         }
         if let Some(cb) = next.borrow().as_ref() {
             let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());

@@ -13,9 +13,12 @@
 //!   canvases)
 //! - `panels`: `counters`, `code_panel`, `knobs`, `transport` (the numbers
 //!   and the controls)
-//! - `app`: the page; `engine`: its animation loop; `panic`: the crash screen
+//! - `app`: the page; `compare`: the A/B view (two designs on the same
+//!   traffic, from one clock); `engine`: the animation loop both drive;
+//!   `panic`: the crash screen
 
 pub mod app;
+pub mod compare;
 pub mod engine;
 pub mod experiment;
 pub mod panels;
@@ -56,7 +59,7 @@ mod layout {
     ];
     const PANELS: [&str; 4] = ["counters", "code_panel", "knobs", "transport"];
     const STAGE_NAMES: [&str; 5] = ["chart", "fleet_layout", "fleet_view", "palette", "pen"];
-    const TOP: [&str; 3] = ["app", "engine", "panic"];
+    const TOP: [&str; 4] = ["app", "compare", "engine", "panic"];
 
     fn imports(src: &str, module: &str) -> bool {
         src.contains(&format!("crate::{module}::")) || src.contains(&format!("crate::{module};"))

@@ -165,13 +165,24 @@ pub struct Lab {
 
 impl Lab {
     pub fn new(scenario: &Scenario, seed: u64) -> Lab {
+        Lab::build(scenario, seed, true)
+    }
+
+    /// One side of the A/B view: the fleet alone, without the arithmetic's
+    /// three comparison runs.
+    pub fn single(scenario: &Scenario, seed: u64) -> Lab {
+        Lab::build(scenario, seed, false)
+    }
+
+    #[inline(never)]
+    fn build(scenario: &Scenario, seed: u64, with_rows: bool) -> Lab {
         let mut scenario = scenario.clone();
         // The caller shows the notices; here only the clamped values matter.
         let _ = scenario.validate();
         let threads = u64::from(scenario.instances) * u64::from(scenario.threads);
         let scout =
             (estimated_events(&scenario) <= PREVIEW_EVENTS).then(|| Fleet::new(&scenario, seed));
-        let compare = if threads <= COMPARE_THREADS {
+        let compare = if with_rows && threads <= COMPARE_THREADS {
             Defence::ALL
                 .iter()
                 .map(|d| (*d, Fleet::new(&d.apply(&scenario), seed)))
@@ -312,6 +323,7 @@ impl Lab {
 
     /// Works toward the target until `out_of_time()` says stop. Returns
     /// true when every fleet reached it.
+    #[inline(never)]
     pub fn advance(&mut self, out_of_time: &dyn Fn() -> bool) -> bool {
         while self.pos < self.target {
             let next_grid = (self.pos / self.step + 1) * self.step;

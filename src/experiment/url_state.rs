@@ -14,6 +14,8 @@ pub struct PageState {
     pub scenario: Scenario,
     pub seed: u64,
     pub speed: f64,
+    /// The A/B view's comparison (`cmp=<name>`), when it is open.
+    pub compare: Option<&'static str>,
 }
 
 impl Default for PageState {
@@ -23,6 +25,7 @@ impl Default for PageState {
             speed: default_speed(&scenario),
             scenario,
             seed: 1,
+            compare: None,
         }
     }
 }
@@ -31,6 +34,7 @@ impl Default for PageState {
 pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     let q = query.strip_prefix('?').unwrap_or(query);
     let mut speed = None;
+    let mut compare = None;
     let mut notices = Vec::new();
     // Too long to trust: the core ignores the whole thing and says so.
     let core_query = if q.len() > MAX_QUERY_LEN {
@@ -40,6 +44,16 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
         for part in q.split('&') {
             match part.split_once('=') {
                 Some(("speed", v)) => speed = parse_speed(v, &mut notices),
+                Some(("cmp", v)) => {
+                    let name = percent_decode(v);
+                    match stampede::scenario::comparison(&name) {
+                        Some(c) => compare = Some(c.name),
+                        None => notices.push(Notice::new(
+                            "cmp",
+                            format!("'{}' is not a comparison; showing the sandbox", clip(&name)),
+                        )),
+                    }
+                }
                 _ if part == "speed" => notices.push(Notice::new(
                     "speed",
                     "no value given; using the scenario's own".to_string(),
@@ -57,6 +71,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
             scenario,
             seed,
             speed,
+            compare,
         },
         notices,
     )
@@ -94,6 +109,9 @@ fn parse_speed(raw: &str, notices: &mut Vec<Notice>) -> Option<f64> {
 /// defaults, the seed, and the speed when it is not the default.
 pub fn to_query(state: &PageState) -> String {
     let mut q = state.scenario.to_query(state.seed);
+    if let Some(c) = state.compare {
+        q = format!("cmp={c}&{q}");
+    }
     let speed = round_speed(state.speed);
     if (speed - default_speed(&state.scenario)).abs() > 1e-9 {
         q.push_str(&format!("&speed={}", stampede::decimal::format(speed)));
@@ -116,11 +134,27 @@ mod tests {
             },
             seed: 99,
             speed: 4.0,
+            compare: None,
         };
         let q = to_query(&state);
         let (back, notices) = parse(&format!("?{q}"));
         assert_eq!(back, state, "{q}");
         assert!(notices.is_empty(), "{notices:?}");
+        // The A/B view and its cost travel in the link too.
+        let ab = PageState {
+            compare: Some("cost"),
+            scenario: Scenario {
+                recompute_ms: 900,
+                ..Scenario::default()
+            },
+            ..state.clone()
+        };
+        let q = to_query(&ab);
+        assert!(q.starts_with("cmp=cost&"), "{q}");
+        assert_eq!(parse(&q).0, ab);
+        let (back, notices) = parse("cmp=nope&seed=3");
+        assert_eq!(back.compare, None);
+        assert_eq!(notices.len(), 1, "{notices:?}");
     }
 
     #[test]

@@ -89,6 +89,7 @@ pub fn columns(samples: &[Sample], span: u64, n: usize) -> Vec<Option<[u64; 4]>>
 }
 
 /// Draws the lanes with a playhead at `now` (virtual µs) over `span`.
+#[inline(never)]
 pub fn draw(ctx: &Ctx, sc: &Scheme, dark: bool, (w, h): (f64, f64), tl: &Timeline) {
     let Timeline {
         samples,

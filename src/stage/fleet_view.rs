@@ -68,6 +68,7 @@ impl FleetView {
     }
 
     /// Recomputes the layout when the size or the fleet's shape changed.
+    #[inline(never)]
     pub fn fit(&mut self, width: f64, height: f64, instances: u32, threads: u32) {
         let same = self.layout.as_ref().is_some_and(|l| {
             l.width == width
@@ -128,6 +129,7 @@ impl FleetView {
     /// Draws one frame on two layers: `base` keeps the offices and threads
     /// between frames and only repaints the threads whose state changed;
     /// `overlay` is cleared and redrawn (pulses, actors). `now` is wall time.
+    #[inline(never)]
     pub fn draw(
         &mut self,
         (base, overlay): (&Ctx, Option<&Ctx>),
