@@ -30,6 +30,8 @@ WASM_TARGET := wasm32-unknown-unknown
 TRUNK_VERSION := 0.21.14
 BINARYEN_VERSION := 132.0.0
 PLAYWRIGHT_VERSION := 1.65.1
+TERSER_VERSION := 5.51.2
+AXE_VERSION := 4.14.1
 DEBIAN_PACKAGES := chromium:chromium chromedriver:chromium-driver redis-server:redis-server node:nodejs npm:npm
 
 # The wasm-bindgen version Cargo.lock pins; the CLI and the runner must match it.
@@ -80,13 +82,16 @@ setup-wasm-bindgen: setup-lock
 	fi
 
 setup-node:
-	@have="$$(node -p 'require("$(TOOLS)/node_modules/binaryen/package.json").version' 2>/dev/null || true)"; \
-	if [ "$$have" != "$(BINARYEN_VERSION)" ] || [ ! -f "$(TOOLS)/node_modules/playwright-core/package.json" ]; then \
-	  echo "setup: installing binaryen@$(BINARYEN_VERSION) and playwright-core@$(PLAYWRIGHT_VERSION) into .tools/"; \
-	  mkdir -p "$(TOOLS)"; \
-	  npm install --prefix "$(TOOLS)" --no-audit --no-fund --save-exact \
-	    binaryen@$(BINARYEN_VERSION) playwright-core@$(PLAYWRIGHT_VERSION); \
-	fi
+	@want="binaryen@$(BINARYEN_VERSION) playwright-core@$(PLAYWRIGHT_VERSION) terser@$(TERSER_VERSION) axe-core@$(AXE_VERSION)"; \
+	for pkg in $$want; do \
+	  v="$$(node -p "require('$(TOOLS)/node_modules/$${pkg%@*}/package.json').version" 2>/dev/null || true)"; \
+	  if [ "$$v" != "$${pkg##*@}" ]; then \
+	    echo "setup: installing $$want into .tools/"; \
+	    mkdir -p "$(TOOLS)"; \
+	    npm install --prefix "$(TOOLS)" --no-audit --no-fund --save-exact $$want; \
+	    break; \
+	  fi; \
+	done
 	@wasm-opt --version | grep -q 'version 132' || { echo "setup: wasm-opt on PATH is not binaryen 132: $$(command -v wasm-opt)" >&2; exit 1; }
 
 setup-debian:
@@ -110,6 +115,7 @@ serve: setup
 dist: setup
 	rm -rf dist
 	trunk build --offline --release --public-url ./
+	node scripts/finish-dist.mjs dist
 	@if grep -Eq 'autoreload|__trunk_address__|new WebSocket' dist/index.html; then \
 	  echo "dist: the release page contains trunk's live-reload script" >&2; exit 1; fi
 	@if grep -Eq '(href|src)=["'"'"']?/' dist/index.html; then \

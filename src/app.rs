@@ -36,6 +36,7 @@ pub fn App() -> impl IntoView {
     let scenario = RwSignal::new(initial.scenario.clone());
     let seed = RwSignal::new(initial.seed);
     let compare = RwSignal::new(initial.compare);
+    let cost = RwSignal::new(initial.cost);
     let speed = RwSignal::new(initial.speed);
     let playing = RwSignal::new(true);
     // The sandbox pauses while the A/B view is open (it runs its own clock).
@@ -85,6 +86,7 @@ pub fn App() -> impl IntoView {
             seed: seed.get(),
             speed: speed.get(),
             compare: compare.get(),
+            cost: cost.get(),
         };
         replace_url(&url_state::to_query(&state));
     });
@@ -157,7 +159,7 @@ pub fn App() -> impl IntoView {
     });
 
     view! {
-        <header class="topbar">
+        <header class="topbar" class:comparing=move || compare.get().is_some()>
             <div class="brand">
                 <h1>"Stampede Lab"</h1>
                 <p class="tagline">
@@ -178,7 +180,7 @@ pub fn App() -> impl IntoView {
         <Banner notices=banner />
         <Show when=move || compare.get().is_some()>
             <main class="ab">
-                <crate::compare::CompareView compare=compare scenario=scenario seed=seed />
+                <crate::compare::CompareView compare=compare cost=cost seed=seed />
             </main>
         </Show>
         <main class="lab" hidden=move || compare.get().is_some()>
@@ -291,9 +293,10 @@ fn Legend() -> impl IntoView {
                         Glyph::HollowDiamond => view! { <polygon points="7,1.5 12.5,7 7,12.5 1.5,7" class="ring"></polygon> }.into_any(),
                         Glyph::Circle => view! { <circle cx="7" cy="7" r="5" class="ring"></circle> }.into_any(),
                     };
-                    let style = format!("--c-light: {}; --c-dark: {}", colour(l, false), colour(l, true));
+                    // Custom properties through the CSSOM, which the page's
+                    // Content-Security-Policy allows (a style attribute it blocks).
                     view! {
-                        <li title=l.help style=style>
+                        <li title=l.help style:--c-light=colour(l, false) style:--c-dark=colour(l, true)>
                             <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true">{glyph}</svg>
                             {l.label}
                         </li>

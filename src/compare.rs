@@ -22,7 +22,7 @@ use crate::palette::scheme;
 const CHART_HEIGHT: f64 = 150.0;
 
 /// The counters each side shows, with `data-side` and `data-metric`.
-pub const SIDE_METRICS: [&str; 9] = [
+pub const SIDE_METRICS: [&str; 10] = [
     "recomputes",
     "claim_attempts",
     "redis_round_trips",
@@ -31,13 +31,15 @@ pub const SIDE_METRICS: [&str; 9] = [
     "stale_served",
     "errors",
     "timeouts",
+    "p50_ms",
     "p99_ms",
 ];
 
 /// The recompute-cost control's range (ms): an indexed query to a slow,
-/// rate-limited or billed call.
+/// rate-limited or billed call whose slow tail still fits in the callers'
+/// 1 s deadline when only one instance makes it.
 pub const COST_MIN_MS: u32 = 20;
-pub const COST_MAX_MS: u32 = 5000;
+pub const COST_MAX_MS: u32 = 700;
 
 /// A side's scenario: the comparison's design, with the shared recompute
 /// cost where the comparison offers that control.
@@ -97,6 +99,13 @@ impl AbEngine {
         if let Some(s) = self.sides.get_mut(k) {
             s.stage = Some(stage);
             s.chart = Some(chart);
+        }
+    }
+
+    /// Both sides run as fast as the frame budget allows to their end.
+    pub(crate) fn skip_to_end(&mut self) {
+        for s in &mut self.sides {
+            s.lab.seek(u64::MAX);
         }
     }
 
@@ -229,6 +238,9 @@ fn diff_rows(a: &Report, b: &Report, subject: &str) -> Vec<(String, String, bool
         } else {
             f.round()
         };
+        if f <= 1.0 {
+            return String::new(); // equal to a tenth: no factor worth a word
+        }
         let other = if side == "A" { "B" } else { "A" };
         format!(" ({side} is {}× {other})", num(f))
     };
@@ -260,7 +272,7 @@ fn diff_rows(a: &Report, b: &Report, subject: &str) -> Vec<(String, String, bool
 #[component]
 pub fn CompareView(
     compare: RwSignal<Option<&'static str>>,
-    scenario: RwSignal<Scenario>,
+    cost: RwSignal<Option<u32>>,
     seed: RwSignal<u64>,
 ) -> impl IntoView {
     let name = Memo::new(move |_| {
@@ -270,7 +282,12 @@ pub fn CompareView(
             .map_or(COMPARISONS[0].name, |c| c.name)
     });
     let current = move || comparison(name.get()).unwrap_or(&COMPARISONS[0]);
-    let cost = Memo::new(move |_| scenario.with(|s| s.recompute_ms));
+    // The comparison's own cost until the control (or the link) sets one.
+    let cost_ms = Memo::new(move |_| {
+        let own = current().a().recompute_ms;
+        cost.get()
+            .map_or(own, |ms| ms.clamp(COST_MIN_MS, COST_MAX_MS))
+    });
     let engine = StoredValue::new_local(AbEngine::default());
     let playing = RwSignal::new(true);
     let speed = RwSignal::new(crate::clock::STEADY_SPEED);
@@ -281,7 +298,7 @@ pub fn CompareView(
     Effect::new(move |_| {
         let c = current();
         let sd = seed.get();
-        let rc = Some(cost.get());
+        let rc = Some(cost_ms.get());
         let (a, b) = (side_scenario(c, 'a', rc), side_scenario(c, 'b', rc));
         speed.set(crate::clock::default_speed(&a).min(crate::clock::default_speed(&b)));
         engine.update_value(|e| e.build(&a, &b, sd));
@@ -343,6 +360,7 @@ pub fn CompareView(
                     data-control="compare-preset"
                     prop:value=move || name.get()
                     on:change=move |ev| {
+                        cost.set(None);
                         compare.set(comparison(&event_target_value(&ev)).map(|c| c.name));
                     }
                 >
@@ -351,9 +369,6 @@ pub fn CompareView(
                         .map(|c| view! { <option value=c.name>{c.question}</option> })
                         .collect_view()}
                 </select>
-                <button type="button" data-control="compare-close" on:click=move |_| compare.set(None)>
-                    "Back to the sandbox"
-                </button>
             </div>
             <p class="ab-question">{move || current().question}</p>
             <div class="ab-transport">
@@ -370,17 +385,21 @@ pub fn CompareView(
                     on:click=move |_| { engine.update_value(AbEngine::restart); playing.set(true); }>
                     "Restart both"
                 </button>
+                <button type="button" data-control="compare-end"
+                    on:click=move |_| { engine.update_value(AbEngine::skip_to_end); playing.set(true); }>
+                    "Skip to the end"
+                </button>
                 <span class="clock">
                     {move || format!("t = {} ms at {}", crate::clock::now_ms_text(reading.with(|r| r.now)), speed_label(speed.get()))}
                 </span>
                 <label class="ab-cost" hidden=move || !current().cost_control>
-                    <span>{move || format!("Recompute cost: {}", virtual_label(u64::from(cost.get()) * 1000))}</span>
+                    <span>{move || format!("Recompute cost: {}", virtual_label(u64::from(cost_ms.get()) * 1000))}</span>
                     <input type="range" data-control="compare-cost" aria-label="Recompute cost"
                         min="0" max="100" step="1"
-                        prop:value=move || cost_position(cost.get()).to_string()
+                        prop:value=move || cost_position(cost_ms.get()).to_string()
                         on:change=move |ev| {
                             if let Ok(p) = event_target_value(&ev).parse::<u32>() {
-                                scenario.update(|s| s.recompute_ms = cost_at(p));
+                                cost.set(Some(cost_at(p)));
                             }
                         }
                     />

@@ -16,6 +16,9 @@ pub struct PageState {
     pub speed: f64,
     /// The A/B view's comparison (`cmp=<name>`), when it is open.
     pub compare: Option<&'static str>,
+    /// The A/B view's recompute cost in ms (`cost=<ms>`), where the
+    /// comparison has that control; `None` is the comparison's own.
+    pub cost: Option<u32>,
 }
 
 impl Default for PageState {
@@ -26,6 +29,7 @@ impl Default for PageState {
             scenario,
             seed: 1,
             compare: None,
+            cost: None,
         }
     }
 }
@@ -35,6 +39,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     let q = query.strip_prefix('?').unwrap_or(query);
     let mut speed = None;
     let mut compare = None;
+    let mut cost = None;
     let mut notices = Vec::new();
     // Too long to trust: the core ignores the whole thing and says so.
     let core_query = if q.len() > MAX_QUERY_LEN {
@@ -54,6 +59,13 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
                         )),
                     }
                 }
+                Some(("cost", v)) => match stampede::scenario::parse_u32(&percent_decode(v)) {
+                    Ok(ms) => cost = Some(ms),
+                    Err(e) => notices.push(Notice::new(
+                        "cost",
+                        format!("{e}; using the comparison's own cost"),
+                    )),
+                },
                 _ if part == "speed" => notices.push(Notice::new(
                     "speed",
                     "no value given; using the scenario's own".to_string(),
@@ -72,6 +84,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
             seed,
             speed,
             compare,
+            cost: cost.filter(|_| compare.is_some()),
         },
         notices,
     )
@@ -110,7 +123,10 @@ fn parse_speed(raw: &str, notices: &mut Vec<Notice>) -> Option<f64> {
 pub fn to_query(state: &PageState) -> String {
     let mut q = state.scenario.to_query(state.seed);
     if let Some(c) = state.compare {
-        q = format!("cmp={c}&{q}");
+        q = match state.cost {
+            Some(ms) => format!("cmp={c}&cost={ms}&{q}"),
+            None => format!("cmp={c}&{q}"),
+        };
     }
     let speed = round_speed(state.speed);
     if (speed - default_speed(&state.scenario)).abs() > 1e-9 {
@@ -135,6 +151,7 @@ mod tests {
             seed: 99,
             speed: 4.0,
             compare: None,
+            cost: None,
         };
         let q = to_query(&state);
         let (back, notices) = parse(&format!("?{q}"));
@@ -143,14 +160,11 @@ mod tests {
         // The A/B view and its cost travel in the link too.
         let ab = PageState {
             compare: Some("cost"),
-            scenario: Scenario {
-                recompute_ms: 900,
-                ..Scenario::default()
-            },
+            cost: Some(900),
             ..state.clone()
         };
         let q = to_query(&ab);
-        assert!(q.starts_with("cmp=cost&"), "{q}");
+        assert!(q.starts_with("cmp=cost&cost=900&"), "{q}");
         assert_eq!(parse(&q).0, ab);
         let (back, notices) = parse("cmp=nope&seed=3");
         assert_eq!(back.compare, None);

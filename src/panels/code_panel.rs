@@ -98,7 +98,7 @@ pub fn CodePanel(reading: RwSignal<Reading>) -> impl IntoView {
                     .map(|l| {
                         let busy = move || reading.with(|r| l.counts.iter().any(|(k, _)| count(&r.tally, *k) > 0));
                         view! {
-                            <li class:busy=busy style=format!("--indent: {}", l.indent)>
+                            <li class:busy=busy style:--indent=l.indent.to_string()>
                                 <code>{l.code}</code>
                                 <span class="line-count">{move || reading.with(|r| counts_text(&r.tally, l))}</span>
                             </li>

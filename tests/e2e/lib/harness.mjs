@@ -59,6 +59,17 @@ export async function spec(name, body) {
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
   });
   page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
+  // Any Content-Security-Policy violation fails the spec, whatever it checks.
+  const violations = [];
+  await context.exposeBinding("__cspViolation", (_source, v) => {
+    violations.push(v);
+    problems.push(`CSP violation: ${v}`);
+  });
+  await context.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (e) => {
+      window.__cspViolation(`${e.violatedDirective} blocked ${e.blockedURI || "inline"} (${e.sourceFile}:${e.lineNumber}) ${e.sample ?? ""}`);
+    });
+  });
   page.on("requestfailed", (req) =>
     problems.push(`request failed: ${req.url()} (${req.failure()?.errorText})`),
   );
@@ -122,6 +133,7 @@ export async function spec(name, body) {
   let failure = null;
   try {
     await body(t);
+    if (violations.length) throw new Error(`Content-Security-Policy violations:\n  ${violations.join("\n  ")}`);
   } catch (err) {
     failure = err;
   } finally {

@@ -335,7 +335,18 @@ fn run(args: &[String]) -> Result<String, Exit> {
                 c.question, c.a_label, c.b_label, c.metric, c.winner
             ));
         }
-        out.push_str(&compare((c.a(), 1), (c.b(), 1), format, json)?);
+        let table = compare((c.a(), 1), (c.b(), 1), format, json)?;
+        if json {
+            // The pair's own facts beside the two runs, as the page shows them.
+            let mut v: serde_json::Value =
+                serde_json::from_str(&table).map_err(|e| Exit::Bad(e.to_string()))?;
+            v["name"] = c.name.into();
+            v["question"] = c.question.into();
+            v["metric"] = c.metric.into();
+            v["winner"] = c.winner.to_string().into();
+            return Ok(v.to_string());
+        }
+        out.push_str(&table);
         return Ok(out);
     }
     if let Some(i) = args.iter().position(|a| a == "--compare") {

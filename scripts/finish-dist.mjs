@@ -1,0 +1,62 @@
+// Finishes a release build in dist/ (run by `make dist` after trunk):
+//
+// 1. Minifies wasm-bindgen's loader with terser (trunk's own minifier cannot
+//    parse it and ships it as is), and updates its integrity hash.
+// 2. Locks the page down with a Content-Security-Policy <meta>: only the
+//    page's own files, WebAssembly compilation, and trunk's inline loader by
+//    its sha256 hash. No other inline script, no inline style attribute, no
+//    third-party request, no plugin, no <base>, no form target.
+//
+// Usage: node scripts/finish-dist.mjs dist
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+
+const dist = process.argv[2] ?? "dist";
+const require = createRequire(path.resolve(".tools", "package.json"));
+const { minify } = require("terser");
+
+const indexPath = path.join(dist, "index.html");
+let html = readFileSync(indexPath, "utf8");
+
+const fail = (why) => {
+  console.error(`finish-dist: ${why}`);
+  process.exit(1);
+};
+
+// 1. The loader.
+const jsName = html.match(/from '\.\/([^']+\.js)'/)?.[1] ?? fail("no loader import in index.html");
+const jsPath = path.join(dist, jsName);
+const source = readFileSync(jsPath, "utf8");
+const out = await minify(source, { module: true, compress: { passes: 2 }, mangle: true });
+if (!out.code) fail(`terser returned nothing for ${jsName}`);
+writeFileSync(jsPath, out.code);
+const sri = (bytes, alg) => `${alg}-${createHash(alg).update(bytes).digest("base64")}`;
+const linkRe = new RegExp(`(href=\\./${jsName.replace(/[.]/g, "\\.")} integrity=)(sha384-[A-Za-z0-9+/=]+)`);
+if (!linkRe.test(html)) fail(`no integrity attribute for ${jsName}`);
+html = html.replace(linkRe, `$1${sri(out.code, "sha384")}`);
+
+// 2. The policy. Every inline script must be the loader, hashed.
+const inline = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].filter((m) => !/\bsrc=/.test(m[1]));
+if (inline.length !== 1) fail(`expected exactly one inline script (trunk's loader), found ${inline.length}`);
+const policy = [
+  "default-src 'none'",
+  `script-src 'self' 'wasm-unsafe-eval' '${sri(inline[0][2], "sha256")}'`,
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "object-src 'none'",
+].join("; ");
+if (html.includes("Content-Security-Policy")) fail("index.html already has a policy");
+const charset = "<meta charset=utf-8>";
+if (!html.includes(charset)) fail("no <meta charset> to put the policy after");
+html = html.replace(charset, `${charset}<meta http-equiv=Content-Security-Policy content="${policy}">`);
+writeFileSync(indexPath, html);
+
+console.log(
+  `finish-dist: ${jsName} ${source.length} -> ${out.code.length} bytes; Content-Security-Policy set (${policy.length} characters)`,
+);
