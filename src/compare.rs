@@ -40,6 +40,7 @@ pub const SIDE_METRICS: [&str; 10] = [
 /// 1 s deadline when only one instance makes it.
 pub const COST_MIN_MS: u32 = 20;
 pub const COST_MAX_MS: u32 = 700;
+pub const COST_STEPS: u32 = 60;
 
 /// A side's scenario: the comparison's design, with the shared recompute
 /// cost where the comparison offers that control.
@@ -395,7 +396,7 @@ pub fn CompareView(
                 <label class="ab-cost" hidden=move || !current().cost_control>
                     <span>{move || format!("Recompute cost: {}", virtual_label(u64::from(cost_ms.get()) * 1000))}</span>
                     <input type="range" data-control="compare-cost" aria-label="Recompute cost"
-                        min="0" max="100" step="1"
+                        min="0" max=COST_STEPS step="1"
                         prop:value=move || cost_position(cost_ms.get()).to_string()
                         on:change=move |ev| {
                             if let Ok(p) = event_target_value(&ev).parse::<u32>() {
@@ -424,9 +425,10 @@ pub fn CompareView(
     }
 }
 
-/// The cost slider: 0..=100 on a log scale from COST_MIN_MS to COST_MAX_MS.
+/// The cost slider: 0..=COST_STEPS on a log scale from COST_MIN_MS to
+/// COST_MAX_MS, each step at least a millisecond apart.
 pub fn cost_at(pos: u32) -> u32 {
-    let f = f64::from(pos.min(100)) / 100.0;
+    let f = f64::from(pos.min(COST_STEPS)) / f64::from(COST_STEPS);
     let (lo, hi) = (f64::from(COST_MIN_MS).ln(), f64::from(COST_MAX_MS).ln());
     (lo + f * (hi - lo)).exp().round() as u32
 }
@@ -434,7 +436,7 @@ pub fn cost_at(pos: u32) -> u32 {
 pub fn cost_position(ms: u32) -> u32 {
     let (lo, hi) = (f64::from(COST_MIN_MS).ln(), f64::from(COST_MAX_MS).ln());
     let v = f64::from(ms.clamp(COST_MIN_MS, COST_MAX_MS)).ln();
-    ((v - lo) / (hi - lo) * 100.0).round() as u32
+    ((v - lo) / (hi - lo) * f64::from(COST_STEPS)).round() as u32
 }
 
 #[cfg(test)]
@@ -444,8 +446,8 @@ mod tests {
     #[test]
     fn the_cost_slider_spans_a_query_to_a_billed_call() {
         assert_eq!(cost_at(0), COST_MIN_MS);
-        assert_eq!(cost_at(100), COST_MAX_MS);
-        for p in 0..=100 {
+        assert_eq!(cost_at(COST_STEPS), COST_MAX_MS);
+        for p in 0..=COST_STEPS {
             assert_eq!(cost_position(cost_at(p)), p, "{p}");
         }
     }
@@ -453,11 +455,11 @@ mod tests {
     #[test]
     fn the_cost_applies_only_where_the_comparison_offers_it() {
         let cost = comparison("cost").unwrap();
-        assert_eq!(side_scenario(cost, 'a', Some(900)).recompute_ms, 900);
-        assert_eq!(side_scenario(cost, 'b', Some(900)).recompute_ms, 900);
+        assert_eq!(side_scenario(cost, 'a', Some(500)).recompute_ms, 500);
+        assert_eq!(side_scenario(cost, 'b', Some(500)).recompute_ms, 500);
         assert_eq!(side_scenario(cost, 'b', Some(1)).recompute_ms, COST_MIN_MS);
         let layered = comparison("layered").unwrap();
-        assert_eq!(side_scenario(layered, 'b', Some(900)), layered.b());
+        assert_eq!(side_scenario(layered, 'b', Some(500)), layered.b());
         // Both sides of every comparison share the fleet's shape.
         for c in COMPARISONS {
             let (a, b) = (c.a(), c.b());

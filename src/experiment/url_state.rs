@@ -203,10 +203,15 @@ mod tests {
         let knobs: Vec<_> = n.iter().map(|x| x.knob.as_str()).collect();
         assert_eq!(knobs, ["speed", "instances", "url"]);
 
-        let (s, n) = parse("speed=1e9&i=999999");
+        let (s, n) = parse("speed=1000000000&i=999999");
         assert_eq!(s.speed, 100.0);
         assert_eq!(s.scenario.instances, 1000);
         assert_eq!(n.len(), 2, "{n:?}");
+        // A link's numbers are plain decimals: an exponent is refused, said,
+        // and the scenario's own speed used.
+        let (s, n) = parse("speed=1e9");
+        assert_eq!(s.speed, PageState::default().speed);
+        assert_eq!(n.len(), 1, "{n:?}");
 
         let huge = format!("speed=2&i={}", "9".repeat(MAX_QUERY_LEN * 4));
         let (s, n) = parse(&huge);
