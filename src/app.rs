@@ -179,7 +179,7 @@ pub fn App() -> impl IntoView {
         </header>
         <Banner notices=banner />
         <Show when=move || compare.get().is_some()>
-            <main class="ab">
+            <main class="ab-main">
                 <crate::compare::CompareView compare=compare cost=cost seed=seed />
             </main>
         </Show>

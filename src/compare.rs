@@ -8,6 +8,9 @@
 use leptos::prelude::*;
 use stampede::metrics::{differences, Report};
 use stampede::scenario::{comparison, Comparison, Scenario, COMPARISONS};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlCanvasElement};
 
 use crate::chart;
 use crate::clock::{speed_label, virtual_label, virtual_step, FRAME_BUDGET_MS};
@@ -52,55 +55,50 @@ pub fn side_scenario(c: &Comparison, side: char, recompute_ms: Option<u32>) -> S
     s
 }
 
+/// A side's fleet (base and overlay) and chart canvases.
+type Canvases = (Surface, Surface, Surface);
+
 struct Side {
     lab: Lab,
     view: FleetView,
-    stage: Option<(Surface, Surface)>,
-    chart: Option<Surface>,
 }
 
-/// What one frame of the A/B view measured.
+/// What one frame of the A/B view measured (the numbers themselves go
+/// straight into the view's elements).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AbReading {
     pub now: u64,
-    pub reports: [Report; 2],
     pub at_end: bool,
 }
 
-/// The two sides between frames.
+/// The two sides between frames, and the view they write into.
 #[derive(Default)]
 pub(crate) struct AbEngine {
     sides: Vec<Side>,
     last_wall: Option<f64>,
+    /// The view, and each side's canvases (none where a canvas has no 2d
+    /// context: the numbers still show).
+    dom: Option<(AbDom, Vec<Canvases>, Controls)>,
 }
 
 impl AbEngine {
     pub(crate) fn build(&mut self, a: &Scenario, b: &Scenario, seed: u64) {
-        let canvases: Vec<_> = self
-            .sides
-            .drain(..)
-            .map(|s| (s.stage, s.chart))
-            .chain(std::iter::repeat_with(|| (None, None)))
-            .take(2)
-            .collect();
         self.sides = [a, b]
             .into_iter()
-            .zip(canvases)
-            .map(|(s, (stage, chart))| Side {
+            .map(|s| Side {
                 lab: Lab::single(s, seed),
                 view: FleetView::default(),
-                stage,
-                chart,
             })
             .collect();
         self.last_wall = None;
     }
 
-    pub(crate) fn attach(&mut self, k: usize, stage: (Surface, Surface), chart: Surface) {
-        if let Some(s) = self.sides.get_mut(k) {
-            s.stage = Some(stage);
-            s.chart = Some(chart);
-        }
+    fn attach(&mut self, dom: AbDom, surfaces: Vec<Canvases>, k: Controls) {
+        self.dom = Some((dom, surfaces, k));
+    }
+
+    fn at_end(&self) -> bool {
+        !self.sides.is_empty() && self.sides.iter().all(|s| s.lab.at_end())
     }
 
     /// Both sides run as fast as the frame budget allows to their end.
@@ -131,96 +129,75 @@ impl Animate for AbEngine {
         if self.sides.len() != 2 {
             return None;
         }
+        let (dom, surfaces, k) = self.dom.as_mut()?;
         // One clock: both sides head for the same virtual time, each with
         // half of the frame's budget.
-        for (k, side) in self.sides.iter_mut().enumerate() {
+        for (i, side) in self.sides.iter_mut().enumerate() {
             if playing {
                 side.lab.play_for(virtual_step(dt, speed));
             }
-            let until = FRAME_BUDGET_MS * (k + 1) as f64 / 2.0;
+            let until = FRAME_BUDGET_MS * (i + 1) as f64 / 2.0;
             side.lab.advance(&|| wall_now() - start > until);
         }
         let span = self.sides.iter().map(|s| s.lab.span()).max().unwrap_or(1);
         let mut reports: [Report; 2] = Default::default();
-        for (k, side) in self.sides.iter_mut().enumerate() {
+        for ((side, (base, overlay, chart_surface)), report) in self
+            .sides
+            .iter_mut()
+            .zip(surfaces.iter_mut())
+            .zip(reports.iter_mut())
+        {
             let s = side.lab.scenario().clone();
-            let report = side.lab.report();
+            *report = side.lab.report();
             let _ = side.lab.take_pulses();
-            if let Some((base, overlay)) = side.stage.as_mut() {
-                if let (Some((w, h)), Some(_)) = (base.fit(stage_height), overlay.fit(stage_height))
-                {
-                    side.view.fit(w, h, s.instances, s.threads);
-                    let fleet = side.lab.fleet();
-                    let stats = ActorStats {
-                        redis_round_trips: report.redis_round_trips,
-                        live_claims: fleet.live_claims() as u64,
-                        claim_attempts: report.claim_attempts,
-                        origin_running: fleet.origin_running(),
-                        origin_capacity: s.origin_capacity,
-                        recomputes: report.recomputes,
-                        redis_errors: report.redis_errors,
-                        releases_refused: report.releases_refused,
-                        overlapping_recomputes: report.overlapping_recomputes,
-                        origin_timeouts: report.origin_timeouts,
-                        origin_failures: report.origin_failures,
-                    };
-                    side.view.draw(
-                        (&base.ctx, Some(&overlay.ctx)),
-                        fleet.thread_states(),
-                        &stats,
-                        dark,
-                        start,
-                    );
-                }
+            if let (Some((w, h)), Some(_)) = (base.fit(stage_height), overlay.fit(stage_height)) {
+                side.view.fit(w, h, s.instances, s.threads);
+                let fleet = side.lab.fleet();
+                let stats = ActorStats {
+                    redis_round_trips: report.redis_round_trips,
+                    live_claims: fleet.live_claims() as u64,
+                    claim_attempts: report.claim_attempts,
+                    origin_running: fleet.origin_running(),
+                    origin_capacity: s.origin_capacity,
+                    recomputes: report.recomputes,
+                    redis_errors: report.redis_errors,
+                    releases_refused: report.releases_refused,
+                    overlapping_recomputes: report.overlapping_recomputes,
+                    origin_timeouts: report.origin_timeouts,
+                    origin_failures: report.origin_failures,
+                };
+                side.view.draw(
+                    (&base.ctx, Some(&overlay.ctx)),
+                    fleet.thread_states(),
+                    &stats,
+                    dark,
+                    start,
+                );
             }
-            if let Some(c) = side.chart.as_mut() {
-                if let Some(size) = c.fit(|_| CHART_HEIGHT) {
-                    chart::draw(
-                        &c.ctx,
-                        scheme(dark),
-                        dark,
-                        size,
-                        &chart::Timeline {
-                            samples: side.lab.samples(),
-                            markers: side.lab.markers(),
-                            span,
-                            now: side.lab.now(),
-                        },
-                    );
-                }
+            if let Some(size) = chart_surface.fit(|_| CHART_HEIGHT) {
+                chart::draw(
+                    &chart_surface.ctx,
+                    scheme(dark),
+                    dark,
+                    size,
+                    &chart::Timeline {
+                        samples: side.lab.samples(),
+                        markers: side.lab.markers(),
+                        span,
+                        now: side.lab.now(),
+                    },
+                );
             }
-            reports[k] = report;
         }
         let now = self.sides.iter().map(|s| s.lab.now()).min().unwrap_or(0);
         let at_end = self.sides.iter().all(|s| s.lab.at_end());
-        Some((
-            AbReading {
-                now,
-                reports,
-                at_end,
-            },
-            at_end,
-        ))
+        dom.write(k.current(), k.cost_ms(), &reports, now, playing, speed);
+        Some((AbReading { now, at_end }, at_end))
     }
 }
 
-fn value(r: &Report, name: &str) -> String {
-    r.fields()
-        .into_iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v)
-        .unwrap_or_default()
-}
-
-/// A side's counters as (name, label, value, is the question's subject).
-fn side_rows(r: &Report, subject: &str) -> Vec<(&'static str, String, String, bool)> {
-    SIDE_METRICS
-        .iter()
-        .map(|m| (*m, label_of(m).to_string(), value(r, m), *m == subject))
-        .collect()
-}
-
-/// The differences in words, the question's counter first.
+/// The differences in words, the question's counter first: (counter,
+/// sentence, is the question's subject).
 fn diff_rows(a: &Report, b: &Report, subject: &str) -> Vec<(String, String, bool)> {
     let num = stampede::decimal::format;
     // The factor between the sides, read from the larger one: "B is 200× A".
@@ -249,180 +226,445 @@ fn diff_rows(a: &Report, b: &Report, subject: &str) -> Vec<(String, String, bool
     d.sort_by_key(|x| x.name != subject);
     d.into_iter()
         .map(|x| {
-            let ratio = factor(&x);
             let better = match x.better {
                 Some('a') => " — A is better",
                 Some('b') => " — B is better",
                 _ => "",
             };
             let text = format!(
-                "{}: A {} vs B {}{ratio}{better}",
+                "{}: A {} vs B {}{}{better}",
                 label_of(&x.name),
                 num(x.a),
-                num(x.b)
+                num(x.b),
+                factor(&x)
             );
             (x.name.clone(), text, x.name == subject)
         })
         .collect()
 }
 
+/// The view's elements, built once; each frame writes only the text that
+/// changed. Built with plain DOM calls rather than `view!`: the view is a
+/// fixed table of numbers redrawn every frame, like the canvases beside
+/// it, and each reactive binding would cost the wasm its own code.
+struct AbDom {
+    question: Element,
+    clock: Element,
+    play: Element,
+    cost_box: Element,
+    cost_label: Element,
+    cost_input: web_sys::HtmlInputElement,
+    select: web_sys::HtmlSelectElement,
+    titles: [Element; 2],
+    /// Per side, per `SIDE_METRICS` entry: the value's element and its box.
+    values: [Vec<(Element, Element)>; 2],
+    diffs: Element,
+    shown: Vec<String>,
+    shown_diffs: Vec<(String, String, bool)>,
+    _listeners: Vec<Closure<dyn FnMut(web_sys::Event)>>,
+}
+
+fn el(tag: &str, class: &str) -> Element {
+    let e = document().create_element(tag).expect("create an element");
+    if !class.is_empty() {
+        e.set_class_name(class);
+    }
+    e
+}
+
+fn set(e: &Element, name: &str, value: &str) {
+    let _ = e.set_attribute(name, value);
+}
+
+fn put(parent: &Element, child: &Element) {
+    let _ = parent.append_child(child);
+}
+
+fn text_el(tag: &str, class: &str, text: &str) -> Element {
+    let e = el(tag, class);
+    e.set_text_content(Some(text));
+    e
+}
+
+fn set_text(e: &Element, text: &str) {
+    if e.text_content().as_deref() != Some(text) {
+        e.set_text_content(Some(text));
+    }
+}
+
+fn document() -> web_sys::Document {
+    window().document().expect("a document")
+}
+
+/// Everything the controls change, in one place.
+#[derive(Clone, Copy)]
+struct Controls {
+    compare: RwSignal<Option<&'static str>>,
+    cost: RwSignal<Option<u32>>,
+    seed: RwSignal<u64>,
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    engine: StoredValue<AbEngine, LocalStorage>,
+}
+
+impl Controls {
+    fn current(&self) -> &'static Comparison {
+        self.compare
+            .get_untracked()
+            .and_then(comparison)
+            .unwrap_or(&COMPARISONS[0])
+    }
+
+    fn cost_ms(&self) -> u32 {
+        let c = self.current();
+        self.cost
+            .get_untracked()
+            .map_or(c.a().recompute_ms, |ms| ms.clamp(COST_MIN_MS, COST_MAX_MS))
+    }
+
+    /// Builds both sides again from t = 0 for the current comparison, cost
+    /// and seed.
+    fn rebuild(&self) {
+        let c = self.current();
+        let rc = Some(self.cost_ms());
+        let (a, b) = (side_scenario(c, 'a', rc), side_scenario(c, 'b', rc));
+        self.speed
+            .set(crate::clock::default_speed(&a).min(crate::clock::default_speed(&b)));
+        let seed = self.seed.get_untracked();
+        self.engine.update_value(|e| e.build(&a, &b, seed));
+        self.playing.set(true);
+    }
+}
+
+impl AbDom {
+    /// Builds the view into `root` and wires its controls.
+    fn build(root: &Element, k: Controls) -> (AbDom, Vec<Canvases>) {
+        let mut listeners: Vec<Closure<dyn FnMut(web_sys::Event)>> = Vec::new();
+        let mut on = |target: &Element, event: &str, f: Box<dyn FnMut(web_sys::Event)>| {
+            let cb = Closure::wrap(f);
+            let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+            listeners.push(cb);
+        };
+
+        let head = el("section", "panel ab-head");
+        set(&head, "aria-labelledby", "ab-title");
+        let pick = el("div", "ab-pick");
+        let title = text_el("h2", "", "Compare two designs");
+        set(&title, "id", "ab-title");
+        put(&pick, &title);
+        let select: web_sys::HtmlSelectElement = el("select", "").unchecked_into();
+        set(&select, "aria-label", "Comparison");
+        set(&select, "data-control", "compare-preset");
+        for c in COMPARISONS {
+            let o = text_el("option", "", c.question);
+            set(&o, "value", c.name);
+            put(&select, &o);
+        }
+        select.set_value(k.current().name);
+        on(
+            &select,
+            "change",
+            Box::new(move |ev| {
+                let v = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                    .map(|s| s.value())
+                    .unwrap_or_default();
+                k.cost.set(None);
+                k.compare.set(comparison(&v).map(|c| c.name));
+                k.rebuild();
+            }),
+        );
+        put(&pick, &select);
+        put(&head, &pick);
+        let question = text_el("p", "ab-question", "");
+        put(&head, &question);
+
+        let transport = el("div", "ab-transport");
+        let play = text_el("button", "", "");
+        set(&play, "type", "button");
+        set(&play, "data-control", "compare-play");
+        on(
+            &play,
+            "click",
+            Box::new(move |_| {
+                let ended = k.engine.with_value(AbEngine::at_end);
+                if !k.playing.get_untracked() && ended {
+                    k.engine.update_value(AbEngine::restart);
+                }
+                k.playing.update(|p| *p = !*p);
+            }),
+        );
+        put(&transport, &play);
+        for (name, label) in [
+            ("compare-restart", "Restart both"),
+            ("compare-end", "Skip to the end"),
+        ] {
+            let b = text_el("button", "", label);
+            set(&b, "type", "button");
+            set(&b, "data-control", name);
+            let end = name == "compare-end";
+            on(
+                &b,
+                "click",
+                Box::new(move |_| {
+                    k.engine.update_value(if end {
+                        AbEngine::skip_to_end
+                    } else {
+                        AbEngine::restart
+                    });
+                    k.playing.set(true);
+                }),
+            );
+            put(&transport, &b);
+        }
+        let clock = text_el("span", "clock", "");
+        put(&transport, &clock);
+        let cost_box = el("label", "ab-cost");
+        let cost_label = text_el("span", "", "");
+        put(&cost_box, &cost_label);
+        let cost_input: web_sys::HtmlInputElement = el("input", "").unchecked_into();
+        for (n, v) in [
+            ("type", "range"),
+            ("data-control", "compare-cost"),
+            ("aria-label", "Recompute cost"),
+            ("min", "0"),
+            ("step", "1"),
+        ] {
+            set(&cost_input, n, v);
+        }
+        set(&cost_input, "max", &COST_STEPS.to_string());
+        on(
+            &cost_input,
+            "change",
+            Box::new(move |ev| {
+                let pos = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    .and_then(|i| stampede::scenario::parse_u32(&i.value()).ok());
+                if let Some(p) = pos {
+                    k.cost.set(Some(cost_at(p)));
+                    k.rebuild();
+                }
+            }),
+        );
+        put(&cost_box, &cost_input);
+        put(&transport, &cost_box);
+        put(&head, &transport);
+        put(root, &head);
+
+        let sides_box = el("div", "ab-sides");
+        let mut titles = Vec::new();
+        let mut values: [Vec<(Element, Element)>; 2] = Default::default();
+        let mut surfaces = Vec::new();
+        for (k, side) in ["a", "b"].iter().enumerate() {
+            let sec = el("section", "panel ab-side");
+            set(&sec, "data-side", side);
+            let h = el("h2", "ab-title");
+            put(
+                &h,
+                &text_el("span", "ab-letter", &side.to_ascii_uppercase()),
+            );
+            let t = text_el("span", "", "");
+            put(&h, &t);
+            titles.push(t);
+            put(&sec, &h);
+            let stage = el("div", "stage-canvas");
+            let base = el("canvas", "");
+            set(&base, "role", "img");
+            set(
+                &base,
+                "aria-label",
+                "This side's fleet: one box per instance, one mark per thread.",
+            );
+            let overlay = el("canvas", "overlay");
+            set(&overlay, "aria-hidden", "true");
+            put(&stage, &base);
+            put(&stage, &overlay);
+            put(&sec, &stage);
+            let dl = el("dl", "ab-metrics");
+            for m in SIDE_METRICS {
+                let boxed = el("div", "metric");
+                put(&boxed, &text_el("dt", "", label_of(m)));
+                let dd = el("dd", "");
+                set(&dd, "data-metric", m);
+                put(&boxed, &dd);
+                put(&dl, &boxed);
+                values[k].push((dd, boxed));
+            }
+            put(&sec, &dl);
+            let chart_box = el("div", "chart-canvas");
+            let chart = el("canvas", "");
+            set(&chart, "role", "img");
+            set(
+                &chart,
+                "aria-label",
+                "This side's timeline, on the same time axis as the other side's.",
+            );
+            put(&chart_box, &chart);
+            put(&sec, &chart_box);
+            put(&sides_box, &sec);
+            surfaces.push((base, overlay, chart));
+        }
+        put(root, &sides_box);
+
+        let diff_sec = el("section", "panel ab-diffs");
+        set(&diff_sec, "aria-labelledby", "ab-diff-title");
+        let dh = text_el("h2", "", "What differs");
+        set(&dh, "id", "ab-diff-title");
+        put(&diff_sec, &dh);
+        let diffs = el("ol", "ab-diff");
+        put(&diff_sec, &diffs);
+        put(root, &diff_sec);
+
+        // The canvases are in the document now, so their surfaces can
+        // measure their boxes.
+        let surfaces: Vec<_> = surfaces
+            .into_iter()
+            .filter_map(|(b, o, c)| {
+                let s = |e: Element| Surface::new(e.unchecked_into::<HtmlCanvasElement>());
+                Some((s(b)?, s(o)?, s(c)?))
+            })
+            .collect();
+        let [ta, tb] = match titles.try_into() {
+            Ok(t) => t,
+            Err(_) => unreachable!("two sides"),
+        };
+        (
+            AbDom {
+                question,
+                clock,
+                play,
+                cost_box,
+                cost_label,
+                cost_input,
+                select,
+                titles: [ta, tb],
+                values,
+                diffs,
+                shown: Vec::new(),
+                shown_diffs: Vec::new(),
+                _listeners: listeners,
+            },
+            surfaces,
+        )
+    }
+
+    /// Writes one frame's numbers; only what changed touches the DOM.
+    fn write(
+        &mut self,
+        c: &Comparison,
+        cost_ms: u32,
+        reports: &[Report; 2],
+        now: u64,
+        playing: bool,
+        speed: f64,
+    ) {
+        set_text(&self.question, c.question);
+        if self.select.value() != c.name {
+            self.select.set_value(c.name);
+        }
+        set_text(&self.titles[0], c.a_label);
+        set_text(&self.titles[1], c.b_label);
+        set_text(&self.play, if playing { "❚❚ Pause" } else { "▶ Play" });
+        set(
+            &self.play,
+            "aria-pressed",
+            if playing { "true" } else { "false" },
+        );
+        set_text(
+            &self.clock,
+            &format!(
+                "t = {} ms at {}",
+                crate::clock::now_ms_text(now),
+                speed_label(speed)
+            ),
+        );
+        let _ = self
+            .cost_box
+            .toggle_attribute_with_force("hidden", !c.cost_control);
+        set_text(
+            &self.cost_label,
+            &format!(
+                "Recompute cost: {}",
+                virtual_label(u64::from(cost_ms) * 1000)
+            ),
+        );
+        let pos = cost_position(cost_ms).to_string();
+        if self.cost_input.value() != pos {
+            self.cost_input.set_value(&pos);
+        }
+        let mut shown = Vec::with_capacity(2 * SIDE_METRICS.len());
+        for (k, r) in reports.iter().enumerate() {
+            let fields = r.fields();
+            for (m, (dd, boxed)) in SIDE_METRICS.iter().zip(&self.values[k]) {
+                let v = fields
+                    .iter()
+                    .find(|(n, _)| n == m)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default();
+                set_text(dd, &v);
+                let subject = *m == c.metric;
+                if boxed.class_list().contains("subject") != subject {
+                    let _ = boxed.class_list().toggle("subject");
+                }
+                shown.push(v);
+            }
+        }
+        if shown == self.shown {
+            return;
+        }
+        self.shown = shown;
+        let rows = diff_rows(&reports[0], &reports[1], c.metric);
+        if rows != self.shown_diffs {
+            self.diffs.set_text_content(None);
+            for (m, text, subject) in &rows {
+                let li = text_el("li", if *subject { "subject" } else { "" }, text);
+                set(&li, "data-diff", m);
+                put(&self.diffs, &li);
+            }
+            self.shown_diffs = rows;
+        }
+    }
+}
+
 /// The A/B view: the comparison picker and its question, one clock for
 /// both sides, the recompute-cost control where it applies, the two sides,
-/// and the differences called out. Kept to few reactive bindings: each
-/// costs the wasm its own code.
+/// and the differences called out.
 #[component]
 pub fn CompareView(
     compare: RwSignal<Option<&'static str>>,
     cost: RwSignal<Option<u32>>,
     seed: RwSignal<u64>,
 ) -> impl IntoView {
-    let name = Memo::new(move |_| {
-        compare
-            .get()
-            .and_then(comparison)
-            .map_or(COMPARISONS[0].name, |c| c.name)
-    });
-    let current = move || comparison(name.get()).unwrap_or(&COMPARISONS[0]);
-    // The comparison's own cost until the control (or the link) sets one.
-    let cost_ms = Memo::new(move |_| {
-        let own = current().a().recompute_ms;
-        cost.get()
-            .map_or(own, |ms| ms.clamp(COST_MIN_MS, COST_MAX_MS))
-    });
     let engine = StoredValue::new_local(AbEngine::default());
-    let playing = RwSignal::new(true);
-    let speed = RwSignal::new(crate::clock::STEADY_SPEED);
+    let k = Controls {
+        compare,
+        cost,
+        seed,
+        playing: RwSignal::new(true),
+        speed: RwSignal::new(crate::clock::STEADY_SPEED),
+        engine,
+    };
     let reading = RwSignal::new(AbReading::default());
-    let refs: [[NodeRef<leptos::html::Canvas>; 3]; 2] = Default::default();
-
-    // A new comparison, cost or seed starts both sides again from t = 0.
+    let root = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |_| {
-        let c = current();
-        let sd = seed.get();
-        let rc = Some(cost_ms.get());
-        let (a, b) = (side_scenario(c, 'a', rc), side_scenario(c, 'b', rc));
-        speed.set(crate::clock::default_speed(&a).min(crate::clock::default_speed(&b)));
-        engine.update_value(|e| e.build(&a, &b, sd));
-        playing.set(true);
-    });
-    Effect::new(move |_| {
-        for (k, [s, o, c]) in refs.iter().enumerate() {
-            if let (Some(s), Some(o), Some(c)) = (s.get(), o.get(), c.get()) {
-                if let (Some(s), Some(o), Some(c)) =
-                    (Surface::new(s), Surface::new(o), Surface::new(c))
-                {
-                    engine.update_value(|e| e.attach(k, (s, o), c));
-                }
-            }
+        if let Some(r) = root.get() {
+            let (dom, surfaces) = AbDom::build(&r, k);
+            k.rebuild();
+            engine.update_value(|e| e.attach(dom, surfaces, k));
         }
     });
-    crate::engine::start_loop(engine, playing, speed, reading);
-
-    let sides = ['a', 'b'].map(|side| {
-        let k = usize::from(side == 'b');
-        let [stage, overlay, chart] = refs[k];
-        let letter = side.to_ascii_uppercase().to_string();
-        view! {
-            <section class="panel ab-side" data-side=side.to_string()>
-                <h2 class="ab-title">
-                    <span class="ab-letter">{letter}</span>
-                    <span>{move || if k == 0 { current().a_label } else { current().b_label }}</span>
-                </h2>
-                <div class="stage-canvas">
-                    <canvas node_ref=stage role="img" aria-label="This side's fleet: one box per instance, one mark per thread."></canvas>
-                    <canvas node_ref=overlay class="overlay" aria-hidden="true"></canvas>
-                </div>
-                <dl class="ab-metrics">
-                    {move || {
-                        let subject = current().metric;
-                        reading.with(|r| side_rows(&r.reports[k], subject))
-                            .into_iter()
-                            .map(|(m, label, v, subj)| view! {
-                                <div class=if subj { "metric subject" } else { "metric" }>
-                                    <dt>{label}</dt>
-                                    <dd data-metric=m>{v}</dd>
-                                </div>
-                            })
-                            .collect_view()
-                    }}
-                </dl>
-                <div class="chart-canvas">
-                    <canvas node_ref=chart role="img" aria-label="This side's timeline, on the same time axis as the other side's."></canvas>
-                </div>
-            </section>
+    // A new seed (from the sandbox's seed box or the link) starts again.
+    Effect::new(move |prev: Option<u64>| {
+        let s = seed.get();
+        if prev.is_some_and(|p| p != s) {
+            k.rebuild();
         }
+        s
     });
-    view! {
-        <section class="panel ab-head" aria-labelledby="ab-title">
-            <div class="ab-pick">
-                <h2 id="ab-title">"Compare two designs"</h2>
-                <select
-                    aria-label="Comparison"
-                    data-control="compare-preset"
-                    prop:value=move || name.get()
-                    on:change=move |ev| {
-                        cost.set(None);
-                        compare.set(comparison(&event_target_value(&ev)).map(|c| c.name));
-                    }
-                >
-                    {COMPARISONS
-                        .iter()
-                        .map(|c| view! { <option value=c.name>{c.question}</option> })
-                        .collect_view()}
-                </select>
-            </div>
-            <p class="ab-question">{move || current().question}</p>
-            <div class="ab-transport">
-                <button type="button" data-control="compare-play" aria-pressed=move || playing.get().to_string()
-                    on:click=move |_| {
-                        if !playing.get_untracked() && reading.with_untracked(|r| r.at_end) {
-                            engine.update_value(AbEngine::restart);
-                        }
-                        playing.update(|p| *p = !*p);
-                    }>
-                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
-                </button>
-                <button type="button" data-control="compare-restart"
-                    on:click=move |_| { engine.update_value(AbEngine::restart); playing.set(true); }>
-                    "Restart both"
-                </button>
-                <button type="button" data-control="compare-end"
-                    on:click=move |_| { engine.update_value(AbEngine::skip_to_end); playing.set(true); }>
-                    "Skip to the end"
-                </button>
-                <span class="clock">
-                    {move || format!("t = {} ms at {}", crate::clock::now_ms_text(reading.with(|r| r.now)), speed_label(speed.get()))}
-                </span>
-                <label class="ab-cost" hidden=move || !current().cost_control>
-                    <span>{move || format!("Recompute cost: {}", virtual_label(u64::from(cost_ms.get()) * 1000))}</span>
-                    <input type="range" data-control="compare-cost" aria-label="Recompute cost"
-                        min="0" max=COST_STEPS step="1"
-                        prop:value=move || cost_position(cost_ms.get()).to_string()
-                        on:change=move |ev| {
-                            if let Ok(p) = event_target_value(&ev).parse::<u32>() {
-                                cost.set(Some(cost_at(p)));
-                            }
-                        }
-                    />
-                </label>
-            </div>
-        </section>
-        <div class="ab-sides">{sides}</div>
-        <section class="panel ab-diffs" aria-labelledby="ab-diff-title">
-            <h2 id="ab-diff-title">"What differs"</h2>
-            <ol class="ab-diff">
-                {move || {
-                    let subject = current().metric;
-                    reading.with(|r| diff_rows(&r.reports[0], &r.reports[1], subject))
-                        .into_iter()
-                        .map(|(m, text, subj)| view! {
-                            <li data-diff=m class=if subj { "subject" } else { "" }>{text}</li>
-                        })
-                        .collect_view()
-                }}
-            </ol>
-        </section>
-    }
+    crate::engine::start_loop(engine, k.playing, k.speed, reading);
+    view! { <div class="ab" node_ref=root></div> }
 }
 
 /// The cost slider: 0..=COST_STEPS on a log scale from COST_MIN_MS to
