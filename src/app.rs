@@ -10,6 +10,8 @@ use crate::code_panel::CodePanel;
 use crate::counters::{Arithmetic, Counters, Reading};
 use crate::engine::{start_loop, window, Engine, Surface};
 use crate::knobs::KnobPanel;
+use crate::lesson::tour;
+use crate::lesson::tour_view::{self, Drive};
 use crate::palette::{colour, Glyph, LOOKS};
 use crate::transport::{Command, PresetPicker, Transport};
 use crate::url_state::{self, PageState};
@@ -21,18 +23,31 @@ fn current_query() -> String {
     window().location().search().unwrap_or_default()
 }
 
-fn replace_url(query: &str) {
+fn current_hash() -> String {
+    window().location().hash().unwrap_or_default()
+}
+
+fn replace_url(query: &str, hash: &str) {
     let w = window();
     let path = w.location().pathname().unwrap_or_default();
     if let Ok(h) = w.history() {
-        let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}?{query}")));
+        let _ =
+            h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}?{query}{hash}")));
     }
 }
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
-    let (initial, url_notices) = url_state::parse(&current_query());
+    let query = current_query();
+    let hash = current_hash();
+    let (initial, url_notices) = url_state::parse(&query);
+    // A tour link opens its step; a first visit (no link at all) opens the
+    // tour's first step; a share link opens the sandbox on its scenario.
+    let tour = RwSignal::new(tour::parse_hash(&hash).or_else(|| {
+        (query.trim_start_matches('?').is_empty() && hash.is_empty())
+            .then_some((tour::Level::Basics, 0))
+    }));
     let scenario = RwSignal::new(initial.scenario.clone());
     let seed = RwSignal::new(initial.seed);
     let compare = RwSignal::new(initial.compare);
@@ -88,7 +103,11 @@ pub fn App() -> impl IntoView {
             compare: compare.get(),
             cost: cost.get(),
         };
-        replace_url(&url_state::to_query(&state));
+        let hash = tour
+            .get()
+            .map(|p| format!("#tour/{}", tour::place_name(p)))
+            .unwrap_or_default();
+        replace_url(&url_state::to_query(&state), &hash);
     });
 
     let send = Callback::new(move |c: Command| {
@@ -103,15 +122,30 @@ pub fn App() -> impl IntoView {
     // control: a text or number field, or a slider (its arrows are its own).
     // A focused button does not swallow Space (Enter still presses it), and
     // a picker keeps Up and Down but gives Left and Right to the clock.
+    // In the tour, the arrows and Page Up/Down (what presentation clickers
+    // send) move through the steps instead; `.` (a clicker's other button)
+    // plays and pauses like Space; End jumps to the end of the run.
+    let drive = Drive {
+        tour,
+        scenario,
+        seed,
+        speed,
+        compare,
+        reading,
+    };
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;
         }
-        let command = match ev.key().as_str() {
-            " " => Command::TogglePlay,
+        let touring = tour.get_untracked().is_some();
+        let key = ev.key();
+        let command = match key.as_str() {
+            " " | "." => Command::TogglePlay,
+            "ArrowRight" | "PageDown" | "ArrowLeft" | "PageUp" if touring => Command::Tour,
             "ArrowRight" => Command::Step,
             "ArrowLeft" => Command::StepBack,
             "n" | "N" => Command::NextEvent,
+            "End" => Command::Seek(u64::MAX),
             _ => return,
         };
         let target = ev
@@ -132,10 +166,16 @@ pub fn App() -> impl IntoView {
             return;
         }
         ev.prevent_default();
-        send.run(command);
+        match (command, key.as_str()) {
+            (Command::Tour, "ArrowRight" | "PageDown") => drive.next(),
+            (Command::Tour, _) => drive.back(),
+            _ => send.run(command),
+        }
     });
     on_cleanup(move || keys.remove());
 
+    // The tour bar and its button are built once, after the page mounts.
+    Effect::new(move |_| tour_view::mount(drive));
     let stage_ref = NodeRef::<leptos::html::Canvas>::new();
     let overlay_ref = NodeRef::<leptos::html::Canvas>::new();
     let chart_ref = NodeRef::<leptos::html::Canvas>::new();
@@ -171,11 +211,15 @@ pub fn App() -> impl IntoView {
             <button type="button" class="to-compare" data-control="compare"
                 aria-pressed=move || compare.get().is_some().to_string()
                 title="Two designs on the same traffic, side by side"
-                on:click=move |_| compare.update(|c| {
-                    *c = if c.is_some() { None } else { Some(stampede::scenario::COMPARISONS[0].name) }
-                })>
+                on:click=move |_| {
+                    tour.set(None);
+                    compare.update(|c| {
+                        *c = if c.is_some() { None } else { Some(stampede::scenario::COMPARISONS[0].name) }
+                    })
+                }>
                 {move || if compare.get().is_some() { "Back to the sandbox" } else { "Compare two designs" }}
             </button>
+
         </header>
         <Banner notices=banner />
         <Show when=move || compare.get().is_some()>

@@ -8,13 +8,13 @@
 use leptos::prelude::*;
 use stampede::metrics::{differences, Report};
 use stampede::scenario::{comparison, Comparison, Scenario, COMPARISONS};
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlCanvasElement};
 
 use crate::chart;
 use crate::clock::{speed_label, virtual_label, virtual_step, FRAME_BUDGET_MS};
 use crate::counters::label_of;
+use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::engine::{wall_now, window, Animate, Surface};
 use crate::fleet_layout::stage_height;
 use crate::fleet_view::{ActorStats, FleetView};
@@ -261,39 +261,7 @@ struct AbDom {
     diffs: Element,
     shown: Vec<String>,
     shown_diffs: Vec<(String, String, bool)>,
-    _listeners: Vec<Closure<dyn FnMut(web_sys::Event)>>,
-}
-
-fn el(tag: &str, class: &str) -> Element {
-    let e = document().create_element(tag).expect("create an element");
-    if !class.is_empty() {
-        e.set_class_name(class);
-    }
-    e
-}
-
-fn set(e: &Element, name: &str, value: &str) {
-    let _ = e.set_attribute(name, value);
-}
-
-fn put(parent: &Element, child: &Element) {
-    let _ = parent.append_child(child);
-}
-
-fn text_el(tag: &str, class: &str, text: &str) -> Element {
-    let e = el(tag, class);
-    e.set_text_content(Some(text));
-    e
-}
-
-fn set_text(e: &Element, text: &str) {
-    if e.text_content().as_deref() != Some(text) {
-        e.set_text_content(Some(text));
-    }
-}
-
-fn document() -> web_sys::Document {
-    window().document().expect("a document")
+    _listeners: Listeners,
 }
 
 /// Everything the controls change, in one place.
@@ -339,13 +307,9 @@ impl Controls {
 impl AbDom {
     /// Builds the view into `root` and wires its controls.
     fn build(root: &Element, k: Controls) -> (AbDom, Vec<Canvases>) {
-        let mut listeners: Vec<Closure<dyn FnMut(web_sys::Event)>> = Vec::new();
-        let mut on = |target: &Element, event: &str, f: Box<dyn FnMut(web_sys::Event)>| {
-            let cb = Closure::wrap(f);
-            let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
-            listeners.push(cb);
-        };
-
+        let mut listeners = Listeners::default();
+        let mut on =
+            |t: &Element, ev: &str, f: Box<dyn FnMut(web_sys::Event)>| listeners.on(t, ev, f);
         let head = el("section", "panel ab-head");
         set(&head, "aria-labelledby", "ab-title");
         let pick = el("div", "ab-pick");
@@ -381,9 +345,7 @@ impl AbDom {
         put(&head, &question);
 
         let transport = el("div", "ab-transport");
-        let play = text_el("button", "", "");
-        set(&play, "type", "button");
-        set(&play, "data-control", "compare-play");
+        let play = button("compare-play", "");
         on(
             &play,
             "click",
@@ -400,9 +362,7 @@ impl AbDom {
             ("compare-restart", "Restart both"),
             ("compare-end", "Skip to the end"),
         ] {
-            let b = text_el("button", "", label);
-            set(&b, "type", "button");
-            set(&b, "data-control", name);
+            let b = button(name, label);
             let end = name == "compare-end";
             on(
                 &b,

@@ -201,6 +201,7 @@ impl Engine {
                 lab.seek(t);
                 false
             }
+            Command::Tour => playing,
         })
     }
 

@@ -19,8 +19,10 @@
 
 pub mod app;
 pub mod compare;
+pub mod dom;
 pub mod engine;
 pub mod experiment;
+pub mod lesson;
 pub mod panels;
 pub mod panic;
 pub mod stage;

@@ -22,6 +22,8 @@ pub enum Command {
     Replay,
     /// Jump to this virtual time (µs) and pause.
     Seek(u64),
+    /// A key the tour takes (the page moves through its steps instead).
+    Tour,
 }
 
 /// The preset the scenario is, if it is one exactly.

@@ -1,0 +1,73 @@
+//! A small kit for the parts of the page built once with plain DOM calls
+//! and written each frame (the A/B view, the tour bar): fixed structures
+//! whose numbers change, where every reactive `view!` binding would cost
+//! the wasm its own code. Text goes in as text, never as HTML.
+
+use web_sys::Element;
+
+use crate::engine::window;
+
+/// The page's document.
+pub(crate) fn document() -> web_sys::Document {
+    window().document().expect("a document")
+}
+
+/// An element with a class (none if `class` is empty).
+pub(crate) fn el(tag: &str, class: &str) -> Element {
+    let e = document().create_element(tag).expect("create an element");
+    if !class.is_empty() {
+        e.set_class_name(class);
+    }
+    e
+}
+
+/// An element holding `text`.
+pub(crate) fn text_el(tag: &str, class: &str, text: &str) -> Element {
+    let e = el(tag, class);
+    e.set_text_content(Some(text));
+    e
+}
+
+/// Sets an attribute.
+pub(crate) fn set(e: &Element, name: &str, value: &str) {
+    let _ = e.set_attribute(name, value);
+}
+
+/// Appends `child` to `parent`.
+pub(crate) fn put(parent: &Element, child: &Element) {
+    let _ = parent.append_child(child);
+}
+
+/// Replaces the text, touching the DOM only when it changed.
+pub(crate) fn set_text(e: &Element, text: &str) {
+    if e.text_content().as_deref() != Some(text) {
+        e.set_text_content(Some(text));
+    }
+}
+
+/// A button with a `data-control` name.
+pub(crate) fn button(control: &str, label: &str) -> Element {
+    let b = text_el("button", "", label);
+    set(&b, "type", "button");
+    set(&b, "data-control", control);
+    b
+}
+
+/// Event listeners that live as long as their owner.
+#[derive(Default)]
+pub(crate) struct Listeners(Vec<wasm_bindgen::closure::Closure<dyn FnMut(web_sys::Event)>>);
+
+impl Listeners {
+    pub(crate) fn on(
+        &mut self,
+        target: &Element,
+        event: &str,
+        f: impl FnMut(web_sys::Event) + 'static,
+    ) {
+        use wasm_bindgen::JsCast;
+        let cb =
+            wasm_bindgen::closure::Closure::wrap(Box::new(f) as Box<dyn FnMut(web_sys::Event)>);
+        let _ = target.add_event_listener_with_callback(event, cb.as_ref().unchecked_ref());
+        self.0.push(cb);
+    }
+}

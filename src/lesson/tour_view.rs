@@ -1,0 +1,264 @@
+//! The tour bar: where you are (level, step k of n, a progress bar), the
+//! step's title and sentence with its live number, Back and Next in the same
+//! place on every step, and the way out to the sandbox. Built once with
+//! plain DOM calls; two effects write it: one when the step changes, one
+//! when the number does.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+
+use super::tour::{self, Level, Place};
+use crate::dom::{button, document, el, put, set, set_text, text_el, Listeners};
+use crate::reading::Reading;
+use crate::url_state;
+
+/// The page state a step sets.
+#[derive(Clone, Copy)]
+pub struct Drive {
+    pub tour: RwSignal<Option<Place>>,
+    pub scenario: RwSignal<stampede::Scenario>,
+    pub seed: RwSignal<u64>,
+    pub speed: RwSignal<f64>,
+    pub compare: RwSignal<Option<&'static str>>,
+    pub reading: RwSignal<Reading>,
+}
+
+impl Drive {
+    pub fn next(&self) {
+        if let Some(p) = self.tour.get_untracked().and_then(tour::next) {
+            self.tour.set(Some(p));
+        }
+    }
+
+    pub fn back(&self) {
+        if let Some(p) = self.tour.get_untracked().and_then(tour::back) {
+            self.tour.set(Some(p));
+        }
+    }
+
+    /// Sets the step's scenario; the page then runs it from t = 0.
+    fn apply(&self, step: &tour::Step) {
+        let (state, _) = url_state::parse(step.query);
+        self.compare.set(None);
+        self.speed.set(state.speed);
+        self.seed.set(state.seed);
+        self.scenario.set(state.scenario);
+    }
+}
+
+struct Bar {
+    root: Element,
+    main: Element,
+    header: Option<Element>,
+    open: Element,
+    level: web_sys::HtmlSelectElement,
+    place: Element,
+    progress: Element,
+    title: Element,
+    before: Element,
+    number: Element,
+    after: Element,
+    back: Element,
+    next: Element,
+    _listeners: Listeners,
+}
+
+/// Builds the tour bar (before the sandbox's `main`) and the header's
+/// "Guided tour" button, and keeps them in step with `d`. Does nothing if
+/// the page has no `main.lab` or the bar exists already.
+pub fn mount(d: Drive) {
+    let doc = document();
+    let (Some(main), None) = (
+        doc.query_selector("main.lab").ok().flatten(),
+        doc.query_selector("section.tour").ok().flatten(),
+    ) else {
+        return;
+    };
+    let header = doc.query_selector("header.topbar").ok().flatten();
+    let mut on = Listeners::default();
+    let root = &el("section", "panel tour");
+    if let Some(parent) = main.parent_node() {
+        let _ = parent.insert_before(root, Some(&main));
+    }
+    let open = button("tour", "Guided tour");
+    open.set_class_name("to-tour");
+    set(
+        &open,
+        "title",
+        "One idea at a time, each proved by a number on screen",
+    );
+    on.on(&open, "click", move |_| {
+        d.tour.update(|t| {
+            *t = if t.is_some() {
+                None
+            } else {
+                Some((Level::Basics, 0))
+            }
+        })
+    });
+    if let Some(h) = &header {
+        put(h, &open);
+    }
+    set(root, "aria-labelledby", "tour-title");
+    set(root, "aria-roledescription", "guided tour");
+
+    let head = el("div", "tour-head");
+    let level: web_sys::HtmlSelectElement = el("select", "").unchecked_into();
+    set(&level, "data-control", "tour-level");
+    set(&level, "aria-label", "Tour level");
+    for l in Level::ALL {
+        let o = text_el("option", "", l.title());
+        set(&o, "value", l.name());
+        put(&level, &o);
+    }
+    on.on(&level, "change", move |ev| {
+        let v = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            .map(|s| s.value())
+            .unwrap_or_default();
+        if let Some(l) = Level::from_name(&v) {
+            d.tour.set(Some((l, 0)));
+        }
+    });
+    put(&head, &level);
+    let place = text_el("span", "tour-place", "");
+    put(&head, &place);
+    let progress = el("progress", "tour-progress");
+    set(&progress, "aria-label", "Progress through the tour");
+    put(&head, &progress);
+    let sandbox = button("sandbox", "Open the sandbox");
+    set(
+        &sandbox,
+        "title",
+        "Every knob, on the scenario you are looking at",
+    );
+    on.on(&sandbox, "click", move |_| d.tour.set(None));
+    put(&head, &sandbox);
+    put(root, &head);
+
+    let title = text_el("h2", "tour-title", "");
+    set(&title, "id", "tour-title");
+    put(root, &title);
+    let text = el("p", "tour-text");
+    set(&text, "aria-live", "polite");
+    let before = el("span", "");
+    let number = el("strong", "tour-number num");
+    set(&number, "data-highlight", "");
+    let after = el("span", "");
+    put(&text, &before);
+    put(&text, &number);
+    put(&text, &after);
+    put(root, &text);
+
+    let nav = el("div", "tour-nav");
+    let back = button("tour-back", "← Back");
+    on.on(&back, "click", move |_| d.back());
+    let next = button("tour-next", "Next →");
+    on.on(&next, "click", move |_| d.next());
+    put(&nav, &back);
+    put(&nav, &next);
+    put(
+        &nav,
+        &text_el(
+            "span",
+            "tour-keys",
+            "Arrows or Page Up/Down move through the tour; Space or . plays and pauses.",
+        ),
+    );
+    put(root, &nav);
+
+    let bar = StoredValue::new_local(Bar {
+        root: root.clone(),
+        main,
+        header,
+        open,
+        level,
+        place,
+        progress,
+        title,
+        before,
+        number,
+        after,
+        back,
+        next,
+        _listeners: on,
+    });
+
+    // A new step: its scenario, its words, its place. Out of the tour, the
+    // bar hides and the sandbox's knobs come back.
+    Effect::new(move |_| {
+        let at = d.tour.get();
+        bar.with_value(|b| {
+            let touring = at.is_some();
+            let _ = b.root.toggle_attribute_with_force("hidden", !touring);
+            set(
+                &b.open,
+                "aria-pressed",
+                if touring { "true" } else { "false" },
+            );
+            let _ = b.main.class_list().toggle_with_force("touring", touring);
+            if let Some(h) = &b.header {
+                let _ = h.class_list().toggle_with_force("touring", touring);
+            }
+        });
+        let Some((lv, k)) = at else {
+            return;
+        };
+        let Some(step) = tour::step(lv, k) else {
+            return;
+        };
+        d.apply(step);
+        bar.with_value(|b| {
+            set(&b.root, "data-tour-step", &tour::place_name((lv, k)));
+            b.level.set_value(lv.name());
+            let n = tour::count(lv);
+            set_text(&b.place, &format!("{}: step {} of {n}", lv.title(), k + 1));
+            set(&b.progress, "max", &n.to_string());
+            set(&b.progress, "value", &(k + 1).to_string());
+            set_text(&b.title, step.title);
+            let (before, after) = tour::split_text(step.text);
+            set_text(&b.before, before);
+            set_text(&b.after, after);
+            set(&b.number, "data-metric", step.metric);
+            let first = tour::back((lv, k)).is_none();
+            let last = tour::next((lv, k)).is_none();
+            let _ = b.back.toggle_attribute_with_force("disabled", first);
+            let _ = b.next.toggle_attribute_with_force("disabled", last);
+        });
+        highlight(step.metric);
+    });
+    // The running number, from the same reading as the counters.
+    Effect::new(move |_| {
+        let Some(step) = d.tour.get().and_then(|(l, k)| tour::step(l, k)) else {
+            return;
+        };
+        let v = d.reading.with(|r| r.field(step.metric));
+        bar.with_value(|b| set_text(&b.number, if v.is_empty() { "…" } else { &v }));
+        // The counters re-render as the scenario changes: mark them again.
+        highlight(step.metric);
+    });
+}
+
+/// Outlines every other element showing `metric` (the proof, a counter),
+/// and only those.
+fn highlight(metric: &str) {
+    let doc = document();
+    if let Ok(old) = doc.query_selector_all("[data-highlight]:not(.tour-number)") {
+        for i in 0..old.length() {
+            if let Some(e) = old.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                let _ = e.remove_attribute("data-highlight");
+            }
+        }
+    }
+    if let Ok(now) =
+        doc.query_selector_all(&format!("[data-metric=\"{metric}\"]:not(.tour-number)"))
+    {
+        for i in 0..now.length() {
+            if let Some(e) = now.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                set(&e, "data-highlight", "");
+            }
+        }
+    }
+}
