@@ -173,6 +173,13 @@ pub fn App() -> impl IntoView {
         }
     });
     on_cleanup(move || keys.remove());
+    // A tour link pasted into the same tab changes only the hash.
+    let hash_change = window_event_listener(leptos::ev::hashchange, move |_| {
+        if let Some(p) = tour::parse_hash(&current_hash()) {
+            tour.set(Some(p));
+        }
+    });
+    on_cleanup(move || hash_change.remove());
 
     // The tour bar and its button are built once, after the page mounts.
     Effect::new(move |_| tour_view::mount(drive));

@@ -8,7 +8,7 @@ import { spec, control, metric } from "./lib/harness.mjs";
 await spec("lessons", async (t) => {
   const { page } = t;
 
-  await t.open("");
+  await t.open();
   await t.expectMetric("naive", "8000", "the interview card: 40 instances x 200 threads");
   t.noProblems("while loading the page");
   t.ok("the release build loads from a sub-folder with no console errors and no failed requests");

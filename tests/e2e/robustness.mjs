@@ -48,7 +48,7 @@ await spec("robustness", async (t) => {
   const hooks = ["play", "step", "restart", "speed", "timeline", "seed", "preset", "instances", "threads", "singleflight", "claim"];
   for (const [w, h, name] of [[1280, 800, "desktop"], [390, 844, "phone"]]) {
     await page.setViewportSize({ width: w, height: h });
-    await t.open("");
+    await t.open();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     if (overflow > 0) throw new Error(`${name}: the page is ${overflow}px wider than the screen`);
     for (const c of hooks) {
@@ -73,7 +73,7 @@ await spec("robustness", async (t) => {
   t.noProblems("at both screen sizes");
 
   // A panic: a visible message and a reload button, not a frozen page.
-  await t.open("");
+  await t.open();
   await page.evaluate(() => {
     try {
       window.wasmBindings.crash_for_testing();

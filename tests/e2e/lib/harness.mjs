@@ -84,9 +84,11 @@ export async function spec(name, body) {
       checks += 1;
       console.log(`ok ${checks} - ${what}`);
     },
-    /// Opens the page with `query` (no leading ?) and waits for the first frame.
-    async open(query = "") {
-      await page.goto(query ? `${baseUrl}?${query}` : baseUrl, { waitUntil: "load" });
+    /// Opens the page with `query` (no leading ?) and waits for the first
+    /// frame. Without a query it opens the sandbox's default scenario (a
+    /// bare first visit lands on the tour: tests/e2e/tour.mjs).
+    async open(query = "seed=1") {
+      await page.goto(`${baseUrl}?${query}`, { waitUntil: "load" });
       await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, {
         timeout: 30_000,
       });
