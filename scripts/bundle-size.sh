@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Size of what a visitor downloads: every wasm, js and css file in dist/,
+# Size of what a visitor downloads: index.html and every wasm, js and css
+# file in dist/,
 # raw and gzipped (-9), as a Markdown table for BENCHMARKS.md.
 # Usage: scripts/bundle-size.sh [dist-dir]
 set -euo pipefail
@@ -22,5 +23,5 @@ while IFS= read -r f; do
   # shellcheck disable=SC2001
   stable=$(echo "$name" | sed -E 's/-[0-9a-f]{16}(_bg)?\./\1./')
   echo "| $stable | ${f##*.} | $(kib "$raw") ($raw B) | $(kib "$gz") ($gz B) |"
-done < <(find "$dist" -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' \) | sort)
+done < <(find "$dist" -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' -o -name '*.html' \) | sort)
 echo "| **total** | | $(kib "$total_raw") ($total_raw B) | $(kib "$total_gz") ($total_gz B) |"

@@ -33,11 +33,20 @@ pub use panels::{code_panel, counters, knobs, transport};
 pub use stage::{chart, fleet_layout, fleet_view, palette, pen};
 
 pub use app::App;
+use wasm_bindgen::JsCast;
 
 /// Installs the crash screen, then mounts the page on `<body>`.
 pub fn start() {
     panic::install();
-    leptos::mount::mount_to_body(App);
+    // index.html holds a `<div id="lab">` for the page, with the static
+    // reference after it; without one, the page takes the whole body.
+    match dom::document()
+        .get_element_by_id("lab")
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        Some(root) => leptos::mount::mount_to(root, App).forget(),
+        None => leptos::mount::mount_to_body(App),
+    }
 }
 
 #[cfg(test)]

@@ -97,8 +97,13 @@ pub fn mount(d: Drive) {
             }
         })
     });
+    // The interview questions are static HTML under the page (index.html).
+    let questions = text_el("a", "to-questions", "Interview questions");
+    set(&questions, "href", "#questions");
+    set(&questions, "data-control", "questions");
     if let Some(h) = &header {
         put(h, &open);
+        put(h, &questions);
     }
     set(root, "aria-labelledby", "tour-title");
     set(root, "aria-roledescription", "guided tour");

@@ -1,0 +1,110 @@
+// The static reference under the page: the interview questions (answers
+// hidden until opened; every answer's scenario link loads without a banner
+// and shows the number its words point at), the real-systems table (every
+// row cites its source), and the printable summary (its numbers are the
+// simulation's; printing shows the summary and the answers, not the lab).
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { control, root, spec } from "./lib/harness.mjs";
+
+const cli = path.join(root, "target", "debug", "stampede-sim");
+const sim = (args) => JSON.parse(execFileSync(cli, [...args, "--json"], { encoding: "utf8" }));
+
+async function load(page, href) {
+  await page.goto(href, { waitUntil: "load" });
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame || document.querySelector(".ab-side"), null, {
+    timeout: 30_000,
+  });
+}
+
+await spec("reference", async (t) => {
+  const { page } = t;
+  await t.open();
+
+  const questions = page.locator("[data-question]");
+  const n = await questions.count();
+  if (n < 12) throw new Error(`${n} questions, want at least 12`);
+  const links = [];
+  for (let i = 0; i < n; i++) {
+    const q = questions.nth(i);
+    const answer = q.locator(".answer");
+    if (await answer.isVisible()) throw new Error(`question ${i + 1}: the answer shows before it is opened`);
+    await q.locator("summary").click();
+    if (!(await answer.isVisible())) throw new Error(`question ${i + 1}: opening it does not show the answer`);
+    for (const a of await q.locator("a[data-expect-metric]").all()) {
+      links.push({
+        q: await q.getAttribute("data-question"),
+        href: new URL(await a.getAttribute("href"), page.url()).href,
+        metric: await a.getAttribute("data-expect-metric"),
+        side: await a.getAttribute("data-expect-side"),
+        want: await a.getAttribute("data-expect"),
+      });
+    }
+    if ((await q.locator("a[data-expect-metric]").count()) === 0) throw new Error(`question ${i + 1} links no scenario`);
+  }
+  t.ok(`${n} questions, each answer hidden until opened and linking a scenario`);
+
+  for (const l of links) {
+    await load(page, l.href);
+    if (await page.locator(".banner").count()) {
+      throw new Error(`question ${l.q}: ${l.href} shows a banner: ${await page.locator(".banner").textContent()}`);
+    }
+    const sel = l.side ? `[data-side="${l.side}"] [data-metric="${l.metric}"]` : `[data-metric="${l.metric}"]`;
+    if (l.side) await page.locator(control("compare-end")).click();
+    else await page.keyboard.press("End");
+    const ok = (v) => (l.want.startsWith(">") ? Number(v) > Number(l.want.slice(1)) : v === l.want);
+    try {
+      await page.waitForFunction(
+        ([sel, want]) => {
+          const v = document.querySelector(sel)?.textContent.trim();
+          return v !== undefined && (want.startsWith(">") ? Number(v) > Number(want.slice(1)) : v === want);
+        },
+        [sel, l.want],
+        { timeout: 60_000 },
+      );
+    } catch {
+      throw new Error(`question ${l.q}: ${l.href} shows ${l.metric} = ${await page.locator(sel).first().textContent()}, the answer says ${l.want}`);
+    }
+    const shown = (await page.locator(sel).first().textContent()).trim();
+    if (!ok(shown)) throw new Error(`question ${l.q}: ${shown}`);
+    t.ok(`question ${l.q}: ${new URL(l.href).search} loads without a banner; ${l.side ? `side ${l.side} ` : ""}${l.metric} = ${shown} (${l.want})`);
+  }
+
+  await t.open();
+  const rows = page.locator("table.real tbody tr");
+  const r = await rows.count();
+  if (r < 20) throw new Error(`${r} real-systems rows, want at least 20`);
+  for (let i = 0; i < r; i++) {
+    const href = await rows.nth(i).locator("td:last-child a").getAttribute("href");
+    if (!href?.startsWith("https://")) throw new Error(`row ${i + 1} cites no source: ${href}`);
+  }
+  const systems = await page.locator("table.real tbody th").allTextContents();
+  for (const s of ["NGINX", "Varnish", "memcache", "Caffeine", "groupcache", "moka", "Cloudflare", "CloudFront", "Redis"]) {
+    if (!systems.some((x) => x.includes(s))) throw new Error(`the real-systems table has no ${s}`);
+  }
+  t.ok(`${r} real-systems rows, each citing its source; NGINX, Varnish, memcache, Caffeine, groupcache, moka, CDNs, Redis`);
+
+  // The summary's numbers are the simulation's.
+  const naive = sim(["--preset", "naive"]).recomputes;
+  const single = sim(["--preset", "singleflight"]).recomputes;
+  const both = sim(["--preset", "burst"]);
+  const summary = await page.locator("#summary").textContent();
+  const fmt = (x) => x.toLocaleString("en-US");
+  for (const want of [`40 × 200 = ${fmt(naive)}`, `(${single})`, `${both.recomputes === 1 ? "one recompute" : both.recomputes} and only ${both.claim_attempts} claim attempts`]) {
+    if (!summary.includes(want)) throw new Error(`the summary should say "${want}"`);
+  }
+  t.ok(`the summary's arithmetic is the simulation's (${naive}, ${single}, ${both.recomputes} with ${both.claim_attempts} claim attempts)`);
+
+  await page.locator(control("questions")).click();
+  await page.waitForFunction(() => location.hash === "#questions" || window.scrollY > 500);
+  t.ok("the questions control leads to the questions");
+
+  await page.emulateMedia({ media: "print" });
+  if (await page.locator("#lab").isVisible()) throw new Error("printing shows the lab");
+  if (!(await page.locator("#summary").isVisible())) throw new Error("printing hides the summary");
+  if (!(await page.locator("[data-question] .answer").first().isVisible())) throw new Error("printing hides the answers");
+  await t.shot("print.png", { fullPage: true });
+  await page.emulateMedia({ media: "screen" });
+  t.ok("printed: the summary and every answer, no lab");
+  t.noProblems("at the end");
+});
