@@ -10,6 +10,7 @@ use crate::code_panel::CodePanel;
 use crate::counters::{Arithmetic, Counters, Reading};
 use crate::engine::{start_loop, window, Engine, Surface};
 use crate::knobs::KnobPanel;
+use crate::lesson::presenter::{self, Room};
 use crate::lesson::tour;
 use crate::lesson::tour_view::{self, Drive};
 use crate::palette::{colour, Glyph, LOOKS};
@@ -133,6 +134,14 @@ pub fn App() -> impl IntoView {
         compare,
         reading,
     };
+    let room = Room::new(drive);
+    // Reduced motion lives in the engine (what it paints), set from here.
+    Effect::new(move |_| {
+        let r = room.reduced.get();
+        engine.update_value(|e| e.reduced = r);
+    });
+    let pointer = window_event_listener(leptos::ev::pointermove, move |_| room.pointer_moved());
+    on_cleanup(move || pointer.remove());
     let keys = window_event_listener(leptos::ev::keydown, move |ev| {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;
@@ -146,6 +155,7 @@ pub fn App() -> impl IntoView {
             "ArrowLeft" => Command::StepBack,
             "n" | "N" => Command::NextEvent,
             "End" => Command::Seek(u64::MAX),
+            "p" | "P" | "f" | "F" | "?" | "Escape" | "1" | "2" | "3" | "4" | "5" => Command::Room,
             _ => return,
         };
         let target = ev
@@ -156,10 +166,17 @@ pub fn App() -> impl IntoView {
             "INPUT" => {
                 let kind = el.get_attribute("type").unwrap_or_default();
                 // A checkbox has no use for arrows, and Space would toggle it.
-                !(kind == "checkbox" && command != Command::TogglePlay) && kind != "button"
+                match command {
+                    // Letters and digits type into a text or number field.
+                    Command::Room => !matches!(kind.as_str(), "checkbox" | "button" | "range"),
+                    _ => {
+                        !(kind == "checkbox" && command != Command::TogglePlay) && kind != "button"
+                    }
+                }
             }
-            // Space opens a picker; arrows left and right do nothing there.
-            "SELECT" => command == Command::TogglePlay,
+            // Space opens a picker, letters pick in it; arrows left and
+            // right do nothing there.
+            "SELECT" => matches!(command, Command::TogglePlay | Command::Room),
             _ => el.get_attribute("contenteditable").is_some(),
         });
         if keeps_key {
@@ -169,6 +186,9 @@ pub fn App() -> impl IntoView {
         match (command, key.as_str()) {
             (Command::Tour, "ArrowRight" | "PageDown") => drive.next(),
             (Command::Tour, _) => drive.back(),
+            (Command::Room, k) => {
+                room.key(k);
+            }
             _ => send.run(command),
         }
     });
@@ -182,7 +202,10 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || hash_change.remove());
 
     // The tour bar and its button are built once, after the page mounts.
-    Effect::new(move |_| tour_view::mount(drive));
+    Effect::new(move |_| {
+        tour_view::mount(drive);
+        presenter::mount(room);
+    });
     let stage_ref = NodeRef::<leptos::html::Canvas>::new();
     let overlay_ref = NodeRef::<leptos::html::Canvas>::new();
     let chart_ref = NodeRef::<leptos::html::Canvas>::new();

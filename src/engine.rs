@@ -125,6 +125,13 @@ pub(crate) struct Engine {
     report: Option<(Report, u64, f64)>,
     /// Fast-forward through quiet stretches.
     ramp: crate::clock::Ramp,
+    /// Reduced motion: a run jumps to its end and the fleet is painted only
+    /// once the clock settles, never mid-movement.
+    pub(crate) reduced: bool,
+    /// The virtual time last painted under reduced motion, and how many
+    /// such paints there were (for the end-to-end test).
+    settled: Option<(u64, f64, f64)>,
+    settled_paints: u32,
 }
 
 impl Engine {
@@ -201,7 +208,7 @@ impl Engine {
                 lab.seek(t);
                 false
             }
-            Command::Tour => playing,
+            Command::Tour | Command::Room => playing,
         })
     }
 
@@ -211,7 +218,9 @@ impl Engine {
         let dt = self.last_wall.map_or(0.0, |w| start - w);
         self.last_wall = Some(start);
         let lab = self.lab.as_mut()?;
-        if playing {
+        if playing && self.reduced {
+            lab.seek(u64::MAX);
+        } else if playing {
             let step = virtual_step(dt, speed) as f64 * self.ramp.factor();
             lab.play_for(step.round() as u64);
         }
@@ -231,7 +240,20 @@ impl Engine {
         overlay.fit(stage_height)?;
         let fitted = wall_now();
         self.view.fit(w, h, s.instances, s.threads);
-        self.view.add_pulses(&pulses, start);
+        // Under reduced motion nothing moves: no pulses, and the fleet and
+        // the chart are painted only when the clock has settled somewhere new.
+        let here = (lab.now(), w, h);
+        let paint =
+            !self.reduced || !self.drew_first_frame || (caught_up && self.settled != Some(here));
+        if self.reduced && paint {
+            self.settled = Some(here);
+            self.settled_paints += 1;
+            mark("settledPaints", &self.settled_paints.to_string());
+        }
+        if !self.reduced {
+            self.settled = None;
+            self.view.add_pulses(&pulses, start);
+        }
         let fleet = lab.fleet();
         // `Fleet::report` scans every thread (for `pinned`): at a million
         // threads that is a good part of a frame, so big fleets refresh the
@@ -269,15 +291,17 @@ impl Engine {
         // The very first frame paints the fleet only; pulses, actors and
         // the chart join from the next one, so no frame does everything.
         let first = !self.drew_first_frame;
-        self.view.draw(
-            (&base.ctx, (!first).then_some(&overlay.ctx)),
-            fleet.thread_states(),
-            &stats,
-            dark,
-            start,
-        );
+        if paint {
+            self.view.draw(
+                (&base.ctx, (!first).then_some(&overlay.ctx)),
+                fleet.thread_states(),
+                &stats,
+                dark,
+                start,
+            );
+        }
         let drawn = wall_now();
-        if let Some((c, size)) = (!first)
+        if let Some((c, size)) = (!first && paint)
             .then_some(())
             .and(self.chart.as_mut())
             .and_then(|c| c.fit(|_| CHART_HEIGHT).map(|size| (c, size)))

@@ -2,5 +2,6 @@
 //! the page in `tour_view`). It drives the same experiment, canvas and
 //! counters as the sandbox: no second simulation, no recorded animation.
 
+pub mod presenter;
 pub mod tour;
 pub mod tour_view;

@@ -37,9 +37,19 @@ impl Drive {
         }
     }
 
+    /// Leaves the tour for the sandbox on a share link's scenario.
+    pub fn open(&self, query: &str) {
+        self.tour.set(None);
+        self.set_query(query);
+    }
+
     /// Sets the step's scenario; the page then runs it from t = 0.
     fn apply(&self, step: &tour::Step) {
-        let (state, _) = url_state::parse(step.query);
+        self.set_query(step.query);
+    }
+
+    fn set_query(&self, query: &str) {
+        let (state, _) = url_state::parse(query);
         self.compare.set(None);
         self.speed.set(state.speed);
         self.seed.set(state.seed);
@@ -101,9 +111,15 @@ pub fn mount(d: Drive) {
     let questions = text_el("a", "to-questions", "Interview questions");
     set(&questions, "href", "#questions");
     set(&questions, "data-control", "questions");
+    // One row for the page's modes: the A/B view's button joins it.
     if let Some(h) = &header {
-        put(h, &open);
-        put(h, &questions);
+        let modes = el("div", "modes");
+        if let Some(compare) = h.query_selector(".to-compare").ok().flatten() {
+            put(&modes, &compare);
+        }
+        put(&modes, &open);
+        put(&modes, &questions);
+        put(h, &modes);
     }
     set(root, "aria-labelledby", "tour-title");
     set(root, "aria-roledescription", "guided tour");

@@ -24,6 +24,8 @@ pub enum Command {
     Seek(u64),
     /// A key the tour takes (the page moves through its steps instead).
     Tour,
+    /// A key for the room: presenter mode, full screen, the card's rows, help.
+    Room,
 }
 
 /// The preset the scenario is, if it is one exactly.
