@@ -133,6 +133,7 @@ pub fn App() -> impl IntoView {
         speed,
         compare,
         reading,
+        proof,
     };
     let room = Room::new(drive);
     // Reduced motion lives in the engine (what it paints), set from here.

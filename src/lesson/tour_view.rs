@@ -22,7 +22,13 @@ pub struct Drive {
     pub speed: RwSignal<f64>,
     pub compare: RwSignal<Option<&'static str>>,
     pub reading: RwSignal<Reading>,
+    /// The counter that proves the running lesson (announced outside the tour).
+    pub proof: Memo<stampede::scenario::Proof>,
 }
+
+/// The shortest gap between two announcements of a running number: a
+/// screen reader finishes a short sentence, and the next one is news.
+const ANNOUNCE_EVERY_MS: f64 = 4000.0;
 
 impl Drive {
     pub fn next(&self) {
@@ -163,7 +169,6 @@ pub fn mount(d: Drive) {
     set(&title, "id", "tour-title");
     put(root, &title);
     let text = el("p", "tour-text");
-    set(&text, "aria-live", "polite");
     let before = el("span", "");
     let number = el("strong", "tour-number num");
     set(&number, "data-highlight", "");
@@ -205,6 +210,31 @@ pub fn mount(d: Drive) {
         back,
         next,
         _listeners: on,
+    });
+
+    // The one live region: the number that matters, said when the run
+    // settles or at most every few seconds, never every frame.
+    let live = el("p", "sr-only");
+    set(&live, "aria-live", "polite");
+    set(&live, "data-announce", "");
+    if let Some(b) = document().body() {
+        let _ = b.append_child(&live);
+    }
+    let said = StoredValue::new((String::new(), f64::NEG_INFINITY));
+    Effect::new(move |_| {
+        let metric = match d.tour.get().and_then(|(l, k)| tour::step(l, k)) {
+            Some(step) => step.metric,
+            None => d.proof.get().metric,
+        };
+        let (value, settled) = d.reading.with(|r| (r.field(metric), r.at_end));
+        let now = crate::engine::wall_now();
+        let line = format!("{}: {value}", crate::counters::label_of(metric));
+        let (last, at) = said.get_value();
+        if value.is_empty() || line == last || (!settled && now - at < ANNOUNCE_EVERY_MS) {
+            return;
+        }
+        said.set_value((line.clone(), now));
+        set_text(&live, &line);
     });
 
     // A new step: its scenario, its words, its place. Out of the tour, the
