@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use stampede::metrics::Report;
 use stampede::scenario::Proof;
+use wasm_bindgen::JsCast;
 
 use crate::lab::{Defence, Score};
 
@@ -234,132 +235,225 @@ pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
 
 /// The lesson in three lines: the formula, what the simulation measures,
 /// and what the requests got; the best row is the one with the fewest
-/// recomputes whose requests did not fail.
+/// recomputes whose requests did not fail. A fixed table of numbers
+/// rewritten every frame, so it is built once with plain DOM calls (see
+/// `crate::dom`) and an effect writes only what changed.
 #[component]
 pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
-    let naive = move || reading.with(Reading::naive);
-    // Each row's score: the animated run for the current defence, the
-    // comparison run for the others (none while it lags behind the clock).
-    let score_of = move |r: &Reading, idx: usize, d: Defence| -> Option<Score> {
-        if r.defence == Some(d) {
-            Some(r.score)
-        } else if r.compared_behind {
-            None
-        } else {
-            r.scores[idx]
+    let root = NodeRef::<leptos::html::Section>::new();
+    Effect::new(move |built: Option<bool>| {
+        if built == Some(true) {
+            return true;
         }
-    };
-    let best = Memo::new(move |_| {
-        reading.with(|r| {
-            let scores: Vec<Option<Score>> = Defence::ALL
-                .iter()
-                .enumerate()
-                .map(|(i, d)| score_of(r, i, *d))
-                .collect();
-            // Only once every row is measured to the same time.
-            if scores.iter().all(Option::is_some) {
-                Score::best(&scores)
-            } else {
-                None
-            }
-        })
+        let Some(section) = root.get() else {
+            return false;
+        };
+        let table = StoredValue::new_local(ArithDom::build(&section));
+        Effect::new(move |_| reading.with(|r| table.with_value(|t| t.write(r))));
+        true
     });
-    view! {
-        <section class="panel arithmetic" aria-labelledby="arith-title">
-            <h2 id="arith-title">"The arithmetic"</h2>
-            <p class="formula">
-                <span class="num">{move || reading.with(|r| r.instances)}</span>
-                " instances × "
-                <span class="num">{move || reading.with(|r| r.threads)}</span>
-                " threads = "
-                <strong class="num" data-metric="naive">{naive}</strong>
-                " recomputes with no defence"
-            </p>
-            <table class="arith">
-                <colgroup>
-                    <col class="c-defence" />
-                    <col class="c-formula" />
-                    <col class="c-measured" />
-                    <col class="c-bar" />
-                </colgroup>
-                <thead>
-                    <tr>
-                        <th scope="col">"defence"</th>
-                        <th scope="col">"formula"</th>
-                        <th scope="col">"measured"</th>
-                        <th scope="col"><span class="sr-only">"bar, log scale"</span></th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {ROWS
-                        .iter()
-                        .map(|row| {
-                            let d = row.defence;
-                            let idx = Defence::ALL.iter().position(|x| *x == d).unwrap_or(0);
-                            let score = move || reading.with(|r| score_of(r, idx, d));
-                            let measured = move || score().map(|s| s.recomputes);
-                            let behind = move || reading.with(|r| r.compared_behind && r.scores[idx].is_some());
-                            let failing = move || score().is_some_and(|s| s.failing());
-                            let is_best = move || best.get() == Some(idx);
-                            let predicted = row.predicted;
-                            view! {
-                                <tr
-                                    class:current=move || reading.with(|r| r.defence == Some(d))
-                                    class:failing=failing
-                                    class:best=is_best
-                                    data-row=row.metric
-                                    data-best=move || if is_best() { "1" } else { "0" }
-                                >
-                                    <th scope="row">
-                                        {row.title}
-                                        <Show when=is_best>
-                                            <span class="badge">" best"</span>
-                                        </Show>
-                                    </th>
-                                    <td class="formula-cell">
-                                        {move || match reading.with(formula_caveat) {
-                                            Some(why) => view! { <span class="caveat">{why}</span> }.into_any(),
-                                            None => view! {
-                                                <span class="f">{row.formula}</span>
-                                                <span class="num">{reading.with(predicted)}</span>
-                                            }
-                                            .into_any(),
-                                        }}
-                                    </td>
-                                    <td class="measured">
-                                        <span class="num" data-metric=row.metric>
-                                            {move || match measured() {
-                                                Some(m) => m.to_string(),
-                                                None if behind() => "…".to_string(),
-                                                None => "—".to_string(),
-                                            }}
-                                        </span>
-                                        <span class="got" data-outcome=row.metric>
-                                            {move || score().map(|s| outcome_text(&s)).unwrap_or_default()}
-                                        </span>
-                                    </td>
-                                    <td aria-hidden="true">
-                                        <span
-                                            class="bar"
-                                            style:width=move || {
-                                                format!("{}%", stampede::metrics::one_decimal(log_width(measured().unwrap_or(0), naive()).max(0.8)))
-                                            }
-                                        ></span>
-                                    </td>
-                                </tr>
-                            }
-                        })
-                        .collect_view()}
-                </tbody>
-            </table>
-            <p class="arith-note">
-                {move || reading.with(|r| match (r.defence, r.scores[0].is_some()) {
-                    (Some(_), true) => "Your settings are the marked row; the other rows run the same fleet and seed beside it. Under each count, what the requests got: a row whose requests failed is never the best, however few its recomputes. Bars use a log scale, so 1 and 8000 both show.".to_string(),
-                    (None, true) => format!("Your settings measure {}; the rows run the same fleet and seed with each defence.", recomputes(r.recomputes)),
-                    (_, false) => format!("Your settings measure {}. The fleet is too big to run three more copies beside it: switch the defences to measure each row.", recomputes(r.recomputes)),
-                })}
-            </p>
-        </section>
+    view! { <section class="panel arithmetic" aria-labelledby="arith-title" node_ref=root></section> }
+}
+
+/// A row's score: the animated run for the current defence, the comparison
+/// run for the others (none while it lags behind the clock).
+fn score_of(r: &Reading, idx: usize, d: Defence) -> Option<Score> {
+    if r.defence == Some(d) {
+        Some(r.score)
+    } else if r.compared_behind {
+        None
+    } else {
+        r.scores[idx]
+    }
+}
+
+struct ArithRow {
+    tr: web_sys::Element,
+    badge: web_sys::Element,
+    formula: web_sys::Element,
+    measured: web_sys::Element,
+    got: web_sys::Element,
+    bar: web_sys::HtmlElement,
+}
+
+struct ArithDom {
+    instances: web_sys::Element,
+    threads: web_sys::Element,
+    naive: web_sys::Element,
+    rows: Vec<ArithRow>,
+    note: web_sys::Element,
+}
+
+impl ArithDom {
+    fn build(section: &web_sys::Element) -> ArithDom {
+        use crate::dom::{el, put, set, text_el};
+        let h = text_el("h2", "", "The arithmetic");
+        set(&h, "id", "arith-title");
+        put(section, &h);
+        let formula = el("p", "formula");
+        let instances = el("span", "num");
+        let threads = el("span", "num");
+        let naive = el("strong", "num");
+        set(&naive, "data-metric", "naive");
+        put(&formula, &instances);
+        let _ = formula.append_with_str_1(" instances × ");
+        put(&formula, &threads);
+        let _ = formula.append_with_str_1(" threads = ");
+        put(&formula, &naive);
+        let _ = formula.append_with_str_1(" recomputes with no defence");
+        put(section, &formula);
+
+        let table = el("table", "arith");
+        let cols = el("colgroup", "");
+        for c in ["c-defence", "c-formula", "c-measured", "c-bar"] {
+            put(&cols, &el("col", c));
+        }
+        put(&table, &cols);
+        let head = el("tr", "");
+        for h in ["defence", "formula", "measured"] {
+            let th = text_el("th", "", h);
+            set(&th, "scope", "col");
+            put(&head, &th);
+        }
+        let th = el("th", "");
+        set(&th, "scope", "col");
+        put(&th, &text_el("span", "sr-only", "bar, log scale"));
+        put(&head, &th);
+        let thead = el("thead", "");
+        put(&thead, &head);
+        put(&table, &thead);
+        let tbody = el("tbody", "");
+        let rows = ROWS
+            .iter()
+            .map(|row| {
+                let tr = el("tr", "");
+                set(&tr, "data-row", row.metric);
+                let th = text_el("th", "", row.title);
+                set(&th, "scope", "row");
+                let badge = text_el("span", "badge", " best");
+                put(&th, &badge);
+                put(&tr, &th);
+                let formula = el("td", "formula-cell");
+                put(&tr, &formula);
+                let cell = el("td", "measured");
+                let measured = el("span", "num");
+                set(&measured, "data-metric", row.metric);
+                let got = el("span", "got");
+                set(&got, "data-outcome", row.metric);
+                put(&cell, &measured);
+                put(&cell, &got);
+                put(&tr, &cell);
+                let bar_cell = el("td", "");
+                set(&bar_cell, "aria-hidden", "true");
+                let bar = el("span", "bar");
+                put(&bar_cell, &bar);
+                put(&tr, &bar_cell);
+                put(&tbody, &tr);
+                ArithRow {
+                    tr,
+                    badge,
+                    formula,
+                    measured,
+                    got,
+                    bar: bar.unchecked_into(),
+                }
+            })
+            .collect();
+        put(&table, &tbody);
+        put(section, &table);
+        let note = el("p", "arith-note");
+        put(section, &note);
+        ArithDom {
+            instances,
+            threads,
+            naive,
+            rows,
+            note,
+        }
+    }
+
+    fn write(&self, r: &Reading) {
+        use crate::dom::{set, set_text};
+        let naive = r.naive();
+        set_text(&self.instances, &r.instances.to_string());
+        set_text(&self.threads, &r.threads.to_string());
+        set_text(&self.naive, &naive.to_string());
+        let scores: Vec<Option<Score>> = Defence::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, d)| score_of(r, i, *d))
+            .collect();
+        // Only once every row is measured to the same time.
+        let best = if scores.iter().all(Option::is_some) {
+            Score::best(&scores)
+        } else {
+            None
+        };
+        let caveat = formula_caveat(r);
+        for (row, dom) in ROWS.iter().zip(&self.rows) {
+            let idx = Defence::ALL
+                .iter()
+                .position(|x| *x == row.defence)
+                .unwrap_or(0);
+            let score = scores[idx];
+            let is_best = best == Some(idx);
+            let classes = dom.tr.class_list();
+            let _ = classes.toggle_with_force("current", r.defence == Some(row.defence));
+            let _ = classes.toggle_with_force("failing", score.is_some_and(|s| s.failing()));
+            let _ = classes.toggle_with_force("best", is_best);
+            set(&dom.tr, "data-best", if is_best { "1" } else { "0" });
+            let _ = dom.badge.toggle_attribute_with_force("hidden", !is_best);
+            let formula = match caveat {
+                Some(why) => why.to_string(),
+                None => format!("{} {}", row.formula, (row.predicted)(r)),
+            };
+            if dom.formula.get_attribute("data-text").as_deref() != Some(formula.as_str()) {
+                set(&dom.formula, "data-text", &formula);
+                dom.formula.set_text_content(None);
+                match caveat {
+                    Some(why) => {
+                        crate::dom::put(&dom.formula, &crate::dom::text_el("span", "caveat", why))
+                    }
+                    None => {
+                        crate::dom::put(
+                            &dom.formula,
+                            &crate::dom::text_el("span", "f", row.formula),
+                        );
+                        crate::dom::put(
+                            &dom.formula,
+                            &crate::dom::text_el("span", "num", &(row.predicted)(r)),
+                        );
+                    }
+                }
+            }
+            let measured = score.map(|s| s.recomputes);
+            let behind = r.compared_behind && r.scores[idx].is_some();
+            set_text(
+                &dom.measured,
+                &match measured {
+                    Some(m) => m.to_string(),
+                    None if behind => "…".to_string(),
+                    None => "—".to_string(),
+                },
+            );
+            set_text(
+                &dom.got,
+                &score.map(|s| outcome_text(&s)).unwrap_or_default(),
+            );
+            let width = format!(
+                "{}%",
+                stampede::metrics::one_decimal(log_width(measured.unwrap_or(0), naive).max(0.8))
+            );
+            let _ = dom.bar.style().set_property("width", &width);
+        }
+        set_text(
+            &self.note,
+            &match (r.defence, r.scores[0].is_some()) {
+                (Some(_), true) => "Your settings are the marked row; the other rows run the same fleet and seed beside it. Under each count, what the requests got: a row whose requests failed is never the best, however few its recomputes. Bars use a log scale, so 1 and 8000 both show.".to_string(),
+                (None, true) => format!("Your settings measure {}; the rows run the same fleet and seed with each defence.", recomputes(r.recomputes)),
+                (_, false) => format!("Your settings measure {}. The fleet is too big to run three more copies beside it: switch the defences to measure each row.", recomputes(r.recomputes)),
+            },
+        );
     }
 }
 
