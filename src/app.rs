@@ -345,9 +345,16 @@ fn Banner(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
     }
 }
 
-/// The key to the fleet's colours and shapes.
+/// The key to the fleet's colours and shapes: static, built once from the
+/// palette with plain DOM calls (each shape a few SVG attributes).
 #[component]
 fn Legend() -> impl IntoView {
+    let root = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        if let Some(r) = root.get() {
+            build_legend(&r);
+        }
+    });
     view! {
         <p class="legend-key" data-note="legend">
             <strong>"How to read it: "</strong>
@@ -355,29 +362,71 @@ fn Legend() -> impl IntoView {
             "Redis and the origin sit on the right; dots travelling between them are requests on the wire. "
             "While only a few threads do the expensive work, a ring marks each of them."
         </p>
-        <ul class="legend" aria-label="Legend">
-            {LOOKS
-                .iter()
-                .map(|l| {
-                    let glyph = match l.glyph {
-                        Glyph::Square => view! { <rect x="2" y="2" width="10" height="10" class="fill"></rect> }.into_any(),
-                        Glyph::Ring => view! { <rect x="2.5" y="2.5" width="9" height="9" class="ring"></rect> }.into_any(),
-                        Glyph::Triangle => view! { <polygon points="7,1 13,13 1,13" class="fill"></polygon> }.into_any(),
-                        Glyph::Diamond => view! { <polygon points="7,1 13,7 7,13 1,7" class="fill"></polygon> }.into_any(),
-                        Glyph::Cross => view! { <path d="M2 2 L12 12 M12 2 L2 12" class="ring"></path> }.into_any(),
-                        Glyph::HollowDiamond => view! { <polygon points="7,1.5 12.5,7 7,12.5 1.5,7" class="ring"></polygon> }.into_any(),
-                        Glyph::Circle => view! { <circle cx="7" cy="7" r="5" class="ring"></circle> }.into_any(),
-                    };
-                    // Custom properties through the CSSOM, which the page's
-                    // Content-Security-Policy allows (a style attribute it blocks).
-                    view! {
-                        <li title=l.help style:--c-light=colour(l, false) style:--c-dark=colour(l, true)>
-                            <svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true">{glyph}</svg>
-                            {l.label}
-                        </li>
-                    }
-                })
-                .collect_view()}
-        </ul>
+        <div node_ref=root></div>
     }
+}
+
+fn build_legend(root: &web_sys::Element) {
+    use crate::dom::{document, el, put, set};
+    if root.child_element_count() > 0 {
+        return;
+    }
+    let svg = |tag: &str, attrs: &[(&str, &str)]| {
+        let e = document()
+            .create_element_ns(Some("http://www.w3.org/2000/svg"), tag)
+            .expect("an svg element");
+        for (k, v) in attrs {
+            set(&e, k, v);
+        }
+        e
+    };
+    let list = el("ul", "legend");
+    set(&list, "aria-label", "Legend");
+    for l in LOOKS.iter() {
+        let (tag, class, attrs): (&str, &str, &[(&str, &str)]) = match l.glyph {
+            Glyph::Square => (
+                "rect",
+                "fill",
+                &[("x", "2"), ("y", "2"), ("width", "10"), ("height", "10")],
+            ),
+            Glyph::Ring => (
+                "rect",
+                "ring",
+                &[("x", "2.5"), ("y", "2.5"), ("width", "9"), ("height", "9")],
+            ),
+            Glyph::Triangle => ("polygon", "fill", &[("points", "7,1 13,13 1,13")]),
+            Glyph::Diamond => ("polygon", "fill", &[("points", "7,1 13,7 7,13 1,7")]),
+            Glyph::Cross => ("path", "ring", &[("d", "M2 2 L12 12 M12 2 L2 12")]),
+            Glyph::HollowDiamond => (
+                "polygon",
+                "ring",
+                &[("points", "7,1.5 12.5,7 7,12.5 1.5,7")],
+            ),
+            Glyph::Circle => ("circle", "ring", &[("cx", "7"), ("cy", "7"), ("r", "5")]),
+        };
+        let li = el("li", "");
+        set(&li, "title", l.help);
+        // Custom properties through the CSSOM, which the page's
+        // Content-Security-Policy allows (a style attribute it blocks).
+        if let Some(h) = li.dyn_ref::<web_sys::HtmlElement>() {
+            let _ = h.style().set_property("--c-light", colour(l, false));
+            let _ = h.style().set_property("--c-dark", colour(l, true));
+        }
+        let icon = svg(
+            "svg",
+            &[
+                ("width", "14"),
+                ("height", "14"),
+                ("viewBox", "0 0 14 14"),
+                ("aria-hidden", "true"),
+            ],
+        );
+        let shape = svg(tag, attrs);
+        set(&shape, "class", class);
+        put(&icon, &shape);
+        put(&li, &icon);
+        let _ = li.append_with_str_1(l.label);
+        put(&list, &li);
+    }
+    put(root, &list);
 }
