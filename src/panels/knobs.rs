@@ -184,7 +184,9 @@ pub fn knob_named(name: &str) -> Option<Knob> {
 
 /// One knob's control, label and help line. A copy placed beside a lesson
 /// (`lesson`) gets ids and a `data-control` of its own (`lesson-<name>`),
-/// and drives the same scenario.
+/// and drives the same scenario. Built once with plain DOM calls (see
+/// `crate::dom`): thirty of these as `view!` markup cost the wasm a tenth of
+/// its size; one effect per knob keeps the control showing the scenario.
 #[component]
 pub fn KnobControl(
     knob: Knob,
@@ -192,6 +194,30 @@ pub fn KnobControl(
     notices: RwSignal<Vec<Notice>>,
     #[prop(optional)] lesson: bool,
 ) -> impl IntoView {
+    let root = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |built: Option<bool>| {
+        if built == Some(true) {
+            return true;
+        }
+        let Some(div) = root.get() else {
+            return false;
+        };
+        build_knob(&div, knob, scenario, notices, lesson);
+        true
+    });
+    view! { <div class="knob" node_ref=root></div> }
+}
+
+fn build_knob(
+    div: &web_sys::Element,
+    knob: Knob,
+    scenario: RwSignal<Scenario>,
+    notices: RwSignal<Vec<Notice>>,
+    lesson: bool,
+) {
+    use crate::dom::{el, put, set, text_el, Listeners};
+    use wasm_bindgen::JsCast;
+
     let value = move || scenario.with(|s| read(s, &knob));
     let apply = move |text: String| {
         if scenario.with_untracked(|s| read(s, &knob)) == text {
@@ -211,41 +237,44 @@ pub fn KnobControl(
         (format!("knob-{}", knob.name), knob.name.to_string())
     };
     let help_id = format!("{id}-help");
+    let inline = matches!(knob.kind, Kind::Switch | Kind::Pitfall(_));
+    let _ = div.class_list().toggle_with_force("inline", inline);
+    let label = text_el("label", "knob-label", knob.label);
+    set(&label, "for", &id);
+    put(div, &label);
+
+    let mut on = Listeners::default();
     let control = match knob.kind {
-        Kind::Switch | Kind::Pitfall(_) => view! {
-            <input
-                id=id.clone()
-                type="checkbox"
-                role="switch"
-                data-control=control_name.clone()
-                aria-describedby=help_id.clone()
-                prop:checked=move || value() == "1"
-                on:change=move |ev| apply(on_off(event_target_checked(&ev)))
-            />
+        Kind::Switch | Kind::Pitfall(_) => {
+            let input = el("input", "");
+            set(&input, "type", "checkbox");
+            set(&input, "role", "switch");
+            on.on(&input, "change", move |ev| {
+                let checked = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                    .is_some_and(|i| i.checked());
+                apply(on_off(checked));
+            });
+            input
         }
-        .into_any(),
-        Kind::Choice(options) => view! {
-            <select
-                id=id.clone()
-                data-control=control_name.clone()
-                aria-describedby=help_id.clone()
-                prop:value=value
-                on:change=move |ev| apply(event_target_value(&ev))
-            >
-                {options
-                    .iter()
-                    .map(|(v, label)| {
-                        let v = *v;
-                        view! {
-                            <option value=v selected=move || value() == v>
-                                {*label}
-                            </option>
-                        }
-                    })
-                    .collect_view()}
-            </select>
+        Kind::Choice(options) => {
+            let select = el("select", "");
+            for (v, label) in options {
+                let o = text_el("option", "", label);
+                set(&o, "value", v);
+                put(&select, &o);
+            }
+            on.on(&select, "change", move |ev| {
+                if let Some(s) = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+                {
+                    apply(s.value());
+                }
+            });
+            select
         }
-        .into_any(),
         Kind::Count | Kind::Fraction | Kind::Beta => {
             let (min, max, step) = if knob.kind == Kind::Fraction {
                 ("0".to_string(), "1".to_string(), "0.05")
@@ -259,6 +288,17 @@ pub fn KnobControl(
                 let (lo, hi) = knob_bounds(knob.name);
                 (lo.to_string(), hi.to_string(), "1")
             };
+            let input = el("input", "");
+            set(&input, "type", "number");
+            let numeric = if knob.kind == Kind::Count {
+                "numeric"
+            } else {
+                "decimal"
+            };
+            set(&input, "inputmode", numeric);
+            set(&input, "min", &min);
+            set(&input, "max", &max);
+            set(&input, "step", step);
             let pending = StoredValue::new(None::<TimeoutHandle>);
             let cancel = move || {
                 if let Some(h) = pending.get_value() {
@@ -273,48 +313,59 @@ pub fn KnobControl(
                     parse_u32(t).is_ok()
                 }
             };
-            view! {
-                <input
-                    id=id.clone()
-                    type="number"
-                    inputmode=if knob.kind == Kind::Count { "numeric" } else { "decimal" }
-                    min=min
-                    max=max
-                    step=step
-                    data-control=control_name.clone()
-                    aria-describedby=help_id.clone()
-                    prop:value=value
-                    on:input=move |ev| {
-                        let t = event_target_value(&ev);
-                        if is_number(&t) {
-                            cancel();
-                            let h = set_timeout_with_handle(move || apply(t), TYPING_PAUSE);
-                            pending.set_value(h.ok());
-                        }
-                    }
-                    on:change=move |ev| {
-                        cancel();
-                        let t = event_target_value(&ev);
-                        if is_number(&t) {
-                            apply(t);
-                        } else {
-                            // Not a number: show the value in force again.
-                            event_target::<web_sys::HtmlInputElement>(&ev).set_value(&value());
-                        }
-                    }
-                />
-            }
-            .into_any()
+            let text_of = |ev: &web_sys::Event| {
+                ev.target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            };
+            on.on(&input, "input", move |ev| {
+                let Some(i) = text_of(&ev) else { return };
+                let t = i.value();
+                if is_number(&t) {
+                    cancel();
+                    let h = set_timeout_with_handle(move || apply(t), TYPING_PAUSE);
+                    pending.set_value(h.ok());
+                }
+            });
+            on.on(&input, "change", move |ev| {
+                cancel();
+                let Some(i) = text_of(&ev) else { return };
+                let t = i.value();
+                if is_number(&t) {
+                    apply(t);
+                } else {
+                    // Not a number: show the value in force again.
+                    i.set_value(&value());
+                }
+            });
+            input
         }
     };
-    let inline = matches!(knob.kind, Kind::Switch | Kind::Pitfall(_));
-    view! {
-        <div class="knob" class:inline=inline>
-            <label class="knob-label" for=id>{knob.label}</label>
-            {control}
-            <p class="knob-help" id=help_id>{knob.help}</p>
-        </div>
-    }
+    set(&control, "id", &id);
+    set(&control, "data-control", &control_name);
+    set(&control, "aria-describedby", &help_id);
+    put(div, &control);
+    let help = text_el("p", "knob-help", knob.help);
+    set(&help, "id", &help_id);
+    put(div, &help);
+
+    // The control shows the scenario, whoever changed it.
+    let parts = StoredValue::new_local((control, on));
+    Effect::new(move |_| {
+        let v = value();
+        parts.with_value(|(c, _)| {
+            if let Some(i) = c.dyn_ref::<web_sys::HtmlInputElement>() {
+                if i.type_() == "checkbox" {
+                    i.set_checked(v == "1");
+                } else if i.value() != v {
+                    i.set_value(&v);
+                }
+            } else if let Some(s) = c.dyn_ref::<web_sys::HtmlSelectElement>() {
+                if s.value() != v {
+                    s.set_value(&v);
+                }
+            }
+        });
+    });
 }
 
 /// All knob groups as collapsible sections.
