@@ -152,6 +152,9 @@ pub fn PresetPicker(
     }
 }
 
+/// The playback controls. A fixed row of controls whose numbers change
+/// every frame, so it is built once with plain DOM calls (see `crate::dom`)
+/// and one effect writes what changed.
 #[component]
 pub fn Transport(
     playing: RwSignal<bool>,
@@ -160,109 +163,245 @@ pub fn Transport(
     reading: RwSignal<Reading>,
     send: Callback<Command>,
 ) -> impl IntoView {
-    let span_ms = move || reading.with(|r| r.span as f64 / 1000.0);
-    let now_ms = move || reading.with(|r| r.now as f64 / 1000.0);
-    view! {
-        <div class="transport" role="group" aria-label="Playback">
-            <div class="buttons">
-                <button
-                    type="button"
-                    class="play"
-                    data-control="play"
-                    title="Play or pause (space)"
-                    aria-pressed=move || playing.get().to_string()
-                    on:click=move |_| send.run(Command::TogglePlay)
-                >
-                    {move || if playing.get() { "❚❚ Pause" } else { "▶ Play" }}
-                </button>
-                <button type="button" data-control="step" title="Pause and step a tenth of the timeline on, or to the next event after a quiet stretch (right arrow; left arrow steps back)"
-                    on:click=move |_| send.run(Command::Step)>"Step"</button>
-                <button type="button" data-control="next-event"
-                    title="Pause at the next marker on the timeline: an expiry, a claim, a crash, a write (n)"
-                    disabled=move || reading.with(|r| r.next_marker.is_none())
-                    on:click=move |_| send.run(Command::NextEvent)>"Next event"</button>
-                <button type="button" data-control="restart" title="Back to t = 0, paused"
-                    on:click=move |_| send.run(Command::Restart)>"Restart"</button>
-                <button type="button" data-control="replay" title="Play this seed again from t = 0"
-                    on:click=move |_| send.run(Command::Replay)>"Replay"</button>
-            </div>
-            <label class="speed">
-                <span>
-                    "Speed "<output>{move || speed_label(speed.get())}</output>
-                    <span class="ff" data-note="fast-forward" aria-live="off"
-                        title="Nothing is changing: the clock speeds up until something happens">
-                        {move || if reading.with(|r| r.fast_forward) { " ⏩ quiet stretch" } else { "" }}
-                    </span>
-                </span>
-                <input
-                    type="range"
-                    min="0"
-                    max=SPEED_STEPS
-                    step="1"
-                    data-control="speed"
-                    aria-label="Playback speed"
-                    aria-valuetext=move || format!("{} real time", speed_label(speed.get()))
-                    prop:value=move || position_of(speed.get()).to_string()
-                    on:input=move |ev| {
-                        if let Ok(p) = event_target_value(&ev).parse::<u32>() {
-                            speed.set(speed_at(p));
-                        }
-                    }
-                />
-            </label>
-            <label class="timeline">
-                <span class="clock">
-                    "t = "<span class="now" data-metric="now_ms">{move || reading.with(|r| crate::clock::now_ms_text(r.now))}</span>" ms"
-                    // The timeline keeps its length when the run ends under the
-                    // playhead; the words say where it really ended.
-                    <span class="of">{move || reading.with(|r| match r.end {
-                        Some(end) if end < r.span => format!(" (the run ended at {})", virtual_label(end)),
-                        _ => format!(" of {}", virtual_label(r.span)),
-                    })}</span>
-                    <Show when=move || reading.with(|r| r.catching_up)>
-                        <span class="catching-up" role="status">" catching up…"</span>
-                    </Show>
-                </span>
-                <input
-                    type="range"
-                    min="0"
-                    step="any"
-                    data-control="timeline"
-                    aria-label="Virtual time"
-                    max=move || stampede::decimal::format(span_ms())
-                    prop:max=span_ms
-                    prop:value=now_ms
-                    on:input=move |ev| {
-                        if let Some(ms) = stampede::decimal::parse(&event_target_value(&ev)) {
-                            if ms >= 0.0 {
-                                send.run(Command::Seek((ms * 1000.0) as u64));
-                            }
-                        }
-                    }
-                />
-            </label>
-            <div class="seed">
-                <label for="seed">"Seed"</label>
-                <input
-                    id="seed"
-                    type="number"
-                    min="0"
-                    inputmode="numeric"
-                    data-control="seed"
-                    prop:value=move || seed.get().to_string()
-                    on:change=move |ev| {
-                        match event_target_value(&ev).trim().parse::<u64>() {
-                            Ok(v) => seed.set(v),
-                            Err(_) => event_target::<web_sys::HtmlInputElement>(&ev)
-                                .set_value(&seed.get_untracked().to_string()),
-                        }
-                    }
-                />
-                <button type="button" data-control="new-seed" title="A different random run of the same scenario"
-                    on:click=move |_| seed.set(random_seed())>"New seed"</button>
-            </div>
-        </div>
+    let root = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |built: Option<bool>| {
+        if built == Some(true) {
+            return true;
+        }
+        let Some(div) = root.get() else {
+            return false;
+        };
+        build_transport(&div, playing, speed, seed, reading, send);
+        true
+    });
+    view! { <div class="transport" role="group" aria-label="Playback" node_ref=root></div> }
+}
+
+struct TransportDom {
+    play: web_sys::Element,
+    next: web_sys::Element,
+    speed_out: web_sys::Element,
+    ff: web_sys::Element,
+    speed_in: web_sys::HtmlInputElement,
+    now: web_sys::Element,
+    of: web_sys::Element,
+    catching: web_sys::Element,
+    timeline: web_sys::HtmlInputElement,
+    seed: web_sys::HtmlInputElement,
+    /// The seed last written into the box: typing into it is left alone
+    /// until the seed itself changes.
+    seed_shown: std::cell::Cell<Option<u64>>,
+    _on: crate::dom::Listeners,
+}
+
+fn build_transport(
+    root: &web_sys::Element,
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    seed: RwSignal<u64>,
+    reading: RwSignal<Reading>,
+    send: Callback<Command>,
+) {
+    use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
+    use wasm_bindgen::JsCast;
+    let mut on = Listeners::default();
+    let input_of = |ev: &web_sys::Event| {
+        ev.target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+    };
+
+    let buttons = el("div", "buttons");
+    let mut play = None;
+    let mut next = None;
+    for (name, label, title, command) in [
+        ("play", "", "Play or pause (space)", Command::TogglePlay),
+        ("step", "Step", "Pause and step a tenth of the timeline on, or to the next event after a quiet stretch (right arrow; left arrow steps back)", Command::Step),
+        ("next-event", "Next event", "Pause at the next marker on the timeline: an expiry, a claim, a crash, a write (n)", Command::NextEvent),
+        ("restart", "Restart", "Back to t = 0, paused", Command::Restart),
+        ("replay", "Replay", "Play this seed again from t = 0", Command::Replay),
+    ] {
+        let b = button(name, label);
+        set(&b, "title", title);
+        on.on(&b, "click", move |_| send.run(command));
+        put(&buttons, &b);
+        match name {
+            "play" => {
+                b.set_class_name("play");
+                play = Some(b);
+            }
+            "next-event" => next = Some(b),
+            _ => {}
+        }
     }
+    put(root, &buttons);
+
+    let speed_box = el("label", "speed");
+    let words = el("span", "");
+    let _ = words.append_with_str_1("Speed ");
+    let speed_out = el("output", "");
+    put(&words, &speed_out);
+    let ff = el("span", "ff");
+    set(&ff, "data-note", "fast-forward");
+    set(&ff, "aria-live", "off");
+    set(
+        &ff,
+        "title",
+        "Nothing is changing: the clock speeds up until something happens",
+    );
+    put(&words, &ff);
+    put(&speed_box, &words);
+    let speed_in: web_sys::HtmlInputElement = el("input", "").unchecked_into();
+    for (k, v) in [
+        ("type", "range"),
+        ("min", "0"),
+        ("step", "1"),
+        ("data-control", "speed"),
+        ("aria-label", "Playback speed"),
+    ] {
+        set(&speed_in, k, v);
+    }
+    set(&speed_in, "max", &SPEED_STEPS.to_string());
+    on.on(&speed_in, "input", move |ev| {
+        if let Some(p) = input_of(&ev).and_then(|i| i.value().parse::<u32>().ok()) {
+            speed.set(speed_at(p));
+        }
+    });
+    put(&speed_box, &speed_in);
+    put(root, &speed_box);
+
+    let line = el("label", "timeline");
+    let clock = el("span", "clock");
+    let _ = clock.append_with_str_1("t = ");
+    let now = el("span", "now");
+    set(&now, "data-metric", "now_ms");
+    put(&clock, &now);
+    let _ = clock.append_with_str_1(" ms");
+    // The timeline keeps its length when the run ends under the playhead;
+    // the words say where it really ended.
+    let of = el("span", "of");
+    put(&clock, &of);
+    let catching = text_el("span", "catching-up", " catching up…");
+    set(&catching, "role", "status");
+    put(&clock, &catching);
+    put(&line, &clock);
+    let timeline: web_sys::HtmlInputElement = el("input", "").unchecked_into();
+    for (k, v) in [
+        ("type", "range"),
+        ("min", "0"),
+        ("step", "any"),
+        ("data-control", "timeline"),
+        ("aria-label", "Virtual time"),
+    ] {
+        set(&timeline, k, v);
+    }
+    on.on(&timeline, "input", move |ev| {
+        let ms = input_of(&ev).and_then(|i| stampede::decimal::parse(&i.value()));
+        if let Some(ms) = ms.filter(|ms| *ms >= 0.0) {
+            send.run(Command::Seek((ms * 1000.0) as u64));
+        }
+    });
+    put(&line, &timeline);
+    put(root, &line);
+
+    let seed_box = el("div", "seed");
+    let seed_label = text_el("label", "", "Seed");
+    set(&seed_label, "for", "seed");
+    put(&seed_box, &seed_label);
+    let seed_in: web_sys::HtmlInputElement = el("input", "").unchecked_into();
+    for (k, v) in [
+        ("id", "seed"),
+        ("type", "number"),
+        ("min", "0"),
+        ("inputmode", "numeric"),
+        ("data-control", "seed"),
+    ] {
+        set(&seed_in, k, v);
+    }
+    on.on(&seed_in, "change", move |ev| {
+        if let Some(i) = input_of(&ev) {
+            match i.value().trim().parse::<u64>() {
+                Ok(v) => seed.set(v),
+                Err(_) => i.set_value(&seed.get_untracked().to_string()),
+            }
+        }
+    });
+    put(&seed_box, &seed_in);
+    let fresh = button("new-seed", "New seed");
+    set(
+        &fresh,
+        "title",
+        "A different random run of the same scenario",
+    );
+    on.on(&fresh, "click", move |_| seed.set(random_seed()));
+    put(&seed_box, &fresh);
+    put(root, &seed_box);
+
+    let (Some(play), Some(next)) = (play, next) else {
+        return;
+    };
+    let dom = StoredValue::new_local(TransportDom {
+        play,
+        next,
+        speed_out,
+        ff,
+        speed_in,
+        now,
+        of,
+        catching,
+        timeline,
+        seed: seed_in,
+        seed_shown: std::cell::Cell::new(None),
+        _on: on,
+    });
+    Effect::new(move |_| {
+        let (p, sp, sd) = (playing.get(), speed.get(), seed.get());
+        reading.with(|r| {
+            dom.with_value(|d| {
+                set_text(&d.play, if p { "❚❚ Pause" } else { "▶ Play" });
+                set(&d.play, "aria-pressed", if p { "true" } else { "false" });
+                let _ = d
+                    .next
+                    .toggle_attribute_with_force("disabled", r.next_marker.is_none());
+                let label = speed_label(sp);
+                set_text(&d.speed_out, &label);
+                set_text(
+                    &d.ff,
+                    if r.fast_forward {
+                        " ⏩ quiet stretch"
+                    } else {
+                        ""
+                    },
+                );
+                set(&d.speed_in, "aria-valuetext", &format!("{label} real time"));
+                let pos = position_of(sp).to_string();
+                if d.speed_in.value() != pos {
+                    d.speed_in.set_value(&pos);
+                }
+                set_text(&d.now, &crate::clock::now_ms_text(r.now));
+                set_text(
+                    &d.of,
+                    &match r.end {
+                        Some(end) if end < r.span => {
+                            format!(" (the run ended at {})", virtual_label(end))
+                        }
+                        _ => format!(" of {}", virtual_label(r.span)),
+                    },
+                );
+                let _ = d
+                    .catching
+                    .toggle_attribute_with_force("hidden", !r.catching_up);
+                let span = stampede::decimal::format(r.span as f64 / 1000.0);
+                if d.timeline.max() != span {
+                    d.timeline.set_max(&span);
+                }
+                d.timeline.set_value_as_number(r.now as f64 / 1000.0);
+                if d.seed_shown.get() != Some(sd) {
+                    d.seed_shown.set(Some(sd));
+                    d.seed.set_value(&sd.to_string());
+                }
+            })
+        });
+    });
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ await spec("playback", async (t) => {
     await page.locator(control("timeline")).fill(String(ms));
     await page.waitForFunction(
       ([sel, want]) =>
-        document.querySelector(sel)?.textContent === want && !document.querySelector(".catching-up"),
+        document.querySelector(sel)?.textContent === want && !document.querySelector(".catching-up:not([hidden])"),
       [metric("now_ms"), ms.toFixed(1)],
       { timeout: 20_000 },
     );
