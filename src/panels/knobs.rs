@@ -208,7 +208,7 @@ pub fn KnobControl(
     view! { <div class="knob" node_ref=root></div> }
 }
 
-fn build_knob(
+pub(crate) fn build_knob(
     div: &web_sys::Element,
     knob: Knob,
     scenario: RwSignal<Scenario>,

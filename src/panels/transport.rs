@@ -6,7 +6,6 @@ use leptos::prelude::*;
 use stampede::scenario::{Scenario, PRESETS};
 
 use crate::clock::{default_speed, position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
-use crate::knobs::KnobControl;
 use crate::reading::Reading;
 
 /// What the buttons ask the animation loop to do.
@@ -71,6 +70,10 @@ pub fn lesson_base(scenario: RwSignal<Scenario>) -> Memo<Option<&'static str>> {
     })
 }
 
+/// The scenario picker, the running lesson's sentence, and the knobs that
+/// lesson asks you to turn. Built once with plain DOM calls (see
+/// `crate::dom`); one effect follows the scenario, and the lesson's knobs
+/// are rebuilt, under an owner of their own, when the lesson changes.
 #[component]
 pub fn PresetPicker(
     scenario: RwSignal<Scenario>,
@@ -78,78 +81,126 @@ pub fn PresetPicker(
     base: Memo<Option<&'static str>>,
     notices: RwSignal<Vec<stampede::scenario::Notice>>,
 ) -> impl IntoView {
-    let exact = Memo::new(move |_| scenario.with(preset_of));
-    let preset = move || {
-        base.get()
-            .and_then(|n| PRESETS.iter().find(|p| p.name == n))
-    };
-    let lesson = move || {
-        match (preset(), exact.get().is_some()) {
-        (Some(p), true) => p.lesson.to_string(),
-        (Some(p), false) => format!(
-            "{} (That is the preset's lesson; your changes may move its numbers. Pick the preset again to reset.)",
-            p.lesson
-        ),
-        (None, _) => "Your own scenario: every knob is below.".to_string(),
+    let root = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |built: Option<bool>| {
+        if built == Some(true) {
+            return true;
+        }
+        let Some(div) = root.get() else {
+            return false;
+        };
+        build_picker(&div, scenario, speed, base, notices);
+        true
+    });
+    view! { <div class="preset" node_ref=root></div> }
+}
+
+fn build_picker(
+    root: &web_sys::Element,
+    scenario: RwSignal<Scenario>,
+    speed: RwSignal<f64>,
+    base: Memo<Option<&'static str>>,
+    notices: RwSignal<Vec<stampede::scenario::Notice>>,
+) {
+    use crate::dom::{el, put, set, set_text, text_el, Listeners};
+    use wasm_bindgen::JsCast;
+    let label = text_el("label", "preset-label", "Scenario");
+    set(&label, "for", "preset");
+    put(root, &label);
+    let select: web_sys::HtmlSelectElement = el("select", "").unchecked_into();
+    set(&select, "id", "preset");
+    set(&select, "data-control", "preset");
+    for p in PRESETS {
+        let o = text_el("option", "", p.title);
+        set(&o, "value", p.name);
+        put(&select, &o);
     }
-    };
-    let value = move || match (exact.get(), base.get()) {
-        (Some(name), _) => name,
-        (None, Some(_)) => "changed",
-        (None, None) => "custom",
-    };
-    view! {
-        <div class="preset">
-            <label class="preset-label" for="preset">"Scenario"</label>
-            <select
-                id="preset"
-                data-control="preset"
-                prop:value=value
-                on:change=move |ev| {
-                    let name = event_target_value(&ev);
-                    if let Some(p) = PRESETS.iter().find(|p| p.name == name) {
-                        let s = p.scenario();
-                        speed.set(default_speed(&s));
-                        scenario.set(s);
+    let changed = el("option", "");
+    set(&changed, "value", "changed");
+    set(&changed, "disabled", "");
+    put(&select, &changed);
+    let custom = text_el("option", "", "Custom");
+    set(&custom, "value", "custom");
+    set(&custom, "disabled", "");
+    put(&select, &custom);
+    let mut on = Listeners::default();
+    on.on(&select, "change", move |ev| {
+        let name = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+            .map(|s| s.value())
+            .unwrap_or_default();
+        if let Some(p) = PRESETS.iter().find(|p| p.name == name) {
+            let s = p.scenario();
+            speed.set(default_speed(&s));
+            scenario.set(s);
+        }
+    });
+    put(root, &select);
+    let lesson = el("p", "lesson");
+    put(root, &lesson);
+    // The knobs this lesson asks you to turn, right under its text.
+    let knobs = el("div", "lesson-knobs");
+    set(&knobs, "aria-label", "Try these");
+    put(root, &knobs);
+
+    let parts = StoredValue::new_local((select, changed, lesson, knobs, on));
+    // The lesson's knobs belong to the picker, not to the effect below,
+    // whose every run would otherwise dispose what the last one built.
+    let host = Owner::current().unwrap_or_default();
+    let knobs_for = StoredValue::new_local((None::<&'static str>, None::<Owner>));
+    Effect::new(move |_| {
+        let exact = scenario.with(preset_of);
+        let b = base.get();
+        let preset = b.and_then(|n| PRESETS.iter().find(|p| p.name == n));
+        parts.with_value(|(select, changed, lesson, knobs, _)| {
+            let value = match (exact, b) {
+                (Some(name), _) => name,
+                (None, Some(_)) => "changed",
+                (None, None) => "custom",
+            };
+            set_text(
+                changed,
+                &preset
+                    .map(|p| format!("{} + your changes", p.title))
+                    .unwrap_or_default(),
+            );
+            if select.value() != value {
+                select.set_value(value);
+            }
+            set(lesson, "data-preset", b.unwrap_or("custom"));
+            set_text(
+                lesson,
+                &match (preset, exact.is_some()) {
+                    (Some(p), true) => p.lesson.to_string(),
+                    (Some(p), false) => format!(
+                        "{} (That is the preset's lesson; your changes may move its numbers. Pick the preset again to reset.)",
+                        p.lesson
+                    ),
+                    (None, _) => "Your own scenario: every knob is below.".to_string(),
+                },
+            );
+            if knobs_for.with_value(|(shown, _)| *shown) != b || b.is_none() && knobs.child_element_count() > 0 {
+                // The old lesson's knobs go, with their effects.
+                knobs_for.set_value((b, None));
+                knobs.set_text_content(None);
+                let owner = host.with(Owner::new);
+                owner.with(|| {
+                    for k in preset
+                        .into_iter()
+                        .flat_map(|p| p.turn.iter())
+                        .filter_map(|n| crate::knobs::knob_named(n))
+                    {
+                        let div = el("div", "knob");
+                        put(knobs, &div);
+                        crate::knobs::build_knob(&div, k, scenario, notices, true);
                     }
-                }
-            >
-                {PRESETS
-                    .iter()
-                    .map(|p| {
-                        let name = p.name;
-                        view! {
-                            <option value=name selected=move || exact.get() == Some(name)>
-                                {p.title}
-                            </option>
-                        }
-                    })
-                    .collect_view()}
-                <option value="changed" disabled=true selected=move || value() == "changed">
-                    {move || preset().map(|p| format!("{} + your changes", p.title)).unwrap_or_default()}
-                </option>
-                <option value="custom" disabled=true selected=move || value() == "custom">
-                    "Custom"
-                </option>
-            </select>
-            <p class="lesson" data-preset=move || base.get().unwrap_or("custom")>{lesson}</p>
-            // The knobs this lesson asks you to turn, right under its text.
-            {move || {
-                preset()
-                    .map(|p| {
-                        view! {
-                            <div class="lesson-knobs" aria-label="Try these">
-                                {p.turn
-                                    .iter()
-                                    .filter_map(|n| crate::knobs::knob_named(n))
-                                    .map(|k| view! { <KnobControl knob=k scenario=scenario notices=notices lesson=true /> })
-                                    .collect_view()}
-                            </div>
-                        }
-                    })
-            }}
-        </div>
-    }
+                });
+                knobs_for.set_value((b, Some(owner)));
+                let _ = knobs.toggle_attribute_with_force("hidden", preset.is_none());
+            }
+        });
+    });
 }
 
 /// The playback controls. A fixed row of controls whose numbers change
