@@ -206,6 +206,7 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         tour_view::mount(drive);
         presenter::mount(room);
+        crate::panels::conformance::mount(base);
     });
     let stage_ref = NodeRef::<leptos::html::Canvas>::new();
     let overlay_ref = NodeRef::<leptos::html::Canvas>::new();

@@ -2,6 +2,7 @@
 //! and the controls (knobs, transport, preset picker).
 
 pub mod code_panel;
+pub mod conformance;
 pub mod counters;
 pub mod knobs;
 pub mod transport;
