@@ -208,6 +208,40 @@ pub fn App() -> impl IntoView {
         presenter::mount(room);
         crate::panels::conformance::mount(base);
     });
+    // Said only while the fleet is drawn as bands.
+    let aggregated_ref = NodeRef::<leptos::html::P>::new();
+    Effect::new(move |_| {
+        let Some(p) = aggregated_ref.get() else {
+            return;
+        };
+        let (on, threads) = reading.with(|r| (r.aggregated, r.naive()));
+        let _ = p.toggle_attribute_with_force("hidden", !on);
+        if on {
+            crate::dom::set_text(
+                &p,
+                &format!(
+                    "Drawn aggregated: {threads} threads are too many to draw one by one, so each \
+                     office shows how many of its threads are in each state, as bands."
+                ),
+            );
+        }
+    });
+    // The timeline's markers as a list, rewritten when they change.
+    let markers_ref = NodeRef::<leptos::html::Ol>::new();
+    Effect::new(move |_| {
+        let Some(ol) = markers_ref.get() else {
+            return;
+        };
+        markers.with(|m| {
+            ol.set_text_content(None);
+            for (t, what) in m {
+                let at = crate::clock::now_ms_text(*t);
+                let li = crate::dom::text_el("li", "", &format!("{what} at {at} ms"));
+                crate::dom::set(&li, "data-marker-t", &t.to_string());
+                crate::dom::put(&ol, &li);
+            }
+        });
+    });
     let stage_ref = NodeRef::<leptos::html::Canvas>::new();
     let overlay_ref = NodeRef::<leptos::html::Canvas>::new();
     let chart_ref = NodeRef::<leptos::html::Canvas>::new();
@@ -271,15 +305,7 @@ pub fn App() -> impl IntoView {
                     ></canvas>
                     <canvas node_ref=overlay_ref class="overlay" aria-hidden="true"></canvas>
                 </div>
-                <Show when=move || reading.with(|r| r.aggregated)>
-                    <p class="aggregated-note" data-note="aggregated">
-                        {move || reading.with(|r| format!(
-                            "Drawn aggregated: {} threads are too many to draw one by one, so each office \
-                             shows how many of its threads are in each state, as bands.",
-                            r.naive()
-                        ))}
-                    </p>
-                </Show>
+                <p class="aggregated-note" data-note="aggregated" node_ref=aggregated_ref hidden></p>
                 <Legend />
             </section>
             <section class="panel chart" aria-labelledby="chart-title">
@@ -291,16 +317,7 @@ pub fn App() -> impl IntoView {
                         aria-label="Timeline: recomputes running at the origin, Redis round trips, errors and timeouts, and stale answers over virtual time."
                     ></canvas>
                 </div>
-                <ol class="markers" aria-label="What happens when">
-                    {move || markers.with(|m| {
-                        m.iter()
-                            .map(|(t, what)| {
-                                let at = crate::clock::now_ms_text(*t);
-                                view! { <li data-marker-t=t.to_string()>{format!("{what} at {at} ms")}</li> }
-                            })
-                            .collect_view()
-                    })}
-                </ol>
+                <ol class="markers" aria-label="What happens when" node_ref=markers_ref></ol>
             </section>
             </div>
             <div class="side">
@@ -331,19 +348,43 @@ pub fn App() -> impl IntoView {
 /// What a shared link asked for that could not be used.
 #[component]
 fn Banner(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
-    view! {
-        <Show when=move || notices.with(|n| !n.is_empty())>
-            <div class="banner" role="alert">
-                <p class="banner-title">"Part of this link could not be used, so the page fell back to defaults for it:"</p>
-                <ul>
-                    {move || notices.with(|n| n.iter().take(12).map(|x| view! { <li>{x.to_string()}</li> }).collect_view())}
-                </ul>
-                <button type="button" class="banner-close" on:click=move |_| notices.set(Vec::new())>
-                    "Dismiss"
-                </button>
-            </div>
-        </Show>
-    }
+    // Built and removed with plain DOM calls: it is there only while a link
+    // had something the page could not use.
+    let root = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        use crate::dom::{button, el, put, text_el};
+        let Some(host) = root.get() else {
+            return;
+        };
+        host.set_text_content(None);
+        notices.with(|n| {
+            if n.is_empty() {
+                return;
+            }
+            let banner = el("div", "banner");
+            crate::dom::set(&banner, "role", "alert");
+            put(
+                &banner,
+                &text_el(
+                    "p",
+                    "banner-title",
+                    "Part of this link could not be used, so the page fell back to defaults for it:",
+                ),
+            );
+            let list = el("ul", "");
+            for x in n.iter().take(12) {
+                put(&list, &text_el("li", "", &x.to_string()));
+            }
+            put(&banner, &list);
+            let close = button("dismiss", "Dismiss");
+            close.set_class_name("banner-close");
+            let dismiss = wasm_bindgen::closure::Closure::once_into_js(move || notices.set(Vec::new()));
+            let _ = close.add_event_listener_with_callback("click", dismiss.unchecked_ref());
+            put(&banner, &close);
+            put(&host, &banner);
+        });
+    });
+    view! { <div node_ref=root></div> }
 }
 
 /// The key to the fleet's colours and shapes: static, built once from the

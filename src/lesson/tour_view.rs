@@ -85,13 +85,17 @@ struct Bar {
 /// the page has no `main.lab` or the bar exists already.
 pub fn mount(d: Drive) {
     let doc = document();
-    let (Some(main), None) = (
-        doc.query_selector("main.lab").ok().flatten(),
-        doc.query_selector("section.tour").ok().flatten(),
-    ) else {
+    let Some(main) = doc.query_selector("main.lab").ok().flatten() else {
         return;
     };
-    let header = doc.query_selector("header.topbar").ok().flatten();
+    // The page's own host (the tests mount several pages one after another).
+    let Some(host) = main.parent_element() else {
+        return;
+    };
+    if host.query_selector("section.tour").ok().flatten().is_some() {
+        return;
+    }
+    let header = host.query_selector("header.topbar").ok().flatten();
     let mut on = Listeners::default();
     let root = &el("section", "panel tour");
     if let Some(parent) = main.parent_node() {
