@@ -202,11 +202,18 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || hash_change.remove());
 
-    // The tour bar and its button are built once, after the page mounts.
+    // The tour bar and its button are built once the page has mounted, each
+    // part in a task of its own so that no start-up task runs long; the
+    // real-Redis panel (which runs a small fleet) last.
     Effect::new(move |_| {
-        tour_view::mount(drive);
-        presenter::mount(room);
-        crate::panels::conformance::mount(base);
+        let owner = Owner::current().unwrap_or_default();
+        let later = move |f: Box<dyn FnOnce()>| {
+            let owner = owner.clone();
+            set_timeout(move || owner.with(f), std::time::Duration::ZERO)
+        };
+        later(Box::new(move || tour_view::mount(drive)));
+        later(Box::new(move || presenter::mount(room)));
+        later(Box::new(move || crate::panels::conformance::mount(base)));
     });
     // Said only while the fleet is drawn as bands.
     let aggregated_ref = NodeRef::<leptos::html::P>::new();
@@ -392,11 +399,10 @@ fn Banner(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
 #[component]
 fn Legend() -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |_| {
-        if let Some(r) = root.get() {
-            build_legend(&r);
-        }
-    });
+    crate::dom::build_later(
+        move || root.get().map(Into::into),
+        move |r| build_legend(&r),
+    );
     view! {
         <p class="legend-key" data-note="legend">
             <strong>"How to read it: "</strong>

@@ -71,3 +71,29 @@ impl Listeners {
         self.0.push(cb);
     }
 }
+
+/// Builds a part of the page with `build` once its host element (from
+/// `host`) is mounted, in a task of its own and under the owner of the
+/// component that asked: the page then starts as many short tasks instead
+/// of one long one, and the part's effects live as long as its component.
+pub(crate) fn build_later(
+    host: impl Fn() -> Option<Element> + 'static,
+    build: impl FnOnce(Element) + 'static,
+) {
+    use leptos::prelude::*;
+    let owner = Owner::current().unwrap_or_default();
+    let mut build = Some(build);
+    Effect::new(move |done: Option<bool>| {
+        if done == Some(true) {
+            return true;
+        }
+        let Some(el) = host() else {
+            return false;
+        };
+        if let Some(b) = build.take() {
+            let owner = owner.clone();
+            set_timeout(move || owner.with(|| b(el)), std::time::Duration::ZERO);
+        }
+        true
+    });
+}
