@@ -371,14 +371,25 @@ pub(crate) fn build_knob(
 /// All knob groups as collapsible sections.
 #[component]
 pub fn KnobPanel(scenario: RwSignal<Scenario>, notices: RwSignal<Vec<Notice>>) -> impl IntoView {
+    // What the last change clamped or refused, in words (plain DOM calls:
+    // the list is there only while it has something to say).
+    let list = NodeRef::<leptos::html::Ul>::new();
+    Effect::new(move |_| {
+        let Some(ul) = list.get() else {
+            return;
+        };
+        ul.set_text_content(None);
+        notices.with(|n| {
+            let _ = ul.toggle_attribute_with_force("hidden", n.is_empty());
+            for x in n {
+                crate::dom::put(&ul, &crate::dom::text_el("li", "", &x.to_string()));
+            }
+        });
+    });
     view! {
         <section class="panel knobs" aria-labelledby="knobs-title">
             <h2 id="knobs-title">"Every knob"</h2>
-            <Show when=move || notices.with(|n| !n.is_empty())>
-                <ul class="notices" role="status">
-                    {move || notices.with(|n| n.iter().map(|x| view! { <li>{x.to_string()}</li> }).collect_view())}
-                </ul>
-            </Show>
+            <ul class="notices" role="status" node_ref=list hidden></ul>
             <div class="groups">
                 {GROUPS
                     .iter()
