@@ -55,6 +55,7 @@ pub fn App() -> impl IntoView {
     let cost = RwSignal::new(initial.cost);
     let speed = RwSignal::new(initial.speed);
     let playing = RwSignal::new(true);
+    let follow = RwSignal::new(crate::code_panel::Follow::Nobody);
     // The sandbox pauses while the A/B view is open (it runs its own clock).
     Effect::new(move |_| {
         if compare.get().is_some() {
@@ -136,10 +137,19 @@ pub fn App() -> impl IntoView {
         proof,
     };
     let room = Room::new(drive);
-    // Reduced motion lives in the engine (what it paints), set from here.
+    // Reduced motion and the followed thread live in the engine (what it
+    // paints), set from here. A new scenario forgets the followed thread.
     Effect::new(move |_| {
         let r = room.reduced.get();
         engine.update_value(|e| e.reduced = r);
+    });
+    Effect::new(move |_| {
+        let f = follow.get();
+        engine.update_value(|e| e.follow = f);
+    });
+    Effect::new(move |_| {
+        scenario.track();
+        follow.set(crate::code_panel::Follow::Nobody);
     });
     let pointer = window_event_listener(leptos::ev::pointermove, move |_| room.pointer_moved());
     on_cleanup(move || pointer.remove());
@@ -258,6 +268,16 @@ pub fn App() -> impl IntoView {
         else {
             return;
         };
+        // A click on a thread follows it through the read path.
+        let click =
+            Closure::<dyn FnMut(web_sys::MouseEvent)>::new(move |ev: web_sys::MouseEvent| {
+                let (x, y) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
+                if let Some(g) = engine.try_with_value(|e| e.thread_at(x, y)).flatten() {
+                    follow.set(crate::code_panel::Follow::Thread(g));
+                }
+            });
+        let _ = overlay.add_event_listener_with_callback("click", click.as_ref().unchecked_ref());
+        click.forget();
         engine.update_value(|e| {
             e.stage = Surface::new(stage).zip(Surface::new(overlay));
             e.chart = Surface::new(chart);
@@ -334,7 +354,7 @@ pub fn App() -> impl IntoView {
                 </section>
                 <Arithmetic reading=reading />
                 <Counters reading=reading proof=proof />
-                <CodePanel reading=reading />
+                <CodePanel reading=reading follow=follow />
             </div>
             // The knobs are built a moment after the rest, in a task of their
             // own, so that the first paint is not one long task.

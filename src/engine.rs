@@ -128,6 +128,9 @@ pub(crate) struct Engine {
     /// Reduced motion: a run jumps to its end and the fleet is painted only
     /// once the clock settles, never mid-movement.
     pub(crate) reduced: bool,
+    /// Whose path through the read path is followed (ringed on the stage,
+    /// its line marked in the listing).
+    pub(crate) follow: crate::code_panel::Follow,
     /// The virtual time last painted under reduced motion, and how many
     /// such paints there were (for the end-to-end test).
     settled: Option<(u64, f64, f64)>,
@@ -168,6 +171,11 @@ impl Engine {
                 .flatten();
         }
         self.dark.as_ref().is_some_and(MediaQueryList::matches)
+    }
+
+    /// The thread drawn at a point of the stage (css px), if any.
+    pub(crate) fn thread_at(&self, x: f64, y: f64) -> Option<u32> {
+        self.view.layout()?.thread_at(x, y)
     }
 
     pub(crate) fn command(&mut self, c: Command, playing: bool) -> Option<bool> {
@@ -303,6 +311,34 @@ impl Engine {
                 start,
             );
         }
+        // The followed thread: the claim holder is whoever holds it first,
+        // then that thread; ringed on the overlay.
+        let states = fleet.thread_states();
+        let is_holder = |s: &u8| {
+            use stampede::read_path::Activity as A;
+            [A::Holding, A::Recomputing, A::Writing]
+                .iter()
+                .any(|a| *a as u8 == *s)
+        };
+        if self.follow == crate::code_panel::Follow::ClaimHolder {
+            if let Some(g) = states.iter().position(is_holder) {
+                self.follow = crate::code_panel::Follow::Thread(g as u32);
+            }
+        }
+        let followed = match self.follow {
+            crate::code_panel::Follow::Thread(g) => states.get(g as usize).map(|s| (g, *s)),
+            _ => None,
+        };
+        if let (Some((g, _)), Some(l), false) = (followed, self.view.layout(), first) {
+            if !l.aggregated && l.threads > 0 {
+                let r = l.thread(g / l.threads, g % l.threads);
+                overlay.ctx.set_stroke_style_str(scheme(dark).text);
+                overlay.ctx.set_line_width(2.0);
+                overlay
+                    .ctx
+                    .stroke_rect(r.x - 2.0, r.y - 2.0, r.w + 4.0, r.h + 4.0);
+            }
+        }
         let drawn = wall_now();
         if let Some((c, size)) = (!first && paint)
             .then_some(())
@@ -355,6 +391,7 @@ impl Engine {
                 .map(|m| (m.t, m.what.label()))
                 .collect(),
             fast_forward: playing && self.ramp.active(),
+            followed,
         };
         if !self.drew_first_frame {
             self.drew_first_frame = true;

@@ -16,7 +16,7 @@ pub fn has_panicked() -> bool {
 
 pub fn install() {
     std::panic::set_hook(Box::new(|info| {
-        console_error_panic_hook::hook(info);
+        web_sys::console::error_1(&info.to_string().into());
         let first = !PANICKED.swap(true, Ordering::Relaxed);
         if first {
             show(&info.to_string());

@@ -39,6 +39,9 @@ pub struct Reading {
     pub fast_forward: bool,
     /// The timeline's markers: virtual time (µs) and what happens.
     pub markers: Vec<(u64, &'static str)>,
+    /// The thread being followed (global index) and what it is doing
+    /// (a `read_path::Activity` as u8).
+    pub followed: Option<(u32, u8)>,
 }
 
 impl Reading {

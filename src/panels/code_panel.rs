@@ -78,6 +78,61 @@ pub const LISTING: [Line; 12] = [
     ),
 ];
 
+/// Whose path through the listing the panel follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Follow {
+    #[default]
+    Nobody,
+    /// A thread by global index (instance × threads + thread).
+    Thread(u32),
+    /// Whichever thread next holds the claim (then that thread).
+    ClaimHolder,
+}
+
+/// The picker's choices: (value, label, what to follow for a fleet of
+/// `threads` threads per instance).
+pub const FOLLOW_CHOICES: [(&str, &str); 4] = [
+    ("nobody", "nobody"),
+    ("holder", "the claim holder"),
+    ("office3", "a follower in office 3"),
+    ("office1", "the first thread of office 1"),
+];
+
+pub fn follow_of(value: &str, threads: u32) -> Follow {
+    match value {
+        "holder" => Follow::ClaimHolder,
+        "office3" => Follow::Thread(2 * threads + threads.min(2).saturating_sub(1)),
+        "office1" => Follow::Thread(0),
+        _ => Follow::Nobody,
+    }
+}
+
+/// The listing line a thread doing `activity` (a `read_path::Activity`) is on.
+pub fn line_of(activity: u8) -> Option<usize> {
+    use stampede::read_path::Activity as A;
+    let lines: [(A, usize); 15] = [
+        (A::Reading, 1),
+        (A::Hit, 2),
+        (A::Following, 4),
+        (A::Timeout, 4),
+        (A::Claiming, 5),
+        (A::Holding, 6),
+        (A::Queued, 7),
+        (A::Recomputing, 7),
+        (A::Writing, 8),
+        (A::Polling, 10),
+        (A::Stale, 10),
+        (A::Degraded, 10),
+        (A::Shared, 11),
+        (A::Error, 11),
+        (A::Corrupted, 11),
+    ];
+    lines
+        .iter()
+        .find(|(a, _)| *a as u8 == activity)
+        .map(|(_, l)| *l)
+}
+
 /// "8000 GETs", "1 lead · 39 follow".
 pub fn counts_text(t: &Tally, l: &Line) -> String {
     l.counts
@@ -88,10 +143,24 @@ pub fn counts_text(t: &Tally, l: &Line) -> String {
 }
 
 #[component]
-pub fn CodePanel(reading: RwSignal<Reading>) -> impl IntoView {
+pub fn CodePanel(reading: RwSignal<Reading>, follow: RwSignal<Follow>) -> impl IntoView {
+    // Following a thread: the picker and the line it is on, with plain DOM
+    // calls (see `crate::dom`).
+    let root = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |built: Option<bool>| {
+        if built == Some(true) {
+            return true;
+        }
+        let Some(div) = root.get() else {
+            return false;
+        };
+        build_follow(&div, reading, follow);
+        true
+    });
     view! {
         <section class="panel code" aria-labelledby="code-title">
             <h2 id="code-title">"The read path, counted"</h2>
+            <div class="follow" node_ref=root></div>
             <ol class="listing">
                 {LISTING
                     .iter()
@@ -111,6 +180,69 @@ pub fn CodePanel(reading: RwSignal<Reading>) -> impl IntoView {
             </p>
         </section>
     }
+}
+
+fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSignal<Follow>) {
+    use crate::dom::{el, put, set, set_text, text_el, Listeners};
+    use wasm_bindgen::JsCast;
+    let label = el("label", "");
+    let _ = label.append_with_str_1("Follow ");
+    let select = el("select", "");
+    set(&select, "data-control", "follow");
+    for (v, l) in FOLLOW_CHOICES {
+        let o = text_el("option", "", l);
+        set(&o, "value", v);
+        put(&select, &o);
+    }
+    let mut on = Listeners::default();
+    on.on(&select, "change", move |ev| {
+        if let Some(s) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        {
+            let threads = reading.with_untracked(|r| r.threads);
+            follow.set(follow_of(&s.value(), threads));
+        }
+    });
+    put(&label, &select);
+    let _ = label.append_with_str_1(" or click a thread in the fleet");
+    put(div, &label);
+    let said = el("p", "followed");
+    set(&said, "data-followed", "");
+    put(div, &said);
+    let parts = StoredValue::new_local((div.clone(), said, on));
+    Effect::new(move |_| {
+        reading.with(|r| {
+            parts.with_value(|(div, said, _)| {
+                let here = r.followed.and_then(|(_, a)| line_of(a));
+                let text = r.followed.map_or(String::new(), |(g, a)| {
+                    let t = r.threads.max(1);
+                    format!(
+                        "Thread {} of office {}: {}",
+                        g % t + 1,
+                        g / t + 1,
+                        crate::palette::look_of(a).label
+                    )
+                });
+                set_text(said, &text);
+                let lines = div
+                    .parent_element()
+                    .and_then(|s| s.query_selector_all(".listing > li").ok());
+                if let Some(lines) = lines {
+                    for i in 0..lines.length() {
+                        if let Some(li) = lines
+                            .item(i)
+                            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+                        {
+                            let _ = li
+                                .class_list()
+                                .toggle_with_force("here", here == Some(i as usize));
+                        }
+                    }
+                }
+            })
+        })
+    });
 }
 
 #[cfg(test)]

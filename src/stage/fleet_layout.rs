@@ -178,6 +178,33 @@ impl Layout {
         }
     }
 
+    /// The thread (global index) whose cell holds the point, if the fleet
+    /// is drawn thread by thread.
+    pub fn thread_at(&self, x: f64, y: f64) -> Option<u32> {
+        if self.aggregated || self.threads == 0 {
+            return None;
+        }
+        let (dx, dy) = (x - self.origin.0, y - self.origin.1);
+        if dx < 0.0 || dy < 0.0 {
+            return None;
+        }
+        let (c, r) = (
+            (dx / (self.office_w + self.gap)) as u32,
+            (dy / (self.office_h + self.gap)) as u32,
+        );
+        let i = r * self.cols + c;
+        if c >= self.cols || i >= self.instances {
+            return None;
+        }
+        let o = self.thread(i, 0);
+        let (tx, ty) = (x - o.x, y - o.y);
+        if tx < 0.0 || ty < 0.0 || tx >= f64::from(self.per_row) * self.cell {
+            return None;
+        }
+        let t = (ty / self.cell) as u32 * self.per_row + (tx / self.cell) as u32;
+        (t < self.threads).then_some(i * self.threads + t)
+    }
+
     /// Where a pulse of global thread index `g` starts.
     pub fn source(&self, g: u32) -> (f64, f64) {
         let t = self.threads.max(1);
