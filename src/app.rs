@@ -276,7 +276,7 @@ pub fn App() -> impl IntoView {
                     follow.set(crate::code_panel::Follow::Thread(g));
                 }
             });
-        let _ = overlay.add_event_listener_with_callback("click", click.as_ref().unchecked_ref());
+        let _ = stage.add_event_listener_with_callback("click", click.as_ref().unchecked_ref());
         click.forget();
         engine.update_value(|e| {
             e.stage = Surface::new(stage).zip(Surface::new(overlay));

@@ -110,9 +110,10 @@ pub fn follow_of(value: &str, threads: u32) -> Follow {
 /// The listing line a thread doing `activity` (a `read_path::Activity`) is on.
 pub fn line_of(activity: u8) -> Option<usize> {
     use stampede::read_path::Activity as A;
-    let lines: [(A, usize); 15] = [
+    // `Hit` ("served") is left out: a cache hit and a leader that answered
+    // itself after recomputing both end there, on different lines.
+    let lines: [(A, usize); 14] = [
         (A::Reading, 1),
-        (A::Hit, 2),
         (A::Following, 4),
         (A::Timeout, 4),
         (A::Claiming, 5),
@@ -248,6 +249,33 @@ fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_busy_activity_is_on_a_line_in_path_order() {
+        use stampede::read_path::Activity as A;
+        assert_eq!(line_of(A::Idle as u8), None);
+        assert_eq!(line_of(A::Hit as u8), None);
+        for a in (1..A::COUNT as u8).filter(|a| *a != A::Hit as u8) {
+            assert!(
+                line_of(a).is_some_and(|l| l < LISTING.len()),
+                "activity {a}"
+            );
+        }
+        // A leader's path runs down the listing.
+        let path = [
+            A::Reading,
+            A::Claiming,
+            A::Holding,
+            A::Recomputing,
+            A::Writing,
+            A::Shared,
+        ];
+        let lines: Vec<usize> = path.iter().filter_map(|a| line_of(*a as u8)).collect();
+        assert!(lines.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
+        assert_eq!(follow_of("office3", 200), Follow::Thread(401));
+        assert_eq!(follow_of("holder", 200), Follow::ClaimHolder);
+        assert_eq!(follow_of("bogus", 200), Follow::Nobody);
+    }
 
     #[test]
     fn kinds_cover_the_event_enum() {
