@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use redis::aio::ConnectionManager;
 use redis::Script;
 use stampede::claim::Micros;
 use stampede::flight::{Abandoned, FlightPolicy, FlightTable, Join, Value};
@@ -35,6 +34,7 @@ use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::claim::{fence_key, lock_key, value_key, Token, CLAIM_FENCED, RELEASE};
+use crate::conn::{Conn, Target};
 
 /// A value's content, shared by every caller it answers.
 type Payload = Arc<Vec<u8>>;
@@ -61,11 +61,21 @@ pub struct Counters {
     pub claim_wins: AtomicU64,
     pub releases: AtomicU64,
     pub values_written: AtomicU64,
+    /// Redis commands that failed or did not answer within [`REDIS_TIMEOUT`].
+    pub redis_errors: AtomicU64,
+    /// Recomputes shed because no admission permit came in time.
+    pub admission_shed: AtomicU64,
+    /// Requests whose first read found nothing fresh (a miss or a stale value).
+    pub misses: AtomicU64,
+    /// Claim holders made to crash (the `holder_crash` fault).
+    pub crashed: AtomicU64,
+    /// Value writes refused because a newer fence had written.
+    pub writes_refused: AtomicU64,
 }
 
 struct Inner<O> {
     strategy: Strategy,
-    con: ConnectionManager,
+    con: Conn,
     release: Script,
     claim: Script,
     write_fenced: Script,
@@ -81,6 +91,10 @@ struct Inner<O> {
     stale: Duration,
     next_id: AtomicU64,
     counters: Counters,
+    /// The `holder_crash` fault: the first claim winner (fleet-wide, through
+    /// the shared flag) dies right after winning, without releasing.
+    holder_crash: bool,
+    crashed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// One instance's read path: its own flight table and admission limit, a
@@ -181,10 +195,27 @@ impl<O: Origin> Drop for Parked<O> {
 }
 
 impl<O: Origin> Driver<O> {
-    /// One instance for `scenario`'s read path against the Redis at `url`.
-    pub async fn connect(url: &str, scenario: &Scenario, origin: O) -> redis::RedisResult<Self> {
-        let client = redis::Client::open(url)?;
-        let con = ConnectionManager::new(client).await?;
+    /// One instance for `scenario`'s read path against the Redis at
+    /// `target` (a URL, several comma-separated URLs for a cluster, or a
+    /// [`Target`]).
+    pub async fn connect(
+        target: impl Into<Target>,
+        scenario: &Scenario,
+        origin: O,
+    ) -> redis::RedisResult<Self> {
+        Self::connect_in(target, scenario, origin, Arc::default()).await
+    }
+
+    /// As [`Driver::connect`], for an instance of a fleet: `crashed` is
+    /// shared by every instance, so the `holder_crash` fault makes only the
+    /// fleet's first claim winner crash.
+    pub async fn connect_in(
+        target: impl Into<Target>,
+        scenario: &Scenario,
+        origin: O,
+        crashed: Arc<std::sync::atomic::AtomicBool>,
+    ) -> redis::RedisResult<Self> {
+        let con = target.into().connect().await?;
         let ms = |v: u32| Duration::from_millis(u64::from(v));
         Ok(Driver {
             inner: Arc::new(Inner {
@@ -204,6 +235,8 @@ impl<O: Origin> Driver<O> {
                 stale: ms(scenario.stale_ms),
                 next_id: AtomicU64::new(0),
                 counters: Counters::default(),
+                holder_crash: scenario.holder_crash,
+                crashed,
             }),
         })
     }
@@ -275,7 +308,8 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
             // Keep waiting for the operation already under way.
             Step::Wait => {}
             other => {
-                op = Some(perform(&inner, other, &mut tokens, &computed, &read));
+                let first = m.is_first_read();
+                op = Some(perform(&inner, other, first, &mut tokens, &computed, &read));
             }
         }
         let Some(fut) = op.as_mut() else {
@@ -305,6 +339,25 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
             None => fut.await,
         };
         op = None;
+        if let Input::Claim(ClaimReply::Won { .. }) = got_input {
+            if inner.holder_crash && !inner.crashed.swap(true, Ordering::SeqCst) {
+                // The fault: this holder dies right after winning. Its
+                // flight passes to its oldest follower, its caller gets an
+                // error, and its claim is never released: it blocks every
+                // other instance until its TTL.
+                inner.counters.crashed.fetch_add(1, Ordering::Relaxed);
+                if let Some(ticket) = m.leader_ticket() {
+                    abandon(&inner, m.flight_key(&s), ticket);
+                }
+                if let Some(a) = answer.take() {
+                    let _ = a.send(Answer {
+                        ending: Ending::Error,
+                        value: None,
+                    });
+                }
+                return;
+            }
+        }
         match got {
             Got::Nothing => {}
             Got::Read(v) => {
@@ -323,10 +376,30 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
     }
 }
 
+/// A leader leaves its flight: the oldest follower, if any, takes it over.
+fn abandon<O>(inner: &Inner<O>, fk: FlightKey, ticket: stampede::flight::LeaderTicket) {
+    let abandoned = inner
+        .flights
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .abandon(&fk, ticket);
+    if let Ok(Abandoned::Promoted { leader, ticket }) = abandoned {
+        if let Some(tx) = inner
+            .parked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&leader)
+        {
+            let _ = tx.send(FlightReply::Promoted(ticket));
+        }
+    }
+}
+
 /// Performs one step: what the machine asked for, nothing more.
 fn perform<O: Origin>(
     inner: &Arc<Inner<O>>,
     step: Step,
+    m_first_read: bool,
     tokens: &mut HashMap<u64, Token>,
     computed: &Option<Arc<Vec<u8>>>,
     read: &Option<Arc<Vec<u8>>>,
@@ -334,10 +407,16 @@ fn perform<O: Origin>(
     let inner = inner.clone();
     let mut con = inner.con.clone();
     match step {
-        Step::CacheGet { key } => Box::pin(async move {
-            let (reply, bytes) = read_value(&mut con, key).await;
-            (Input::Cache(reply), Got::Read(bytes))
-        }),
+        Step::CacheGet { key } => {
+            let first = m_first_read;
+            Box::pin(async move {
+                let (reply, bytes) = read_value(&inner.counters, &mut con, key).await;
+                if first && matches!(reply, CacheReply::Miss | CacheReply::Stale(_)) {
+                    inner.counters.misses.fetch_add(1, Ordering::Relaxed);
+                }
+                (Input::Cache(reply), Got::Read(bytes))
+            })
+        }
         Step::Poll { key } => Box::pin(async move {
             // One transaction: the value and the claim seen at one instant
             // (two separate reads could see "no value" before a holder's
@@ -356,7 +435,7 @@ fn perform<O: Origin>(
                 .cmd("EXISTS")
                 .arg(lock_key(&k))
                 .query_async::<(Row, bool)>(&mut con);
-            match bounded(r).await {
+            match bounded(&inner.counters, r).await {
                 Ok((row, held)) => {
                     let (cache, bytes) = reply_of(key, row);
                     let claim_free = !held;
@@ -456,21 +535,7 @@ fn perform<O: Origin>(
             ready(Input::Ack)
         }
         Step::AbandonFlight { key: fk, ticket } => {
-            let abandoned = inner
-                .flights
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .abandon(&fk, ticket);
-            if let Ok(Abandoned::Promoted { leader, ticket }) = abandoned {
-                if let Some(tx) = inner
-                    .parked
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&leader)
-                {
-                    let _ = tx.send(FlightReply::Promoted(ticket));
-                }
-            }
+            abandon(&inner, fk, ticket);
             ready(Input::Ack)
         }
         Step::Claim { key, token, ttl } => {
@@ -485,6 +550,7 @@ fn perform<O: Origin>(
             Box::pin(async move {
                 let k = key.to_string();
                 let r: Result<u64, _> = bounded(
+                    &inner.counters,
                     script
                         .key(lock_key(&k))
                         .key(fence_key(&k))
@@ -511,6 +577,7 @@ fn perform<O: Origin>(
             Box::pin(async move {
                 if let Some(secret) = secret {
                     let _ = bounded(
+                        &inner.counters,
                         script
                             .key(lock_key(&key.to_string()))
                             .arg(secret.as_str())
@@ -530,7 +597,13 @@ fn perform<O: Origin>(
                         .await
                     {
                         Ok(Ok(p)) => (Input::Admitted, Got::Permit(p)),
-                        _ => (Input::Shed, Got::Nothing),
+                        _ => {
+                            inner
+                                .counters
+                                .admission_shed
+                                .fetch_add(1, Ordering::Relaxed);
+                            (Input::Shed, Got::Nothing)
+                        }
                     }
                 })
             }
@@ -540,6 +613,10 @@ fn perform<O: Origin>(
             // The admission permit, if any, stays with this request until
             // the call's answer comes back (see `run`).
             let call = inner.origin.compute(key);
+            // The value's version is when its computation started: a
+            // recompute that started earlier read older data, whenever it
+            // ends.
+            let version = (wall_ms() & 0xffff_ffff) as u32;
             Box::pin(async move {
                 let r = match timeout {
                     Some(t) => tokio::time::timeout(Duration::from_micros(t), call)
@@ -548,13 +625,10 @@ fn perform<O: Origin>(
                     None => call.await,
                 };
                 match r {
-                    Ok(bytes) => {
-                        let version = (wall_ms() & 0xffff_ffff) as u32;
-                        (
-                            Input::Origin(Ok(Value::fresh(key, version))),
-                            Got::Computed(Arc::new(bytes)),
-                        )
-                    }
+                    Ok(bytes) => (
+                        Input::Origin(Ok(Value::fresh(key, version))),
+                        Got::Computed(Arc::new(bytes)),
+                    ),
                     Err(_) => (
                         Input::Origin(Err(stampede::flight::Failure::Origin)),
                         Got::Nothing,
@@ -579,7 +653,8 @@ fn perform<O: Origin>(
             let stale = fresh + inner.stale.as_millis() as u64;
             let keep = (stale - now).max(1);
             Box::pin(async move {
-                let _ = bounded(
+                let written = bounded(
+                    &inner.counters,
                     script
                         .key(value_key(&key.to_string()))
                         .arg(bytes.as_slice())
@@ -592,12 +667,19 @@ fn perform<O: Origin>(
                         .invoke_async::<i64>(&mut con),
                 )
                 .await;
+                if let Ok(0) = written {
+                    inner
+                        .counters
+                        .writes_refused
+                        .fetch_add(1, Ordering::Relaxed);
+                }
                 (Input::Ack, Got::Nothing)
             })
         }
         Step::CacheSetNegative { key, ttl } => Box::pin(async move {
             let until = wall_ms() + ttl / 1000;
             let _ = bounded(
+                &inner.counters,
                 redis::cmd("HSET")
                     .arg(value_key(&key.to_string()))
                     .arg("neg")
@@ -625,16 +707,24 @@ fn perform<O: Origin>(
 /// caller's deadline: the outage would decide what fail-open is for.
 pub const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
 
-/// A Redis command bounded by [`REDIS_TIMEOUT`]; a late answer is an error.
-async fn bounded<T>(f: impl Future<Output = redis::RedisResult<T>>) -> redis::RedisResult<T> {
-    tokio::time::timeout(REDIS_TIMEOUT, f)
+/// A Redis command bounded by [`REDIS_TIMEOUT`]; a late answer is an
+/// error. Every error is counted.
+async fn bounded<T>(
+    counters: &Counters,
+    f: impl Future<Output = redis::RedisResult<T>>,
+) -> redis::RedisResult<T> {
+    let r = tokio::time::timeout(REDIS_TIMEOUT, f)
         .await
         .unwrap_or_else(|_| {
             Err(redis::RedisError::from(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
                 "Redis did not answer in time",
             )))
-        })
+        });
+    if r.is_err() {
+        counters.redis_errors.fetch_add(1, Ordering::Relaxed);
+    }
+    r
 }
 
 /// `HMGET value:{key} v version fresh stale neg`.
@@ -647,8 +737,13 @@ type Row = (
 );
 
 /// Reads `value:{key}` and says what the machine should hear.
-async fn read_value(con: &mut ConnectionManager, key: u32) -> (CacheReply, Option<Payload>) {
+async fn read_value(
+    counters: &Counters,
+    con: &mut Conn,
+    key: u32,
+) -> (CacheReply, Option<Payload>) {
     let row = bounded(
+        counters,
         redis::cmd("HMGET")
             .arg(value_key(&key.to_string()))
             .arg("v")

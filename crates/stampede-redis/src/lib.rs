@@ -25,10 +25,13 @@
 //! cluster run, injected Redis faults, peer benchmarks.
 
 pub mod claim;
+pub mod conn;
 pub mod driver;
 pub mod fleet;
 pub mod group;
+pub mod proxy;
 
-pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token};
+pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token, MAX_KEY_BYTES};
+pub use conn::{Conn, Target};
 pub use driver::{Answer, Driver, Origin};
 pub use group::{Failure, Group, Shared, TimedOut};

@@ -9,7 +9,8 @@ mod common;
 use common::TestRedis;
 use stampede::scenario::{preset, Scenario};
 use stampede::sim::Fleet;
-use stampede_redis::fleet::{run_burst, EXACT};
+use stampede_redis::fleet::{run, EXACT};
+use stampede_redis::Target;
 
 fn small(name: &str) -> Scenario {
     Scenario {
@@ -25,7 +26,7 @@ async fn the_card_and_its_variants_agree_with_the_simulation() {
     for name in ["burst", "singleflight", "claim-outer", "hang"] {
         let s = small(name);
         let sim = Fleet::new(&s, 1).run();
-        let real = run_burst(&redis.url, &s).await.unwrap();
+        let real = run(&redis.url, &s).await.unwrap();
         let (a, b) = (sim.fields(), real.fields());
         for m in EXACT {
             let x = &a.iter().find(|(k, _)| k == m).unwrap().1;
@@ -49,11 +50,18 @@ async fn the_card_and_its_variants_agree_with_the_simulation() {
 }
 
 #[tokio::test]
-async fn workloads_it_cannot_run_yet_are_refused_in_words() {
-    let err = run_burst("redis://127.0.0.1:1/", &preset("failure").unwrap())
+async fn what_cannot_be_injected_is_refused_in_words() {
+    let err = run(
+        Target::cluster("redis://127.0.0.1:1/"),
+        &preset("redis-down").unwrap(),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.contains("cannot be injected into a cluster"), "{err}");
+    let err = run("redis://127.0.0.1:1/", &preset("failure").unwrap())
         .await
         .unwrap_err();
-    assert!(err.contains("only burst"), "{err}");
+    assert!(!err.is_empty());
 }
 
 /// Losers that answer stale at once end their flights fast, so later
@@ -66,7 +74,7 @@ async fn stale_losers_agree_where_timing_does_not_decide() {
     let redis = TestRedis::start().await;
     let s = small("stale");
     let sim = Fleet::new(&s, 1).run();
-    let real = run_burst(&redis.url, &s).await.unwrap();
+    let real = run(&redis.url, &s).await.unwrap();
     assert_eq!((sim.recomputes, real.recomputes), (1, 1), "{real:?}");
     assert_eq!(
         real.stale_served,

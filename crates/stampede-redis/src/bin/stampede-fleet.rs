@@ -1,23 +1,30 @@
 //! `stampede-fleet`: runs a scenario for real, instances x threads of tokio
 //! tasks against a real Redis, and prints the counts in the simulation's
 //! names; `--compare` sets them beside `stampede-sim`'s for the same
-//! scenario. Bursts only so far.
+//! scenario. Bursts, cold starts and steady traffic; a single Redis or a
+//! Redis Cluster.
 
 use std::process::ExitCode;
 
 use stampede::scenario::{self, Scenario};
 use stampede::sim::Fleet;
-use stampede_redis::fleet::{compare, run_burst, EXACT};
+use stampede_redis::fleet::{self, compare, EXACT};
+use stampede_redis::Target;
 
 const USAGE: &str = "\
 usage: stampede-fleet [flags]
 
-  --preset NAME       start from a preset (a burst: burst, naive, singleflight,
-                      claim-outer, stale, hang, redis-down is not injected yet)
+  --preset NAME       start from a preset (any of stampede-sim's: bursts, cold,
+                      steady traffic; redis-down and holder-crash are injected
+                      for real)
   --url LINK          start from a share link (the page's address or its query)
   --instances N       instances (each its own flight table and connection)
   --threads N         tasks per instance
-  --redis URL         the Redis to use (default redis://127.0.0.1:6379)
+  --keys N            keys (cold and steady)
+  --duration-ms N     how long steady traffic runs
+  --redis URL         the Redis to use (default redis://127.0.0.1:6379); several
+                      URLs separated by commas are a Redis Cluster's nodes
+  --cluster           read --redis as a cluster even if it names one node
   --json              print one JSON object
   --compare           run the simulation too and print both, with which
                       counters must agree exactly (recomputes, claims) and
@@ -52,7 +59,7 @@ async fn run(args: &[String]) -> Result<String, String> {
     let mut s = Scenario::default();
     let mut seed = 1;
     let mut redis = "redis://127.0.0.1:6379".to_string();
-    let (mut json, mut both) = (false, false);
+    let (mut json, mut both, mut cluster) = (false, false, false);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{flag} needs a value"));
@@ -72,13 +79,15 @@ async fn run(args: &[String]) -> Result<String, String> {
                 }
                 (s, seed) = (from, sd);
             }
-            "--instances" | "--threads" => {
-                let knob = &flag[2..];
+            "--instances" | "--threads" | "--keys" | "--duration-ms" => {
+                let knob = flag[2..].replace('-', "_");
+                let knob = knob.as_str();
                 s.set(knob, &value()?).map_err(|e| format!("{flag}: {e}"))?;
             }
             "--redis" => redis = value()?,
             "--json" => json = true,
             "--compare" => both = true,
+            "--cluster" => cluster = true,
             other => return Err(format!("unknown flag '{}'", scenario::clip(other))),
         }
     }
@@ -88,7 +97,12 @@ async fn run(args: &[String]) -> Result<String, String> {
             .collect::<Vec<_>>()
             .join("; ")
     })?;
-    let real = run_burst(&redis, &s).await?;
+    let target = if cluster {
+        Target::cluster(&redis)
+    } else {
+        Target::parse(&redis)
+    };
+    let real = fleet::run(target, &s).await?;
     if !both {
         return if json {
             serde_json::to_string(&real).map_err(|e| e.to_string())
