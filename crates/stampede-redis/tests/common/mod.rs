@@ -1,3 +1,6 @@
+// Shared by several test crates, each using a part of it.
+#![allow(dead_code)]
+
 //! A throwaway `redis-server` for the tests: a free loopback port, a
 //! temporary directory, no persistence; killed when dropped, pass or fail.
 
@@ -91,7 +94,6 @@ impl TestRedis {
     }
 }
 
-#[allow(dead_code)] // not every test file kills or restarts its Redis
 impl TestRedis {
     /// Stops the server now (a Redis outage in the middle of a run).
     pub fn kill(&mut self) {
@@ -142,7 +144,6 @@ pub fn free_cluster_port(taken: &[u16]) -> u16 {
 
 /// A throwaway three-node Redis Cluster (three primaries, no replicas) on
 /// free loopback ports in a temporary directory; killed when dropped.
-#[allow(dead_code)] // not every test file starts a cluster
 pub struct TestCluster {
     children: Vec<Child>,
     dir: std::path::PathBuf,
@@ -152,7 +153,6 @@ pub struct TestCluster {
     pub urls: String,
 }
 
-#[allow(dead_code)]
 impl TestCluster {
     pub async fn start() -> TestCluster {
         let mut ports = Vec::new();
