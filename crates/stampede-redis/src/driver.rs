@@ -71,6 +71,18 @@ pub struct Counters {
     pub crashed: AtomicU64,
     /// Value writes refused because a newer fence had written.
     pub writes_refused: AtomicU64,
+    /// Requests whose task is still running (answered or not: a write, a
+    /// settle or a release may still be under way).
+    pub running: AtomicU64,
+}
+
+/// Counts a request's task as running until it ends, however it ends.
+struct RunningTask<'a>(&'a AtomicU64);
+
+impl Drop for RunningTask<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 struct Inner<O> {
@@ -89,6 +101,13 @@ struct Inner<O> {
     epoch: Instant,
     value_ttl: Duration,
     stale: Duration,
+    /// TTL jitter as a fraction: each written TTL is drawn from
+    /// ttl x [1 - j, 1 + j], as the simulation draws it.
+    jitter: f64,
+    /// XFetch is on: fresh reads carry the expiry, delta and a draw.
+    xfetch: bool,
+    /// Draws for jitter and XFetch (they only have to vary).
+    draws: AtomicU64,
     next_id: AtomicU64,
     counters: Counters,
     /// The `holder_crash` fault: the first claim winner (fleet-wide, through
@@ -137,7 +156,23 @@ pub async fn seed_stale(
     stale: Duration,
     delta: Micros,
 ) -> redis::RedisResult<()> {
+    seed_value(con, key, payload, Duration::ZERO, stale, delta).await
+}
+
+/// Stores `key` (version 0) fresh for `fresh`, then servable stale for
+/// `stale` more (what steady traffic starts from), in the layout
+/// `read_value` reads.
+pub async fn seed_value(
+    con: &mut impl redis::aio::ConnectionLike,
+    key: u32,
+    payload: &[u8],
+    fresh: Duration,
+    stale: Duration,
+    delta: Micros,
+) -> redis::RedisResult<()> {
     let now = wall_ms();
+    let fresh_until = now + fresh.as_millis() as u64;
+    let stale_until = fresh_until + stale.as_millis() as u64;
     redis::cmd("HSET")
         .arg(value_key(&key.to_string()))
         .arg("v")
@@ -145,14 +180,21 @@ pub async fn seed_stale(
         .arg("version")
         .arg(0)
         .arg("fresh")
-        .arg(now)
+        .arg(fresh_until)
         .arg("stale")
-        .arg(now + stale.as_millis() as u64)
+        .arg(stale_until)
         .arg("delta")
         .arg(delta)
         .query_async::<i64>(con)
-        .await
-        .map(|_| ())
+        .await?;
+    if stale_until > now {
+        redis::cmd("PEXPIRE")
+            .arg(value_key(&key.to_string()))
+            .arg(stale_until - now + 1000)
+            .query_async::<i64>(con)
+            .await?;
+    }
+    Ok(())
 }
 
 /// What performing a step produced besides the machine's input.
@@ -233,6 +275,9 @@ impl<O: Origin> Driver<O> {
                 epoch: Instant::now(),
                 value_ttl: ms(scenario.value_ttl_ms),
                 stale: ms(scenario.stale_ms),
+                jitter: scenario.jitter.clamp(0.0, 1.0),
+                xfetch: scenario.xfetch_beta > 0.0,
+                draws: AtomicU64::new(0),
                 next_id: AtomicU64::new(0),
                 counters: Counters::default(),
                 holder_crash: scenario.holder_crash,
@@ -259,6 +304,12 @@ impl<O: Origin> Driver<O> {
 }
 
 impl<O> Inner<O> {
+    /// A uniform draw in [0, 1).
+    fn unit(&self) -> f64 {
+        let n = self.draws.fetch_add(1, Ordering::Relaxed);
+        stampede::rng::Rng::new(n ^ (self as *const Self as u64)).unit()
+    }
+
     fn now(&self) -> Micros {
         self.epoch.elapsed().as_micros() as Micros
     }
@@ -271,6 +322,9 @@ impl<O> Inner<O> {
 /// One request: the machine, stepped until it finishes.
 async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<Answer>) {
     inner.counters.requests.fetch_add(1, Ordering::Relaxed);
+    inner.counters.running.fetch_add(1, Ordering::SeqCst);
+    let inner2 = inner.clone();
+    let _running = RunningTask(&inner2.counters.running);
     let s = inner.strategy;
     let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
     let mut m = ReadPath::new(&s, key, id, inner.now());
@@ -410,7 +464,7 @@ fn perform<O: Origin>(
         Step::CacheGet { key } => {
             let first = m_first_read;
             Box::pin(async move {
-                let (reply, bytes) = read_value(&inner.counters, &mut con, key).await;
+                let (reply, bytes) = read_value(&inner, &mut con, key).await;
                 if first && matches!(reply, CacheReply::Miss | CacheReply::Stale(_)) {
                     inner.counters.misses.fetch_add(1, Ordering::Relaxed);
                 }
@@ -432,12 +486,13 @@ fn perform<O: Origin>(
                 .arg("fresh")
                 .arg("stale")
                 .arg("neg")
+                .arg("delta")
                 .cmd("EXISTS")
                 .arg(lock_key(&k))
                 .query_async::<(Row, bool)>(&mut con);
             match bounded(&inner.counters, r).await {
                 Ok((row, held)) => {
-                    let (cache, bytes) = reply_of(key, row);
+                    let (cache, bytes) = reply_of(&inner, key, row);
                     let claim_free = !held;
                     (Input::Polled { cache, claim_free }, Got::Read(bytes))
                 }
@@ -642,14 +697,16 @@ fn perform<O: Origin>(
             delta,
             fence,
         } => {
-            inner
-                .counters
-                .values_written
-                .fetch_add(1, Ordering::Relaxed);
             let bytes = computed.clone().unwrap_or_default();
             let script = inner.write_fenced.clone();
             let now = wall_ms();
-            let fresh = now + inner.value_ttl.as_millis() as u64;
+            let ttl = inner.value_ttl.as_millis() as f64;
+            let ttl = if inner.jitter > 0.0 {
+                ttl * (1.0 - inner.jitter + 2.0 * inner.jitter * inner.unit())
+            } else {
+                ttl
+            };
+            let fresh = now + (ttl as u64).max(1);
             let stale = fresh + inner.stale.as_millis() as u64;
             let keep = (stale - now).max(1);
             Box::pin(async move {
@@ -667,12 +724,19 @@ fn perform<O: Origin>(
                         .invoke_async::<i64>(&mut con),
                 )
                 .await;
-                if let Ok(0) = written {
-                    inner
+                // Counted as the simulation counts them: a write that
+                // landed, or one the fence refused; a failed one is neither.
+                match written {
+                    Ok(0) => inner
                         .counters
                         .writes_refused
-                        .fetch_add(1, Ordering::Relaxed);
-                }
+                        .fetch_add(1, Ordering::Relaxed),
+                    Ok(_) => inner
+                        .counters
+                        .values_written
+                        .fetch_add(1, Ordering::Relaxed),
+                    Err(_) => 0,
+                };
                 (Input::Ack, Got::Nothing)
             })
         }
@@ -727,23 +791,24 @@ async fn bounded<T>(
     r
 }
 
-/// `HMGET value:{key} v version fresh stale neg`.
+/// `HMGET value:{key} v version fresh stale neg delta`.
 type Row = (
     Option<Vec<u8>>,
     Option<u32>,
     Option<u64>,
     Option<u64>,
     Option<u64>,
+    Option<u64>,
 );
 
 /// Reads `value:{key}` and says what the machine should hear.
-async fn read_value(
-    counters: &Counters,
+async fn read_value<O>(
+    inner: &Inner<O>,
     con: &mut Conn,
     key: u32,
 ) -> (CacheReply, Option<Payload>) {
     let row = bounded(
-        counters,
+        &inner.counters,
         redis::cmd("HMGET")
             .arg(value_key(&key.to_string()))
             .arg("v")
@@ -751,32 +816,42 @@ async fn read_value(
             .arg("fresh")
             .arg("stale")
             .arg("neg")
+            .arg("delta")
             .query_async::<Row>(con),
     )
     .await;
     match row {
         Err(_) => (CacheReply::Error, None),
-        Ok(row) => reply_of(key, row),
+        Ok(row) => reply_of(inner, key, row),
     }
 }
 
 /// What a stored row means now: fresh, stale, a negative mark (with the
 /// stale value under it, if servable) or a miss.
-fn reply_of(key: u32, row: Row) -> (CacheReply, Option<Payload>) {
+/// With XFetch on, a fresh read carries its expiry (on the driver's
+/// clock), the stored recompute delta and a draw, for the machine to decide
+/// on an early refresh.
+fn reply_of<O>(inner: &Inner<O>, key: u32, row: Row) -> (CacheReply, Option<Payload>) {
     let now = wall_ms();
-    let (bytes, version, fresh, stale, neg) = row;
-    {
-        {
-            let value = version.map(|v| Value::fresh(key, v));
-            let bytes = bytes.map(Arc::new);
-            let fresh_ok = fresh.is_some_and(|f| now < f);
-            let stale_ok = stale.is_some_and(|s| now < s);
-            match (value, fresh_ok, stale_ok, neg.is_some_and(|n| now < n)) {
-                (Some(v), true, _, _) => (CacheReply::Fresh(v), bytes),
-                (v, _, stale_ok, true) => (CacheReply::Negative(v.filter(|_| stale_ok)), bytes),
-                (Some(v), false, true, false) => (CacheReply::Stale(v), bytes),
-                _ => (CacheReply::Miss, None),
-            }
+    let (bytes, version, fresh, stale, neg, delta) = row;
+    let value = version.map(|v| Value::fresh(key, v));
+    let bytes = bytes.map(Arc::new);
+    let fresh_ok = fresh.is_some_and(|f| now < f);
+    let stale_ok = stale.is_some_and(|s| now < s);
+    match (value, fresh_ok, stale_ok, neg.is_some_and(|n| now < n)) {
+        (Some(v), true, _, _) if inner.xfetch => {
+            let left = fresh.unwrap_or(now).saturating_sub(now) * 1000;
+            let reply = CacheReply::FreshUntil {
+                value: v,
+                expires_at: inner.now() + left,
+                delta: delta.unwrap_or(0),
+                draw: (inner.unit() * f64::from(u32::MAX)) as u32,
+            };
+            (reply, bytes)
         }
+        (Some(v), true, _, _) => (CacheReply::Fresh(v), bytes),
+        (v, _, stale_ok, true) => (CacheReply::Negative(v.filter(|_| stale_ok)), bytes),
+        (Some(v), false, true, false) => (CacheReply::Stale(v), bytes),
+        _ => (CacheReply::Miss, None),
     }
 }

@@ -22,6 +22,7 @@ usage: stampede-fleet [flags]
   --threads N         tasks per instance
   --keys N            keys (cold and steady)
   --duration-ms N     how long steady traffic runs
+  --set KNOB=VALUE    any other knob, by the name stampede-sim uses (repeatable)
   --redis URL         the Redis to use (default redis://127.0.0.1:6379); several
                       URLs separated by commas are a Redis Cluster's nodes
   --cluster           read --redis as a cluster even if it names one node
@@ -29,6 +30,10 @@ usage: stampede-fleet [flags]
   --compare           run the simulation too and print both, with which
                       counters must agree exactly (recomputes, claims) and
                       which may differ by real timing (polls, hits vs shared)
+  --conformance       run every preset of the conformance table (sized for a
+                      2-core machine) for real and in the simulation, print
+                      data/conformance.tsv's content, and fail if a metric is
+                      outside its tolerance
   -h, --help          this text";
 
 fn say(text: &str) {
@@ -59,7 +64,7 @@ async fn run(args: &[String]) -> Result<String, String> {
     let mut s = Scenario::default();
     let mut seed = 1;
     let mut redis = "redis://127.0.0.1:6379".to_string();
-    let (mut json, mut both, mut cluster) = (false, false, false);
+    let (mut json, mut both, mut cluster, mut table) = (false, false, false, false);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{flag} needs a value"));
@@ -84,10 +89,19 @@ async fn run(args: &[String]) -> Result<String, String> {
                 let knob = knob.as_str();
                 s.set(knob, &value()?).map_err(|e| format!("{flag}: {e}"))?;
             }
+            "--set" => {
+                let kv = value()?;
+                let (k, v) = kv.split_once('=').ok_or(format!(
+                    "--set wants KNOB=VALUE, not '{}'",
+                    scenario::clip(&kv)
+                ))?;
+                s.set(k, v).map_err(|e| format!("--set {k}: {e}"))?;
+            }
             "--redis" => redis = value()?,
             "--json" => json = true,
             "--compare" => both = true,
             "--cluster" => cluster = true,
+            "--conformance" => table = true,
             other => return Err(format!("unknown flag '{}'", scenario::clip(other))),
         }
     }
@@ -102,6 +116,9 @@ async fn run(args: &[String]) -> Result<String, String> {
     } else {
         Target::parse(&redis)
     };
+    if table {
+        return conformance(&target).await;
+    }
     let real = fleet::run(target, &s).await?;
     if !both {
         return if json {
@@ -129,4 +146,100 @@ async fn run(args: &[String]) -> Result<String, String> {
         out.push_str(&format!("{k:<18} {a:>8} {b:>8}  {mark}\n"));
     }
     Ok(out.trim_end().to_string())
+}
+
+/// The conformance table: every check's preset run for real and simulated
+/// (seed 1), one row per metric.
+async fn conformance(target: &Target) -> Result<String, String> {
+    let version = redis_version(target).await?;
+    let mut out = format!(
+        "# date: {}\n# redis: {version}\n# tolerance: {}\n",
+        today(),
+        fleet::TOLERANCE_NOTE
+    );
+    let mut rows = String::from("preset\tmetric\tsim\treal\ttolerance\n");
+    let mut outside = Vec::new();
+    for c in fleet::checks() {
+        let s = c
+            .scenario
+            .validated()
+            .map_err(|n| format!("{}: {n:?}", c.preset))?;
+        out.push_str(&format!("# scenario: {} {}\n", c.preset, s.to_query(1)));
+        let sim = Fleet::new(&s, 1).run();
+        let started = std::time::Instant::now();
+        let real = fleet::run(target.clone(), &s).await?;
+        eprintln!(
+            "stampede-fleet: {} ran in {:.1} s",
+            c.preset,
+            started.elapsed().as_secs_f64()
+        );
+        for (m, tol) in &c.metrics {
+            let (x, y) = (fleet::metric(&sim, m), fleet::metric(&real, m));
+            rows.push_str(&format!(
+                "{}\t{m}\t{x}\t{y}\t{}\n",
+                c.preset,
+                tol.describe()
+            ));
+            if !tol.allows(x, y) {
+                outside.push(format!(
+                    "{} {m}: sim {x}, real {y}, {}",
+                    c.preset,
+                    tol.describe()
+                ));
+            }
+        }
+    }
+    out.push_str(&rows);
+    if outside.is_empty() {
+        Ok(out.trim_end().to_string())
+    } else {
+        eprintln!("{out}");
+        Err(format!("outside the tolerance: {}", outside.join("; ")))
+    }
+}
+
+async fn redis_version(target: &Target) -> Result<String, String> {
+    let url = match target {
+        Target::Single(u) => u.clone(),
+        Target::Cluster(us) => us.first().cloned().unwrap_or_default(),
+    };
+    let client = redis::Client::open(url.as_str()).map_err(|e| e.to_string())?;
+    let mut con = client
+        .get_multiplexed_async_connection()
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    let info: String = redis::cmd("INFO")
+        .arg("server")
+        .query_async(&mut con)
+        .await
+        .map_err(|e| e.to_string())?;
+    let v = info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .unwrap_or("unknown")
+        .trim()
+        .to_string();
+    Ok(if target.is_cluster() {
+        format!("{v} (cluster)")
+    } else {
+        v
+    })
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the days since 1970 (Howard
+/// Hinnant's civil-from-days).
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }
