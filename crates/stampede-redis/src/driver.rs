@@ -257,15 +257,26 @@ impl<O: Origin> Driver<O> {
         origin: O,
         crashed: Arc<std::sync::atomic::AtomicBool>,
     ) -> redis::RedisResult<Self> {
-        let con = target.into().connect().await?;
+        let mut con = target.into().connect().await?;
+        let (release, claim, write_fenced) = (
+            Script::new(RELEASE),
+            Script::new(CLAIM_FENCED),
+            Script::new(WRITE_FENCED),
+        );
+        // Loaded now (on every primary of a cluster), so that the first
+        // claim of a burst is one round trip, not NOSCRIPT, a load and a
+        // retry inside the command bound.
+        for script in [&release, &claim, &write_fenced] {
+            script.load_async(&mut con).await?;
+        }
         let ms = |v: u32| Duration::from_millis(u64::from(v));
         Ok(Driver {
             inner: Arc::new(Inner {
                 strategy: Strategy::from_scenario(scenario),
                 con,
-                release: Script::new(RELEASE),
-                claim: Script::new(CLAIM_FENCED),
-                write_fenced: Script::new(WRITE_FENCED),
+                release,
+                claim,
+                write_fenced,
                 flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
                 parked: Mutex::new(HashMap::new()),
                 recent: Mutex::new(HashMap::new()),
