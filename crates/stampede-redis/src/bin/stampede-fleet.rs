@@ -28,8 +28,10 @@ usage: stampede-fleet [flags]
   --cluster           read --redis as a cluster even if it names one node
   --json              print one JSON object
   --compare           run the simulation too and print both, with which
-                      counters must agree exactly (recomputes, claims) and
-                      which may differ by real timing (polls, hits vs shared)
+                      counters must agree and how closely (the conformance
+                      table's tolerance for the preset; exact recomputes and
+                      claims for other bursts) and which may differ by real
+                      timing (hits vs shared, latencies)
   --conformance       run every preset of the conformance table (sized for a
                       2-core machine) for real and in the simulation, print
                       data/conformance.tsv's content, and fail if a metric is
@@ -65,6 +67,7 @@ async fn run(args: &[String]) -> Result<String, String> {
     let mut seed = 1;
     let mut redis = "redis://127.0.0.1:6379".to_string();
     let (mut json, mut both, mut cluster, mut table) = (false, false, false, false);
+    let mut preset_name: Option<String> = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{flag} needs a value"));
@@ -74,6 +77,7 @@ async fn run(args: &[String]) -> Result<String, String> {
                 let name = value()?;
                 s = scenario::preset(&name)
                     .ok_or(format!("unknown preset '{}'", scenario::clip(&name)))?;
+                preset_name = Some(name);
             }
             "--url" => {
                 let link = value()?;
@@ -135,15 +139,35 @@ async fn run(args: &[String]) -> Result<String, String> {
     }
     let sim = Fleet::new(&s, seed).run();
     let rows = compare(&sim, &real);
-    let mut out = format!("{:<18} {:>8} {:>8}  must agree\n", "counter", "sim", "real");
+    // What must agree, and how closely: the conformance table's row for
+    // this preset if it has one (at its size there; the tolerance is a
+    // guide at another size), else the burst's exact counters for a burst.
+    let check = preset_name
+        .as_deref()
+        .and_then(|n| fleet::checks().into_iter().find(|c| c.preset == n));
+    let must: Vec<(String, fleet::Tolerance)> = match &check {
+        Some(c) => c.metrics.iter().map(|(m, t)| (m.to_string(), *t)).collect(),
+        None if s.workload == stampede::scenario::Workload::Burst => EXACT
+            .iter()
+            .map(|m| (m.to_string(), fleet::Tolerance::EXACT))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut out = format!("{:<24} {:>8} {:>8}  must agree\n", "counter", "sim", "real");
     for (k, a, b) in rows {
-        let exact = EXACT.contains(&k.as_str());
-        let mark = match (exact, a == b) {
-            (true, true) => "yes, agrees",
-            (true, false) => "yes, DIFFERS",
-            (false, _) => "no (timing)",
+        let mark = match must.iter().find(|(m, _)| *m == k) {
+            Some((_, t)) => {
+                let (x, y) = (a.parse().unwrap_or(0.0), b.parse().unwrap_or(0.0));
+                match (t.allows(x, y), *t == fleet::Tolerance::EXACT) {
+                    (true, true) => "yes, agrees".to_string(),
+                    (false, true) => "yes, DIFFERS".to_string(),
+                    (true, false) => format!("within {}", t.describe()),
+                    (false, false) => format!("OUTSIDE {}", t.describe()),
+                }
+            }
+            None => "no (timing)".to_string(),
         };
-        out.push_str(&format!("{k:<18} {a:>8} {b:>8}  {mark}\n"));
+        out.push_str(&format!("{k:<24} {a:>8} {b:>8}  {mark}\n"));
     }
     Ok(out.trim_end().to_string())
 }
