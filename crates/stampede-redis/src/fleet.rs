@@ -555,7 +555,11 @@ pub fn checks() -> Vec<Check> {
                 ("requests", T::rel(0.1)),
                 ("recomputes", T::abs(3)),
                 ("overlapping_recomputes", T::abs(3)),
-                ("claim_attempts", T::either(0.3, 6)),
+                // Losers poll every 50 ms and claim again whenever a poll
+                // lands after the 100 ms claim expired: the simulation
+                // itself ranges 33-47 over seeds 1-8 (39 at seed 1), real
+                // runs measured 31-59.
+                ("claim_attempts", T::either(0.6, 6)),
                 // A recompute in the origin's 2% slow tail leaves one
                 // instance's callers (20) past their deadline, or not.
                 ("timeouts", T::abs(20)),
