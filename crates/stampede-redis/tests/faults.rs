@@ -431,3 +431,91 @@ async fn bad_input_is_a_clear_error() {
     let edge = "k".repeat(MAX_KEY_BYTES);
     assert!(store.claim(&edge, ttl).await.unwrap().is_some());
 }
+
+/// An origin whose n-th call takes `latencies[n]` and answers "v{n}".
+#[derive(Clone)]
+struct Scripted {
+    latencies: Arc<Vec<Duration>>,
+    calls: Arc<AtomicU64>,
+}
+
+impl Origin for Scripted {
+    fn compute(&self, _key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst) as usize;
+        let latency = self.latencies.get(n).copied().unwrap_or_default();
+        Box::pin(async move {
+            tokio::time::sleep(latency).await;
+            Ok(format!("v{n}").into_bytes())
+        })
+    }
+}
+
+/// The late writer through the driver: instance A wins the claim and
+/// computes slowly; its 100 ms claim expires under it; instance B claims,
+/// computes fast and writes. A's older value lands last. With fenced
+/// writes it is refused and B's value stays; without, it overwrites B's
+/// (the damage the fence exists for).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_writer_cannot_overwrite_a_newer_value_through_the_driver() {
+    let redis = TestRedis::start().await;
+    for fenced in [true, false] {
+        let s = Scenario {
+            instances: 2,
+            threads: 1,
+            claim_ttl_ms: 100,
+            fenced_writes: fenced,
+            deadline_ms: 3000,
+            origin_timeout_ms: 3000,
+            ..Scenario::default()
+        };
+        let origin = Scripted {
+            latencies: Arc::new(vec![Duration::from_millis(800), Duration::from_millis(50)]),
+            calls: Arc::new(AtomicU64::new(0)),
+        };
+        let key = u32::from(fenced) + 10;
+        let crashed = Arc::new(AtomicBool::new(false));
+        let a = Driver::connect_in(&redis.url, &s, origin.clone(), crashed.clone())
+            .await
+            .unwrap();
+        let b = Driver::connect_in(&redis.url, &s, origin.clone(), crashed)
+            .await
+            .unwrap();
+        let slow = {
+            let a = a.clone();
+            tokio::spawn(async move { a.get(key).await })
+        };
+        // A's claim (100 ms) has expired; B finds no value and no claim.
+        sleep(Duration::from_millis(300)).await;
+        let fast = b.get(key).await;
+        assert_eq!(
+            fast.value.as_deref().map(Vec::as_slice),
+            Some(b"v1".as_slice())
+        );
+        let late = slow.await.unwrap();
+        assert_eq!(
+            late.value.as_deref().map(Vec::as_slice),
+            Some(b"v0".as_slice())
+        );
+        // Let A's write land (it follows A's answer).
+        while a.counters().running.load(Ordering::SeqCst) > 0 {
+            sleep(Duration::from_millis(10)).await;
+        }
+        let now = b.get(key).await;
+        assert_eq!(now.ending, Ending::Hit);
+        let refused = a.counters().writes_refused.load(Ordering::SeqCst);
+        if fenced {
+            assert_eq!(refused, 1, "A's write was refused");
+            assert_eq!(
+                now.value.as_deref().map(Vec::as_slice),
+                Some(b"v1".as_slice())
+            );
+        } else {
+            assert_eq!(refused, 0);
+            assert_eq!(
+                now.value.as_deref().map(Vec::as_slice),
+                Some(b"v0".as_slice()),
+                "without the fence the older value overwrites the newer"
+            );
+        }
+    }
+}
