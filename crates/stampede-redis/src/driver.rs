@@ -211,12 +211,24 @@ fn ready(input: Input) -> Op {
     Box::pin(async move { (input, Got::Nothing) })
 }
 
-/// Leaves the flight if a parked follower stops waiting first.
+/// A parked follower: its way back from the flight, and its exit if it
+/// stops waiting first (its deadline, or its task dropped).
+///
+/// Lock order, everywhere: `flights`, then `parked`; a reply to a parked
+/// follower (a settle's value, a promotion) is sent with `flights` held.
+/// So when a follower leaves, holding `flights`, either the reply is
+/// already in its channel or no reply is coming. A promotion found there
+/// makes it the flight's leader without its machine ever knowing: it hands
+/// the flight on at once (to the next follower, or closes it), instead of
+/// leaving a flight whose leader is gone and whose next callers would wait
+/// on it until their deadlines.
 struct Parked<O: Origin> {
     inner: Arc<Inner<O>>,
     key: FlightKey,
     id: u64,
     ticket: stampede::flight::WaiterTicket,
+    /// `None` once the reply was taken by the machine.
+    rx: Option<oneshot::Receiver<FlightReply>>,
 }
 
 impl<O: Origin> Drop for Parked<O> {
@@ -226,8 +238,12 @@ impl<O: Origin> Drop for Parked<O> {
             .flights
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        f.detach(&self.key, self.ticket);
-        drop(f);
+        let unread = self.rx.as_mut().and_then(|rx| rx.try_recv().ok());
+        if let Some(FlightReply::Promoted(ticket)) = unread {
+            abandon_locked(&self.inner, &mut f, self.key, ticket);
+        } else {
+            f.detach(&self.key, self.ticket);
+        }
         self.inner
             .parked
             .lock()
@@ -299,6 +315,16 @@ impl<O: Origin> Driver<O> {
 
     pub fn counters(&self) -> &Counters {
         &self.inner.counters
+    }
+
+    /// Flights open in this instance's table right now (0 once every
+    /// request's task has ended: a flight nobody leads must not remain).
+    pub fn in_flight(&self) -> usize {
+        self.inner
+            .flights
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .in_flight()
     }
 
     /// The value for `key`, as the read path decides. The request's work
@@ -443,12 +469,19 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
 
 /// A leader leaves its flight: the oldest follower, if any, takes it over.
 fn abandon<O>(inner: &Inner<O>, fk: FlightKey, ticket: stampede::flight::LeaderTicket) {
-    let abandoned = inner
-        .flights
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .abandon(&fk, ticket);
-    if let Ok(Abandoned::Promoted { leader, ticket }) = abandoned {
+    let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
+    abandon_locked(inner, &mut f, fk, ticket);
+}
+
+/// [`abandon`] with `flights` already held (the promotion is sent before
+/// it is released; see [`Parked`]).
+fn abandon_locked<O>(
+    inner: &Inner<O>,
+    f: &mut FlightTable<FlightKey, u64>,
+    fk: FlightKey,
+    ticket: stampede::flight::LeaderTicket,
+) {
+    if let Ok(Abandoned::Promoted { leader, ticket }) = f.abandon(&fk, ticket) {
         if let Some(tx) = inner
             .parked
             .lock()
@@ -518,29 +551,34 @@ fn perform<O: Origin>(
         }),
         Step::JoinFlight { key: fk } => {
             let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-            let joined = inner
-                .flights
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .join(fk, id);
+            let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            let joined = f.join(fk, id);
             match joined {
                 Join::Lead(t) => ready(Input::Flight(FlightReply::Lead(t))),
                 Join::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
                 Join::Follow(w) => {
+                    // Parked before `flights` is released: a settle or a
+                    // promotion right after the join finds the way back.
                     let (tx, rx) = oneshot::channel();
                     inner
                         .parked
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .insert(id, tx);
-                    let guard = Parked {
+                    drop(f);
+                    let mut guard = Parked {
                         inner: inner.clone(),
                         key: fk,
                         id,
                         ticket: w,
+                        rx: Some(rx),
                     };
                     Box::pin(async move {
-                        let reply = rx.await;
+                        let reply = match guard.rx.as_mut() {
+                            Some(rx) => rx.await,
+                            None => unreachable!("the receiver is taken only here"),
+                        };
+                        guard.rx = None;
                         drop(guard);
                         match reply {
                             Ok(r) => (Input::Flight(r), Got::Nothing),
@@ -585,12 +623,8 @@ fn perform<O: Origin>(
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(v.key, (v.version, bytes.clone()));
             }
-            let settled = inner
-                .flights
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .settle(&fk, ticket, outcome);
-            if let Ok(settled) = settled {
+            let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Ok(settled) = f.settle(&fk, ticket, outcome) {
                 let mut parked = inner.parked.lock().unwrap_or_else(PoisonError::into_inner);
                 for (w, o) in settled.deliveries {
                     if let Some(tx) = parked.remove(&w) {
@@ -598,6 +632,7 @@ fn perform<O: Origin>(
                     }
                 }
             }
+            drop(f);
             ready(Input::Ack)
         }
         Step::AbandonFlight { key: fk, ticket } => {

@@ -519,3 +519,43 @@ async fn a_late_writer_cannot_overwrite_a_newer_value_through_the_driver() {
         }
     }
 }
+
+/// Callers that all reach their deadline at the same moment while the
+/// claim is held elsewhere: the leader abandons its flight to the oldest
+/// follower just as that follower leaves too. The promotion must not be
+/// lost: once every task has ended no flight may remain open (a stranded
+/// flight makes every later caller of the key wait on it until its
+/// deadline), and a caller after the claim is freed computes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_flight_is_stranded_when_its_callers_leave_together() {
+    let redis = TestRedis::start().await;
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    let outsider = store
+        .claim("7", Duration::from_secs(60))
+        .await
+        .unwrap()
+        .unwrap();
+    let s = Scenario {
+        instances: 1,
+        threads: 20,
+        deadline_ms: 150,
+        loser: LoserPolicy::Wait,
+        poll_ms: 20,
+        ..Scenario::default()
+    };
+    let origin = Slow::new(10);
+    let drivers = fleet(&redis.url, &s, &origin).await;
+    let d = &drivers[0];
+    for round in 0..15 {
+        for (a, _) in answers(burst(&drivers, s.threads, 7)).await {
+            assert_eq!(a.ending, Ending::Timeout, "round {round}: {a:?}");
+        }
+        while d.counters().running.load(Ordering::SeqCst) > 0 {
+            sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(d.in_flight(), 0, "round {round}: a flight was stranded");
+    }
+    assert!(store.release("7", &outsider).await.unwrap());
+    let a = d.get(7).await;
+    assert_eq!(a.ending, Ending::Computed, "{a:?}");
+}
