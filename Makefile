@@ -169,3 +169,12 @@ bundle-size:
 clean:
 	cargo clean
 	rm -rf dist bench-out tests/e2e/screenshots
+
+# ---------------------------------------------------------------- conformance
+
+# The real fleet against a throwaway redis-server, beside the simulation:
+# writes data/conformance.tsv (fails, leaving the file as it was, when a
+# metric is outside its tolerance).
+.PHONY: conformance
+conformance: setup-debian
+	scripts/conformance.sh

@@ -4,12 +4,19 @@
 //! was retaken deletes nothing). The script is sent once and then invoked
 //! by its hash; `redis::Script` loads it again if the server answers
 //! NOSCRIPT (after a restart or `SCRIPT FLUSH`). The connection manager
-//! reconnects by itself after Redis comes back.
+//! reconnects by itself after Redis comes back; a cluster works as well
+//! (see [`crate::conn`]).
+//!
+//! Bad input is an error in words, before anything is sent: an empty key, a
+//! key longer than [`MAX_KEY_BYTES`], a TTL under one millisecond (a claim
+//! that expires as it is taken protects nothing, and Redis would refuse a
+//! `PX 0` anyway).
 
 use std::time::Duration;
 
-use redis::aio::ConnectionManager;
-use redis::{RedisResult, Script};
+use redis::{ErrorKind, RedisError, RedisResult, Script};
+
+use crate::conn::{Conn, Target};
 
 /// Deletes the claim only if it still holds this token.
 pub(crate) const RELEASE: &str = r"
@@ -69,7 +76,7 @@ impl Default for Token {
 /// [`lock_key`]).
 #[derive(Clone)]
 pub struct ClaimStore {
-    con: ConnectionManager,
+    con: Conn,
     release: Script,
     claim_fenced: Script,
     write_fenced: Script,
@@ -89,6 +96,41 @@ fn millis(d: Duration) -> u64 {
     d.as_millis().clamp(1, u128::from(u64::MAX)) as u64
 }
 
+/// The longest cache key the store accepts. Redis itself takes keys up to
+/// 512 MB; a key this long is a bug in the caller (a payload passed as a
+/// key), and every round trip would carry it three times.
+pub const MAX_KEY_BYTES: usize = 1024;
+
+fn invalid(what: &'static str, detail: String) -> RedisError {
+    RedisError::from((ErrorKind::InvalidClientConfig, what, detail))
+}
+
+fn check_key(key: &str) -> RedisResult<()> {
+    if key.is_empty() {
+        return Err(invalid("bad cache key", "the key is empty".into()));
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(invalid(
+            "bad cache key",
+            format!(
+                "the key is {} bytes long; the limit is {MAX_KEY_BYTES}",
+                key.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_ttl(ttl: Duration) -> RedisResult<()> {
+    if ttl < Duration::from_millis(1) {
+        return Err(invalid(
+            "bad TTL",
+            format!("a TTL of {ttl:?} expires as it is set; it must be at least 1 ms"),
+        ));
+    }
+    Ok(())
+}
+
 /// The claim's key for a cache key. The `{...}` hash tag puts a value and
 /// its claim in the same Redis Cluster slot.
 pub fn lock_key(key: &str) -> String {
@@ -96,9 +138,10 @@ pub fn lock_key(key: &str) -> String {
 }
 
 impl ClaimStore {
-    pub async fn connect(url: &str) -> RedisResult<ClaimStore> {
-        let client = redis::Client::open(url)?;
-        let con = ConnectionManager::new(client).await?;
+    /// Connects to one Redis (`redis://host:port`) or a cluster (several
+    /// URLs separated by commas, or a [`Target::Cluster`]).
+    pub async fn connect(target: impl Into<Target>) -> RedisResult<ClaimStore> {
+        let con = target.into().connect().await?;
         Ok(ClaimStore {
             con,
             release: Script::new(RELEASE),
@@ -110,6 +153,8 @@ impl ClaimStore {
     /// Takes the claim on `key` for `ttl` if nobody holds it: `Some(token)`
     /// when won, `None` when someone else holds it.
     pub async fn claim(&self, key: &str, ttl: Duration) -> RedisResult<Option<Token>> {
+        check_key(key)?;
+        check_ttl(ttl)?;
         let token = Token::new();
         let reply: Option<String> = redis::cmd("SET")
             .arg(lock_key(key))
@@ -124,6 +169,7 @@ impl ClaimStore {
 
     /// Releases the claim if `token` still holds it; true when it did.
     pub async fn release(&self, key: &str, token: &Token) -> RedisResult<bool> {
+        check_key(key)?;
         let deleted: i64 = self
             .release
             .key(lock_key(key))
@@ -135,6 +181,7 @@ impl ClaimStore {
 
     /// The token holding `key`'s claim, if any.
     pub async fn holder(&self, key: &str) -> RedisResult<Option<String>> {
+        check_key(key)?;
         redis::cmd("GET")
             .arg(lock_key(key))
             .query_async(&mut self.con.clone())
@@ -148,6 +195,8 @@ impl ClaimStore {
         key: &str,
         ttl: Duration,
     ) -> RedisResult<Option<(Token, u64)>> {
+        check_key(key)?;
+        check_ttl(ttl)?;
         let token = Token::new();
         let fence: u64 = self
             .claim_fenced
@@ -169,6 +218,8 @@ impl ClaimStore {
         fence: u64,
         ttl: Duration,
     ) -> RedisResult<bool> {
+        check_key(key)?;
+        check_ttl(ttl)?;
         let written: i64 = self
             .write_fenced
             .key(value_key(key))
@@ -182,6 +233,7 @@ impl ClaimStore {
 
     /// The stored value and the fence it was written under.
     pub async fn read(&self, key: &str) -> RedisResult<Option<(Vec<u8>, u64)>> {
+        check_key(key)?;
         let (value, fence): (Option<Vec<u8>>, Option<u64>) = redis::cmd("HMGET")
             .arg(value_key(key))
             .arg("value")
@@ -192,7 +244,7 @@ impl ClaimStore {
     }
 
     /// A raw command on the store's connection (tests and tools).
-    pub fn connection(&self) -> ConnectionManager {
+    pub fn connection(&self) -> Conn {
         self.con.clone()
     }
 }

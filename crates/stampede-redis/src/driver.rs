@@ -22,7 +22,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use redis::aio::ConnectionManager;
 use redis::Script;
 use stampede::claim::Micros;
 use stampede::flight::{Abandoned, FlightPolicy, FlightTable, Join, Value};
@@ -35,6 +34,7 @@ use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::claim::{fence_key, lock_key, value_key, Token, CLAIM_FENCED, RELEASE};
+use crate::conn::{Conn, Target};
 
 /// A value's content, shared by every caller it answers.
 type Payload = Arc<Vec<u8>>;
@@ -61,11 +61,33 @@ pub struct Counters {
     pub claim_wins: AtomicU64,
     pub releases: AtomicU64,
     pub values_written: AtomicU64,
+    /// Redis commands that failed or did not answer within [`REDIS_TIMEOUT`].
+    pub redis_errors: AtomicU64,
+    /// Recomputes shed because no admission permit came in time.
+    pub admission_shed: AtomicU64,
+    /// Requests whose first read found nothing fresh (a miss or a stale value).
+    pub misses: AtomicU64,
+    /// Claim holders made to crash (the `holder_crash` fault).
+    pub crashed: AtomicU64,
+    /// Value writes refused because a newer fence had written.
+    pub writes_refused: AtomicU64,
+    /// Requests whose task is still running (answered or not: a write, a
+    /// settle or a release may still be under way).
+    pub running: AtomicU64,
+}
+
+/// Counts a request's task as running until it ends, however it ends.
+struct RunningTask<'a>(&'a AtomicU64);
+
+impl Drop for RunningTask<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 struct Inner<O> {
     strategy: Strategy,
-    con: ConnectionManager,
+    con: Conn,
     release: Script,
     claim: Script,
     write_fenced: Script,
@@ -79,8 +101,19 @@ struct Inner<O> {
     epoch: Instant,
     value_ttl: Duration,
     stale: Duration,
+    /// TTL jitter as a fraction: each written TTL is drawn from
+    /// ttl x [1 - j, 1 + j], as the simulation draws it.
+    jitter: f64,
+    /// XFetch is on: fresh reads carry the expiry, delta and a draw.
+    xfetch: bool,
+    /// Draws for jitter and XFetch (they only have to vary).
+    draws: AtomicU64,
     next_id: AtomicU64,
     counters: Counters,
+    /// The `holder_crash` fault: the first claim winner (fleet-wide, through
+    /// the shared flag) dies right after winning, without releasing.
+    holder_crash: bool,
+    crashed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// One instance's read path: its own flight table and admission limit, a
@@ -123,7 +156,23 @@ pub async fn seed_stale(
     stale: Duration,
     delta: Micros,
 ) -> redis::RedisResult<()> {
+    seed_value(con, key, payload, Duration::ZERO, stale, delta).await
+}
+
+/// Stores `key` (version 0) fresh for `fresh`, then servable stale for
+/// `stale` more (what steady traffic starts from), in the layout
+/// `read_value` reads.
+pub async fn seed_value(
+    con: &mut impl redis::aio::ConnectionLike,
+    key: u32,
+    payload: &[u8],
+    fresh: Duration,
+    stale: Duration,
+    delta: Micros,
+) -> redis::RedisResult<()> {
     let now = wall_ms();
+    let fresh_until = now + fresh.as_millis() as u64;
+    let stale_until = fresh_until + stale.as_millis() as u64;
     redis::cmd("HSET")
         .arg(value_key(&key.to_string()))
         .arg("v")
@@ -131,14 +180,21 @@ pub async fn seed_stale(
         .arg("version")
         .arg(0)
         .arg("fresh")
-        .arg(now)
+        .arg(fresh_until)
         .arg("stale")
-        .arg(now + stale.as_millis() as u64)
+        .arg(stale_until)
         .arg("delta")
         .arg(delta)
         .query_async::<i64>(con)
-        .await
-        .map(|_| ())
+        .await?;
+    if stale_until > now {
+        redis::cmd("PEXPIRE")
+            .arg(value_key(&key.to_string()))
+            .arg(stale_until - now + 1000)
+            .query_async::<i64>(con)
+            .await?;
+    }
+    Ok(())
 }
 
 /// What performing a step produced besides the machine's input.
@@ -155,12 +211,24 @@ fn ready(input: Input) -> Op {
     Box::pin(async move { (input, Got::Nothing) })
 }
 
-/// Leaves the flight if a parked follower stops waiting first.
+/// A parked follower: its way back from the flight, and its exit if it
+/// stops waiting first (its deadline, or its task dropped).
+///
+/// Lock order, everywhere: `flights`, then `parked`; a reply to a parked
+/// follower (a settle's value, a promotion) is sent with `flights` held.
+/// So when a follower leaves, holding `flights`, either the reply is
+/// already in its channel or no reply is coming. A promotion found there
+/// makes it the flight's leader without its machine ever knowing: it hands
+/// the flight on at once (to the next follower, or closes it), instead of
+/// leaving a flight whose leader is gone and whose next callers would wait
+/// on it until their deadlines.
 struct Parked<O: Origin> {
     inner: Arc<Inner<O>>,
     key: FlightKey,
     id: u64,
     ticket: stampede::flight::WaiterTicket,
+    /// `None` once the reply was taken by the machine.
+    rx: Option<oneshot::Receiver<FlightReply>>,
 }
 
 impl<O: Origin> Drop for Parked<O> {
@@ -170,8 +238,12 @@ impl<O: Origin> Drop for Parked<O> {
             .flights
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        f.detach(&self.key, self.ticket);
-        drop(f);
+        let unread = self.rx.as_mut().and_then(|rx| rx.try_recv().ok());
+        if let Some(FlightReply::Promoted(ticket)) = unread {
+            abandon_locked(&self.inner, &mut f, self.key, ticket);
+        } else {
+            f.detach(&self.key, self.ticket);
+        }
         self.inner
             .parked
             .lock()
@@ -181,18 +253,46 @@ impl<O: Origin> Drop for Parked<O> {
 }
 
 impl<O: Origin> Driver<O> {
-    /// One instance for `scenario`'s read path against the Redis at `url`.
-    pub async fn connect(url: &str, scenario: &Scenario, origin: O) -> redis::RedisResult<Self> {
-        let client = redis::Client::open(url)?;
-        let con = ConnectionManager::new(client).await?;
+    /// One instance for `scenario`'s read path against the Redis at
+    /// `target` (a URL, several comma-separated URLs for a cluster, or a
+    /// [`Target`]).
+    pub async fn connect(
+        target: impl Into<Target>,
+        scenario: &Scenario,
+        origin: O,
+    ) -> redis::RedisResult<Self> {
+        Self::connect_in(target, scenario, origin, Arc::default()).await
+    }
+
+    /// As [`Driver::connect`], for an instance of a fleet: `crashed` is
+    /// shared by every instance, so the `holder_crash` fault makes only the
+    /// fleet's first claim winner crash.
+    pub async fn connect_in(
+        target: impl Into<Target>,
+        scenario: &Scenario,
+        origin: O,
+        crashed: Arc<std::sync::atomic::AtomicBool>,
+    ) -> redis::RedisResult<Self> {
+        let mut con = target.into().connect().await?;
+        let (release, claim, write_fenced) = (
+            Script::new(RELEASE),
+            Script::new(CLAIM_FENCED),
+            Script::new(WRITE_FENCED),
+        );
+        // Loaded now (on every primary of a cluster), so that the first
+        // claim of a burst is one round trip, not NOSCRIPT, a load and a
+        // retry inside the command bound.
+        for script in [&release, &claim, &write_fenced] {
+            script.load_async(&mut con).await?;
+        }
         let ms = |v: u32| Duration::from_millis(u64::from(v));
         Ok(Driver {
             inner: Arc::new(Inner {
                 strategy: Strategy::from_scenario(scenario),
                 con,
-                release: Script::new(RELEASE),
-                claim: Script::new(CLAIM_FENCED),
-                write_fenced: Script::new(WRITE_FENCED),
+                release,
+                claim,
+                write_fenced,
                 flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
                 parked: Mutex::new(HashMap::new()),
                 recent: Mutex::new(HashMap::new()),
@@ -202,14 +302,29 @@ impl<O: Origin> Driver<O> {
                 epoch: Instant::now(),
                 value_ttl: ms(scenario.value_ttl_ms),
                 stale: ms(scenario.stale_ms),
+                jitter: scenario.jitter.clamp(0.0, 1.0),
+                xfetch: scenario.xfetch_beta > 0.0,
+                draws: AtomicU64::new(0),
                 next_id: AtomicU64::new(0),
                 counters: Counters::default(),
+                holder_crash: scenario.holder_crash,
+                crashed,
             }),
         })
     }
 
     pub fn counters(&self) -> &Counters {
         &self.inner.counters
+    }
+
+    /// Flights open in this instance's table right now (0 once every
+    /// request's task has ended: a flight nobody leads must not remain).
+    pub fn in_flight(&self) -> usize {
+        self.inner
+            .flights
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .in_flight()
     }
 
     /// The value for `key`, as the read path decides. The request's work
@@ -226,6 +341,12 @@ impl<O: Origin> Driver<O> {
 }
 
 impl<O> Inner<O> {
+    /// A uniform draw in [0, 1).
+    fn unit(&self) -> f64 {
+        let n = self.draws.fetch_add(1, Ordering::Relaxed);
+        stampede::rng::Rng::new(n ^ (self as *const Self as u64)).unit()
+    }
+
     fn now(&self) -> Micros {
         self.epoch.elapsed().as_micros() as Micros
     }
@@ -238,6 +359,9 @@ impl<O> Inner<O> {
 /// One request: the machine, stepped until it finishes.
 async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<Answer>) {
     inner.counters.requests.fetch_add(1, Ordering::Relaxed);
+    inner.counters.running.fetch_add(1, Ordering::SeqCst);
+    let inner2 = inner.clone();
+    let _running = RunningTask(&inner2.counters.running);
     let s = inner.strategy;
     let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
     let mut m = ReadPath::new(&s, key, id, inner.now());
@@ -275,7 +399,8 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
             // Keep waiting for the operation already under way.
             Step::Wait => {}
             other => {
-                op = Some(perform(&inner, other, &mut tokens, &computed, &read));
+                let first = m.is_first_read();
+                op = Some(perform(&inner, other, first, &mut tokens, &computed, &read));
             }
         }
         let Some(fut) = op.as_mut() else {
@@ -305,6 +430,25 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
             None => fut.await,
         };
         op = None;
+        if let Input::Claim(ClaimReply::Won { .. }) = got_input {
+            if inner.holder_crash && !inner.crashed.swap(true, Ordering::SeqCst) {
+                // The fault: this holder dies right after winning. Its
+                // flight passes to its oldest follower, its caller gets an
+                // error, and its claim is never released: it blocks every
+                // other instance until its TTL.
+                inner.counters.crashed.fetch_add(1, Ordering::Relaxed);
+                if let Some(ticket) = m.leader_ticket() {
+                    abandon(&inner, m.flight_key(&s), ticket);
+                }
+                if let Some(a) = answer.take() {
+                    let _ = a.send(Answer {
+                        ending: Ending::Error,
+                        value: None,
+                    });
+                }
+                return;
+            }
+        }
         match got {
             Got::Nothing => {}
             Got::Read(v) => {
@@ -323,10 +467,37 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
     }
 }
 
+/// A leader leaves its flight: the oldest follower, if any, takes it over.
+fn abandon<O>(inner: &Inner<O>, fk: FlightKey, ticket: stampede::flight::LeaderTicket) {
+    let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
+    abandon_locked(inner, &mut f, fk, ticket);
+}
+
+/// [`abandon`] with `flights` already held (the promotion is sent before
+/// it is released; see [`Parked`]).
+fn abandon_locked<O>(
+    inner: &Inner<O>,
+    f: &mut FlightTable<FlightKey, u64>,
+    fk: FlightKey,
+    ticket: stampede::flight::LeaderTicket,
+) {
+    if let Ok(Abandoned::Promoted { leader, ticket }) = f.abandon(&fk, ticket) {
+        if let Some(tx) = inner
+            .parked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&leader)
+        {
+            let _ = tx.send(FlightReply::Promoted(ticket));
+        }
+    }
+}
+
 /// Performs one step: what the machine asked for, nothing more.
 fn perform<O: Origin>(
     inner: &Arc<Inner<O>>,
     step: Step,
+    m_first_read: bool,
     tokens: &mut HashMap<u64, Token>,
     computed: &Option<Arc<Vec<u8>>>,
     read: &Option<Arc<Vec<u8>>>,
@@ -334,10 +505,16 @@ fn perform<O: Origin>(
     let inner = inner.clone();
     let mut con = inner.con.clone();
     match step {
-        Step::CacheGet { key } => Box::pin(async move {
-            let (reply, bytes) = read_value(&mut con, key).await;
-            (Input::Cache(reply), Got::Read(bytes))
-        }),
+        Step::CacheGet { key } => {
+            let first = m_first_read;
+            Box::pin(async move {
+                let (reply, bytes) = read_value(&inner, &mut con, key).await;
+                if first && matches!(reply, CacheReply::Miss | CacheReply::Stale(_)) {
+                    inner.counters.misses.fetch_add(1, Ordering::Relaxed);
+                }
+                (Input::Cache(reply), Got::Read(bytes))
+            })
+        }
         Step::Poll { key } => Box::pin(async move {
             // One transaction: the value and the claim seen at one instant
             // (two separate reads could see "no value" before a holder's
@@ -353,12 +530,13 @@ fn perform<O: Origin>(
                 .arg("fresh")
                 .arg("stale")
                 .arg("neg")
+                .arg("delta")
                 .cmd("EXISTS")
                 .arg(lock_key(&k))
                 .query_async::<(Row, bool)>(&mut con);
-            match bounded(r).await {
+            match bounded(&inner.counters, r).await {
                 Ok((row, held)) => {
-                    let (cache, bytes) = reply_of(key, row);
+                    let (cache, bytes) = reply_of(&inner, key, row);
                     let claim_free = !held;
                     (Input::Polled { cache, claim_free }, Got::Read(bytes))
                 }
@@ -373,29 +551,34 @@ fn perform<O: Origin>(
         }),
         Step::JoinFlight { key: fk } => {
             let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-            let joined = inner
-                .flights
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .join(fk, id);
+            let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            let joined = f.join(fk, id);
             match joined {
                 Join::Lead(t) => ready(Input::Flight(FlightReply::Lead(t))),
                 Join::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
                 Join::Follow(w) => {
+                    // Parked before `flights` is released: a settle or a
+                    // promotion right after the join finds the way back.
                     let (tx, rx) = oneshot::channel();
                     inner
                         .parked
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .insert(id, tx);
-                    let guard = Parked {
+                    drop(f);
+                    let mut guard = Parked {
                         inner: inner.clone(),
                         key: fk,
                         id,
                         ticket: w,
+                        rx: Some(rx),
                     };
                     Box::pin(async move {
-                        let reply = rx.await;
+                        let reply = match guard.rx.as_mut() {
+                            Some(rx) => rx.await,
+                            None => unreachable!("the receiver is taken only here"),
+                        };
+                        guard.rx = None;
                         drop(guard);
                         match reply {
                             Ok(r) => (Input::Flight(r), Got::Nothing),
@@ -440,12 +623,8 @@ fn perform<O: Origin>(
                     .unwrap_or_else(PoisonError::into_inner)
                     .insert(v.key, (v.version, bytes.clone()));
             }
-            let settled = inner
-                .flights
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .settle(&fk, ticket, outcome);
-            if let Ok(settled) = settled {
+            let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Ok(settled) = f.settle(&fk, ticket, outcome) {
                 let mut parked = inner.parked.lock().unwrap_or_else(PoisonError::into_inner);
                 for (w, o) in settled.deliveries {
                     if let Some(tx) = parked.remove(&w) {
@@ -453,24 +632,11 @@ fn perform<O: Origin>(
                     }
                 }
             }
+            drop(f);
             ready(Input::Ack)
         }
         Step::AbandonFlight { key: fk, ticket } => {
-            let abandoned = inner
-                .flights
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .abandon(&fk, ticket);
-            if let Ok(Abandoned::Promoted { leader, ticket }) = abandoned {
-                if let Some(tx) = inner
-                    .parked
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&leader)
-                {
-                    let _ = tx.send(FlightReply::Promoted(ticket));
-                }
-            }
+            abandon(&inner, fk, ticket);
             ready(Input::Ack)
         }
         Step::Claim { key, token, ttl } => {
@@ -485,6 +651,7 @@ fn perform<O: Origin>(
             Box::pin(async move {
                 let k = key.to_string();
                 let r: Result<u64, _> = bounded(
+                    &inner.counters,
                     script
                         .key(lock_key(&k))
                         .key(fence_key(&k))
@@ -511,6 +678,7 @@ fn perform<O: Origin>(
             Box::pin(async move {
                 if let Some(secret) = secret {
                     let _ = bounded(
+                        &inner.counters,
                         script
                             .key(lock_key(&key.to_string()))
                             .arg(secret.as_str())
@@ -530,7 +698,13 @@ fn perform<O: Origin>(
                         .await
                     {
                         Ok(Ok(p)) => (Input::Admitted, Got::Permit(p)),
-                        _ => (Input::Shed, Got::Nothing),
+                        _ => {
+                            inner
+                                .counters
+                                .admission_shed
+                                .fetch_add(1, Ordering::Relaxed);
+                            (Input::Shed, Got::Nothing)
+                        }
                     }
                 })
             }
@@ -540,6 +714,10 @@ fn perform<O: Origin>(
             // The admission permit, if any, stays with this request until
             // the call's answer comes back (see `run`).
             let call = inner.origin.compute(key);
+            // The value's version is when its computation started: a
+            // recompute that started earlier read older data, whenever it
+            // ends.
+            let version = (wall_ms() & 0xffff_ffff) as u32;
             Box::pin(async move {
                 let r = match timeout {
                     Some(t) => tokio::time::timeout(Duration::from_micros(t), call)
@@ -548,13 +726,10 @@ fn perform<O: Origin>(
                     None => call.await,
                 };
                 match r {
-                    Ok(bytes) => {
-                        let version = (wall_ms() & 0xffff_ffff) as u32;
-                        (
-                            Input::Origin(Ok(Value::fresh(key, version))),
-                            Got::Computed(Arc::new(bytes)),
-                        )
-                    }
+                    Ok(bytes) => (
+                        Input::Origin(Ok(Value::fresh(key, version))),
+                        Got::Computed(Arc::new(bytes)),
+                    ),
                     Err(_) => (
                         Input::Origin(Err(stampede::flight::Failure::Origin)),
                         Got::Nothing,
@@ -568,18 +743,21 @@ fn perform<O: Origin>(
             delta,
             fence,
         } => {
-            inner
-                .counters
-                .values_written
-                .fetch_add(1, Ordering::Relaxed);
             let bytes = computed.clone().unwrap_or_default();
             let script = inner.write_fenced.clone();
             let now = wall_ms();
-            let fresh = now + inner.value_ttl.as_millis() as u64;
+            let ttl = inner.value_ttl.as_millis() as f64;
+            let ttl = if inner.jitter > 0.0 {
+                ttl * (1.0 - inner.jitter + 2.0 * inner.jitter * inner.unit())
+            } else {
+                ttl
+            };
+            let fresh = now + (ttl as u64).max(1);
             let stale = fresh + inner.stale.as_millis() as u64;
             let keep = (stale - now).max(1);
             Box::pin(async move {
-                let _ = bounded(
+                let written = bounded(
+                    &inner.counters,
                     script
                         .key(value_key(&key.to_string()))
                         .arg(bytes.as_slice())
@@ -592,12 +770,26 @@ fn perform<O: Origin>(
                         .invoke_async::<i64>(&mut con),
                 )
                 .await;
+                // Counted as the simulation counts them: a write that
+                // landed, or one the fence refused; a failed one is neither.
+                match written {
+                    Ok(0) => inner
+                        .counters
+                        .writes_refused
+                        .fetch_add(1, Ordering::Relaxed),
+                    Ok(_) => inner
+                        .counters
+                        .values_written
+                        .fetch_add(1, Ordering::Relaxed),
+                    Err(_) => 0,
+                };
                 (Input::Ack, Got::Nothing)
             })
         }
         Step::CacheSetNegative { key, ttl } => Box::pin(async move {
             let until = wall_ms() + ttl / 1000;
             let _ = bounded(
+                &inner.counters,
                 redis::cmd("HSET")
                     .arg(value_key(&key.to_string()))
                     .arg("neg")
@@ -625,30 +817,44 @@ fn perform<O: Origin>(
 /// caller's deadline: the outage would decide what fail-open is for.
 pub const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
 
-/// A Redis command bounded by [`REDIS_TIMEOUT`]; a late answer is an error.
-async fn bounded<T>(f: impl Future<Output = redis::RedisResult<T>>) -> redis::RedisResult<T> {
-    tokio::time::timeout(REDIS_TIMEOUT, f)
+/// A Redis command bounded by [`REDIS_TIMEOUT`]; a late answer is an
+/// error. Every error is counted.
+async fn bounded<T>(
+    counters: &Counters,
+    f: impl Future<Output = redis::RedisResult<T>>,
+) -> redis::RedisResult<T> {
+    let r = tokio::time::timeout(REDIS_TIMEOUT, f)
         .await
         .unwrap_or_else(|_| {
             Err(redis::RedisError::from(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
                 "Redis did not answer in time",
             )))
-        })
+        });
+    if r.is_err() {
+        counters.redis_errors.fetch_add(1, Ordering::Relaxed);
+    }
+    r
 }
 
-/// `HMGET value:{key} v version fresh stale neg`.
+/// `HMGET value:{key} v version fresh stale neg delta`.
 type Row = (
     Option<Vec<u8>>,
     Option<u32>,
     Option<u64>,
     Option<u64>,
     Option<u64>,
+    Option<u64>,
 );
 
 /// Reads `value:{key}` and says what the machine should hear.
-async fn read_value(con: &mut ConnectionManager, key: u32) -> (CacheReply, Option<Payload>) {
+async fn read_value<O>(
+    inner: &Inner<O>,
+    con: &mut Conn,
+    key: u32,
+) -> (CacheReply, Option<Payload>) {
     let row = bounded(
+        &inner.counters,
         redis::cmd("HMGET")
             .arg(value_key(&key.to_string()))
             .arg("v")
@@ -656,32 +862,42 @@ async fn read_value(con: &mut ConnectionManager, key: u32) -> (CacheReply, Optio
             .arg("fresh")
             .arg("stale")
             .arg("neg")
+            .arg("delta")
             .query_async::<Row>(con),
     )
     .await;
     match row {
         Err(_) => (CacheReply::Error, None),
-        Ok(row) => reply_of(key, row),
+        Ok(row) => reply_of(inner, key, row),
     }
 }
 
 /// What a stored row means now: fresh, stale, a negative mark (with the
 /// stale value under it, if servable) or a miss.
-fn reply_of(key: u32, row: Row) -> (CacheReply, Option<Payload>) {
+/// With XFetch on, a fresh read carries its expiry (on the driver's
+/// clock), the stored recompute delta and a draw, for the machine to decide
+/// on an early refresh.
+fn reply_of<O>(inner: &Inner<O>, key: u32, row: Row) -> (CacheReply, Option<Payload>) {
     let now = wall_ms();
-    let (bytes, version, fresh, stale, neg) = row;
-    {
-        {
-            let value = version.map(|v| Value::fresh(key, v));
-            let bytes = bytes.map(Arc::new);
-            let fresh_ok = fresh.is_some_and(|f| now < f);
-            let stale_ok = stale.is_some_and(|s| now < s);
-            match (value, fresh_ok, stale_ok, neg.is_some_and(|n| now < n)) {
-                (Some(v), true, _, _) => (CacheReply::Fresh(v), bytes),
-                (v, _, stale_ok, true) => (CacheReply::Negative(v.filter(|_| stale_ok)), bytes),
-                (Some(v), false, true, false) => (CacheReply::Stale(v), bytes),
-                _ => (CacheReply::Miss, None),
-            }
+    let (bytes, version, fresh, stale, neg, delta) = row;
+    let value = version.map(|v| Value::fresh(key, v));
+    let bytes = bytes.map(Arc::new);
+    let fresh_ok = fresh.is_some_and(|f| now < f);
+    let stale_ok = stale.is_some_and(|s| now < s);
+    match (value, fresh_ok, stale_ok, neg.is_some_and(|n| now < n)) {
+        (Some(v), true, _, _) if inner.xfetch => {
+            let left = fresh.unwrap_or(now).saturating_sub(now) * 1000;
+            let reply = CacheReply::FreshUntil {
+                value: v,
+                expires_at: inner.now() + left,
+                delta: delta.unwrap_or(0),
+                draw: (inner.unit() * f64::from(u32::MAX)) as u32,
+            };
+            (reply, bytes)
         }
+        (Some(v), true, _, _) => (CacheReply::Fresh(v), bytes),
+        (v, _, stale_ok, true) => (CacheReply::Negative(v.filter(|_| stale_ok)), bytes),
+        (Some(v), false, true, false) => (CacheReply::Stale(v), bytes),
+        _ => (CacheReply::Miss, None),
     }
 }

@@ -1,34 +1,63 @@
-//! A real fleet: a scenario run with real tasks against a real Redis. Each
-//! instance is a [`Driver`] (its own flight table and connection); each
-//! thread a task that asks once (a burst) for the hot key; the origin
-//! sleeps for the scenario's latency and fails, hangs or stalls as it says.
-//! The counts use the simulation's names, so the two can be set side by
-//! side ([`compare`]).
+//! A real fleet: a scenario run with real tasks against a real Redis (one
+//! server or a cluster). Each instance is a [`Driver`] (its own flight
+//! table and connection); each thread a task; the origin sleeps for the
+//! scenario's latency and fails, hangs or stalls as it says. The counts use
+//! the simulation's names, so the two can be set side by side
+//! ([`compare`]).
 //!
-//! How close the two come: recomputes, claim attempts and claim wins agree
-//! exactly while the real arrivals fit inside the recompute, as they do for
-//! small fleets (the conformance tests run 8 x 25). On 2 cores, 8,000 tasks
-//! take longer than a 200 ms recompute to arrive and make their first round
-//! trip, so late ones find the value or re-claim after the release:
-//! `stampede-fleet --preset claim-outer --compare` measured 7,924 claim
-//! attempts and 5 wins against the simulation's 8,000 and 1, while the card's
-//! burst, singleflight, no protection and a hung origin agreed.
+//! The three workloads, as the simulation draws them:
+//! - **burst**: every thread asks once for key 0, arrivals spread over
+//!   `spread_ms`;
+//! - **cold**: the same arrivals, each for a random key among `keys`, on an
+//!   empty cache;
+//! - **steady**: each thread asks first within `think_ms`, then again
+//!   `think_ms` x [0.5, 1.5) after each answer, until `duration_ms`; keys are
+//!   skewed towards key 0 (`u^3 x keys`).
 //!
-//! So far bursts only (steady and cold traffic, and a Redis outage, need a
-//! clock-driven load and a Redis that can be stopped mid-run).
+//! Faults, injected for real: `redis_down` puts a [`FaultProxy`] between
+//! the instances and Redis and takes it down before the first request
+//! (every command errors, as in the simulation); `holder_crash` makes the
+//! fleet's first claim winner die right after winning, without releasing.
+//!
+//! How close a real run comes to the simulation: see [`checks`]. Burst
+//! shapes whose arrivals fit inside the recompute agree exactly on
+//! recomputes, claim attempts and wins. Everything that depends on real
+//! timers and scheduling (steady traffic, TTLs, jitter, a crashed holder's
+//! TTL, an outage's error count, admission) agrees within a tolerance: the
+//! simulation's clock is exact and its events ordered, a real one has
+//! timer granularity, scheduling delays on a shared 2-core machine and
+//! Redis round trips that vary.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use stampede::metrics::{Ending, Report};
+use stampede::rng::Rng;
 use stampede::scenario::{Scenario, Workload};
 use tokio::time::Instant;
 
 use crate::claim::{fence_key, lock_key, value_key};
+use crate::conn::Target;
 use crate::driver::{Driver, Origin};
+use crate::proxy::FaultProxy;
+
+/// What the origin saw: calls, failures, and how many ran at once.
+#[derive(Default)]
+struct OriginStats {
+    calls: AtomicU64,
+    failures: AtomicU64,
+    /// Calls at the origin right now: past `origin_capacity` every call
+    /// slows in proportion, as the simulation's origin does.
+    running: AtomicU64,
+    peak: AtomicU64,
+    /// Calls started while another call for the same key was running.
+    overlapping: AtomicU64,
+    per_key: Mutex<HashMap<u32, u32>>,
+}
 
 /// The scenario's origin, for real: latency `recompute_ms` x [0.75, 1.25),
 /// failures by `fail_rate`, every call failing during the outage, never
@@ -37,11 +66,31 @@ use crate::driver::{Driver, Origin};
 pub struct ScenarioOrigin {
     scenario: Arc<Scenario>,
     start: Instant,
-    calls: Arc<AtomicU64>,
-    failures: Arc<AtomicU64>,
-    /// Calls at the origin right now: past `origin_capacity` every call
-    /// slows in proportion, as the simulation's origin does.
-    running: Arc<AtomicU64>,
+    stats: Arc<OriginStats>,
+}
+
+/// One call at the origin: counted as running until it ends or is dropped
+/// (an origin timeout drops it).
+struct Running {
+    stats: Arc<OriginStats>,
+    key: u32,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stats.running.fetch_sub(1, Ordering::SeqCst);
+        let mut per_key = self
+            .stats
+            .per_key
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(n) = per_key.get_mut(&self.key) {
+            *n -= 1;
+            if *n == 0 {
+                per_key.remove(&self.key);
+            }
+        }
+    }
 }
 
 impl ScenarioOrigin {
@@ -49,9 +98,7 @@ impl ScenarioOrigin {
         ScenarioOrigin {
             scenario: Arc::new(s.clone()),
             start: Instant::now(),
-            calls: Arc::new(AtomicU64::new(0)),
-            failures: Arc::new(AtomicU64::new(0)),
-            running: Arc::new(AtomicU64::new(0)),
+            stats: Arc::default(),
         }
     }
 
@@ -59,28 +106,51 @@ impl ScenarioOrigin {
     /// seeded generator (the spread only has to vary, not to match the
     /// simulation's stream draw for draw).
     fn draw(n: u64) -> f64 {
-        stampede::rng::Rng::new(n).unit()
+        Rng::new(n).unit()
+    }
+
+    pub fn calls(&self) -> u64 {
+        self.stats.calls.load(Ordering::SeqCst)
     }
 }
 
 impl Origin for ScenarioOrigin {
     fn compute(&self, key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
         let s = self.scenario.clone();
-        let n = self.calls.fetch_add(1, Ordering::SeqCst);
-        let failures = self.failures.clone();
-        let running = self.running.clone();
-        let load = running.fetch_add(1, Ordering::SeqCst) + 1;
+        let st = self.stats.clone();
+        let n = st.calls.fetch_add(1, Ordering::SeqCst);
+        let load = st.running.fetch_add(1, Ordering::SeqCst) + 1;
+        st.peak.fetch_max(load, Ordering::SeqCst);
+        {
+            let mut per_key = st.per_key.lock().unwrap_or_else(PoisonError::into_inner);
+            let running = per_key.entry(key).or_insert(0);
+            if *running > 0 {
+                st.overlapping.fetch_add(1, Ordering::SeqCst);
+            }
+            *running += 1;
+        }
+        let guard = Running {
+            stats: st.clone(),
+            key,
+        };
         let in_outage = self.start.elapsed() < Duration::from_millis(u64::from(s.origin_outage_ms));
         Box::pin(async move {
+            let _guard = guard;
             if s.hang {
                 std::future::pending::<()>().await;
             }
+            // As the simulation's origin: base x [0.75, 1.25), with a 2%
+            // tail at 2-4x, slowed in proportion past its capacity.
             let overload = (load as f64 / f64::from(s.origin_capacity.max(1))).max(1.0);
-            let base = f64::from(s.recompute_ms) * (0.75 + 0.5 * Self::draw(n)) * overload;
+            let tail = if Self::draw(n ^ 0x7a11) < 0.02 {
+                2.0 + (Self::draw(n ^ 0x7a12) * 3.0).floor()
+            } else {
+                1.0
+            };
+            let base = f64::from(s.recompute_ms) * (0.75 + 0.5 * Self::draw(n)) * tail * overload;
             tokio::time::sleep(Duration::from_micros((base * 1000.0) as u64)).await;
-            running.fetch_sub(1, Ordering::SeqCst);
             if in_outage || Self::draw(n ^ 0x5555) < s.fail_rate {
-                failures.fetch_add(1, Ordering::SeqCst);
+                st.failures.fetch_add(1, Ordering::SeqCst);
                 return Err("the origin failed".into());
             }
             Ok(format!("value of {key}").into_bytes())
@@ -88,29 +158,66 @@ impl Origin for ScenarioOrigin {
     }
 }
 
-/// Runs `s` (a burst) for real against the Redis at `url` and counts what
-/// happened, in the simulation's vocabulary.
-pub async fn run_burst(url: &str, s: &Scenario) -> Result<Report, String> {
-    if s.workload != Workload::Burst {
-        return Err("only burst workloads run for real so far".into());
+/// The keys a run touches.
+fn keys_of(s: &Scenario) -> u32 {
+    match s.workload {
+        Workload::Burst => 1,
+        Workload::Cold | Workload::Steady => s.keys.max(1),
     }
-    if s.redis_down || s.holder_crash {
-        return Err("Redis outages and crashing holders are not injected for real yet".into());
+}
+
+/// Runs `s` for real against `target` (a URL, several comma-separated URLs
+/// for a cluster, or a [`Target`]) and counts what happened, in the
+/// simulation's vocabulary.
+pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, String> {
+    let target = target.into();
+    let proxied = match (&target, s.redis_down) {
+        (Target::Single(url), true) => Some(FaultProxy::in_front_of(url).await?),
+        (Target::Cluster(_), true) => {
+            return Err(
+                "a Redis outage is injected through a proxy in front of one server; \
+                 it cannot be injected into a cluster"
+                    .into(),
+            )
+        }
+        (_, false) => None,
+    };
+    let ms = |v: u32| Duration::from_millis(u64::from(v));
+    // A clean slate for the keys this run uses: no value, claim or fence
+    // from a run before (one slot per key, so one DEL each on a cluster).
+    let mut con = target.connect().await.map_err(|e| e.to_string())?;
+    for k in 0..keys_of(s) {
+        let k = k.to_string();
+        let _: i64 = redis::cmd("DEL")
+            .arg(value_key(&k))
+            .arg(lock_key(&k))
+            .arg(fence_key(&k))
+            .query_async(&mut con)
+            .await
+            .map_err(|e| e.to_string())?;
     }
-    // A clean slate for the hot key: no value, claim or fence from a run before.
-    let client = redis::Client::open(url).map_err(|e| e.to_string())?;
-    let mut con = client
-        .get_multiplexed_async_connection()
-        .await
-        .map_err(|e| e.to_string())?;
-    let _: i64 = redis::cmd("DEL")
-        .arg(value_key("0"))
-        .arg(lock_key("0"))
-        .arg(fence_key("0"))
-        .query_async(&mut con)
-        .await
-        .map_err(|e| e.to_string())?;
-    if s.stale_ms > 0 {
+    if s.workload == Workload::Steady {
+        // As the simulation starts steady traffic: every key there, fresh
+        // for a (jittered) TTL from now, with the nominal recompute delta.
+        let delta = (u64::from(s.recompute_ms) + 3 * u64::from(s.rtt_ms)) * 1000;
+        let mut rng = Rng::new(0x5eed);
+        for k in 0..keys_of(s) {
+            let f = 1.0 - s.jitter + 2.0 * s.jitter * rng.unit();
+            let fresh = ms(s.value_ttl_ms).mul_f64(if s.jitter > 0.0 { f } else { 1.0 });
+            let payload = format!("value of {k}");
+            crate::driver::seed_value(
+                &mut con,
+                k,
+                payload.as_bytes(),
+                fresh,
+                ms(s.stale_ms),
+                delta,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        }
+    }
+    if s.workload == Workload::Burst && s.stale_ms > 0 {
         // As the simulation starts a burst with a stale window: the key is
         // there, expired, and servable stale for `stale_ms`.
         let stale = Duration::from_millis(u64::from(s.stale_ms));
@@ -121,62 +228,113 @@ pub async fn run_burst(url: &str, s: &Scenario) -> Result<Report, String> {
     }
 
     let origin = ScenarioOrigin::new(s);
+    let crashed = Arc::new(AtomicBool::new(false));
+    let via = match &proxied {
+        Some(p) => Target::Single(p.url()),
+        None => target.clone(),
+    };
     let mut drivers = Vec::new();
     for _ in 0..s.instances {
         drivers.push(
-            Driver::connect(url, s, origin.clone())
+            Driver::connect_in(&via, s, origin.clone(), crashed.clone())
                 .await
                 .map_err(|e| e.to_string())?,
         );
+    }
+    if let Some(p) = &proxied {
+        // Redis goes away before the first request and stays away.
+        p.set_down(true);
     }
     let start = Instant::now();
     let mut calls = Vec::new();
     for (i, d) in drivers.iter().enumerate() {
         for t in 0..s.threads {
             let d = d.clone();
-            // Arrivals spread over the burst window, as in the simulation.
             let n = u64::from(i as u32 * s.threads + t);
-            let at = start
-                + Duration::from_micros(
-                    (ScenarioOrigin::draw(n ^ 0xabcd) * f64::from(s.spread_ms) * 1000.0) as u64,
-                );
+            let s = s.clone();
             calls.push(tokio::spawn(async move {
-                tokio::time::sleep_until(at).await;
-                let asked = Instant::now();
-                let a = d.get(0).await;
-                (a.ending, asked.elapsed())
+                let mut rng = Rng::new(n ^ 0xabcd_0000);
+                let mut out = Vec::new();
+                match s.workload {
+                    Workload::Burst | Workload::Cold => {
+                        // Arrivals spread over the window, as in the simulation.
+                        let at = start + ms(s.spread_ms).mul_f64(rng.unit());
+                        let key = match s.workload {
+                            Workload::Cold => rng.below(u64::from(s.keys.max(1))) as u32,
+                            _ => 0,
+                        };
+                        tokio::time::sleep_until(at).await;
+                        let asked = Instant::now();
+                        let a = d.get(key).await;
+                        out.push((a.ending, asked.elapsed()));
+                    }
+                    Workload::Steady => {
+                        let end = start + ms(s.duration_ms);
+                        let think = ms(s.think_ms);
+                        let mut at = start + think.mul_f64(rng.unit());
+                        while at < end {
+                            tokio::time::sleep_until(at).await;
+                            // Skewed towards low keys: key 0 is the hottest.
+                            let u = rng.unit();
+                            let key = ((u * u * u * f64::from(s.keys)) as u32)
+                                .min(s.keys.saturating_sub(1));
+                            let asked = Instant::now();
+                            let a = d.get(key).await;
+                            out.push((a.ending, asked.elapsed()));
+                            let pause = think / 2 + think.mul_f64(rng.unit());
+                            at = Instant::now() + pause.max(Duration::from_micros(1));
+                        }
+                    }
+                }
+                out
             }));
         }
     }
     let mut r = Report::default();
     let mut latencies = Vec::new();
     for c in calls {
-        let (ending, took) = c.await.map_err(|e| e.to_string())?;
-        r.requests += 1;
-        latencies.push(took.as_secs_f64() * 1000.0);
-        match ending {
-            Ending::Hit => r.hits += 1,
-            Ending::Stale => r.stale_served += 1,
-            Ending::Computed => r.computed += 1,
-            Ending::Shared => r.shared += 1,
-            Ending::Degraded => r.degraded += 1,
-            Ending::Error => r.errors += 1,
-            Ending::Timeout => r.timeouts += 1,
+        for (ending, took) in c.await.map_err(|e| e.to_string())? {
+            r.requests += 1;
+            latencies.push(took.as_secs_f64() * 1000.0);
+            match ending {
+                Ending::Hit => r.hits += 1,
+                Ending::Stale => r.stale_served += 1,
+                Ending::Computed => r.computed += 1,
+                Ending::Shared => r.shared += 1,
+                Ending::Degraded => r.degraded += 1,
+                Ending::Error => r.errors += 1,
+                Ending::Timeout => r.timeouts += 1,
+            }
         }
     }
     // Let work that outlived its callers finish writing and releasing (or
-    // give up on a hung origin at its timeout).
-    let settle = (u64::from(s.recompute_ms) * 3).max(u64::from(s.origin_timeout_ms)) + 200;
-    tokio::time::sleep(Duration::from_millis(settle.min(5000))).await;
+    // give up on a hung origin at its timeout), within a bound.
+    let settle = (u64::from(s.recompute_ms) * 4).max(u64::from(s.origin_timeout_ms)) + 500;
+    let until = Instant::now() + Duration::from_millis(settle.min(10_000));
+    while Instant::now() < until
+        && drivers
+            .iter()
+            .any(|d| d.counters().running.load(Ordering::SeqCst) > 0)
+    {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     for d in &drivers {
         let c = d.counters();
-        r.recomputes += c.recomputes.load(Ordering::SeqCst);
-        r.claim_attempts += c.claim_attempts.load(Ordering::SeqCst);
-        r.claim_wins += c.claim_wins.load(Ordering::SeqCst);
-        r.releases += c.releases.load(Ordering::SeqCst);
-        r.values_written += c.values_written.load(Ordering::SeqCst);
+        let get = |a: &AtomicU64| a.load(Ordering::SeqCst);
+        r.recomputes += get(&c.recomputes);
+        r.claim_attempts += get(&c.claim_attempts);
+        r.claim_wins += get(&c.claim_wins);
+        r.releases += get(&c.releases);
+        r.values_written += get(&c.values_written);
+        r.redis_errors += get(&c.redis_errors);
+        r.admission_shed += get(&c.admission_shed);
+        r.misses += get(&c.misses);
+        r.crashed += get(&c.crashed);
+        r.writes_refused += get(&c.writes_refused);
     }
-    r.origin_failures = origin.failures.load(Ordering::SeqCst);
+    r.origin_failures = origin.stats.failures.load(Ordering::SeqCst);
+    r.origin_peak_concurrency = origin.stats.peak.load(Ordering::SeqCst);
+    r.overlapping_recomputes = origin.stats.overlapping.load(Ordering::SeqCst);
     latencies.sort_by(f64::total_cmp);
     let q = |p: f64| {
         latencies
@@ -187,32 +345,43 @@ pub async fn run_burst(url: &str, s: &Scenario) -> Result<Report, String> {
     r.p50_ms = q(0.5);
     r.p99_ms = q(0.99);
     r.max_ms = latencies.last().copied().unwrap_or(0.0);
+    drop(proxied);
     Ok(r)
 }
 
 /// The counters a real run and the simulation must agree on exactly for a
-/// burst, and the ones that may differ by timing (polls, latencies).
+/// burst whose arrivals fit inside the recompute.
 pub const EXACT: [&str; 4] = ["requests", "recomputes", "claim_attempts", "claim_wins"];
+
+/// Every counter a real run measures.
+pub const MEASURED: [&str; 22] = [
+    "requests",
+    "hits",
+    "computed",
+    "shared",
+    "stale_served",
+    "degraded",
+    "errors",
+    "timeouts",
+    "misses",
+    "recomputes",
+    "overlapping_recomputes",
+    "origin_failures",
+    "origin_peak_concurrency",
+    "claim_attempts",
+    "claim_wins",
+    "releases",
+    "values_written",
+    "writes_refused",
+    "redis_errors",
+    "admission_shed",
+    "crashed",
+    "p99_ms",
+];
 
 /// Side by side: (counter, simulated, real) for every counter the real run
 /// measures.
 pub fn compare(sim: &Report, real: &Report) -> Vec<(String, String, String)> {
-    const MEASURED: [&str; 14] = [
-        "requests",
-        "hits",
-        "computed",
-        "shared",
-        "stale_served",
-        "degraded",
-        "errors",
-        "timeouts",
-        "recomputes",
-        "origin_failures",
-        "claim_attempts",
-        "claim_wins",
-        "releases",
-        "values_written",
-    ];
     let (a, b) = (sim.fields(), real.fields());
     MEASURED
         .iter()
@@ -222,4 +391,207 @@ pub fn compare(sim: &Report, real: &Report) -> Vec<(String, String, String)> {
             Some((m.to_string(), x, y))
         })
         .collect()
+}
+
+/// How far a real count may be from the simulation's and still agree:
+/// `|real - sim| <= max(abs, rel x sim)`. Exact when both are 0.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    pub rel: f64,
+    pub abs: u64,
+}
+
+impl Tolerance {
+    pub const EXACT: Tolerance = Tolerance { rel: 0.0, abs: 0 };
+
+    pub const fn rel(rel: f64) -> Tolerance {
+        Tolerance { rel, abs: 0 }
+    }
+
+    pub const fn abs(abs: u64) -> Tolerance {
+        Tolerance { rel: 0.0, abs }
+    }
+
+    pub const fn either(rel: f64, abs: u64) -> Tolerance {
+        Tolerance { rel, abs }
+    }
+
+    pub fn allows(&self, sim: f64, real: f64) -> bool {
+        (real - sim).abs() <= (self.abs as f64).max(self.rel * sim) + 1e-9
+    }
+
+    /// `exact`, `±10%`, `±20` or `±10% or ±2`.
+    pub fn describe(&self) -> String {
+        let pct = format!("±{}%", (self.rel * 100.0).round());
+        match (self.rel > 0.0, self.abs > 0) {
+            (false, false) => "exact".into(),
+            (true, false) => pct,
+            (false, true) => format!("±{}", self.abs),
+            (true, true) => format!("{pct} or ±{}", self.abs),
+        }
+    }
+}
+
+/// One conformance row group: a preset at a size this machine runs in
+/// seconds, and the metrics compared, each with its tolerance.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub preset: &'static str,
+    pub scenario: Scenario,
+    pub metrics: Vec<(&'static str, Tolerance)>,
+}
+
+/// Why the tolerances exist, in one line (`data/conformance.tsv` carries it).
+pub const TOLERANCE_NOTE: &str = "bursts whose arrivals fit inside the recompute agree exactly; \
+steady traffic, TTLs, jitter, a crashed holder's TTL, an outage and admission run on real timers \
+and a shared scheduler (timer granularity, Redis round trips that vary, tasks delayed on 2 cores), \
+so their counts agree within the stated bound: |real - sim| <= max(abs, rel x sim)";
+
+/// The conformance run: every preset the real fleet can run, sized for a
+/// 2-core machine, with what must agree and how closely.
+pub fn checks() -> Vec<Check> {
+    use Tolerance as T;
+    let p = |name: &str| stampede::scenario::preset(name).expect("a preset");
+    let exact_burst = vec![
+        ("requests", T::EXACT),
+        ("recomputes", T::EXACT),
+        ("claim_attempts", T::EXACT),
+        ("claim_wins", T::EXACT),
+        ("timeouts", T::EXACT),
+    ];
+    let small = |name: &str| Scenario {
+        instances: 8,
+        threads: 25,
+        ..p(name)
+    };
+    // Steady presets run 6-8 s instead of 20-30 s, values living 2 s, so
+    // that a run sees values expire and refresh several times.
+    let steady = |name: &str, duration_ms: u32| Scenario {
+        duration_ms,
+        value_ttl_ms: 2000,
+        ..p(name)
+    };
+    vec![
+        // The card, at its full size: 40 x 200.
+        Check {
+            preset: "burst",
+            scenario: p("burst"),
+            metrics: exact_burst.clone(),
+        },
+        Check {
+            preset: "singleflight",
+            scenario: p("singleflight"),
+            metrics: exact_burst.clone(),
+        },
+        // At 40 x 200 the 8,000 real tasks take longer than the recompute
+        // to make their first round trip on 2 cores, and late ones re-claim
+        // after the release; 8 x 25 fits.
+        Check {
+            preset: "claim-outer",
+            scenario: small("claim-outer"),
+            metrics: exact_burst.clone(),
+        },
+        Check {
+            preset: "hang",
+            scenario: small("hang"),
+            metrics: exact_burst.clone(),
+        },
+        // Stale losers end their flights at once, so later arrivals claim
+        // again: how often depends on timing, in both.
+        Check {
+            preset: "stale",
+            scenario: small("stale"),
+            metrics: vec![
+                ("requests", T::EXACT),
+                ("recomputes", T::EXACT),
+                ("stale_served", T::either(0.1, 25)),
+                ("claim_attempts", T::either(0.5, 8)),
+                ("timeouts", T::EXACT),
+            ],
+        },
+        Check {
+            preset: "redis-down",
+            scenario: Scenario {
+                instances: 10,
+                threads: 50,
+                ..p("redis-down")
+            },
+            metrics: vec![
+                ("requests", T::EXACT),
+                ("recomputes", T::EXACT),
+                ("claim_attempts", T::EXACT),
+                ("timeouts", T::EXACT),
+                ("redis_errors", T::rel(0.1)),
+            ],
+        },
+        Check {
+            preset: "cold",
+            scenario: p("cold"),
+            metrics: vec![
+                ("requests", T::EXACT),
+                ("recomputes", T::either(0.25, 5)),
+                ("admission_shed", T::rel(0.1)),
+                ("claim_attempts", T::rel(0.1)),
+                ("origin_peak_concurrency", T::rel(0.15)),
+                ("timeouts", T::abs(10)),
+            ],
+        },
+        Check {
+            preset: "jitter",
+            scenario: steady("jitter", 8000),
+            metrics: vec![
+                ("requests", T::rel(0.1)),
+                ("misses", T::rel(0.15)),
+                ("recomputes", T::rel(0.15)),
+                ("overlapping_recomputes", T::rel(0.25)),
+                ("origin_peak_concurrency", T::rel(0.25)),
+                ("timeouts", T::abs(20)),
+            ],
+        },
+        Check {
+            preset: "short-ttl",
+            scenario: steady("short-ttl", 6000),
+            metrics: vec![
+                ("requests", T::rel(0.1)),
+                ("recomputes", T::abs(3)),
+                ("overlapping_recomputes", T::abs(3)),
+                // Losers poll every 50 ms and claim again whenever a poll
+                // lands after the 100 ms claim expired: the simulation
+                // itself ranges 33-47 over seeds 1-8 (39 at seed 1), real
+                // runs measured 31-59.
+                ("claim_attempts", T::either(0.6, 6)),
+                // A recompute in the origin's 2% slow tail leaves one
+                // instance's callers (20) past their deadline, or not.
+                ("timeouts", T::abs(20)),
+            ],
+        },
+        Check {
+            preset: "holder-crash",
+            scenario: Scenario {
+                claim_ttl_ms: 3000,
+                ..steady("holder-crash", 6000)
+            },
+            metrics: vec![
+                ("requests", T::rel(0.1)),
+                ("crashed", T::EXACT),
+                ("recomputes", T::abs(1)),
+                ("claim_wins", T::abs(1)),
+                // A threshold: each thread waits out its deadline two or
+                // three times inside the dead claim's TTL, depending on
+                // whether its last wait ends before the new value lands
+                // (real TTL expiry, poll interval and recompute time shift
+                // that by tens of ms). Measured +10% to +30% on 2 cores.
+                ("timeouts", T::rel(0.4)),
+            ],
+        },
+    ]
+}
+
+/// One metric of a report as a number (0 when it has no such field).
+pub fn metric(r: &Report, name: &str) -> f64 {
+    r.fields()
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0.0)
 }

@@ -23,7 +23,10 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 
 use stampede::flight::{FlightPolicy, FlightTable, Join, LeaderTicket, Outcome, WaiterTicket};
 use tokio::sync::oneshot;
@@ -173,10 +176,11 @@ where
     {
         let state = self.state.clone();
         tokio::spawn(async move {
-            // A task of its own, so that a panic is caught as a JoinError.
-            let result = match tokio::spawn(work).await {
+            // A panic in the work is caught where it is polled (one task,
+            // not a second one spawned to catch it as a JoinError).
+            let result = match CatchUnwind(Box::pin(work)).await {
                 Ok(r) => r.map_err(Failure::Error),
-                Err(_) => Err(Failure::Panicked),
+                Err(()) => Err(Failure::Panicked),
             };
             let shared: Shared<V, E> = Arc::new(result);
             let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -232,4 +236,23 @@ async fn wait<K: Hash + Eq + Clone, V, E>(
     };
     drop(guard);
     out
+}
+
+/// A future that turns a panic while it is polled into `Err(())`. The
+/// panicking future is never polled again (it is dropped with the wrapper),
+/// so nothing observes state a panic left half-changed: asserting unwind
+/// safety is sound here.
+struct CatchUnwind<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, ()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(())),
+        }
+    }
 }

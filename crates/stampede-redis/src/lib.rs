@@ -17,18 +17,27 @@
 //!   admission semaphore, the origin, the write). The caller is answered
 //!   when the machine says so and the work goes on after it.
 //!
-//! - [`fleet`]: a scenario (a burst, so far) run for real, counted in the
-//!   simulation's names; the `stampede-fleet` binary prints it, and beside
-//!   the simulation's with `--compare`.
+//! - [`fleet`]: any scenario run for real (bursts, cold starts, steady
+//!   traffic; a Redis outage and a crashing holder injected), counted in the
+//!   simulation's names; the `stampede-fleet` binary prints it, beside the
+//!   simulation's with `--compare`, and the conformance table with
+//!   `--conformance`. Bursts agree with the simulation exactly; what runs on
+//!   real timers agrees within a tolerance per metric, documented in
+//!   [`fleet::checks`] and [`fleet::TOLERANCE_NOTE`].
 //!
-//! To come (issue "Real Redis"): steady and cold traffic for real, the
-//! cluster run, injected Redis faults, peer benchmarks.
+//! - [`conn`]: one Redis or a Redis Cluster behind one connection type.
+//!
+//! - [`proxy`]: a TCP proxy that delays or cuts the bytes between the
+//!   instances and Redis (a slow Redis, a Redis outage).
 
 pub mod claim;
+pub mod conn;
 pub mod driver;
 pub mod fleet;
 pub mod group;
+pub mod proxy;
 
-pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token};
+pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token, MAX_KEY_BYTES};
+pub use conn::{Conn, Target};
 pub use driver::{Answer, Driver, Origin};
 pub use group::{Failure, Group, Shared, TimedOut};

@@ -9,7 +9,12 @@ mod common;
 use common::TestRedis;
 use stampede::scenario::{preset, Scenario};
 use stampede::sim::Fleet;
-use stampede_redis::fleet::{run_burst, EXACT};
+use stampede_redis::fleet::{checks, metric, run, EXACT};
+use stampede_redis::Target;
+
+/// The fleets here are timing-sensitive: one at a time, not beside each
+/// other on the test harness's threads.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 fn small(name: &str) -> Scenario {
     Scenario {
@@ -21,11 +26,12 @@ fn small(name: &str) -> Scenario {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_card_and_its_variants_agree_with_the_simulation() {
+    let _one = SERIAL.lock().await;
     let redis = TestRedis::start().await;
     for name in ["burst", "singleflight", "claim-outer", "hang"] {
         let s = small(name);
         let sim = Fleet::new(&s, 1).run();
-        let real = run_burst(&redis.url, &s).await.unwrap();
+        let real = run(&redis.url, &s).await.unwrap();
         let (a, b) = (sim.fields(), real.fields());
         for m in EXACT {
             let x = &a.iter().find(|(k, _)| k == m).unwrap().1;
@@ -49,11 +55,18 @@ async fn the_card_and_its_variants_agree_with_the_simulation() {
 }
 
 #[tokio::test]
-async fn workloads_it_cannot_run_yet_are_refused_in_words() {
-    let err = run_burst("redis://127.0.0.1:1/", &preset("failure").unwrap())
+async fn what_cannot_be_injected_is_refused_in_words() {
+    let err = run(
+        Target::cluster("redis://127.0.0.1:1/"),
+        &preset("redis-down").unwrap(),
+    )
+    .await
+    .unwrap_err();
+    assert!(err.contains("cannot be injected into a cluster"), "{err}");
+    let err = run("redis://127.0.0.1:1/", &preset("failure").unwrap())
         .await
         .unwrap_err();
-    assert!(err.contains("only burst"), "{err}");
+    assert!(!err.is_empty());
 }
 
 /// Losers that answer stale at once end their flights fast, so later
@@ -63,16 +76,47 @@ async fn workloads_it_cannot_run_yet_are_refused_in_words() {
 /// attempts than instances on both sides.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stale_losers_agree_where_timing_does_not_decide() {
+    let _one = SERIAL.lock().await;
     let redis = TestRedis::start().await;
     let s = small("stale");
     let sim = Fleet::new(&s, 1).run();
-    let real = run_burst(&redis.url, &s).await.unwrap();
+    let real = run(&redis.url, &s).await.unwrap();
     assert_eq!((sim.recomputes, real.recomputes), (1, 1), "{real:?}");
-    assert_eq!(
-        real.stale_served,
-        real.requests - u64::from(s.threads),
+    // Nearly everybody but the winner's instance answers stale; a late
+    // arrival of a busy machine may find the new value instead.
+    let others = real.requests - u64::from(s.threads);
+    assert!(
+        real.stale_served <= others && real.stale_served + 25 >= others,
         "{real:?}"
     );
     assert!(sim.claim_attempts > u64::from(s.instances));
     assert!(real.claim_attempts > u64::from(s.instances), "{real:?}");
+}
+
+/// The conformance table's faster rows (the outage injected through the
+/// proxy, the cold start with admission, a crashed holder at a shorter
+/// length), each metric within its documented tolerance. `make
+/// conformance` runs them all, steady traffic included, at full length.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_and_cold_starts_agree_within_their_tolerance() {
+    let _one = SERIAL.lock().await;
+    let redis = TestRedis::start().await;
+    for c in checks() {
+        if !["redis-down", "cold", "holder-crash"].contains(&c.preset) {
+            continue;
+        }
+        let s = c.scenario.validated().unwrap();
+        let sim = Fleet::new(&s, 1).run();
+        let real = run(&redis.url, &s).await.unwrap();
+        for (m, tol) in &c.metrics {
+            let (x, y) = (metric(&sim, m), metric(&real, m));
+            assert!(
+                tol.allows(x, y),
+                "{}: {m} simulated {x}, real {y}, tolerance {}\n{real:?}",
+                c.preset,
+                tol.describe()
+            );
+        }
+        assert_eq!(real.ended(), real.requests, "{}", c.preset);
+    }
 }

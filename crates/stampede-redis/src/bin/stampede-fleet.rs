@@ -1,27 +1,41 @@
 //! `stampede-fleet`: runs a scenario for real, instances x threads of tokio
 //! tasks against a real Redis, and prints the counts in the simulation's
 //! names; `--compare` sets them beside `stampede-sim`'s for the same
-//! scenario. Bursts only so far.
+//! scenario. Bursts, cold starts and steady traffic; a single Redis or a
+//! Redis Cluster.
 
 use std::process::ExitCode;
 
 use stampede::scenario::{self, Scenario};
 use stampede::sim::Fleet;
-use stampede_redis::fleet::{compare, run_burst, EXACT};
+use stampede_redis::fleet::{self, compare, EXACT};
+use stampede_redis::Target;
 
 const USAGE: &str = "\
 usage: stampede-fleet [flags]
 
-  --preset NAME       start from a preset (a burst: burst, naive, singleflight,
-                      claim-outer, stale, hang, redis-down is not injected yet)
+  --preset NAME       start from a preset (any of stampede-sim's: bursts, cold,
+                      steady traffic; redis-down and holder-crash are injected
+                      for real)
   --url LINK          start from a share link (the page's address or its query)
   --instances N       instances (each its own flight table and connection)
   --threads N         tasks per instance
-  --redis URL         the Redis to use (default redis://127.0.0.1:6379)
+  --keys N            keys (cold and steady)
+  --duration-ms N     how long steady traffic runs
+  --set KNOB=VALUE    any other knob, by the name stampede-sim uses (repeatable)
+  --redis URL         the Redis to use (default redis://127.0.0.1:6379); several
+                      URLs separated by commas are a Redis Cluster's nodes
+  --cluster           read --redis as a cluster even if it names one node
   --json              print one JSON object
   --compare           run the simulation too and print both, with which
-                      counters must agree exactly (recomputes, claims) and
-                      which may differ by real timing (polls, hits vs shared)
+                      counters must agree and how closely (the conformance
+                      table's tolerance for the preset; exact recomputes and
+                      claims for other bursts) and which may differ by real
+                      timing (hits vs shared, latencies)
+  --conformance       run every preset of the conformance table (sized for a
+                      2-core machine) for real and in the simulation, print
+                      data/conformance.tsv's content, and fail if a metric is
+                      outside its tolerance
   -h, --help          this text";
 
 fn say(text: &str) {
@@ -52,7 +66,8 @@ async fn run(args: &[String]) -> Result<String, String> {
     let mut s = Scenario::default();
     let mut seed = 1;
     let mut redis = "redis://127.0.0.1:6379".to_string();
-    let (mut json, mut both) = (false, false);
+    let (mut json, mut both, mut cluster, mut table) = (false, false, false, false);
+    let mut preset_name: Option<String> = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = || it.next().cloned().ok_or(format!("{flag} needs a value"));
@@ -62,6 +77,7 @@ async fn run(args: &[String]) -> Result<String, String> {
                 let name = value()?;
                 s = scenario::preset(&name)
                     .ok_or(format!("unknown preset '{}'", scenario::clip(&name)))?;
+                preset_name = Some(name);
             }
             "--url" => {
                 let link = value()?;
@@ -72,13 +88,24 @@ async fn run(args: &[String]) -> Result<String, String> {
                 }
                 (s, seed) = (from, sd);
             }
-            "--instances" | "--threads" => {
-                let knob = &flag[2..];
+            "--instances" | "--threads" | "--keys" | "--duration-ms" => {
+                let knob = flag[2..].replace('-', "_");
+                let knob = knob.as_str();
                 s.set(knob, &value()?).map_err(|e| format!("{flag}: {e}"))?;
+            }
+            "--set" => {
+                let kv = value()?;
+                let (k, v) = kv.split_once('=').ok_or(format!(
+                    "--set wants KNOB=VALUE, not '{}'",
+                    scenario::clip(&kv)
+                ))?;
+                s.set(k, v).map_err(|e| format!("--set {k}: {e}"))?;
             }
             "--redis" => redis = value()?,
             "--json" => json = true,
             "--compare" => both = true,
+            "--cluster" => cluster = true,
+            "--conformance" => table = true,
             other => return Err(format!("unknown flag '{}'", scenario::clip(other))),
         }
     }
@@ -88,7 +115,15 @@ async fn run(args: &[String]) -> Result<String, String> {
             .collect::<Vec<_>>()
             .join("; ")
     })?;
-    let real = run_burst(&redis, &s).await?;
+    let target = if cluster {
+        Target::cluster(&redis)
+    } else {
+        Target::parse(&redis)
+    };
+    if table {
+        return conformance(&target).await;
+    }
+    let real = fleet::run(target, &s).await?;
     if !both {
         return if json {
             serde_json::to_string(&real).map_err(|e| e.to_string())
@@ -104,15 +139,139 @@ async fn run(args: &[String]) -> Result<String, String> {
     }
     let sim = Fleet::new(&s, seed).run();
     let rows = compare(&sim, &real);
-    let mut out = format!("{:<18} {:>8} {:>8}  must agree\n", "counter", "sim", "real");
+    // What must agree, and how closely: the conformance table's row for
+    // this preset if it has one (at its size there; the tolerance is a
+    // guide at another size), else the burst's exact counters for a burst.
+    let check = preset_name
+        .as_deref()
+        .and_then(|n| fleet::checks().into_iter().find(|c| c.preset == n));
+    let must: Vec<(String, fleet::Tolerance)> = match &check {
+        Some(c) => c.metrics.iter().map(|(m, t)| (m.to_string(), *t)).collect(),
+        None if s.workload == stampede::scenario::Workload::Burst => EXACT
+            .iter()
+            .map(|m| (m.to_string(), fleet::Tolerance::EXACT))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut out = format!("{:<24} {:>8} {:>8}  must agree\n", "counter", "sim", "real");
     for (k, a, b) in rows {
-        let exact = EXACT.contains(&k.as_str());
-        let mark = match (exact, a == b) {
-            (true, true) => "yes, agrees",
-            (true, false) => "yes, DIFFERS",
-            (false, _) => "no (timing)",
+        let mark = match must.iter().find(|(m, _)| *m == k) {
+            Some((_, t)) => {
+                let (x, y) = (a.parse().unwrap_or(0.0), b.parse().unwrap_or(0.0));
+                match (t.allows(x, y), *t == fleet::Tolerance::EXACT) {
+                    (true, true) => "yes, agrees".to_string(),
+                    (false, true) => "yes, DIFFERS".to_string(),
+                    (true, false) => format!("within {}", t.describe()),
+                    (false, false) => format!("OUTSIDE {}", t.describe()),
+                }
+            }
+            None => "no (timing)".to_string(),
         };
-        out.push_str(&format!("{k:<18} {a:>8} {b:>8}  {mark}\n"));
+        out.push_str(&format!("{k:<24} {a:>8} {b:>8}  {mark}\n"));
     }
     Ok(out.trim_end().to_string())
+}
+
+/// The conformance table: every check's preset run for real and simulated
+/// (seed 1), one row per metric.
+async fn conformance(target: &Target) -> Result<String, String> {
+    let version = redis_version(target).await?;
+    let mut out = format!(
+        "# date: {}\n# redis: {version}\n# tolerance: {}\n",
+        today(),
+        fleet::TOLERANCE_NOTE
+    );
+    let mut rows = String::from("preset\tmetric\tsim\treal\ttolerance\n");
+    let mut outside = Vec::new();
+    for c in fleet::checks() {
+        let s = c
+            .scenario
+            .validated()
+            .map_err(|n| format!("{}: {n:?}", c.preset))?;
+        if s.redis_down && target.is_cluster() {
+            // The outage is a proxy in front of one server.
+            out.push_str(&format!(
+                "# skipped: {} (an outage is not injected into a cluster)\n",
+                c.preset
+            ));
+            continue;
+        }
+        out.push_str(&format!("# scenario: {} {}\n", c.preset, s.to_query(1)));
+        let sim = Fleet::new(&s, 1).run();
+        let started = std::time::Instant::now();
+        let real = fleet::run(target.clone(), &s).await?;
+        eprintln!(
+            "stampede-fleet: {} ran in {:.1} s",
+            c.preset,
+            started.elapsed().as_secs_f64()
+        );
+        for (m, tol) in &c.metrics {
+            let (x, y) = (fleet::metric(&sim, m), fleet::metric(&real, m));
+            rows.push_str(&format!(
+                "{}\t{m}\t{x}\t{y}\t{}\n",
+                c.preset,
+                tol.describe()
+            ));
+            if !tol.allows(x, y) {
+                outside.push(format!(
+                    "{} {m}: sim {x}, real {y}, {}",
+                    c.preset,
+                    tol.describe()
+                ));
+            }
+        }
+    }
+    out.push_str(&rows);
+    if outside.is_empty() {
+        Ok(out.trim_end().to_string())
+    } else {
+        eprintln!("{out}");
+        Err(format!("outside the tolerance: {}", outside.join("; ")))
+    }
+}
+
+async fn redis_version(target: &Target) -> Result<String, String> {
+    let url = match target {
+        Target::Single(u) => u.clone(),
+        Target::Cluster(us) => us.first().cloned().unwrap_or_default(),
+    };
+    let client = redis::Client::open(url.as_str()).map_err(|e| e.to_string())?;
+    let mut con = client
+        .get_multiplexed_async_connection()
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    let info: String = redis::cmd("INFO")
+        .arg("server")
+        .query_async(&mut con)
+        .await
+        .map_err(|e| e.to_string())?;
+    let v = info
+        .lines()
+        .find_map(|l| l.strip_prefix("redis_version:"))
+        .unwrap_or("unknown")
+        .trim()
+        .to_string();
+    Ok(if target.is_cluster() {
+        format!("{v} (cluster)")
+    } else {
+        v
+    })
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, from the days since 1970 (Howard
+/// Hinnant's civil-from-days).
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }

@@ -1,3 +1,6 @@
+// Shared by several test crates, each using a part of it.
+#![allow(dead_code)]
+
 //! A throwaway `redis-server` for the tests: a free loopback port, a
 //! temporary directory, no persistence; killed when dropped, pass or fail.
 
@@ -11,61 +14,102 @@ use tokio::time::sleep;
 pub struct TestRedis {
     child: Child,
     dir: std::path::PathBuf,
+    port: u16,
     pub url: String,
+}
+
+/// A free loopback port (free when asked; the server binds it next).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free loopback port")
+}
+
+/// A temporary directory of this test process's own.
+pub fn temp_dir(what: &str, port: u16) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "stampede-redis-{what}-{}-{port}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+/// `redis-server` on `port` in `dir`, no persistence, plus `extra` flags.
+pub fn spawn_server(port: u16, dir: &std::path::Path, extra: &[&str]) -> Child {
+    Command::new("redis-server")
+        .args([
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .arg("--dir")
+        .arg(dir)
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("redis-server on PATH (make setup installs Debian's redis-server)")
+}
+
+/// Waits until the server at `url` answers PING (10 s at most).
+pub async fn wait_for_ping(url: &str) {
+    for _ in 0..500 {
+        if let Ok(c) = redis::Client::open(url) {
+            if let Ok(mut con) = c.get_multiplexed_async_connection().await {
+                if redis::cmd("PING")
+                    .query_async::<String>(&mut con)
+                    .await
+                    .is_ok()
+                {
+                    return;
+                }
+            }
+        }
+        sleep(Duration::from_millis(20)).await;
+    }
+    panic!("redis-server did not answer on {url}");
 }
 
 impl TestRedis {
     pub async fn start() -> TestRedis {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free loopback port");
-        let dir =
-            std::env::temp_dir().join(format!("stampede-redis-test-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        let child = Command::new("redis-server")
-            .args([
-                "--bind",
-                "127.0.0.1",
-                "--port",
-                &port.to_string(),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server on PATH (make setup installs Debian's redis-server)");
+        let port = free_port();
+        let dir = temp_dir("test", port);
+        let child = spawn_server(port, &dir, &[]);
         let url = format!("redis://127.0.0.1:{port}/");
-        let r = TestRedis { child, dir, url };
-        for _ in 0..200 {
-            if let Ok(c) = redis::Client::open(r.url.as_str()) {
-                if let Ok(mut con) = c.get_multiplexed_async_connection().await {
-                    if redis::cmd("PING")
-                        .query_async::<String>(&mut con)
-                        .await
-                        .is_ok()
-                    {
-                        return r;
-                    }
-                }
-            }
-            sleep(Duration::from_millis(20)).await;
-        }
-        panic!("redis-server did not answer on {}", r.url);
+        let r = TestRedis {
+            child,
+            dir,
+            port,
+            url,
+        };
+        wait_for_ping(&r.url).await;
+        r
     }
 }
 
 impl TestRedis {
     /// Stops the server now (a Redis outage in the middle of a run).
-    #[allow(dead_code)] // not every test file kills its Redis
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// Starts a fresh server on the same port (Redis coming back, empty).
+    pub async fn restart(&mut self) {
+        self.kill();
+        self.child = spawn_server(self.port, &self.dir, &[]);
+        wait_for_ping(&self.url).await;
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
     }
 }
 
@@ -73,6 +117,125 @@ impl Drop for TestRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A port whose cluster bus port (port + 10000) is free as well.
+pub fn free_cluster_port(taken: &[u16]) -> u16 {
+    let seed = std::process::id() as u64
+        ^ std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+    let mut rng = stampede::rng::Rng::new(seed);
+    for _ in 0..1000 {
+        let p = 20_000 + rng.below(25_000) as u16;
+        if taken.contains(&p) || taken.contains(&(p + 10_000)) {
+            continue;
+        }
+        let both = TcpListener::bind(("127.0.0.1", p))
+            .and_then(|a| TcpListener::bind(("127.0.0.1", p + 10_000)).map(|b| (a, b)));
+        if both.is_ok() {
+            return p;
+        }
+    }
+    panic!("no free port pair for a cluster node");
+}
+
+/// A throwaway three-node Redis Cluster (three primaries, no replicas) on
+/// free loopback ports in a temporary directory; killed when dropped.
+pub struct TestCluster {
+    children: Vec<Child>,
+    dir: std::path::PathBuf,
+    pub ports: Vec<u16>,
+    /// The nodes' URLs, separated by commas: what `Target::parse` reads as
+    /// a cluster.
+    pub urls: String,
+}
+
+impl TestCluster {
+    pub async fn start() -> TestCluster {
+        let mut ports = Vec::new();
+        for _ in 0..3 {
+            ports.push(free_cluster_port(&ports));
+        }
+        let dir = temp_dir("cluster", ports[0]);
+        let mut c = TestCluster {
+            children: Vec::new(),
+            dir,
+            urls: ports
+                .iter()
+                .map(|p| format!("redis://127.0.0.1:{p}/"))
+                .collect::<Vec<_>>()
+                .join(","),
+            ports: ports.clone(),
+        };
+        for p in &ports {
+            let conf = c.dir.join(format!("nodes-{p}.conf"));
+            let conf = conf.to_string_lossy().to_string();
+            c.children.push(spawn_server(
+                *p,
+                &c.dir,
+                &[
+                    "--cluster-enabled",
+                    "yes",
+                    "--cluster-config-file",
+                    &conf,
+                    "--cluster-node-timeout",
+                    "5000",
+                ],
+            ));
+        }
+        for p in &ports {
+            wait_for_ping(&format!("redis://127.0.0.1:{p}/")).await;
+        }
+        let mut create = Command::new("redis-cli");
+        create.arg("--cluster").arg("create");
+        for p in &ports {
+            create.arg(format!("127.0.0.1:{p}"));
+        }
+        let out = create
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("redis-cli on PATH");
+        assert!(
+            out.status.success(),
+            "redis-cli --cluster create failed: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Every node must see the whole cluster as ok before it is used.
+        for p in &ports {
+            let url = format!("redis://127.0.0.1:{p}/");
+            let mut ok = false;
+            for _ in 0..500 {
+                let client = redis::Client::open(url.as_str()).unwrap();
+                if let Ok(mut con) = client.get_multiplexed_async_connection().await {
+                    let info: String = redis::cmd("CLUSTER")
+                        .arg("INFO")
+                        .query_async(&mut con)
+                        .await
+                        .unwrap_or_default();
+                    if info.contains("cluster_state:ok") {
+                        ok = true;
+                        break;
+                    }
+                }
+                sleep(Duration::from_millis(20)).await;
+            }
+            assert!(ok, "node {p} never reported cluster_state:ok");
+        }
+        c
+    }
+}
+
+impl Drop for TestCluster {
+    fn drop(&mut self) {
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -1,0 +1,467 @@
+//! The async group beside its peers, and the Redis side of the crate:
+//!
+//! - `group/*`: this crate's `Group` against `async_singleflight::Group`
+//!   and moka's `future::Cache::try_get_with` (which also memoizes: each
+//!   moka run starts from an empty cache, and the uncontended call
+//!   invalidates its key after the call, so that every call computes);
+//!   - `uncontended`: one caller, one key, a computation that is ready at
+//!     once;
+//!   - `waiters_10k`: 10,000 callers attached to one key's flight; the time
+//!     from the computation's end (its release) to the last waiter woken;
+//!   - `keys_1k_x_10`: 1,000 keys x 10 callers each, all at once, each
+//!     computation yielding once; the time until every caller has its value.
+//! - `redis/*`: claim round trips against a local redis-server that the
+//!   bench starts on a free loopback port (`claim_release`: one claim and
+//!   its release in turn, two round trips; `claims_64_in_flight`: 64
+//!   callers claiming distinct keys at once, per claim).
+//! - `fleet/card`: the card's scenario (40 x 200, one key) run for real,
+//!   wall time from the first connection to the last counter.
+//!
+//! Run: `cargo bench -p stampede-redis --bench peers` (redis-server on PATH).
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use stampede::scenario::preset;
+use stampede_redis::{ClaimStore, Group};
+use tokio::runtime::Runtime;
+use tokio::sync::Semaphore;
+
+fn runtime() -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn far() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(3600)
+}
+
+type Moka = moka::future::Cache<u64, u64>;
+
+/// `iters` calls in turn, timed inside a task of the runtime (where a
+/// server's request handler runs), not on the thread blocked in
+/// `block_on`: a call that hands work to another task is then not charged
+/// a wake-up of the benchmark's own thread.
+async fn in_task<F, Fut>(iters: u64, call: F) -> Duration
+where
+    F: Fn() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    tokio::spawn(async move {
+        let t = Instant::now();
+        for _ in 0..iters {
+            call().await;
+        }
+        t.elapsed()
+    })
+    .await
+    .unwrap()
+}
+
+fn uncontended(c: &mut Criterion) {
+    let rt = runtime();
+    let mut g = c.benchmark_group("group/uncontended");
+    let ours: Group<u64, u64, ()> = Group::new();
+    g.bench_function("stampede-redis", |b| {
+        b.to_async(&rt).iter_custom(|iters| {
+            let ours = ours.clone();
+            in_task(iters, move || {
+                let ours = ours.clone();
+                async move {
+                    let r = ours.get_or_compute(1, far(), || async { Ok(1) }).await;
+                    assert!(r.is_ok());
+                }
+            })
+        })
+    });
+    let theirs = Arc::new(async_singleflight::Group::<u64, ()>::new());
+    g.bench_function("async_singleflight", |b| {
+        b.to_async(&rt).iter_custom(|iters| {
+            let theirs = theirs.clone();
+            in_task(iters, move || {
+                let theirs = theirs.clone();
+                async move {
+                    let r = theirs.work("1", async { Ok(1) }).await;
+                    assert!(r.0.is_some());
+                }
+            })
+        })
+    });
+    let moka = Moka::new(10_000);
+    g.bench_function("moka_try_get_with", |b| {
+        b.to_async(&rt).iter_custom(|iters| {
+            let moka = moka.clone();
+            in_task(iters, move || {
+                let moka = moka.clone();
+                async move {
+                    let v = moka.try_get_with(1, async { Ok::<_, ()>(1) }).await;
+                    moka.invalidate(&1).await;
+                    assert!(v.is_ok());
+                }
+            })
+        })
+    });
+    g.finish();
+}
+
+/// Spawns `n` callers on one key whose computation waits for `release`,
+/// waits until they are all attached, then times release -> last answer.
+async fn settle_to_last<F, Fut>(n: usize, attached: impl Fn() -> bool, call: F) -> Duration
+where
+    F: Fn(Arc<Semaphore>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let release = Arc::new(Semaphore::new(0));
+    let mut calls = Vec::with_capacity(n);
+    for _ in 0..n {
+        calls.push(tokio::spawn(call(release.clone())));
+    }
+    while !attached() {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let t = Instant::now();
+    release.add_permits(1);
+    for c in calls {
+        c.await.unwrap();
+    }
+    t.elapsed()
+}
+
+fn waiters_10k(c: &mut Criterion) {
+    const N: usize = 10_000;
+    let rt = runtime();
+    let mut g = c.benchmark_group("group/waiters_10k");
+    g.sample_size(20);
+    g.bench_function("stampede-redis", |b| {
+        b.to_async(&rt).iter_custom(|iters| async move {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let ours: Group<u64, u64, ()> = Group::new();
+                let o = ours.clone();
+                total += settle_to_last(
+                    N,
+                    || o.waiting(&1) == N - 1,
+                    move |release| {
+                        let ours = ours.clone();
+                        async move {
+                            let r = ours
+                                .get_or_compute(1, far(), move || async move {
+                                    let _p = release.acquire().await;
+                                    Ok(1)
+                                })
+                                .await;
+                            assert!(r.is_ok());
+                        }
+                    },
+                )
+                .await;
+            }
+            total
+        })
+    });
+    g.bench_function("async_singleflight", |b| {
+        b.to_async(&rt).iter_custom(|iters| async move {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let theirs = Arc::new(async_singleflight::Group::<u64, ()>::new());
+                let started = Arc::new(AtomicUsize::new(0));
+                let s = started.clone();
+                total += settle_to_last(
+                    N,
+                    // No count of attached waiters: every task has started
+                    // its call, and the scheduler had time to park them.
+                    || s.load(Ordering::SeqCst) == N,
+                    move |release| {
+                        let (theirs, started) = (theirs.clone(), started.clone());
+                        async move {
+                            started.fetch_add(1, Ordering::SeqCst);
+                            let r = theirs
+                                .work("1", async move {
+                                    let _p = release.acquire().await;
+                                    Ok(1)
+                                })
+                                .await;
+                            assert!(r.0.is_some());
+                        }
+                    },
+                )
+                .await;
+            }
+            total
+        })
+    });
+    g.bench_function("moka_try_get_with", |b| {
+        b.to_async(&rt).iter_custom(|iters| async move {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let moka = Moka::new(10_000);
+                let started = Arc::new(AtomicUsize::new(0));
+                let s = started.clone();
+                total += settle_to_last(
+                    N,
+                    || s.load(Ordering::SeqCst) == N,
+                    move |release| {
+                        let (moka, started) = (moka.clone(), started.clone());
+                        async move {
+                            started.fetch_add(1, Ordering::SeqCst);
+                            let r = moka
+                                .try_get_with(1, async move {
+                                    let _p = release.acquire().await;
+                                    Ok::<_, ()>(1)
+                                })
+                                .await;
+                            assert!(r.is_ok());
+                        }
+                    },
+                )
+                .await;
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+fn keys_1k_x_10(c: &mut Criterion) {
+    const KEYS: u64 = 1000;
+    const CALLERS: u64 = 10;
+    let rt = runtime();
+    let mut g = c.benchmark_group("group/keys_1k_x_10");
+    g.sample_size(20);
+    g.bench_function("stampede-redis", |b| {
+        b.to_async(&rt).iter_custom(|iters| async move {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let ours: Group<u64, u64, ()> = Group::new();
+                let t = Instant::now();
+                let mut calls = Vec::new();
+                for i in 0..KEYS * CALLERS {
+                    let ours = ours.clone();
+                    calls.push(tokio::spawn(async move {
+                        let k = i % KEYS;
+                        ours.get_or_compute(k, far(), move || async move {
+                            tokio::task::yield_now().await;
+                            Ok(k)
+                        })
+                        .await
+                        .is_ok()
+                    }));
+                }
+                for c in calls {
+                    assert!(c.await.unwrap());
+                }
+                total += t.elapsed();
+            }
+            total
+        })
+    });
+    g.bench_function("async_singleflight", |b| {
+        b.to_async(&rt).iter_custom(|iters| async move {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let theirs = Arc::new(async_singleflight::Group::<u64, ()>::new());
+                let names: Arc<Vec<String>> = Arc::new((0..KEYS).map(|k| k.to_string()).collect());
+                let t = Instant::now();
+                let mut calls = Vec::new();
+                for i in 0..KEYS * CALLERS {
+                    let (theirs, names) = (theirs.clone(), names.clone());
+                    calls.push(tokio::spawn(async move {
+                        let k = i % KEYS;
+                        theirs
+                            .work(&names[k as usize], async move {
+                                tokio::task::yield_now().await;
+                                Ok(k)
+                            })
+                            .await
+                            .0
+                            .is_some()
+                    }));
+                }
+                for c in calls {
+                    assert!(c.await.unwrap());
+                }
+                total += t.elapsed();
+            }
+            total
+        })
+    });
+    g.bench_function("moka_try_get_with", |b| {
+        b.to_async(&rt).iter_custom(|iters| async move {
+            let mut total = Duration::ZERO;
+            for _ in 0..iters {
+                let moka = Moka::new(10_000);
+                let t = Instant::now();
+                let mut calls = Vec::new();
+                for i in 0..KEYS * CALLERS {
+                    let moka = moka.clone();
+                    calls.push(tokio::spawn(async move {
+                        let k = i % KEYS;
+                        moka.try_get_with(k, async move {
+                            tokio::task::yield_now().await;
+                            Ok::<_, ()>(k)
+                        })
+                        .await
+                        .is_ok()
+                    }));
+                }
+                for c in calls {
+                    assert!(c.await.unwrap());
+                }
+                total += t.elapsed();
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+/// A throwaway redis-server on a free loopback port, killed on drop.
+struct BenchRedis {
+    child: Child,
+    dir: std::path::PathBuf,
+    url: String,
+}
+
+impl BenchRedis {
+    fn start() -> BenchRedis {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap();
+        let dir =
+            std::env::temp_dir().join(format!("stampede-bench-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server on PATH");
+        let url = format!("redis://127.0.0.1:{port}/");
+        for _ in 0..200 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        BenchRedis { child, dir, url }
+    }
+}
+
+impl Drop for BenchRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn redis_claims(c: &mut Criterion) {
+    let rt = runtime();
+    let redis = BenchRedis::start();
+    let store = rt.block_on(async {
+        let mut last = None;
+        for _ in 0..100 {
+            match ClaimStore::connect(&redis.url).await {
+                Ok(s) => return s,
+                Err(e) => last = Some(e),
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("no Redis: {last:?}");
+    });
+    let mut g = c.benchmark_group("redis");
+    let ttl = Duration::from_secs(10);
+    g.bench_function("claim_release", |b| {
+        b.to_async(&rt).iter(|| {
+            let store = store.clone();
+            async move {
+                let t = store.claim("bench", ttl).await.unwrap().unwrap();
+                assert!(store.release("bench", &t).await.unwrap());
+            }
+        })
+    });
+    g.bench_function("claims_64_in_flight", |b| {
+        b.to_async(&rt).iter_custom(|iters| {
+            let store = store.clone();
+            async move {
+                // `iters` claims, 64 at a time, each on a key of its own.
+                let t = Instant::now();
+                let mut done = 0u64;
+                while done < iters {
+                    let batch = (iters - done).min(64);
+                    let mut calls = Vec::new();
+                    for i in 0..batch {
+                        let store = store.clone();
+                        let key = format!("bench:{}", done + i);
+                        calls.push(tokio::spawn(async move {
+                            let t = store.claim(&key, ttl).await.unwrap().unwrap();
+                            // Released outside the count would cost a round
+                            // trip too; leave the claim to expire instead.
+                            drop(t);
+                        }));
+                    }
+                    for c in calls {
+                        c.await.unwrap();
+                    }
+                    done += batch;
+                }
+                let took = t.elapsed();
+                let _: () = redis::cmd("FLUSHDB")
+                    .query_async(&mut store.connection())
+                    .await
+                    .unwrap();
+                took
+            }
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("fleet");
+    g.sample_size(10);
+    g.measurement_time(Duration::from_secs(20));
+    let card = preset("burst").unwrap();
+    // Runs whose counts left the simulation's (1 recompute, 40 claim
+    // attempts), and the Redis errors behind them: printed, not asserted.
+    let tally = Arc::new(std::sync::Mutex::new((0u64, 0u64, 0u64)));
+    g.bench_function("card", |b| {
+        b.to_async(&rt).iter(|| {
+            let (url, card, tally) = (redis.url.clone(), card.clone(), tally.clone());
+            async move {
+                let r = stampede_redis::fleet::run(url.as_str(), &card)
+                    .await
+                    .unwrap();
+                let mut t = tally.lock().unwrap();
+                t.0 += 1;
+                if (r.recomputes, r.claim_attempts) != (1, 40) {
+                    t.1 += 1;
+                }
+                t.2 += r.redis_errors;
+            }
+        })
+    });
+    g.finish();
+    let (runs, off, errors) = *tally.lock().unwrap();
+    eprintln!(
+        "fleet/card: {runs} runs, {off} not 1 recompute / 40 claim attempts, {errors} Redis errors"
+    );
+}
+
+criterion_group!(
+    benches,
+    uncontended,
+    waiters_10k,
+    keys_1k_x_10,
+    redis_claims
+);
+criterion_main!(benches);

@@ -1,0 +1,153 @@
+//! Where the Redis is and the one connection type every part of the crate
+//! talks through: a single server behind a reconnecting connection manager,
+//! or a Redis Cluster behind redis-rs's cluster client (which follows
+//! `MOVED`/`ASK` and refreshes its slot map by itself).
+//!
+//! Every key the crate writes for one cache key carries the same hash tag
+//! (`value:{k}`, `lock:{k}`, `fence:{k}`), so a value, its claim and its
+//! fence live in one cluster slot: the Lua scripts and the poll's
+//! `MULTI`/`EXEC` touch one node only, as a cluster requires.
+
+use std::time::Duration;
+
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::ClusterClient;
+use redis::cluster_async::ClusterConnection;
+use redis::{Cmd, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult, Value};
+
+/// How long connecting to one node may take before it counts as failed
+/// (an unreachable address is an error, not a hang).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// How long one reply may take on the connection itself. The driver bounds
+/// its commands tighter (`driver::REDIS_TIMEOUT`); this is the floor for
+/// every other user (the claim store, the fleet's set-up).
+pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One Redis server, or a cluster given by one or more of its nodes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    Single(String),
+    Cluster(Vec<String>),
+}
+
+impl Target {
+    /// `redis://host:port` is one server; several URLs separated by commas
+    /// are the seed nodes of a cluster.
+    pub fn parse(spec: &str) -> Target {
+        let urls: Vec<String> = spec
+            .split(',')
+            .map(str::trim)
+            .filter(|u| !u.is_empty())
+            .map(String::from)
+            .collect();
+        match urls.len() {
+            0 | 1 => Target::Single(spec.trim().to_string()),
+            _ => Target::Cluster(urls),
+        }
+    }
+
+    /// The same addresses read as a cluster's seed nodes (one is enough:
+    /// the client learns the others from it).
+    pub fn cluster(spec: &str) -> Target {
+        match Target::parse(spec) {
+            Target::Single(u) => Target::Cluster(vec![u]),
+            c => c,
+        }
+    }
+
+    pub fn is_cluster(&self) -> bool {
+        matches!(self, Target::Cluster(_))
+    }
+
+    /// Opens the connection. A bad URL, a refused or unreachable address
+    /// and a cluster that is not ready are errors, never a panic or a hang.
+    pub async fn connect(&self) -> RedisResult<Conn> {
+        match self {
+            Target::Single(url) => {
+                let client = redis::Client::open(url.as_str())?;
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(CONNECT_TIMEOUT)
+                    .set_response_timeout(RESPONSE_TIMEOUT)
+                    .set_number_of_retries(2)
+                    .set_max_delay(200);
+                let con = ConnectionManager::new_with_config(client, config).await?;
+                Ok(Conn::Single(con))
+            }
+            Target::Cluster(urls) => {
+                if urls.is_empty() {
+                    return Err(RedisError::from((
+                        ErrorKind::InvalidClientConfig,
+                        "a cluster needs at least one node's URL",
+                    )));
+                }
+                let client = ClusterClient::builder(urls.clone())
+                    .connection_timeout(CONNECT_TIMEOUT)
+                    .response_timeout(RESPONSE_TIMEOUT)
+                    .retries(3)
+                    .build()?;
+                Ok(Conn::Cluster(client.get_async_connection().await?))
+            }
+        }
+    }
+}
+
+impl From<&str> for Target {
+    fn from(s: &str) -> Target {
+        Target::parse(s)
+    }
+}
+
+impl From<&String> for Target {
+    fn from(s: &String) -> Target {
+        Target::parse(s)
+    }
+}
+
+impl From<String> for Target {
+    fn from(s: String) -> Target {
+        Target::parse(&s)
+    }
+}
+
+impl From<&Target> for Target {
+    fn from(t: &Target) -> Target {
+        t.clone()
+    }
+}
+
+/// A connection to one server or to a cluster; cheap to clone (both sides
+/// multiplex one connection per node).
+#[derive(Clone)]
+pub enum Conn {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self {
+            Conn::Single(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        cmd: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self {
+            Conn::Single(c) => c.req_packed_commands(cmd, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(cmd, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Single(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
+    }
+}
