@@ -83,6 +83,13 @@ await spec("reference", async (t) => {
     if (!systems.some((x) => x.includes(s))) throw new Error(`the real-systems table has no ${s}`);
   }
   t.ok(`${r} real-systems rows, each citing its source; NGINX, Varnish, memcache, Caffeine, groupcache, moka, CDNs, Redis`);
+  await page.locator("#real-systems").screenshot({ path: new URL("./screenshots/real-systems-desktop.png", import.meta.url).pathname });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  if (overflow > 1) throw new Error(`phone: the reference overflows by ${overflow}px`);
+  await page.locator("#real-systems").screenshot({ path: new URL("./screenshots/real-systems-phone.png", import.meta.url).pathname });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  t.ok("the real-systems table at 1280 and 390 wide: nothing overflows the page (the table scrolls in its box)");
 
   // The summary's numbers are the simulation's.
   const naive = sim(["--preset", "naive"]).recomputes;
