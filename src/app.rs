@@ -42,13 +42,20 @@ fn replace_url(query: &str, hash: &str) {
 pub fn App() -> impl IntoView {
     let query = current_query();
     let hash = current_hash();
-    let (initial, url_notices) = url_state::parse(&query);
     // A tour link opens its step; a first visit (no link at all) opens the
     // tour's first step; a share link opens the sandbox on its scenario.
-    let tour = RwSignal::new(tour::parse_hash(&hash).or_else(|| {
+    let start = tour::parse_hash(&hash).or_else(|| {
         (query.trim_start_matches('?').is_empty() && hash.is_empty())
             .then_some((tour::Level::Basics, 0))
-    }));
+    });
+    // A tour step starts on its own scenario: the page builds one fleet, not
+    // the link's and then the step's.
+    let (initial, url_notices) = url_state::parse(
+        start
+            .and_then(|(l, k)| tour::step(l, k))
+            .map_or(query.as_str(), |s| s.query),
+    );
+    let tour = RwSignal::new(start);
     let scenario = RwSignal::new(initial.scenario.clone());
     let seed = RwSignal::new(initial.seed);
     let compare = RwSignal::new(initial.compare);

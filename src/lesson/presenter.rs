@@ -24,12 +24,9 @@ pub const SHORTCUTS: [(&str, &str); 10] = [
     ("Space or .", "play or pause"),
     (
         "→ or Page Down",
-        "next tour step (in the sandbox: step the clock)",
+        "the next tour step; in the sandbox, a step of the clock",
     ),
-    (
-        "← or Page Up",
-        "previous tour step (in the sandbox: step back)",
-    ),
+    ("← or Page Up", "back a step"),
     ("n", "pause at the next event"),
     ("End", "jump to the end of the run"),
     (

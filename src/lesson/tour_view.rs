@@ -58,8 +58,14 @@ impl Drive {
         let (state, _) = url_state::parse(query);
         self.compare.set(None);
         self.speed.set(state.speed);
-        self.seed.set(state.seed);
-        self.scenario.set(state.scenario);
+        // Setting a signal reruns its effects even with an equal value, and
+        // a new seed or scenario rebuilds the fleet: only what changed.
+        if self.seed.get_untracked() != state.seed {
+            self.seed.set(state.seed);
+        }
+        if self.scenario.with_untracked(|s| *s != state.scenario) {
+            self.scenario.set(state.scenario);
+        }
     }
 }
 
@@ -194,7 +200,7 @@ pub fn mount(d: Drive) {
         &text_el(
             "span",
             "tour-keys",
-            "Arrows or Page Up/Down move through the tour; Space or . plays and pauses.",
+            "Arrows or Page Up/Down: next and back. Space: play or pause. ?: every key.",
         ),
     );
     put(root, &nav);
