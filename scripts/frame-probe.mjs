@@ -22,6 +22,24 @@ const quantile = (xs, q) => {
   return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] : NaN;
 };
 
+// requestAnimationFrame deltas (ms) over 5 s of the page as it is.
+const rafDeltas = (page) =>
+  page.evaluate(
+    () =>
+      new Promise((resolve) => {
+        const out = [];
+        let last = performance.now();
+        const end = last + 5000;
+        const tick = (now) => {
+          out.push(now - last);
+          last = now;
+          if (now < end) requestAnimationFrame(tick);
+          else resolve(out);
+        };
+        requestAnimationFrame(tick);
+      }),
+  );
+
 const observeLongTasks = () => {
   window.__longtasks = [];
   new PerformanceObserver((list) => {
@@ -59,21 +77,7 @@ try {
   results.first_frame_ms = Number(
     await page.evaluate(() => document.documentElement.dataset.firstFrame),
   );
-  const deltas = await page.evaluate(
-    () =>
-      new Promise((resolve) => {
-        const out = [];
-        let last = performance.now();
-        const end = last + 5000;
-        const tick = (now) => {
-          out.push(now - last);
-          last = now;
-          if (now < end) requestAnimationFrame(tick);
-          else resolve(out);
-        };
-        requestAnimationFrame(tick);
-      }),
-  );
+  const deltas = await rafDeltas(page);
   results.frames = deltas.length;
   results.frame_p50_ms = quantile(deltas, 0.5);
   results.frame_p95_ms = quantile(deltas, 0.95);
@@ -94,27 +98,11 @@ try {
   );
 
   // 6: presenter mode at 1920 x 1080, the interview card (40 x 200).
-  const rafDeltas = () =>
-    page.evaluate(
-      () =>
-        new Promise((resolve) => {
-          const out = [];
-          let last = performance.now();
-          const end = last + 5000;
-          const tick = (now) => {
-            out.push(now - last);
-            last = now;
-            if (now < end) requestAnimationFrame(tick);
-            else resolve(out);
-          };
-          requestAnimationFrame(tick);
-        }),
-    );
   await page.setViewportSize({ width: 1920, height: 1080 });
   await page.goto(`${base}?preset=burst&speed=0.1`, { waitUntil: "load" });
   await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
   await page.keyboard.press("p");
-  const pres = await rafDeltas();
+  const pres = await rafDeltas(page);
   results.presenter_frames = pres.length;
   results.presenter_p50_ms = quantile(pres, 0.5);
   results.presenter_p95_ms = quantile(pres, 0.95);
@@ -124,7 +112,7 @@ try {
   await page.goto(`${base}?cmp=layered`, { waitUntil: "load" });
   await page.waitForSelector('[data-side="b"] [data-metric="recomputes"]');
   await page.evaluate(() => (window.__longtasks = []));
-  const ab = await rafDeltas();
+  const ab = await rafDeltas(page);
   results.ab_frames = ab.length;
   results.ab_p50_ms = quantile(ab, 0.5);
   results.ab_p95_ms = quantile(ab, 0.95);

@@ -426,7 +426,7 @@ fn Banner(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
 #[component]
 fn Legend() -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
-    crate::dom::build_later(
+    crate::dom::build_once(
         move || root.get().map(Into::into),
         move |r| build_legend(&r),
     );

@@ -153,19 +153,7 @@ impl Animate for AbEngine {
             if let (Some((w, h)), Some(_)) = (base.fit(stage_height), overlay.fit(stage_height)) {
                 side.view.fit(w, h, s.instances, s.threads);
                 let fleet = side.lab.fleet();
-                let stats = ActorStats {
-                    redis_round_trips: report.redis_round_trips,
-                    live_claims: fleet.live_claims() as u64,
-                    claim_attempts: report.claim_attempts,
-                    origin_running: fleet.origin_running(),
-                    origin_capacity: s.origin_capacity,
-                    recomputes: report.recomputes,
-                    redis_errors: report.redis_errors,
-                    releases_refused: report.releases_refused,
-                    overlapping_recomputes: report.overlapping_recomputes,
-                    origin_timeouts: report.origin_timeouts,
-                    origin_failures: report.origin_failures,
-                };
+                let stats = ActorStats::of(fleet, report, &s);
                 side.view.draw(
                     (&base.ctx, Some(&overlay.ctx)),
                     fleet.thread_states(),

@@ -73,27 +73,18 @@ impl Listeners {
 }
 
 /// Builds a part of the page with `build` once its host element (from
-/// `host`) is mounted, in a task of its own and under the owner of the
-/// component that asked: the page then starts as many short tasks instead
-/// of one long one, and the part's effects live as long as its component.
-pub(crate) fn build_later(
+/// `host`) is mounted. The effect tracks only the host, which is mounted
+/// once, so it does not run again and dispose what `build` made.
+pub(crate) fn build_once(
     host: impl Fn() -> Option<Element> + 'static,
     build: impl FnOnce(Element) + 'static,
 ) {
-    use leptos::prelude::*;
-    let owner = Owner::current().unwrap_or_default();
     let mut build = Some(build);
-    Effect::new(move |done: Option<bool>| {
-        if done == Some(true) {
-            return true;
+    leptos::prelude::Effect::new(move |_| {
+        if let Some(el) = host() {
+            if let Some(b) = build.take() {
+                b(el);
+            }
         }
-        let Some(el) = host() else {
-            return false;
-        };
-        if let Some(b) = build.take() {
-            let owner = owner.clone();
-            set_timeout(move || owner.with(|| b(el)), std::time::Duration::ZERO);
-        }
-        true
     });
 }

@@ -286,19 +286,7 @@ impl Engine {
             .as_ref()
             .map(|r| r.0.clone())
             .unwrap_or_default();
-        let stats = ActorStats {
-            redis_round_trips: report.redis_round_trips,
-            live_claims: fleet.live_claims() as u64,
-            claim_attempts: report.claim_attempts,
-            origin_running: fleet.origin_running(),
-            origin_capacity: s.origin_capacity,
-            recomputes: report.recomputes,
-            redis_errors: report.redis_errors,
-            releases_refused: report.releases_refused,
-            overlapping_recomputes: report.overlapping_recomputes,
-            origin_timeouts: report.origin_timeouts,
-            origin_failures: report.origin_failures,
-        };
+        let stats = ActorStats::of(fleet, &report, &s);
         // The very first frame paints the fleet only; pulses, actors and
         // the chart join from the next one, so no frame does everything.
         let first = !self.drew_first_frame;
@@ -315,8 +303,7 @@ impl Engine {
         // then that thread; ringed on the overlay.
         let states = fleet.thread_states();
         let is_holder = |s: &u8| {
-            use stampede::read_path::Activity as A;
-            [A::Holding, A::Recomputing, A::Writing]
+            stampede::read_path::Activity::WORK
                 .iter()
                 .any(|a| *a as u8 == *s)
         };

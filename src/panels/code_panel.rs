@@ -148,16 +148,10 @@ pub fn CodePanel(reading: RwSignal<Reading>, follow: RwSignal<Follow>) -> impl I
     // Following a thread: the picker and the line it is on, with plain DOM
     // calls (see `crate::dom`).
     let root = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |built: Option<bool>| {
-        if built == Some(true) {
-            return true;
-        }
-        let Some(div) = root.get() else {
-            return false;
-        };
-        build_follow(&div, reading, follow);
-        true
-    });
+    crate::dom::build_once(
+        move || root.get().map(Into::into),
+        move |div| build_follow(&div, reading, follow),
+    );
     view! {
         <section class="panel code" aria-labelledby="code-title">
             <h2 id="code-title">"The read path, counted"</h2>

@@ -241,17 +241,13 @@ pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
 #[component]
 pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
     let root = NodeRef::<leptos::html::Section>::new();
-    Effect::new(move |built: Option<bool>| {
-        if built == Some(true) {
-            return true;
-        }
-        let Some(section) = root.get() else {
-            return false;
-        };
-        let table = StoredValue::new_local(ArithDom::build(&section));
-        Effect::new(move |_| reading.with(|r| table.with_value(|t| t.write(r))));
-        true
-    });
+    crate::dom::build_once(
+        move || root.get().map(Into::into),
+        move |section| {
+            let table = StoredValue::new_local(ArithDom::build(&section));
+            Effect::new(move |_| reading.with(|r| table.with_value(|t| t.write(r))));
+        },
+    );
     view! { <section class="panel arithmetic" aria-labelledby="arith-title" node_ref=root></section> }
 }
 

@@ -195,16 +195,10 @@ pub fn KnobControl(
     #[prop(optional)] lesson: bool,
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |built: Option<bool>| {
-        if built == Some(true) {
-            return true;
-        }
-        let Some(div) = root.get() else {
-            return false;
-        };
-        build_knob(&div, knob, scenario, notices, lesson);
-        true
-    });
+    crate::dom::build_once(
+        move || root.get().map(Into::into),
+        move |div| build_knob(&div, knob, scenario, notices, lesson),
+    );
     view! { <div class="knob" node_ref=root></div> }
 }
 

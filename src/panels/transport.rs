@@ -82,16 +82,10 @@ pub fn PresetPicker(
     notices: RwSignal<Vec<stampede::scenario::Notice>>,
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |built: Option<bool>| {
-        if built == Some(true) {
-            return true;
-        }
-        let Some(div) = root.get() else {
-            return false;
-        };
-        build_picker(&div, scenario, speed, base, notices);
-        true
-    });
+    crate::dom::build_once(
+        move || root.get().map(Into::into),
+        move |div| build_picker(&div, scenario, speed, base, notices),
+    );
     view! { <div class="preset" node_ref=root></div> }
 }
 
@@ -215,16 +209,10 @@ pub fn Transport(
     send: Callback<Command>,
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |built: Option<bool>| {
-        if built == Some(true) {
-            return true;
-        }
-        let Some(div) = root.get() else {
-            return false;
-        };
-        build_transport(&div, playing, speed, seed, reading, send);
-        true
-    });
+    crate::dom::build_once(
+        move || root.get().map(Into::into),
+        move |div| build_transport(&div, playing, speed, seed, reading, send),
+    );
     view! { <div class="transport" role="group" aria-label="Playback" node_ref=root></div> }
 }
 

@@ -44,6 +44,29 @@ pub struct ActorStats {
     pub origin_failures: u64,
 }
 
+impl ActorStats {
+    /// The actors' numbers for a fleet, its report and its scenario.
+    pub fn of(
+        fleet: &stampede::Fleet,
+        report: &stampede::Report,
+        s: &stampede::Scenario,
+    ) -> ActorStats {
+        ActorStats {
+            redis_round_trips: report.redis_round_trips,
+            live_claims: fleet.live_claims() as u64,
+            claim_attempts: report.claim_attempts,
+            origin_running: fleet.origin_running(),
+            origin_capacity: s.origin_capacity,
+            recomputes: report.recomputes,
+            redis_errors: report.redis_errors,
+            releases_refused: report.releases_refused,
+            overlapping_recomputes: report.overlapping_recomputes,
+            origin_timeouts: report.origin_timeouts,
+            origin_failures: report.origin_failures,
+        }
+    }
+}
+
 /// The canvas's drawing state between frames.
 #[derive(Default)]
 pub struct FleetView {

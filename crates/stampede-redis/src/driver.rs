@@ -525,12 +525,7 @@ fn perform<O: Origin>(
                 .atomic()
                 .cmd("HMGET")
                 .arg(value_key(&k))
-                .arg("v")
-                .arg("version")
-                .arg("fresh")
-                .arg("stale")
-                .arg("neg")
-                .arg("delta")
+                .arg(&ROW_FIELDS[..])
                 .cmd("EXISTS")
                 .arg(lock_key(&k))
                 .query_async::<(Row, bool)>(&mut con);
@@ -837,6 +832,9 @@ async fn bounded<T>(
     r
 }
 
+/// The fields of `value:{key}` a read asks for, in `Row`'s order.
+const ROW_FIELDS: [&str; 6] = ["v", "version", "fresh", "stale", "neg", "delta"];
+
 /// `HMGET value:{key} v version fresh stale neg delta`.
 type Row = (
     Option<Vec<u8>>,
@@ -857,12 +855,7 @@ async fn read_value<O>(
         &inner.counters,
         redis::cmd("HMGET")
             .arg(value_key(&key.to_string()))
-            .arg("v")
-            .arg("version")
-            .arg("fresh")
-            .arg("stale")
-            .arg("neg")
-            .arg("delta")
+            .arg(&ROW_FIELDS[..])
             .query_async::<Row>(con),
     )
     .await;

@@ -276,6 +276,9 @@ pub enum Activity {
 
 impl Activity {
     pub const COUNT: usize = 16;
+    /// A request doing a recompute's work, from the claim won (or the
+    /// flight led) to the value written.
+    pub const WORK: [Activity; 3] = [Activity::Holding, Activity::Recomputing, Activity::Writing];
     pub const NAMES: [&'static str; Self::COUNT] = [
         "idle",
         "reading",
