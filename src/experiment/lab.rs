@@ -249,7 +249,12 @@ impl Lab {
     /// the timeline keeps the length it had: its end must not jump under
     /// the playhead as the run finishes.
     pub fn span(&self) -> Micros {
-        let seen = self.pos.max(self.target);
+        // A seek "to the end" (`u64::MAX`, the End key) is not a time seen.
+        let seen = if self.target == Micros::MAX {
+            self.pos
+        } else {
+            self.pos.max(self.target)
+        };
         let guess = match self.scenario.workload {
             Workload::Steady => u64::from(self.scenario.duration_ms) * 1000,
             _ => u64::from(self.scenario.deadline_ms + self.scenario.spread_ms) * 1000,
@@ -534,6 +539,29 @@ mod tests {
         assert!(last.t >= end);
         assert_eq!(last.recomputes, Fleet::new(&s, 3).run().recomputes);
         assert!(lab.samples().windows(2).all(|w| w[0].t < w[1].t));
+    }
+
+    /// The End key seeks to `u64::MAX`: the timeline must stay the run's
+    /// length, not grow to the seek's (a slider thumb stuck at 0).
+    #[test]
+    fn a_jump_to_the_end_keeps_the_timeline_the_run_s_length() {
+        let s = stampede::scenario::preset("hang").unwrap();
+        let mut lab = Lab::single(&s, 1);
+        lab.seek(u64::MAX);
+        let mid = lab.span();
+        assert!(
+            mid < 3_600_000_000,
+            "the span while running to the end is {mid} µs"
+        );
+        while !lab.at_end() {
+            lab.advance(&|| false);
+        }
+        let end = lab.end().unwrap();
+        assert!(
+            lab.span() >= end && lab.span() < 2 * end + 2_000_000,
+            "span {} for an end at {end}",
+            lab.span()
+        );
     }
 
     #[test]
