@@ -380,10 +380,7 @@ impl Engine {
             fast_forward: playing && self.ramp.active(),
             followed,
         };
-        if !self.drew_first_frame {
-            self.drew_first_frame = true;
-            mark("firstFrame", &stampede::decimal::format(start));
-        }
+        self.drew_first_frame = true;
         Some((reading, lab.at_end()))
     }
 }
@@ -415,6 +412,10 @@ impl Animate for Engine {
 
 type Loop = Rc<RefCell<Option<Closure<dyn FnMut(f64)>>>>;
 
+thread_local! {
+    static FIRST_FRAME: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// One frame of whatever the loop drives: `Some(ended)` while it runs,
 /// `None` once its engine is gone.
 type Tick = Box<dyn Fn(f64, bool, f64) -> Option<bool>>;
@@ -438,6 +439,12 @@ pub(crate) fn start_loop<E: Animate + 'static>(
         let Some((r, ended)) = out else {
             return Some(false);
         };
+        // The page's first frame, from whichever engine draws it (the A/B
+        // view's when a link opens it): the probe's start-up time, and what
+        // the stylesheet waits for before it lays out the reference.
+        if !FIRST_FRAME.replace(true) {
+            mark("firstFrame", &stampede::decimal::format(start));
+        }
         if reading.with_untracked(|old| *old != r) {
             let t0 = wall_now();
             reading.set(r);

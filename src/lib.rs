@@ -35,9 +35,15 @@ pub use stage::{chart, fleet_layout, fleet_view, palette, pen};
 pub use app::App;
 use wasm_bindgen::JsCast;
 
-/// Installs the crash screen, then mounts the page on `<body>`.
+/// Installs the crash screen, then mounts the page, in a task of its own:
+/// on a cold browser, finishing the module's compilation is a task's worth
+/// of work already.
 pub fn start() {
     panic::install();
+    leptos::prelude::set_timeout(mount, std::time::Duration::ZERO);
+}
+
+fn mount() {
     // index.html holds a `<div id="lab">` for the page, with the static
     // reference after it; without one, the page takes the whole body.
     match dom::document()

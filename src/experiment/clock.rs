@@ -93,7 +93,9 @@ pub fn clamp_speed(speed: f64) -> f64 {
 pub fn speed_at(pos: u32) -> f64 {
     let f = f64::from(pos.min(SPEED_STEPS)) / f64::from(SPEED_STEPS);
     let (lo, hi) = (MIN_SPEED.log10(), MAX_SPEED.log10());
-    round_speed(10f64.powf(lo + f * (hi - lo)))
+    // 10^x as e^(x ln 10): `exp` is in the wasm already, `powf` would add
+    // libm's pow (about 2 KB) for this one call.
+    round_speed((std::f64::consts::LN_10 * (lo + f * (hi - lo))).exp())
 }
 
 /// The slider position closest to `speed`.
@@ -109,7 +111,7 @@ pub fn position_of(speed: f64) -> u32 {
 /// Two significant digits, so the label and the URL stay short (0.25, 1.6, 40).
 pub fn round_speed(speed: f64) -> f64 {
     let s = clamp_speed(speed);
-    let mag = 10f64.powf(s.log10().floor() - 1.0);
+    let mag = 10f64.powi(s.log10().floor() as i32 - 1);
     ((s / mag).round() * mag * 1e6).round() / 1e6
 }
 

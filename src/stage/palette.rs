@@ -204,9 +204,8 @@ pub fn colour(look: &Look, dark: bool) -> &'static str {
 /// The page's font stacks (as in style/main.css): canvas text that asks for
 /// the fonts the page already laid out finds them in the font cache, instead
 /// of a first-use font lookup costing tens of milliseconds mid-animation.
-pub const SANS: &str =
-    r#"system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif"#;
-pub const MONO: &str = r#"ui-monospace, "SFMono-Regular", "Cascadia Mono", "DejaVu Sans Mono", Menlo, Consolas, monospace"#;
+pub const SANS: &str = "system-ui, sans-serif";
+pub const MONO: &str = "ui-monospace, Menlo, Consolas, monospace";
 
 /// Colours of the page's canvases that are not thread states.
 #[derive(Clone, Copy, Debug)]
