@@ -219,6 +219,7 @@ pub fn App() -> impl IntoView {
     });
     on_cleanup(move || hash_change.remove());
 
+    let side_ref = NodeRef::<leptos::html::Div>::new();
     // The tour bar and its button are built once the page has mounted, each
     // part in a task of its own so that no start-up task runs long; the
     // real-Redis panel (which runs a small fleet) last.
@@ -228,6 +229,24 @@ pub fn App() -> impl IntoView {
             let owner = owner.clone();
             set_timeout(move || owner.with(f), std::time::Duration::ZERO)
         };
+        // The numbers' column first: half of the page's own building, so
+        // neither half is a long task.
+        later(Box::new(move || {
+            if let Some(side) = side_ref.get_untracked() {
+                leptos::mount::mount_to(side.into(), move || {
+                    view! {
+                        // The lesson's proof first: on screen at 1280 x 800 without scrolling.
+                        <section class="panel proof-panel" aria-label="The proof">
+                            <crate::counters::ProofCounter reading=reading proof=proof />
+                        </section>
+                        <Arithmetic reading=reading />
+                        <Counters reading=reading proof=proof />
+                        <CodePanel reading=reading follow=follow />
+                    }
+                })
+                .forget();
+            }
+        }));
         later(Box::new(move || tour_view::mount(drive)));
         later(Box::new(move || presenter::mount(room)));
         later(Box::new(move || crate::panels::conformance::mount(base)));
@@ -354,15 +373,7 @@ pub fn App() -> impl IntoView {
                 <ol class="markers" aria-label="What happens when" node_ref=markers_ref></ol>
             </section>
             </div>
-            <div class="side">
-                // The lesson's proof first: on screen at 1280 x 800 without scrolling.
-                <section class="panel proof-panel" aria-label="The proof">
-                    <crate::counters::ProofCounter reading=reading proof=proof />
-                </section>
-                <Arithmetic reading=reading />
-                <Counters reading=reading proof=proof />
-                <CodePanel reading=reading follow=follow />
-            </div>
+            <div class="side" node_ref=side_ref></div>
             // The knobs are built a moment after the rest, in a task of their
             // own, so that the first paint is not one long task.
             <Show when=move || knobs_ready.get()>

@@ -444,6 +444,16 @@ pub(crate) fn start_loop<E: Animate + 'static>(
         // the stylesheet waits for before it lays out the reference.
         if !FIRST_FRAME.replace(true) {
             mark("firstFrame", &stampede::decimal::format(start));
+            // What waits for the first frame (style/main.css: the panels
+            // below the fold, the reference) is laid out in a task of its
+            // own between this frame and the next, not in either.
+            leptos::prelude::set_timeout(
+                || {
+                    mark("started", "");
+                    let _ = crate::dom::document().body().map(|b| b.offset_height());
+                },
+                std::time::Duration::ZERO,
+            );
         }
         if reading.with_untracked(|old| *old != r) {
             let t0 = wall_now();
