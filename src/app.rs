@@ -227,7 +227,14 @@ pub fn App() -> impl IntoView {
         let owner = Owner::current().unwrap_or_default();
         let later = move |f: Box<dyn FnOnce()>| {
             let owner = owner.clone();
-            set_timeout(move || owner.with(f), std::time::Duration::ZERO)
+            set_timeout(
+                move || {
+                    owner.with(f);
+                    // Laid out now, in this task, not in the next frame's.
+                    crate::dom::force_layout();
+                },
+                std::time::Duration::ZERO,
+            )
         };
         // The numbers' column first: half of the page's own building, so
         // neither half is a long task.

@@ -28,6 +28,12 @@ pub(crate) fn text_el(tag: &str, class: &str, text: &str) -> Element {
     e
 }
 
+/// Lays the page out now (reading a size forces it), so that the work joins
+/// the current task instead of the next frame's.
+pub(crate) fn force_layout() {
+    let _ = document().body().map(|b| b.offset_height());
+}
+
 /// Sets an attribute.
 pub(crate) fn set(e: &Element, name: &str, value: &str) {
     let _ = e.set_attribute(name, value);

@@ -450,7 +450,7 @@ pub(crate) fn start_loop<E: Animate + 'static>(
             leptos::prelude::set_timeout(
                 || {
                     mark("started", "");
-                    let _ = crate::dom::document().body().map(|b| b.offset_height());
+                    crate::dom::force_layout();
                 },
                 std::time::Duration::ZERO,
             );
