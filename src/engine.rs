@@ -34,8 +34,15 @@ pub(crate) fn window() -> web_sys::Window {
     web_sys::window().expect("a browser window")
 }
 
+thread_local! {
+    // Looked up once: the simulation's budget asks the time after every
+    // slice of work, and each lookup of `window.performance` crosses into
+    // JavaScript twice.
+    static PERFORMANCE: Option<web_sys::Performance> = window().performance();
+}
+
 pub(crate) fn wall_now() -> f64 {
-    window().performance().map_or(0.0, |p| p.now())
+    PERFORMANCE.with(|p| p.as_ref().map_or(0.0, web_sys::Performance::now))
 }
 
 /// Writes a value onto `<html data-…>` (the frame-time probe reads these).
