@@ -113,5 +113,29 @@ await spec("reference", async (t) => {
   await t.shot("print.png", { fullPage: true });
   await page.emulateMedia({ media: "screen" });
   t.ok("printed: the summary and every answer, no lab");
+
+  // Start-up keeps the reference out of the first layouts
+  // (content-visibility: hidden until the page has started); once started
+  // it is rendered when scrolled near, and without scripting it reads from
+  // the top of the page as before.
+  const started = await page.evaluate(() => [
+    document.documentElement.dataset.started !== undefined,
+    getComputedStyle(document.querySelector(".reference")).contentVisibility,
+  ]);
+  if (!started[0] || started[1] !== "auto") throw new Error(`started: ${started}, want the reference at content-visibility: auto`);
+  const plain = await page.context().newPage();
+  const cdp = await page.context().newCDPSession(plain);
+  await cdp.send("Emulation.setScriptExecutionDisabled", { value: true });
+  await plain.goto(page.url().split(/[?#]/)[0], { waitUntil: "load" });
+  const [scripting, top, cv, shown] = await plain.evaluate(() => [
+    matchMedia("(scripting: enabled)").matches,
+    document.querySelector(".reference").getBoundingClientRect().top,
+    getComputedStyle(document.querySelector(".reference")).contentVisibility,
+    document.querySelector("#questions summary")?.getBoundingClientRect().height ?? 0,
+  ]);
+  if (scripting) throw new Error("the page without scripting still matches (scripting: enabled)");
+  if (top > 100 || cv !== "auto" || shown <= 0) throw new Error(`without scripting the reference should read from the top: top ${top}, content-visibility ${cv}, first question ${shown}px tall`);
+  await plain.close();
+  t.ok(`the reference: rendered once the page has started; without scripting, at the top of the page (${Math.round(top)}px)`);
   t.noProblems("at the end");
 });
