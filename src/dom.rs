@@ -85,11 +85,28 @@ pub(crate) fn build_once(
     host: impl Fn() -> Option<Element> + 'static,
     build: impl FnOnce(Element) + 'static,
 ) {
+    // One copy of the effect in the wasm, whatever the part.
+    build_once_boxed(Box::new(host), Box::new(build));
+}
+
+type Host = Box<dyn Fn() -> Option<Element>>;
+
+fn build_once_boxed(host: Host, build: Box<dyn FnOnce(Element)>) {
     let mut build = Some(build);
     leptos::prelude::Effect::new(move |_| {
         if let Some(el) = host() {
             if let Some(b) = build.take() {
-                b(el);
+                // In a task of its own (and laid out in it), under this
+                // effect's owner: each part is a short task of its own
+                // instead of a share of the mount's.
+                let owner = leptos::prelude::Owner::current().unwrap_or_default();
+                leptos::prelude::set_timeout(
+                    move || {
+                        owner.with(move || b(el));
+                        force_layout();
+                    },
+                    std::time::Duration::ZERO,
+                );
             }
         }
     });
