@@ -96,18 +96,39 @@ fn build_once_boxed(host: Host, build: Box<dyn FnOnce(Element)>) {
     leptos::prelude::Effect::new(move |_| {
         if let Some(el) = host() {
             if let Some(b) = build.take() {
-                // In a task of its own (and laid out in it), under this
-                // effect's owner: each part is a short task of its own
-                // instead of a share of the mount's.
                 let owner = leptos::prelude::Owner::current().unwrap_or_default();
-                leptos::prelude::set_timeout(
-                    move || {
-                        owner.with(move || b(el));
-                        force_layout();
-                    },
-                    std::time::Duration::ZERO,
-                );
+                later(Box::new(move || owner.with(move || b(el))));
             }
         }
     });
+}
+
+type Part = Box<dyn FnOnce()>;
+
+thread_local! {
+    static LATER: std::cell::RefCell<Vec<Part>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `part` in the next task, with every other part asked for in this
+/// one, and lays them out there: the mount's parts (the transport, the
+/// preset picker, the legend, the arithmetic) become one short task of
+/// their own, and the 29 knobs another, instead of a share of the mount's
+/// (or 29 tasks in a row, which would hold off the frames between them).
+fn later(part: Part) {
+    let first = LATER.with(|q| {
+        let mut q = q.borrow_mut();
+        q.push(part);
+        q.len() == 1
+    });
+    if first {
+        leptos::prelude::set_timeout(
+            || {
+                for part in LATER.with(|q| std::mem::take(&mut *q.borrow_mut())) {
+                    part();
+                }
+                force_layout();
+            },
+            std::time::Duration::ZERO,
+        );
+    }
 }
