@@ -81,20 +81,33 @@ fn mount_with(query: &str) -> (web_sys::Element, impl Drop) {
     (host, handle)
 }
 
-/// Lets the reactive system run its pending effects and timers (the knob
-/// panel is built a moment after the rest of the page).
-async fn tick() {
+async fn sleep(ms: i32) {
     let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 150);
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// Lets the page finish starting: its parts are built in tasks after the
+/// mount, the knob panel last (a moment later, then in a task of its own).
+/// Waits until the knobs are there, or gives up after 10 s (a page that
+/// never builds them fails the assertions that follow).
+async fn tick(host: &web_sys::Element) {
+    for _ in 0..500 {
+        if find(host, "[data-control=\"instances\"]").is_some() {
+            break;
+        }
+        sleep(20).await;
+    }
+    // The effects a last change set off.
+    sleep(50).await;
 }
 
 #[wasm_bindgen_test]
 async fn page_has_its_hooks() {
     let (host, handle) = mount_with("");
     // The controls are built by effects once the page is mounted.
-    tick().await;
+    tick(&host).await;
     let now = metric(&host, "now_ms");
     assert!(
         stampede::decimal::parse(&now).is_some_and(|ms| ms >= 0.0),
@@ -143,7 +156,7 @@ async fn page_has_its_hooks() {
 #[wasm_bindgen_test]
 async fn shared_link_sets_the_knobs() {
     let (host, handle) = mount_with("preset=naive&i=12&seed=5&speed=4");
-    tick().await;
+    tick(&host).await;
     assert_eq!(metric(&host, "naive"), "2400", "12 instances x 200 threads");
     let input = |name: &str| {
         find(&host, &format!("[data-control=\"{name}\"]"))
@@ -166,7 +179,7 @@ async fn shared_link_sets_the_knobs() {
 #[wasm_bindgen_test]
 async fn broken_link_shows_a_banner_and_a_working_page() {
     let (host, handle) = mount_with("i=%3Cscript%3Ealert(1)%3C/script%3E&zzz=1&speed=NaN");
-    tick().await;
+    tick(&host).await;
     let banner = find(&host, "[role=alert]").expect("a banner for the broken link");
     let text = banner.text_content().unwrap_or_default();
     assert!(
