@@ -26,6 +26,14 @@ const quantile = (xs, q) => {
   return s.length ? s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)] : NaN;
 };
 
+// Long tasks from before the page's own scripts run.
+const observeLongTasks = () => {
+  window.__longtasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longtasks.push(e.duration);
+  }).observe({ type: "longtask", buffered: true });
+};
+
 // 5: cold first visits (see the top), before anything else runs.
 const COLD_VISITS = Number(process.env.COLD_VISITS ?? 6);
 const coldVisit = async (settleMs) => {
@@ -33,12 +41,7 @@ const coldVisit = async (settleMs) => {
   try {
     const page = context.pages()[0] ?? (await context.newPage());
     await page.waitForTimeout(settleMs);
-    await page.addInitScript(() => {
-      window.__longtasks = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) window.__longtasks.push(e.duration);
-      }).observe({ type: "longtask", buffered: true });
-    });
+    await page.addInitScript(observeLongTasks);
     await page.goto(base, { waitUntil: "load" });
     await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
     await page.waitForTimeout(1500);
@@ -89,13 +92,6 @@ const rafDeltas = (page) =>
         requestAnimationFrame(tick);
       }),
   );
-
-const observeLongTasks = () => {
-  window.__longtasks = [];
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) window.__longtasks.push(e.duration);
-  }).observe({ type: "longtask", buffered: true });
-};
 
 let failure = null;
 try {
