@@ -200,13 +200,16 @@ pub fn App() -> impl IntoView {
         if keeps_key {
             return;
         }
+        // A room key the room does not take (Escape with no list of keys
+        // open) keeps its default.
+        if command == Command::Room && !room.key(&key) {
+            return;
+        }
         ev.prevent_default();
         match (command, key.as_str()) {
             (Command::Tour, "ArrowRight" | "PageDown") => drive.next(),
             (Command::Tour, _) => drive.back(),
-            (Command::Room, k) => {
-                room.key(k);
-            }
+            (Command::Room, _) => {}
             _ => send.run(command),
         }
     });
@@ -224,21 +227,9 @@ pub fn App() -> impl IntoView {
     // part in a task of its own so that no start-up task runs long; the
     // real-Redis panel (which runs a small fleet) last.
     Effect::new(move |_| {
-        let owner = Owner::current().unwrap_or_default();
-        let later = move |f: Box<dyn FnOnce()>| {
-            let owner = owner.clone();
-            set_timeout(
-                move || {
-                    owner.with(f);
-                    // Laid out now, in this task, not in the next frame's.
-                    crate::dom::force_layout();
-                },
-                std::time::Duration::ZERO,
-            )
-        };
         // The numbers' column first: half of the page's own building, so
         // neither half is a long task.
-        later(Box::new(move || {
+        crate::dom::task(Box::new(move || {
             if let Some(side) = side_ref.get_untracked() {
                 leptos::mount::mount_to(side.into(), move || {
                     view! {
@@ -256,9 +247,9 @@ pub fn App() -> impl IntoView {
                 .forget();
             }
         }));
-        later(Box::new(move || tour_view::mount(drive)));
-        later(Box::new(move || presenter::mount(room)));
-        later(Box::new(move || crate::panels::conformance::mount(base)));
+        crate::dom::task(Box::new(move || tour_view::mount(drive)));
+        crate::dom::task(Box::new(move || presenter::mount(room)));
+        crate::dom::task(Box::new(move || crate::panels::conformance::mount(base)));
     });
     // Said only while the fleet is drawn as bands.
     let aggregated_ref = NodeRef::<leptos::html::P>::new();
@@ -463,9 +454,6 @@ fn Legend() -> impl IntoView {
 
 fn build_legend(root: &web_sys::Element) {
     use crate::dom::{document, el, put, set};
-    if root.child_element_count() > 0 {
-        return;
-    }
     let svg = |tag: &str, attrs: &[(&str, &str)]| {
         let e = document()
             .create_element_ns(Some("http://www.w3.org/2000/svg"), tag)

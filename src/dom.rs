@@ -121,14 +121,24 @@ fn later(part: Part) {
         q.len() == 1
     });
     if first {
-        leptos::prelude::set_timeout(
-            || {
-                for part in LATER.with(|q| std::mem::take(&mut *q.borrow_mut())) {
-                    part();
-                }
-                force_layout();
-            },
-            std::time::Duration::ZERO,
-        );
+        task(Box::new(|| {
+            for part in LATER.with(|q| std::mem::take(&mut *q.borrow_mut())) {
+                part();
+            }
+        }));
     }
+}
+
+/// Runs `f` in a task of its own, under the current reactive owner, and
+/// lays the page out at its end: its layout joins this task, not the next
+/// frame's.
+pub(crate) fn task(f: Box<dyn FnOnce()>) {
+    let owner = leptos::prelude::Owner::current().unwrap_or_default();
+    leptos::prelude::set_timeout(
+        move || {
+            owner.with(f);
+            force_layout();
+        },
+        std::time::Duration::ZERO,
+    );
 }

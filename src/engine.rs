@@ -306,17 +306,12 @@ impl Engine {
                 start,
             );
         }
-        // The followed thread: the claim holder is whoever holds it first,
-        // then that thread; ringed on the overlay.
+        // The followed thread: the claim holder is whoever holds a claim
+        // first (the core says who), then that thread; ringed on the overlay.
         let states = fleet.thread_states();
-        let is_holder = |s: &u8| {
-            stampede::read_path::Activity::WORK
-                .iter()
-                .any(|a| *a as u8 == *s)
-        };
         if self.follow == crate::code_panel::Follow::ClaimHolder {
-            if let Some(g) = states.iter().position(is_holder) {
-                self.follow = crate::code_panel::Follow::Thread(g as u32);
+            if let Some(g) = fleet.claim_holder() {
+                self.follow = crate::code_panel::Follow::Thread(g);
             }
         }
         let followed = match self.follow {
@@ -454,13 +449,7 @@ pub(crate) fn start_loop<E: Animate + 'static>(
             // What waits for the first frame (style/main.css: the panels
             // below the fold, the reference) is laid out in a task of its
             // own between this frame and the next, not in either.
-            leptos::prelude::set_timeout(
-                || {
-                    mark("started", "");
-                    crate::dom::force_layout();
-                },
-                std::time::Duration::ZERO,
-            );
+            crate::dom::task(Box::new(|| mark("started", "")));
         }
         if reading.with_untracked(|old| *old != r) {
             let t0 = wall_now();

@@ -123,41 +123,40 @@ pub fn mount(room: Room) {
     let Some(header) = find("header.topbar .modes").or_else(|| find("header.topbar")) else {
         return;
     };
-    if doc
-        .query_selector("[data-control=presenter]")
-        .ok()
-        .flatten()
-        .is_some()
-    {
+    if find("[data-control=presenter]").is_some() {
         return;
     }
     let mut on = Listeners::default();
-    let presenter = button("presenter", "Presenter mode");
-    set(
-        &presenter,
-        "title",
-        "Large type, the fleet and one number (p)",
-    );
-    on.on(&presenter, "click", move |_| {
-        room.presenter.update(|p| *p = !*p)
-    });
-    let reduced = button("reduced-motion", "Reduced motion");
-    set(
-        &reduced,
-        "title",
-        "No movement: each run jumps to its end; step through it with Next event",
-    );
-    on.on(&reduced, "click", move |_| {
-        room.reduced.update(|r| *r = !*r)
-    });
-    let keys = button("shortcuts", "Keys");
-    set(&keys, "title", "Every keyboard shortcut (?)");
-    set(&keys, "aria-keyshortcuts", "?");
-    on.on(&keys, "click", move |_| room.help.update(|h| *h = !*h));
     let modes = el("div", "room");
-    for b in [&presenter, &reduced, &keys] {
-        put(&modes, b);
-    }
+    let switches = [
+        (
+            "presenter",
+            "Presenter mode",
+            "Large type, the fleet and one number (p)",
+            room.presenter,
+        ),
+        (
+            "reduced-motion",
+            "Reduced motion",
+            "No movement: each run jumps to its end; step through it with Next event",
+            room.reduced,
+        ),
+        (
+            "shortcuts",
+            "Keys",
+            "Every keyboard shortcut (?)",
+            room.help,
+        ),
+    ]
+    .map(|(control, label, title, flag)| {
+        let b = button(control, label);
+        set(&b, "title", title);
+        on.on(&b, "click", move |_| flag.update(|v| *v = !*v));
+        put(&modes, &b);
+        b
+    });
+    set(&switches[2], "aria-keyshortcuts", "?");
+    let [presenter, reduced, _] = switches;
     put(&header, &modes);
 
     let overlay = el("div", "shortcuts panel");

@@ -142,7 +142,9 @@ fn build_picker(
     // The lesson's knobs belong to the picker, not to the effect below,
     // whose every run would otherwise dispose what the last one built.
     let host = Owner::current().unwrap_or_default();
-    let knobs_for = StoredValue::new_local((None::<&'static str>, None::<Owner>));
+    // What the lesson's knobs were built for: at first, no lesson at all (not
+    // even "custom", so a custom scenario hides the empty box at once).
+    let knobs_for = StoredValue::new_local((Some(""), None::<Owner>));
     Effect::new(move |_| {
         let exact = scenario.with(preset_of);
         let b = base.get();
@@ -174,7 +176,7 @@ fn build_picker(
                     (None, _) => "Your own scenario: every knob is below.".to_string(),
                 },
             );
-            if knobs_for.with_value(|(shown, _)| *shown) != b || b.is_none() && knobs.child_element_count() > 0 {
+            if knobs_for.with_value(|(shown, _)| *shown) != b {
                 // The old lesson's knobs go, with their effects.
                 knobs_for.set_value((b, None));
                 knobs.set_text_content(None);

@@ -399,8 +399,14 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
             // Keep waiting for the operation already under way.
             Step::Wait => {}
             other => {
-                let first = m.is_first_read();
-                op = Some(perform(&inner, other, first, &mut tokens, &computed, &read));
+                op = Some(perform(
+                    &inner,
+                    other,
+                    m.is_first_read(),
+                    &mut tokens,
+                    &computed,
+                    &read,
+                ));
             }
         }
         let Some(fut) = op.as_mut() else {
@@ -497,7 +503,7 @@ fn abandon_locked<O>(
 fn perform<O: Origin>(
     inner: &Arc<Inner<O>>,
     step: Step,
-    m_first_read: bool,
+    first_read: bool,
     tokens: &mut HashMap<u64, Token>,
     computed: &Option<Arc<Vec<u8>>>,
     read: &Option<Arc<Vec<u8>>>,
@@ -505,16 +511,13 @@ fn perform<O: Origin>(
     let inner = inner.clone();
     let mut con = inner.con.clone();
     match step {
-        Step::CacheGet { key } => {
-            let first = m_first_read;
-            Box::pin(async move {
-                let (reply, bytes) = read_value(&inner, &mut con, key).await;
-                if first && matches!(reply, CacheReply::Miss | CacheReply::Stale(_)) {
-                    inner.counters.misses.fetch_add(1, Ordering::Relaxed);
-                }
-                (Input::Cache(reply), Got::Read(bytes))
-            })
-        }
+        Step::CacheGet { key } => Box::pin(async move {
+            let (reply, bytes) = read_value(&inner, &mut con, key).await;
+            if first_read && reply.is_miss() {
+                inner.counters.misses.fetch_add(1, Ordering::Relaxed);
+            }
+            (Input::Cache(reply), Got::Read(bytes))
+        }),
         Step::Poll { key } => Box::pin(async move {
             // One transaction: the value and the claim seen at one instant
             // (two separate reads could see "no value" before a holder's

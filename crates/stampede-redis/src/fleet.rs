@@ -108,10 +108,6 @@ impl ScenarioOrigin {
     fn draw(n: u64) -> f64 {
         Rng::new(n).unit()
     }
-
-    pub fn calls(&self) -> u64 {
-        self.stats.calls.load(Ordering::SeqCst)
-    }
 }
 
 impl Origin for ScenarioOrigin {

@@ -162,6 +162,14 @@ pub enum CacheReply {
     Error,
 }
 
+impl CacheReply {
+    /// What a request's first read counts as a miss: no value, or one past
+    /// its TTL. (A failure marker or a Redis error is counted elsewhere.)
+    pub fn is_miss(&self) -> bool {
+        matches!(self, CacheReply::Miss | CacheReply::Stale(_))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FlightReply {
     Lead(LeaderTicket),

@@ -217,6 +217,38 @@ fn failure_is_shared_not_remembered() {
 
 /// hang: "Deadlines free the threads and the origin timeout frees the
 /// claim; turn on no-deadline to pin them all."
+/// "The claim holder" is a thread holding a claim token: in the card's run
+/// there is one, checking the cache again or doing the work; without a
+/// claim there is none, though leaders recompute.
+#[test]
+fn the_claim_holder_holds_a_claim_and_only_the_claim_does() {
+    use stampede::read_path::Activity;
+    each_seed(|seed| {
+        for (name, has_claim) in [("burst", true), ("singleflight", false), ("naive", false)] {
+            let mut f = Fleet::new(&p(name), seed);
+            let mut seen = false;
+            let mut t = 0;
+            while !f.is_quiet() {
+                t += 500;
+                f.advance_to(t, usize::MAX);
+                if let Some(g) = f.claim_holder() {
+                    assert!(has_claim, "{name}: thread {g} holds a claim");
+                    // Re-reading the cache right after winning, or working.
+                    let state = f.thread_states()[g as usize];
+                    assert!(
+                        state == Activity::Reading as u8
+                            || Activity::WORK.iter().any(|a| *a as u8 == state),
+                        "{name}: the holder {g} is in state {state}"
+                    );
+                    assert!(f.live_claims() > 0, "{name}: a holder without a live claim");
+                    seen = true;
+                }
+            }
+            assert_eq!(seen, has_claim, "{name}: a holder seen");
+        }
+    });
+}
+
 #[test]
 fn hang_deadlines_free_threads_and_the_origin_timeout_frees_the_claim() {
     each_seed(|seed| {

@@ -107,10 +107,6 @@ impl TestRedis {
         self.child = spawn_server(self.port, &self.dir, &[]);
         wait_for_ping(&self.url).await;
     }
-
-    pub fn port(&self) -> u16 {
-        self.port
-    }
 }
 
 impl Drop for TestRedis {

@@ -437,6 +437,17 @@ impl Fleet {
         self.claims.live(self.now)
     }
 
+    /// The thread (its global index) holding a claim token it has not
+    /// released, if any: the one the page follows as "the claim holder".
+    /// Leaders under singleflight alone, and recomputing threads with no
+    /// defence, hold no claim.
+    pub fn claim_holder(&self) -> Option<u32> {
+        self.slots
+            .iter()
+            .position(|s| s.active && s.path.holds_claim())
+            .map(|i| self.thread_of[i])
+    }
+
     /// Virtual time of the next event, if any remain before the horizon.
     pub fn next_event_at(&self) -> Option<Micros> {
         self.next_source()

@@ -59,9 +59,7 @@ impl Fleet {
                 } else {
                     self.cache_get(key)
                 };
-                if matches!(reply, CacheReply::Miss | CacheReply::Stale(_))
-                    && self.slots[thread as usize].path.is_first_read()
-                {
+                if reply.is_miss() && self.slots[thread as usize].path.is_first_read() {
                     self.r.misses += 1;
                 }
                 self.reply_later(thread, Input::Cache(reply));
