@@ -81,13 +81,13 @@ await spec("lessons", async (t) => {
 
   // A scenario far from every preset is custom: it names no lesson and shows
   // no lesson knobs, not even their empty box.
-  await t.open("i=12&t=50&sf=0&claim=none&rtt=9&rc=77&dl=900&ttl=3000&keys=3&seed=1");
+  await t.open("i=12&t=50&sf=0&claim=off&rtt=9&rc=77&dl=900&keys=3&seed=1");
   const custom = await page.evaluate(() => {
     const k = document.querySelector(".lesson-knobs");
-    return [document.querySelector('[data-control="preset"]').value, k.hidden, k.childElementCount];
+    return [document.querySelector('[data-control="preset"]').value, k.hidden, k.childElementCount, !!document.querySelector("[role=alert]")];
   });
-  if (custom[0] !== "custom" || !custom[1] || custom[2] !== 0) {
-    throw new Error(`a custom scenario: picker ${custom[0]}, lesson knobs hidden ${custom[1]}, ${custom[2]} of them`);
+  if (custom[0] !== "custom" || !custom[1] || custom[2] !== 0 || custom[3]) {
+    throw new Error(`a custom scenario: picker ${custom[0]}, lesson knobs hidden ${custom[1]}, ${custom[2]} of them, banner ${custom[3]}`);
   }
   t.ok("a custom scenario: the picker says custom, and no empty box of lesson knobs");
 
