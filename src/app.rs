@@ -81,7 +81,7 @@ pub fn App() -> impl IntoView {
     let base = crate::transport::lesson_base(scenario);
     // The counter that proves what is running: shown first, and left out of
     // the counters' own lists while it is shown.
-    let proof = Memo::new(move |_| scenario.with(|s| stampede::scenario::proof_for(s, base.get())));
+    let proof = Memo::new(move |_| scenario.with(|s| stampede::lesson::proof_for(s, base.get())));
     // Rebuilt only when the markers change, not on every frame's reading.
     let markers = Memo::new(move |_| reading.with(|r| r.markers.clone()));
     let engine = StoredValue::new_local(Engine::default());

@@ -23,7 +23,7 @@ pub struct Drive {
     pub compare: RwSignal<Option<&'static str>>,
     pub reading: RwSignal<Reading>,
     /// The counter that proves the running lesson (announced outside the tour).
-    pub proof: Memo<stampede::scenario::Proof>,
+    pub proof: Memo<stampede::lesson::Proof>,
 }
 
 /// The shortest gap between two announcements of a running number: a

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 use stampede::metrics::Report;
-use stampede::scenario::Proof;
+use stampede::lesson::Proof;
 use wasm_bindgen::JsCast;
 
 use crate::lab::{Defence, Score};

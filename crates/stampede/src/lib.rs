@@ -5,7 +5,9 @@
 //! - [`read_path`]: one request as a sans-IO state machine, configured by a
 //!   [`read_path::Strategy`].
 //! - [`sim`]: a deterministic fleet simulation that drives the read path.
-//! - [`scenario`]: every knob, presets, validation and the URL form.
+//! - [`scenario`]: every knob and its validation, the presets and
+//!   comparisons (`scenario::catalogue`), the URL form (`scenario::link`).
+//! - [`lesson`]: what proves the running lesson, and its sentence.
 //! - [`metrics`]: the counters and histograms everyone reports.
 //! - [`decimal`]: decimal text to and from `f64`, without the standard
 //!   library's general float code.
@@ -16,6 +18,7 @@
 pub mod claim;
 pub mod decimal;
 pub mod flight;
+pub mod lesson;
 pub mod metrics;
 pub mod read_path;
 pub mod rng;

@@ -593,7 +593,7 @@ fn every_preset_points_at_its_proof() {
     for pr in PRESETS {
         let proof = pr.proof();
         assert_eq!(
-            stampede::scenario::proof_for(&pr.scenario(), Some(pr.name)),
+            stampede::lesson::proof_for(&pr.scenario(), Some(pr.name)),
             proof
         );
         assert!(!pr.turn.is_empty(), "{} asks for no knob", pr.name);
@@ -626,7 +626,7 @@ fn every_pitfall_points_at_its_damage() {
     ] {
         let mut s = p(base);
         s.pitfalls.enable(pitfall).unwrap();
-        let proof = stampede::scenario::proof_for(&s, Some(base));
+        let proof = stampede::lesson::proof_for(&s, Some(base));
         assert_eq!(proof.metric, metric, "{pitfall}");
         each_seed(|seed| {
             let quiet = value_of(&run(&p(base), seed), metric);

@@ -1,0 +1,522 @@
+//! The lessons as data: one preset per lesson (the interview card first) and
+//! the A/B view's comparisons, two designs on the same traffic.
+
+use super::*;
+use crate::lesson::{proof, Proof};
+
+/// A named starting point: the interview card's scenario and one per lesson.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub lesson: &'static str,
+    /// The counter (a `Report` field) whose value proves the lesson.
+    pub proof: &'static str,
+    /// One line on what that counter shows in this lesson.
+    pub proof_note: &'static str,
+    /// The knobs the lesson asks a visitor to turn (long names, or
+    /// `pitfall-<name>`), shown beside its text.
+    pub turn: &'static [&'static str],
+    build: fn() -> Scenario,
+}
+
+impl Preset {
+    pub fn scenario(&self) -> Scenario {
+        (self.build)()
+    }
+
+    pub fn proof(&self) -> Proof {
+        proof(self.proof, self.proof_note)
+    }
+}
+
+fn p_burst() -> Scenario {
+    Scenario::default()
+}
+fn p_naive() -> Scenario {
+    Scenario {
+        singleflight: false,
+        claim: ClaimMode::Off,
+        ..Scenario::default()
+    }
+}
+fn p_singleflight() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Off,
+        ..Scenario::default()
+    }
+}
+fn p_claim_outer() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Outer,
+        ..Scenario::default()
+    }
+}
+fn p_stale() -> Scenario {
+    Scenario {
+        stale_ms: 60_000,
+        loser: LoserPolicy::Stale,
+        ..Scenario::default()
+    }
+}
+fn p_failure() -> Scenario {
+    Scenario {
+        instances: 4,
+        threads: 20,
+        workload: Workload::Steady,
+        claim: ClaimMode::Off,
+        value_ttl_ms: 2000,
+        origin_outage_ms: 3000,
+        duration_ms: 12_000,
+        think_ms: 200,
+        ..Scenario::default()
+    }
+}
+fn p_hang() -> Scenario {
+    Scenario {
+        hang: true,
+        ..Scenario::default()
+    }
+}
+fn p_holder_crash() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        value_ttl_ms: 5000,
+        holder_crash: true,
+        claim_ttl_ms: 10_000,
+        duration_ms: 20_000,
+        think_ms: 200,
+        ..Scenario::default()
+    }
+}
+fn p_short_ttl() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        value_ttl_ms: 5000,
+        recompute_ms: 400,
+        claim_ttl_ms: 100,
+        duration_ms: 20_000,
+        think_ms: 100,
+        ..Scenario::default()
+    }
+}
+fn p_redis_down() -> Scenario {
+    Scenario {
+        redis_down: true,
+        ..Scenario::default()
+    }
+}
+fn p_cold() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 100,
+        keys: 5000,
+        workload: Workload::Cold,
+        admission: 6,
+        ..Scenario::default()
+    }
+}
+fn p_jitter() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        keys: 200,
+        workload: Workload::Steady,
+        claim: ClaimMode::Off,
+        value_ttl_ms: 5000,
+        jitter: 0.3,
+        duration_ms: 30_000,
+        think_ms: 100,
+        ..Scenario::default()
+    }
+}
+fn p_swr() -> Scenario {
+    Scenario {
+        stale_ms: 60_000,
+        stale_while_revalidate: true,
+        claim: ClaimMode::Refresh,
+        redis_error: RedisErrorPolicy::Open,
+        ..Scenario::default()
+    }
+}
+fn p_xfetch() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        claim: ClaimMode::Off,
+        value_ttl_ms: 5000,
+        duration_ms: 30_000,
+        think_ms: 100,
+        xfetch_beta: 1.0,
+        ..Scenario::default()
+    }
+}
+fn p_late_writer() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        value_ttl_ms: 5000,
+        recompute_ms: 1000,
+        claim_ttl_ms: 100,
+        duration_ms: 20_000,
+        think_ms: 100,
+        ..Scenario::default()
+    }
+}
+fn p_cheap() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Off,
+        recompute_ms: 20,
+        ..Scenario::default()
+    }
+}
+
+pub const PRESETS: [Preset; 16] = [
+    Preset {
+        name: "burst",
+        title: "The interview card: 40 x 200, both layers",
+        lesson: "Singleflight outside, claim inside: one recompute, 40 claim attempts.",
+        proof: "recomputes",
+        proof_note: "One recompute for 8,000 requests: singleflight took each office to one caller, the claim took the fleet to one.",
+        turn: &["singleflight", "claim"],
+        build: p_burst,
+    },
+    Preset {
+        name: "naive",
+        title: "No protection",
+        lesson: "Every thread of every instance recomputes: instances x threads, and the swamped origin answers most callers too late.",
+        proof: "recomputes",
+        proof_note: "Instances x threads recomputes: every thread asked the origin itself.",
+        turn: &["singleflight"],
+        build: p_naive,
+    },
+    Preset {
+        name: "singleflight",
+        title: "Singleflight only",
+        lesson: "Threads collapse inside each instance: one recompute per instance.",
+        proof: "recomputes",
+        proof_note: "One recompute per instance: singleflight cannot see the other instances.",
+        turn: &["claim"],
+        build: p_singleflight,
+    },
+    Preset {
+        name: "claim-outer",
+        title: "Claim outside singleflight",
+        lesson: "Still one recompute, but every thread pays a Redis round trip to claim.",
+        proof: "claim_attempts",
+        proof_note: "Claim attempts: with the claim outside, every thread pays a Redis round trip.",
+        turn: &["claim"],
+        build: p_claim_outer,
+    },
+    Preset {
+        name: "stale",
+        title: "Losers serve stale",
+        lesson: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
+        proof: "stale_served",
+        proof_note: "Requests answered at once with the stale value instead of waiting for the winner.",
+        turn: &["loser"],
+        build: p_stale,
+    },
+    Preset {
+        name: "failure",
+        title: "A failing origin",
+        lesson: "Failures reach the current waiters only; turn on remember-failure to see a sticky outage.",
+        proof: "errors",
+        proof_note: "Errors during the outage only; with remember-failure they go on after the origin has recovered.",
+        turn: &["pitfall-remember-failure"],
+        build: p_failure,
+    },
+    Preset {
+        name: "hang",
+        title: "A hung origin",
+        lesson: "Deadlines free the threads and the origin timeout frees the claim; turn on no-deadline to pin them all.",
+        proof: "timeouts",
+        proof_note: "Every caller freed at its own deadline although the origin never answers.",
+        turn: &["pitfall-no-deadline"],
+        build: p_hang,
+    },
+    Preset {
+        name: "holder-crash",
+        title: "The claim holder dies",
+        lesson: "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
+        proof: "timeouts",
+        proof_note: "Callers that gave up while the dead holder's claim blocked every refresh until its TTL.",
+        turn: &["claim_ttl_ms"],
+        build: p_holder_crash,
+    },
+    Preset {
+        name: "short-ttl",
+        title: "Claim TTL shorter than the recompute",
+        lesson: "The claim expires mid-recompute and another instance starts an overlapping one.",
+        proof: "overlapping_recomputes",
+        proof_note: "Recomputes started while another of the same key was running: the claim expired under its holder.",
+        turn: &["claim_ttl_ms"],
+        build: p_short_ttl,
+    },
+    Preset {
+        name: "redis-down",
+        title: "Redis is down",
+        lesson: "Fail open and the refresh goes on; fail closed and nobody may refresh.",
+        proof: "redis_errors",
+        proof_note: "Every Redis command failed, yet the refresh went on: the claim failed open.",
+        turn: &["redis_error"],
+        build: p_redis_down,
+    },
+    Preset {
+        name: "cold",
+        title: "A cold cache",
+        lesson: "Thousands of different keys: nothing to coalesce. Admission bounds the origin and sheds the rest at once.",
+        proof: "admission_shed",
+        proof_note: "Recomputes shed at once with a degraded answer instead of swamping the origin.",
+        turn: &["admission", "admission_wait_ms"],
+        build: p_cold,
+    },
+    Preset {
+        name: "jitter",
+        title: "TTL jitter",
+        lesson: "Keys written together expire together unless their TTLs are spread.",
+        proof: "origin_peak_concurrency",
+        proof_note: "The most recomputes at the origin at once: spread TTLs lower the peak.",
+        turn: &["jitter"],
+        build: p_jitter,
+    },
+    Preset {
+        name: "swr",
+        title: "Nobody waits on a lock",
+        lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder or a Redis outage never stalls a request.",
+        proof: "stale_served",
+        proof_note: "Every request answered at once with the stale value, whatever fails behind it.",
+        turn: &["holder_crash", "redis_down"],
+        build: p_swr,
+    },
+    Preset {
+        name: "xfetch",
+        title: "Early refresh (XFetch)",
+        lesson: "Readers refresh a hot key just before it expires, so nobody meets a miss; with no lock a few instances may refresh at once.",
+        proof: "misses",
+        proof_note: "Requests that found the hot key missing or expired: early refresh keeps it at zero.",
+        turn: &["xfetch_beta", "claim"],
+        build: p_xfetch,
+    },
+    Preset {
+        name: "late-writer",
+        title: "A late holder writes old data",
+        lesson: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last; fenced writes refuse it.",
+        proof: "stale_overwrites",
+        proof_note: "Writes that put an older value over a newer one: turn on fenced writes and they are refused instead.",
+        turn: &["fenced_writes", "claim_ttl_ms"],
+        build: p_late_writer,
+    },
+    Preset {
+        name: "cheap",
+        title: "A cheap recompute",
+        lesson: "40 copies of a 20 ms query is nothing: singleflight alone is enough.",
+        proof: "p99_ms",
+        proof_note: "The slowest answers stay fast with one cheap query per instance and no lock.",
+        turn: &["claim"],
+        build: p_cheap,
+    },
+];
+
+/// Two designs on the same traffic: the A/B view's presets. Both sides run
+/// the same fleet and seed; `metric` is the counter the question is about
+/// and `winner` the side that is better on it.
+#[derive(Clone, Copy, Debug)]
+pub struct Comparison {
+    pub name: &'static str,
+    pub question: &'static str,
+    pub a_label: &'static str,
+    pub b_label: &'static str,
+    pub metric: &'static str,
+    pub winner: char,
+    /// The view offers the recompute-cost control (both sides' recompute).
+    pub cost_control: bool,
+    a: fn() -> Scenario,
+    b: fn() -> Scenario,
+}
+
+impl Comparison {
+    pub fn a(&self) -> Scenario {
+        (self.a)()
+    }
+    pub fn b(&self) -> Scenario {
+        (self.b)()
+    }
+}
+
+fn c_losers_wait() -> Scenario {
+    Scenario {
+        stale_ms: 60_000,
+        holder_crash: true,
+        ..Scenario::default()
+    }
+}
+fn c_nobody_waits() -> Scenario {
+    Scenario {
+        holder_crash: true,
+        ..p_swr()
+    }
+}
+fn c_fail_closed() -> Scenario {
+    Scenario {
+        redis_error: RedisErrorPolicy::Closed,
+        ..p_redis_down()
+    }
+}
+fn c_no_jitter() -> Scenario {
+    Scenario {
+        jitter: 0.0,
+        ..p_jitter()
+    }
+}
+fn c_sync_refresh() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        value_ttl_ms: 5000,
+        stale_ms: 60_000,
+        duration_ms: 20_000,
+        think_ms: 100,
+        ..Scenario::default()
+    }
+}
+fn c_swr_refresh() -> Scenario {
+    Scenario {
+        stale_while_revalidate: true,
+        ..c_sync_refresh()
+    }
+}
+fn c_claim_only() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Inner,
+        xfetch_beta: 0.0,
+        ..p_xfetch()
+    }
+}
+fn c_early_refresh() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Inner,
+        ..p_xfetch()
+    }
+}
+
+pub const COMPARISONS: [Comparison; 8] = [
+    Comparison {
+        name: "layered",
+        question: "Singleflight alone, or singleflight with the claim inside?",
+        a_label: "singleflight only",
+        b_label: "singleflight + claim",
+        metric: "recomputes",
+        winner: 'b',
+        cost_control: false,
+        a: p_singleflight,
+        b: p_burst,
+    },
+    Comparison {
+        name: "claim-order",
+        question: "The claim inside singleflight, or outside it?",
+        a_label: "claim outside",
+        b_label: "claim inside",
+        metric: "claim_attempts",
+        winner: 'b',
+        cost_control: false,
+        a: p_claim_outer,
+        b: p_burst,
+    },
+    Comparison {
+        name: "losers",
+        question: "When the claim holder dies: losers that wait on the lock, or nobody waits on a lock?",
+        a_label: "losers wait (bounded)",
+        b_label: "claim only on the refresh",
+        metric: "timeouts",
+        winner: 'b',
+        cost_control: false,
+        a: c_losers_wait,
+        b: c_nobody_waits,
+    },
+    Comparison {
+        name: "redis-outage",
+        question: "Redis is down: fail closed or fail open?",
+        a_label: "fail closed",
+        b_label: "fail open",
+        metric: "timeouts",
+        winner: 'b',
+        cost_control: false,
+        a: c_fail_closed,
+        b: p_redis_down,
+    },
+    Comparison {
+        name: "jitter",
+        question: "Keys written together: the same TTL, or a jittered one?",
+        a_label: "no jitter",
+        b_label: "TTL jitter 30%",
+        metric: "origin_peak_concurrency",
+        winner: 'b',
+        cost_control: false,
+        a: c_no_jitter,
+        b: p_jitter,
+    },
+    Comparison {
+        name: "swr",
+        question: "A stale hot key: refresh while the callers wait, or answer stale and refresh behind?",
+        a_label: "synchronous refresh",
+        b_label: "stale-while-revalidate",
+        metric: "p99_ms",
+        winner: 'b',
+        cost_control: false,
+        a: c_sync_refresh,
+        b: c_swr_refresh,
+    },
+    Comparison {
+        name: "xfetch",
+        question: "A hot key expiring: the claim alone, or early refresh as well?",
+        a_label: "claim at expiry",
+        b_label: "early refresh (XFetch)",
+        metric: "misses",
+        winner: 'b',
+        cost_control: false,
+        a: c_claim_only,
+        b: c_early_refresh,
+    },
+    Comparison {
+        name: "cost",
+        question: "Is the claim worth it? For a 20 ms query singleflight alone answers sooner; raise the recompute's cost and watch where the claim starts to pay.",
+        a_label: "singleflight only",
+        b_label: "singleflight + claim",
+        // At its own 20 ms cost; the A/B view's cost control flips it.
+        metric: "p50_ms",
+        winner: 'a',
+        cost_control: true,
+        a: p_cheap,
+        b: p_cheap_claimed,
+    },
+];
+
+fn p_cheap_claimed() -> Scenario {
+    Scenario {
+        claim: ClaimMode::Inner,
+        ..p_cheap()
+    }
+}
+
+pub fn comparison(name: &str) -> Option<&'static Comparison> {
+    COMPARISONS.iter().find(|c| c.name == name)
+}
+
+pub fn preset(name: &str) -> Option<Scenario> {
+    PRESETS
+        .iter()
+        .find(|p| p.name == name)
+        .map(Preset::scenario)
+}
+
+pub fn preset_names() -> Vec<&'static str> {
+    PRESETS.iter().map(|p| p.name).collect()
+}
