@@ -15,8 +15,10 @@
 //! instance), the recompute's delta, a negative-cache mark and the writer's
 //! fence.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
+use std::hash::Hash;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -35,13 +37,48 @@ use tokio::time::Instant;
 
 use crate::claim::{fence_key, lock_key, value_key, Token, CLAIM_FENCED, RELEASE};
 use crate::conn::{Conn, Target};
+use crate::group::CatchUnwind;
 
 /// A value's content, shared by every caller it answers.
 type Payload = Arc<Vec<u8>>;
 
+/// A key the driver can serve: the conformance harness's `u32`, or a
+/// service's `String`.
+pub trait Key: Clone + Eq + Hash + Send + Sync + 'static {
+    /// The key's name inside the Redis keys (`value:{name}`, `lock:{name}`,
+    /// `fence:{name}`).
+    fn name(&self) -> Cow<'_, str>;
+
+    /// The number the core's state machine carries for this key. The
+    /// driver never uses it to find anything (every step is performed for
+    /// the request's own key), so any value is correct.
+    fn machine_id(&self) -> u32 {
+        0
+    }
+}
+
+impl Key for u32 {
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Owned(self.to_string())
+    }
+
+    fn machine_id(&self) -> u32 {
+        *self
+    }
+}
+
+impl Key for String {
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self)
+    }
+}
+
+/// The origin's answer: a key's payload, or why there is none.
+pub type OriginFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>>;
+
 /// What a service's origin is: anything that computes a key's payload.
-pub trait Origin: Send + Sync + 'static {
-    fn compute(&self, key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>>;
+pub trait Origin<K = u32>: Send + Sync + 'static {
+    fn compute(&self, key: K) -> OriginFuture;
 }
 
 /// What a caller gets.
@@ -85,17 +122,50 @@ impl Drop for RunningTask<'_> {
     }
 }
 
-struct Inner<O> {
+/// What the driver needs besides the read path's [`Strategy`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Settings {
+    pub value_ttl: Duration,
+    pub stale: Duration,
+    /// TTL jitter as a fraction in [0, 1].
+    pub jitter: f64,
+    pub xfetch: bool,
+    /// Concurrent recomputes allowed per instance (0 = no limit).
+    pub admission: usize,
+    pub holder_crash: bool,
+}
+
+impl Settings {
+    pub(crate) fn from_scenario(scenario: &Scenario) -> Settings {
+        let ms = |v: u32| Duration::from_millis(u64::from(v));
+        Settings {
+            value_ttl: ms(scenario.value_ttl_ms),
+            stale: ms(scenario.stale_ms),
+            jitter: scenario.jitter,
+            xfetch: scenario.xfetch_beta > 0.0,
+            admission: scenario.admission as usize,
+            holder_crash: scenario.holder_crash,
+        }
+    }
+}
+
+/// A parked follower's way back: the flight's reply, and the leader's
+/// payload when it settled with a value.
+type ParkedReply = (FlightReply, Option<Payload>);
+
+struct Inner<O, K> {
     strategy: Strategy,
     con: Conn,
     release: Script,
     claim: Script,
     write_fenced: Script,
-    flights: Mutex<FlightTable<FlightKey, u64>>,
-    parked: Mutex<HashMap<u64, oneshot::Sender<FlightReply>>>,
-    /// The payload of each key's latest flight result, for its followers
-    /// (the flight hands them a `Value`, the handle; this is its content).
-    recent: Mutex<HashMap<u32, (u32, Payload)>>,
+    /// Flights by the request's key and the machine's coalescing key (the
+    /// same for every request of a key unless the key-mismatch pitfall
+    /// salts it).
+    flights: Mutex<FlightTable<(K, FlightKey), u64>>,
+    /// Each parked follower's way back, by waiter id. The leader's payload
+    /// travels with the reply, so nothing is kept once a flight settles.
+    parked: Mutex<HashMap<u64, oneshot::Sender<ParkedReply>>>,
     admission: Option<Arc<Semaphore>>,
     origin: O,
     epoch: Instant,
@@ -118,11 +188,11 @@ struct Inner<O> {
 
 /// One instance's read path: its own flight table and admission limit, a
 /// connection to the shared Redis. Cheap to clone.
-pub struct Driver<O> {
-    inner: Arc<Inner<O>>,
+pub struct Driver<O, K = u32> {
+    inner: Arc<Inner<O, K>>,
 }
 
-impl<O> Clone for Driver<O> {
+impl<O, K> Clone for Driver<O, K> {
     fn clone(&self) -> Self {
         Driver {
             inner: self.inner.clone(),
@@ -202,6 +272,8 @@ enum Got {
     Nothing,
     Read(Option<Arc<Vec<u8>>>),
     Computed(Arc<Vec<u8>>),
+    /// A flight's reply to this follower carried the leader's payload.
+    Shared(Option<Arc<Vec<u8>>>),
     Permit(OwnedSemaphorePermit),
 }
 
@@ -222,16 +294,16 @@ fn ready(input: Input) -> Op {
 /// the flight on at once (to the next follower, or closes it), instead of
 /// leaving a flight whose leader is gone and whose next callers would wait
 /// on it until their deadlines.
-struct Parked<O: Origin> {
-    inner: Arc<Inner<O>>,
-    key: FlightKey,
+struct Parked<O, K: Key> {
+    inner: Arc<Inner<O, K>>,
+    key: (K, FlightKey),
     id: u64,
     ticket: stampede::flight::WaiterTicket,
     /// `None` once the reply was taken by the machine.
-    rx: Option<oneshot::Receiver<FlightReply>>,
+    rx: Option<oneshot::Receiver<ParkedReply>>,
 }
 
-impl<O: Origin> Drop for Parked<O> {
+impl<O, K: Key> Drop for Parked<O, K> {
     fn drop(&mut self) {
         let mut f = self
             .inner
@@ -239,8 +311,8 @@ impl<O: Origin> Drop for Parked<O> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let unread = self.rx.as_mut().and_then(|rx| rx.try_recv().ok());
-        if let Some(FlightReply::Promoted(ticket)) = unread {
-            abandon_locked(&self.inner, &mut f, self.key, ticket);
+        if let Some((FlightReply::Promoted(ticket), _)) = unread {
+            abandon_locked(&self.inner, &mut f, self.key.clone(), ticket);
         } else {
             f.detach(&self.key, self.ticket);
         }
@@ -273,6 +345,26 @@ impl<O: Origin> Driver<O> {
         origin: O,
         crashed: Arc<std::sync::atomic::AtomicBool>,
     ) -> redis::RedisResult<Self> {
+        Driver::connect_with(
+            target,
+            Strategy::from_scenario(scenario),
+            Settings::from_scenario(scenario),
+            origin,
+            crashed,
+        )
+        .await
+    }
+}
+
+impl<O: Origin<K>, K: Key> Driver<O, K> {
+    /// One instance with this read path and these settings.
+    pub(crate) async fn connect_with(
+        target: impl Into<Target>,
+        strategy: Strategy,
+        settings: Settings,
+        origin: O,
+        crashed: Arc<std::sync::atomic::AtomicBool>,
+    ) -> redis::RedisResult<Self> {
         let mut con = target.into().connect().await?;
         let (release, claim, write_fenced) = (
             Script::new(RELEASE),
@@ -285,29 +377,27 @@ impl<O: Origin> Driver<O> {
         for script in [&release, &claim, &write_fenced] {
             script.load_async(&mut con).await?;
         }
-        let ms = |v: u32| Duration::from_millis(u64::from(v));
         Ok(Driver {
             inner: Arc::new(Inner {
-                strategy: Strategy::from_scenario(scenario),
+                strategy,
                 con,
                 release,
                 claim,
                 write_fenced,
                 flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
                 parked: Mutex::new(HashMap::new()),
-                recent: Mutex::new(HashMap::new()),
-                admission: (scenario.admission > 0)
-                    .then(|| Arc::new(Semaphore::new(scenario.admission as usize))),
+                admission: (settings.admission > 0)
+                    .then(|| Arc::new(Semaphore::new(settings.admission))),
                 origin,
                 epoch: Instant::now(),
-                value_ttl: ms(scenario.value_ttl_ms),
-                stale: ms(scenario.stale_ms),
-                jitter: scenario.jitter.clamp(0.0, 1.0),
-                xfetch: scenario.xfetch_beta > 0.0,
+                value_ttl: settings.value_ttl,
+                stale: settings.stale,
+                jitter: settings.jitter.clamp(0.0, 1.0),
+                xfetch: settings.xfetch,
                 draws: AtomicU64::new(0),
                 next_id: AtomicU64::new(0),
                 counters: Counters::default(),
-                holder_crash: scenario.holder_crash,
+                holder_crash: settings.holder_crash,
                 crashed,
             }),
         })
@@ -330,7 +420,7 @@ impl<O: Origin> Driver<O> {
     /// The value for `key`, as the read path decides. The request's work
     /// goes on in its own task after the answer if the machine has more to
     /// do (a write, a settle, a release).
-    pub async fn get(&self, key: u32) -> Answer {
+    pub async fn get(&self, key: K) -> Answer {
         let (tx, rx) = oneshot::channel();
         tokio::spawn(run(self.inner.clone(), key, tx));
         rx.await.unwrap_or(Answer {
@@ -340,7 +430,7 @@ impl<O: Origin> Driver<O> {
     }
 }
 
-impl<O> Inner<O> {
+impl<O, K> Inner<O, K> {
     /// A uniform draw in [0, 1).
     fn unit(&self) -> f64 {
         let n = self.draws.fetch_add(1, Ordering::Relaxed);
@@ -357,18 +447,24 @@ impl<O> Inner<O> {
 }
 
 /// One request: the machine, stepped until it finishes.
-async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<Answer>) {
+async fn run<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    key: K,
+    answer: oneshot::Sender<Answer>,
+) {
     inner.counters.requests.fetch_add(1, Ordering::Relaxed);
     inner.counters.running.fetch_add(1, Ordering::SeqCst);
     let inner2 = inner.clone();
     let _running = RunningTask(&inner2.counters.running);
     let s = inner.strategy;
     let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-    let mut m = ReadPath::new(&s, key, id, inner.now());
+    let mut m = ReadPath::new(&s, key.machine_id(), id, inner.now());
     let mut answer = Some(answer);
     let mut tokens: HashMap<u64, Token> = HashMap::new();
     let mut read: Option<Arc<Vec<u8>>> = None;
     let mut computed: Option<Arc<Vec<u8>>> = None;
+    // The payload a flight leader handed this follower.
+    let mut shared: Option<Arc<Vec<u8>>> = None;
     // Held (never read) while the origin call runs: dropping it frees the
     // admission slot.
     let mut _permit: Option<OwnedSemaphorePermit> = None;
@@ -382,12 +478,7 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
                 let value = match ending {
                     Ending::Hit | Ending::Stale => read.clone(),
                     Ending::Computed => computed.clone(),
-                    Ending::Shared => inner
-                        .recent
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .get(&key)
-                        .map(|(_, v)| v.clone()),
+                    Ending::Shared => shared.clone(),
                     _ => None,
                 };
                 if let Some(a) = answer.take() {
@@ -401,6 +492,7 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
             other => {
                 op = Some(perform(
                     &inner,
+                    &key,
                     other,
                     m.is_first_read(),
                     &mut tokens,
@@ -444,7 +536,7 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
                 // other instance until its TTL.
                 inner.counters.crashed.fetch_add(1, Ordering::Relaxed);
                 if let Some(ticket) = m.leader_ticket() {
-                    abandon(&inner, m.flight_key(&s), ticket);
+                    abandon(&inner, (key.clone(), m.flight_key(&s)), ticket);
                 }
                 if let Some(a) = answer.take() {
                     let _ = a.send(Answer {
@@ -463,6 +555,7 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
                 }
             }
             Got::Computed(v) => computed = Some(v),
+            Got::Shared(v) => shared = v,
             Got::Permit(p) => _permit = Some(p),
         }
         if matches!(got_input, Input::Origin(_)) {
@@ -474,17 +567,21 @@ async fn run<O: Origin>(inner: Arc<Inner<O>>, key: u32, answer: oneshot::Sender<
 }
 
 /// A leader leaves its flight: the oldest follower, if any, takes it over.
-fn abandon<O>(inner: &Inner<O>, fk: FlightKey, ticket: stampede::flight::LeaderTicket) {
+fn abandon<O, K: Key>(
+    inner: &Inner<O, K>,
+    fk: (K, FlightKey),
+    ticket: stampede::flight::LeaderTicket,
+) {
     let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
     abandon_locked(inner, &mut f, fk, ticket);
 }
 
 /// [`abandon`] with `flights` already held (the promotion is sent before
 /// it is released; see [`Parked`]).
-fn abandon_locked<O>(
-    inner: &Inner<O>,
-    f: &mut FlightTable<FlightKey, u64>,
-    fk: FlightKey,
+fn abandon_locked<O, K: Key>(
+    inner: &Inner<O, K>,
+    f: &mut FlightTable<(K, FlightKey), u64>,
+    fk: (K, FlightKey),
     ticket: stampede::flight::LeaderTicket,
 ) {
     if let Ok(Abandoned::Promoted { leader, ticket }) = f.abandon(&fk, ticket) {
@@ -494,14 +591,15 @@ fn abandon_locked<O>(
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&leader)
         {
-            let _ = tx.send(FlightReply::Promoted(ticket));
+            let _ = tx.send((FlightReply::Promoted(ticket), None));
         }
     }
 }
 
 /// Performs one step: what the machine asked for, nothing more.
-fn perform<O: Origin>(
-    inner: &Arc<Inner<O>>,
+fn perform<O: Origin<K>, K: Key>(
+    inner: &Arc<Inner<O, K>>,
+    request_key: &K,
     step: Step,
     first_read: bool,
     tokens: &mut HashMap<u64, Token>,
@@ -510,9 +608,12 @@ fn perform<O: Origin>(
 ) -> Op {
     let inner = inner.clone();
     let mut con = inner.con.clone();
+    // Every step is performed for the request's own key: the machine's
+    // `u32` is only relayed back to it.
+    let k = request_key.name().into_owned();
     match step {
         Step::CacheGet { key } => Box::pin(async move {
-            let (reply, bytes) = read_value(&inner, &mut con, key).await;
+            let (reply, bytes) = read_value(&inner, &mut con, &k, key).await;
             if first_read && reply.is_miss() {
                 inner.counters.misses.fetch_add(1, Ordering::Relaxed);
             }
@@ -522,7 +623,6 @@ fn perform<O: Origin>(
             // One transaction: the value and the claim seen at one instant
             // (two separate reads could see "no value" before a holder's
             // write and "no claim" after its release, and claim for nothing).
-            let k = key.to_string();
             let mut pipe = redis::pipe();
             let r = pipe
                 .atomic()
@@ -548,9 +648,10 @@ fn perform<O: Origin>(
             }
         }),
         Step::JoinFlight { key: fk } => {
+            let fk = (request_key.clone(), fk);
             let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
             let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
-            let joined = f.join(fk, id);
+            let joined = f.join(fk.clone(), id);
             match joined {
                 Join::Lead(t) => ready(Input::Flight(FlightReply::Lead(t))),
                 Join::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
@@ -579,7 +680,7 @@ fn perform<O: Origin>(
                         guard.rx = None;
                         drop(guard);
                         match reply {
-                            Ok(r) => (Input::Flight(r), Got::Nothing),
+                            Ok((r, payload)) => (Input::Flight(r), Got::Shared(payload)),
                             Err(_) => (
                                 Input::Flight(FlightReply::Shared(
                                     stampede::flight::Outcome::Failed(
@@ -594,6 +695,7 @@ fn perform<O: Origin>(
             }
         }
         Step::TryLead { key: fk } => {
+            let fk = (request_key.clone(), fk);
             let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
             let reply = if f.leader(&fk).is_some() {
                 FlightReply::Busy
@@ -612,21 +714,19 @@ fn perform<O: Origin>(
             outcome,
         } => {
             // The followers' payload: what this leader computed, or read
-            // back when its re-check found the value already there.
-            let payload = computed.as_ref().or(read.as_ref());
-            if let (Some(bytes), stampede::flight::Outcome::Fresh(v)) = (payload, outcome) {
-                inner
-                    .recent
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert(v.key, (v.version, bytes.clone()));
-            }
+            // back when its re-check found the value already there. It
+            // travels with each reply; nothing keeps it after the settle.
+            let payload = match outcome {
+                stampede::flight::Outcome::Fresh(_) => computed.as_ref().or(read.as_ref()).cloned(),
+                _ => None,
+            };
+            let fk = (request_key.clone(), fk);
             let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
             if let Ok(settled) = f.settle(&fk, ticket, outcome) {
                 let mut parked = inner.parked.lock().unwrap_or_else(PoisonError::into_inner);
                 for (w, o) in settled.deliveries {
                     if let Some(tx) = parked.remove(&w) {
-                        let _ = tx.send(FlightReply::Shared(o));
+                        let _ = tx.send((FlightReply::Shared(o), payload.clone()));
                     }
                 }
             }
@@ -634,10 +734,10 @@ fn perform<O: Origin>(
             ready(Input::Ack)
         }
         Step::AbandonFlight { key: fk, ticket } => {
-            abandon(&inner, fk, ticket);
+            abandon(&inner, (request_key.clone(), fk), ticket);
             ready(Input::Ack)
         }
-        Step::Claim { key, token, ttl } => {
+        Step::Claim { token, ttl, .. } => {
             inner
                 .counters
                 .claim_attempts
@@ -647,7 +747,6 @@ fn perform<O: Origin>(
             let secret = tokens.entry(token.0).or_default().clone();
             let script = inner.claim.clone();
             Box::pin(async move {
-                let k = key.to_string();
                 let r: Result<u64, _> = bounded(
                     &inner.counters,
                     script
@@ -669,7 +768,7 @@ fn perform<O: Origin>(
                 (Input::Claim(reply), Got::Nothing)
             })
         }
-        Step::Release { key, token } => {
+        Step::Release { token, .. } => {
             inner.counters.releases.fetch_add(1, Ordering::Relaxed);
             let secret = tokens.get(&token.0).cloned();
             let script = inner.release.clone();
@@ -678,7 +777,7 @@ fn perform<O: Origin>(
                     let _ = bounded(
                         &inner.counters,
                         script
-                            .key(lock_key(&key.to_string()))
+                            .key(lock_key(&k))
                             .arg(secret.as_str())
                             .invoke_async::<i64>(&mut con),
                     )
@@ -711,7 +810,21 @@ fn perform<O: Origin>(
             inner.counters.recomputes.fetch_add(1, Ordering::Relaxed);
             // The admission permit, if any, stays with this request until
             // the call's answer comes back (see `run`).
-            let call = inner.origin.compute(key);
+            // A panic in the origin, before its future exists or while it
+            // is polled, is caught and answered as the origin's failure:
+            // the machine settles the flight for every follower and
+            // releases the claim, as for any error.
+            let call: OriginFuture =
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    inner.origin.compute(request_key.clone())
+                })) {
+                    Ok(call) => Box::pin(async move {
+                        CatchUnwind(call)
+                            .await
+                            .unwrap_or_else(|()| Err("the origin panicked".into()))
+                    }),
+                    Err(_) => Box::pin(async { Err("the origin panicked".into()) }),
+                };
             // The value's version is when its computation started: a
             // recompute that started earlier read older data, whenever it
             // ends.
@@ -736,10 +849,10 @@ fn perform<O: Origin>(
             })
         }
         Step::CacheSet {
-            key,
             value,
             delta,
             fence,
+            ..
         } => {
             let bytes = computed.clone().unwrap_or_default();
             let script = inner.write_fenced.clone();
@@ -757,7 +870,7 @@ fn perform<O: Origin>(
                 let written = bounded(
                     &inner.counters,
                     script
-                        .key(value_key(&key.to_string()))
+                        .key(value_key(&k))
                         .arg(bytes.as_slice())
                         .arg(fence.unwrap_or(0))
                         .arg(value.version)
@@ -784,12 +897,12 @@ fn perform<O: Origin>(
                 (Input::Ack, Got::Nothing)
             })
         }
-        Step::CacheSetNegative { key, ttl } => Box::pin(async move {
+        Step::CacheSetNegative { ttl, .. } => Box::pin(async move {
             let until = wall_ms() + ttl / 1000;
             let _ = bounded(
                 &inner.counters,
                 redis::cmd("HSET")
-                    .arg(value_key(&key.to_string()))
+                    .arg(value_key(&k))
                     .arg("neg")
                     .arg(until)
                     .query_async::<i64>(&mut con),
@@ -849,15 +962,16 @@ type Row = (
 );
 
 /// Reads `value:{key}` and says what the machine should hear.
-async fn read_value<O>(
-    inner: &Inner<O>,
+async fn read_value<O, K>(
+    inner: &Inner<O, K>,
     con: &mut Conn,
+    name: &str,
     key: u32,
 ) -> (CacheReply, Option<Payload>) {
     let row = bounded(
         &inner.counters,
         redis::cmd("HMGET")
-            .arg(value_key(&key.to_string()))
+            .arg(value_key(name))
             .arg(&ROW_FIELDS[..])
             .query_async::<Row>(con),
     )
@@ -873,7 +987,7 @@ async fn read_value<O>(
 /// With XFetch on, a fresh read carries its expiry (on the driver's
 /// clock), the stored recompute delta and a draw, for the machine to decide
 /// on an early refresh.
-fn reply_of<O>(inner: &Inner<O>, key: u32, row: Row) -> (CacheReply, Option<Payload>) {
+fn reply_of<O, K>(inner: &Inner<O, K>, key: u32, row: Row) -> (CacheReply, Option<Payload>) {
     let now = wall_ms();
     let (bytes, version, fresh, stale, neg, delta) = row;
     let value = version.map(|v| Value::fresh(key, v));

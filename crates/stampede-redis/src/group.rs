@@ -242,9 +242,9 @@ async fn wait<K: Hash + Eq + Clone, V, E>(
 /// panicking future is never polled again (it is dropped with the wrapper),
 /// so nothing observes state a panic left half-changed: asserting unwind
 /// safety is sound here.
-struct CatchUnwind<F>(Pin<Box<F>>);
+pub(crate) struct CatchUnwind<F: ?Sized>(pub(crate) Pin<Box<F>>);
 
-impl<F: Future> Future for CatchUnwind<F> {
+impl<F: Future + ?Sized> Future for CatchUnwind<F> {
     type Output = Result<F::Output, ()>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {

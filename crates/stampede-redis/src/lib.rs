@@ -30,6 +30,7 @@
 //! - [`proxy`]: a TCP proxy that delays or cuts the bytes between the
 //!   instances and Redis (a slow Redis, a Redis outage).
 
+pub mod cache;
 pub mod claim;
 pub mod conn;
 pub mod driver;
@@ -37,7 +38,8 @@ pub mod fleet;
 pub mod group;
 pub mod proxy;
 
+pub use cache::{BuildError, Cache, CacheBuilder, CacheError, Codec, Fetched, Json, Source};
 pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token, MAX_KEY_BYTES};
 pub use conn::{Conn, Target};
-pub use driver::{Answer, Driver, Origin};
+pub use driver::{Answer, Driver, Key, Origin, OriginFuture};
 pub use group::{Failure, Group, Shared, TimedOut};

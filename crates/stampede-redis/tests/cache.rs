@@ -1,0 +1,439 @@
+//! The service-shaped cache against a real Redis: string keys, typed
+//! values, the origin as an async closure; hit, miss, coalescing, the claim
+//! across instances, and every way a request can end without a value.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::TestRedis;
+use serde::{Deserialize, Serialize};
+use stampede_redis::cache::{Bytes, Cache, CacheError, ClaimMode, LoserPolicy, Source};
+use tokio::time::sleep;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Profile {
+    id: String,
+    visits: u64,
+}
+
+/// Counts the origin's calls.
+fn counter() -> Arc<AtomicU64> {
+    Arc::new(AtomicU64::new(0))
+}
+
+/// A cache whose origin sleeps `ms` and answers a `Profile` for the key.
+async fn profiles(url: &str, ms: u64, calls: Arc<AtomicU64>) -> Cache<Profile> {
+    Cache::builder()
+        .redis(url)
+        .ttl(Duration::from_secs(60))
+        .deadline(Duration::from_secs(10))
+        .origin(move |key: String| {
+            let calls = calls.clone();
+            async move {
+                let n = calls.fetch_add(1, Ordering::SeqCst);
+                sleep(Duration::from_millis(ms)).await;
+                Ok::<_, String>(Profile { id: key, visits: n })
+            }
+        })
+        .build()
+        .await
+        .expect("a cache")
+}
+
+/// Waits until every request's task has ended (writes, settles, releases).
+async fn settled<V: Send + 'static, C: stampede_redis::Codec<V>>(cache: &Cache<V, C>) {
+    while cache.running() > 0 {
+        sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_miss_computes_once_then_hits() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let cache = profiles(&redis.url, 20, calls.clone()).await;
+    let first = cache.get("user:1").await.unwrap();
+    assert_eq!(first.source, Source::Computed);
+    assert_eq!(
+        first.value,
+        Profile {
+            id: "user:1".into(),
+            visits: 0
+        }
+    );
+    settled(&cache).await;
+    let second = cache.get("user:1").await.unwrap();
+    assert_eq!(second.source, Source::Hit);
+    assert_eq!(second.value, first.value);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // Another key is another value.
+    let other = cache.get(String::from("user:2")).await.unwrap();
+    assert_eq!(other.source, Source::Computed);
+    assert_eq!(other.value.id, "user:2");
+    settled(&cache).await;
+    assert_eq!(cache.in_flight(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_callers_of_one_key_share_one_origin_call() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let cache = profiles(&redis.url, 200, calls.clone()).await;
+    let mut tasks = Vec::new();
+    for _ in 0..50 {
+        let cache = cache.clone();
+        tasks.push(tokio::spawn(async move { cache.get("hot").await }));
+    }
+    let mut sources = Vec::new();
+    for t in tasks {
+        let got = t.await.unwrap().unwrap();
+        assert_eq!(got.value.id, "hot");
+        sources.push(got.source);
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    let computed = sources.iter().filter(|s| **s == Source::Computed).count();
+    assert_eq!(computed, 1, "{sources:?}");
+    assert!(sources
+        .iter()
+        .all(|s| matches!(s, Source::Computed | Source::Shared | Source::Hit)));
+    settled(&cache).await;
+    assert_eq!(cache.in_flight(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_claim_makes_one_origin_call_across_instances() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let mut instances = Vec::new();
+    for _ in 0..4 {
+        let cache = Cache::builder()
+            .redis(&redis.url)
+            .claim(ClaimMode::Inner)
+            .loser(LoserPolicy::Wait)
+            .poll(Duration::from_millis(10))
+            .deadline(Duration::from_secs(10))
+            .origin({
+                let calls = calls.clone();
+                move |key: String| {
+                    let calls = calls.clone();
+                    async move {
+                        calls.fetch_add(1, Ordering::SeqCst);
+                        sleep(Duration::from_millis(200)).await;
+                        Ok::<_, String>(format!("value of {key}"))
+                    }
+                }
+            })
+            .build()
+            .await
+            .unwrap();
+        instances.push(cache);
+    }
+    let mut tasks = Vec::new();
+    for cache in &instances {
+        for _ in 0..10 {
+            let cache: Cache<String> = cache.clone();
+            tasks.push(tokio::spawn(async move { cache.get("k").await }));
+        }
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap().unwrap().value, "value of k");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "one call for the fleet");
+    for cache in &instances {
+        settled(cache).await;
+        assert_eq!(cache.in_flight(), 0);
+    }
+    // The claim was released: nothing but the value is left in Redis.
+    let mut con = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let held: bool = redis::cmd("EXISTS")
+        .arg(stampede_redis::lock_key("k"))
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    assert!(!held);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_claim_each_instance_calls_once() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let mut tasks = Vec::new();
+    for _ in 0..3 {
+        let calls = calls.clone();
+        let cache: Cache<String> = Cache::builder()
+            .redis(&redis.url)
+            .claim(ClaimMode::Off)
+            .origin(move |key: String| {
+                let calls = calls.clone();
+                async move {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    sleep(Duration::from_millis(200)).await;
+                    Ok::<_, String>(key)
+                }
+            })
+            .build()
+            .await
+            .unwrap();
+        for _ in 0..10 {
+            let cache = cache.clone();
+            tasks.push(tokio::spawn(async move { cache.get("k").await }));
+        }
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap().unwrap().value, "k");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 3, "singleflight per instance");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bytes_pass_through_as_they_are() {
+    let redis = TestRedis::start().await;
+    let cache = Cache::builder()
+        .redis(&redis.url)
+        .codec(Bytes)
+        .origin(|key: String| async move { Ok::<_, String>(vec![0xff, 0, key.len() as u8]) })
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(cache.get("abc").await.unwrap().value, vec![0xff, 0, 3]);
+    settled(&cache).await;
+    let mut con = redis::Client::open(redis.url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let stored: Vec<u8> = redis::cmd("HGET")
+        .arg(stampede_redis::value_key("abc"))
+        .arg("v")
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    assert_eq!(stored, vec![0xff, 0, 3]);
+    assert_eq!(cache.get("abc").await.unwrap().source, Source::Hit);
+}
+
+/// A cache whose origin does what `behave` says for the key.
+async fn scripted(
+    url: &str,
+    calls: Arc<AtomicU64>,
+    behave: fn(&str, u64) -> Behave,
+) -> Cache<String> {
+    Cache::builder()
+        .redis(url)
+        .deadline(Duration::from_secs(10))
+        .origin(move |key: String| {
+            let n = calls.fetch_add(1, Ordering::SeqCst);
+            let b = behave(&key, n);
+            if let Behave::PanicBeforeFuture = b {
+                panic!("the closure panicked before its future existed");
+            }
+            async move {
+                sleep(Duration::from_millis(100)).await;
+                match b {
+                    Behave::Ok => Ok(format!("value of {key}")),
+                    Behave::Fail => Err("origin down"),
+                    Behave::PanicInFuture => panic!("the future panicked"),
+                    Behave::PanicBeforeFuture => unreachable!(),
+                }
+            }
+        })
+        .build()
+        .await
+        .unwrap()
+}
+
+#[derive(Clone, Copy)]
+enum Behave {
+    Ok,
+    Fail,
+    PanicInFuture,
+    PanicBeforeFuture,
+}
+
+/// Ten concurrent callers of `key`.
+async fn ten(cache: &Cache<String>, key: &str) -> Vec<Result<String, CacheError>> {
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let (cache, key) = (cache.clone(), key.to_string());
+        tasks.push(tokio::spawn(async move {
+            cache.get(key).await.map(|f| f.value)
+        }));
+    }
+    let mut out = Vec::new();
+    for t in tasks {
+        out.push(t.await.unwrap());
+    }
+    out
+}
+
+/// The first call misbehaves as `first`; the key then works again.
+async fn answered_to_all_and_not_remembered(first: Behave) {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let cache = match first {
+        Behave::Fail => scripted(&redis.url, calls.clone(), |_, n| {
+            if n == 0 {
+                Behave::Fail
+            } else {
+                Behave::Ok
+            }
+        }),
+        Behave::PanicInFuture => scripted(&redis.url, calls.clone(), |_, n| {
+            if n == 0 {
+                Behave::PanicInFuture
+            } else {
+                Behave::Ok
+            }
+        }),
+        _ => scripted(&redis.url, calls.clone(), |_, n| {
+            if n == 0 {
+                Behave::PanicBeforeFuture
+            } else {
+                Behave::Ok
+            }
+        }),
+    }
+    .await;
+    let answers = ten(&cache, "k").await;
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert!(
+        answers.iter().all(|a| *a == Err(CacheError::Failed)),
+        "{answers:?}"
+    );
+    settled(&cache).await;
+    assert_eq!(cache.in_flight(), 0, "the key is free again");
+    let again = ten(&cache, "k").await;
+    assert!(again.iter().all(|a| a.as_deref() == Ok("value of k")));
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_origin_error_reaches_every_waiter_and_is_not_remembered() {
+    answered_to_all_and_not_remembered(Behave::Fail).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_inside_the_future_reaches_every_waiter() {
+    answered_to_all_and_not_remembered(Behave::PanicInFuture).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panic_before_the_future_exists_reaches_every_waiter() {
+    answered_to_all_and_not_remembered(Behave::PanicBeforeFuture).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_ends_the_wait_not_the_work() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let cache: Cache<String> = Cache::builder()
+        .redis(&redis.url)
+        .deadline(Duration::from_millis(50))
+        .origin({
+            let calls = calls.clone();
+            move |key: String| {
+                let calls = calls.clone();
+                async move {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    sleep(Duration::from_millis(300)).await;
+                    Ok::<_, String>(key)
+                }
+            }
+        })
+        .build()
+        .await
+        .unwrap();
+    let answers = ten(&cache, "slow").await;
+    assert!(answers.iter().all(|a| *a == Err(CacheError::Timeout)));
+    settled(&cache).await;
+    // The work went on and filled the cache.
+    let got = cache.get("slow").await.unwrap();
+    assert_eq!((got.value.as_str(), got.source), ("slow", Source::Hit));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_caller_that_leaves_cancels_nothing() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let cache = profiles(&redis.url, 200, calls.clone()).await;
+    // The first caller starts the work and is dropped while others wait.
+    let leader = {
+        let cache = cache.clone();
+        tokio::spawn(async move { cache.get("k").await })
+    };
+    while cache.in_flight() == 0 {
+        sleep(Duration::from_millis(1)).await;
+    }
+    let mut followers = Vec::new();
+    for _ in 0..5 {
+        let cache = cache.clone();
+        followers.push(tokio::spawn(async move { cache.get("k").await }));
+    }
+    leader.abort();
+    for f in followers {
+        assert_eq!(f.await.unwrap().unwrap().value.id, "k");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    settled(&cache).await;
+    assert_eq!(cache.in_flight(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redis_outage_fails_open_and_still_coalesces() {
+    let mut redis = TestRedis::start().await;
+    let calls = counter();
+    let cache = profiles(&redis.url, 100, calls.clone()).await;
+    redis.kill();
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let cache = cache.clone();
+        tasks.push(tokio::spawn(async move { cache.get("k").await }));
+    }
+    for t in tasks {
+        assert_eq!(t.await.unwrap().unwrap().value.id, "k");
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "singleflight still holds");
+    settled(&cache).await;
+    assert_eq!(cache.in_flight(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_keys_and_missing_parts_are_refused() {
+    let redis = TestRedis::start().await;
+    let cache = profiles(&redis.url, 1, counter()).await;
+    assert!(matches!(
+        cache.get("").await,
+        Err(CacheError::InvalidKey(_))
+    ));
+    let long = "x".repeat(stampede_redis::MAX_KEY_BYTES + 1);
+    assert!(matches!(
+        cache.get(long).await,
+        Err(CacheError::InvalidKey(_))
+    ));
+    let no_origin = Cache::<String>::builder().redis(&redis.url).build().await;
+    assert!(matches!(
+        no_origin,
+        Err(stampede_redis::BuildError::Missing(_))
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_of_another_type_is_a_decode_error() {
+    let redis = TestRedis::start().await;
+    let strings = scripted(&redis.url, counter(), |_, _| Behave::Ok).await;
+    strings.get("k").await.unwrap();
+    settled(&strings).await;
+    let profiles = profiles(&redis.url, 1, counter()).await;
+    assert!(matches!(
+        profiles.get("k").await,
+        Err(CacheError::Decode(_))
+    ));
+}
