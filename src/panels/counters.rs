@@ -3,8 +3,8 @@
 //! `Report`, each carrying `data-metric="<field>"` with its plain value.
 
 use leptos::prelude::*;
-use stampede::metrics::Report;
 use stampede::lesson::Proof;
+use stampede::metrics::Report;
 use wasm_bindgen::JsCast;
 
 use crate::lab::{Defence, Score};
@@ -49,6 +49,8 @@ const LABELS: [(&str, &str); 32] = [
     ("claim_wins", "claims won"),
     ("releases", "releases"),
     ("releases_refused", "releases refused"),
+    ("releases_refused_expired", "refused: claim expired"),
+    ("releases_refused_taken", "refused: claim taken"),
     ("redis_errors", "Redis errors"),
     ("values_written", "values written"),
     ("stale_overwrites", "older value written last"),

@@ -182,8 +182,15 @@ report! {
     claim_attempts: u64,
     claim_wins: u64,
     releases: u64,
-    /// Releases refused because the caller's token no longer held the claim.
+    /// Releases refused because the caller's token no longer held the claim
+    /// (the two kinds below together).
     releases_refused: u64,
+    /// Refused because the claim had already expired and nobody held it: a
+    /// plain DEL would have deleted nothing.
+    releases_refused_expired: u64,
+    /// Refused because another caller held the claim by then: a plain DEL
+    /// would have freed that caller's claim for a third.
+    releases_refused_taken: u64,
     redis_round_trips: u64,
     redis_errors: u64,
     /// Values written to the cache.
@@ -298,7 +305,7 @@ pub fn better(name: &str) -> Option<Better> {
 }
 
 const HIGHER_IS_BETTER: [&str; 1] = ["hits"];
-const LOWER_IS_BETTER: [&str; 25] = [
+const LOWER_IS_BETTER: [&str; 27] = [
     "recomputes",
     "stale_overwrites",
     "misses",
@@ -308,6 +315,8 @@ const LOWER_IS_BETTER: [&str; 25] = [
     "origin_peak_concurrency",
     "claim_attempts",
     "releases_refused",
+    "releases_refused_expired",
+    "releases_refused_taken",
     "redis_round_trips",
     "redis_errors",
     "remembered_failures",

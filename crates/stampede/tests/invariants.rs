@@ -83,6 +83,8 @@ proptest! {
         let mut f = Fleet::new(&s, seed);
         let r = f.run();
         prop_assert_eq!(r.ended() + r.pinned, r.requests, "{:?}", r);
+        // A refused release is of one kind or the other, never both.
+        prop_assert_eq!(r.releases_refused, r.releases_refused_expired + r.releases_refused_taken);
         // The running count agrees with looking at every thread.
         prop_assert_eq!(r.pinned, f.pinned_by_scan());
         if !s.pitfalls.no_deadline {

@@ -125,6 +125,8 @@ const TABLE: &[(&str, &[&str])] = &[
             "claim_wins",
             "releases",
             "releases_refused",
+            "releases_refused_expired",
+            "releases_refused_taken",
             "values_written",
             "stale_overwrites",
             "writes_refused",

@@ -172,9 +172,14 @@ impl Fleet {
                 if !down {
                     match self.claims.release(&key, token, self.now) {
                         ReleaseReply::Released => {}
-                        ReleaseReply::NotHolder | ReleaseReply::Absent => {
+                        refused @ (ReleaseReply::NotHolder | ReleaseReply::Absent) => {
                             if self.slots[thread as usize].won == Some(token) {
-                                self.r.releases_refused += 1
+                                self.r.releases_refused += 1;
+                                if refused == ReleaseReply::Absent {
+                                    self.r.releases_refused_expired += 1;
+                                } else {
+                                    self.r.releases_refused_taken += 1;
+                                }
                             }
                         }
                     }
