@@ -153,7 +153,19 @@ where
             // as a failure is the safe reading.
             _ => return Ok(Arc::new(Err(Failure::Panicked))),
         };
-        self.spawn_work(key.clone(), ticket, own, f());
+        // The closure runs before its future exists: a panic there must
+        // settle the flight too, or every later caller of the key would
+        // join a flight nobody runs.
+        match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(work) => self.spawn_work(key.clone(), ticket, own, work),
+            Err(_) => settle(
+                &self.state,
+                &key,
+                ticket,
+                own,
+                Arc::new(Err(Failure::Panicked)),
+            ),
+        }
         let guard = Attached {
             state: self.state.clone(),
             key,
@@ -182,24 +194,7 @@ where
                 Ok(r) => r.map_err(Failure::Error),
                 Err(()) => Err(Failure::Panicked),
             };
-            let shared: Shared<V, E> = Arc::new(result);
-            let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
-            // The core's table only decides who is attached; the value
-            // itself travels in `shared`.
-            let delivered = st.table.settle(&key, ticket, Outcome::Degraded);
-            let senders: Vec<_> = match delivered {
-                Ok(settled) => settled
-                    .deliveries
-                    .into_iter()
-                    .filter_map(|(w, _)| st.senders.remove(&w))
-                    .collect(),
-                Err(_) => Vec::new(),
-            };
-            drop(st);
-            for s in senders {
-                let _ = s.send(shared.clone());
-            }
-            let _ = own.send(shared);
+            settle(&state, &key, ticket, own, Arc::new(result));
         });
     }
 
@@ -220,6 +215,34 @@ where
             .table
             .waiting(key)
     }
+}
+
+/// Ends `key`'s flight with `shared`, for whoever is attached now (the
+/// leader's own channel too).
+fn settle<K: Hash + Eq + Clone, V, E>(
+    state: &Mutex<State<K, V, E>>,
+    key: &K,
+    ticket: LeaderTicket,
+    own: oneshot::Sender<Shared<V, E>>,
+    shared: Shared<V, E>,
+) {
+    let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
+    // The core's table only decides who is attached; the value itself
+    // travels in `shared`.
+    let delivered = st.table.settle(key, ticket, Outcome::Degraded);
+    let senders: Vec<_> = match delivered {
+        Ok(settled) => settled
+            .deliveries
+            .into_iter()
+            .filter_map(|(w, _)| st.senders.remove(&w))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    drop(st);
+    for s in senders {
+        let _ = s.send(shared.clone());
+    }
+    let _ = own.send(shared);
 }
 
 async fn wait<K: Hash + Eq + Clone, V, E>(

@@ -1,5 +1,13 @@
+#![doc = include_str!("../README.md")]
+//!
+//! ## Modules
+//!
 //! The stampede core (`stampede`) driven by real concurrency instead of the
 //! simulation's virtual clock. Native only: the page never builds it.
+//!
+//! - [`cache`]: the service-facing [`Cache`]: string keys, typed values
+//!   through a [`Codec`], a builder over the core's read path, the origin
+//!   as an async closure of the key.
 //!
 //! - [`group`]: an async singleflight group on tokio, built on the core's
 //!   flight table: one execution per key at a time, results shared as an

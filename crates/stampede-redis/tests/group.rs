@@ -154,6 +154,19 @@ async fn a_panicking_computation_fails_every_waiter_and_frees_the_key() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_closure_that_panics_before_its_future_exists_frees_the_key() {
+    let g: Group<u8, u64, ()> = Group::new();
+    let boom = || -> std::future::Ready<Result<u64, ()>> { panic!("building the request failed") };
+    let first = g.get_or_compute(1, far(), boom).await.unwrap();
+    assert_eq!(*first, Err(Failure::Panicked));
+    assert_eq!(g.in_flight(), 0, "no flight is left without a leader");
+    // The next caller leads a new flight (a flight nobody runs would
+    // answer it `TimedOut` at its deadline instead).
+    let again = g.get_or_compute(1, far(), || async { Ok(2) }).await;
+    assert_eq!(*again.unwrap(), Ok(2));
+}
+
+#[tokio::test(start_paused = true)]
 async fn keys_are_independent() {
     let g: Group<u32, u32, ()> = Group::new();
     let runs = Arc::new(AtomicUsize::new(0));
