@@ -9,6 +9,9 @@
 //!   through a [`Codec`], a builder over the core's read path, the origin
 //!   as an async closure of the key.
 //!
+//! - `layer` (feature `tower`, on by default): a tower layer coalescing
+//!   HTTP requests by a key function, for singleflight at the HTTP edge.
+//!
 //! - [`group`]: an async singleflight group on tokio, built on the core's
 //!   flight table: one execution per key at a time, results shared as an
 //!   `Arc` with the waiters attached when it settles, each waiter bounded by
@@ -44,6 +47,8 @@ pub mod conn;
 pub mod driver;
 pub mod fleet;
 pub mod group;
+#[cfg(feature = "tower")]
+pub mod layer;
 pub mod proxy;
 
 pub use cache::{BuildError, Cache, CacheBuilder, CacheError, Codec, Fetched, Json, Source};
