@@ -38,6 +38,7 @@ use tokio::time::Instant;
 use crate::claim::{fence_key, lock_key, value_key, Token, CLAIM_FENCED, RELEASE};
 use crate::conn::{Conn, Target};
 use crate::group::CatchUnwind;
+use crate::obs;
 
 /// A value's content, shared by every caller it answers.
 type Payload = Arc<Vec<u8>>;
@@ -422,7 +423,12 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     /// do (a write, a settle, a release).
     pub async fn get(&self, key: K) -> Answer {
         let (tx, rx) = oneshot::channel();
-        tokio::spawn(run(self.inner.clone(), key, tx));
+        #[cfg(feature = "tracing")]
+        let span = obs::request_span(&key.name());
+        let task = run(self.inner.clone(), key, tx);
+        #[cfg(feature = "tracing")]
+        let task = tracing::Instrument::instrument(task, span);
+        tokio::spawn(task);
         rx.await.unwrap_or(Answer {
             ending: Ending::Error,
             value: None,
@@ -475,6 +481,12 @@ async fn run<O: Origin<K>, K: Key>(
         match step {
             Step::Finish => return,
             Step::Respond { ending, .. } => {
+                obs::record("ending", ending_name(ending));
+                match ending {
+                    Ending::Stale => obs::count(obs::STALE_SERVED, "cache"),
+                    Ending::Timeout => obs::count(obs::TIMEOUTS, "cache"),
+                    _ => {}
+                }
                 let value = match ending {
                     Ending::Hit | Ending::Stale => read.clone(),
                     Ending::Computed => computed.clone(),
@@ -528,6 +540,9 @@ async fn run<O: Origin<K>, K: Key>(
             None => fut.await,
         };
         op = None;
+        if let Input::Flight(FlightReply::Promoted(_)) = got_input {
+            obs::record("role", "promoted");
+        }
         if let Input::Claim(ClaimReply::Won { .. }) = got_input {
             if inner.holder_crash && !inner.crashed.swap(true, Ordering::SeqCst) {
                 // The fault: this holder dies right after winning. Its
@@ -563,6 +578,19 @@ async fn run<O: Origin<K>, K: Key>(
             _permit = None;
         }
         input = got_input;
+    }
+}
+
+/// An ending's name, as spans record it.
+fn ending_name(ending: Ending) -> &'static str {
+    match ending {
+        Ending::Hit => "Hit",
+        Ending::Stale => "Stale",
+        Ending::Computed => "Computed",
+        Ending::Shared => "Shared",
+        Ending::Degraded => "Degraded",
+        Ending::Error => "Error",
+        Ending::Timeout => "Timeout",
     }
 }
 
@@ -653,9 +681,15 @@ fn perform<O: Origin<K>, K: Key>(
             let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
             let joined = f.join(fk.clone(), id);
             match joined {
-                Join::Lead(t) => ready(Input::Flight(FlightReply::Lead(t))),
+                Join::Lead(t) => {
+                    obs::count(obs::FLIGHTS, "cache");
+                    obs::record("role", "leader");
+                    ready(Input::Flight(FlightReply::Lead(t)))
+                }
                 Join::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
                 Join::Follow(w) => {
+                    obs::count(obs::FOLLOWERS, "cache");
+                    obs::record("role", "follower");
                     // Parked before `flights` is released: a settle or a
                     // promotion right after the join finds the way back.
                     let (tx, rx) = oneshot::channel();
@@ -702,7 +736,11 @@ fn perform<O: Origin<K>, K: Key>(
             } else {
                 let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
                 match f.join(fk, id) {
-                    Join::Lead(t) => FlightReply::Lead(t),
+                    Join::Lead(t) => {
+                        obs::count(obs::FLIGHTS, "cache");
+                        obs::record("role", "leader");
+                        FlightReply::Lead(t)
+                    }
                     _ => FlightReply::Busy,
                 }
             };
@@ -758,8 +796,12 @@ fn perform<O: Origin<K>, K: Key>(
                 )
                 .await;
                 let reply = match r {
-                    Ok(0) => ClaimReply::Held,
+                    Ok(0) => {
+                        obs::count(obs::CLAIM_LOSSES, "cache");
+                        ClaimReply::Held
+                    }
                     Ok(fence) => {
+                        obs::count(obs::CLAIM_WINS, "cache");
                         inner.counters.claim_wins.fetch_add(1, Ordering::Relaxed);
                         ClaimReply::Won { fence }
                     }
@@ -943,6 +985,7 @@ async fn bounded<T>(
             )))
         });
     if r.is_err() {
+        obs::count(obs::REDIS_ERRORS, "cache");
         counters.redis_errors.fetch_add(1, Ordering::Relaxed);
     }
     r

@@ -32,6 +32,8 @@ use stampede::flight::{FlightPolicy, FlightTable, Join, LeaderTicket, Outcome, W
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::obs;
+
 /// Why a shared computation produced no value.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Failure<E> {
@@ -141,18 +143,22 @@ where
         let (ticket, own) = match joined {
             (Join::Lead(t), Some(own)) => (t, own),
             (Join::Follow(w), _) => {
+                obs::count(obs::FOLLOWERS, "group");
+                let span = obs::Span::group("follower");
                 let guard = Attached {
                     state: self.state.clone(),
                     key,
                     id,
                     ticket: Some(w),
                 };
-                return wait(rx, deadline, guard).await;
+                return observed(wait(rx, deadline, guard).await, &span);
             }
             // The policy never remembers, so this cannot occur; answering it
             // as a failure is the safe reading.
             _ => return Ok(Arc::new(Err(Failure::Panicked))),
         };
+        obs::count(obs::FLIGHTS, "group");
+        let span = obs::Span::group("leader");
         // The closure runs before its future exists: a panic there must
         // settle the flight too, or every later caller of the key would
         // join a flight nobody runs.
@@ -172,7 +178,7 @@ where
             id,
             ticket: None,
         };
-        wait(rx, deadline, guard).await
+        observed(wait(rx, deadline, guard).await, &span)
     }
 
     /// Runs the work as a task of its own and settles the flight with its
@@ -215,6 +221,28 @@ where
             .table
             .waiting(key)
     }
+}
+
+/// Records how a caller's wait ended on its span (and a timeout in the
+/// counters), and hands the answer on.
+#[inline]
+fn observed<V, E>(
+    out: Result<Shared<V, E>, TimedOut>,
+    span: &obs::Span,
+) -> Result<Shared<V, E>, TimedOut> {
+    let outcome = match &out {
+        Ok(shared) => match **shared {
+            Ok(_) => "ok",
+            Err(Failure::Error(_)) => "error",
+            Err(Failure::Panicked) => "panicked",
+        },
+        Err(TimedOut) => {
+            obs::count(obs::TIMEOUTS, "group");
+            "timed_out"
+        }
+    };
+    span.record("outcome", outcome);
+    out
 }
 
 /// Ends `key`'s flight with `shared`, for whoever is attached now (the

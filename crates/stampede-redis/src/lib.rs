@@ -12,6 +12,9 @@
 //! - `layer` (feature `tower`, on by default): a tower layer coalescing
 //!   HTTP requests by a key function, for singleflight at the HTTP edge.
 //!
+//! - [`obs`]: what the `tracing` and `metrics` features report (both off
+//!   by default).
+//!
 //! - [`group`]: an async singleflight group on tokio, built on the core's
 //!   flight table: one execution per key at a time, results shared as an
 //!   `Arc` with the waiters attached when it settles, each waiter bounded by
@@ -49,6 +52,7 @@ pub mod fleet;
 pub mod group;
 #[cfg(feature = "tower")]
 pub mod layer;
+pub mod obs;
 pub mod proxy;
 
 pub use cache::{BuildError, Cache, CacheBuilder, CacheError, Codec, Fetched, Json, Source};

@@ -1,0 +1,104 @@
+//! Observability: `tracing` spans and `metrics` counters, each behind its
+//! cargo feature (both off by default). Without the features every hook
+//! here is an empty inline function.
+//!
+//! Spans (feature `tracing`), at the `INFO` level:
+//! - `stampede.get`, one per [`Cache::get`](crate::Cache::get) (and per
+//!   [`Driver::get`](crate::Driver::get)), covering the request's task:
+//!   `key`, `role` (`reader` until it joins a flight, then `leader` or
+//!   `follower`; `promoted` for a follower that took a flight over) and
+//!   `ending` (`Hit`, `Stale`, `Computed`, `Shared`, `Degraded`, `Error`,
+//!   `Timeout`).
+//! - `stampede.group`, one per
+//!   [`Group::get_or_compute`](crate::Group::get_or_compute): `role`
+//!   (`leader`, `follower`) and `outcome` (`ok`, `error`, `panicked`,
+//!   `timed_out`).
+//!
+//! Counters (feature `metrics`), each with a `component` label (`cache` or
+//! `group`):
+//! - [`FLIGHTS`]: flights started (a request became a flight's leader);
+//! - [`FOLLOWERS`]: requests that joined a running flight;
+//! - [`CLAIM_WINS`] and [`CLAIM_LOSSES`]: claims on Redis won and found
+//!   held;
+//! - [`STALE_SERVED`]: stale values answered;
+//! - [`TIMEOUTS`]: requests answered at their deadline without a value;
+//! - [`REDIS_ERRORS`]: Redis commands that failed or did not answer in
+//!   time.
+
+/// Counter: flights started.
+pub const FLIGHTS: &str = "stampede_flights_total";
+/// Counter: requests that joined a running flight.
+pub const FOLLOWERS: &str = "stampede_followers_total";
+/// Counter: claims won on Redis.
+pub const CLAIM_WINS: &str = "stampede_claim_wins_total";
+/// Counter: claims found held by another instance.
+pub const CLAIM_LOSSES: &str = "stampede_claim_losses_total";
+/// Counter: stale values answered.
+pub const STALE_SERVED: &str = "stampede_stale_served_total";
+/// Counter: requests whose deadline passed without a value.
+pub const TIMEOUTS: &str = "stampede_timeouts_total";
+/// Counter: Redis commands that failed or did not answer in time.
+pub const REDIS_ERRORS: &str = "stampede_redis_errors_total";
+
+/// Adds one to counter `name` for `component`.
+#[inline]
+pub(crate) fn count(name: &'static str, component: &'static str) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!(name, "component" => component).increment(1);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, component);
+}
+
+/// Records `field = value` on the current span (the request's, inside its
+/// task).
+#[inline]
+pub(crate) fn record(field: &'static str, value: &'static str) {
+    #[cfg(feature = "tracing")]
+    tracing::Span::current().record(field, value);
+    #[cfg(not(feature = "tracing"))]
+    let _ = (field, value);
+}
+
+/// A span that is never entered: it opens when made and closes when
+/// dropped, carrying what was recorded on it.
+pub(crate) struct Span {
+    #[cfg(feature = "tracing")]
+    span: tracing::Span,
+}
+
+impl Span {
+    /// `stampede.group` for a caller in `role`.
+    #[inline]
+    pub(crate) fn group(role: &'static str) -> Span {
+        #[cfg(feature = "tracing")]
+        {
+            Span {
+                span: tracing::info_span!("stampede.group", role, outcome = tracing::field::Empty),
+            }
+        }
+        #[cfg(not(feature = "tracing"))]
+        {
+            let _ = role;
+            Span {}
+        }
+    }
+
+    #[inline]
+    pub(crate) fn record(&self, field: &'static str, value: &'static str) {
+        #[cfg(feature = "tracing")]
+        self.span.record(field, value);
+        #[cfg(not(feature = "tracing"))]
+        let _ = (field, value);
+    }
+}
+
+/// The request's span, `stampede.get`, around its task.
+#[cfg(feature = "tracing")]
+pub(crate) fn request_span(key: &str) -> tracing::Span {
+    tracing::info_span!(
+        "stampede.get",
+        key,
+        role = "reader",
+        ending = tracing::field::Empty
+    )
+}

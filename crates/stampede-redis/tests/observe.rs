@@ -1,0 +1,314 @@
+//! What the `tracing` and `metrics` features report, read back through a
+//! recorder and a subscriber of the test's own. Run with
+//! `cargo test -p stampede-redis --all-features --test observe`.
+//!
+//! One test: the recorder and the subscriber are process-wide.
+
+#![cfg(all(feature = "metrics", feature = "tracing"))]
+
+mod common;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt::Debug;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use common::TestRedis;
+use metrics::{Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit};
+use stampede_redis::cache::{Cache, ClaimMode, LoserPolicy, Source};
+use stampede_redis::{obs, Group};
+use tokio::time::{sleep, Instant};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Subscriber};
+use tracing_core::span::Current;
+
+/// Counters by `name{component}`.
+#[derive(Default)]
+struct Counters(Mutex<HashMap<String, Arc<AtomicU64>>>);
+
+impl Counters {
+    fn get(&self, name: &str, component: &str) -> u64 {
+        self.0
+            .lock()
+            .unwrap()
+            .get(&format!("{name}{{{component}}}"))
+            .map_or(0, |c| c.load(Ordering::SeqCst))
+    }
+}
+
+struct Rec(&'static Counters);
+
+impl Recorder for Rec {
+    fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+    fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+    fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
+        let component = key
+            .labels()
+            .find(|l| l.key() == "component")
+            .map(|l| l.value().to_string())
+            .unwrap_or_default();
+        let name = format!("{}{{{component}}}", key.name());
+        let c = self.0 .0.lock().unwrap().entry(name).or_default().clone();
+        Counter::from_arc(c)
+    }
+
+    fn register_gauge(&self, _: &Key, _: &Metadata<'_>) -> Gauge {
+        Gauge::noop()
+    }
+
+    fn register_histogram(&self, _: &Key, _: &Metadata<'_>) -> Histogram {
+        Histogram::noop()
+    }
+}
+
+/// A span's name and fields as recorded.
+#[derive(Clone, Debug, Default)]
+struct SpanRecord {
+    name: &'static str,
+    fields: HashMap<String, String>,
+}
+
+struct Fields<'a>(&'a mut HashMap<String, String>);
+
+impl Visit for Fields<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.0.insert(field.name().into(), value.into());
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn Debug) {
+        self.0.insert(field.name().into(), format!("{value:?}"));
+    }
+}
+
+thread_local! {
+    /// The spans entered on this thread, innermost last.
+    static ENTERED: RefCell<Vec<(Id, &'static tracing::Metadata<'static>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
+#[derive(Default)]
+struct Spans {
+    next: AtomicU64,
+    spans: Mutex<HashMap<u64, (SpanRecord, &'static tracing::Metadata<'static>)>>,
+}
+
+impl Spans {
+    fn named(&self, name: &str) -> Vec<SpanRecord> {
+        self.spans
+            .lock()
+            .unwrap()
+            .values()
+            .filter(|(s, _)| s.name == name)
+            .map(|(s, _)| s.clone())
+            .collect()
+    }
+
+    fn clear(&self) {
+        self.spans.lock().unwrap().clear();
+    }
+}
+
+struct Sub(&'static Spans);
+
+impl Subscriber for Sub {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, attrs: &Attributes<'_>) -> Id {
+        let id = self.0.next.fetch_add(1, Ordering::SeqCst) + 1;
+        let mut rec = SpanRecord {
+            name: attrs.metadata().name(),
+            fields: HashMap::new(),
+        };
+        attrs.record(&mut Fields(&mut rec.fields));
+        self.0
+            .spans
+            .lock()
+            .unwrap()
+            .insert(id, (rec, attrs.metadata()));
+        Id::from_u64(id)
+    }
+
+    fn record(&self, id: &Id, values: &Record<'_>) {
+        if let Some((rec, _)) = self.0.spans.lock().unwrap().get_mut(&id.into_u64()) {
+            values.record(&mut Fields(&mut rec.fields));
+        }
+    }
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, _: &Event<'_>) {}
+
+    fn enter(&self, id: &Id) {
+        let meta = self
+            .0
+            .spans
+            .lock()
+            .unwrap()
+            .get(&id.into_u64())
+            .map(|s| s.1);
+        if let Some(meta) = meta {
+            ENTERED.with(|e| e.borrow_mut().push((id.clone(), meta)));
+        }
+    }
+
+    fn exit(&self, id: &Id) {
+        ENTERED.with(|e| {
+            let mut e = e.borrow_mut();
+            if let Some(i) = e.iter().rposition(|(x, _)| x == id) {
+                e.remove(i);
+            }
+        });
+    }
+
+    fn current_span(&self) -> Current {
+        ENTERED.with(|e| match e.borrow().last() {
+            Some((id, meta)) => Current::new(id.clone(), meta),
+            None => Current::none(),
+        })
+    }
+}
+
+fn installed() -> (&'static Counters, &'static Spans) {
+    static ONCE: OnceLock<(&'static Counters, &'static Spans)> = OnceLock::new();
+    *ONCE.get_or_init(|| {
+        let counters: &'static Counters = Box::leak(Box::default());
+        let spans: &'static Spans = Box::leak(Box::default());
+        metrics::set_global_recorder(Rec(counters)).expect("the only recorder");
+        tracing::subscriber::set_global_default(Sub(spans)).expect("the only subscriber");
+        (counters, spans)
+    })
+}
+
+fn with(spans: &[SpanRecord], field: &str, value: &str) -> usize {
+    spans
+        .iter()
+        .filter(|s| s.fields.get(field).map(String::as_str) == Some(value))
+        .count()
+}
+
+async fn settled<V: Send + 'static, C: stampede_redis::Codec<V>>(cache: &Cache<V, C>) {
+    while cache.running() > 0 {
+        sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spans_and_counters_follow_every_flight() {
+    let (counters, spans) = installed();
+
+    // The group: one leader, nine followers, then one timeout.
+    let g: Group<&str, u32, ()> = Group::new();
+    let mut calls = Vec::new();
+    for _ in 0..10 {
+        let g = g.clone();
+        calls.push(tokio::spawn(async move {
+            g.get_or_compute("k", Instant::now() + Duration::from_secs(60), || async {
+                sleep(Duration::from_millis(100)).await;
+                Ok(1)
+            })
+            .await
+        }));
+    }
+    for c in calls {
+        c.await.unwrap().unwrap();
+    }
+    let late = g
+        .get_or_compute(
+            "slow",
+            Instant::now() + Duration::from_millis(10),
+            || async {
+                sleep(Duration::from_millis(200)).await;
+                Ok(2)
+            },
+        )
+        .await;
+    assert!(late.is_err());
+    assert_eq!(counters.get(obs::FLIGHTS, "group"), 2);
+    assert_eq!(counters.get(obs::FOLLOWERS, "group"), 9);
+    assert_eq!(counters.get(obs::TIMEOUTS, "group"), 1);
+    let group = spans.named("stampede.group");
+    assert_eq!(group.len(), 11);
+    assert_eq!(with(&group, "role", "leader"), 2);
+    assert_eq!(with(&group, "role", "follower"), 9);
+    assert_eq!(with(&group, "outcome", "ok"), 10);
+    assert_eq!(with(&group, "outcome", "timed_out"), 1);
+    spans.clear();
+
+    // The cache: four instances, five callers each, one claim.
+    let mut redis = TestRedis::start().await;
+    let origin_calls = Arc::new(AtomicU64::new(0));
+    let mut instances = Vec::new();
+    for _ in 0..4 {
+        let origin_calls = origin_calls.clone();
+        let cache: Cache<String> = Cache::builder()
+            .redis(&redis.url)
+            .claim(ClaimMode::Inner)
+            .loser(LoserPolicy::Wait)
+            .poll(Duration::from_millis(10))
+            .deadline(Duration::from_secs(10))
+            .ttl(Duration::from_millis(300))
+            .stale(Duration::from_secs(60))
+            .origin(move |key: String| {
+                let origin_calls = origin_calls.clone();
+                async move {
+                    origin_calls.fetch_add(1, Ordering::SeqCst);
+                    sleep(Duration::from_millis(200)).await;
+                    Ok::<_, String>(key)
+                }
+            })
+            .build()
+            .await
+            .unwrap();
+        instances.push(cache);
+    }
+    let mut tasks = Vec::new();
+    for cache in &instances {
+        for _ in 0..5 {
+            let cache = cache.clone();
+            tasks.push(tokio::spawn(async move { cache.get("k").await }));
+        }
+    }
+    for t in tasks {
+        t.await.unwrap().unwrap();
+    }
+    for cache in &instances {
+        settled(cache).await;
+    }
+    assert_eq!(origin_calls.load(Ordering::SeqCst), 1);
+    assert_eq!(counters.get(obs::FLIGHTS, "cache"), 4, "one per instance");
+    assert_eq!(counters.get(obs::FOLLOWERS, "cache"), 16);
+    assert_eq!(counters.get(obs::CLAIM_WINS, "cache"), 1);
+    assert_eq!(counters.get(obs::CLAIM_LOSSES, "cache"), 3);
+    let gets = spans.named("stampede.get");
+    assert_eq!(gets.len(), 20);
+    assert!(gets
+        .iter()
+        .all(|s| s.fields.get("key").map(String::as_str) == Some("k")));
+    assert_eq!(with(&gets, "role", "leader"), 4);
+    assert_eq!(with(&gets, "role", "follower"), 16);
+    assert_eq!(with(&gets, "ending", "Computed"), 1);
+    spans.clear();
+
+    // Past its TTL the value is served stale (and refreshed behind it).
+    while instances[0].get("k").await.unwrap().source != Source::Stale {
+        sleep(Duration::from_millis(50)).await;
+    }
+    assert!(counters.get(obs::STALE_SERVED, "cache") >= 1);
+    assert!(with(&spans.named("stampede.get"), "ending", "Stale") >= 1);
+    for cache in &instances {
+        settled(cache).await;
+    }
+
+    // A Redis outage: every failed command is counted.
+    redis.kill();
+    assert_eq!(counters.get(obs::REDIS_ERRORS, "cache"), 0);
+    instances[1].get("other").await.unwrap();
+    assert!(counters.get(obs::REDIS_ERRORS, "cache") > 0);
+}
