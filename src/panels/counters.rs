@@ -33,7 +33,7 @@ pub const HEADLINE: [Counter; 6] = [
 ];
 
 /// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 32] = [
+const LABELS: [(&str, &str); 34] = [
     ("requests", "requests"),
     ("hits", "cache hits"),
     ("stale_served", "stale served"),

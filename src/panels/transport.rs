@@ -27,35 +27,11 @@ pub enum Command {
     Room,
 }
 
-/// The preset the scenario is, if it is one exactly.
-pub fn preset_of(s: &Scenario) -> Option<&'static str> {
-    PRESETS.iter().find(|p| p.scenario() == *s).map(|p| p.name)
-}
+pub use stampede::scenario::{closest_preset, preset_of};
 
 /// A fresh seed from the browser's randomness (not reproducible by design).
 pub fn random_seed() -> u64 {
     (js_sys::Math::random() * 1e9).floor() as u64 + 1
-}
-
-/// The preset a scenario was made from: the one it equals, else the one it
-/// differs from in the fewest knobs (at most four), so a link that turns a
-/// knob or two of a lesson still names that lesson.
-pub fn closest_preset(s: &Scenario) -> Option<&'static str> {
-    if let Some(p) = preset_of(s) {
-        return Some(p);
-    }
-    PRESETS
-        .iter()
-        .map(|p| {
-            let base = p.scenario();
-            let differ = stampede::scenario::knob_names()
-                .filter(|k| base.get(k) != s.get(k))
-                .count();
-            (differ, p.name)
-        })
-        .filter(|(differ, _)| *differ <= 4)
-        .min_by_key(|(differ, _)| *differ)
-        .map(|(_, name)| name)
 }
 
 /// The lesson being explored: the preset last picked (or matched), kept

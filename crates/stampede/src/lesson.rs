@@ -1,27 +1,48 @@
-//! What proves the running scenario's lesson: the counter to watch and the
-//! words about it.
+//! The lesson of whatever scenario is running, preset or not: the counter
+//! that proves it and a sentence about the run, with every number in it
+//! taken from the run's [`Report`] or the scenario's knobs.
+//!
+//! A lesson is picked by what the scenario *is*, not by its name: a pitfall
+//! switched on comes first, then the lesson of the preset it was made from
+//! if the scenario still has what that lesson speaks of, then the first
+//! lesson whose conditions hold. When none fits, the sentence says in
+//! numbers what the change did against the preset's own run (the
+//! *contrast*, a second run the caller makes: [`contrast`]).
+//!
+//! The page and `stampede-sim --json` call the same [`lesson`], so the
+//! sentence on screen and the CLI's agree word for word.
 
-use crate::scenario::{Scenario, PRESETS};
+use crate::metrics::one_decimal;
+use crate::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario, Workload, PRESETS};
+use crate::Report;
 
-/// What proves the running scenario's lesson: a counter and a line on it.
+/// What proves the running scenario's lesson, before any run: its counter
+/// and what to watch for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Proof {
     pub metric: &'static str,
+    /// What to watch for, with no number in it.
     pub note: &'static str,
     /// The lesson is damage: the counter must be above zero to prove it.
     pub damage: bool,
 }
 
-const DAMAGE: [&str; 8] = [
+const DAMAGE: [&str; 9] = [
     "corrupted",
     "pinned",
     "remembered_failures",
     "redis_errors",
     "overlapping_recomputes",
     "releases_refused",
+    "stale_overwrites",
     "timeouts",
     "errors",
 ];
+
+/// Counters whose zero is itself the lesson (early refresh: nobody met a
+/// miss), shown as they are while the run goes on; any other counter at 0
+/// mid-run is pending: its event has not happened yet.
+const ZERO_PROVES: [&str; 1] = ["misses"];
 
 pub(crate) fn proof(metric: &'static str, note: &'static str) -> Proof {
     Proof {
@@ -31,55 +52,850 @@ pub(crate) fn proof(metric: &'static str, note: &'static str) -> Proof {
     }
 }
 
-/// The counter that proves what `s` is showing. A pitfall switched on is
-/// the lesson of the moment; otherwise the lesson of the preset it was made
-/// from (`base`), then a fault, then the recompute count.
+/// What a lesson needs before it can show anything, and where it shows:
+/// the pitfall's own demonstration, one click away.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Needs {
+    /// Why the counter cannot move on this scenario, in words.
+    pub text: String,
+    /// The demonstration, as a share link's query.
+    pub link: &'static str,
+    /// The button's words.
+    pub action: &'static str,
+}
+
+/// One thing a lesson may lack: whether it is missing, and its name.
+type Part = (bool, &'static str);
+
+/// The parts that are missing, in one sentence: "A remembered failure
+/// cannot bite here: it needs an origin that fails and steady traffic."
+fn lacking(what: &str, parts: &[Part], link: &'static str) -> Option<Needs> {
+    let names: Vec<&str> = parts.iter().filter(|p| p.0).map(|p| p.1).collect();
+    let list = match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => return None,
+    };
+    Some(Needs {
+        text: format!("{what} cannot bite here: it needs {list}."),
+        link,
+        action: "Show it where it bites",
+    })
+}
+
+fn singleflight_on(s: &Scenario) -> Part {
+    (!s.singleflight, "singleflight on")
+}
+
+/// The running scenario's lesson, measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lesson {
+    /// Which lesson: a preset's name, a pitfall's, or `changed` (numbers
+    /// against the preset's own run) or `run` (no lesson fits).
+    pub name: &'static str,
+    /// The counter (a `Report` field) that proves it.
+    pub metric: &'static str,
+    /// That counter's value in the report the sentence was made from.
+    pub value: f64,
+    /// One or two sentences, true for the run: every number in them is a
+    /// counter of the run, of its contrast, or a knob.
+    pub sentence: String,
+    pub damage: bool,
+    /// The counter is still 0, its event has not happened yet, and the run
+    /// goes on: show the number as pending, not as 0.
+    pub pending: bool,
+    /// Set when the lesson cannot show on this scenario (its counter stays
+    /// 0 whatever happens): what it needs, and where it shows.
+    pub needs: Option<Needs>,
+}
+
+/// A counter of `r` by name (`None` for a name `Report` does not have).
+pub fn value(r: &Report, name: &str) -> Option<f64> {
+    r.fields()
+        .into_iter()
+        .find(|(k, _)| k == name)
+        .and_then(|(_, v)| crate::decimal::parse(&v))
+}
+
+/// A count as the page writes it: `8,000`.
+pub fn count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A counter's value as a sentence writes it: a count with separators, a
+/// time with one decimal and its unit.
+pub fn shown(name: &str, v: f64) -> String {
+    if name.ends_with("_ms") {
+        format!("{} ms", one_decimal(v))
+    } else {
+        count(v.max(0.0) as u64)
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), if n == 1 { one } else { many })
+}
+
+fn ms(v: u32) -> String {
+    format!("{} ms", count(u64::from(v)))
+}
+
+// ---- what a scenario is ------------------------------------------------------
+
+/// Singleflight that actually coalesces (a mismatched key coalesces nothing).
+fn coalesces(s: &Scenario) -> bool {
+    s.singleflight && !s.pitfalls.key_mismatch
+}
+
+fn origin_fails(s: &Scenario) -> bool {
+    s.fail_rate > 0.0 || s.origin_outage_ms > 0
+}
+
+/// No fault of any kind is switched on.
+fn calm(s: &Scenario) -> bool {
+    !s.redis_down && !s.holder_crash && !s.hang && !origin_fails(s)
+}
+
+/// The interview card's shape: one burst, waiting losers, nothing stale.
+fn plain_burst(s: &Scenario) -> bool {
+    s.workload == Workload::Burst
+        && calm(s)
+        && s.stale_ms == 0
+        && s.loser == LoserPolicy::Wait
+        && s.xfetch_beta == 0.0
+}
+
+/// One lesson: when it fits, its counter, what to watch for and what the
+/// run says.
+struct Rule {
+    name: &'static str,
+    /// The lesson applies to `s` only when this holds.
+    fits: fn(&Scenario) -> bool,
+    /// Only as the lesson of its own preset (or a change of it), never
+    /// picked for a scenario made from another.
+    base_only: bool,
+    metric: fn(&Scenario) -> &'static str,
+    watch: &'static str,
+    say: fn(&Scenario, &Report) -> String,
+    needs: fn(&Scenario) -> Option<Needs>,
+}
+
+fn no_needs(_: &Scenario) -> Option<Needs> {
+    None
+}
+
+/// The pitfalls first, in this order; then the faults; then the rest.
+const RULES: &[Rule] = &[
+    Rule {
+        name: "mutable-result",
+        fits: |s| s.pitfalls.mutable_result,
+        base_only: false,
+        metric: |_| "corrupted",
+        watch: "Watch the followers: the first to get the shared result changes it in place.",
+        say: |_, r| {
+            if r.corrupted == 0 {
+                return "No request read a value another caller had changed in this run.".into();
+            }
+            format!(
+                "{} read a value another caller had changed in place: the first follower altered the one shared result, and the followers after it got the altered one.",
+                plural(r.corrupted, "request", "requests")
+            )
+        },
+        needs: |s| {
+            lacking(
+                "A shared result changed in place",
+                &[
+                    singleflight_on(s),
+                    (s.threads < 3, "three threads or more per instance"),
+                ],
+                "pf=mutable-result",
+            )
+        },
+    },
+    Rule {
+        name: "remember-failure",
+        fits: |s| s.pitfalls.remember_failure,
+        base_only: false,
+        metric: |_| "remembered_failures",
+        watch: "Watch for errors handed out after the origin has recovered.",
+        say: |_, r| {
+            if r.remembered_failures == 0 {
+                return "No failure was handed out again in this run.".into();
+            }
+            format!(
+                "{} a failure handed out again after its flight had ended: one blip became a sticky outage.",
+                plural(r.remembered_failures, "answer was", "answers were")
+            )
+        },
+        needs: |s| {
+            lacking(
+                "A remembered failure",
+                &[
+                    singleflight_on(s),
+                    (
+                        s.claim == ClaimMode::Outer,
+                        "the claim inside singleflight (outside it, a caller meets the map only after winning the claim)",
+                    ),
+                    (!origin_fails(s) && !s.hang, "an origin that fails"),
+                    (
+                        s.workload != Workload::Steady,
+                        "steady traffic (callers who come after a failed flight)",
+                    ),
+                    (
+                        s.loser == LoserPolicy::Stale && s.stale_ms > 0,
+                        "losers that wait (serving stale, they never meet the failure)",
+                    ),
+                ],
+                "preset=failure&pf=remember-failure",
+            )
+        },
+    },
+    Rule {
+        name: "no-deadline",
+        fits: |s| s.pitfalls.no_deadline,
+        base_only: false,
+        metric: |_| "pinned",
+        watch: "Watch the waiting threads: with no deadline, what frees them?",
+        say: |_, r| {
+            if r.pinned == 0 {
+                return "Every request ended in this run: nothing hung, so the missing deadline cost nothing yet.".into();
+            }
+            format!(
+                "{} still waiting when the run stopped: with no deadline nothing frees them.",
+                plural(r.pinned, "request was", "requests were")
+            )
+        },
+        needs: |s| {
+            lacking(
+                "A missing deadline",
+                &[(
+                    !s.hang,
+                    "something that never answers, such as a hung origin",
+                )],
+                "preset=hang&pf=no-deadline",
+            )
+        },
+    },
+    Rule {
+        name: "key-mismatch",
+        fits: |s| s.pitfalls.key_mismatch,
+        base_only: false,
+        metric: |s| {
+            if s.claim == ClaimMode::Off {
+                "recomputes"
+            } else {
+                "claim_attempts"
+            }
+        },
+        watch: "Watch singleflight: its key never matches the cache key.",
+        say: |s, r| {
+            let what = if s.claim == ClaimMode::Off {
+                plural(r.recomputes, "recompute", "recomputes")
+            } else {
+                plural(r.claim_attempts, "claim attempt", "claim attempts")
+            };
+            format!(
+                "The flight key never matched the cache key, so nothing coalesced in-process: {what} for {}.",
+                plural(r.requests, "request", "requests")
+            )
+        },
+        needs: |s| {
+            lacking(
+                "A mismatched flight key",
+                &[singleflight_on(s)],
+                "pf=key-mismatch",
+            )
+        },
+    },
+    Rule {
+        name: "redis-down",
+        fits: |s| s.redis_down,
+        base_only: false,
+        metric: |_| "redis_errors",
+        watch: "Every Redis command will fail: watch what the claim does about it.",
+        say: |s, r| {
+            let errors = format!(
+                "All {} failed",
+                plural(r.redis_errors, "Redis command", "Redis commands")
+            );
+            let stale = if s.stale_ms > 0 {
+                " The stale copy lives in Redis too, so none could be served."
+            } else {
+                ""
+            };
+            match (s.claim, s.redis_error) {
+                (ClaimMode::Off, _) => format!(
+                    "{errors}: every read missed, and {} went to the origin.{stale}",
+                    plural(r.recomputes, "recompute", "recomputes")
+                ),
+                (_, RedisErrorPolicy::Open) => format!(
+                    "{errors}, and each claim failed open: {} from {}, with no lock. That is only as good as a fast failure: a Redis that hangs holds every caller until the client's timeout.{stale}",
+                    plural(r.recomputes, "recompute", "recomputes"),
+                    plural(u64::from(s.instances), "instance", "instances")
+                ),
+                (_, RedisErrorPolicy::Closed) => format!(
+                    "{errors}, and each claim failed closed: {} ran, and {} gave up waiting for a value nobody was allowed to compute.{stale}",
+                    plural(r.recomputes, "recompute", "recomputes"),
+                    plural(r.timeouts, "caller", "callers")
+                ),
+            }
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "holder-crash",
+        fits: |s| s.holder_crash && s.claim != ClaimMode::Off && !s.stale_while_revalidate,
+        base_only: false,
+        metric: |_| "timeouts",
+        watch: "The first claim winner is about to die without releasing: watch who may refresh.",
+        say: |s, r| {
+            format!(
+                "The first claim winner died without releasing: nobody could refresh until its {} TTL ran out, and {} gave up meanwhile.",
+                ms(s.claim_ttl_ms),
+                plural(r.timeouts, "caller", "callers")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "hang",
+        fits: |s| s.hang,
+        base_only: false,
+        metric: |_| "timeouts",
+        watch: "The origin will never answer: watch what frees the callers.",
+        say: |s, r| {
+            format!(
+                "The origin never answered: {} freed by a {} deadline. The {} origin timeout ends the wait on the call, not the call: it goes on at the origin, holding a connection, unless the origin cancels it.",
+                plural(r.timeouts, "caller was", "callers were"),
+                ms(s.deadline_ms),
+                ms(s.origin_timeout_ms)
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "failure",
+        fits: origin_fails,
+        base_only: false,
+        metric: |_| "errors",
+        watch: "The origin is about to fail for a while: watch who gets the failure.",
+        say: |s, r| {
+            let errors = plural(r.errors, "request", "requests");
+            if coalesces(s) {
+                format!(
+                    "{errors} got an error while the origin failed. Each failure reached only the callers waiting on it, then left the map, so later requests tried again: {} written.",
+                    plural(r.values_written, "value was", "values were")
+                )
+            } else {
+                format!("{errors} got an error while the origin failed, each from its own call.")
+            }
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "late-writer",
+        fits: |s| s.workload == Workload::Steady,
+        base_only: true,
+        metric: |s| {
+            if s.fenced_writes {
+                "writes_refused"
+            } else {
+                "stale_overwrites"
+            }
+        },
+        watch: "Watch the writes: a slow recompute outlives its claim.",
+        say: |s, r| {
+            if s.fenced_writes {
+                return format!(
+                    "Fenced writes: the store refused {} older than the one it held, and {} over a newer one.",
+                    plural(r.writes_refused, "write", "writes"),
+                    plural(r.stale_overwrites, "older value landed", "older values landed")
+                );
+            }
+            let why = if s.claim != ClaimMode::Off && s.claim_ttl_ms < s.recompute_ms {
+                format!(
+                    "a {} recompute outlived its {} claim, another instance recomputed, and the older value landed last",
+                    ms(s.recompute_ms),
+                    ms(s.claim_ttl_ms)
+                )
+            } else {
+                "two fills of the same key raced, and the older one landed last".to_string()
+            };
+            format!(
+                "{} put an older value over a newer one: {why}.",
+                plural(r.stale_overwrites, "write", "writes")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "short-ttl",
+        fits: |s| s.claim != ClaimMode::Off && s.claim_ttl_ms < s.recompute_ms,
+        base_only: false,
+        metric: |_| "overlapping_recomputes",
+        watch: "Watch the claim's TTL run out while its holder is still recomputing.",
+        say: |s, r| {
+            format!(
+                "The {} claim expired under a {} recompute and another instance started the same one: {} overlapped one still running. {} refused: {} because another instance held the claim by then (a plain DEL would have freed it for a third), {} because it had simply expired.",
+                ms(s.claim_ttl_ms),
+                ms(s.recompute_ms),
+                plural(r.overlapping_recomputes, "recompute", "recomputes"),
+                plural(r.releases_refused, "release was", "releases were"),
+                count(r.releases_refused_taken),
+                count(r.releases_refused_expired)
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "cold",
+        fits: |s| s.workload == Workload::Cold,
+        base_only: false,
+        metric: |s| {
+            if s.admission > 0 {
+                "admission_shed"
+            } else {
+                "origin_peak_concurrency"
+            }
+        },
+        watch: "The cache is empty: watch how many recomputes reach the origin at once.",
+        say: |s, r| {
+            let asked = format!(
+                "After a restart, with {} and the cache empty",
+                plural(u64::from(s.keys), "key", "keys")
+            );
+            if s.admission == 0 {
+                return format!(
+                    "{asked}: with no admission control {} ran, up to {} at the origin at once.",
+                    plural(r.recomputes, "recompute", "recomputes"),
+                    count(r.origin_peak_concurrency)
+                );
+            }
+            format!(
+                "{asked}: {} ran, at most {} at the origin at once, and admission ({} per instance) shed {} with a degraded answer instead of swamping the origin.",
+                plural(r.recomputes, "recompute", "recomputes"),
+                count(r.origin_peak_concurrency),
+                count(u64::from(s.admission)),
+                plural(r.admission_shed, "recompute", "recomputes")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "swr",
+        // The stale copy lives in Redis: with Redis down there is none.
+        fits: |s| s.stale_while_revalidate && s.stale_ms > 0 && !s.redis_down,
+        base_only: false,
+        metric: |_| "stale_served",
+        watch: "The hot key is stale: watch who waits for the refresh.",
+        say: |_, r| {
+            format!(
+                "{} of {} answered stale at once, and the claim guarded only the refresh behind them: {}, {} timed out.",
+                count(r.stale_served),
+                plural(r.requests, "request was", "requests were"),
+                plural(r.recomputes, "recompute", "recomputes"),
+                plural(r.timeouts, "caller", "callers")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "xfetch",
+        fits: |s| s.xfetch_beta > 0.0 && s.workload == Workload::Steady,
+        base_only: false,
+        metric: |_| "misses",
+        watch: "Watch the hot key near its expiry: do readers refresh it first?",
+        say: |s, r| {
+            let lock = if s.claim == ClaimMode::Off && r.overlapping_recomputes > 0 {
+                format!(
+                    "; with no claim, {} overlapped another",
+                    plural(r.overlapping_recomputes, "refresh", "refreshes")
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{} met the key missing or expired: readers refreshed it early {}{lock}.",
+                plural(r.misses, "request", "requests"),
+                plural(r.early_refreshes, "time", "times")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "jitter",
+        fits: |s| s.workload == Workload::Steady && s.keys > 1,
+        base_only: false,
+        metric: |_| "origin_peak_concurrency",
+        watch: "Keys written together: watch how many recomputes reach the origin at once.",
+        say: |s, r| {
+            let spread = if s.jitter > 0.0 {
+                format!(
+                    "with each TTL spread by up to {} %",
+                    count((s.jitter * 100.0).round() as u64)
+                )
+            } else {
+                "with no TTL jitter".to_string()
+            };
+            format!(
+                "{} keys, {spread}: at most {} ran at the origin at once.",
+                count(u64::from(s.keys)),
+                plural(r.origin_peak_concurrency, "recompute", "recomputes")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "stale",
+        fits: |s| {
+            s.loser == LoserPolicy::Stale
+                && s.stale_ms > 0
+                && s.claim != ClaimMode::Off
+                && !s.redis_down
+        },
+        base_only: false,
+        metric: |_| "stale_served",
+        watch: "The key is stale: watch what the claim's losers answer.",
+        say: |_, r| {
+            format!(
+                "{} answered at once with the stale value while the claim's winner refreshed it: {}.",
+                plural(r.stale_served, "request was", "requests were"),
+                plural(r.recomputes, "recompute", "recomputes")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "cheap",
+        fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Off,
+        base_only: true,
+        metric: |_| "p99_ms",
+        watch: "A cheap query: watch how long the slowest answers take.",
+        say: |s, r| {
+            format!(
+                "{} of a {} query and a p99 of {} ms. A claim's losers would poll every {} for the value instead; for a query this cheap the case for singleflight alone is simplicity and less Redis load.",
+                plural(r.recomputes, "recompute", "recomputes"),
+                ms(s.recompute_ms),
+                one_decimal(r.p99_ms),
+                ms(s.poll_ms)
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "claim-outer",
+        fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Outer,
+        base_only: false,
+        metric: |_| "claim_attempts",
+        watch: "The claim is outside singleflight: watch Redis.",
+        say: |_, r| {
+            format!(
+                "{} for {}: with the claim outside singleflight every thread that missed asked Redis for the claim before its instance coalesced.",
+                plural(r.claim_attempts, "claim attempt", "claim attempts"),
+                plural(r.recomputes, "recompute", "recomputes")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "burst",
+        fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Inner,
+        base_only: false,
+        metric: |_| "recomputes",
+        watch: "Both layers are on: watch the origin.",
+        say: |_, r| {
+            format!(
+                "{} for {}: singleflight took each instance to one caller ({} at Redis), and the claim took the fleet to {}.",
+                plural(r.recomputes, "recompute", "recomputes"),
+                plural(r.requests, "request", "requests"),
+                plural(r.claim_attempts, "claim attempt", "claim attempts"),
+                count(r.recomputes)
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "singleflight",
+        fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Off,
+        base_only: false,
+        metric: |_| "recomputes",
+        watch: "Singleflight alone: watch the origin.",
+        say: |s, r| {
+            let per = if r.recomputes == u64::from(s.instances) {
+                "one per instance"
+            } else {
+                "each instance for itself"
+            };
+            format!(
+                "{} from {}, {per}: singleflight coalesced the {} threads of each, but an instance cannot see the others.",
+                plural(r.recomputes, "recompute", "recomputes"),
+                plural(u64::from(s.instances), "instance", "instances"),
+                count(u64::from(s.threads))
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "naive",
+        fits: |s| plain_burst(s) && !s.singleflight && s.claim == ClaimMode::Off,
+        base_only: false,
+        metric: |_| "recomputes",
+        watch: "No protection: watch the origin.",
+        say: |s, r| {
+            let who = if r.recomputes == r.requests {
+                "every thread asked the origin itself".to_string()
+            } else {
+                format!(
+                    "every thread that missed before a value was written asked the origin itself (the burst spread over {} against a {} recompute)",
+                    ms(s.spread_ms),
+                    ms(s.recompute_ms)
+                )
+            };
+            let late = if r.timeouts > 0 {
+                format!(
+                    ", and the swamped origin answered {} too late",
+                    plural(r.timeouts, "caller", "callers")
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{} for {}: {who}{late}.",
+                plural(r.recomputes, "recompute", "recomputes"),
+                plural(r.requests, "request", "requests")
+            )
+        },
+        needs: no_needs,
+    },
+];
+
+fn rule(name: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.name == name)
+}
+
+/// The rule for `s`: a pitfall, the base's own lesson if it still fits,
+/// then the first general lesson that fits.
+fn pick(s: &Scenario, base: Option<&str>) -> Option<&'static Rule> {
+    let pitfall = RULES.iter().take(4).find(|r| (r.fits)(s));
+    pitfall
+        .or_else(|| base.and_then(rule).filter(|r| (r.fits)(s)))
+        .or_else(|| RULES.iter().skip(4).find(|r| !r.base_only && (r.fits)(s)))
+}
+
+fn base_preset(base: Option<&str>) -> Option<&'static crate::scenario::Preset> {
+    base.and_then(|b| PRESETS.iter().find(|p| p.name == b))
+}
+
+/// The counter that proves what `s` is showing and what to watch for,
+/// before any run.
 pub fn proof_for(s: &Scenario, base: Option<&str>) -> Proof {
-    let p = &s.pitfalls;
-    if p.mutable_result {
-        return proof("corrupted", "Answers another caller changed in place: the first follower alters the one shared value, and every follower after it gets the altered one.");
+    match pick(s, base) {
+        Some(r) => proof((r.metric)(s), r.watch),
+        None => match base_preset(base) {
+            Some(p) => proof(
+                p.proof,
+                "Your change against the preset's own run: watch the counter.",
+            ),
+            None => proof(
+                "recomputes",
+                "How many times the origin was asked for a value.",
+            ),
+        },
     }
-    if p.remember_failure {
-        return proof(
-            "remembered_failures",
-            "Failures handed out again after their flight ended: one blip became a sticky outage.",
-        );
+}
+
+/// The scenario the lesson's sentence compares `s` against, when it needs
+/// one: the preset `s` was made from, if `s` is not that preset and no
+/// lesson fits it. The caller runs it on the same seed and passes its
+/// report to [`lesson`].
+pub fn contrast(s: &Scenario, base: Option<&str>) -> Option<Scenario> {
+    if pick(s, base).is_some() {
+        return None;
     }
-    if p.no_deadline {
-        return proof(
-            "pinned",
-            "Threads still waiting when the run stopped: without deadlines nothing frees them.",
-        );
+    base_preset(base).map(|p| p.scenario()).filter(|p| p != s)
+}
+
+/// The knobs `s` changed from `base`, in words: `singleflight off, claim
+/// TTL 100 ms`.
+pub fn changes(base: &Scenario, s: &Scenario) -> String {
+    crate::scenario::knob_names()
+        .filter_map(|k| {
+            let (was, now) = (base.get(k)?, s.get(k)?);
+            (was != now).then(|| describe(k, &now))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn describe(knob: &str, value: &str) -> String {
+    let name = knob
+        .strip_suffix("_ms")
+        .unwrap_or(knob)
+        .replace('_', " ")
+        .replace("ttl", "TTL");
+    let boolean = matches!(
+        knob,
+        "singleflight"
+            | "stale_while_revalidate"
+            | "fenced_writes"
+            | "hang"
+            | "redis_down"
+            | "holder_crash"
+    );
+    if boolean {
+        let on = if value == "1" { "on" } else { "off" };
+        return format!("{name} {on}");
     }
-    if p.key_mismatch {
-        return proof(
-            "recomputes",
-            "The flight key never matches the cache key, so every thread leads its own flight.",
-        );
+    if knob == "pitfalls" {
+        return if value.is_empty() {
+            "no pitfall".to_string()
+        } else {
+            format!("pitfalls {value}")
+        };
     }
-    if let Some(pr) = base.and_then(|b| PRESETS.iter().find(|x| x.name == b)) {
-        return proof(pr.proof, pr.proof_note);
+    match (knob.ends_with("_ms"), value.parse::<u64>()) {
+        (true, Ok(v)) => format!("{name} {} ms", count(v)),
+        (false, Ok(v)) => format!("{name} {}", count(v)),
+        _ => format!("{name} {value}"),
     }
-    if s.redis_down {
-        return proof(
-            "redis_errors",
-            "Every Redis command fails; what happens next is the fail-open or fail-closed choice.",
-        );
+}
+
+/// The counters a change is most often about, in the order they are tried.
+const HEADLINE: [&str; 12] = [
+    "recomputes",
+    "claim_attempts",
+    "timeouts",
+    "errors",
+    "stale_served",
+    "overlapping_recomputes",
+    "origin_peak_concurrency",
+    "misses",
+    "degraded",
+    "redis_round_trips",
+    "p99_ms",
+    "stale_overwrites",
+];
+
+/// The counter that moved most between the two runs, by ratio: the proof's
+/// own first if it moved at all.
+fn moved_most(first: &'static str, then: &Report, now: &Report) -> Option<&'static str> {
+    let moved = |m: &str| {
+        let (a, b) = (value(then, m)?, value(now, m)?);
+        (a != b).then(|| ((b + 1.0) / (a + 1.0)).ln().abs())
+    };
+    if moved(first).is_some() {
+        return Some(first);
     }
-    if s.holder_crash {
-        return proof(
-            "timeouts",
-            "Callers that gave up while a dead holder's claim blocked the refresh.",
-        );
+    HEADLINE
+        .iter()
+        .filter_map(|m| moved(m).map(|d| (*m, d)))
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(m, _)| m)
+}
+
+/// The lesson of `s` (made from the preset `base`, if any) as the run `r`
+/// shows it. `ended`: the run is over. `then`: the report of
+/// [`contrast`]'s scenario on the same seed, once the caller has it.
+pub fn lesson(
+    s: &Scenario,
+    base: Option<&str>,
+    r: &Report,
+    ended: bool,
+    then: Option<&Report>,
+) -> Lesson {
+    if let Some(rule) = pick(s, base) {
+        let metric = (rule.metric)(s);
+        let v = value(r, metric).unwrap_or(0.0);
+        let p = proof(metric, rule.watch);
+        let pending = v == 0.0 && !ended && !ZERO_PROVES.contains(&metric);
+        // What it needs: for damage, only while it has not bitten anyway
+        // (a swamped origin pins threads without any hang); for a count
+        // that is no damage, whenever it lacks it.
+        let needs = (rule.needs)(s).filter(|_| v == 0.0 || !p.damage);
+        let sentence = if ended || (p.damage && v > 0.0) {
+            (rule.say)(s, r)
+        } else {
+            rule.watch.to_string()
+        };
+        return Lesson {
+            name: rule.name,
+            metric,
+            value: v,
+            sentence,
+            damage: p.damage,
+            pending,
+            needs,
+        };
     }
-    if s.hang {
-        return proof(
-            "timeouts",
-            "Callers freed by their deadline while the origin never answers.",
-        );
+    let Some(preset) = base_preset(base) else {
+        return Lesson {
+            name: "run",
+            metric: "recomputes",
+            value: r.recomputes as f64,
+            sentence: format!(
+                "{} for {}.",
+                plural(r.recomputes, "recompute", "recomputes"),
+                plural(r.requests, "request", "requests")
+            ),
+            damage: false,
+            pending: false,
+            needs: None,
+        };
+    };
+    let what = changes(&preset.scenario(), s);
+    let label = |m: &str| crate::metrics::label(m);
+    match then.filter(|_| ended) {
+        Some(then) => {
+            let metric = moved_most(preset.proof, then, r).unwrap_or(preset.proof);
+            let (a, b) = (
+                value(then, metric).unwrap_or(0.0),
+                value(r, metric).unwrap_or(0.0),
+            );
+            let sentence = if a == b {
+                format!(
+                    "{what}: {} {} as in the preset's own run.",
+                    label(metric),
+                    shown(metric, b)
+                )
+            } else {
+                format!(
+                    "{what}: {} {} → {} against the preset's own run.",
+                    label(metric),
+                    shown(metric, a),
+                    shown(metric, b)
+                )
+            };
+            Lesson {
+                name: "changed",
+                metric,
+                value: b,
+                sentence,
+                damage: DAMAGE.contains(&metric),
+                pending: false,
+                needs: None,
+            }
+        }
+        None => {
+            let metric = preset.proof;
+            Lesson {
+                name: "changed",
+                metric,
+                value: value(r, metric).unwrap_or(0.0),
+                sentence: format!(
+                    "{what}: the numbers against the preset's own run come when this run ends."
+                ),
+                damage: DAMAGE.contains(&metric),
+                pending: false,
+                needs: None,
+            }
+        }
     }
-    proof(
-        "recomputes",
-        "How many times the origin was asked for a value.",
-    )
 }

@@ -372,6 +372,11 @@ pub fn differences(a: &Report, b: &Report) -> Vec<Difference> {
         .collect()
 }
 
+/// A counter's name in a sentence: `claim attempts`, `p99`.
+pub fn label(name: &str) -> String {
+    name.strip_suffix("_ms").unwrap_or(name).replace('_', " ")
+}
+
 pub(crate) fn ms(us: u64) -> f64 {
     // Rounded to 0.001 ms so JSON stays short and identical across targets.
     (us as f64) / 1000.0

@@ -117,6 +117,31 @@ fn the_table_names_every_counter_once() {
     }
 }
 
+/// `--json` carries the lesson the core words for the link: its counter,
+/// that counter's value in the same JSON, and the sentence; a changed
+/// preset is told against the preset's own run.
+#[test]
+fn the_json_carries_the_lesson_of_the_link() {
+    let v = json(&["--url", "preset=burst&sf=0&seed=3"]);
+    let l = &v["lesson"];
+    let metric = l["metric"].as_str().unwrap();
+    assert_eq!(metric, "claim_attempts");
+    assert_eq!(l["value"].as_f64(), v[metric].as_f64());
+    let card = json(&["--preset", "burst", "--seed", "3"]);
+    let want = format!(
+        "singleflight off: claim attempts {} → {} against the preset's own run.",
+        stampede::lesson::count(card["claim_attempts"].as_u64().unwrap()),
+        stampede::lesson::count(v["claim_attempts"].as_u64().unwrap())
+    );
+    assert_eq!(l["sentence"], want.as_str());
+    let (code, out, _) = sim(&["--url", "preset=burst&sf=0&seed=3"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(&format!("lesson  {want}")), "{out}");
+    // A pitfall that cannot bite says what it needs and where it shows.
+    let v = json(&["--url", "pf=no-deadline"]);
+    assert_eq!(v["lesson"]["needs"]["link"], "preset=hang&pf=no-deadline");
+}
+
 #[test]
 fn a_share_link_runs_the_same_scenario_and_seed() {
     let link = json(&[

@@ -410,3 +410,101 @@ proptest! {
         prop_assert_eq!(r.stale_overwrites, 0, "{:?}", r);
     }
 }
+
+/// The numbers a sentence states, as written (`8,000`, `56.3`, `30`): runs
+/// of digits not glued to a letter (`p99` is a name, not a number).
+fn numbers_in(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let glued = i > 0 && chars[i - 1].is_alphanumeric();
+        if chars[i].is_ascii_digit() && !glued {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_ascii_digit()
+                    || (matches!(chars[i], ',' | '.')
+                        && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            out.push(chars[start..i].iter().collect());
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Every way the run, its contrast and the knobs can write a number.
+fn writable(s: &Scenario, reports: &[&stampede::Report]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in reports {
+        for (name, v) in r.fields() {
+            let v: f64 = v.parse().unwrap();
+            out.push(
+                stampede::lesson::shown(&name, v)
+                    .trim_end_matches(" ms")
+                    .to_string(),
+            );
+        }
+    }
+    for k in stampede::scenario::knob_names() {
+        let v = s.get(k).unwrap();
+        if let Ok(n) = v.parse::<u64>() {
+            out.push(stampede::lesson::count(n));
+        }
+        if let Ok(f) = v.parse::<f64>() {
+            out.push(stampede::lesson::count((f * 100.0).round() as u64));
+            out.push(v.clone());
+        }
+    }
+    out
+}
+
+fn any_base() -> impl Strategy<Value = Option<&'static str>> {
+    prop_oneof![
+        Just(None),
+        (0..stampede::scenario::PRESETS.len())
+            .prop_map(|i| Some(stampede::scenario::PRESETS[i].name)),
+    ]
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// The lesson of any scenario, made from any preset, is true to its run:
+    /// its value is its counter's, every number in its sentence is a
+    /// counter of the run or of its contrast, or a knob; a pending number
+    /// is a zero; what it says it needs it lacks, and its link is a good one.
+    #[test]
+    fn every_lesson_is_made_of_the_run(s in scenario(), seed in any::<u64>(), base in any_base()) {
+        let r = Fleet::new(&s, seed).run();
+        let then = stampede::lesson::contrast(&s, base).map(|c| Fleet::new(&c, seed).run());
+        let l = stampede::lesson::lesson(&s, base, &r, true, then.as_ref());
+        prop_assert_eq!(Some(l.value), stampede::lesson::value(&r, l.metric), "{:?}", l);
+        prop_assert!(!l.pending);
+        let mut reports = vec![&r];
+        reports.extend(then.as_ref());
+        let ok = writable(&s, &reports);
+        for n in numbers_in(&l.sentence) {
+            prop_assert!(ok.contains(&n), "{n} in {:?} is neither a counter nor a knob", l.sentence);
+        }
+        if let Some(needs) = &l.needs {
+            prop_assert!(l.value == 0.0 || !l.damage, "{:?}", l);
+            prop_assert!(Scenario::from_query(needs.link).2.is_empty(), "{}", needs.link);
+        }
+        // Mid-run, the same counters: pending only while the counter is 0.
+        let live = stampede::lesson::lesson(&s, base, &r, false, None);
+        prop_assert_eq!(live.metric, l.metric);
+        prop_assert!(!live.pending || live.value == 0.0, "{:?}", live);
+    }
+}
+
+#[test]
+fn numbers_in_reads_what_a_sentence_writes() {
+    assert_eq!(
+        numbers_in("8,000 claim attempts, a p99 of 56.3 ms, 30 % and 1."),
+        ["8,000", "56.3", "30", "1"]
+    );
+}

@@ -819,3 +819,146 @@ fn the_burst_formula_is_what_the_fleet_measures() {
         each_seed(|seed| assert_eq!(run(&s, seed).recomputes, s.burst_formula(), "{s:?}"));
     }
 }
+
+// ---- the lesson's words, from the run --------------------------------------
+
+fn lesson_of(s: &Scenario, base: Option<&str>, seed: u64) -> stampede::lesson::Lesson {
+    let r = run(s, seed);
+    let then = stampede::lesson::contrast(s, base).map(|c| run(&c, seed));
+    stampede::lesson::lesson(s, base, &r, true, then.as_ref())
+}
+
+/// Each preset is its own lesson: the lesson the core picks for it is the
+/// preset's, its counter is the preset's proof, and damage shows.
+#[test]
+fn every_preset_is_its_own_lesson() {
+    for pr in PRESETS {
+        each_seed(|seed| {
+            let l = lesson_of(&pr.scenario(), Some(pr.name), seed);
+            assert_eq!(l.name, pr.name);
+            assert_eq!(l.metric, pr.proof, "{}", pr.name);
+            assert_eq!(l.needs, None, "{}", pr.name);
+            assert!(!l.damage || l.value > 0.0, "{}: {l:?}", pr.name);
+            // Made from no preset at all, the scenario still finds it.
+            let found = lesson_of(&pr.scenario(), None, seed);
+            if !["cheap", "late-writer"].contains(&pr.name) {
+                assert_eq!(found.name, pr.name);
+            }
+        });
+    }
+}
+
+/// The review's two examples: a knob turned off takes its claim out of the
+/// sentence.
+#[test]
+fn a_changed_knob_changes_the_words() {
+    each_seed(|seed| {
+        let card = run(&p("burst"), seed);
+        let mut off = p("burst");
+        off.singleflight = false;
+        let now = run(&off, seed);
+        let l = lesson_of(&off, Some("burst"), seed);
+        assert_eq!(
+            l.sentence,
+            format!(
+                "singleflight off: claim attempts {} → {} against the preset's own run.",
+                stampede::lesson::count(card.claim_attempts),
+                stampede::lesson::count(now.claim_attempts)
+            )
+        );
+        assert!(!l.sentence.contains("singleflight took"));
+
+        let mut closed = p("redis-down");
+        closed.redis_error = RedisErrorPolicy::Closed;
+        let l = lesson_of(&closed, Some("redis-down"), seed);
+        assert!(l.sentence.contains("failed closed"), "{}", l.sentence);
+        assert!(!l.sentence.contains("open"), "{}", l.sentence);
+        let open = lesson_of(&p("redis-down"), Some("redis-down"), seed);
+        assert!(open.sentence.contains("failed open"), "{}", open.sentence);
+        assert!(
+            open.sentence.contains("client's timeout"),
+            "{}",
+            open.sentence
+        );
+    });
+}
+
+/// A pitfall that cannot bite on its scenario says what it needs, and the
+/// demonstration it offers bites, on every seed.
+#[test]
+fn a_pitfall_that_cannot_bite_offers_what_it_needs() {
+    let mut offered = std::collections::BTreeSet::new();
+    for pr in PRESETS {
+        for pitfall in stampede::scenario::Pitfalls::NAMES {
+            let mut s = pr.scenario();
+            s.pitfalls.enable(pitfall).unwrap();
+            let l = lesson_of(&s, Some(pr.name), 1);
+            if let Some(needs) = &l.needs {
+                assert!(
+                    l.value == 0.0 || !l.damage,
+                    "{} + {pitfall}: {l:?}",
+                    pr.name
+                );
+                assert!(
+                    needs.text.contains("cannot bite here: it needs"),
+                    "{}",
+                    needs.text
+                );
+                offered.insert((pitfall, needs.link));
+            }
+        }
+    }
+    // Every pitfall has somewhere it cannot bite, and says so.
+    assert_eq!(offered.len(), 4, "{offered:?}");
+    for (pitfall, link) in offered {
+        let (s, _, notices) = Scenario::from_query(link);
+        assert!(notices.is_empty(), "{link}: {notices:?}");
+        let base = stampede::scenario::closest_preset(&s);
+        each_seed(|seed| {
+            let l = lesson_of(&s, base, seed);
+            assert_eq!(l.name, pitfall, "{link}");
+            assert_eq!(l.needs, None, "{link}");
+            assert!(l.value > 0.0, "{link}: {l:?}");
+        });
+    }
+}
+
+/// The swr preset's stale copy lives in Redis: with Redis down the lesson
+/// is the outage's, and says none could be served.
+#[test]
+fn swr_with_redis_down_says_the_stale_copy_is_gone() {
+    each_seed(|seed| {
+        let mut s = p("swr");
+        s.redis_down = true;
+        let r = run(&s, seed);
+        assert_eq!(r.stale_served, 0);
+        let l = lesson_of(&s, Some("swr"), seed);
+        assert_eq!(l.name, "redis-down");
+        assert!(
+            l.sentence.contains("The stale copy lives in Redis too"),
+            "{}",
+            l.sentence
+        );
+    });
+}
+
+/// short-ttl: the refused releases are told apart, and they add up.
+#[test]
+fn refused_releases_are_told_apart() {
+    each_seed(|seed| {
+        let r = run(&p("short-ttl"), seed);
+        assert!(
+            r.releases_refused_taken > 0 && r.releases_refused_expired > 0,
+            "{r:?}"
+        );
+        let l = lesson_of(&p("short-ttl"), Some("short-ttl"), seed);
+        assert!(
+            l.sentence.contains(&format!(
+                "{} because another instance held the claim by then",
+                stampede::lesson::count(r.releases_refused_taken)
+            )),
+            "{}",
+            l.sentence
+        );
+    });
+}

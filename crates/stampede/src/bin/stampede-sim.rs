@@ -473,6 +473,11 @@ fn run(args: &[String]) -> Result<String, Exit> {
     }
     let mut fleet = Fleet::new(&s, seed);
     let report = fleet.run();
+    // The lesson, as the page words it for the same link: made from the
+    // closest preset, against that preset's own run when no lesson fits.
+    let base = scenario::closest_preset(&s);
+    let then = stampede::lesson::contrast(&s, base).map(|c| Fleet::new(&c, seed).run());
+    let lesson = stampede::lesson::lesson(&s, base, &report, true, then.as_ref());
     if format != Format::Text {
         let rows: Vec<Vec<String>> = TABLE
             .iter()
@@ -500,6 +505,16 @@ fn run(args: &[String]) -> Result<String, Exit> {
                 "scenario".into(),
                 serde_json::to_value(&s).map_err(|e| Exit::Bad(e.to_string()))?,
             );
+            let mut l = serde_json::json!({
+                "name": lesson.name,
+                "metric": lesson.metric,
+                "value": lesson.value,
+                "sentence": lesson.sentence,
+            });
+            if let Some(n) = &lesson.needs {
+                l["needs"] = serde_json::json!({ "text": n.text, "link": n.link });
+            }
+            m.insert("lesson".into(), l);
         }
         return Ok(v.to_string());
     }
@@ -514,6 +529,10 @@ fn run(args: &[String]) -> Result<String, Exit> {
         s.claim,
         s.loser
     );
+    out.push_str(&format!("\n  lesson  {}\n", lesson.sentence));
+    if let Some(n) = &lesson.needs {
+        out.push_str(&format!("          {} (?{})\n", n.text, n.link));
+    }
     let naive = s.instances as u64 * s.threads as u64;
     out.push_str(&format!(
         "\n  {:<28} {naive}\n  {:<28} {}\n",

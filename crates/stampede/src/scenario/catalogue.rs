@@ -2,7 +2,7 @@
 //! the A/B view's comparisons, two designs on the same traffic.
 
 use super::*;
-use crate::lesson::{proof, Proof};
+use crate::lesson::Proof;
 
 /// A named starting point: the interview card's scenario and one per lesson.
 #[derive(Clone, Copy, Debug)]
@@ -12,8 +12,6 @@ pub struct Preset {
     pub lesson: &'static str,
     /// The counter (a `Report` field) whose value proves the lesson.
     pub proof: &'static str,
-    /// One line on what that counter shows in this lesson.
-    pub proof_note: &'static str,
     /// The knobs the lesson asks a visitor to turn (long names, or
     /// `pitfall-<name>`), shown beside its text.
     pub turn: &'static [&'static str],
@@ -25,8 +23,10 @@ impl Preset {
         (self.build)()
     }
 
+    /// Its counter and what to watch for (the lesson's own words come
+    /// from the run: [`crate::lesson::lesson`]).
     pub fn proof(&self) -> Proof {
-        proof(self.proof, self.proof_note)
+        crate::lesson::proof_for(&self.scenario(), Some(self.name))
     }
 }
 
@@ -183,7 +183,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "The interview card: 40 x 200, both layers",
         lesson: "Singleflight outside, claim inside: one recompute, 40 claim attempts.",
         proof: "recomputes",
-        proof_note: "One recompute for 8,000 requests: singleflight took each office to one caller, the claim took the fleet to one.",
         turn: &["singleflight", "claim"],
         build: p_burst,
     },
@@ -192,7 +191,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "No protection",
         lesson: "Every thread of every instance recomputes: instances x threads, and the swamped origin answers most callers too late.",
         proof: "recomputes",
-        proof_note: "Instances x threads recomputes: every thread asked the origin itself.",
         turn: &["singleflight"],
         build: p_naive,
     },
@@ -201,7 +199,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "Singleflight only",
         lesson: "Threads collapse inside each instance: one recompute per instance.",
         proof: "recomputes",
-        proof_note: "One recompute per instance: singleflight cannot see the other instances.",
         turn: &["claim"],
         build: p_singleflight,
     },
@@ -210,7 +207,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "Claim outside singleflight",
         lesson: "Still one recompute, but every thread pays a Redis round trip to claim.",
         proof: "claim_attempts",
-        proof_note: "Claim attempts: with the claim outside, every thread pays a Redis round trip.",
         turn: &["claim"],
         build: p_claim_outer,
     },
@@ -219,7 +215,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "Losers serve stale",
         lesson: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
         proof: "stale_served",
-        proof_note: "Requests answered at once with the stale value instead of waiting for the winner.",
         turn: &["loser"],
         build: p_stale,
     },
@@ -228,7 +223,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "A failing origin",
         lesson: "Failures reach the current waiters only; turn on remember-failure to see a sticky outage.",
         proof: "errors",
-        proof_note: "Errors during the outage only; with remember-failure they go on after the origin has recovered.",
         turn: &["pitfall-remember-failure"],
         build: p_failure,
     },
@@ -237,7 +231,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "A hung origin",
         lesson: "Deadlines free the threads and the origin timeout frees the claim; turn on no-deadline to pin them all.",
         proof: "timeouts",
-        proof_note: "Every caller freed at its own deadline although the origin never answers.",
         turn: &["pitfall-no-deadline"],
         build: p_hang,
     },
@@ -246,7 +239,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "The claim holder dies",
         lesson: "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
         proof: "timeouts",
-        proof_note: "Callers that gave up while the dead holder's claim blocked every refresh until its TTL.",
         turn: &["claim_ttl_ms"],
         build: p_holder_crash,
     },
@@ -255,7 +247,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "Claim TTL shorter than the recompute",
         lesson: "The claim expires mid-recompute and another instance starts an overlapping one.",
         proof: "overlapping_recomputes",
-        proof_note: "Recomputes started while another of the same key was running: the claim expired under its holder.",
         turn: &["claim_ttl_ms"],
         build: p_short_ttl,
     },
@@ -264,7 +255,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "Redis is down",
         lesson: "Fail open and the refresh goes on; fail closed and nobody may refresh.",
         proof: "redis_errors",
-        proof_note: "Every Redis command failed, yet the refresh went on: the claim failed open.",
         turn: &["redis_error"],
         build: p_redis_down,
     },
@@ -273,7 +263,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "A cold cache",
         lesson: "Thousands of different keys: nothing to coalesce. Admission bounds the origin and sheds the rest at once.",
         proof: "admission_shed",
-        proof_note: "Recomputes shed at once with a degraded answer instead of swamping the origin.",
         turn: &["admission", "admission_wait_ms"],
         build: p_cold,
     },
@@ -282,7 +271,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "TTL jitter",
         lesson: "Keys written together expire together unless their TTLs are spread.",
         proof: "origin_peak_concurrency",
-        proof_note: "The most recomputes at the origin at once: spread TTLs lower the peak.",
         turn: &["jitter"],
         build: p_jitter,
     },
@@ -291,7 +279,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "Nobody waits on a lock",
         lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder or a Redis outage never stalls a request.",
         proof: "stale_served",
-        proof_note: "Every request answered at once with the stale value, whatever fails behind it.",
         turn: &["holder_crash", "redis_down"],
         build: p_swr,
     },
@@ -300,7 +287,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "Early refresh (XFetch)",
         lesson: "Readers refresh a hot key just before it expires, so nobody meets a miss; with no lock a few instances may refresh at once.",
         proof: "misses",
-        proof_note: "Requests that found the hot key missing or expired: early refresh keeps it at zero.",
         turn: &["xfetch_beta", "claim"],
         build: p_xfetch,
     },
@@ -309,7 +295,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "A late holder writes old data",
         lesson: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last; fenced writes refuse it.",
         proof: "stale_overwrites",
-        proof_note: "Writes that put an older value over a newer one: turn on fenced writes and they are refused instead.",
         turn: &["fenced_writes", "claim_ttl_ms"],
         build: p_late_writer,
     },
@@ -318,7 +303,6 @@ pub const PRESETS: [Preset; 16] = [
         title: "A cheap recompute",
         lesson: "40 copies of a 20 ms query is nothing: singleflight alone is enough.",
         proof: "p99_ms",
-        proof_note: "The slowest answers stay fast with one cheap query per instance and no lock.",
         turn: &["claim"],
         build: p_cheap,
     },
@@ -515,6 +499,30 @@ pub fn preset(name: &str) -> Option<Scenario> {
         .iter()
         .find(|p| p.name == name)
         .map(Preset::scenario)
+}
+
+/// The preset the scenario is, if it is one exactly.
+pub fn preset_of(s: &Scenario) -> Option<&'static str> {
+    PRESETS.iter().find(|p| p.scenario() == *s).map(|p| p.name)
+}
+
+/// The preset a scenario was made from: the one it equals, else the one it
+/// differs from in the fewest knobs (at most four), so a link that turns a
+/// knob or two of a lesson still names that lesson.
+pub fn closest_preset(s: &Scenario) -> Option<&'static str> {
+    if let Some(p) = preset_of(s) {
+        return Some(p);
+    }
+    PRESETS
+        .iter()
+        .map(|p| {
+            let base = p.scenario();
+            let differ = knob_names().filter(|k| base.get(k) != s.get(k)).count();
+            (differ, p.name)
+        })
+        .filter(|(differ, _)| *differ <= 4)
+        .min_by_key(|(differ, _)| *differ)
+        .map(|(_, name)| name)
 }
 
 pub fn preset_names() -> Vec<&'static str> {
