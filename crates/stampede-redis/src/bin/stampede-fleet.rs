@@ -22,7 +22,16 @@ usage: stampede-fleet [flags]
   --threads N         tasks per instance
   --keys N            keys (cold and steady)
   --duration-ms N     how long steady traffic runs
-  --set KNOB=VALUE    any other knob, by the name stampede-sim uses (repeatable)
+  --singleflight on|off, --claim MODE, --loser POLICY, --redis-error P,
+  --workload W, --jitter F, --fail-rate P, --xfetch-beta F, --recompute-ms N,
+  --deadline-ms N, ... every knob flag of stampede-sim, with its values
+  --swr, --fenced-writes, --hang, --redis-down, --holder-crash
+                      stampede-sim's switches (redis-down and holder-crash
+                      are injected for real)
+  --pitfall NAME      remember-failure | no-deadline | key-mismatch |
+                      mutable-result (repeatable)
+  --seed S            the simulation's seed for --compare (default 1)
+  --set KNOB=VALUE    any knob by its long name (repeatable)
   --redis URL         the Redis to use (default redis://127.0.0.1:6379); several
                       URLs separated by commas are a Redis Cluster's nodes
   --cluster           read --redis as a cluster even if it names one node
@@ -88,10 +97,22 @@ async fn run(args: &[String]) -> Result<String, String> {
                 }
                 (s, seed) = (from, sd);
             }
-            "--instances" | "--threads" | "--keys" | "--duration-ms" => {
-                let knob = flag[2..].replace('-', "_");
-                let knob = knob.as_str();
-                s.set(knob, &value()?).map_err(|e| format!("{flag}: {e}"))?;
+            "--swr" => s.stale_while_revalidate = true,
+            "--fenced-writes" => s.fenced_writes = true,
+            "--hang" => s.hang = true,
+            "--redis-down" => s.redis_down = true,
+            "--holder-crash" => s.holder_crash = true,
+            "--seed" => {
+                let v = value()?;
+                seed = v.parse().map_err(|_| {
+                    format!("--seed: '{}' is not a whole number", scenario::clip(&v))
+                })?;
+            }
+            "--pitfall" => {
+                let v = value()?;
+                s.pitfalls
+                    .enable(&v)
+                    .map_err(|e| format!("--pitfall: {e}"))?;
             }
             "--set" => {
                 let kv = value()?;
@@ -106,6 +127,12 @@ async fn run(args: &[String]) -> Result<String, String> {
             "--compare" => both = true,
             "--cluster" => cluster = true,
             "--conformance" => table = true,
+            // Every other knob flag of stampede-sim, parsed by the core as
+            // stampede-sim parses it.
+            f if f.starts_with("--") && is_knob(&f[2..].replace('-', "_")) => {
+                let knob = f[2..].replace('-', "_");
+                s.set(&knob, &value()?).map_err(|e| format!("{f}: {e}"))?;
+            }
             other => return Err(format!("unknown flag '{}'", scenario::clip(other))),
         }
     }
@@ -170,6 +197,22 @@ async fn run(args: &[String]) -> Result<String, String> {
         out.push_str(&format!("{k:<24} {a:>8} {b:>8}  {mark}\n"));
     }
     Ok(out.trim_end().to_string())
+}
+
+/// A knob stampede-sim takes as `--name value` (the name with `_` for `-`).
+fn is_knob(knob: &str) -> bool {
+    matches!(
+        knob,
+        "redis_error"
+            | "singleflight"
+            | "claim"
+            | "loser"
+            | "workload"
+            | "jitter"
+            | "fail_rate"
+            | "xfetch_beta"
+            | "think_ms"
+    ) || scenario::U32_BOUNDS.iter().any(|(n, _, _)| *n == knob)
 }
 
 /// The conformance table: every check's preset run for real and simulated
