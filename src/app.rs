@@ -37,6 +37,20 @@ fn replace_url(query: &str, hash: &str) {
     }
 }
 
+/// A contrast run: its scenario, its seed, its counters at the end.
+pub type Contrast = (stampede::Scenario, u64, stampede::Report);
+
+/// The contrast run of `s` on seed `sd`, if it has been run.
+pub fn contrast_of<'a>(
+    have: &'a [Contrast],
+    s: &stampede::Scenario,
+    sd: u64,
+) -> Option<&'a stampede::Report> {
+    have.iter()
+        .find(|(c, d, _)| c == s && *d == sd)
+        .map(|(_, _, r)| r)
+}
+
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
@@ -79,9 +93,80 @@ pub fn App() -> impl IntoView {
     let banner = RwSignal::new(url_notices);
     let knob_notices = RwSignal::new(Vec::<Notice>::new());
     let base = crate::transport::lesson_base(scenario);
+    // The runs the words compare against: the preset a change was made
+    // from (the lesson's contrast) and the tour step's baseline. Each runs
+    // once per scenario and seed, in a task of its own.
+    let contrasts = RwSignal::new(Vec::<Contrast>::new());
+    let wanted = Memo::new(move |_| {
+        let mut want = Vec::new();
+        if let Some(c) = scenario.with(|s| stampede::lesson::contrast(s, base.get())) {
+            want.push((c, seed.get()));
+        }
+        if let Some(q) = tour
+            .get()
+            .and_then(|(l, k)| tour::step(l, k))
+            .and_then(|s| s.contrast)
+        {
+            let (c, sd, _) = stampede::Scenario::from_query(q);
+            want.push((c, sd));
+        }
+        want
+    });
+    Effect::new(move |_| {
+        for (c, sd) in wanted.get() {
+            if contrasts.with_untracked(|have| contrast_of(have, &c, sd).is_some()) {
+                continue;
+            }
+            set_timeout(
+                move || {
+                    let r = stampede::Fleet::new(&c, sd).run();
+                    contrasts.update(|have| {
+                        if have.len() >= 4 {
+                            have.remove(0);
+                        }
+                        have.push((c, sd, r));
+                    });
+                },
+                std::time::Duration::ZERO,
+            );
+        }
+    });
+    // The lesson of the run on screen, worded by the core from its counters.
+    let lesson = Memo::new(move |_| {
+        let b = base.get();
+        let sd = seed.get();
+        scenario.with(|s| {
+            let want = stampede::lesson::contrast(s, b);
+            contrasts.with(|have| {
+                reading.with(|r| {
+                    let then = want.as_ref().and_then(|w| contrast_of(have, w, sd));
+                    stampede::lesson::lesson(s, b, &r.report, r.at_end, then)
+                })
+            })
+        })
+    });
     // The counter that proves what is running: shown first, and left out of
-    // the counters' own lists while it is shown.
-    let proof = Memo::new(move |_| scenario.with(|s| stampede::lesson::proof_for(s, base.get())));
+    // the counters' own lists while it is shown. In the tour, the step's.
+    let proof = Memo::new(move |_| {
+        let step = tour
+            .get()
+            .and_then(|(l, k)| tour::step(l, k))
+            .map(|s| s.metric);
+        lesson.with(|l| {
+            let metric = step.unwrap_or(l.metric);
+            stampede::lesson::Proof {
+                metric,
+                note: "",
+                damage: stampede::lesson::is_damage(metric),
+            }
+        })
+    });
+    // A pitfall that cannot bite here offers the scenario where it does.
+    let show_needs = Callback::new(move |link: &'static str| {
+        let (state, _) = url_state::parse(link);
+        tour.set(None);
+        scenario.set(state.scenario);
+    });
     // Rebuilt only when the markers change, not on every frame's reading.
     let markers = Memo::new(move |_| reading.with(|r| r.markers.clone()));
     let engine = StoredValue::new_local(Engine::default());
@@ -142,6 +227,8 @@ pub fn App() -> impl IntoView {
         compare,
         reading,
         proof,
+        contrasts,
+        send,
     };
     let room = Room::new(drive);
     // Reduced motion and the followed thread live in the engine (what it
@@ -235,7 +322,7 @@ pub fn App() -> impl IntoView {
                     view! {
                         // The lesson's proof first: on screen at 1280 x 800 without scrolling.
                         <section class="panel proof-panel" aria-label="The proof">
-                            <crate::counters::ProofCounter reading=reading proof=proof />
+                            <crate::counters::ProofCounter reading=reading proof=proof lesson=lesson needs=show_needs />
                         </section>
                         <Arithmetic reading=reading />
                         <Counters reading=reading proof=proof />

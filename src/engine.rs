@@ -359,6 +359,7 @@ impl Engine {
             span: lab.span(),
             end: lab.end(),
             fields: report.fields(),
+            report: report.clone(),
             recomputes: report.recomputes,
             instances: s.instances,
             threads: s.threads,

@@ -14,6 +14,8 @@ pub struct Reading {
     /// Where the run ended, once known (µs).
     pub end: Option<u64>,
     pub fields: Vec<(String, String)>,
+    /// The counters themselves, for the core's lesson and tour words.
+    pub report: stampede::Report,
     pub recomputes: u64,
     pub instances: u32,
     pub threads: u32,

@@ -24,6 +24,10 @@ pub struct Drive {
     pub reading: RwSignal<Reading>,
     /// The counter that proves the running lesson (announced outside the tour).
     pub proof: Memo<stampede::lesson::Proof>,
+    /// The runs a step's words compare against (`then.` in its text).
+    pub contrasts: RwSignal<Vec<crate::app::Contrast>>,
+    /// The transport: a step that pauses mid-run seeks there.
+    pub send: Callback<crate::transport::Command>,
 }
 
 /// The shortest gap between two announcements of a running number: a
@@ -247,10 +251,14 @@ pub fn mount(d: Drive) {
         set_text(&live, &line);
     });
 
+    // A step that pauses mid-run: armed once its own run is seen before the
+    // moment (the reading of the step before may be past it), paused once.
+    let pause = StoredValue::new((None::<Place>, None::<Place>));
     // A new step: its scenario, its words, its place. Out of the tour, the
     // bar hides and the sandbox's knobs come back.
     Effect::new(move |_| {
         let at = d.tour.get();
+        pause.set_value((None, None));
         bar.with_value(|b| {
             let touring = at.is_some();
             let _ = b.root.toggle_attribute_with_force("hidden", !touring);
@@ -279,9 +287,6 @@ pub fn mount(d: Drive) {
             set(&b.progress, "max", &n.to_string());
             set(&b.progress, "value", &(k + 1).to_string());
             set_text(&b.title, step.title);
-            let (before, after) = tour::split_text(step.text);
-            set_text(&b.before, before);
-            set_text(&b.after, after);
             set(&b.number, "data-metric", step.metric);
             let first = tour::back((lv, k)).is_none();
             let last = tour::next((lv, k)).is_none();
@@ -290,13 +295,46 @@ pub fn mount(d: Drive) {
         });
         highlight(step.metric);
     });
-    // The running number, from the same reading as the counters.
+    // The running words and number, from the same reading as the counters:
+    // the core fills the step's text from the run on screen. A step whose
+    // lesson shows mid-run stops there, once.
     Effect::new(move |_| {
-        let Some(step) = d.tour.get().and_then(|(l, k)| tour::step(l, k)) else {
+        let at = d.tour.get();
+        let Some(step) = at.and_then(|(l, k)| tour::step(l, k)) else {
             return;
         };
-        let v = d.reading.with(|r| r.field(step.metric));
-        bar.with_value(|b| set_text(&b.number, if v.is_empty() { "…" } else { &v }));
+        let then = step.contrast.map(stampede::Scenario::from_query);
+        let (before, number, after, now) = d.scenario.with(|s| {
+            d.contrasts.with(|have| {
+                d.reading.with(|r| {
+                    let then = then
+                        .as_ref()
+                        .and_then(|(c, sd, _)| crate::app::contrast_of(have, c, *sd));
+                    let (b, n, a) = tour::render(step, s, &r.report, r.at_end, then);
+                    (b, n, a, r.now)
+                })
+            })
+        });
+        bar.with_value(|b| {
+            set_text(&b.before, &before);
+            set_text(&b.number, &number);
+            set(
+                &b.number,
+                "data-pending",
+                if number == tour::PENDING { "1" } else { "0" },
+            );
+            set_text(&b.after, &after);
+        });
+        if let Some(ms) = step.pause_ms {
+            let us = u64::from(ms) * 1000;
+            let (armed, paused) = pause.get_value();
+            if now < us && armed != at {
+                pause.set_value((at, paused));
+            } else if now >= us && armed == at && paused != at {
+                pause.set_value((armed, at));
+                d.send.run(crate::transport::Command::Seek(us));
+            }
+        }
         // The counters re-render as the scenario changes: mark them again.
         highlight(step.metric);
     });

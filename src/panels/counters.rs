@@ -117,19 +117,53 @@ fn Metric(name: String, reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl 
 /// The number that proves the running scenario's lesson, with a line on
 /// what it shows; marked `data-proof`, and warning-coloured when the lesson
 /// is damage and the damage is there.
+///
+/// Under it, the lesson's sentence as the core words it for the run on
+/// screen (`data-lesson`); while the counter's event has not happened the
+/// number reads as pending (`data-pending`), not 0; and a pitfall that
+/// cannot bite here says what it needs, with the way to where it does
+/// (`data-needs`).
 #[component]
-pub fn ProofCounter(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
-    let value = move || proof.with(|p| reading.with(|r| r.field(p.metric)));
+pub fn ProofCounter(
+    reading: RwSignal<Reading>,
+    proof: Memo<Proof>,
+    lesson: Memo<stampede::lesson::Lesson>,
+    needs: Callback<&'static str>,
+) -> impl IntoView {
+    let raw = move || proof.with(|p| reading.with(|r| r.field(p.metric)));
+    let pending = move || {
+        let v = stampede::decimal::parse(&raw()).unwrap_or(0.0);
+        proof.with(|p| reading.with(|r| stampede::lesson::pending(p.metric, v, r.at_end)))
+    };
+    let value = move || {
+        if pending() {
+            stampede::tour::PENDING.to_string()
+        } else {
+            raw()
+        }
+    };
     let hurt =
-        move || proof.get().damage && stampede::decimal::parse(&value()).is_some_and(|v| v > 0.0);
+        move || proof.get().damage && stampede::decimal::parse(&raw()).is_some_and(|v| v > 0.0);
+    let need = move || lesson.with(|l| l.needs.clone());
     view! {
         <div class="proof" class:damage=hurt>
             <p class="proof-title">
                 <span class="proof-tag">"The proof"</span>
                 <span class="proof-label">{move || label_of(proof.get().metric).to_string()}</span>
             </p>
-            <p class="proof-value num" data-proof="" data-damage=move || if proof.get().damage { "1" } else { "0" } data-metric=move || proof.get().metric>{value}</p>
-            <p class="proof-note">{move || proof.get().note}</p>
+            <p class="proof-value num" data-proof="" data-pending=move || if pending() { "1" } else { "0" } data-damage=move || if proof.get().damage { "1" } else { "0" } data-metric=move || proof.get().metric>{value}</p>
+            <p class="proof-note" data-lesson="" data-lesson-name=move || lesson.with(|l| l.name)>{move || lesson.with(|l| l.sentence.clone())}</p>
+            <Show when=move || need().is_some()>
+                <p class="proof-needs" data-needs="">
+                    {move || need().map(|n| n.text).unwrap_or_default()}
+                    " "
+                    <button type="button" on:click=move |_| {
+                        if let Some(n) = need() {
+                            needs.run(n.link);
+                        }
+                    }>{move || need().map(|n| n.action).unwrap_or_default()}</button>
+                </p>
+            </Show>
         </div>
     }
 }

@@ -146,8 +146,9 @@ fn build_picker(
                 &match (preset, exact.is_some()) {
                     (Some(p), true) => p.lesson.to_string(),
                     (Some(p), false) => format!(
-                        "{} (That is the preset's lesson; your changes may move its numbers. Pick the preset again to reset.)",
-                        p.lesson
+                        "Changed from “{}”: {}. The proof below says what that did; pick the preset again to reset.",
+                        p.title,
+                        scenario.with(|s| stampede::lesson::changes(&p.scenario(), s))
                     ),
                     (None, _) => "Your own scenario: every knob is below.".to_string(),
                 },

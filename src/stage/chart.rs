@@ -135,9 +135,15 @@ pub fn draw(ctx: &Ctx, sc: &Scheme, dark: bool, (w, h): (f64, f64), tl: &Timelin
         ctx.set_text_align("left");
         ctx.set_text_baseline("top");
         ctx.set_fill_style_str(sc.text);
-        let unit = if lane.level { "peak" } else { "max per column" };
+        // The level's peak is the run's own (the proof's number), not the
+        // highest sample: samples can fall between two peaks.
+        let (unit, peak) = if lane.level {
+            ("peak", samples.last().map_or(0, |s| s.origin_peak))
+        } else {
+            ("max per column", peaks[j])
+        };
         let _ = ctx.fill_text(
-            &format!("{} — {} {}", lane.label, unit, peaks[j]),
+            &format!("{} — {} {}", lane.label, unit, peak),
             left + 2.0,
             top + 1.0,
         );

@@ -42,7 +42,18 @@ const DAMAGE: [&str; 9] = [
 /// Counters whose zero is itself the lesson (early refresh: nobody met a
 /// miss), shown as they are while the run goes on; any other counter at 0
 /// mid-run is pending: its event has not happened yet.
-const ZERO_PROVES: [&str; 1] = ["misses"];
+pub const ZERO_PROVES: [&str; 1] = ["misses"];
+
+/// A counter at `v` is pending: still 0, its event not yet happened, the
+/// run not over (and its zero is not itself the lesson).
+pub fn pending(metric: &str, v: f64, ended: bool) -> bool {
+    v == 0.0 && !ended && !ZERO_PROVES.contains(&metric)
+}
+
+/// The counter is damage: above zero it shows what went wrong.
+pub fn is_damage(metric: &str) -> bool {
+    DAMAGE.contains(&metric)
+}
 
 pub(crate) fn proof(metric: &'static str, note: &'static str) -> Proof {
     Proof {
@@ -815,7 +826,7 @@ pub fn lesson(
         let metric = (rule.metric)(s);
         let v = value(r, metric).unwrap_or(0.0);
         let p = proof(metric, rule.watch);
-        let pending = v == 0.0 && !ended && !ZERO_PROVES.contains(&metric);
+        let pending = pending(metric, v, ended);
         // What it needs: for damage, only while it has not bitten anyway
         // (a swamped origin pins threads without any hang); for a count
         // that is no damage, whenever it lacks it.

@@ -8,6 +8,7 @@
 //! - [`scenario`]: every knob and its validation, the presets and
 //!   comparisons (`scenario::catalogue`), the URL form (`scenario::link`).
 //! - [`lesson`]: what proves the running lesson, and its sentence.
+//! - [`tour`]: the guided tour as data, its words filled from the run.
 //! - [`metrics`]: the counters and histograms everyone reports.
 //! - [`decimal`]: decimal text to and from `f64`, without the standard
 //!   library's general float code.
@@ -24,6 +25,7 @@ pub mod read_path;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod tour;
 
 pub use metrics::Report;
 pub use scenario::Scenario;

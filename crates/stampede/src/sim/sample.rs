@@ -9,6 +9,9 @@ pub struct Sample {
     pub t: Micros,
     /// Recomputes running at the origin right now.
     pub origin_running: u64,
+    /// The most that have run at once since t = 0 (the report's
+    /// `origin_peak_concurrency` so far): a sample can fall between peaks.
+    pub origin_peak: u64,
     pub recomputes: u64,
     pub redis_round_trips: u64,
     /// Errors plus timeouts.
@@ -25,6 +28,7 @@ impl Fleet {
         Sample {
             t: self.now,
             origin_running: self.origin_running,
+            origin_peak: r.origin_peak_concurrency,
             recomputes: r.recomputes,
             redis_round_trips: r.redis_round_trips,
             failures: r.errors + r.timeouts,

@@ -1,0 +1,639 @@
+//! The guided tour as data: one row per step, in three levels. A step names
+//! its scenario (a share link's query), what to notice (one to three
+//! sentences), the counter it points at, and what that counter must show
+//! for the words to be true.
+//!
+//! A step's text holds no number of its own. `{}` is the counter it points
+//! at; `{name}` is another counter of the run or a knob of its scenario;
+//! `{then.name}` a counter of the step's contrast run (the same traffic
+//! with one thing undone). [`render`] fills them from the run on screen,
+//! and shows a counter whose event has not happened yet as pending, never
+//! as 0. The tests below run every step and check its words.
+
+use crate::scenario::Scenario;
+use crate::Report;
+
+/// The tour's three levels, shortest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Level {
+    /// About twenty seconds of reading: what each layer does.
+    Basics,
+    /// About a minute: the arithmetic, the costs, the rules.
+    Solid,
+    /// What goes wrong, and where each technique stops helping.
+    Deeper,
+}
+
+impl Level {
+    pub const ALL: [Level; 3] = [Level::Basics, Level::Solid, Level::Deeper];
+
+    /// The level's name in links and hooks (`#tour/solid/3`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Basics => "basics",
+            Level::Solid => "solid",
+            Level::Deeper => "deeper",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Level::Basics => "Basics",
+            Level::Solid => "A solid answer",
+            Level::Deeper => "Going deeper",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Level> {
+        Level::ALL.into_iter().find(|l| l.name() == name)
+    }
+}
+
+/// What a counter must show at the end of a step's run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Exactly(u64),
+    AtLeast(u64),
+}
+
+impl Expect {
+    pub fn holds(self, v: u64) -> bool {
+        match self {
+            Expect::Exactly(want) => v == want,
+            Expect::AtLeast(min) => v >= min,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub level: Level,
+    pub title: &'static str,
+    /// The scenario, as a share link's query (seed 1 unless it says).
+    pub query: &'static str,
+    /// What to notice: `{}` shows `metric`, `{name}` another counter or a
+    /// knob, `{then.name}` a counter of `contrast`'s run.
+    pub text: &'static str,
+    /// The counter the step points at (its `data-metric`).
+    pub metric: &'static str,
+    /// What the words claim, checked by the tests: `metric` first, then any
+    /// other counter the words speak of.
+    pub expect: &'static [(&'static str, Expect)],
+    /// Where the lesson is visible mid-run (ms of virtual time): the step
+    /// plays to there and pauses, instead of ending on the quiet last frame.
+    pub pause_ms: Option<u32>,
+    /// The same traffic with the lesson's knob undone, as a share link's
+    /// query: the baseline the text quotes with `{then.name}`.
+    pub contrast: Option<&'static str>,
+}
+
+use Expect::{AtLeast, Exactly};
+use Level::{Basics, Deeper, Solid};
+
+pub const STEPS: &[Step] = &[
+    // ---- basics
+    Step {
+        level: Basics,
+        title: "One hot key, a whole fleet",
+        query: "preset=naive",
+        text: "A hot key has just expired. {instances} offices (instances) of {threads} clerks (threads) each miss it at once, and with no protection every clerk asks the origin directly: {} recomputes of the same value.",
+        metric: "recomputes",
+        expect: &[("recomputes", Exactly(8000))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Basics,
+        title: "Singleflight: one clerk per office asks",
+        query: "preset=singleflight",
+        text: "Inside each office the clerks now share one question: the first to miss asks, the others wait for the same answer. That costs nothing, but an office cannot see the others: {} recomputes, one per office.",
+        metric: "recomputes",
+        expect: &[("recomputes", Exactly(40))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Basics,
+        title: "The claim: one sign-up sheet for the fleet",
+        query: "preset=burst",
+        text: "Now each office's one clerk also tries to sign a sheet on the shared board, Redis (SET NX with a TTL). One office wins and asks; the others wait for its answer: {} recompute for the whole fleet.",
+        metric: "recomputes",
+        expect: &[("recomputes", Exactly(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Basics,
+        title: "The order: singleflight outside, claim inside",
+        query: "preset=claim-outer",
+        text: "Swap the layers and every clerk walks to the board before the office has coalesced: still {recomputes} recompute, but {} claim attempts at Redis instead of {then.claim_attempts}, one per office.",
+        metric: "claim_attempts",
+        expect: &[("claim_attempts", Exactly(8000)), ("recomputes", Exactly(1))],
+        pause_ms: None,
+        contrast: Some("preset=burst"),
+    },
+    // ---- a solid answer
+    Step {
+        level: Solid,
+        title: "Two multipliers, two layers",
+        query: "preset=burst",
+        text: "When every thread misses within one recompute, duplicate work is instances times threads. Singleflight removes the threads for free; the claim removes the instances for one claim per office: {claim_attempts} claim attempts and {} recompute. Every thread still GETs the value first: {redis_round_trips} Redis round trips.",
+        metric: "recomputes",
+        expect: &[("recomputes", Exactly(1)), ("claim_attempts", Exactly(40)), ("redis_round_trips", AtLeast(8000))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Solid,
+        title: "Singleflight is nearly free",
+        query: "preset=singleflight",
+        text: "Singleflight is a map from key to the computation in flight, in the process's own memory: no network, no TTL, nothing to release. Alone it never takes a lock ({claim_attempts} claim attempts) and stops at one recompute per office: {}.",
+        metric: "recomputes",
+        expect: &[("recomputes", Exactly(40)), ("claim_attempts", Exactly(0))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Solid,
+        title: "The claim's TTL against the slowest recompute",
+        query: "preset=short-ttl",
+        text: "Here the claim's TTL is {claim_ttl_ms} against a {recompute_ms} recompute, so it runs out mid-work and another office starts the same recompute: {} recomputes overlapped one still running. Size the TTL above the origin timeout plus the write, or renew it while the work runs.",
+        metric: "overlapping_recomputes",
+        expect: &[("overlapping_recomputes", AtLeast(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Solid,
+        title: "Release with the token you claimed with",
+        query: "preset=short-ttl",
+        text: "A holder releases with a compare-and-delete of its own random token: {} releases were refused. {releases_refused_expired} found the claim already expired; {releases_refused_taken} found another office holding it, and there a plain DEL would have freed that office's claim for a third.",
+        metric: "releases_refused",
+        expect: &[("releases_refused", AtLeast(1)), ("releases_refused_taken", AtLeast(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Solid,
+        title: "What the losers do",
+        query: "preset=stale",
+        text: "An office that lost the claim need not wait for the winner: holding a stale copy, it answers at once. {} requests got the stale value while one office refreshed it.",
+        metric: "stale_served",
+        expect: &[("stale_served", AtLeast(1)), ("recomputes", Exactly(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Solid,
+        title: "Failures are shared, never remembered",
+        query: "preset=failure",
+        text: "The origin fails for its first {origin_outage_ms}. A failed recompute reaches only the callers waiting on it, then leaves the map, so the next request tries again: {} errors, and later recomputes succeed and refill the cache.",
+        metric: "errors",
+        expect: &[("errors", AtLeast(1)), ("remembered_failures", Exactly(0)), ("values_written", AtLeast(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Solid,
+        title: "Every wait has its own deadline",
+        query: "preset=hang",
+        text: "The origin never answers. Each caller gives up at its own {deadline_ms} deadline, {} of them, so no thread stays pinned. The {origin_timeout_ms} origin timeout frees the flight and the claim, but it bounds the wait, not the call: that runs on at the origin, holding a connection.",
+        metric: "timeouts",
+        expect: &[("timeouts", Exactly(8000)), ("pinned", Exactly(0))],
+        pause_ms: None,
+        contrast: None,
+    },
+    // ---- going deeper
+    Step {
+        level: Deeper,
+        title: "Pitfall: remembering a failure",
+        query: "preset=failure&pf=remember-failure",
+        text: "Leave the failed result in the flight map and every later caller is handed the old error: {} answers came from a remembered failure, long after the origin recovered. Damp retries with a short negative cache on purpose instead.",
+        metric: "remembered_failures",
+        expect: &[("remembered_failures", AtLeast(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Deeper,
+        title: "Pitfall: waiting without a deadline",
+        query: "preset=hang&pf=no-deadline",
+        text: "Without deadlines a hung origin holds every thread that asked for the key: {} requests are still pinned when the run stops.",
+        metric: "pinned",
+        expect: &[("pinned", Exactly(8000))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Deeper,
+        title: "Pitfall: a shared mutable result",
+        query: "pf=mutable-result",
+        text: "Every waiter receives the same object. If it can be changed and the first waiter changes it, the others see the change: {} requests read a corrupted value. Share an immutable value, or hand out copies.",
+        metric: "corrupted",
+        expect: &[("corrupted", AtLeast(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Deeper,
+        title: "Pitfall: a flight key that is not the cache key",
+        query: "pf=key-mismatch",
+        text: "Singleflight coalesces only what has the same key. Build its key differently from the cache's and nothing coalesces in-process: {} claim attempts instead of {then.claim_attempts}, every thread for itself.",
+        metric: "claim_attempts",
+        expect: &[("claim_attempts", Exactly(8000))],
+        pause_ms: None,
+        contrast: Some("preset=burst"),
+    },
+    Step {
+        level: Deeper,
+        title: "When singleflight alone is enough",
+        query: "preset=cheap",
+        text: "For a {recompute_ms} indexed query, {recomputes} copies, one per office, are no load at all, and the slowest answers take {} (p99). With a claim the losers would wait up to a {poll_ms} poll for the value; the A/B view shows the costs where the claim starts to pay. The case for singleflight alone is simplicity and less Redis load.",
+        metric: "p99_ms",
+        expect: &[("recomputes", Exactly(40)), ("timeouts", Exactly(0))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Deeper,
+        title: "A cold cache: little to coalesce",
+        query: "preset=cold",
+        text: "After a restart the misses are for many different keys, equally popular here, so there is little to coalesce. Admission control ({admission} recomputes per office) bounds the origin and turns the excess away at once: {} recomputes shed with a degraded answer. With skewed popularity coalescing matters too: do both.",
+        metric: "admission_shed",
+        expect: &[("admission_shed", AtLeast(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Deeper,
+        title: "TTL jitter",
+        query: "preset=jitter",
+        text: "Keys written together expire together. Spread each TTL by a random fraction and their expiries spread too: at most {} recomputes ran at the origin at once, against {then.origin_peak_concurrency} with no jitter.",
+        metric: "origin_peak_concurrency",
+        expect: &[("origin_peak_concurrency", AtLeast(1))],
+        pause_ms: None,
+        contrast: Some("preset=jitter&j=0"),
+    },
+    Step {
+        level: Deeper,
+        title: "Stale-while-revalidate: nobody waits on a lock",
+        query: "preset=swr",
+        text: "Every request gets the stale value at once and the claim guards only the refresh behind it: {} answers served stale, and {recomputes} recompute. The stale copy lives in Redis, though: with Redis down there is none to serve.",
+        metric: "stale_served",
+        expect: &[("stale_served", Exactly(8000)), ("recomputes", Exactly(1)), ("timeouts", Exactly(0))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Deeper,
+        title: "Redis is down: fail open",
+        query: "preset=redis-down",
+        text: "Every Redis command errors. Failing open, each office treats the claim as won and refreshes anyway: {} recomputes, one per office, and nobody waits on a lock that cannot be taken. That needs Redis to fail fast: a Redis that hangs holds every caller until the client's timeout.",
+        metric: "recomputes",
+        expect: &[("recomputes", Exactly(40)), ("timeouts", Exactly(0))],
+        pause_ms: None,
+        contrast: None,
+    },
+    Step {
+        level: Deeper,
+        title: "The holder dies",
+        query: "preset=holder-crash",
+        text: "The office holding the claim crashes without releasing it. Nobody may refresh until the claim's {claim_ttl_ms} TTL runs out, and {} callers have given up so far: the TTL is also the longest such stall.",
+        metric: "timeouts",
+        expect: &[("timeouts", AtLeast(1))],
+        pause_ms: Some(13_000),
+        contrast: None,
+    },
+    Step {
+        level: Deeper,
+        title: "A lock with a TTL guards efficiency, not correctness",
+        query: "preset=late-writer",
+        text: "A slow holder outlives its {claim_ttl_ms} claim, another office recomputes, and the older value lands last: {} newer values were overwritten by older ones. Fills without any lock race the same way. A fencing number on each write lets the store refuse the late one.",
+        metric: "stale_overwrites",
+        expect: &[("stale_overwrites", AtLeast(1))],
+        pause_ms: None,
+        contrast: None,
+    },
+];
+
+/// The steps of one level, in order.
+pub fn steps(level: Level) -> impl Iterator<Item = &'static Step> {
+    STEPS.iter().filter(move |s| s.level == level)
+}
+
+/// How many steps a level has.
+pub fn count(level: Level) -> usize {
+    steps(level).count()
+}
+
+/// Step `k` (from 0) of a level.
+pub fn step(level: Level, k: usize) -> Option<&'static Step> {
+    steps(level).nth(k)
+}
+
+/// A place in the tour: a level and a step index from 0.
+pub type Place = (Level, usize);
+
+/// The hook and link name of a place: `basics/1` (steps count from 1).
+pub fn place_name((level, k): Place) -> String {
+    format!("{}/{}", level.name(), k + 1)
+}
+
+/// Reads `#tour/<level>/<k>` (or `#tour`, or `#tour/<level>`); anything else
+/// is not a tour link. A step past the level's end is its last step.
+pub fn parse_hash(hash: &str) -> Option<Place> {
+    let rest = hash
+        .strip_prefix('#')
+        .unwrap_or(hash)
+        .strip_prefix("tour")?;
+    let mut parts = rest.strip_prefix('/').unwrap_or(rest).split('/');
+    let level = match parts.next() {
+        None | Some("") => return Some((Basics, 0)),
+        Some(l) => Level::from_name(l)?,
+    };
+    let k = match parts.next() {
+        None | Some("") => 0,
+        Some(n) => n.parse::<usize>().ok()?.max(1) - 1,
+    };
+    Some((level, k.min(count(level) - 1)))
+}
+
+/// The next place: the next step, or the next level's first.
+pub fn next((level, k): Place) -> Option<Place> {
+    if k + 1 < count(level) {
+        return Some((level, k + 1));
+    }
+    let i = Level::ALL.iter().position(|l| *l == level)?;
+    Level::ALL.get(i + 1).map(|l| (*l, 0))
+}
+
+/// The previous place: the previous step, or the previous level's last.
+pub fn back((level, k): Place) -> Option<Place> {
+    if k > 0 {
+        return Some((level, k - 1));
+    }
+    let i = Level::ALL.iter().position(|l| *l == level)?;
+    let prev = *Level::ALL.get(i.checked_sub(1)?)?;
+    Some((prev, count(prev) - 1))
+}
+
+/// The step's sentence, filled from the run on screen: the text before the
+/// highlighted number, the number (pending while its event has not
+/// happened), and the text after it. `then` is the contrast's report, once
+/// the caller has run it; until then its numbers read as pending.
+pub fn render(
+    step: &Step,
+    s: &Scenario,
+    r: &Report,
+    ended: bool,
+    then: Option<&Report>,
+) -> (String, String, String) {
+    let v = crate::lesson::value(r, step.metric).unwrap_or(0.0);
+    let number = if crate::lesson::pending(step.metric, v, ended) {
+        PENDING.to_string()
+    } else {
+        crate::lesson::shown(step.metric, v)
+    };
+    let (before, after) = split_text(step.text);
+    (fill(before, s, r, then), number, fill(after, s, r, then))
+}
+
+/// How a number whose event has not happened yet is shown.
+pub const PENDING: &str = "…";
+
+/// `text` with every `{name}` filled in: a counter of `r`, a knob of `s`
+/// (times with their unit), or `{then.name}`, a counter of `then`.
+pub fn fill(text: &str, s: &Scenario, r: &Report, then: Option<&Report>) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let Some(close) = rest[open..].find('}') else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let name = &rest[open + 1..open + close];
+        out.push_str(&placeholder(name, s, r, then));
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+fn placeholder(name: &str, s: &Scenario, r: &Report, then: Option<&Report>) -> String {
+    use crate::lesson::{count, shown, value};
+    if let Some(m) = name.strip_prefix("then.") {
+        return match then.and_then(|t| value(t, m)) {
+            Some(v) => shown(m, v),
+            None => PENDING.to_string(),
+        };
+    }
+    if let Some(v) = value(r, name) {
+        return shown(name, v);
+    }
+    match s.get(name).and_then(|v| v.parse::<u64>().ok()) {
+        Some(v) if name.ends_with("_ms") => format!("{} ms", count(v)),
+        Some(v) => count(v),
+        None => format!("{{{name}}}"),
+    }
+}
+
+/// The step's sentence with `value` in place of `{}`: (before, after).
+pub fn split_text(text: &str) -> (&str, &str) {
+    text.split_once("{}").unwrap_or((text, ""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Fleet;
+
+    fn scenario_of(query: &str) -> (Scenario, u64) {
+        let (s, seed, notices) = Scenario::from_query(query);
+        assert!(notices.is_empty(), "{query}: {notices:?}");
+        (s, seed)
+    }
+
+    #[test]
+    fn every_level_has_steps_and_every_step_one_number() {
+        for level in Level::ALL {
+            assert!(count(level) >= 4, "{level:?}");
+        }
+        for s in STEPS {
+            assert_eq!(s.text.matches("{}").count(), 1, "{}", s.title);
+            // The counter pointed at is checked first (a time is not a count:
+            // the words claim nothing of its size).
+            if !s.metric.ends_with("_ms") {
+                assert_eq!(s.expect.first().map(|e| e.0), Some(s.metric), "{}", s.title);
+            }
+            let words = s.text.split_whitespace().count();
+            assert!((12..=75).contains(&words), "{}: {words} words", s.title);
+            // No number is typed into the words: each comes from the run.
+            // (A digit glued to a letter is part of a name, as in p99.)
+            let typed = s.text.char_indices().any(|(i, c)| {
+                c.is_ascii_digit()
+                    && !s.text[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric)
+            });
+            assert!(!typed, "{}: a number typed into the text", s.title);
+            assert_eq!(
+                s.text.contains("{then."),
+                s.contrast.is_some(),
+                "{}",
+                s.title
+            );
+        }
+    }
+
+    /// The tour's words are true: every step's scenario, run to its end on
+    /// the link's own seed, shows what its sentence says, and every
+    /// placeholder is a counter or a knob.
+    #[test]
+    fn every_step_says_what_its_run_shows() {
+        for step in STEPS {
+            let (s, seed) = scenario_of(step.query);
+            let report = Fleet::new(&s, seed).run();
+            let then = step.contrast.map(|q| {
+                let (c, cs) = scenario_of(q);
+                Fleet::new(&c, cs).run()
+            });
+            for (metric, want) in step.expect {
+                let v = crate::lesson::value(&report, metric)
+                    .unwrap_or_else(|| panic!("{}: no counter {metric}", step.title));
+                assert!(
+                    want.holds(v as u64),
+                    "{}: {metric} = {v}, the words want {want:?}",
+                    step.title
+                );
+            }
+            let (before, number, after) = render(step, &s, &report, true, then.as_ref());
+            for part in [&before, &number, &after] {
+                assert!(
+                    !part.contains('{') && !part.contains(PENDING),
+                    "{}: {part}",
+                    step.title
+                );
+            }
+        }
+    }
+
+    /// The number a step points at is the proof's: the lesson on screen
+    /// beside the step is about it, so its sentence states that number.
+    #[test]
+    fn every_step_points_at_the_proof_on_screen() {
+        for step in STEPS {
+            let (s, seed) = scenario_of(step.query);
+            let base = crate::scenario::closest_preset(&s);
+            let report = Fleet::new(&s, seed).run();
+            let l = crate::lesson::lesson(&s, base, &report, true, None);
+            let v = crate::lesson::value(&report, step.metric).unwrap();
+            let shown = crate::lesson::shown(step.metric, v);
+            assert!(
+                l.metric == step.metric || l.sentence.contains(shown.trim_end_matches(" ms")),
+                "{}: the step points at {} = {shown}, the proof is {} and says {:?}",
+                step.title,
+                step.metric,
+                l.metric,
+                l.sentence
+            );
+        }
+    }
+
+    /// At no moment of a step's run does its number contradict its words:
+    /// until the event has happened the number is pending, never 0, and a
+    /// step that pauses mid-run pauses where its lesson shows.
+    #[test]
+    fn no_step_shows_a_contradicting_number_at_any_moment() {
+        for step in STEPS {
+            let (s, seed) = scenario_of(step.query);
+            let mut fleet = Fleet::new(&s, seed);
+            let end = Fleet::new(&s, seed).run().elapsed_ms;
+            let moments = 40;
+            for i in 1..=moments {
+                let t = (end * 1000.0 * f64::from(i) / f64::from(moments)) as u64;
+                fleet.advance_to(t, usize::MAX);
+                let r = fleet.report();
+                let (_, number, _) = render(step, &s, &r, false, None);
+                let want = step.expect.iter().find(|e| e.0 == step.metric).map(|e| e.1);
+                if number == "0" {
+                    assert!(
+                        matches!(want, Some(Expect::Exactly(0)))
+                            || crate::lesson::ZERO_PROVES.contains(&step.metric),
+                        "{}: shows 0 at {t} µs",
+                        step.title
+                    );
+                }
+            }
+            if let Some(at) = step.pause_ms {
+                let mut fleet = Fleet::new(&s, seed);
+                fleet.advance_to(u64::from(at) * 1000, usize::MAX);
+                let r = fleet.report();
+                let v = crate::lesson::value(&r, step.metric).unwrap();
+                assert!(v > 0.0, "{}: at its pause {} is 0", step.title, step.metric);
+                assert_eq!(
+                    r.values_written, 0,
+                    "{}: refreshed before its pause",
+                    step.title
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fill_reads_counters_knobs_and_the_contrast() {
+        let s = Scenario::default();
+        let r = Report {
+            recomputes: 8000,
+            ..Report::default()
+        };
+        assert_eq!(
+            fill(
+                "{recomputes} of {instances} at {deadline_ms}, {then.recomputes}, {nope}",
+                &s,
+                &r,
+                None
+            ),
+            "8,000 of 40 at 1,000 ms, …, {nope}"
+        );
+        let t = Report {
+            recomputes: 1,
+            ..Report::default()
+        };
+        assert_eq!(fill("{then.recomputes}", &s, &r, Some(&t)), "1");
+    }
+
+    #[test]
+    fn links_name_every_step_and_walk_the_whole_tour() {
+        let mut at = (Basics, 0);
+        let mut seen = vec![place_name(at)];
+        while let Some(n) = next(at) {
+            assert_eq!(back(n), Some(at));
+            at = n;
+            seen.push(place_name(at));
+        }
+        assert_eq!(seen.len(), STEPS.len());
+        for name in &seen {
+            let p = parse_hash(&format!("#tour/{name}")).unwrap();
+            assert_eq!(&place_name(p), name);
+        }
+        assert_eq!(parse_hash("#tour"), Some((Basics, 0)));
+        assert_eq!(parse_hash("#tour/deeper"), Some((Deeper, 0)));
+        assert_eq!(
+            parse_hash("#tour/solid/99"),
+            Some((Solid, count(Solid) - 1))
+        );
+        assert_eq!(parse_hash("#tour/solid/0"), Some((Solid, 0)));
+        for bad in [
+            "",
+            "#",
+            "#tours",
+            "#tour/nope/1",
+            "#tour/solid/x",
+            "#questions",
+        ] {
+            assert_eq!(parse_hash(bad), None, "{bad}");
+        }
+    }
+}
