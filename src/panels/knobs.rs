@@ -76,7 +76,7 @@ pub const GROUPS: [Group; 6] = [
             knob("redis_error", "If Redis errors", "Fail open: treat the claim as won and refresh; closed: treat it as lost.", Kind::Choice(&[("open", "fail open"), ("closed", "fail closed")])),
             knob("deadline_ms", "Deadline ms", "Each caller stops waiting after this long; a recompute it started runs on.", Count),
             knob("origin_timeout_ms", "Origin timeout ms", "A recompute gives up on the origin after this long and frees its claim.", Count),
-            knob("claim_ttl_ms", "Claim TTL ms", "The claim expires on its own after this long; size it past p99 recompute.", Count),
+            knob("claim_ttl_ms", "Claim TTL ms", "The claim expires on its own after this long; size it past the origin timeout plus the write.", Count),
             knob("fenced_writes", "Fenced writes", "A claim win takes a rising number; the cache refuses a write older than the one it holds.", Switch),
             knob("poll_ms", "Poll every ms", "How often a waiting loser looks for the value and whether the claim came free.", Count),
             knob("rtt_ms", "Redis round trip ms", "Time for one command to reach Redis and answer.", Count),

@@ -128,6 +128,31 @@ pub fn value(r: &Report, name: &str) -> Option<f64> {
         .and_then(|(_, v)| crate::decimal::parse(&v))
 }
 
+/// The numbers a sentence states, as written (`8,000`, `56.3`, `30`): runs
+/// of digits not glued to a letter (`p99` is a name, not a number).
+pub fn numbers_in(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let glued = i > 0 && chars[i - 1].is_alphanumeric();
+        if chars[i].is_ascii_digit() && !glued {
+            let start = i;
+            while i < chars.len()
+                && (chars[i].is_ascii_digit()
+                    || (matches!(chars[i], ',' | '.')
+                        && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
+            {
+                i += 1;
+            }
+            out.push(chars[start..i].iter().collect());
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
 /// A count as the page writes it: `8,000`.
 pub fn count(n: u64) -> String {
     let digits = n.to_string();

@@ -411,31 +411,6 @@ proptest! {
     }
 }
 
-/// The numbers a sentence states, as written (`8,000`, `56.3`, `30`): runs
-/// of digits not glued to a letter (`p99` is a name, not a number).
-fn numbers_in(text: &str) -> Vec<String> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < chars.len() {
-        let glued = i > 0 && chars[i - 1].is_alphanumeric();
-        if chars[i].is_ascii_digit() && !glued {
-            let start = i;
-            while i < chars.len()
-                && (chars[i].is_ascii_digit()
-                    || (matches!(chars[i], ',' | '.')
-                        && chars.get(i + 1).is_some_and(char::is_ascii_digit)))
-            {
-                i += 1;
-            }
-            out.push(chars[start..i].iter().collect());
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
 /// Every way the run, its contrast and the knobs can write a number.
 fn writable(s: &Scenario, reports: &[&stampede::Report]) -> Vec<String> {
     let mut out = Vec::new();
@@ -487,7 +462,7 @@ proptest! {
         let mut reports = vec![&r];
         reports.extend(then.as_ref());
         let ok = writable(&s, &reports);
-        for n in numbers_in(&l.sentence) {
+        for n in stampede::lesson::numbers_in(&l.sentence) {
             prop_assert!(ok.contains(&n), "{n} in {:?} is neither a counter nor a knob", l.sentence);
         }
         if let Some(needs) = &l.needs {
@@ -504,7 +479,7 @@ proptest! {
 #[test]
 fn numbers_in_reads_what_a_sentence_writes() {
     assert_eq!(
-        numbers_in("8,000 claim attempts, a p99 of 56.3 ms, 30 % and 1."),
+        stampede::lesson::numbers_in("8,000 claim attempts, a p99 of 56.3 ms, 30 % and 1."),
         ["8,000", "56.3", "30", "1"]
     );
 }

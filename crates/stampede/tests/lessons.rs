@@ -962,3 +962,28 @@ fn refused_releases_are_told_apart() {
         );
     });
 }
+
+/// A preset's title and lesson are read before its run: any number in
+/// them is one of its knobs, never a result typed in.
+#[test]
+fn preset_words_state_only_their_knobs() {
+    for pr in PRESETS {
+        let s = pr.scenario();
+        let knobs: Vec<String> = stampede::scenario::knob_names()
+            .filter_map(|k| s.get(k))
+            .filter_map(|v| v.parse::<u64>().ok())
+            .map(stampede::lesson::count)
+            .collect();
+        for n in stampede::lesson::numbers_in(&format!("{} {}", pr.title, pr.lesson)) {
+            assert!(knobs.contains(&n), "{}: {n} is not a knob", pr.name);
+        }
+    }
+    for c in stampede::scenario::COMPARISONS {
+        let text = format!("{} {} {}", c.question, c.a_label, c.b_label);
+        assert!(
+            stampede::lesson::numbers_in(&text).is_empty(),
+            "{}: {text}",
+            c.name
+        );
+    }
+}

@@ -181,7 +181,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
-        lesson: "Singleflight outside, claim inside: one recompute, 40 claim attempts.",
+        lesson: "Singleflight outside, claim inside: one recompute for the fleet, one claim attempt per instance.",
         proof: "recomputes",
         turn: &["singleflight", "claim"],
         build: p_burst,
@@ -189,7 +189,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "naive",
         title: "No protection",
-        lesson: "Every thread of every instance recomputes: instances x threads, and the swamped origin answers most callers too late.",
+        lesson: "Every thread that misses recomputes: instances x threads when all of them miss within one recompute, and the swamped origin answers most callers too late.",
         proof: "recomputes",
         turn: &["singleflight"],
         build: p_naive,
@@ -205,7 +205,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "claim-outer",
         title: "Claim outside singleflight",
-        lesson: "Still one recompute, but every thread pays a Redis round trip to claim.",
+        lesson: "Still one recompute, but every thread claims, and polls, at Redis on its own.",
         proof: "claim_attempts",
         turn: &["claim"],
         build: p_claim_outer,
@@ -229,7 +229,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "hang",
         title: "A hung origin",
-        lesson: "Deadlines free the threads and the origin timeout frees the claim; turn on no-deadline to pin them all.",
+        lesson: "Deadlines free the callers and the origin timeout frees the flight and the claim (the call itself runs on at the origin); turn on no-deadline to pin them all.",
         proof: "timeouts",
         turn: &["pitfall-no-deadline"],
         build: p_hang,
@@ -253,7 +253,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "redis-down",
         title: "Redis is down",
-        lesson: "Fail open and the refresh goes on; fail closed and nobody may refresh.",
+        lesson: "Fail open and the refresh goes on, as long as Redis fails fast; fail closed and nobody may refresh.",
         proof: "redis_errors",
         turn: &["redis_error"],
         build: p_redis_down,
@@ -261,7 +261,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "cold",
         title: "A cold cache",
-        lesson: "Thousands of different keys: nothing to coalesce. Admission bounds the origin and sheds the rest at once.",
+        lesson: "After a restart the misses are for many keys, equally popular here: little to coalesce. Admission bounds the origin and sheds the rest at once; with skewed keys, do both.",
         proof: "admission_shed",
         turn: &["admission", "admission_wait_ms"],
         build: p_cold,
@@ -277,7 +277,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "swr",
         title: "Nobody waits on a lock",
-        lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder or a Redis outage never stalls a request.",
+        lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder never stalls a request. The stale copy lives in Redis: an outage leaves none to serve.",
         proof: "stale_served",
         turn: &["holder_crash", "redis_down"],
         build: p_swr,
@@ -285,7 +285,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "xfetch",
         title: "Early refresh (XFetch)",
-        lesson: "Readers refresh a hot key just before it expires, so nobody meets a miss; with no lock a few instances may refresh at once.",
+        lesson: "Readers refresh a hot key before it expires, the earlier the busier the key, so nobody meets a miss; with no lock a few instances may refresh at once.",
         proof: "misses",
         turn: &["xfetch_beta", "claim"],
         build: p_xfetch,
@@ -301,7 +301,7 @@ pub const PRESETS: [Preset; 16] = [
     Preset {
         name: "cheap",
         title: "A cheap recompute",
-        lesson: "40 copies of a 20 ms query is nothing: singleflight alone is enough.",
+        lesson: "One copy per instance of a 20 ms query is no load: singleflight alone is enough, with nothing to poll and less Redis load.",
         proof: "p99_ms",
         turn: &["claim"],
         build: p_cheap,
@@ -440,7 +440,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         name: "jitter",
         question: "Keys written together: the same TTL, or a jittered one?",
         a_label: "no jitter",
-        b_label: "TTL jitter 30%",
+        b_label: "TTL jitter",
         metric: "origin_peak_concurrency",
         winner: 'b',
         cost_control: false,
@@ -471,7 +471,7 @@ pub const COMPARISONS: [Comparison; 8] = [
     },
     Comparison {
         name: "cost",
-        question: "Is the claim worth it? For a 20 ms query singleflight alone answers sooner; raise the recompute's cost and watch where the claim starts to pay.",
+        question: "Is the claim worth it? For a cheap query singleflight alone answers the median sooner (the claim's losers poll for the value), though the claim's p99 is lower; raise the recompute's cost and watch where the claim starts to pay.",
         a_label: "singleflight only",
         b_label: "singleflight + claim",
         // At its own 20 ms cost; the A/B view's cost control flips it.
