@@ -542,6 +542,9 @@ impl ReadPath {
         step
     }
 
+    /// Routes one input to the handler of the state it arrives in. Each
+    /// `on_*` method below is one state's whole handling; an input a state
+    /// does not expect falls through to [`ReadPath::unexpected`].
     fn next_step(&mut self, s: &Strategy, input: Input, now: Micros) -> Step {
         if input == Input::DeadlinePassed {
             return self.on_deadline(s, now);
@@ -551,214 +554,290 @@ impl ReadPath {
             return Step::Wait;
         }
         match (self.phase, input) {
-            (Phase::Idle, Input::Start) => {
-                self.phase = Phase::Read;
-                Step::CacheGet { key: self.key }
-            }
-            (Phase::Read, Input::Cache(r)) => match r {
-                CacheReply::Fresh(_) => self.answer(Ending::Hit, false),
-                CacheReply::FreshUntil {
-                    value,
-                    expires_at,
-                    delta,
-                    draw,
-                } => {
-                    if xfetch_due(now, expires_at, delta, s.xfetch_beta, draw) {
-                        // Answer the fresh value now and refresh it behind
-                        // the answer, before it expires: nobody meets a miss.
-                        self.early = true;
-                        self.stale = Some(value);
-                        self.respond = Some((Ending::Hit, false));
-                        self.phase = Phase::RefreshLead;
-                        self.emit_respond()
-                    } else {
-                        self.answer(Ending::Hit, false)
-                    }
-                }
-                // A recent failure damps the refresh; what may be served is.
-                CacheReply::Negative(Some(_)) => self.answer(Ending::Stale, false),
-                CacheReply::Negative(None) => self.answer(Ending::Error, false),
-                CacheReply::Stale(v) => {
-                    self.stale = Some(v);
-                    if s.stale_while_revalidate {
-                        self.respond = Some((Ending::Stale, false));
-                        self.phase = Phase::RefreshLead;
-                        self.emit_respond()
-                    } else {
-                        self.miss(s)
-                    }
-                }
-                CacheReply::Miss | CacheReply::Error => self.miss(s),
-            },
+            (Phase::Idle, Input::Start) => self.on_start(),
+            (Phase::Read, Input::Cache(r)) => self.on_read(s, r, now),
             (Phase::RefreshLead, Input::Ack) if self.responded && self.leader.is_none() => {
-                // The stale answer is out; now refresh behind it, at most one
-                // refresher per instance and (with a claim) per fleet.
-                if s.singleflight {
-                    self.fkey = self.flight_key(s);
-                    Step::TryLead { key: self.fkey }
-                } else {
-                    self.refresh_claim(s)
-                }
+                self.on_refresh_answered(s)
             }
-            (Phase::RefreshLead, Input::Flight(FlightReply::Lead(t))) => {
-                self.leader = Some(t);
-                self.refresh_claim(s)
+            (Phase::RefreshLead, Input::Flight(r)) => self.on_refresh_lead(s, r),
+            (Phase::RefreshClaim, Input::Claim(r)) => self.on_refresh_claim(s, r),
+            (Phase::Flight, Input::Flight(r)) => self.on_flight(s, r),
+            (Phase::Claim, Input::Claim(r)) => self.on_claim(s, r, now),
+            (Phase::Admit, Input::Admitted) => self.on_admitted(s),
+            (Phase::Admit, Input::Shed) => self.on_shed(),
+            (Phase::Origin, Input::Origin(r)) => self.on_origin(s, r, now),
+            (Phase::Recheck, Input::Cache(r)) => self.on_recheck(s, r),
+            (Phase::PollSleep, Input::Woke) => self.on_poll_woke(),
+            (Phase::PollRead, Input::Polled { cache, claim_free }) => {
+                self.on_poll_read(s, cache, claim_free, now)
             }
-            (Phase::RefreshLead, Input::Flight(_)) => self.finish(),
-            (Phase::RefreshClaim, Input::Claim(r)) => {
-                self.claim_in_flight = false;
-                match r {
-                    ClaimReply::Won { fence } => {
-                        self.fence = Some(fence);
-                        self.token = Some(self.pending_token());
-                        self.recompute(s)
-                    }
-                    ClaimReply::Error if s.redis_error == RedisErrorPolicy::Open => {
-                        self.recompute(s)
-                    }
-                    _ => {
-                        // Someone else refreshes. Anyone who attached to our
-                        // flight meanwhile gets the value we hold.
-                        let v = self.fallback().unwrap_or(Outcome::Degraded);
-                        self.conclude(v, None)
-                    }
-                }
-            }
-            (Phase::Flight, Input::Flight(r)) => match r {
-                FlightReply::Lead(t) => {
-                    self.leader = Some(t);
-                    if self.token.is_some() || !self.claims_on_lead(s) {
-                        // Outer mode already holds (or lost and computes).
-                        self.recompute(s)
-                    } else {
-                        self.claim(s)
-                    }
-                }
-                FlightReply::Promoted(t) => {
-                    self.leader = Some(t);
-                    if self.token.is_some() || !self.claims_on_lead(s) {
-                        self.recompute(s)
-                    } else {
-                        // The leader left while the claim was someone else's
-                        // or in doubt: look before claiming, exactly as a
-                        // waiting loser does.
-                        self.phase = Phase::PollRead;
-                        Step::Poll { key: self.key }
-                    }
-                }
-                FlightReply::Shared(o) => {
-                    let (e, c) = ending_of_shared(o);
-                    self.respond = Some((e, c));
-                    self.wrap_up()
-                }
-                FlightReply::Busy => self.recompute(s),
-            },
-            (Phase::Claim, Input::Claim(r)) => {
-                self.claim_in_flight = false;
-                match r {
-                    ClaimReply::Won { fence } => {
-                        self.fence = Some(fence);
-                        self.token = Some(self.pending_token());
-                        self.after_claim(s)
-                    }
-                    ClaimReply::Held => self.lose(s, now),
-                    ClaimReply::Error => match s.redis_error {
-                        RedisErrorPolicy::Open => self.after_claim(s),
-                        RedisErrorPolicy::Closed => self.lose(s, now),
-                    },
-                }
-            }
-            (Phase::Admit, Input::Admitted) => {
-                self.phase = Phase::Origin;
-                Step::Recompute {
-                    key: self.key,
-                    timeout: s.origin_timeout,
-                }
-            }
-            (Phase::Admit, Input::Shed) => {
-                // Admission control's explicit answer, for everyone waiting
-                // on this flight: what is stale if there is one, else degraded.
-                match self.fallback() {
-                    Some(o) => self.conclude(o, Some((Ending::Stale, false))),
-                    None => self.conclude(Outcome::Degraded, Some((Ending::Degraded, false))),
-                }
-            }
-            (Phase::Origin, Input::Origin(r)) => match r {
-                Ok(v) => {
-                    // A refresh's whole length: from the commit (re-check,
-                    // admission, origin) plus the claim before it and the
-                    // write after it, a round trip each.
-                    let delta = now.saturating_sub(self.commit_at) + 2 * s.rtt;
-                    self.write = Write::Value(v, delta);
-                    self.conclude(Outcome::Fresh(v), Some((Ending::Computed, false)))
-                }
-                Err(f) => {
-                    if let Some(ttl) = s.negative_ttl {
-                        self.write = Write::Negative(ttl);
-                    }
-                    match self.fallback() {
-                        // Stale-if-error: a servable value beats an error,
-                        // for the leader and for everyone attached to it.
-                        Some(o) => self.conclude(o, Some((Ending::Stale, false))),
-                        None => self.conclude(Outcome::Failed(f), Some((Ending::Error, false))),
-                    }
-                }
-            },
-            (Phase::Recheck, Input::Cache(r)) => match r {
-                // An early refresh reads its own, still fresh value back:
-                // only a newer one means someone refreshed already.
-                CacheReply::FreshUntil { value, .. } | CacheReply::Fresh(value)
-                    if self.early && Some(value) == self.stale =>
-                {
-                    self.recompute(s)
-                }
-                CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } => {
-                    self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
-                }
-                CacheReply::Negative(Some(v)) => {
-                    self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
-                }
-                CacheReply::Negative(None) => self.conclude(
-                    Outcome::Failed(Failure::Origin),
-                    Some((Ending::Error, false)),
-                ),
-                _ => self.recompute(s),
-            },
-            (Phase::PollSleep, Input::Woke) => {
-                self.phase = Phase::PollRead;
-                Step::Poll { key: self.key }
-            }
-            (Phase::PollRead, Input::Polled { cache, claim_free }) => match cache {
-                CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } => {
-                    self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
-                }
-                CacheReply::Negative(Some(v)) => {
-                    self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
-                }
-                CacheReply::Negative(None) => self.conclude(
-                    Outcome::Failed(Failure::Origin),
-                    Some((Ending::Error, false)),
-                ),
-                // Nothing to read and nobody holds the claim: its holder
-                // finished without a value (it failed) or is gone (its
-                // claim expired). Take it instead of polling until the
-                // deadline.
-                _ if claim_free => self.claim(s),
-                _ => self.poll(s, now),
-            },
             (Phase::Expire, Input::Woke) => self.on_deadline(s, now),
             (Phase::WrapUp, Input::Ack) => self.wrap_up(),
             (Phase::Done, _) => Step::Finish,
-            // Anything else is a driver bug; finishing is the safe answer
-            // because it never strands a flight's followers.
+            _ => self.unexpected(input),
+        }
+    }
+
+    /// `Idle`, started: the first cache read.
+    fn on_start(&mut self) -> Step {
+        self.phase = Phase::Read;
+        Step::CacheGet { key: self.key }
+    }
+
+    /// `Read`: the first cache read came back. Answer a hit (refreshing it
+    /// early if XFetch says so), serve stale while revalidating, or go the
+    /// miss path.
+    fn on_read(&mut self, s: &Strategy, r: CacheReply, now: Micros) -> Step {
+        match r {
+            CacheReply::Fresh(_) => self.answer(Ending::Hit, false),
+            CacheReply::FreshUntil {
+                value,
+                expires_at,
+                delta,
+                draw,
+            } => {
+                if xfetch_due(now, expires_at, delta, s.xfetch_beta, draw) {
+                    // Answer the fresh value now and refresh it behind
+                    // the answer, before it expires: nobody meets a miss.
+                    self.early = true;
+                    self.stale = Some(value);
+                    self.respond = Some((Ending::Hit, false));
+                    self.phase = Phase::RefreshLead;
+                    self.emit_respond()
+                } else {
+                    self.answer(Ending::Hit, false)
+                }
+            }
+            // A recent failure damps the refresh; what may be served is.
+            CacheReply::Negative(Some(_)) => self.answer(Ending::Stale, false),
+            CacheReply::Negative(None) => self.answer(Ending::Error, false),
+            CacheReply::Stale(v) => {
+                self.stale = Some(v);
+                if s.stale_while_revalidate {
+                    self.respond = Some((Ending::Stale, false));
+                    self.phase = Phase::RefreshLead;
+                    self.emit_respond()
+                } else {
+                    self.miss(s)
+                }
+            }
+            CacheReply::Miss | CacheReply::Error => self.miss(s),
+        }
+    }
+
+    /// `RefreshLead`, the answer acknowledged (and no flight led yet): start
+    /// the refresh behind it.
+    fn on_refresh_answered(&mut self, s: &Strategy) -> Step {
+        // The stale answer is out; now refresh behind it, at most one
+        // refresher per instance and (with a claim) per fleet.
+        if s.singleflight {
+            self.fkey = self.flight_key(s);
+            Step::TryLead { key: self.fkey }
+        } else {
+            self.refresh_claim(s)
+        }
+    }
+
+    /// `RefreshLead`: `TryLead` answered. Leading, go claim; any other
+    /// answer means someone on this instance refreshes already.
+    fn on_refresh_lead(&mut self, s: &Strategy, r: FlightReply) -> Step {
+        match r {
+            FlightReply::Lead(t) => {
+                self.leader = Some(t);
+                self.refresh_claim(s)
+            }
+            _ => self.finish(),
+        }
+    }
+
+    /// `RefreshClaim`: the refresh's claim answered. Won (or Redis failed
+    /// open), recompute; otherwise someone else refreshes.
+    fn on_refresh_claim(&mut self, s: &Strategy, r: ClaimReply) -> Step {
+        self.claim_in_flight = false;
+        match r {
+            ClaimReply::Won { fence } => {
+                self.fence = Some(fence);
+                self.token = Some(self.pending_token());
+                self.recompute(s)
+            }
+            ClaimReply::Error if s.redis_error == RedisErrorPolicy::Open => self.recompute(s),
             _ => {
-                debug_assert!(false, "unexpected {input:?} in {:?}", self.phase);
-                self.conclude(
-                    Outcome::Failed(Failure::Crashed),
-                    Some((Ending::Error, false)),
-                )
+                // Someone else refreshes. Anyone who attached to our
+                // flight meanwhile gets the value we hold.
+                let v = self.fallback().unwrap_or(Outcome::Degraded);
+                self.conclude(v, None)
             }
         }
+    }
+
+    /// `Flight`: joining the instance's flight answered. Lead (claiming
+    /// first if the strategy says so), take over a departed leader's
+    /// flight, take the shared outcome, or compute when the flight is busy.
+    fn on_flight(&mut self, s: &Strategy, r: FlightReply) -> Step {
+        match r {
+            FlightReply::Lead(t) => {
+                self.leader = Some(t);
+                if self.token.is_some() || !self.claims_on_lead(s) {
+                    // Outer mode already holds (or lost and computes).
+                    self.recompute(s)
+                } else {
+                    self.claim(s)
+                }
+            }
+            FlightReply::Promoted(t) => {
+                self.leader = Some(t);
+                if self.token.is_some() || !self.claims_on_lead(s) {
+                    self.recompute(s)
+                } else {
+                    // The leader left while the claim was someone else's
+                    // or in doubt: look before claiming, exactly as a
+                    // waiting loser does.
+                    self.phase = Phase::PollRead;
+                    Step::Poll { key: self.key }
+                }
+            }
+            FlightReply::Shared(o) => {
+                let (e, c) = ending_of_shared(o);
+                self.respond = Some((e, c));
+                self.wrap_up()
+            }
+            FlightReply::Busy => self.recompute(s),
+        }
+    }
+
+    /// `Claim`: the claim answered. Won (or Redis failed open), go on;
+    /// held by someone else (or Redis failed closed), lose and wait.
+    fn on_claim(&mut self, s: &Strategy, r: ClaimReply, now: Micros) -> Step {
+        self.claim_in_flight = false;
+        match r {
+            ClaimReply::Won { fence } => {
+                self.fence = Some(fence);
+                self.token = Some(self.pending_token());
+                self.after_claim(s)
+            }
+            ClaimReply::Held => self.lose(s, now),
+            ClaimReply::Error => match s.redis_error {
+                RedisErrorPolicy::Open => self.after_claim(s),
+                RedisErrorPolicy::Closed => self.lose(s, now),
+            },
+        }
+    }
+
+    /// `Admit`, admitted: call the origin.
+    fn on_admitted(&mut self, s: &Strategy) -> Step {
+        self.phase = Phase::Origin;
+        Step::Recompute {
+            key: self.key,
+            timeout: s.origin_timeout,
+        }
+    }
+
+    /// `Admit`, shed: no permit came in time.
+    fn on_shed(&mut self) -> Step {
+        // Admission control's explicit answer, for everyone waiting
+        // on this flight: what is stale if there is one, else degraded.
+        match self.fallback() {
+            Some(o) => self.conclude(o, Some((Ending::Stale, false))),
+            None => self.conclude(Outcome::Degraded, Some((Ending::Degraded, false))),
+        }
+    }
+
+    /// `Origin`: the recompute answered. A value is written and shared; a
+    /// failure leaves a negative marker (if configured) and serves stale
+    /// if there is one.
+    fn on_origin(&mut self, s: &Strategy, r: Result<Value, Failure>, now: Micros) -> Step {
+        match r {
+            Ok(v) => {
+                // A refresh's whole length: from the commit (re-check,
+                // admission, origin) plus the claim before it and the
+                // write after it, a round trip each.
+                let delta = now.saturating_sub(self.commit_at) + 2 * s.rtt;
+                self.write = Write::Value(v, delta);
+                self.conclude(Outcome::Fresh(v), Some((Ending::Computed, false)))
+            }
+            Err(f) => {
+                if let Some(ttl) = s.negative_ttl {
+                    self.write = Write::Negative(ttl);
+                }
+                match self.fallback() {
+                    // Stale-if-error: a servable value beats an error,
+                    // for the leader and for everyone attached to it.
+                    Some(o) => self.conclude(o, Some((Ending::Stale, false))),
+                    None => self.conclude(Outcome::Failed(f), Some((Ending::Error, false))),
+                }
+            }
+        }
+    }
+
+    /// `Recheck`: the cache read once more after committing. Someone
+    /// else's fresh value (or marker) ends the work; otherwise recompute.
+    fn on_recheck(&mut self, s: &Strategy, r: CacheReply) -> Step {
+        match r {
+            // An early refresh reads its own, still fresh value back:
+            // only a newer one means someone refreshed already.
+            CacheReply::FreshUntil { value, .. } | CacheReply::Fresh(value)
+                if self.early && Some(value) == self.stale =>
+            {
+                self.recompute(s)
+            }
+            CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } => {
+                self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
+            }
+            CacheReply::Negative(Some(v)) => {
+                self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
+            }
+            CacheReply::Negative(None) => self.conclude(
+                Outcome::Failed(Failure::Origin),
+                Some((Ending::Error, false)),
+            ),
+            _ => self.recompute(s),
+        }
+    }
+
+    /// `PollSleep`, woken: poll again.
+    fn on_poll_woke(&mut self) -> Step {
+        self.phase = Phase::PollRead;
+        Step::Poll { key: self.key }
+    }
+
+    /// `PollRead`: a loser's poll answered. Take the winner's value (or
+    /// marker), take the claim if it is free, or keep polling.
+    fn on_poll_read(
+        &mut self,
+        s: &Strategy,
+        cache: CacheReply,
+        claim_free: bool,
+        now: Micros,
+    ) -> Step {
+        match cache {
+            CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } => {
+                self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
+            }
+            CacheReply::Negative(Some(v)) => {
+                self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
+            }
+            CacheReply::Negative(None) => self.conclude(
+                Outcome::Failed(Failure::Origin),
+                Some((Ending::Error, false)),
+            ),
+            // Nothing to read and nobody holds the claim: its holder
+            // finished without a value (it failed) or is gone (its
+            // claim expired). Take it instead of polling until the
+            // deadline.
+            _ if claim_free => self.claim(s),
+            _ => self.poll(s, now),
+        }
+    }
+
+    /// Any input the current state does not expect is a driver bug;
+    /// finishing is the safe answer because it never strands a flight's
+    /// followers.
+    fn unexpected(&mut self, input: Input) -> Step {
+        debug_assert!(false, "unexpected {input:?} in {:?}", self.phase);
+        self.conclude(
+            Outcome::Failed(Failure::Crashed),
+            Some((Ending::Error, false)),
+        )
     }
 
     fn pending_token(&self) -> Token {
