@@ -229,6 +229,7 @@ pub fn App() -> impl IntoView {
         proof,
         contrasts,
         send,
+        playing,
     };
     let room = Room::new(drive);
     // Reduced motion and the followed thread live in the engine (what it

@@ -28,6 +28,8 @@ pub struct Drive {
     pub contrasts: RwSignal<Vec<crate::app::Contrast>>,
     /// The transport: a step that pauses mid-run seeks there.
     pub send: Callback<crate::transport::Command>,
+    /// The run is playing (a jump past the pause, End, does not pause it).
+    pub playing: RwSignal<bool>,
 }
 
 /// The shortest gap between two announcements of a running number: a
@@ -332,7 +334,11 @@ pub fn mount(d: Drive) {
                 pause.set_value((at, paused));
             } else if now >= us && armed == at && paused != at {
                 pause.set_value((armed, at));
-                d.send.run(crate::transport::Command::Seek(us));
+                // Crossed while playing: stop at the moment. A jump past it
+                // (End, the scrubber) stays where it went.
+                if d.playing.get_untracked() {
+                    d.send.run(crate::transport::Command::Seek(us));
+                }
             }
         }
         // The counters re-render as the scenario changes: mark them again.

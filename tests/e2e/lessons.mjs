@@ -1,9 +1,16 @@
 // The lessons, measured in the built page: instances x threads with no
 // defence, instances with singleflight, one with the claim; the claim's
-// order changes the claim attempts; every preset loads and runs; a shared
-// link restores the same numbers.
+// order changes the claim attempts; every preset loads and runs; with a
+// knob changed, the lesson's sentence is the CLI's for the same link; a
+// pitfall that cannot bite offers where it does; a shared link restores
+// the same numbers.
 
-import { spec, control, metric } from "./lib/harness.mjs";
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { spec, control, metric, root } from "./lib/harness.mjs";
+
+const cli = path.join(root, "target", "debug", "stampede-sim");
+const simAt = (query) => JSON.parse(execFileSync(cli, ["--url", query, "--json"], { encoding: "utf8" }));
 
 await spec("lessons", async (t) => {
   const { page } = t;
@@ -68,16 +75,62 @@ await spec("lessons", async (t) => {
     t.noProblems(`while running preset ${name}`);
     t.ok(`preset ${name} loads, names its lesson and runs`);
   }
-  // Turning a knob that a lesson asks for keeps the lesson in view.
+  // Turning a knob that a lesson asks for says what changed, and the proof
+  // under it takes the lesson of what is now running.
   await t.open("preset=failure&speed=100");
-  const failureLesson = (await page.locator(".lesson").textContent()) ?? "";
   await page.setChecked(control("lesson-pitfall-remember-failure"), true);
   await page.waitForFunction((sel) => document.querySelector(sel)?.value === "changed", control("preset"));
   const kept = (await page.locator(".lesson").textContent()) ?? "";
-  if (!kept.startsWith(failureLesson)) throw new Error(`the lesson changed with a knob: "${failureLesson}" -> "${kept}"`);
+  if (!kept.startsWith("Changed from “A failing origin”: pitfalls remember-failure.")) {
+    throw new Error(`the picker's words after a knob: "${kept}"`);
+  }
   const label = await page.$eval(`${control("preset")} option[value=changed]`, (o) => o.textContent);
   if (!label.includes("your changes")) throw new Error(`the picker says "${label}"`);
-  t.ok(`a turned knob keeps the lesson: the picker says "${label}"`);
+  await page.waitForFunction(() => document.querySelector("[data-lesson]")?.dataset.lessonName === "remember-failure");
+  t.ok(`a turned knob: the picker says "${label}" and what changed; the proof's lesson is remember-failure's`);
+
+  // Every preset with one knob changed that changes its lesson: at the end of
+  // the run the sentence under the proof is, word for word, the one
+  // stampede-sim gives for the page's own link.
+  const changed = {
+    burst: "sf=0", naive: "sp=5000", singleflight: "i=10", "claim-outer": "sf=0", stale: "l=wait",
+    failure: "pf=remember-failure", hang: "pf=no-deadline", "holder-crash": "ct=1000", "short-ttl": "ct=5000",
+    "redis-down": "re=closed", cold: "adm=0", jitter: "j=0", swr: "rd=1", xfetch: "xfetch_beta=0",
+    "late-writer": "fw=1", cheap: "c=inner",
+  };
+  for (const name of presets) {
+    if (!changed[name]) throw new Error(`preset ${name} has no changed knob in this test`);
+    await t.open(`preset=${name}&${changed[name]}&speed=100`);
+    await t.untilEnd(120_000);
+    const link = await page.evaluate(() => location.search);
+    const want = simAt(link).lesson;
+    try {
+      await page.waitForFunction((w) => document.querySelector("[data-lesson]")?.textContent.trim() === w, want.sentence, { timeout: 20_000 });
+    } catch {
+      throw new Error(`${link}: the page says "${await page.locator("[data-lesson]").textContent()}", stampede-sim says "${want.sentence}"`);
+    }
+    const proofMetric = await page.locator("[data-proof]").getAttribute("data-metric");
+    if (proofMetric !== want.metric) throw new Error(`${link}: the proof shows ${proofMetric}, the lesson is ${want.metric}`);
+    t.ok(`${link}: "${want.sentence.slice(0, 70)}…" as stampede-sim says`);
+  }
+  t.noProblems("while changing each preset's knob");
+
+  // A pitfall that cannot bite says what it needs, and one click shows it.
+  await t.open("pf=no-deadline&speed=100");
+  await t.untilEnd();
+  const needs = page.locator("[data-needs]");
+  await needs.waitFor({ state: "visible", timeout: 10_000 });
+  const said = (await needs.textContent()) ?? "";
+  if (!said.includes("cannot bite here") || !said.includes("hung origin")) throw new Error(`data-needs says "${said}"`);
+  await needs.locator("button").click();
+  await page.waitForFunction(() => location.search.includes("hang=1"));
+  await t.untilEnd();
+  await page.waitForFunction(() => document.querySelector("[data-lesson]")?.dataset.lessonName === "no-deadline");
+  if ((await t.number("pinned")) <= 0 && Number((await page.locator("[data-proof]").textContent()).replace(/,/g, "")) <= 0) {
+    throw new Error("the offered scenario pins nothing");
+  }
+  if (await needs.count()) throw new Error("data-needs stays where the pitfall bites");
+  t.ok(`no deadline with nothing hanging says "${said.trim().slice(0, 60)}…"; its button opens a hung origin, which pins threads`);
 
   // A scenario far from every preset is custom: it names no lesson and shows
   // no lesson knobs, not even their empty box.
