@@ -1,7 +1,5 @@
-//! An async singleflight group on tokio, driven by the core's flight table
-//! (`stampede::flight::FlightTable`): the table decides who leads a key and
-//! who is attached when it settles; this module supplies the tasks, the
-//! channels and the clock.
+//! An async singleflight group on tokio: one execution per key at a time,
+//! its result shared as one `Arc` by every caller attached when it settles.
 //!
 //! Rules, each pinned by a test in `tests/group.rs`:
 //! - Concurrent callers of one key share one execution and receive the same
@@ -9,28 +7,52 @@
 //! - Nothing is remembered: once a flight settles, the next caller starts a
 //!   new one (a failure is handed to the current waiters only).
 //! - The work is detached from every caller, the one that started it
-//!   included: it runs as a task of its own, so a caller whose deadline
-//!   passes, or whose future is dropped, leaves without cancelling the work
-//!   the others still wait for, and without stranding them.
-//! - A computation that panics settles the flight with `Failure::Panicked`
-//!   for everyone attached; no waiter hangs and the key is free again.
+//!   included: a caller whose deadline passes, or whose future is dropped,
+//!   leaves without cancelling the work, and without stranding the others.
+//! - A computation that panics, in its future or in the closure before the
+//!   future exists, settles the flight with [`Failure::Panicked`] for
+//!   everyone attached; no waiter hangs and the key is free again.
+//! - Each waiter has its own deadline.
 //!
-//! Where this differs from the core's own model: the table can promote the
-//! oldest follower when a leader vanishes. Here the leader never vanishes
-//! before its work is done, because the work is not in the leader's future
-//! at all; promotion is kept for the day a caller runs the work inline.
+//! How, and where the time goes:
+//! - **The leader runs the work inline**, in its own task: no task is
+//!   spawned and no channel made for a flight whose leader stays until it
+//!   settles. The work is moved to a task of its own (detached) only if the
+//!   leader leaves first, at its deadline or by being dropped; if there is
+//!   no runtime to take it, the flight settles as [`Failure::Panicked`]. So
+//!   a leader's future must be polled for its flight to progress, as any
+//!   future must; one that is held but never polled holds its followers
+//!   until their deadlines.
+//! - **One wake-up list per flight**: followers wait on the flight's
+//!   [`Notify`], woken all at once when it settles (no per-waiter channel,
+//!   no per-waiter allocation); the list is not touched at all when nobody
+//!   followed.
+//! - **A sharded map**, hashed once per call: flights live in one of
+//!   several locked tables, chosen by the key's hash, so callers of
+//!   different keys rarely meet on a lock. A lock is held only to find,
+//!   insert or remove a flight, never while user code runs (except the
+//!   key's own `Hash` and `Eq`).
+//! - **A settle removes its own flight only** (compared by identity, not by
+//!   key), so it can never remove a later flight of the same key.
+//!
+//! The core's flight table (`stampede::flight::FlightTable`) is the model
+//! of these rules and drives the Redis read path ([`crate::driver`]); this
+//! group keeps the rules with less bookkeeping than the table's (which
+//! tracks tickets, waiter ids and promotions), because here the one caller
+//! that could vanish mid-flight, the leader, hands its work over instead of
+//! leaving it.
 
-use std::collections::HashMap;
 use std::future::Future;
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::task::{Context, Poll};
 
-use stampede::flight::{FlightPolicy, FlightTable, Join, LeaderTicket, Outcome, WaiterTicket};
-use tokio::sync::oneshot;
-use tokio::time::Instant;
+use hashbrown::HashTable;
+use tokio::sync::Notify;
+use tokio::time::{Instant, Sleep};
 
 use crate::obs;
 
@@ -51,16 +73,57 @@ pub type Shared<V, E> = Arc<Result<V, Failure<E>>>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimedOut;
 
-struct State<K, V, E> {
-    table: FlightTable<K, u64>,
-    /// Each attached waiter's way back, by waiter id.
-    senders: HashMap<u64, oneshot::Sender<Shared<V, E>>>,
-    next_id: u64,
+/// One execution and the callers waiting on it.
+struct Flight<V, E> {
+    /// Set once, before the followers are woken. On a cache line of its
+    /// own: every woken follower reads it while the others write the
+    /// flight's reference count, two lines away.
+    result: Aligned<OnceLock<Shared<V, E>>>,
+    /// The followers' wake-up list.
+    notify: Notify,
+    /// Followers attached now: each joins under its shard's lock and leaves
+    /// when it returns or is dropped (uncounted once the result is out:
+    /// nothing reads the count after the settle).
+    followers: Aligned<AtomicUsize>,
+}
+
+/// A value on a cache line of its own.
+#[repr(align(64))]
+struct Aligned<T>(T);
+
+impl<T> std::ops::Deref for Aligned<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// The running flights of one shard, by key.
+type Table<K, V, E> = HashTable<(K, Arc<Flight<V, E>>)>;
+
+/// A shard on a cache line of its own (its lock is written by every call).
+#[repr(align(64))]
+struct Shard<K, V, E>(Mutex<Table<K, V, E>>);
+
+struct Inner<K, V, E> {
+    hasher: foldhash::fast::RandomState,
+    shards: Box<[Shard<K, V, E>]>,
 }
 
 /// One process's coalescing map for keys `K` and results `Result<V, E>`.
+/// Cheap to clone: clones share the flights.
 pub struct Group<K, V, E> {
-    state: Arc<Mutex<State<K, V, E>>>,
+    inner: Arc<Inner<K, V, E>>,
+}
+
+/// Shards per group: four per available core, a power of two, 8 to 256.
+fn shard_count() -> usize {
+    static COUNT: OnceLock<usize> = OnceLock::new();
+    *COUNT.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores * 4).next_power_of_two().clamp(8, 256)
+    })
 }
 
 impl<K, V, E> Default for Group<K, V, E>
@@ -69,11 +132,12 @@ where
 {
     fn default() -> Self {
         Group {
-            state: Arc::new(Mutex::new(State {
-                table: FlightTable::new(FlightPolicy::default()),
-                senders: HashMap::new(),
-                next_id: 0,
-            })),
+            inner: Arc::new(Inner {
+                hasher: foldhash::fast::RandomState::default(),
+                shards: (0..shard_count())
+                    .map(|_| Shard(Mutex::new(HashTable::new())))
+                    .collect(),
+            }),
         }
     }
 }
@@ -81,26 +145,42 @@ where
 impl<K, V, E> Clone for Group<K, V, E> {
     fn clone(&self) -> Self {
         Group {
-            state: self.state.clone(),
+            inner: self.inner.clone(),
         }
     }
 }
 
-/// Leaves the flight if the waiter stops waiting first (deadline or drop).
-struct Attached<K: Hash + Eq + Clone, V, E> {
-    state: Arc<Mutex<State<K, V, E>>>,
-    key: K,
-    id: u64,
-    ticket: Option<WaiterTicket>,
-}
+impl<K: Hash + Eq, V, E> Inner<K, V, E> {
+    fn hash(&self, key: &K) -> u64 {
+        self.hasher.hash_one(key)
+    }
 
-impl<K: Hash + Eq + Clone, V, E> Drop for Attached<K, V, E> {
-    fn drop(&mut self) {
-        let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(t) = self.ticket {
-            st.table.detach(&self.key, t);
+    /// The shard for `hash`: bits the tables themselves use little (their
+    /// buckets take the low bits, their tags the top seven).
+    fn shard(&self, hash: u64) -> MutexGuard<'_, Table<K, V, E>> {
+        let i = (hash >> 40) as usize & (self.shards.len() - 1);
+        self.shards[i]
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ends `flight` with `shared`: the result first, then the flight out
+    /// of the map (if it is still this flight), then its followers woken.
+    fn settle(&self, hash: u64, flight: &Arc<Flight<V, E>>, shared: Shared<V, E>) {
+        let _ = flight.result.set(shared);
+        {
+            let mut table = self.shard(hash);
+            if let Ok(entry) = table.find_entry(hash, |(_, f)| Arc::ptr_eq(f, flight)) {
+                entry.remove();
+            }
         }
-        st.senders.remove(&self.id);
+        // A follower joins under the shard's lock, taken and released just
+        // above: any follower of this flight is counted by now, and none can
+        // join any more. With none, there is nobody to wake.
+        if flight.followers.load(Ordering::Acquire) > 0 {
+            flight.notify.notify_waiters();
+        }
     }
 }
 
@@ -126,101 +206,237 @@ where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<V, E>> + Send + 'static,
     {
-        let (tx, rx) = oneshot::channel();
-        // The lock is taken and released here, before any await.
-        let (id, joined) = {
-            let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            let id = st.next_id;
-            st.next_id += 1;
-            let joined = st.table.join(key.clone(), id);
-            if let Join::Follow(_) = joined {
-                st.senders.insert(id, tx);
-                (id, (joined, None))
-            } else {
-                (id, (joined, Some(tx)))
+        let inner = &self.inner;
+        let hash = inner.hash(&key);
+        // The shard's lock is held for this block only, never across an
+        // await.
+        let joined = {
+            let mut table = inner.shard(hash);
+            match table.find(hash, |(k, _)| *k == key) {
+                Some((_, running)) => {
+                    running.followers.fetch_add(1, Ordering::Relaxed);
+                    Err(running.clone())
+                }
+                None => {
+                    let flight = Arc::new(Flight {
+                        result: Aligned(OnceLock::new()),
+                        notify: Notify::new(),
+                        followers: Aligned(AtomicUsize::new(0)),
+                    });
+                    table.insert_unique(hash, (key, flight.clone()), |(k, _)| inner.hash(k));
+                    Ok(flight)
+                }
             }
         };
-        let (ticket, own) = match joined {
-            (Join::Lead(t), Some(own)) => (t, own),
-            (Join::Follow(w), _) => {
-                obs::count(obs::FOLLOWERS, "group");
-                let span = obs::Span::group("follower");
-                let guard = Attached {
-                    state: self.state.clone(),
-                    key,
-                    id,
-                    ticket: Some(w),
-                };
-                return observed(wait(rx, deadline, guard).await, &span);
-            }
-            // The policy never remembers, so this cannot occur; answering it
-            // as a failure is the safe reading.
-            _ => return Ok(Arc::new(Err(Failure::Panicked))),
+        let flight = match joined {
+            Ok(flight) => flight,
+            Err(running) => return follow(running, deadline).await,
         };
         obs::count(obs::FLIGHTS, "group");
         let span = obs::Span::group("leader");
         // The closure runs before its future exists: a panic there must
         // settle the flight too, or every later caller of the key would
         // join a flight nobody runs.
-        match catch_unwind(AssertUnwindSafe(f)) {
-            Ok(work) => self.spawn_work(key.clone(), ticket, own, work),
-            Err(_) => settle(
-                &self.state,
-                &key,
-                ticket,
-                own,
-                Arc::new(Err(Failure::Panicked)),
-            ),
-        }
-        let guard = Attached {
-            state: self.state.clone(),
-            key,
-            id,
-            ticket: None,
+        let work = match catch_unwind(AssertUnwindSafe(f)) {
+            Ok(work) => work,
+            Err(_) => {
+                let shared: Shared<V, E> = Arc::new(Err(Failure::Panicked));
+                inner.settle(hash, &flight, shared.clone());
+                return observed(Ok(shared), &span);
+            }
         };
-        observed(wait(rx, deadline, guard).await, &span)
-    }
-
-    /// Runs the work as a task of its own and settles the flight with its
-    /// result, for whoever is attached then (the leader's own channel too).
-    fn spawn_work<Fut>(
-        &self,
-        key: K,
-        ticket: LeaderTicket,
-        own: oneshot::Sender<Shared<V, E>>,
-        work: Fut,
-    ) where
-        Fut: Future<Output = Result<V, E>> + Send + 'static,
-    {
-        let state = self.state.clone();
-        tokio::spawn(async move {
-            // A panic in the work is caught where it is polled (one task,
-            // not a second one spawned to catch it as a JoinError).
-            let result = match CatchUnwind(Box::pin(work)).await {
-                Ok(r) => r.map_err(Failure::Error),
-                Err(()) => Err(Failure::Panicked),
-            };
-            settle(&state, &key, ticket, own, Arc::new(result));
-        });
+        let lead = Lead {
+            inner,
+            hash,
+            flight,
+            work: Some(Box::pin(work)),
+            deadline,
+            sleep: None,
+        };
+        observed(lead.await, &span)
     }
 
     /// Flights running now (0 once everything settled: nothing is kept).
     pub fn in_flight(&self) -> usize {
-        self.state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .table
-            .in_flight()
+        self.inner
+            .shards
+            .iter()
+            .map(|s| s.0.lock().unwrap_or_else(PoisonError::into_inner).len())
+            .sum()
     }
 
-    /// Waiters attached to `key`'s flight right now.
+    /// Followers attached to `key`'s flight right now (its leader not
+    /// counted).
     pub fn waiting(&self, key: &K) -> usize {
-        self.state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .table
-            .waiting(key)
+        let hash = self.inner.hash(key);
+        self.inner
+            .shard(hash)
+            .find(hash, |(k, _)| k == key)
+            .map_or(0, |(_, f)| f.followers.load(Ordering::Relaxed))
     }
+}
+
+/// The leader's side of a flight: polls the work in the leader's task, and
+/// hands it to a task of its own if dropped before it is done.
+struct Lead<
+    'a,
+    K: Hash + Eq + Send + 'static,
+    V: Send + Sync + 'static,
+    E: Send + Sync + 'static,
+    Fut,
+> where
+    Fut: Future<Output = Result<V, E>> + Send + 'static,
+{
+    inner: &'a Arc<Inner<K, V, E>>,
+    hash: u64,
+    flight: Arc<Flight<V, E>>,
+    /// `None` once the flight settled.
+    work: Option<Pin<Box<Fut>>>,
+    deadline: Instant,
+    /// Made at the first `Pending` only: a flight that is ready at once
+    /// never touches the timer.
+    sleep: Option<Pin<Box<Sleep>>>,
+}
+
+impl<K, V, E, Fut> Future for Lead<'_, K, V, E, Fut>
+where
+    K: Hash + Eq + Send + 'static,
+    V: Send + Sync + 'static,
+    E: Send + Sync + 'static,
+    Fut: Future<Output = Result<V, E>> + Send + 'static,
+{
+    type Output = Result<Shared<V, E>, TimedOut>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        let Some(work) = this.work.as_mut() else {
+            // Polled again after it settled.
+            return Poll::Ready(this.flight.result.get().cloned().ok_or(TimedOut));
+        };
+        // A panicking future is never polled again (it is dropped below),
+        // so nothing observes what the panic left half-changed.
+        let result = match catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
+            Ok(Poll::Pending) => {
+                let deadline = this.deadline;
+                let sleep = this
+                    .sleep
+                    .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+                // At the deadline the leader leaves; dropping it detaches
+                // the work.
+                return match sleep.as_mut().poll(cx) {
+                    Poll::Ready(()) => Poll::Ready(Err(TimedOut)),
+                    Poll::Pending => Poll::Pending,
+                };
+            }
+            Ok(Poll::Ready(r)) => r.map_err(Failure::Error),
+            Err(_) => Err(Failure::Panicked),
+        };
+        this.work = None;
+        let shared = Arc::new(result);
+        this.inner.settle(this.hash, &this.flight, shared.clone());
+        Poll::Ready(Ok(shared))
+    }
+}
+
+impl<K, V, E, Fut> Drop for Lead<'_, K, V, E, Fut>
+where
+    K: Hash + Eq + Send + 'static,
+    V: Send + Sync + 'static,
+    E: Send + Sync + 'static,
+    Fut: Future<Output = Result<V, E>> + Send + 'static,
+{
+    fn drop(&mut self) {
+        let Some(work) = self.work.take() else {
+            return;
+        };
+        // The leader left before the work was done: the work goes on in a
+        // task of its own, and settles the flight there.
+        let unsettled = Unsettled {
+            inner: self.inner.clone(),
+            hash: self.hash,
+            flight: Some(self.flight.clone()),
+        };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let result = match CatchUnwind(work).await {
+                    Ok(r) => r.map_err(Failure::Error),
+                    Err(()) => Err(Failure::Panicked),
+                };
+                unsettled.finish(Arc::new(result));
+            });
+        }
+        // Without a runtime `unsettled` is dropped here, and settles the
+        // flight as `Panicked`.
+    }
+}
+
+/// A detached flight not settled yet. Dropped before it is (its task
+/// dropped as the runtime shuts down, or no runtime to run it), it settles
+/// the flight as [`Failure::Panicked`]: no follower waits on a flight that
+/// nobody runs.
+struct Unsettled<K: Hash + Eq, V, E> {
+    inner: Arc<Inner<K, V, E>>,
+    hash: u64,
+    flight: Option<Arc<Flight<V, E>>>,
+}
+
+impl<K: Hash + Eq, V, E> Unsettled<K, V, E> {
+    fn finish(mut self, shared: Shared<V, E>) {
+        if let Some(flight) = self.flight.take() {
+            self.inner.settle(self.hash, &flight, shared);
+        }
+    }
+}
+
+impl<K: Hash + Eq, V, E> Drop for Unsettled<K, V, E> {
+    fn drop(&mut self) {
+        if let Some(flight) = self.flight.take() {
+            self.inner
+                .settle(self.hash, &flight, Arc::new(Err(Failure::Panicked)));
+        }
+    }
+}
+
+/// Counts a follower as attached until it returns or is dropped.
+struct Attached<'a, V, E>(&'a Flight<V, E>);
+
+impl<V, E> Drop for Attached<'_, V, E> {
+    fn drop(&mut self) {
+        // After the settle nothing reads the count: a woken follower leaves
+        // without writing to a line every other follower is reading.
+        if self.0.result.get().is_none() {
+            self.0.followers.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// A follower waits for `flight` (already counted in its `followers`) until
+/// `deadline`.
+async fn follow<V, E>(
+    flight: Arc<Flight<V, E>>,
+    deadline: Instant,
+) -> Result<Shared<V, E>, TimedOut> {
+    obs::count(obs::FOLLOWERS, "group");
+    let span = obs::Span::group("follower");
+    let _attached = Attached(&flight);
+    // Made before the result is checked: a settle after this point wakes it
+    // (tokio's `Notified` counts `notify_waiters` calls from its creation),
+    // and one before it has set the result already.
+    let notified = flight.notify.notified();
+    if let Some(shared) = flight.result.get() {
+        return observed(Ok(shared.clone()), &span);
+    }
+    let out = match tokio::time::timeout_at(deadline, notified).await {
+        // The result is set before the followers are woken.
+        Ok(()) => Ok(flight
+            .result
+            .get()
+            .cloned()
+            .unwrap_or_else(|| Arc::new(Err(Failure::Panicked)))),
+        // It may have landed as the deadline passed.
+        Err(_) => flight.result.get().cloned().ok_or(TimedOut),
+    };
+    observed(out, &span)
 }
 
 /// Records how a caller's wait ended on its span (and a timeout in the
@@ -242,50 +458,6 @@ fn observed<V, E>(
         }
     };
     span.record("outcome", outcome);
-    out
-}
-
-/// Ends `key`'s flight with `shared`, for whoever is attached now (the
-/// leader's own channel too).
-fn settle<K: Hash + Eq + Clone, V, E>(
-    state: &Mutex<State<K, V, E>>,
-    key: &K,
-    ticket: LeaderTicket,
-    own: oneshot::Sender<Shared<V, E>>,
-    shared: Shared<V, E>,
-) {
-    let mut st = state.lock().unwrap_or_else(PoisonError::into_inner);
-    // The core's table only decides who is attached; the value itself
-    // travels in `shared`.
-    let delivered = st.table.settle(key, ticket, Outcome::Degraded);
-    let senders: Vec<_> = match delivered {
-        Ok(settled) => settled
-            .deliveries
-            .into_iter()
-            .filter_map(|(w, _)| st.senders.remove(&w))
-            .collect(),
-        Err(_) => Vec::new(),
-    };
-    drop(st);
-    for s in senders {
-        let _ = s.send(shared.clone());
-    }
-    let _ = own.send(shared);
-}
-
-async fn wait<K: Hash + Eq + Clone, V, E>(
-    rx: oneshot::Receiver<Shared<V, E>>,
-    deadline: Instant,
-    guard: Attached<K, V, E>,
-) -> Result<Shared<V, E>, TimedOut> {
-    let out = match tokio::time::timeout_at(deadline, rx).await {
-        Ok(Ok(shared)) => Ok(shared),
-        // The work's task ended without a word: the runtime is shutting
-        // down. There is no value; say so rather than hang.
-        Ok(Err(_)) => Ok(Arc::new(Err(Failure::Panicked))),
-        Err(_) => Err(TimedOut),
-    };
-    drop(guard);
     out
 }
 

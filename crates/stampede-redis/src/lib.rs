@@ -15,10 +15,10 @@
 //! - [`obs`]: what the `tracing` and `metrics` features report (both off
 //!   by default).
 //!
-//! - [`group`]: an async singleflight group on tokio, built on the core's
-//!   flight table: one execution per key at a time, results shared as an
-//!   `Arc` with the waiters attached when it settles, each waiter bounded by
-//!   its own deadline, the work detached from every caller.
+//! - [`group`]: an async singleflight group on tokio: one execution per
+//!   key at a time, run inline by its leader and detached only if the
+//!   leader leaves first; results shared as an `Arc` with the waiters
+//!   attached when it settles, each waiter bounded by its own deadline.
 //!
 //! - [`claim`]: the claim on a real Redis, `SET NX PX` with an unguessable
 //!   token and a compare-and-delete release invoked by its script hash; and

@@ -191,3 +191,191 @@ async fn keys_are_independent() {
     }
     assert_eq!(runs.load(Ordering::SeqCst), 100);
 }
+
+// Every way a leader can fail to settle, each a test: the work runs in the
+// leader's own future until the leader leaves, and is handed to a task of
+// its own then.
+
+#[tokio::test(start_paused = true)]
+async fn a_leader_that_leaves_alone_still_finishes_its_work() {
+    let g: Group<u8, u64, ()> = Group::new();
+    let done = Arc::new(AtomicUsize::new(0));
+    let d = done.clone();
+    let r = g
+        .get_or_compute(
+            1,
+            Instant::now() + Duration::from_millis(10),
+            || async move {
+                sleep(Duration::from_millis(100)).await;
+                d.fetch_add(1, Ordering::SeqCst);
+                Ok(1)
+            },
+        )
+        .await;
+    assert_eq!(r, Err(TimedOut));
+    assert_eq!(g.in_flight(), 1, "the work goes on, detached");
+    sleep(Duration::from_millis(200)).await;
+    assert_eq!(done.load(Ordering::SeqCst), 1);
+    assert_eq!(g.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn detached_work_that_panics_answers_every_follower() {
+    let g: Group<u8, u64, ()> = Group::new();
+    let leader = {
+        let g = g.clone();
+        tokio::spawn(async move {
+            g.get_or_compute(1, far(), || async {
+                sleep(Duration::from_millis(100)).await;
+                if true {
+                    panic!("the detached work blew up");
+                }
+                Ok(5)
+            })
+            .await
+        })
+    };
+    sleep(Duration::from_millis(10)).await;
+    let mut followers = Vec::new();
+    for _ in 0..5 {
+        let g = g.clone();
+        followers.push(tokio::spawn(async move {
+            g.get_or_compute(1, far(), || async { Ok(0) }).await
+        }));
+    }
+    sleep(Duration::from_millis(10)).await;
+    leader.abort();
+    for f in followers {
+        assert_eq!(*f.await.unwrap().unwrap(), Err(Failure::Panicked));
+    }
+    assert_eq!(g.in_flight(), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_caller_dropped_before_its_first_poll_starts_nothing() {
+    let g: Group<u8, u64, ()> = Group::new();
+    let never = g.get_or_compute(1, far(), || async { Ok(1) });
+    drop(never);
+    assert_eq!(g.in_flight(), 0);
+}
+
+/// Polls `fut` once, inside the runtime it is called in.
+async fn poll_once<F: std::future::Future + Unpin>(fut: &mut F) {
+    std::future::poll_fn(|cx| {
+        let _ = std::pin::Pin::new(&mut *fut).poll(cx);
+        std::task::Poll::Ready(())
+    })
+    .await
+}
+
+#[test]
+fn a_leader_dropped_outside_any_runtime_settles_its_flight() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let g: Group<u8, u64, ()> = Group::new();
+    let (leader, follower) = rt.block_on(async {
+        let g2 = g.clone();
+        let mut leader = Box::pin(async move {
+            g2.get_or_compute(1, far(), || async {
+                sleep(Duration::from_secs(60)).await;
+                Ok(1)
+            })
+            .await
+        });
+        poll_once(&mut leader).await;
+        let g3 = g.clone();
+        let follower =
+            tokio::spawn(async move { g3.get_or_compute(1, far(), || async { Ok(0) }).await });
+        while g.waiting(&1) == 0 {
+            tokio::task::yield_now().await;
+        }
+        (leader, follower)
+    });
+    // No runtime here to take the work over: the flight settles at once.
+    drop(leader);
+    assert_eq!(g.in_flight(), 0);
+    let answered = rt.block_on(follower).unwrap().unwrap();
+    assert_eq!(*answered, Err(Failure::Panicked));
+}
+
+#[test]
+fn a_runtime_shut_down_under_detached_work_settles_its_flight() {
+    let g: Group<u8, u64, ()> = Group::new();
+    let first = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    first.block_on(async {
+        let r = g
+            .get_or_compute(1, Instant::now() + Duration::from_millis(1), || async {
+                sleep(Duration::from_secs(3600)).await;
+                Ok(1)
+            })
+            .await;
+        assert_eq!(r, Err(TimedOut));
+    });
+    assert_eq!(g.in_flight(), 1, "detached onto the first runtime");
+    drop(first);
+    assert_eq!(
+        g.in_flight(),
+        0,
+        "its task was dropped, and settled the flight"
+    );
+    let second = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let again = second.block_on(g.get_or_compute(1, far(), || async { Ok(2) }));
+    assert_eq!(*again.unwrap(), Ok(2));
+}
+
+#[tokio::test(start_paused = true)]
+async fn no_key_is_left_stuck_by_leaves_panics_errors_and_timeouts() {
+    let g: Group<u32, u32, u32> = Group::new();
+    let mut tasks = Vec::new();
+    for i in 0..2000u32 {
+        let g = g.clone();
+        let task = tokio::spawn(async move {
+            let deadline = Instant::now() + Duration::from_millis(u64::from(i % 7));
+            g.get_or_compute(i % 20, deadline, move || {
+                if i % 31 == 0 {
+                    panic!("the closure blew up");
+                }
+                async move {
+                    sleep(Duration::from_millis(u64::from(i % 5))).await;
+                    match i % 3 {
+                        0 => Ok(i),
+                        1 => Err(i),
+                        _ if i % 11 == 0 => panic!("the future blew up"),
+                        _ => Ok(i),
+                    }
+                }
+            })
+            .await
+        });
+        if i % 13 == 0 {
+            // Some callers leave at once, leaders among them.
+            tokio::task::yield_now().await;
+            task.abort();
+        } else {
+            tasks.push(task);
+        }
+        if i % 100 == 0 {
+            sleep(Duration::from_millis(1)).await;
+        }
+    }
+    for t in tasks {
+        // Every caller returns: a value, an error, a panic or its deadline.
+        t.await.unwrap().ok();
+    }
+    // The longest work is 4 ms of (paused) time.
+    sleep(Duration::from_secs(1)).await;
+    assert_eq!(g.in_flight(), 0, "no flight outlived its work");
+    for k in 0..20 {
+        let r = g.get_or_compute(k, far(), || async { Ok(7) }).await;
+        assert_eq!(*r.unwrap(), Ok(7), "key {k} leads a new flight");
+    }
+}
