@@ -1,7 +1,8 @@
 // The guided tour: a first visit lands on its first step; the whole tour
 // walks by keyboard and by click; at every step the number the step points
-// at is on screen, highlighted, and the simulation's (stampede-sim --url of
-// the step's own link, at the end of the run); deep links open their step;
+// at reads as pending, never 0, until its event has happened, and at the
+// end it is on screen, highlighted, and the simulation's (stampede-sim --url
+// of the step's own link); the holder-crash step stops mid-stall; deep links open their step;
 // the sandbox is one click away and keeps the scenario. Screenshots of a
 // step at each level, desktop and phone.
 import { execFileSync } from "node:child_process";
@@ -11,8 +12,8 @@ import { control, root, spec } from "./lib/harness.mjs";
 const cli = path.join(root, "target", "debug", "stampede-sim");
 const simAt = (query) => JSON.parse(execFileSync(cli, ["--url", query, "--json"], { encoding: "utf8" }));
 
-// A counter as the words write it (the core's lesson::shown): 8,000 and 56.3 ms.
-const shown = (metric, v) => (metric.endsWith("_ms") ? `${Number(v).toFixed(1)} ms` : Number(v).toLocaleString("en-US"));
+// A counter as the words write it (the core's lesson::shown): 8000 and 56.319 ms.
+const shown = (metric, v) => (metric.endsWith("_ms") ? `${Number.isInteger(v) ? v.toFixed(1) : v} ms` : String(v));
 
 const stepName = (page) => page.locator("[data-tour-step]").getAttribute("data-tour-step");
 
@@ -24,8 +25,15 @@ async function checkStep(t, want) {
   const number = page.locator(".tour-number");
   const metric = await number.getAttribute("data-metric");
   if ((await number.getAttribute("data-highlight")) === null) throw new Error(`${want}: the number is not highlighted`);
+  // While the run plays, the number never states a 0 the end contradicts:
+  // until its event has happened it reads as pending.
+  for (let i = 0; i < 5; i++) {
+    const [text, pending] = await number.evaluate((el) => [el.textContent.trim(), el.dataset.pending]);
+    if (text === "0") throw new Error(`${want}: the number reads 0 mid-run`);
+    if ((text === "…") !== (pending === "1")) throw new Error(`${want}: "${text}" with data-pending=${pending}`);
+    await page.waitForTimeout(40);
+  }
   // The run to its end (End), then the number must be the simulation's.
-  await page.waitForTimeout(150);
   const query = new URL(page.url()).search;
   await page.keyboard.press("End");
   const want_value = shown(metric, simAt(query)[metric]);
@@ -85,6 +93,24 @@ await spec("tour", async (t) => {
     throw new Error(`the walk went ${names.join(", ")}`);
   }
   t.ok(`walked all ${names.length} steps by arrows, Page Down and clicks`);
+
+  // The holder-crash step plays to the middle of the stall and stops there,
+  // with callers given up and the dead holder's claim still held.
+  await page.goto(`${process.env.E2E_URL}#tour/deeper/10`, { waitUntil: "load" });
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
+  await t.untilEnd(60_000);
+  const stopped = await page.evaluate(() => ({
+    clock: document.querySelector('[data-control="timeline"]')?.value,
+    number: document.querySelector(".tour-number")?.textContent.trim(),
+    lesson: document.querySelector("[data-lesson]")?.textContent.trim(),
+  }));
+  if (!(Number(stopped.number) > 0) || !stopped.lesson.includes("have given up so far")) {
+    throw new Error(`the holder-crash step stopped at ${JSON.stringify(stopped)}`);
+  }
+  await t.shot("tour-holder-crash-paused.png");
+  t.ok(`the holder-crash step stops mid-stall: ${stopped.number} callers given up, "${stopped.lesson.slice(0, 60)}…"`);
+  await page.goto(`${process.env.E2E_URL}#tour/${names.at(-1)}`, { waitUntil: "load" });
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
 
   // Back: by key and by click.
   await page.keyboard.press("PageUp");

@@ -12,7 +12,6 @@
 //! The page and `stampede-sim --json` call the same [`lesson`], so the
 //! sentence on screen and the CLI's agree word for word.
 
-use crate::metrics::one_decimal;
 use crate::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario, Workload, PRESETS};
 use crate::Report;
 
@@ -153,24 +152,17 @@ pub fn numbers_in(text: &str) -> Vec<String> {
     out
 }
 
-/// A count as the page writes it: `8,000`.
+/// A count as the page writes it everywhere, in its boxes and its words
+/// alike: `8000`.
 pub fn count(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    n.to_string()
 }
 
-/// A counter's value as a sentence writes it: a count with separators, a
-/// time with one decimal and its unit.
+/// A counter's value as a sentence writes it: as its box on the page
+/// does (`8000`, `56.319`), a time with its unit.
 pub fn shown(name: &str, v: f64) -> String {
     if name.ends_with("_ms") {
-        format!("{} ms", one_decimal(v))
+        format!("{} ms", crate::decimal::format_json(v))
     } else {
         count(v.max(0.0) as u64)
     }
@@ -220,7 +212,8 @@ struct Rule {
     base_only: bool,
     metric: fn(&Scenario) -> &'static str,
     watch: &'static str,
-    say: fn(&Scenario, &Report) -> String,
+    /// The words for the run so far (`ended`: the run is over).
+    say: fn(&Scenario, &Report, bool) -> String,
     needs: fn(&Scenario) -> Option<Needs>,
 }
 
@@ -236,7 +229,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "corrupted",
         watch: "Watch the followers: the first to get the shared result changes it in place.",
-        say: |_, r| {
+        say: |_, r, _| {
             if r.corrupted == 0 {
                 return "No request read a value another caller had changed in this run.".into();
             }
@@ -262,7 +255,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "remembered_failures",
         watch: "Watch for errors handed out after the origin has recovered.",
-        say: |_, r| {
+        say: |_, r, _| {
             if r.remembered_failures == 0 {
                 return "No failure was handed out again in this run.".into();
             }
@@ -300,7 +293,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "pinned",
         watch: "Watch the waiting threads: with no deadline, what frees them?",
-        say: |_, r| {
+        say: |_, r, _| {
             if r.pinned == 0 {
                 return "Every request ended in this run: nothing hung, so the missing deadline cost nothing yet.".into();
             }
@@ -332,7 +325,7 @@ const RULES: &[Rule] = &[
             }
         },
         watch: "Watch singleflight: its key never matches the cache key.",
-        say: |s, r| {
+        say: |s, r, _| {
             let what = if s.claim == ClaimMode::Off {
                 plural(r.recomputes, "recompute", "recomputes")
             } else {
@@ -357,10 +350,11 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "redis_errors",
         watch: "Every Redis command will fail: watch what the claim does about it.",
-        say: |s, r| {
+        say: |s, r, ended| {
             let errors = format!(
-                "All {} failed",
-                plural(r.redis_errors, "Redis command", "Redis commands")
+                "Every Redis command failed ({} {})",
+                count(r.redis_errors),
+                if ended { "in all" } else { "so far" }
             );
             let stale = if s.stale_ms > 0 {
                 " The stale copy lives in Redis too, so none could be served."
@@ -392,9 +386,14 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "timeouts",
         watch: "The first claim winner is about to die without releasing: watch who may refresh.",
-        say: |s, r| {
+        say: |s, r, ended| {
+            let (could, ran, gave) = if ended {
+                ("could", "ran", "gave up meanwhile")
+            } else {
+                ("can", "runs", "have given up so far")
+            };
             format!(
-                "The first claim winner died without releasing: nobody could refresh until its {} TTL ran out, and {} gave up meanwhile.",
+                "The first claim winner died without releasing: nobody {could} refresh until its {} TTL {ran} out, and {} {gave}.",
                 ms(s.claim_ttl_ms),
                 plural(r.timeouts, "caller", "callers")
             )
@@ -407,7 +406,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "timeouts",
         watch: "The origin will never answer: watch what frees the callers.",
-        say: |s, r| {
+        say: |s, r, _| {
             format!(
                 "The origin never answered: {} freed by a {} deadline. The {} origin timeout ends the wait on the call, not the call: it goes on at the origin, holding a connection, unless the origin cancels it.",
                 plural(r.timeouts, "caller was", "callers were"),
@@ -423,7 +422,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "errors",
         watch: "The origin is about to fail for a while: watch who gets the failure.",
-        say: |s, r| {
+        say: |s, r, _| {
             let errors = plural(r.errors, "request", "requests");
             if coalesces(s) {
                 format!(
@@ -448,7 +447,7 @@ const RULES: &[Rule] = &[
             }
         },
         watch: "Watch the writes: a slow recompute outlives its claim.",
-        say: |s, r| {
+        say: |s, r, _| {
             if s.fenced_writes {
                 return format!(
                     "Fenced writes: the store refused {} older than the one it held, and {} over a newer one.",
@@ -478,7 +477,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "overlapping_recomputes",
         watch: "Watch the claim's TTL run out while its holder is still recomputing.",
-        say: |s, r| {
+        say: |s, r, _| {
             format!(
                 "The {} claim expired under a {} recompute and another instance started the same one: {} overlapped one still running. {} refused: {} because another instance held the claim by then (a plain DEL would have freed it for a third), {} because it had simply expired.",
                 ms(s.claim_ttl_ms),
@@ -503,7 +502,7 @@ const RULES: &[Rule] = &[
             }
         },
         watch: "The cache is empty: watch how many recomputes reach the origin at once.",
-        say: |s, r| {
+        say: |s, r, _| {
             let asked = format!(
                 "After a restart, with {} and the cache empty",
                 plural(u64::from(s.keys), "key", "keys")
@@ -532,7 +531,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "stale_served",
         watch: "The hot key is stale: watch who waits for the refresh.",
-        say: |_, r| {
+        say: |_, r, _| {
             format!(
                 "{} of {} answered stale at once, and the claim guarded only the refresh behind them: {}, {} timed out.",
                 count(r.stale_served),
@@ -549,7 +548,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "misses",
         watch: "Watch the hot key near its expiry: do readers refresh it first?",
-        say: |s, r| {
+        say: |s, r, _| {
             let lock = if s.claim == ClaimMode::Off && r.overlapping_recomputes > 0 {
                 format!(
                     "; with no claim, {} overlapped another",
@@ -572,7 +571,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "origin_peak_concurrency",
         watch: "Keys written together: watch how many recomputes reach the origin at once.",
-        say: |s, r| {
+        say: |s, r, _| {
             let spread = if s.jitter > 0.0 {
                 format!(
                     "with each TTL spread by up to {} %",
@@ -600,7 +599,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "stale_served",
         watch: "The key is stale: watch what the claim's losers answer.",
-        say: |_, r| {
+        say: |_, r, _| {
             format!(
                 "{} answered at once with the stale value while the claim's winner refreshed it: {}.",
                 plural(r.stale_served, "request was", "requests were"),
@@ -615,12 +614,12 @@ const RULES: &[Rule] = &[
         base_only: true,
         metric: |_| "p99_ms",
         watch: "A cheap query: watch how long the slowest answers take.",
-        say: |s, r| {
+        say: |s, r, _| {
             format!(
-                "{} of a {} query and a p99 of {} ms. A claim's losers would poll every {} for the value instead; for a query this cheap the case for singleflight alone is simplicity and less Redis load.",
+                "{} of a {} query and a p99 of {}. A claim's losers would poll every {} for the value instead; for a query this cheap the case for singleflight alone is simplicity and less Redis load.",
                 plural(r.recomputes, "recompute", "recomputes"),
                 ms(s.recompute_ms),
-                one_decimal(r.p99_ms),
+                shown("p99_ms", r.p99_ms),
                 ms(s.poll_ms)
             )
         },
@@ -632,7 +631,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "claim_attempts",
         watch: "The claim is outside singleflight: watch Redis.",
-        say: |_, r| {
+        say: |_, r, _| {
             format!(
                 "{} for {}: with the claim outside singleflight every thread that missed asked Redis for the claim before its instance coalesced.",
                 plural(r.claim_attempts, "claim attempt", "claim attempts"),
@@ -647,7 +646,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "recomputes",
         watch: "Both layers are on: watch the origin.",
-        say: |_, r| {
+        say: |_, r, _| {
             format!(
                 "{} for {}: singleflight took each instance to one caller ({} at Redis), and the claim took the fleet to {}.",
                 plural(r.recomputes, "recompute", "recomputes"),
@@ -664,7 +663,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "recomputes",
         watch: "Singleflight alone: watch the origin.",
-        say: |s, r| {
+        say: |s, r, _| {
             let per = if r.recomputes == u64::from(s.instances) {
                 "one per instance"
             } else {
@@ -685,7 +684,7 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "recomputes",
         watch: "No protection: watch the origin.",
-        say: |s, r| {
+        say: |s, r, _| {
             let who = if r.recomputes == r.requests {
                 "every thread asked the origin itself".to_string()
             } else {
@@ -857,7 +856,7 @@ pub fn lesson(
         // that is no damage, whenever it lacks it.
         let needs = (rule.needs)(s).filter(|_| v == 0.0 || !p.damage);
         let sentence = if ended || (p.damage && v > 0.0) {
-            (rule.say)(s, r)
+            (rule.say)(s, r, ended)
         } else {
             rule.watch.to_string()
         };

@@ -581,6 +581,87 @@ mod tests {
         }
     }
 
+    fn step_titled(title: &str) -> &'static Step {
+        STEPS.iter().find(|s| s.title == title).unwrap()
+    }
+
+    /// The audit's corrections, as the tour words them.
+    #[test]
+    fn the_tour_says_what_the_audit_corrected() {
+        let all: String = STEPS.iter().map(|s| s.text).collect::<Vec<_>>().join(" ");
+        // A claim TTL is sized against the origin timeout, not the p99.
+        assert!(!all.contains("p99 recompute"));
+        assert!(step_titled("The claim's TTL against the slowest recompute")
+            .text
+            .contains("above the origin timeout plus the write"));
+        // Refused releases are of two kinds; a plain DEL harms only one.
+        let release = step_titled("Release with the token you claimed with").text;
+        assert!(release.contains("{releases_refused_expired} found the claim already expired"));
+        assert!(release.contains("{releases_refused_taken} found another office holding it"));
+        // The origin timeout bounds the wait, not the call.
+        assert!(step_titled("Every wait has its own deadline")
+            .text
+            .contains("it bounds the wait, not the call"));
+        // Layering saves claims, not the GETs.
+        assert!(step_titled("Two multipliers, two layers")
+            .text
+            .contains("Every thread still GETs the value first"));
+        // Duplicate work is instances x threads only within one recompute.
+        assert!(all.contains("When every thread misses within one recompute"));
+        // Fail open needs fail fast; swr's copy goes down with Redis.
+        assert!(step_titled("Redis is down: fail open")
+            .text
+            .contains("That needs Redis to fail fast"));
+        assert!(
+            step_titled("Stale-while-revalidate: nobody waits on a lock")
+                .text
+                .contains("with Redis down there is none to serve")
+        );
+        // A cold cache: little to coalesce on equal keys, both on skewed ones.
+        assert!(step_titled("A cold cache: little to coalesce")
+            .text
+            .contains("do both"));
+        // The cheap query's cost of a claim is the poll, not a round trip.
+        assert!(step_titled("When singleflight alone is enough")
+            .text
+            .contains("{poll_ms} poll"));
+        // Fills without a lock race too.
+        assert!(
+            step_titled("A lock with a TTL guards efficiency, not correctness")
+                .text
+                .contains("Fills without any lock race the same way")
+        );
+    }
+
+    /// What the corrected words claim holds in the runs.
+    #[test]
+    fn the_corrections_hold_in_the_runs() {
+        let run = |q: &str| {
+            let (s, seed) = scenario_of(q);
+            Fleet::new(&s, seed).run()
+        };
+        let card = run("preset=burst");
+        assert!(
+            card.redis_round_trips > card.requests,
+            "every thread GETs first: {card:?}"
+        );
+        let short = run("preset=short-ttl");
+        assert!(short.releases_refused_expired > 0 && short.releases_refused_taken > 0);
+        let late = run("preset=late-writer&c=off");
+        assert!(
+            late.stale_overwrites > 0,
+            "fills without a lock overwrite too"
+        );
+        let swr_down = run("preset=swr&rd=1");
+        assert_eq!(swr_down.stale_served, 0);
+        let spread = run("preset=naive&sp=5000");
+        assert!(
+            spread.recomputes < spread.requests / 10,
+            "a spread burst: {}",
+            spread.recomputes
+        );
+    }
+
     #[test]
     fn fill_reads_counters_knobs_and_the_contrast() {
         let s = Scenario::default();
@@ -595,7 +676,7 @@ mod tests {
                 &r,
                 None
             ),
-            "8,000 of 40 at 1,000 ms, …, {nope}"
+            "8000 of 40 at 1000 ms, …, {nope}"
         );
         let t = Report {
             recomputes: 1,
