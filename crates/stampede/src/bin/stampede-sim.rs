@@ -441,16 +441,11 @@ fn run(args: &[String]) -> Result<String, Exit> {
             }
             f if f.starts_with("--") => {
                 let knob = f[2..].replace('-', "_");
-                let knob = match knob.as_str() {
-                    "redis_error" | "singleflight" | "claim" | "loser" | "workload" | "jitter"
-                    | "fail_rate" | "xfetch_beta" => knob,
-                    k if scenario::U32_BOUNDS.iter().any(|(n, _, _)| *n == k)
-                        || k == "think_ms" =>
-                    {
-                        knob
-                    }
-                    _ => return Err(Exit::Bad(format!("unknown flag '{f}'"))),
-                };
+                // Every knob is a flag by its name (pitfalls come one at a
+                // time through --pitfall).
+                if knob == "pitfalls" || !scenario::knob_names().any(|k| k == knob) {
+                    return Err(Exit::Bad(format!("unknown flag '{f}'")));
+                }
                 let v = value(f)?;
                 s.set(&knob, &v)
                     .map_err(|e| Exit::Bad(format!("{f}: {e}")))?;
