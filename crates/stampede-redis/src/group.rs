@@ -74,29 +74,24 @@ pub type Shared<V, E> = Arc<Result<V, Failure<E>>>;
 pub struct TimedOut;
 
 /// One execution and the callers waiting on it.
+///
+/// Laid out so that what woken followers read (the result) shares no cache
+/// line with what is written while they are woken (the `Arc`'s count just
+/// before this struct, as each follower lets go of the flight; the wake-up
+/// list, as it is drained): a line of padding on each side of the result,
+/// rather than an alignment, which would make the allocation slower.
+#[repr(C)]
 struct Flight<V, E> {
-    /// Set once, before the followers are woken. On a cache line of its
-    /// own: every woken follower reads it while the others write the
-    /// flight's reference count, two lines away.
-    result: Aligned<OnceLock<Shared<V, E>>>,
+    _before: [u8; 64],
+    /// Set once, before the followers are woken.
+    result: OnceLock<Shared<V, E>>,
+    _after: [u8; 64],
     /// The followers' wake-up list.
     notify: Notify,
     /// Followers attached now: each joins under its shard's lock and leaves
     /// when it returns or is dropped (uncounted once the result is out:
     /// nothing reads the count after the settle).
-    followers: Aligned<AtomicUsize>,
-}
-
-/// A value on a cache line of its own.
-#[repr(align(64))]
-struct Aligned<T>(T);
-
-impl<T> std::ops::Deref for Aligned<T> {
-    type Target = T;
-
-    fn deref(&self) -> &T {
-        &self.0
-    }
+    followers: AtomicUsize,
 }
 
 /// The running flights of one shard, by key.
@@ -219,9 +214,11 @@ where
                 }
                 None => {
                     let flight = Arc::new(Flight {
-                        result: Aligned(OnceLock::new()),
+                        _before: [0; 64],
+                        result: OnceLock::new(),
+                        _after: [0; 64],
                         notify: Notify::new(),
-                        followers: Aligned(AtomicUsize::new(0)),
+                        followers: AtomicUsize::new(0),
                     });
                     table.insert_unique(hash, (key, flight.clone()), |(k, _)| inner.hash(k));
                     Ok(flight)
