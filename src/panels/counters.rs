@@ -33,7 +33,7 @@ pub const HEADLINE: [Counter; 6] = [
 ];
 
 /// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 34] = [
+const LABELS: [(&str, &str); 38] = [
     ("requests", "requests"),
     ("hits", "cache hits"),
     ("stale_served", "stale served"),
@@ -52,6 +52,10 @@ const LABELS: [(&str, &str); 34] = [
     ("releases_refused_expired", "refused: claim expired"),
     ("releases_refused_taken", "refused: claim taken"),
     ("redis_errors", "Redis errors"),
+    ("redis_skipped", "Redis commands skipped (breaker)"),
+    ("redis_queue_peak", "Redis queue peak"),
+    ("redis_p99_ms", "Redis round trip p99 ms"),
+    ("local_hits", "local copy hits"),
     ("values_written", "values written"),
     ("stale_overwrites", "older value written last"),
     ("writes_refused", "fenced writes refused"),

@@ -64,6 +64,7 @@ pub const GROUPS: [Group; 6] = [
             knob("spread_ms", "Burst spread ms", "The burst's requests all arrive within this window.", Count),
             knob("duration_ms", "Duration ms", "How long steady traffic runs.", Count),
             knob("think_ms", "Think time ms", "Steady traffic: mean pause between one thread's requests.", Count),
+            knob("key_skew", "Key skew (Zipf)", "Steady and cold traffic: Zipf skew of key popularity (0 = the workload's own; 1: a few keys hot).", Kind::Beta),
         ],
     },
     Group {
@@ -80,6 +81,8 @@ pub const GROUPS: [Group; 6] = [
             knob("fenced_writes", "Fenced writes", "A claim win takes a rising number; the cache refuses a write older than the one it holds.", Switch),
             knob("poll_ms", "Poll every ms", "How often a waiting loser looks for the value and whether the claim came free.", Count),
             knob("rtt_ms", "Redis round trip ms", "Time for one command to reach Redis and answer.", Count),
+            knob("redis_ops_per_ms", "Redis commands per ms", "Redis serves commands one at a time at this rate; beyond it they queue (0 = unlimited).", Count),
+            knob("local_cache_ms", "Local copy ms", "Each instance answers reads from its own copy of a value this long: no round trip (0 = off).", Count),
             knob("negative_ttl_ms", "Negative cache ms", "Cache a failure this long so retries back off (0 = off).", Count),
             knob("admission", "Admission limit", "Recomputes one instance may run at once (0 = no limit).", Count),
             knob("admission_wait_ms", "Admission queue ms", "A recompute waits this long for a permit, then answers degraded.", Count),
@@ -105,7 +108,10 @@ pub const GROUPS: [Group; 6] = [
         title: "Faults",
         open: false,
         knobs: &[
-            knob("redis_down", "Redis down", "Every Redis command errors for the whole run.", Switch),
+            knob("redis_down", "Redis down", "Redis is unreachable for the whole run.", Switch),
+            knob("redis_outage", "A down Redis", "Errors at once (connection refused), or hangs until the client's timeout (a partition).", Kind::Choice(&[("error", "errors at once"), ("hang", "hangs")])),
+            knob("redis_timeout_ms", "Redis client timeout ms", "A command to a Redis that hangs fails after this long.", Count),
+            knob("redis_breaker_ms", "Redis breaker ms", "After a Redis error or timeout an instance stops asking Redis this long (0 = no breaker).", Count),
             knob("holder_crash", "Claim holder crashes", "The first claim winner dies without releasing it.", Switch),
         ],
     },
@@ -273,11 +279,12 @@ pub(crate) fn build_knob(
             let (min, max, step) = if knob.kind == Kind::Fraction {
                 ("0".to_string(), "1".to_string(), "0.05")
             } else if knob.kind == Kind::Beta {
-                (
-                    "0".to_string(),
-                    stampede::decimal::format(stampede::scenario::XFETCH_BETA_MAX),
-                    "0.1",
-                )
+                let max = if knob.name == "key_skew" {
+                    stampede::scenario::KEY_SKEW_MAX
+                } else {
+                    stampede::scenario::XFETCH_BETA_MAX
+                };
+                ("0".to_string(), stampede::decimal::format(max), "0.1")
             } else {
                 let (lo, hi) = knob_bounds(knob.name);
                 (lo.to_string(), hi.to_string(), "1")

@@ -12,7 +12,9 @@
 //! The page and `stampede-sim --json` call the same [`lesson`], so the
 //! sentence on screen and the CLI's agree word for word.
 
-use crate::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario, Workload, PRESETS};
+use crate::scenario::{
+    ClaimMode, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload, PRESETS,
+};
 use crate::Report;
 
 /// What proves the running scenario's lesson, before any run: its counter
@@ -345,6 +347,45 @@ const RULES: &[Rule] = &[
         },
     },
     Rule {
+        name: "redis-hang",
+        fits: |s| s.redis_down && s.redis_outage == RedisOutage::Hang,
+        base_only: false,
+        metric: |_| "timeouts",
+        watch: "Redis will hang: watch how long each command waits.",
+        say: |s, r, _| {
+            let mut out = format!(
+                "Redis hung, and each command waited out the {} client timeout: {} timed out and {} ran.",
+                ms(s.redis_timeout_ms),
+                plural(r.timeouts, "caller", "callers"),
+                plural(r.recomputes, "recompute", "recomputes")
+            );
+            if s.redis_breaker_ms > 0 {
+                out.push_str(&format!(
+                    " After a timeout each instance's breaker stayed open for {} and answered at once: {} not sent at all.",
+                    ms(s.redis_breaker_ms),
+                    plural(r.redis_skipped, "command was", "commands were")
+                ));
+            }
+            let policy = match s.redis_error {
+                RedisErrorPolicy::Open => "open",
+                RedisErrorPolicy::Closed => "closed",
+            };
+            if s.redis_timeout_ms >= s.deadline_ms {
+                out.push_str(&format!(
+                    " A timeout no shorter than the callers' {} deadline leaves failing {policy} nothing to act on: fail open needs fail fast.",
+                    ms(s.deadline_ms)
+                ));
+            } else {
+                out.push_str(&format!(
+                    " With the timeout inside the callers' {} deadline, failing {policy} acts in time.",
+                    ms(s.deadline_ms)
+                ));
+            }
+            out
+        },
+        needs: no_needs,
+    },
+    Rule {
         name: "redis-down",
         fits: |s| s.redis_down,
         base_only: false,
@@ -436,6 +477,32 @@ const RULES: &[Rule] = &[
         needs: no_needs,
     },
     Rule {
+        name: "hot-key",
+        fits: |s| s.redis_ops_per_ms > 0,
+        base_only: false,
+        metric: |_| "p99_ms",
+        watch: "Every read is a command on one Redis: watch its queue.",
+        say: |s, r, _| {
+            let mut out = format!(
+                "{} against a Redis serving {} commands a millisecond: up to {} queued there, a command's p99 was {} and a request's {}.",
+                plural(r.requests, "request", "requests"),
+                count(u64::from(s.redis_ops_per_ms)),
+                count(r.redis_queue_peak),
+                shown("redis_p99_ms", r.redis_p99_ms),
+                shown("p99_ms", r.p99_ms)
+            );
+            if s.local_cache_ms > 0 {
+                out.push_str(&format!(
+                    " Each instance's {} local copy answered {} with no round trip.",
+                    ms(s.local_cache_ms),
+                    plural(r.local_hits, "read", "reads")
+                ));
+            }
+            out
+        },
+        needs: no_needs,
+    },
+    Rule {
         name: "late-writer",
         fits: |s| s.workload == Workload::Steady,
         base_only: true,
@@ -486,6 +553,46 @@ const RULES: &[Rule] = &[
                 plural(r.releases_refused, "release was", "releases were"),
                 count(r.releases_refused_taken),
                 count(r.releases_refused_expired)
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "cold-skew",
+        fits: |s| s.workload == Workload::Cold && s.key_skew > 0.0,
+        base_only: false,
+        metric: |s| {
+            if s.admission > 0 {
+                "admission_shed"
+            } else {
+                "recomputes"
+            }
+        },
+        watch: "The cache is empty and a few keys are hot: watch the origin.",
+        say: |s, r, _| {
+            let merged = if coalesces(s) || s.claim != ClaimMode::Off {
+                "coalescing merged the requests that shared a hot key"
+            } else {
+                "with no coalescing every request for a hot key recomputed it"
+            };
+            let bound = if s.admission > 0 {
+                format!(
+                    "admission ({} per instance) shed {}",
+                    count(u64::from(s.admission)),
+                    plural(r.admission_shed, "recompute", "recomputes")
+                )
+            } else {
+                format!(
+                    "up to {} ran at the origin at once",
+                    count(r.origin_peak_concurrency)
+                )
+            };
+            format!(
+                "After a restart, {} for {} with skew {}: {} ran; {merged}, and {bound}.",
+                plural(r.requests, "request", "requests"),
+                plural(u64::from(s.keys), "key", "keys"),
+                s.get("key_skew").unwrap_or_default(),
+                plural(r.recomputes, "recompute", "recomputes")
             )
         },
         needs: no_needs,

@@ -193,6 +193,15 @@ report! {
     releases_refused_taken: u64,
     redis_round_trips: u64,
     redis_errors: u64,
+    /// Commands an instance did not send: its breaker was open after a
+    /// Redis error or timeout, so the error applied at once.
+    redis_skipped: u64,
+    /// The most commands waiting at Redis at once (0 with unlimited
+    /// throughput).
+    redis_queue_peak: u64,
+    /// Reads answered from the instance's own copy of the value, with no
+    /// round trip.
+    local_hits: u64,
     /// Values written to the cache.
     values_written: u64,
     /// Writes that put an older value over a newer one (a late writer).
@@ -212,6 +221,8 @@ report! {
     handovers: u64,
     p50_ms: f64,
     p99_ms: f64,
+    /// A Redis command's round trip, queue included (p99).
+    redis_p99_ms: f64,
     max_ms: f64,
     max_wait_ms: f64,
     /// Virtual time of the last event that changed anything.
@@ -304,8 +315,8 @@ pub fn better(name: &str) -> Option<Better> {
     }
 }
 
-const HIGHER_IS_BETTER: [&str; 1] = ["hits"];
-const LOWER_IS_BETTER: [&str; 27] = [
+const HIGHER_IS_BETTER: [&str; 2] = ["hits", "local_hits"];
+const LOWER_IS_BETTER: [&str; 29] = [
     "recomputes",
     "stale_overwrites",
     "misses",
@@ -319,6 +330,8 @@ const LOWER_IS_BETTER: [&str; 27] = [
     "releases_refused_taken",
     "redis_round_trips",
     "redis_errors",
+    "redis_queue_peak",
+    "redis_p99_ms",
     "remembered_failures",
     "corrupted",
     "crashed",

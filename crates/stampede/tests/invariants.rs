@@ -4,7 +4,9 @@
 //! (remembered failures, pinned threads, no coalescing, corrupted answers).
 
 use proptest::prelude::*;
-use stampede::scenario::{ClaimMode, LoserPolicy, Pitfalls, RedisErrorPolicy, Scenario, Workload};
+use stampede::scenario::{
+    ClaimMode, LoserPolicy, Pitfalls, RedisErrorPolicy, RedisOutage, Scenario, Workload,
+};
 use stampede::sim::{EventKind, Fleet};
 
 fn workload() -> impl Strategy<Value = Workload> {
@@ -49,6 +51,8 @@ prop_compose! {
         (poll_ms, spread_ms, duration_ms, think_ms) in (5u32..100, 0u32..50, 100u32..2000, 10u32..400),
         pitfalls in pitfalls(),
         (origin_timeout_ms, admission_wait_ms, xfetch_beta, fenced_writes) in (1u32..2000, prop_oneof![Just(0u32), 1u32..300], prop_oneof![Just(0.0f64), 0.0f64..3.0], any::<bool>()),
+        (hangs, redis_timeout_ms, redis_breaker_ms, redis_ops_per_ms) in (any::<bool>(), 1u32..300, prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0u32), 1u32..50]),
+        (local_cache_ms, key_skew) in (prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0.0f64), 0.0f64..2.0]),
     ) -> Scenario {
         Scenario {
             instances, threads, keys, workload, singleflight, claim, loser,
@@ -58,6 +62,8 @@ prop_compose! {
             admission_wait_ms, negative_ttl_ms, fail_rate,
             origin_outage_ms, hang, redis_down, holder_crash, pitfalls, poll_ms, spread_ms,
             duration_ms, think_ms,
+            redis_outage: if hangs { RedisOutage::Hang } else { RedisOutage::Error },
+            redis_timeout_ms, redis_breaker_ms, redis_ops_per_ms, local_cache_ms, key_skew,
         }
     }
 }
@@ -367,6 +373,11 @@ proptest! {
             value_ttl_ms: 40 * recompute_ms,
             duration_ms: 200 * recompute_ms,
             jitter: 0.0,
+            // Early refresh works on reads of Redis: a local copy answers
+            // without looking at the expiry, and a queue at Redis makes
+            // every read slower than the early window.
+            local_cache_ms: 0,
+            redis_ops_per_ms: 0,
             stale_ms: 0,
             stale_while_revalidate: false,
             origin_capacity: 1_000,
@@ -482,4 +493,28 @@ fn numbers_in_reads_what_a_sentence_writes() {
         stampede::lesson::numbers_in("8,000 claim attempts, a p99 of 56.3 ms, 30 % and 1."),
         ["8,000", "56.3", "30", "1"]
     );
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// Redis's queue: a round trip is never faster than rtt (the queue
+    /// only adds), the queue is empty at unlimited throughput, and a
+    /// breaker never skips a command while Redis is up.
+    #[test]
+    fn redis_round_trips_are_never_faster_than_rtt(s in scenario(), seed in any::<u64>()) {
+        let r = Fleet::new(&s, seed).run();
+        if !s.redis_down && r.redis_round_trips > 0 {
+            prop_assert!(r.redis_p99_ms >= f64::from(s.rtt_ms), "{:?}", r);
+        }
+        if s.redis_ops_per_ms == 0 {
+            prop_assert_eq!(r.redis_queue_peak, 0);
+        }
+        if !s.redis_down || s.redis_breaker_ms == 0 {
+            prop_assert_eq!(r.redis_skipped, 0);
+        }
+        if s.local_cache_ms == 0 {
+            prop_assert_eq!(r.local_hits, 0);
+        }
+    }
 }

@@ -26,7 +26,7 @@ fn p(name: &str) -> Scenario {
 }
 
 /// Presets whose lesson a test below checks; a new preset must join it.
-const CHECKED: [&str; 16] = [
+const CHECKED: [&str; 19] = [
     "burst",
     "naive",
     "singleflight",
@@ -43,6 +43,9 @@ const CHECKED: [&str; 16] = [
     "xfetch",
     "late-writer",
     "cheap",
+    "redis-hang",
+    "hot-key",
+    "cold-skew",
 ];
 
 #[test]
@@ -986,4 +989,130 @@ fn preset_words_state_only_their_knobs() {
             c.name
         );
     }
+}
+
+/// redis-hang: "A Redis that hangs holds every command for the client's
+/// timeout: with a long one, failing open still times everyone out. A short
+/// timeout and a breaker let the refresh go on."
+#[test]
+fn a_hanging_redis_needs_a_short_timeout_and_a_breaker() {
+    each_seed(|seed| {
+        let long = run(&p("redis-hang"), seed);
+        assert_eq!(long.timeouts, long.requests, "{long:?}");
+        assert_eq!(long.recomputes, 0);
+        // The same outage as errors at once: failing open refreshes.
+        let fast = run(
+            &Scenario {
+                redis_outage: stampede::scenario::RedisOutage::Error,
+                ..p("redis-hang")
+            },
+            seed,
+        );
+        assert!(fast.timeouts * 20 <= fast.requests, "{fast:?}");
+        let short = Scenario {
+            redis_timeout_ms: 30,
+            ..p("redis-hang")
+        };
+        let no_breaker = run(&short, seed);
+        let breaker = run(
+            &Scenario {
+                redis_breaker_ms: 5000,
+                ..short
+            },
+            seed,
+        );
+        // At most the origin's own slow tail (a 2-4x recompute) is late.
+        for r in [&no_breaker, &breaker] {
+            assert!(r.timeouts * 20 <= r.requests, "{r:?}");
+            assert!(r.recomputes >= 1);
+        }
+        assert_eq!(no_breaker.redis_skipped, 0);
+        assert!(breaker.redis_skipped > 0, "{breaker:?}");
+        assert!(
+            breaker.p50_ms < no_breaker.p50_ms,
+            "the breaker answers sooner"
+        );
+    });
+}
+
+/// hot-key: "Every read of one hot key is a command on one Redis: at its
+/// throughput the queue, not the origin, sets the latency. A short local
+/// copy in each instance brings it back."
+#[test]
+fn a_hot_key_queues_at_redis_and_a_local_copy_fixes_it() {
+    each_seed(|seed| {
+        let hot = run(&p("hot-key"), seed);
+        let unlimited = run(
+            &Scenario {
+                redis_ops_per_ms: 0,
+                ..p("hot-key")
+            },
+            seed,
+        );
+        let local = run(
+            &Scenario {
+                local_cache_ms: 100,
+                ..p("hot-key")
+            },
+            seed,
+        );
+        assert!(hot.redis_queue_peak > 100, "{hot:?}");
+        assert!(
+            hot.p99_ms > 50.0 * unlimited.p99_ms,
+            "{} vs {}",
+            hot.p99_ms,
+            unlimited.p99_ms
+        );
+        assert!(
+            local.p99_ms <= unlimited.p99_ms,
+            "{} vs {}",
+            local.p99_ms,
+            unlimited.p99_ms
+        );
+        assert!(local.redis_round_trips * 20 < hot.redis_round_trips);
+        assert!(local.local_hits > local.requests / 2);
+        // A round trip through the queue is never faster than rtt.
+        assert!(hot.redis_p99_ms >= p("hot-key").rtt_ms as f64);
+    });
+}
+
+/// cold-skew: "After a restart a few keys are hot: coalescing merges the
+/// requests that share them, and admission bounds the rest. Do both."
+#[test]
+fn a_skewed_cold_start_needs_coalescing_and_admission() {
+    let off = |s: Scenario| Scenario {
+        singleflight: false,
+        claim: ClaimMode::Off,
+        ..s
+    };
+    let unbounded = |s: Scenario| Scenario { admission: 0, ..s };
+    each_seed(|seed| {
+        // Equally popular keys: coalescing changes little.
+        let uniform = unbounded(p("cold"));
+        let (u_on, u_off) = (run(&uniform, seed), run(&off(uniform.clone()), seed));
+        assert!(
+            u_on.recomputes * 10 > u_off.recomputes * 8,
+            "{} vs {}",
+            u_on.recomputes,
+            u_off.recomputes
+        );
+        // Skewed keys: coalescing cuts the recomputes by a third or more...
+        let skewed = unbounded(p("cold-skew"));
+        let (s_on, s_off) = (run(&skewed, seed), run(&off(skewed.clone()), seed));
+        assert!(
+            s_on.recomputes * 3 < s_off.recomputes * 2,
+            "{} vs {}",
+            s_on.recomputes,
+            s_off.recomputes
+        );
+        // ...and with admission as well, far fewer requests are turned away.
+        let (a_on, a_off) = (run(&p("cold-skew"), seed), run(&off(p("cold-skew")), seed));
+        assert!(a_on.origin_peak_concurrency <= u64::from(10 * p("cold-skew").admission));
+        assert!(
+            a_on.degraded * 3 < a_off.degraded * 2,
+            "{} vs {}",
+            a_on.degraded,
+            a_off.degraded
+        );
+    });
 }

@@ -169,6 +169,32 @@ fn p_late_writer() -> Scenario {
         ..Scenario::default()
     }
 }
+fn p_redis_hang() -> Scenario {
+    Scenario {
+        redis_down: true,
+        redis_outage: RedisOutage::Hang,
+        redis_timeout_ms: 1500,
+        ..Scenario::default()
+    }
+}
+fn p_hot_key() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 50,
+        workload: Workload::Steady,
+        value_ttl_ms: 2000,
+        duration_ms: 5000,
+        think_ms: 10,
+        redis_ops_per_ms: 10,
+        ..Scenario::default()
+    }
+}
+fn p_cold_skew() -> Scenario {
+    Scenario {
+        key_skew: 1.0,
+        ..p_cold()
+    }
+}
 fn p_cheap() -> Scenario {
     Scenario {
         claim: ClaimMode::Off,
@@ -177,7 +203,7 @@ fn p_cheap() -> Scenario {
     }
 }
 
-pub const PRESETS: [Preset; 16] = [
+pub const PRESETS: [Preset; 19] = [
     Preset {
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
@@ -257,6 +283,30 @@ pub const PRESETS: [Preset; 16] = [
         proof: "redis_errors",
         turn: &["redis_error"],
         build: p_redis_down,
+    },
+    Preset {
+        name: "redis-hang",
+        title: "Redis hangs",
+        lesson: "A Redis that hangs holds every command for the client's timeout: with a long one, failing open still times everyone out. A short timeout and a breaker let the refresh go on.",
+        proof: "timeouts",
+        turn: &["redis_timeout_ms", "redis_breaker_ms", "redis_error"],
+        build: p_redis_hang,
+    },
+    Preset {
+        name: "hot-key",
+        title: "A hot key at Redis",
+        lesson: "Every read of one hot key is a command on one Redis: at its throughput the queue, not the origin, sets the latency. A short local copy in each instance brings it back.",
+        proof: "p99_ms",
+        turn: &["local_cache_ms", "redis_ops_per_ms"],
+        build: p_hot_key,
+    },
+    Preset {
+        name: "cold-skew",
+        title: "A cold cache, skewed keys",
+        lesson: "After a restart a few keys are hot: coalescing merges the requests that share them, and admission bounds the rest. Do both.",
+        proof: "admission_shed",
+        turn: &["singleflight", "claim", "admission"],
+        build: p_cold_skew,
     },
     Preset {
         name: "cold",

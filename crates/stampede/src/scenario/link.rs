@@ -4,7 +4,7 @@
 use super::*;
 
 /// Short URL keys for every knob, in the order they are written.
-const URL_KEYS: [(&str, &str); 33] = [
+const URL_KEYS: [(&str, &str); 39] = [
     ("i", "instances"),
     ("t", "threads"),
     ("k", "keys"),
@@ -33,6 +33,12 @@ const URL_KEYS: [(&str, &str); 33] = [
     ("hang", "hang"),
     ("rd", "redis_down"),
     ("hc", "holder_crash"),
+    ("ro", "redis_outage"),
+    ("rto", "redis_timeout_ms"),
+    ("rbk", "redis_breaker_ms"),
+    ("rops", "redis_ops_per_ms"),
+    ("l1", "local_cache_ms"),
+    ("zs", "key_skew"),
     ("pf", "pitfalls"),
     ("poll", "poll_ms"),
     ("sp", "spread_ms"),
@@ -67,6 +73,12 @@ fn loser_name(l: LoserPolicy) -> &'static str {
         LoserPolicy::Wait => "wait",
         LoserPolicy::Degrade => "degrade",
         LoserPolicy::Compute => "compute",
+    }
+}
+fn redis_outage_name(r: RedisOutage) -> &'static str {
+    match r {
+        RedisOutage::Error => "error",
+        RedisOutage::Hang => "hang",
     }
 }
 fn redis_error_name(r: RedisErrorPolicy) -> &'static str {
@@ -112,6 +124,13 @@ pub fn parse_redis_error(s: &str) -> Result<RedisErrorPolicy, String> {
         _ => Err(format!("'{}' is not open or closed", clip(s))),
     }
 }
+pub fn parse_redis_outage(s: &str) -> Result<RedisOutage, String> {
+    match s {
+        "error" => Ok(RedisOutage::Error),
+        "hang" => Ok(RedisOutage::Hang),
+        _ => Err(format!("'{}' is not error or hang", clip(s))),
+    }
+}
 pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s {
         "1" | "on" | "true" | "yes" => Ok(true),
@@ -152,6 +171,8 @@ impl Scenario {
             "claim" => self.claim = parse_claim(value)?,
             "loser" => self.loser = parse_loser(value)?,
             "redis_error" => self.redis_error = parse_redis_error(value)?,
+            "redis_outage" => self.redis_outage = parse_redis_outage(value)?,
+            "key_skew" => self.key_skew = parse_fraction(value)?,
             "jitter" => self.jitter = parse_fraction(value)?,
             "fail_rate" => self.fail_rate = parse_fraction(value)?,
             "xfetch_beta" => self.xfetch_beta = parse_fraction(value)?,
@@ -193,6 +214,8 @@ impl Scenario {
             "claim" => claim_name(self.claim).into(),
             "loser" => loser_name(self.loser).into(),
             "redis_error" => redis_error_name(self.redis_error).into(),
+            "redis_outage" => redis_outage_name(self.redis_outage).into(),
+            "key_skew" => fmt_f64(self.key_skew),
             "jitter" => fmt_f64(self.jitter),
             "fail_rate" => fmt_f64(self.fail_rate),
             "xfetch_beta" => fmt_f64(self.xfetch_beta),

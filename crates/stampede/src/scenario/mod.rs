@@ -70,6 +70,17 @@ pub enum RedisErrorPolicy {
     Closed,
 }
 
+/// What a Redis that is down does to a command sent to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RedisOutage {
+    /// An error one round trip later (a refused connection).
+    Error,
+    /// No answer: the client gives up after `redis_timeout_ms` (a network
+    /// partition, a paused or overloaded server).
+    Hang,
+}
+
 /// Deliberate mistakes, each a switch, so the page can show its damage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -186,6 +197,25 @@ pub struct Scenario {
     pub redis_down: bool,
     /// The first claim winner dies right after winning, without releasing.
     pub holder_crash: bool,
+    /// What a down Redis does to a command: errors at once, or hangs.
+    pub redis_outage: RedisOutage,
+    /// The Redis client's timeout: a command to a Redis that hangs fails
+    /// after this long.
+    pub redis_timeout_ms: u32,
+    /// After a Redis error or timeout an instance stops asking Redis for
+    /// this long and applies its `redis_error` policy at once (0 = no
+    /// breaker).
+    pub redis_breaker_ms: u32,
+    /// Redis serves commands one at a time at this rate (0 = unlimited):
+    /// a burst's commands queue, and a round trip is rtt plus the queue.
+    pub redis_ops_per_ms: u32,
+    /// An in-process copy of a value read from Redis, kept this long (0 =
+    /// off): a hit on it costs no round trip.
+    pub local_cache_ms: u32,
+    /// Key popularity for cold and steady traffic, as a Zipf exponent (0 =
+    /// the workload's own: uniform for a cold start, a fixed skew towards
+    /// key 0 for steady traffic).
+    pub key_skew: f64,
     pub pitfalls: Pitfalls,
     /// Losers that wait poll the cache this often.
     pub poll_ms: u32,
@@ -229,6 +259,13 @@ impl Default for Scenario {
             hang: false,
             redis_down: false,
             holder_crash: false,
+            redis_outage: RedisOutage::Error,
+            // The real driver's bound on a command.
+            redis_timeout_ms: 100,
+            redis_breaker_ms: 0,
+            redis_ops_per_ms: 0,
+            local_cache_ms: 0,
+            key_skew: 0.0,
             pitfalls: Pitfalls::default(),
             poll_ms: 50,
             spread_ms: 10,
@@ -263,6 +300,8 @@ impl Notice {
 /// The largest XFetch beta: at 10 a reader refreshes about ten recompute
 /// durations before expiry, already far past useful.
 pub const XFETCH_BETA_MAX: f64 = 10.0;
+/// The largest key skew: at 3 nearly every request is for key 0.
+pub const KEY_SKEW_MAX: f64 = 3.0;
 
 /// "1200 is more than allowed (1 to 1000); clamped to 1000", in words a
 /// visitor reads without knowing Rust's range syntax. A number too large to
@@ -278,7 +317,7 @@ pub fn clamped(was: u32, lo: u32, hi: u32, now: u32) -> String {
 }
 
 /// Inclusive bounds for every numeric knob: (name, min, max).
-pub const U32_BOUNDS: [(&str, u32, u32); 18] = [
+pub const U32_BOUNDS: [(&str, u32, u32); 22] = [
     ("instances", 1, 1000),
     ("threads", 1, 10_000),
     ("keys", 1, 1_000_000),
@@ -297,6 +336,10 @@ pub const U32_BOUNDS: [(&str, u32, u32); 18] = [
     ("poll_ms", 1, 60_000),
     ("spread_ms", 0, 60_000),
     ("duration_ms", 1, 3_600_000),
+    ("redis_timeout_ms", 1, 60_000),
+    ("redis_breaker_ms", 0, 600_000),
+    ("redis_ops_per_ms", 0, 1_000_000),
+    ("local_cache_ms", 0, 86_400_000),
 ];
 /// `think_ms` is validated on its own: 1..=600_000.
 const THINK_BOUNDS: (u32, u32) = (1, 600_000);
@@ -323,6 +366,10 @@ impl Scenario {
             "spread_ms" => &mut self.spread_ms,
             "duration_ms" => &mut self.duration_ms,
             "think_ms" => &mut self.think_ms,
+            "redis_timeout_ms" => &mut self.redis_timeout_ms,
+            "redis_breaker_ms" => &mut self.redis_breaker_ms,
+            "redis_ops_per_ms" => &mut self.redis_ops_per_ms,
+            "local_cache_ms" => &mut self.local_cache_ms,
             _ => return None,
         })
     }
@@ -356,29 +403,27 @@ impl Scenario {
                 ),
             ));
         }
-        let beta = self.xfetch_beta;
-        if !beta.is_finite() {
-            self.xfetch_beta = 0.0;
-            out.push(Notice::new(
-                "xfetch_beta",
-                "not a number; using 0".to_string(),
-            ));
-        } else if !(0.0..=XFETCH_BETA_MAX).contains(&beta) {
-            self.xfetch_beta = beta.clamp(0.0, XFETCH_BETA_MAX);
-            let side = if beta > XFETCH_BETA_MAX {
-                "more"
-            } else {
-                "less"
-            };
-            out.push(Notice::new(
-                "xfetch_beta",
-                format!(
-                    "{} is {side} than allowed (0 to {}); clamped to {}",
-                    fmt_f64(beta),
-                    fmt_f64(XFETCH_BETA_MAX),
-                    fmt_f64(self.xfetch_beta)
-                ),
-            ));
+        for (name, v, max) in [
+            ("xfetch_beta", &mut self.xfetch_beta, XFETCH_BETA_MAX),
+            ("key_skew", &mut self.key_skew, KEY_SKEW_MAX),
+        ] {
+            let was = *v;
+            if !was.is_finite() {
+                *v = 0.0;
+                out.push(Notice::new(name, "not a number; using 0".to_string()));
+            } else if !(0.0..=max).contains(&was) {
+                *v = was.clamp(0.0, max);
+                let side = if was > max { "more" } else { "less" };
+                out.push(Notice::new(
+                    name,
+                    format!(
+                        "{} is {side} than allowed (0 to {}); clamped to {}",
+                        fmt_f64(was),
+                        fmt_f64(max),
+                        fmt_f64(*v)
+                    ),
+                ));
+            }
         }
         for (name, v) in [
             ("jitter", &mut self.jitter),

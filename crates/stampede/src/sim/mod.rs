@@ -16,7 +16,14 @@
 //!
 //! Modelling choices worth knowing:
 //! - Redis applies a command when it is sent; the reply arrives one round
-//!   trip later. With Redis down every command errors after a round trip.
+//!   trip later, plus its wait in Redis's queue when Redis has a finite
+//!   throughput (`redis_ops_per_ms`: one command at a time, first come
+//!   first served). With Redis down every command errors after a round
+//!   trip, or, when it hangs, after the client's timeout; an instance's
+//!   breaker then answers its commands with the error at once, unsent.
+//! - An instance's local copy (`local_cache_ms`) is taken from a fresh
+//!   value a GET returned and answers that instance's reads until it ages
+//!   out, whatever Redis holds meanwhile.
 //! - A caller's deadline ends its wait, never work it started: a recompute
 //!   runs to its end (write, settle, release) after its caller has been
 //!   answered, as a detached task would. The thread stays with that work
@@ -42,7 +49,7 @@ use crate::read_path::{
     Activity, CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
 };
 use crate::rng::{Digest, FxHashMap, Rng};
-use crate::scenario::{Notice, Scenario, Workload};
+use crate::scenario::{Notice, RedisOutage, Scenario, Workload};
 
 /// What happened, for the page's pulses and counts and for the log hash.
 #[repr(u8)]
@@ -213,6 +220,15 @@ pub struct Fleet {
     admission: Vec<Admission>,
     claims: ClaimTable<u32>,
     cache: FxHashMap<u32, CacheEntry>,
+    /// Each instance's own copies of values read from Redis, and until when.
+    local: Vec<FxHashMap<u32, (Value, Micros)>>,
+    /// Each instance's breaker: open from, until (empty when `from >= until`).
+    breakers: Vec<(Micros, Micros)>,
+    /// When Redis finishes the last command it has queued.
+    redis_busy_until: Micros,
+    redis_latency: Histogram,
+    /// Key popularity as a cumulative distribution (empty: the workload's own).
+    zipf: Vec<f64>,
     versions: FxHashMap<u32, u32>,
     running_per_key: FxHashMap<u32, u32>,
     origin_running: u64,
@@ -288,6 +304,11 @@ impl Fleet {
                 .collect(),
             claims: ClaimTable::new(),
             cache: FxHashMap::default(),
+            local: (0..sc.instances).map(|_| FxHashMap::default()).collect(),
+            breakers: vec![(0, 0); sc.instances as usize],
+            redis_busy_until: 0,
+            redis_latency: Histogram::default(),
+            zipf: zipf_cdf(&sc),
             versions: FxHashMap::default(),
             running_per_key: FxHashMap::default(),
             origin_running: 0,
@@ -534,6 +555,7 @@ impl Fleet {
         r.pinned = self.unanswered.max(0) as u64;
         r.p50_ms = ms(self.latency.quantile(0.5));
         r.p99_ms = ms(self.latency.quantile(0.99));
+        r.redis_p99_ms = ms(self.redis_latency.quantile(0.99));
         r.max_ms = ms(self.latency.max());
         r.max_wait_ms = ms(self.max_wait);
         r.elapsed_ms = ms(self.last_activity);
@@ -629,6 +651,10 @@ impl Fleet {
         let sc = &self.scenario;
         let key = match sc.workload {
             Workload::Burst => 0,
+            Workload::Cold | Workload::Steady if !self.zipf.is_empty() => {
+                let u = self.rng.unit();
+                (self.zipf.partition_point(|c| *c <= u) as u32).min(sc.keys - 1)
+            }
             Workload::Cold => self.rng.below(sc.keys as u64) as u32,
             Workload::Steady => {
                 // Skewed towards low keys: key 0 is the hottest.
@@ -716,6 +742,31 @@ impl Fleet {
     fn rtt(&self) -> Micros {
         self.scenario.rtt_ms as Micros * US
     }
+
+    /// Redis is unreachable now.
+    pub(super) fn redis_down_now(&self) -> bool {
+        self.scenario.redis_down
+    }
+}
+
+/// Zipf popularity over the keys (key 0 the hottest) as a cumulative
+/// distribution, when the scenario asks for a skew its workload draws keys
+/// from; empty otherwise.
+fn zipf_cdf(sc: &Scenario) -> Vec<f64> {
+    if sc.key_skew <= 0.0 || sc.workload == Workload::Burst {
+        return Vec::new();
+    }
+    let mut acc = 0.0;
+    let mut cdf: Vec<f64> = (1..=sc.keys)
+        .map(|k| {
+            acc += (-sc.key_skew * f64::from(k).ln()).exp();
+            acc
+        })
+        .collect();
+    for c in &mut cdf {
+        *c /= acc;
+    }
+    cdf
 }
 
 mod build;

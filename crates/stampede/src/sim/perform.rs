@@ -7,22 +7,73 @@
 use super::*;
 
 impl Fleet {
-    pub(super) fn reply_later(&mut self, thread: u32, input: Input) {
-        let t = self.now + self.rtt();
+    /// Sends a command to Redis: its reply arrives a round trip later (plus
+    /// the queue at a Redis of finite throughput; after the client's timeout
+    /// at one that hangs). `Some` when the instance's breaker is open: the
+    /// command is not sent and its error applies at once.
+    pub(super) fn reply_later(&mut self, thread: u32, input: Input) -> Option<Input> {
+        let now = self.now;
+        let down = self.redis_down_now();
+        let inst = self.instance_of(thread);
+        if down {
+            let (from, until) = self.breakers[inst];
+            if from <= now && now < until {
+                self.r.redis_skipped += 1;
+                return Some(input);
+            }
+        }
+        let sc = &self.scenario;
+        let t = if down {
+            let wait = match sc.redis_outage {
+                RedisOutage::Error => self.rtt(),
+                RedisOutage::Hang => sc.redis_timeout_ms as Micros * US,
+            };
+            let at = now + wait;
+            if sc.redis_breaker_ms > 0 {
+                // The breaker opens when the failure is seen, not when sent.
+                let len = sc.redis_breaker_ms as Micros * US;
+                let b = &mut self.breakers[inst];
+                *b = if at <= b.1 {
+                    (b.0.min(at), b.1.max(at + len))
+                } else {
+                    (at, at + len)
+                };
+            }
+            at
+        } else if sc.redis_ops_per_ms > 0 {
+            // One command at a time, first come first served (at most one
+            // a microsecond: faster rates read as 1000 a millisecond).
+            let service = (US / sc.redis_ops_per_ms as Micros).max(1);
+            let start = self.redis_busy_until.max(now);
+            self.redis_busy_until = start + service;
+            let queued = (self.redis_busy_until - now) / service;
+            self.r.redis_queue_peak = self.r.redis_queue_peak.max(queued);
+            self.redis_busy_until + self.rtt()
+        } else {
+            now + self.rtt()
+        };
+        self.redis_latency.record(t - now);
         let wseq = self.slots[thread as usize].wseq;
         self.park(thread, Park::Reply);
-        self.seq += 1;
-        self.replies.push_back(Ev {
-            t,
-            seq: self.seq,
-            thread,
-            wseq,
-            kind: EvKind::Deliver(input),
-        });
+        if self.replies.back().is_none_or(|b| b.t <= t) {
+            self.seq += 1;
+            self.replies.push_back(Ev {
+                t,
+                seq: self.seq,
+                thread,
+                wseq,
+                kind: EvKind::Deliver(input),
+            });
+        } else {
+            // Out of order (a timeout beside quick replies): the heap, which
+            // merges with the replies by time, then by send order.
+            self.push(t, thread, wseq, EvKind::Deliver(input));
+        }
         self.r.redis_round_trips += 1;
-        if self.scenario.redis_down {
+        if down {
             self.r.redis_errors += 1;
         }
+        None
     }
 
     /// Runs the thread's machine until it blocks on something.
@@ -49,21 +100,33 @@ impl Fleet {
 
     /// Performs one step. `Some(input)` when the answer is immediate.
     pub(super) fn perform(&mut self, thread: u32, key: u32, step: Step) -> Option<Input> {
-        let down = self.scenario.redis_down;
+        let down = self.redis_down_now();
         let inst = self.instance_of(thread);
+        let l1 = self.scenario.local_cache_ms as Micros * US;
         match step {
             Step::CacheGet { key } => {
+                if let Some(&(v, until)) = self.local[inst].get(&key).filter(|_| l1 > 0) {
+                    if self.now < until {
+                        self.r.local_hits += 1;
+                        self.log(thread, EventKind::CacheGet, key, 2);
+                        return Some(Input::Cache(CacheReply::Fresh(v)));
+                    }
+                }
                 self.log(thread, EventKind::CacheGet, key, 0);
                 let reply = if down {
                     CacheReply::Error
                 } else {
                     self.cache_get(key)
                 };
+                if l1 > 0 {
+                    if let CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } = reply {
+                        self.local[inst].insert(key, (v, self.now + l1));
+                    }
+                }
                 if reply.is_miss() && self.slots[thread as usize].path.is_first_read() {
                     self.r.misses += 1;
                 }
-                self.reply_later(thread, Input::Cache(reply));
-                None
+                self.reply_later(thread, Input::Cache(reply))
             }
             Step::Poll { key } => {
                 self.log(thread, EventKind::Poll, key, 0);
@@ -73,8 +136,7 @@ impl Fleet {
                     let c = self.cache_get(key);
                     (c, self.claims.holder(&key, self.now).is_none())
                 };
-                self.reply_later(thread, Input::Polled { cache, claim_free });
-                None
+                self.reply_later(thread, Input::Polled { cache, claim_free })
             }
             Step::AbandonFlight { key: fk, ticket } => {
                 self.log(thread, EventKind::Handover, key, 0);
@@ -163,8 +225,7 @@ impl Fleet {
                     self.crash(thread);
                     return None;
                 }
-                self.reply_later(thread, Input::Claim(reply));
-                None
+                self.reply_later(thread, Input::Claim(reply))
             }
             Step::Release { key, token } => {
                 self.r.releases += 1;
@@ -184,8 +245,7 @@ impl Fleet {
                         }
                     }
                 }
-                self.reply_later(thread, Input::Ack);
-                None
+                self.reply_later(thread, Input::Ack)
             }
             Step::Admit { max_wait } => {
                 let a = &mut self.admission[inst];
@@ -254,8 +314,7 @@ impl Fleet {
                         },
                     );
                 }
-                self.reply_later(thread, Input::Ack);
-                None
+                self.reply_later(thread, Input::Ack)
             }
             Step::CacheSetNegative { key, ttl } => {
                 self.log(thread, EventKind::CacheSet, key, 1);
@@ -273,8 +332,7 @@ impl Fleet {
                     });
                     e.negative_until = now + ttl;
                 }
-                self.reply_later(thread, Input::Ack);
-                None
+                self.reply_later(thread, Input::Ack)
             }
             Step::Sleep { until } => {
                 let wseq = self.slots[thread as usize].wseq;
