@@ -9,6 +9,7 @@
 //!   comparisons (`scenario::catalogue`), the URL form (`scenario::link`).
 //! - [`lesson`]: what proves the running lesson, and its sentence.
 //! - [`tour`]: the guided tour as data, its words filled from the run.
+//! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
 //! - [`metrics`]: the counters and histograms everyone reports.
 //! - [`decimal`]: decimal text to and from `f64`, without the standard
 //!   library's general float code.
@@ -18,6 +19,7 @@
 
 pub mod claim;
 pub mod decimal;
+pub mod drill;
 pub mod flight;
 pub mod lesson;
 pub mod metrics;

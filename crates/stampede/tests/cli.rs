@@ -269,3 +269,101 @@ fn named_comparisons_run_both_designs() {
     );
     assert_eq!(sim(&["--comparison", "nope"]).0, 2);
 }
+
+/// `--list-drills`: one drill a line, its name first, then its title.
+#[test]
+fn drills_are_listed_one_a_line() {
+    let (code, out, _) = sim(&["--list-drills"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), stampede::drill::DRILLS.len());
+    for (line, d) in lines.iter().zip(stampede::drill::DRILLS) {
+        let (name, title) = line.split_once(' ').unwrap();
+        assert_eq!(name, d.name);
+        assert_eq!(title.trim(), d.title);
+    }
+}
+
+/// `--drill NAME --solution` passes, the bare situation does not, and the
+/// grade is the core's for the same link, key for key.
+#[test]
+fn a_drill_is_graded_as_the_core_grades_it() {
+    for d in stampede::drill::DRILLS.iter().take(3) {
+        let v = json(&["--drill", d.name, "--solution"]);
+        assert_eq!(v["drill"], d.name);
+        assert_eq!(v["passed"], true, "{}: {v}", d.name);
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["criteria", "drill", "passed", "seeds"]);
+        let (grade, _) = stampede::drill::grade_link(d, d.solution);
+        assert_eq!(v["seeds"], serde_json::json!(grade.seeds));
+        assert!(grade.seeds.len() >= 5);
+        let criteria = v["criteria"].as_array().unwrap();
+        assert_eq!(criteria.len(), grade.criteria.len());
+        for (c, g) in criteria.iter().zip(&grade.criteria) {
+            let mut keys: Vec<&String> = c.as_object().unwrap().keys().collect();
+            keys.sort();
+            assert_eq!(keys, ["limit", "name", "passed", "value"]);
+            assert_eq!(c["name"], g.name.as_str());
+            assert_eq!(c["value"].as_f64(), Some(g.value));
+            assert_eq!(c["limit"].as_f64(), Some(g.limit));
+            assert_eq!(c["passed"], g.passed);
+        }
+        let start = json(&["--drill", d.name]);
+        assert_eq!(start["passed"], false, "{}", d.name);
+        // The solution given as a link is the same grade as --solution.
+        let linked = json(&["--drill", d.name, "--url", d.solution]);
+        assert_eq!(linked, v);
+    }
+    let (code, out, _) = sim(&["--drill", "claim-order", "--url", "c=inner"]);
+    assert_eq!(code, 0);
+    for needle in [
+        "claim_attempts <= 40",
+        "passed: yes",
+        "seeds: 1, 2, 3, 4, 5",
+    ] {
+        assert!(out.contains(needle), "{needle} in\n{out}");
+    }
+}
+
+/// A locked knob in the link is refused with a notice on stderr and not
+/// applied; bad drill input exits 2.
+#[test]
+fn a_drill_refuses_locked_knobs() {
+    let (code, out, err) = sim(&[
+        "--drill",
+        "claim-order",
+        "--url",
+        "?drill=claim-order&c=inner&i=1",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("instances: locked in this drill"),
+        "stderr: {err}"
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let attempts = v["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "claim_attempts <= 40")
+        .unwrap();
+    // Had one instance been taken, the attempts would be 1; they are 40.
+    assert_eq!(attempts["value"], 40.0);
+    for (args, needle) in [
+        (vec!["--drill"], "needs a name"),
+        (vec!["--drill", "nope"], "unknown drill"),
+        (
+            vec!["--drill", "claim-order", "--instances", "3"],
+            "--drill takes",
+        ),
+        (
+            vec!["--drill", "claim-order", "--solution", "--url", "c=off"],
+            "not both",
+        ),
+    ] {
+        let (code, _, err) = sim(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}

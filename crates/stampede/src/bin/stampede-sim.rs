@@ -60,6 +60,13 @@ usage: stampede-sim [flags]
   --comparison NAME        the same for a named pair of designs (see --list-comparisons)
   --list-comparisons       list the named comparisons and exit
   --list-presets           list presets and exit
+  --list-drills            list the drills, one a line: name, then title, and exit
+  --drill NAME             grade a drill: its situation with the allowed knobs of
+                           --url LINK applied (a locked knob is refused with a
+                           notice on stderr), over its fixed seeds; every
+                           criterion's worst value, its limit and whether it
+                           passed; --json for one JSON object
+  --solution               with --drill: grade the drill's worked solution
   -h, --help               this text";
 
 /// Prints to stdout; a reader that went away (`| head`) is not an error.
@@ -121,6 +128,9 @@ const TABLE: &[(&str, &[&str])] = &[
         &[
             "redis_round_trips",
             "redis_errors",
+            "redis_skipped",
+            "redis_queue_peak",
+            "local_hits",
             "claim_attempts",
             "claim_wins",
             "releases",
@@ -128,9 +138,6 @@ const TABLE: &[(&str, &[&str])] = &[
             "releases_refused_expired",
             "releases_refused_taken",
             "values_written",
-            "redis_skipped",
-            "redis_queue_peak",
-            "local_hits",
             "stale_overwrites",
             "writes_refused",
             "negative_hits",
@@ -357,6 +364,9 @@ fn run(args: &[String]) -> Result<String, Exit> {
         out.push_str(&table);
         return Ok(out);
     }
+    if let Some(i) = args.iter().position(|a| a == "--drill") {
+        return drill(args, i);
+    }
     if let Some(i) = args.iter().position(|a| a == "--compare") {
         let (Some(a), Some(b)) = (args.get(i + 1), args.get(i + 2)) else {
             return Err(Exit::Bad("--compare needs two links".into()));
@@ -404,6 +414,13 @@ fn run(args: &[String]) -> Result<String, Exit> {
                 let lines: Vec<String> = scenario::COMPARISONS
                     .iter()
                     .map(|c| format!("{:<14} {}", c.name, c.question))
+                    .collect();
+                return Ok(lines.join("\n"));
+            }
+            "--list-drills" => {
+                let lines: Vec<String> = stampede::drill::DRILLS
+                    .iter()
+                    .map(|d| format!("{:<22} {}", d.name, d.title))
                     .collect();
                 return Ok(lines.join("\n"));
             }
@@ -552,4 +569,111 @@ fn run(args: &[String]) -> Result<String, Exit> {
         fleet.log_hash()
     ));
     Ok(out)
+}
+
+/// `--drill NAME [--url LINK | --solution] [--json]`: the learner's
+/// scenario (the drill's situation with the link's allowed knobs), graded
+/// on the drill's seeds as the page grades it.
+fn drill(args: &[String], i: usize) -> Result<String, Exit> {
+    use stampede::drill;
+    let names = || {
+        drill::DRILLS
+            .iter()
+            .map(|d| d.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let name = args
+        .get(i + 1)
+        .filter(|n| !n.starts_with("--"))
+        .ok_or_else(|| Exit::Bad(format!("--drill needs a name (drills: {})", names())))?;
+    let d = drill::drill(name).ok_or_else(|| {
+        Exit::Bad(format!(
+            "unknown drill '{}' (drills: {})",
+            scenario::clip(name),
+            names()
+        ))
+    })?;
+    let mut link: Option<&str> = None;
+    let (mut json, mut solution) = (false, false);
+    let mut k = 0;
+    while k < args.len() {
+        match args[k].as_str() {
+            _ if k == i || k == i + 1 => {}
+            "--json" => json = true,
+            "--solution" => solution = true,
+            "--url" => {
+                k += 1;
+                link = Some(
+                    args.get(k)
+                        .ok_or_else(|| Exit::Bad("--url needs a link".into()))?,
+                );
+            }
+            other => {
+                return Err(Exit::Bad(format!(
+                    "--drill takes --url LINK, --solution and --json, not '{}'",
+                    scenario::clip(other)
+                )))
+            }
+        }
+        k += 1;
+    }
+    if solution && link.is_some() {
+        return Err(Exit::Bad(
+            "--drill takes --url or --solution, not both".into(),
+        ));
+    }
+    let link = if solution {
+        d.solution
+    } else {
+        link.unwrap_or("")
+    };
+    let (grade, notices) = drill::grade_link(d, link);
+    for n in &notices {
+        eprintln!("stampede-sim: the link: {n}");
+    }
+    if json {
+        let criteria: Vec<serde_json::Value> = grade
+            .criteria
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "name": c.name, "value": c.value, "limit": c.limit, "passed": c.passed,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "drill": d.name,
+            "criteria": criteria,
+            "passed": grade.passed,
+            "seeds": grade.seeds,
+        });
+        return Ok(v.to_string());
+    }
+    let (s, _) = drill::apply(d, link);
+    let yes = |b: bool| if b { "yes" } else { "no" }.to_string();
+    let rows: Vec<Vec<String>> = grade
+        .criteria
+        .iter()
+        .map(|c| {
+            vec![
+                c.name.clone(),
+                stampede::decimal::format(c.value),
+                stampede::decimal::format(c.limit),
+                yes(c.passed),
+            ]
+        })
+        .collect();
+    let seeds: Vec<String> = grade.seeds.iter().map(u64::to_string).collect();
+    Ok(format!(
+        "drill {} ({}): {}\n{}\nlink: ?{}\nseeds: {} (a criterion passes only on every seed; its value is the worst)\n\n{}\n\npassed: {}",
+        d.name,
+        d.level.name(),
+        d.title,
+        d.story,
+        d.link(&s),
+        seeds.join(", "),
+        render(Format::Text, &["criterion", "value", "limit", "passed"], &rows),
+        yes(grade.passed)
+    ))
 }

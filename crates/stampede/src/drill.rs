@@ -1,0 +1,755 @@
+//! Drills: graded puzzles as data, beside the presets. A drill fixes a
+//! situation (a share link's query), names the few knobs the learner may
+//! turn, and states its goals as criteria on the run's [`Report`]. It is
+//! graded over [`SEEDS`], every one of them: a criterion passes only if it
+//! holds on every seed, and its reported value is the worst seen, so a
+//! lucky seed never passes.
+//!
+//! The drills teach trade-offs (cost, latency, Redis load), not "more
+//! protection": turning everything on fails some of them.
+//!
+//! - [`DRILLS`], [`drill`]: the drills, easiest first.
+//! - [`apply`]: a learner's link on a drill's situation; a locked knob is
+//!   refused with a [`Notice`], never applied.
+//! - [`grade`], [`grade_link`], [`grade_reports`]: the grade, the same on
+//!   the page and in the CLI.
+
+use crate::scenario::{self, knob_names, Notice, Pitfalls, Scenario};
+use crate::sim::Fleet;
+use crate::Report;
+use serde::Serialize;
+
+/// The seeds every drill is graded on, in order.
+pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+/// How hard a drill is; the list runs from easy to hard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    Easy,
+    Medium,
+    Hard,
+}
+
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Easy => "easy",
+            Level::Medium => "medium",
+            Level::Hard => "hard",
+        }
+    }
+}
+
+/// How a measured value is held against a criterion's limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cmp {
+    /// value <= limit
+    AtMost,
+    /// value >= limit
+    AtLeast,
+    /// value == limit
+    Exactly,
+}
+
+impl Cmp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::AtMost => "<=",
+            Cmp::AtLeast => ">=",
+            Cmp::Exactly => "==",
+        }
+    }
+
+    pub fn holds(self, value: f64, limit: f64) -> bool {
+        match self {
+            Cmp::AtMost => value <= limit,
+            Cmp::AtLeast => value >= limit,
+            Cmp::Exactly => value == limit,
+        }
+    }
+
+    /// Of two values, the one further from passing.
+    fn worse(self, a: f64, b: f64, limit: f64) -> f64 {
+        let pick_b = match self {
+            Cmp::AtMost => b > a,
+            Cmp::AtLeast => b < a,
+            Cmp::Exactly => (b - limit).abs() > (a - limit).abs(),
+        };
+        if pick_b {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+/// One goal: a counter of the run (a [`Report`] field), a comparison and a
+/// limit, as in `p99_ms <= 300`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Criterion {
+    pub metric: &'static str,
+    pub cmp: Cmp,
+    pub limit: f64,
+}
+
+impl Criterion {
+    /// `p99_ms <= 300`: the criterion's name in the CLI and on the page.
+    pub fn name(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.metric,
+            self.cmp.symbol(),
+            crate::decimal::format(self.limit)
+        )
+    }
+
+    /// This criterion on one run (the page's live view while a run plays).
+    pub fn check(&self, r: &Report) -> Graded {
+        let value = crate::lesson::value(r, self.metric).unwrap_or(f64::NAN);
+        Graded {
+            name: self.name(),
+            metric: self.metric,
+            value,
+            limit: self.limit,
+            passed: self.cmp.holds(value, self.limit),
+        }
+    }
+}
+
+/// A criterion as graded: the worst value over the seeds, and whether it
+/// held on every one of them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Graded {
+    pub name: String,
+    pub metric: &'static str,
+    pub value: f64,
+    pub limit: f64,
+    pub passed: bool,
+}
+
+/// A drill's grade: every criterion, passed only if all passed, and the
+/// seeds it was graded on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Grade {
+    pub drill: &'static str,
+    pub criteria: Vec<Graded>,
+    pub passed: bool,
+    pub seeds: Vec<u64>,
+}
+
+/// A graded puzzle. Knob names are [`knob_names`]' long names, or
+/// `pitfall-<name>` for one pitfall switch.
+#[derive(Clone, Copy, Debug)]
+pub struct Drill {
+    /// kebab-case, for `?drill=NAME` and `--drill NAME`.
+    pub name: &'static str,
+    pub title: &'static str,
+    pub level: Level,
+    /// The preset whose lesson the drill practises.
+    pub lesson: &'static str,
+    /// The situation in words, shown above the knobs.
+    pub story: &'static str,
+    /// The fixed part, as a share link's query (seed aside).
+    pub situation: &'static str,
+    /// The knobs the learner may change; every other knob is locked.
+    pub allowed: &'static [&'static str],
+    pub goals: &'static [Criterion],
+    /// Revealed one at a time, vaguest first.
+    pub hints: [&'static str; 3],
+    /// The worked solution: the allowed knobs' values as a query fragment,
+    /// applied to the situation.
+    pub solution: &'static str,
+    /// Why the solution works, shown after a pass or on giving up.
+    pub reasoning: &'static str,
+}
+
+impl Drill {
+    /// The situation as a scenario (its link is the drill's own data and
+    /// parses without notices; a test checks it).
+    pub fn situation(&self) -> Scenario {
+        Scenario::from_query(self.situation).0
+    }
+
+    /// The situation with the worked solution applied.
+    pub fn solved(&self) -> Scenario {
+        apply(self, self.solution).0
+    }
+
+    /// May the learner change `knob` (a long name or `pitfall-<name>`)?
+    pub fn allows(&self, knob: &str) -> bool {
+        self.allowed.contains(&knob)
+            || (knob.starts_with("pitfall-") && self.allowed.contains(&"pitfalls"))
+    }
+
+    /// The link that carries a learner's scenario for this drill: `drill=`
+    /// and every allowed knob whose value differs from the situation's
+    /// (short keys, as share links write them). [`apply`] reads it back to
+    /// the same scenario.
+    pub fn link(&self, s: &Scenario) -> String {
+        let base = self.situation();
+        let keys = url_keys();
+        let mut parts = vec![format!("drill={}", self.name)];
+        for (short, long) in &keys {
+            let (now, was) = (s.get(long), base.get(long));
+            if now == was {
+                continue;
+            }
+            let takes = if *long == "pitfalls" {
+                Pitfalls::NAMES.iter().any(|p| {
+                    let on = |x: &Scenario| x.pitfalls.enabled().contains(p);
+                    on(s) != on(&base) && self.allows(&format!("pitfall-{p}"))
+                })
+            } else {
+                self.allows(long)
+            };
+            if takes {
+                parts.push(format!("{short}={}", now.unwrap_or_default()));
+            }
+        }
+        parts.join("&")
+    }
+}
+
+/// Every knob's share-link key and long name, read off
+/// [`Scenario::to_query`] (one knob changed from the default at a time),
+/// so this list can never disagree with the links the page writes.
+pub fn url_keys() -> Vec<(String, &'static str)> {
+    const TRY: [&str; 11] = [
+        "1",
+        "2",
+        "0",
+        "on",
+        "off",
+        "steady",
+        "outer",
+        "stale",
+        "closed",
+        "0.5",
+        "no-deadline",
+    ];
+    let base = Scenario::default();
+    knob_names()
+        .map(|long| {
+            let was = base.get(long);
+            let short = TRY.iter().find_map(|v| {
+                let mut t = base.clone();
+                t.set(long, v).ok()?;
+                if t.get(long) == was {
+                    return None;
+                }
+                let q = t.to_query(0);
+                let first = q.split('&').next()?;
+                first.split_once('=').map(|(k, _)| k.to_string())
+            });
+            (short.unwrap_or_else(|| long.to_string()), long)
+        })
+        .collect()
+}
+
+/// The long knob name for a link's key (short or long), if it is a knob.
+fn long_name(keys: &[(String, &'static str)], key: &str) -> Option<&'static str> {
+    keys.iter()
+        .find(|(short, long)| short == key || *long == key)
+        .map(|(_, long)| *long)
+}
+
+fn on_off(on: bool) -> &'static str {
+    if on {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// A learner's link (a page address, a query, or a fragment such as
+/// `c=inner&sf=1`) applied to the drill's situation. Only allowed knobs are
+/// taken: a locked knob whose value differs from the situation's is
+/// refused with a notice and kept; the same value is no change and passes
+/// quietly. Unknown keys and bad values get notices as
+/// [`Scenario::from_query`] gives them, out-of-range values are clamped.
+/// `drill`, `seed` and `speed` are the page's own and ignored (a drill is
+/// graded on [`SEEDS`]). Never panics.
+pub fn apply(drill: &Drill, link: &str) -> (Scenario, Vec<Notice>) {
+    let mut s = drill.situation();
+    let mut notices = Vec::new();
+    let query = link.split_once('?').map_or(link, |(_, q)| q);
+    let query = query.split('#').next().unwrap_or_default();
+    if query.len() > scenario::MAX_QUERY_LEN {
+        notices.push(Notice::new(
+            "url",
+            format!(
+                "the link is {} characters long (more than {}); ignored it and used the drill's situation",
+                query.len(),
+                scenario::MAX_QUERY_LEN
+            ),
+        ));
+        return (s, notices);
+    }
+    let keys = url_keys();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        let (k, v) = (scenario::percent_decode(k), scenario::percent_decode(v));
+        match k.as_str() {
+            "drill" | "seed" | "speed" => continue,
+            "preset" => {
+                notices.push(Notice::new(
+                    "preset",
+                    "a drill starts from its own situation; ignored the preset".to_string(),
+                ));
+                continue;
+            }
+            _ => {}
+        }
+        let Some(long) = long_name(&keys, &k) else {
+            notices.push(Notice::new(
+                "url",
+                format!("ignored the unknown setting '{}'", scenario::clip(&k)),
+            ));
+            continue;
+        };
+        let mut t = s.clone();
+        if let Err(e) = t.set(long, &v) {
+            notices.push(Notice::new(
+                long,
+                format!("{e}; kept {}", s.get(long).unwrap_or_default()),
+            ));
+            continue;
+        }
+        if long == "pitfalls" {
+            for p in Pitfalls::NAMES {
+                let want = t.pitfalls.enabled().contains(&p);
+                let have = s.pitfalls.enabled().contains(&p);
+                if want == have {
+                    continue;
+                }
+                let knob = format!("pitfall-{p}");
+                if drill.allows(&knob) {
+                    set_pitfall(&mut s.pitfalls, p, want);
+                } else {
+                    notices.push(Notice::new(&knob, locked(drill, on_off(have))));
+                }
+            }
+            continue;
+        }
+        if t.get(long) == s.get(long) {
+            continue;
+        }
+        if drill.allows(long) {
+            s = t;
+        } else {
+            notices.push(Notice::new(
+                long,
+                locked(drill, &s.get(long).unwrap_or_default()),
+            ));
+        }
+    }
+    notices.extend(s.validate());
+    (s, notices)
+}
+
+/// "locked in this drill (it lets you change claim_ttl_ms); kept 100"
+fn locked(drill: &Drill, kept: &str) -> String {
+    format!(
+        "locked in this drill (it lets you change {}); kept {kept}",
+        drill.allowed.join(", ")
+    )
+}
+
+fn set_pitfall(p: &mut Pitfalls, name: &str, on: bool) {
+    match name {
+        "remember-failure" => p.remember_failure = on,
+        "no-deadline" => p.no_deadline = on,
+        "key-mismatch" => p.key_mismatch = on,
+        "mutable-result" => p.mutable_result = on,
+        _ => {}
+    }
+}
+
+/// The drill's criteria over runs already made, one per seed: each
+/// criterion passes only if it holds on every run, and its value is the
+/// worst of them. The page runs the seeds itself (a frame's budget at a
+/// time) and grades here, so its grade is the CLI's.
+pub fn grade_reports(drill: &Drill, runs: &[(u64, Report)]) -> Grade {
+    let criteria: Vec<Graded> = drill
+        .goals
+        .iter()
+        .map(|c| {
+            let mut graded = Graded {
+                name: c.name(),
+                metric: c.metric,
+                value: f64::NAN,
+                limit: c.limit,
+                passed: !runs.is_empty(),
+            };
+            for (i, (_, r)) in runs.iter().enumerate() {
+                let one = c.check(r);
+                graded.passed &= one.passed;
+                graded.value = if i == 0 {
+                    one.value
+                } else {
+                    c.cmp.worse(graded.value, one.value, c.limit)
+                };
+            }
+            graded
+        })
+        .collect();
+    Grade {
+        drill: drill.name,
+        passed: criteria.iter().all(|c| c.passed),
+        criteria,
+        seeds: runs.iter().map(|(seed, _)| *seed).collect(),
+    }
+}
+
+/// Runs `s` on every seed of [`SEEDS`] and grades it.
+pub fn grade(drill: &Drill, s: &Scenario) -> Grade {
+    let runs: Vec<(u64, Report)> = SEEDS
+        .iter()
+        .map(|&seed| (seed, Fleet::new(s, seed).run()))
+        .collect();
+    grade_reports(drill, &runs)
+}
+
+/// A learner's link graded: [`apply`] then [`grade`].
+pub fn grade_link(drill: &Drill, link: &str) -> (Grade, Vec<Notice>) {
+    let (s, notices) = apply(drill, link);
+    (grade(drill, &s), notices)
+}
+
+/// The drill by its name.
+pub fn drill(name: &str) -> Option<&'static Drill> {
+    DRILLS.iter().find(|d| d.name == name)
+}
+
+const fn at_most(metric: &'static str, limit: f64) -> Criterion {
+    Criterion {
+        metric,
+        cmp: Cmp::AtMost,
+        limit,
+    }
+}
+const fn at_least(metric: &'static str, limit: f64) -> Criterion {
+    Criterion {
+        metric,
+        cmp: Cmp::AtLeast,
+        limit,
+    }
+}
+const fn exactly(metric: &'static str, limit: f64) -> Criterion {
+    Criterion {
+        metric,
+        cmp: Cmp::Exactly,
+        limit,
+    }
+}
+
+use Level::{Easy, Hard, Medium};
+
+/// Every drill, easiest first.
+pub const DRILLS: &[Drill] = &[
+    Drill {
+        name: "singleflight-alone",
+        title: "One recompute per instance, without a lock",
+        level: Easy,
+        lesson: "singleflight",
+        story: "A hot key expires under 40 instances of 200 threads, with no protection. Collapse the duplicate work inside each instance, and do it without any lock at Redis: the team does not want one yet.",
+        situation: "preset=naive",
+        allowed: &["singleflight", "claim"],
+        goals: &[
+            at_most("recomputes", 40.0),
+            exactly("claim_attempts", 0.0),
+            exactly("timeouts", 0.0),
+        ],
+        hints: [
+            "The duplicates come from threads of the same instance asking the same question.",
+            "Coalescing inside a process needs no network: a map from key to the computation in flight.",
+            "Turn singleflight on and leave the claim off.",
+        ],
+        solution: "sf=1",
+        reasoning: "Singleflight makes the first thread of each instance ask and the others wait for its answer: one recompute per instance, 40, and no Redis command beyond the GET. A claim would take the fleet to one recompute, but costs a claim per instance, which this drill forbids.",
+    },
+    Drill {
+        name: "claim-order",
+        title: "The claim inside singleflight",
+        level: Easy,
+        lesson: "claim-outer",
+        story: "Singleflight and a claim are both on, and the fleet recomputes once, but Redis sees a claim attempt from every one of 8000 threads. Keep the single recompute with one claim attempt per instance.",
+        situation: "preset=claim-outer",
+        allowed: &["claim"],
+        goals: &[
+            at_most("recomputes", 1.0),
+            at_most("claim_attempts", 40.0),
+            exactly("timeouts", 0.0),
+        ],
+        hints: [
+            "Count who walks to Redis: every thread, or one per instance?",
+            "The order of the layers decides it: whatever is outside runs first.",
+            "Put singleflight outside and the claim inside (claim: inner).",
+        ],
+        solution: "c=inner",
+        reasoning: "With the claim outside, every thread claims before its instance has coalesced: 8000 attempts. With singleflight outside, only each instance's leader claims: 40 attempts, and the one winner still recomputes once for the fleet.",
+    },
+    Drill {
+        name: "losers-serve-stale",
+        title: "What the losers do during a slow refresh",
+        level: Easy,
+        lesson: "stale",
+        story: "A 2 s recompute behind a 1 s deadline. The value has just expired but a stale copy is kept for a minute, and the offices that lose the claim wait for the winner, so they all time out. Only the refreshing office may time out.",
+        situation: "preset=stale&rc=2000&l=wait",
+        allowed: &["loser", "claim", "singleflight"],
+        goals: &[
+            at_most("timeouts", 200.0),
+            exactly("degraded", 0.0),
+            at_most("recomputes", 1.0),
+        ],
+        hints: [
+            "Waiting for a 2 s recompute with a 1 s deadline cannot end well.",
+            "The losers hold something better than nothing.",
+            "Set the losers' policy to stale.",
+        ],
+        solution: "l=stale",
+        reasoning: "A loser with a stale copy can answer at once instead of polling for the winner's value: the 39 losing offices serve stale and only the winner's 200 threads, coalesced on its 2 s recompute, reach their deadline. Degrading would answer quickly with nothing useful; computing would send 40 recomputes to the origin.",
+    },
+    Drill {
+        name: "fence-the-late-writer",
+        title: "A late holder must not overwrite newer data",
+        level: Medium,
+        lesson: "late-writer",
+        story: "A 1 s recompute under a 100 ms claim: holders outlive their claim, another office recomputes, and an older value lands over a newer one. The claim TTL is locked (a platform setting). Make the cache refuse the late write.",
+        situation: "preset=late-writer",
+        allowed: &["fenced_writes", "claim", "singleflight"],
+        goals: &[exactly("stale_overwrites", 0.0), at_most("recomputes", 30.0)],
+        hints: [
+            "A lock with a TTL guards efficiency, not correctness: it can run out mid-work.",
+            "The store has to be able to tell an older write from a newer one.",
+            "Turn on fenced writes: each claim win takes a number and the cache refuses a lower one.",
+        ],
+        solution: "fw=1",
+        reasoning: "A claim that expires mid-recompute lets a second office start; whichever write lands last wins, and sometimes that is the older value. A fencing number taken with each claim win and carried by the write lets the cache refuse any write older than the one it holds. Turning the claim off would not help: fills without a lock race the same way, and recompute far more.",
+    },
+    Drill {
+        name: "redis-down-fail-open",
+        title: "Redis is down: keep answering",
+        level: Medium,
+        lesson: "redis-down",
+        story: "Every Redis command errors. The fleet treats a claim that errors as lost, so every caller waits for a winner that never comes. Answer everyone with a real value, at no more than one recompute per instance.",
+        situation: "preset=redis-down&re=closed",
+        allowed: &["redis_error", "loser"],
+        goals: &[
+            exactly("timeouts", 0.0),
+            exactly("degraded", 0.0),
+            at_most("recomputes", 40.0),
+        ],
+        hints: [
+            "With Redis down, nobody can win the claim.",
+            "Decide what an error from the claim means: won or lost.",
+            "Fail open: a claim that errors counts as won.",
+        ],
+        solution: "re=open",
+        reasoning: "Failing closed, every office counts the failed claim as lost and waits for a value nobody computes. Failing open, each office's leader treats it as won and refreshes: 40 recomputes, one per office (singleflight still coalesces the threads), and nobody waits on a lock that cannot be taken. Degrading would answer at once, but with no value.",
+    },
+    Drill {
+        name: "claim-ttl",
+        title: "Size the claim's TTL",
+        level: Medium,
+        lesson: "short-ttl",
+        story: "A 400 ms recompute with an 800 ms origin timeout, and a 100 ms claim TTL that runs out mid-work. The first claim holder also crashes, and a dead holder's claim stalls the key for its whole TTL. No recompute may overlap another, and the crash must cost at most one round of timeouts.",
+        situation: "preset=short-ttl&ot=800&hc=1",
+        allowed: &["claim_ttl_ms"],
+        goals: &[
+            exactly("overlapping_recomputes", 0.0),
+            exactly("releases_refused", 0.0),
+            at_most("timeouts", 200.0),
+        ],
+        hints: [
+            "A claim that expires before the work ends lets a second office start the same work.",
+            "The longest a holder can legitimately hold the claim is bounded by something you know.",
+            "Size the TTL just above the origin timeout plus the write: about 900 ms. Much longer and a crashed holder stalls everyone.",
+        ],
+        solution: "ct=900",
+        reasoning: "The origin timeout bounds how long a recompute can run, so a TTL above it plus the write never expires under a live holder: no overlap, no refused release. But the TTL is also how long a crashed holder blocks the key; at 10 s every caller times out again and again, so size it just above the bound, not far above.",
+    },
+    Drill {
+        name: "hung-origin",
+        title: "A hung origin: answer within 300 ms, call it at most 3 times",
+        level: Medium,
+        lesson: "hang",
+        story: "The origin never answers. The code has no deadlines, so every thread that asks is pinned, and the origin call's 1 s timeout retries it often. Give every caller an answer (a timeout counts) within 300 ms, and call the hung origin at most 3 times.",
+        situation: "preset=hang&w=steady&i=10&t=20&dur=10000&th=200&vt=2000&pf=no-deadline&ot=1000",
+        allowed: &["pitfall-no-deadline", "deadline_ms", "origin_timeout_ms"],
+        goals: &[
+            exactly("pinned", 0.0),
+            at_most("max_ms", 300.0),
+            at_most("recomputes", 3.0),
+        ],
+        hints: [
+            "A wait with no end pins a thread for good.",
+            "There are two clocks: the caller's deadline and the origin call's timeout. They bound different things.",
+            "Remove the no-deadline pitfall, set the deadline to about 250 ms, and give the origin call a longer timeout (3000 ms).",
+        ],
+        solution: "pf=&dl=250&ot=3000",
+        reasoning: "The caller's deadline bounds the wait: at 250 ms every caller gets its answer (a timeout) in time and nothing stays pinned. The origin timeout bounds the call: each time it fires, the flight and the claim are freed and the next caller starts another recompute at the hung origin. A 1 s timeout retries it 9 times in 10 s; 3 s keeps it to 3.",
+    },
+    Drill {
+        name: "holder-crash",
+        title: "The claim holder dies: nobody times out",
+        level: Medium,
+        lesson: "holder-crash",
+        story: "The office that wins the claim crashes without releasing it, and nobody may refresh until its 10 s TTL runs out. The TTL is locked (other teams share the claim). Keep every caller answered in time, with one recompute.",
+        situation: "preset=holder-crash",
+        allowed: &["loser", "stale_ms", "stale_while_revalidate"],
+        goals: &[exactly("timeouts", 0.0), at_most("recomputes", 1.0)],
+        hints: [
+            "While the dead claim blocks the refresh, what could a caller be given?",
+            "The expired value is still there if you choose to keep it.",
+            "Keep a stale copy for a minute (stale_ms 60000) and let the losers serve it.",
+        ],
+        solution: "st=60000&l=stale",
+        reasoning: "The stall lasts the claim's TTL and the TTL is locked, so the fix is in what losers do meanwhile: with a stale window they answer from the old value at once, and nobody waits out the dead claim. Recomputing anyway would also answer, but at a recompute per loser.",
+    },
+    Drill {
+        name: "jitter",
+        title: "Spread the expiries, not the recomputes",
+        level: Medium,
+        lesson: "jitter",
+        story: "200 keys written together expire together, and the origin sees over 150 recomputes at once. Bring the peak to 60 or below without adding recomputes overall: at most 2300 in the run.",
+        situation: "preset=jitter&j=0",
+        allowed: &["jitter"],
+        goals: &[
+            at_most("origin_peak_concurrency", 60.0),
+            at_most("recomputes", 2300.0),
+        ],
+        hints: [
+            "The keys expire together because they were written together with the same TTL.",
+            "A random fraction on each TTL spreads the expiries. How large?",
+            "About 0.3: enough to spread them, small enough that short TTLs do not add many recomputes.",
+        ],
+        solution: "j=0.3",
+        reasoning: "Jitter draws each TTL from ttl x [1 - j, 1 + j], so keys written together expire over a window instead of at one instant, and the peak falls. But the mean TTL stays the same while the short draws refresh more often: at j = 1 some TTLs are near zero and the recomputes climb past the cap. A middle value spreads the peak at little cost.",
+    },
+    Drill {
+        name: "negative-cache",
+        title: "A failing origin: forget the failure, damp the retries",
+        level: Hard,
+        lesson: "failure",
+        story: "The origin fails for its first 3 s. The code keeps a failed result in the flight map and hands it to every later caller, long after the origin recovered. Hand out no remembered failure, refill the cache, call the failing origin at most 10 times, and fail at most 600 requests.",
+        situation: "preset=failure&pf=remember-failure",
+        allowed: &["pitfall-remember-failure", "negative_ttl_ms"],
+        goals: &[
+            exactly("remembered_failures", 0.0),
+            at_least("values_written", 1.0),
+            at_most("origin_failures", 10.0),
+            at_most("errors", 600.0),
+        ],
+        hints: [
+            "A failure should reach the callers waiting on it, then leave.",
+            "Without memory at all, every request retries the failing origin. Damping needs a memory that ends.",
+            "Remove the remember-failure pitfall and cache failures on purpose for about 500 ms (negative_ttl_ms).",
+        ],
+        solution: "pf=&nt=500",
+        reasoning: "A flight that remembers its failure keeps failing after the origin recovers. Removing it alone retries the failing origin on nearly every request (about 20 failures). A short negative cache answers retries from the cached failure for 500 ms, so the origin sees a few calls during the outage; a long one (2 s) keeps serving the error after the origin is back and fails too many requests.",
+    },
+    Drill {
+        name: "xfetch",
+        title: "Refresh before expiry, but not too often",
+        level: Hard,
+        lesson: "xfetch",
+        story: "Values expire every 5 s and readers wait on the recompute each time. No reader may find its value expired (no misses), and the origin may do at most 30 recomputes in the run.",
+        situation: "preset=xfetch&xfetch_beta=0",
+        allowed: &["xfetch_beta"],
+        goals: &[exactly("misses", 0.0), at_most("recomputes", 30.0)],
+        hints: [
+            "A miss happens because the first reader after expiry finds nothing fresh.",
+            "A reader could refresh a value that is about to expire, behind its answer. How eagerly?",
+            "XFetch with beta 1, the paper's default; larger refreshes far too early.",
+        ],
+        solution: "xfetch_beta=1",
+        reasoning: "XFetch makes a reader of a fresh value refresh it early with a probability that rises as expiry nears, scaled by the recompute's duration and beta: the value is rewritten before it expires and nobody misses. Beta sets how early: at 3 the refreshes start so early that recomputes double, at 10 they run constantly.",
+    },
+    Drill {
+        name: "swr",
+        title: "Nobody waits on a lock",
+        level: Hard,
+        lesson: "swr",
+        story: "The same 2 s recompute and stale copy as before, but now every caller must be answered at once: p99 at most 5 ms, no timeouts, one recompute. Serving stale from the losers is not enough: the refreshing office's own threads still wait.",
+        situation: "preset=stale&rc=2000&l=wait",
+        allowed: &["loser", "claim", "stale_while_revalidate"],
+        goals: &[
+            exactly("timeouts", 0.0),
+            at_most("p99_ms", 5.0),
+            at_most("recomputes", 1.0),
+        ],
+        hints: [
+            "Who still waits when the losers serve stale? The winner's own threads.",
+            "The caller that triggers the refresh need not be the one who waits for it.",
+            "Stale-while-revalidate: answer stale at once and refresh behind the answer.",
+        ],
+        solution: "swr=1",
+        reasoning: "With stale-while-revalidate every request, the refreshing one included, gets the stale value at once; the claim guards only the refresh running behind, so one recompute happens and nobody waits. The losers' stale policy alone leaves the winning office's 200 threads waiting 2 s on the recompute.",
+    },
+    Drill {
+        name: "cheap-recompute",
+        title: "A cheap recompute: the fewest Redis commands",
+        level: Hard,
+        lesson: "cheap",
+        story: "A 20 ms indexed query, and a claim outside singleflight costing three Redis commands per request. Use the fewest Redis commands (at most 8080 round trips) while the origin sees at most 40 calls and nobody times out.",
+        situation: "preset=cheap&c=outer",
+        allowed: &["singleflight", "claim", "loser"],
+        goals: &[
+            at_most("recomputes", 40.0),
+            at_most("redis_round_trips", 8080.0),
+            exactly("timeouts", 0.0),
+        ],
+        hints: [
+            "Every request GETs the value first; those round trips stay whatever you do.",
+            "40 recomputes of a 20 ms query are no load. What is the claim buying here?",
+            "Use singleflight alone: turn the claim off.",
+        ],
+        solution: "c=off",
+        reasoning: "For a cheap query, one copy per instance is no load, so the claim buys nothing but Redis commands: each claim, poll and release is a round trip. Singleflight alone coalesces the threads for free and leaves the GETs and one write per instance. Even the inner claim adds commands over that.",
+    },
+    Drill {
+        name: "cold-start",
+        title: "A cold restart: bound the origin, shed little",
+        level: Hard,
+        lesson: "cold",
+        story: "A restart empties the cache; 1000 requests ask for 60 hot keys at once, with no protection at all. Keep the origin at 40 concurrent recomputes or fewer, shed at most 100 requests (10 %), and let nobody time out.",
+        situation: "preset=cold&k=60&adm=0&sf=0&c=off",
+        allowed: &["singleflight", "claim", "loser", "admission", "admission_wait_ms"],
+        goals: &[
+            at_most("origin_peak_concurrency", 40.0),
+            at_most("admission_shed", 100.0),
+            exactly("timeouts", 0.0),
+        ],
+        hints: [
+            "Admission control alone bounds the origin, but sheds most requests: they are duplicates.",
+            "With few hot keys, coalescing removes most of the work before admission sees it.",
+            "Singleflight and the inner claim, 4 admission permits per instance, and a longer queue (500 ms).",
+        ],
+        solution: "sf=1&c=inner&adm=4&aw=500",
+        reasoning: "Sixty keys need only 60 recomputes; the rest are duplicates that coalescing removes. Four permits per instance bound the origin at 40; the 500 ms queue lets the second round of recomputes wait for a permit instead of being shed. Serving stale as the losers' policy would hurt here: after a restart there is no stale copy, so the losers compute and the shed count climbs.",
+    },
+    Drill {
+        name: "fragile-origin",
+        title: "Redis is down and the origin is fragile",
+        level: Hard,
+        lesson: "redis-down",
+        story: "Every Redis command errors, and the origin absorbs only 4 recomputes at once before it slows. Failing open sends it 40 and half the callers time out. Keep the origin at 4 or fewer concurrent recomputes with no timeouts and no errors.",
+        situation: "preset=redis-down&cap=4",
+        allowed: &["redis_error", "loser", "admission"],
+        goals: &[
+            at_most("origin_peak_concurrency", 4.0),
+            exactly("timeouts", 0.0),
+            exactly("errors", 0.0),
+        ],
+        hints: [
+            "Failing open is right only when the origin can take one recompute per instance.",
+            "If nobody may win the claim, somebody still has to answer the callers.",
+            "Fail closed and degrade: the claim that errors counts as lost, and losers answer at once with a degraded response.",
+        ],
+        solution: "re=closed&l=degrade",
+        reasoning: "Fail open versus closed is a judgement about the origin: open lets each office refresh, 40 at once, which a 4-wide origin cannot take. Closed keeps the origin safe, but then nobody wins and waiting losers time out, so they must degrade: an explicit, quick answer without the value, until Redis returns. Admission per instance still allows one recompute per office, 40 in all.",
+    },
+];

@@ -1,0 +1,300 @@
+//! The drills: each is solvable and not solved at the start, no single
+//! setting solves them all, grading takes the worst of every seed, and a
+//! learner's link can turn only the knobs a drill allows.
+
+use stampede::drill::{self, apply, grade, grade_reports, Cmp, Drill, DRILLS, SEEDS};
+use stampede::scenario::{self, knob_names, Pitfalls, Scenario};
+use stampede::Report;
+
+/// A query fragment's knobs set straight onto `s`, locks ignored: what a
+/// setting would do if it could reach every knob.
+fn forced(mut s: Scenario, fragment: &str) -> Scenario {
+    let keys = drill::url_keys();
+    for pair in fragment.split('&').filter(|p| !p.is_empty()) {
+        let (k, v) = pair.split_once('=').unwrap();
+        let long = keys
+            .iter()
+            .find(|(short, long)| short == k || *long == k)
+            .map(|(_, long)| *long)
+            .unwrap_or_else(|| panic!("{k} is not a knob"));
+        s.set(long, v).unwrap();
+    }
+    s
+}
+
+fn failing(g: &drill::Grade) -> Vec<String> {
+    g.criteria
+        .iter()
+        .filter(|c| !c.passed)
+        .map(|c| format!("{} (worst {})", c.name, c.value))
+        .collect()
+}
+
+#[test]
+fn drills_are_well_formed() {
+    assert!(DRILLS.len() >= 12, "{} drills", DRILLS.len());
+    assert!(SEEDS.len() >= 5);
+    let mut names: Vec<&str> = DRILLS.iter().map(|d| d.name).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), DRILLS.len(), "names are unique");
+    let report_fields: Vec<String> = Report::default()
+        .fields()
+        .into_iter()
+        .map(|f| f.0)
+        .collect();
+    for pair in DRILLS.windows(2) {
+        assert!(
+            pair[0].level <= pair[1].level,
+            "easy to hard: {}",
+            pair[1].name
+        );
+    }
+    for d in DRILLS {
+        assert!(
+            d.name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+            "{} is not kebab-case",
+            d.name
+        );
+        assert_eq!(drill::drill(d.name).map(|x| x.name), Some(d.name));
+        assert!(
+            scenario::preset(d.lesson).is_some(),
+            "{}: lesson {}",
+            d.name,
+            d.lesson
+        );
+        let (_, _, notices) = Scenario::from_query(d.situation);
+        assert!(notices.is_empty(), "{}: {notices:?}", d.name);
+        assert!(!d.allowed.is_empty() && !d.goals.is_empty(), "{}", d.name);
+        for k in d.allowed {
+            let ok = knob_names().any(|n| n == *k)
+                || k.strip_prefix("pitfall-")
+                    .is_some_and(|p| Pitfalls::NAMES.contains(&p));
+            assert!(ok, "{}: {k} is not a knob", d.name);
+        }
+        for g in d.goals {
+            assert!(
+                report_fields.iter().any(|f| f == g.metric),
+                "{}: {} is not a Report field",
+                d.name,
+                g.metric
+            );
+        }
+        assert_eq!(d.hints.len(), 3);
+        for h in d.hints {
+            assert!(h.split_whitespace().count() >= 5, "{}: hint {h:?}", d.name);
+        }
+        assert!(!d.reasoning.is_empty() && !d.story.is_empty() && !d.title.is_empty());
+        // The solution turns allowed knobs only, and each of them changes.
+        let (solved, notices) = apply(d, d.solution);
+        assert!(notices.is_empty(), "{}: {notices:?}", d.name);
+        assert_ne!(
+            solved,
+            d.situation(),
+            "{}: the solution changes nothing",
+            d.name
+        );
+        let keys = drill::url_keys();
+        for pair in d.solution.split('&') {
+            let k = pair.split_once('=').unwrap().0;
+            let long = keys
+                .iter()
+                .find(|(s, l)| s == k || *l == k)
+                .map(|(_, l)| *l)
+                .unwrap();
+            let ok = if long == "pitfalls" {
+                d.allowed.iter().any(|a| a.starts_with("pitfall-"))
+            } else {
+                d.allows(long)
+            };
+            assert!(ok, "{}: the solution turns the locked {long}", d.name);
+        }
+    }
+}
+
+#[test]
+fn every_drill_is_solvable_and_not_solved_at_the_start() {
+    for d in DRILLS {
+        let g = grade(d, &d.solved());
+        assert!(g.passed, "{}: the solution fails {:?}", d.name, failing(&g));
+        assert_eq!(g.seeds, SEEDS.to_vec());
+        assert_eq!(g.criteria.len(), d.goals.len());
+        assert_eq!(g.drill, d.name);
+        let start = grade(d, &d.situation());
+        assert!(!start.passed, "{}: the situation alone passes", d.name);
+    }
+}
+
+/// Drills teach trade-offs, not "more protection": turning everything on
+/// fails at least one of them, and so does every drill's own solution
+/// forced onto every situation.
+#[test]
+fn no_single_setting_passes_every_drill() {
+    let everything = "sf=1&c=inner&l=stale&st=60000&swr=1&j=0.2&xfetch_beta=1&fw=1&adm=4";
+    let mut settings = vec![("everything on".to_string(), everything.to_string())];
+    settings.extend(
+        DRILLS
+            .iter()
+            .map(|d| (format!("{}'s solution", d.name), d.solution.to_string())),
+    );
+    for (what, fragment) in &settings {
+        let fails = DRILLS
+            .iter()
+            .find(|d| !grade(d, &forced(d.situation(), fragment)).passed);
+        assert!(fails.is_some(), "{what} ({fragment}) passes every drill");
+    }
+    // Everything on fails for a reason of cost or load, not a locked pitfall.
+    let failed: Vec<&str> = DRILLS
+        .iter()
+        .filter(|d| !grade(d, &forced(d.situation(), everything)).passed)
+        .map(|d| d.name)
+        .collect();
+    for name in ["singleflight-alone", "cheap-recompute", "cold-start"] {
+        assert!(
+            failed.contains(&name),
+            "everything on passes {name}: {failed:?}"
+        );
+    }
+}
+
+#[test]
+fn locked_knobs_are_refused_and_allowed_ones_taken() {
+    for d in DRILLS {
+        let situation = d.situation();
+        let locked = knob_names()
+            .find(|k| !d.allows(k) && *k != "pitfalls" && *k != "threads")
+            .unwrap();
+        let mut other = situation.clone();
+        other
+            .set(locked, if locked == "threads" { "7" } else { "3" })
+            .ok();
+        if other.get(locked) == situation.get(locked) {
+            other.set(locked, "1").unwrap();
+        }
+        let value = other.get(locked).unwrap();
+        let (s, notices) = apply(d, &format!("{locked}={value}"));
+        assert_eq!(s.get(locked), situation.get(locked), "{}: {locked}", d.name);
+        assert!(
+            notices
+                .iter()
+                .any(|n| n.knob == locked && n.message.contains("locked")),
+            "{}: {locked}: {notices:?}",
+            d.name
+        );
+        // The same value as the situation's is no change, and no notice.
+        let same = situation.get(locked).unwrap();
+        assert!(apply(d, &format!("{locked}={same}")).1.is_empty());
+        // A locked pitfall is refused too.
+        let (s, notices) = apply(d, "pf=mutable-result");
+        assert!(!s.pitfalls.mutable_result, "{}", d.name);
+        assert!(
+            notices.iter().any(|n| n.knob == "pitfall-mutable-result"),
+            "{}: {notices:?}",
+            d.name
+        );
+        // The drill's own link carries a solution back to the same scenario.
+        let link = d.link(&d.solved());
+        assert!(link.starts_with(&format!("drill={}", d.name)), "{link}");
+        let (back, notices) = apply(d, &link);
+        assert!(notices.is_empty(), "{}: {notices:?}", d.name);
+        assert_eq!(back, d.solved(), "{}: {link}", d.name);
+        assert_eq!(d.link(&situation), format!("drill={}", d.name));
+    }
+    let d = drill::drill("hung-origin").unwrap();
+    let (s, notices) = apply(d, "?drill=hung-origin&pf=&dl=250&seed=9&speed=2");
+    assert!(notices.is_empty(), "{notices:?}");
+    assert!(!s.pitfalls.no_deadline);
+    assert_eq!(s.deadline_ms, 250);
+}
+
+#[test]
+fn learner_links_never_panic_and_say_what_they_ignored() {
+    let d = &DRILLS[0];
+    let (s, n) = apply(d, "zz=1&preset=burst&sf=maybe&sf");
+    assert_eq!(s, d.situation());
+    let knobs: Vec<&str> = n.iter().map(|x| x.knob.as_str()).collect();
+    for k in ["url", "preset", "singleflight"] {
+        assert!(knobs.contains(&k), "{k} missing from {n:?}");
+    }
+    assert!(n
+        .iter()
+        .any(|x| x.to_string() == "url: ignored the unknown setting 'zz'"));
+    let long = "sf=1&".repeat(1000);
+    let (s, n) = apply(d, &long);
+    assert_eq!(s, d.situation());
+    assert_eq!(n.len(), 1);
+    for junk in [
+        "",
+        "?",
+        "&&&",
+        "=",
+        "%ZZ=%&=&<script>=1",
+        "pf=..,,",
+        "sf=%FF",
+        "#sf=1",
+    ] {
+        let _ = apply(d, junk);
+    }
+    // Out of range is clamped with a notice, as the page's links are.
+    let d = drill::drill("claim-ttl").unwrap();
+    let (s, n) = apply(d, "ct=0");
+    assert_eq!(s.claim_ttl_ms, 1);
+    assert!(n.iter().any(|x| x.knob == "claim_ttl_ms"), "{n:?}");
+}
+
+/// A criterion passes only if it holds on every seed, and reports the
+/// worst value: one lucky seed cannot pass a drill.
+#[test]
+fn a_lucky_seed_does_not_pass() {
+    let d = drill::drill("losers-serve-stale").unwrap();
+    let c = d.goals.iter().find(|g| g.cmp == Cmp::AtMost).unwrap();
+    let good = Report::default();
+    let mut bad = Report::default();
+    let over = c.limit + 1.0;
+    match c.metric {
+        "timeouts" => bad.timeouts = over as u64,
+        "recomputes" => bad.recomputes = over as u64,
+        other => panic!("no setter for {other}"),
+    }
+    let runs: Vec<(u64, Report)> = SEEDS
+        .iter()
+        .map(|&s| {
+            (
+                s,
+                if s == SEEDS[2] {
+                    bad.clone()
+                } else {
+                    good.clone()
+                },
+            )
+        })
+        .collect();
+    let g = grade_reports(d, &runs);
+    let graded = g.criteria.iter().find(|x| x.metric == c.metric).unwrap();
+    assert!(!graded.passed && !g.passed);
+    assert_eq!(graded.value, over);
+    assert_eq!(graded.limit, c.limit);
+    let lucky = grade_reports(d, &runs[..1]);
+    assert!(
+        lucky
+            .criteria
+            .iter()
+            .find(|x| x.metric == c.metric)
+            .unwrap()
+            .passed
+    );
+    assert!(!grade_reports(d, &[]).passed, "no runs, no pass");
+}
+
+#[test]
+fn criteria_are_named_as_they_read() {
+    let names: Vec<String> = DRILLS
+        .iter()
+        .flat_map(|d: &Drill| d.goals.iter().map(|g| g.name()))
+        .collect();
+    assert!(names.contains(&"p99_ms <= 5".to_string()), "{names:?}");
+    assert!(names.contains(&"timeouts == 0".to_string()));
+    assert!(names.contains(&"values_written >= 1".to_string()));
+}
