@@ -214,9 +214,12 @@ impl Drill {
 
 /// Every knob's share-link key and long name, read off
 /// [`Scenario::to_query`] (one knob changed from the default at a time),
-/// so this list can never disagree with the links the page writes.
+/// so this list never disagrees with the links the page writes. A knob
+/// none of the tried values changes keeps its long name, which links
+/// accept as well.
 pub fn url_keys() -> Vec<(String, &'static str)> {
-    const TRY: [&str; 11] = [
+    const TRY: [&str; 12] = [
+        "hang",
         "1",
         "2",
         "0",
@@ -248,11 +251,20 @@ pub fn url_keys() -> Vec<(String, &'static str)> {
         .collect()
 }
 
-/// The long knob name for a link's key (short or long), if it is a knob.
-fn long_name(keys: &[(String, &'static str)], key: &str) -> Option<&'static str> {
-    keys.iter()
-        .find(|(short, long)| short == key || *long == key)
-        .map(|(_, long)| *long)
+/// The long knob name for a link's key, short (`ct`) or long
+/// (`claim_ttl_ms`); `None` when it is no knob. Read off
+/// [`Scenario::from_query`] itself: a value no knob accepts makes it name
+/// the knob in its notice, or say the key is unknown.
+pub fn knob_of_key(key: &str) -> Option<&'static str> {
+    if let Some(long) = knob_names().find(|n| *n == key) {
+        return Some(long);
+    }
+    if key.is_empty() || key.contains(['&', '=', '#', '%', '?']) {
+        return None;
+    }
+    let (_, _, notices) = Scenario::from_query(&format!("{key}=%01"));
+    let named = notices.first()?.knob.as_str();
+    knob_names().find(|n| *n == named)
 }
 
 fn on_off(on: bool) -> &'static str {
@@ -287,7 +299,6 @@ pub fn apply(drill: &Drill, link: &str) -> (Scenario, Vec<Notice>) {
         ));
         return (s, notices);
     }
-    let keys = url_keys();
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         let (k, v) = (scenario::percent_decode(k), scenario::percent_decode(v));
@@ -302,7 +313,7 @@ pub fn apply(drill: &Drill, link: &str) -> (Scenario, Vec<Notice>) {
             }
             _ => {}
         }
-        let Some(long) = long_name(&keys, &k) else {
+        let Some(long) = knob_of_key(&k) else {
             notices.push(Notice::new(
                 "url",
                 format!("ignored the unknown setting '{}'", scenario::clip(&k)),

@@ -9,6 +9,11 @@
 //! with one thing undone). [`render`] fills them from the run on screen,
 //! and shows a counter whose event has not happened yet as pending, never
 //! as 0. The tests below run every step and check its words.
+//!
+//! Each step also carries a [`Prediction`]: a question asked before its
+//! run plays, whose right option is the run's own number ([`answers`]) and
+//! whose wrong ones are the card's plausible mistakes, each with its why
+//! not.
 
 use crate::scenario::Scenario;
 use crate::Report;
@@ -85,8 +90,79 @@ pub struct Step {
     /// The same traffic with the lesson's knob undone, as a share link's
     /// query: the baseline the text quotes with `{then.name}`.
     pub contrast: Option<&'static str>,
+    /// The bet placed before the run plays: a question on `metric`, whose
+    /// right option is the run's own number.
+    pub predict: Option<Prediction>,
 }
 
+/// A question asked before a step's run plays, its number hidden: "place
+/// your bets". Exactly one option is right, and that one is not written
+/// here: it is the step's own number, read from its run ([`answers`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Prediction {
+    /// The question; `{name}` is a knob of the step's scenario (never a
+    /// counter, which would give the answer away).
+    pub question: &'static str,
+    /// Three or four options, in the order shown.
+    pub options: &'static [Choice],
+}
+
+/// One option of a [`Prediction`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Choice {
+    /// The right answer: the step's `metric` as its run shows it (at the
+    /// step's pause, if it has one).
+    TheRun,
+    /// A wrong number, and why not: the plausible mistake it stands for,
+    /// from the card's pitfalls.
+    Number(f64, &'static str),
+    /// A wrong answer in words ("depends on the TTL"), and why not.
+    Words(&'static str, &'static str),
+}
+
+/// An option as shown: its label, whether it is right, and for a wrong
+/// one the line that says why not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Answer {
+    pub label: String,
+    pub right: bool,
+    pub why_not: Option<&'static str>,
+}
+
+/// The prediction's question with its knobs filled from the scenario.
+pub fn question(p: &Prediction, s: &Scenario) -> String {
+    fill(p.question, s, &Report::default(), None)
+}
+
+/// The prediction's options for the step's run `r` (at its pause, or its
+/// end), labelled as the step's number is shown (`8000`, `56.319 ms`):
+/// [`Choice::TheRun`] reads the run, so the right option is always the
+/// number the reveal shows.
+pub fn answers(step: &Step, p: &Prediction, r: &Report) -> Vec<Answer> {
+    let run = crate::lesson::value(r, step.metric).unwrap_or(0.0);
+    p.options
+        .iter()
+        .map(|c| match *c {
+            Choice::TheRun => Answer {
+                label: crate::lesson::shown(step.metric, run),
+                right: true,
+                why_not: None,
+            },
+            Choice::Number(n, why) => Answer {
+                label: crate::lesson::shown(step.metric, n),
+                right: false,
+                why_not: Some(why),
+            },
+            Choice::Words(w, why) => Answer {
+                label: w.to_string(),
+                right: false,
+                why_not: Some(why),
+            },
+        })
+        .collect()
+}
+
+use Choice::{Number, TheRun, Words};
 use Expect::{AtLeast, Exactly};
 use Level::{Basics, Deeper, Solid};
 
@@ -101,6 +177,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(8000))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "No protection: {instances} instances of {threads} threads each miss the key at once. How many recomputes?",
+            options: &[
+                Number(40.0, "That is singleflight: one per instance. Here nothing coalesces."),
+                TheRun,
+                Number(1.0, "One for the whole fleet needs a claim across the instances."),
+                Number(200.0, "That is one instance's threads, but every instance misses too."),
+            ],
+        }),
     },
     Step {
         level: Basics,
@@ -111,6 +196,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(40))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Singleflight on, no claim: how many recomputes for the fleet?",
+            options: &[
+                Number(1.0, "An instance cannot see the others' flights: one for the fleet needs a claim."),
+                TheRun,
+                Number(8000.0, "That is no protection: singleflight collapses the threads inside each instance."),
+                Words("one per thread that misses", "Singleflight shares one flight per key inside each instance."),
+            ],
+        }),
     },
     Step {
         level: Basics,
@@ -121,6 +215,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Singleflight outside, a claim at Redis inside: how many recomputes for the fleet?",
+            options: &[
+                Number(40.0, "That is singleflight alone: the claim lets only one instance recompute."),
+                Number(8000.0, "That is no protection at all."),
+                TheRun,
+                Words("depends on the claim's TTL", "The TTL matters only when it runs out mid-recompute; here it outlasts the work."),
+            ],
+        }),
     },
     Step {
         level: Basics,
@@ -131,6 +234,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("claim_attempts", Exactly(8000)), ("recomputes", Exactly(1))],
         pause_ms: None,
         contrast: Some("preset=burst"),
+        predict: Some(Prediction {
+            question: "Swap the layers, the claim outside singleflight: how many claim attempts reach Redis?",
+            options: &[
+                Number(40.0, "That is the claim inside: only each instance's leader claims."),
+                Number(1.0, "Only one claim wins, but every attempt is a command at Redis."),
+                TheRun,
+                Words("none: singleflight stops them first", "Singleflight is inside here, so it runs after the claim."),
+            ],
+        }),
     },
     // ---- a solid answer
     Step {
@@ -142,6 +254,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(1)), ("claim_attempts", Exactly(40)), ("redis_round_trips", AtLeast(8000))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Duplicate work is instances times threads. With both layers, how many recomputes are left?",
+            options: &[
+                TheRun,
+                Number(40.0, "Singleflight alone removes the threads; the claim also removes the instances."),
+                Number(8000.0, "That is instances times threads, with no layer at all."),
+                Words("depends on the Redis round trip", "The round trip delays the claim but does not let a second instance win it."),
+            ],
+        }),
     },
     Step {
         level: Solid,
@@ -152,6 +273,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(40)), ("claim_attempts", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Singleflight alone takes no lock at all. How many recomputes does it leave?",
+            options: &[
+                Number(1.0, "One for the fleet needs a lock across instances, and singleflight takes none."),
+                Number(8000.0, "That is no protection: singleflight still coalesces each instance."),
+                TheRun,
+            ],
+        }),
     },
     Step {
         level: Solid,
@@ -162,6 +291,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("overlapping_recomputes", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "The claim's TTL is shorter than the recompute. How many recomputes start while another of the key still runs?",
+            options: &[
+                Number(0.0, "A claim protects only while it lives, and this one expires mid-work."),
+                TheRun,
+                Words("depends on the Redis round trip", "What matters is the TTL against the recompute time, not the round trip."),
+            ],
+        }),
     },
     Step {
         level: Solid,
@@ -172,6 +309,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("releases_refused", AtLeast(1)), ("releases_refused_taken", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Holders release with a compare-and-delete of their own token. How many releases are refused?",
+            options: &[
+                Number(0.0, "A release is refused whenever the claim expired or changed hands first, and here it runs out mid-work."),
+                TheRun,
+                Words("none, but other offices' claims get deleted", "That is a plain DEL; compare-and-delete refuses instead."),
+            ],
+        }),
     },
     Step {
         level: Solid,
@@ -182,6 +327,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("stale_served", AtLeast(1)), ("recomputes", Exactly(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "The offices that lose the claim hold a stale copy. How many requests get the stale value while one office refreshes?",
+            options: &[
+                Number(8000.0, "The winning office's own threads wait for its recompute; only the losers serve stale."),
+                TheRun,
+                Number(0.0, "With a stale copy kept, a loser need not wait."),
+                Number(40.0, "Every thread of a losing office gets the stale answer, not one per office."),
+            ],
+        }),
     },
     Step {
         level: Solid,
@@ -192,6 +346,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("errors", AtLeast(1)), ("remembered_failures", Exactly(0)), ("values_written", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "The origin fails for a while, then recovers. Failures are shared, never remembered: how many requests get an error?",
+            options: &[
+                TheRun,
+                Number(0.0, "A failed recompute still reaches every caller waiting on it."),
+                Words("every request from then on", "That is a remembered failure; here it leaves the map and the next request retries."),
+                Number(1.0, "Followers share the leader's result, a failure included."),
+            ],
+        }),
     },
     Step {
         level: Solid,
@@ -202,6 +365,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("timeouts", Exactly(8000)), ("pinned", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "The origin never answers. How many requests time out?",
+            options: &[
+                Number(0.0, "Nothing answers, so a deadline ends each wait with a timeout, not a value."),
+                Number(1.0, "Only the leader calls the origin, but every follower waits on it and reaches its own deadline."),
+                TheRun,
+                Words("none: they are all still waiting", "That is the no-deadline pitfall; here every wait has its own deadline."),
+            ],
+        }),
     },
     // ---- going deeper
     Step {
@@ -213,6 +385,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("remembered_failures", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "The failed result stays in the flight map. How many answers come from the remembered failure?",
+            options: &[
+                Number(0.0, "The map hands the old failure to every later caller of the key."),
+                TheRun,
+                Words("only until the origin recovers", "The map cannot tell that the origin recovered; the failure stays."),
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -223,6 +403,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("pinned", Exactly(8000))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "A hung origin and no deadlines: how many requests are still pinned when the run stops?",
+            options: &[
+                Number(0.0, "Without a deadline nothing ends a wait on a call that never returns."),
+                Number(1.0, "Followers wait on the leader's flight and are pinned with it."),
+                TheRun,
+                Words("only those past the origin timeout", "This pitfall removes the origin timeout as well."),
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -233,6 +422,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("corrupted", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Waiters share one mutable value and the first of them changes it. How many requests read a corrupted value?",
+            options: &[
+                Number(0.0, "The change is visible to every waiter holding the same object."),
+                TheRun,
+                Number(40.0, "Not one per instance: every waiter that reads after the change sees it."),
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -243,6 +440,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("claim_attempts", Exactly(8000))],
         pause_ms: None,
         contrast: Some("preset=burst"),
+        predict: Some(Prediction {
+            question: "The flight key is built differently from the cache key. How many claim attempts reach Redis?",
+            options: &[
+                Number(40.0, "That needs singleflight to coalesce, and with mismatched keys nothing does."),
+                Number(1.0, "One claim wins, but every thread tries."),
+                TheRun,
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -253,6 +458,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(40)), ("timeouts", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "A {recompute_ms} query with singleflight alone: how slow are the slowest answers (p99)?",
+            options: &[
+                Number(1000.0, "That is the deadline: nobody waits that long for a cheap query."),
+                TheRun,
+                Number(20.0, "That is the mean recompute; the slowest of the copies take longer."),
+                Words("a claim's poll longer", "There is no claim here, so nobody polls."),
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -263,6 +477,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("admission_shed", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "After a restart, {keys} different keys are missed at once and admission allows {admission} recomputes per instance. How many recomputes are shed?",
+            options: &[
+                Number(0.0, "Admission bounds the origin by turning the excess away, and thousands of misses are excess."),
+                Words("none: singleflight coalesces them", "The keys are all different, so there is little to coalesce."),
+                TheRun,
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -273,6 +495,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("origin_peak_concurrency", AtLeast(1))],
         pause_ms: None,
         contrast: Some("preset=jitter&j=0"),
+        predict: Some(Prediction {
+            question: "Keys written together get jittered TTLs. At most how many recomputes run at the origin at once?",
+            options: &[
+                Number(1.0, "Jitter spreads expiries over time; it does not coalesce different keys."),
+                TheRun,
+                Number(200.0, "That would be every key at once; jitter spreads their expiries."),
+                Words("the same as with no jitter", "Spread expiries mean spread recomputes."),
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -283,6 +514,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("stale_served", Exactly(8000)), ("recomputes", Exactly(1)), ("timeouts", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Stale-while-revalidate on a burst: how many answers are served stale?",
+            options: &[
+                Number(7800.0, "That is the losers' stale policy; with stale-while-revalidate the refreshing office answers stale too."),
+                TheRun,
+                Words("none: the claim makes them wait", "The claim guards only the refresh behind the answer."),
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -293,6 +532,15 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(40)), ("timeouts", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Redis is down and the fleet fails open. How many recomputes?",
+            options: &[
+                Number(1.0, "One for the fleet needs the claim, and Redis cannot take it."),
+                TheRun,
+                Number(8000.0, "Singleflight is in-process and still works: one per instance."),
+                Words("none: nobody can claim", "That is failing closed; open treats the failed claim as won."),
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -303,6 +551,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("timeouts", AtLeast(1))],
         pause_ms: Some(13_000),
         contrast: None,
+        predict: Some(Prediction {
+            question: "The claim holder crashes without releasing. How many callers have given up by the pause?",
+            options: &[
+                Number(0.0, "Nobody may refresh until the dead claim's TTL runs out, and the waiters reach their deadlines."),
+                TheRun,
+                Words("none: the claim is freed when the holder dies", "Redis cannot tell a dead holder from a slow one; only the TTL frees it."),
+            ],
+        }),
     },
     Step {
         level: Deeper,
@@ -313,6 +569,14 @@ pub const STEPS: &[Step] = &[
         expect: &[("stale_overwrites", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        predict: Some(Prediction {
+            question: "Slow holders outlive their claim. How many newer values are overwritten by older ones?",
+            options: &[
+                Number(0.0, "A claim that expires mid-work lets a second writer in, and the older write can land last."),
+                TheRun,
+                Words("none: the claim prevents it", "A lock with a TTL guards efficiency, not correctness."),
+            ],
+        }),
     },
 ];
 
@@ -660,6 +924,83 @@ mod tests {
             "a spread burst: {}",
             spread.recomputes
         );
+    }
+
+    /// The report a step's number is revealed from: at its pause, or at
+    /// the end of its run.
+    fn revealed(step: &Step) -> (Scenario, Report) {
+        let (s, seed) = scenario_of(step.query);
+        let mut fleet = Fleet::new(&s, seed);
+        let r = match step.pause_ms {
+            Some(at) => {
+                fleet.advance_to(u64::from(at) * 1000, usize::MAX);
+                fleet.report()
+            }
+            None => fleet.run(),
+        };
+        (s, r)
+    }
+
+    /// Every step's bet: 3 or 4 options, exactly one right, and that one is
+    /// the run's own number; every wrong option differs from it and from
+    /// the others, and says why not.
+    #[test]
+    fn every_prediction_is_right_once_and_from_the_run() {
+        for step in STEPS {
+            let p = step
+                .predict
+                .unwrap_or_else(|| panic!("{}: no prediction", step.title));
+            assert!(
+                (3..=4).contains(&p.options.len()),
+                "{}: {} options",
+                step.title,
+                p.options.len()
+            );
+            let (s, r) = revealed(step);
+            let run = crate::lesson::value(&r, step.metric).unwrap();
+            let shown_run = crate::lesson::shown(step.metric, run);
+            let a = answers(step, &p, &r);
+            let right: Vec<&Answer> = a.iter().filter(|x| x.right).collect();
+            assert_eq!(right.len(), 1, "{}", step.title);
+            assert_eq!(right[0].label, shown_run, "{}", step.title);
+            for (c, x) in p.options.iter().zip(&a) {
+                if let Choice::Number(n, _) = c {
+                    assert_ne!(
+                        *n, run,
+                        "{}: a wrong option is the run's number",
+                        step.title
+                    );
+                }
+                if !x.right {
+                    assert_ne!(x.label, shown_run, "{}", step.title);
+                    let why = x.why_not.unwrap_or_default();
+                    assert!(
+                        why.split_whitespace().count() >= 4,
+                        "{}: {why:?}",
+                        step.title
+                    );
+                }
+            }
+            let mut labels: Vec<&str> = a.iter().map(|x| x.label.as_str()).collect();
+            labels.sort();
+            labels.dedup();
+            assert_eq!(labels.len(), a.len(), "{}: options repeat", step.title);
+            // The question names knobs only: nothing of the run shows early.
+            let q = question(&p, &s);
+            assert!(!q.contains('{'), "{}: {q}", step.title);
+            let mut rest = p.question;
+            while let Some(open) = rest.find('{') {
+                let close = rest[open..].find('}').unwrap() + open;
+                let name = &rest[open + 1..close];
+                assert!(
+                    crate::lesson::value(&r, name).is_none() && s.get(name).is_some(),
+                    "{}: {{{name}}} is not a knob",
+                    step.title
+                );
+                rest = &rest[close + 1..];
+            }
+            assert!(q.ends_with('?'), "{}: {q}", step.title);
+        }
     }
 
     #[test]

@@ -209,6 +209,20 @@ fn locked_knobs_are_refused_and_allowed_ones_taken() {
     assert_eq!(s.deadline_ms, 250);
 }
 
+/// The keys links are written with are the keys links are read with.
+#[test]
+fn every_knob_is_read_by_the_key_it_is_written_with() {
+    let keys = drill::url_keys();
+    assert_eq!(keys.len(), knob_names().count());
+    for (short, long) in &keys {
+        assert_eq!(drill::knob_of_key(short), Some(*long), "{short}");
+        assert_eq!(drill::knob_of_key(long), Some(*long), "{long}");
+    }
+    for k in ["zz", "", "seed", "preset", "a=b", "%01"] {
+        assert_eq!(drill::knob_of_key(k), None, "{k}");
+    }
+}
+
 #[test]
 fn learner_links_never_panic_and_say_what_they_ignored() {
     let d = &DRILLS[0];
