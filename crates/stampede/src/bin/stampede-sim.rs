@@ -63,9 +63,9 @@ usage: stampede-sim [flags]
   --list-drills            list the drills, one a line: name, then title, and exit
   --drill NAME             grade a drill: its situation with the allowed knobs of
                            --url LINK applied (a locked knob is refused with a
-                           notice on stderr), over its fixed seeds; every
-                           criterion's worst value, its limit and whether it
-                           passed; --json for one JSON object
+                           notice on stderr), over its fixed seeds (the link's
+                           seed is ignored); every criterion's worst value, its
+                           limit and whether it passed; --json for one JSON object
   --solution               with --drill: grade the drill's worked solution
   -h, --help               this text";
 
