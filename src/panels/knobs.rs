@@ -18,6 +18,9 @@ pub enum Kind {
     Choice(&'static [(&'static str, &'static str)]),
     /// One of the pitfalls, by its kebab-case name.
     Pitfall(&'static str),
+    /// Free text the core parses (the faults' list), applied on change;
+    /// what it cannot read is said in a notice and the old value kept.
+    Text(&'static str),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -113,6 +116,7 @@ pub const GROUPS: [Group; 6] = [
             knob("redis_timeout_ms", "Redis client timeout ms", "A command to a Redis that hangs fails after this long.", Count),
             knob("redis_breaker_ms", "Redis breaker ms", "After a Redis error or timeout an instance stops asking Redis this long (0 = no breaker).", Count),
             knob("holder_crash", "Claim holder crashes", "The first claim winner dies without releasing it.", Switch),
+            knob("faults", "Faults at a moment", "kind@start+duration ms, comma-separated: redis, origin, origin-hang, origin-slow, holder.", Kind::Text("redis@2000+3000")),
         ],
     },
     Group {
@@ -274,6 +278,22 @@ pub(crate) fn build_knob(
                 }
             });
             select
+        }
+        Kind::Text(example) => {
+            let input = el("input", "");
+            set(&input, "type", "text");
+            set(&input, "placeholder", example);
+            set(&input, "spellcheck", "false");
+            set(&input, "autocomplete", "off");
+            on.on(&input, "change", move |ev| {
+                if let Some(i) = ev
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                {
+                    apply(i.value());
+                }
+            });
+            input
         }
         Kind::Count | Kind::Fraction | Kind::Beta => {
             let (min, max, step) = if knob.kind == Kind::Fraction {

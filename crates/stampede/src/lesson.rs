@@ -13,7 +13,7 @@
 //! sentence on screen and the CLI's agree word for word.
 
 use crate::scenario::{
-    ClaimMode, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload, PRESETS,
+    ClaimMode, FaultKind, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload, PRESETS,
 };
 use crate::Report;
 
@@ -345,6 +345,31 @@ const RULES: &[Rule] = &[
                 "pf=key-mismatch",
             )
         },
+    },
+    Rule {
+        name: "fault",
+        fits: |s| !s.faults.is_empty(),
+        base_only: false,
+        metric: |s| match s.faults.first().map(|f| f.kind) {
+            Some(FaultKind::Redis) => "redis_errors",
+            Some(FaultKind::Origin) => "errors",
+            Some(FaultKind::OriginSlow) => "p99_ms",
+            _ => "timeouts",
+        },
+        watch: "A fault is coming at its moment: watch the run before and after it.",
+        say: |s, r, _| {
+            let what: Vec<String> = s.faults.iter().map(fault_words).collect();
+            format!(
+                "{}: {} failed, {} timed out, {} got an error, {} ran, and the p99 was {}.",
+                what.join("; "),
+                plural(r.redis_errors, "Redis command", "Redis commands"),
+                plural(r.timeouts, "caller", "callers"),
+                plural(r.errors, "request", "requests"),
+                plural(r.recomputes, "recompute", "recomputes"),
+                shown("p99_ms", r.p99_ms)
+            )
+        },
+        needs: no_needs,
     },
     Rule {
         name: "redis-hang",
@@ -818,6 +843,21 @@ const RULES: &[Rule] = &[
         needs: no_needs,
     },
 ];
+
+/// "Redis down from 4000 ms for 3000 ms", "the claim holder dies at 5000 ms".
+fn fault_words(f: &crate::scenario::Fault) -> String {
+    let what = match f.kind {
+        FaultKind::Redis => "Redis down",
+        FaultKind::Origin => "every origin call failing",
+        FaultKind::OriginHang => "the origin hanging",
+        FaultKind::OriginSlow => "the origin ten times slower",
+        FaultKind::Holder => return format!("the claim holder dies at {}", ms(f.start_ms)),
+    };
+    match f.duration_ms {
+        Some(d) => format!("{what} from {} for {}", ms(f.start_ms), ms(d)),
+        None => format!("{what} from {} on", ms(f.start_ms)),
+    }
+}
 
 fn rule(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.name == name)

@@ -1116,3 +1116,55 @@ fn a_skewed_cold_start_needs_coalescing_and_admission() {
         );
     });
 }
+
+/// Faults at a moment: a fault acts only in its window, a fault after the
+/// run changes nothing, and the whole-run switch is the window over all of
+/// it.
+#[test]
+fn a_fault_acts_only_in_its_window() {
+    use stampede::scenario::{Fault, FaultKind};
+    let steady = Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        value_ttl_ms: 5000,
+        duration_ms: 20_000,
+        think_ms: 200,
+        ..Scenario::default()
+    };
+    let with = |f: Fault| Scenario {
+        faults: vec![f],
+        ..steady.clone()
+    };
+    let redis = |start_ms, duration_ms| Fault {
+        kind: FaultKind::Redis,
+        start_ms,
+        duration_ms,
+    };
+    each_seed(|seed| {
+        let calm = Fleet::new(&steady, seed).run();
+        let mut after = Fleet::new(&with(redis(900_000, None)), seed);
+        assert_eq!(after.run(), calm, "a fault after the run");
+        let window = run(&with(redis(4000, Some(3000))), seed);
+        assert!(window.redis_errors > 0 && window.redis_errors < window.redis_round_trips);
+        let whole = run(
+            &Scenario {
+                redis_down: true,
+                ..steady.clone()
+            },
+            seed,
+        );
+        let all = run(&with(redis(0, None)), seed);
+        assert_eq!(all, whole, "redis@0 is the whole-run switch");
+        // A holder that dies mid-run stalls the refresh until its claim's TTL.
+        let holder = run(
+            &with(Fault {
+                kind: FaultKind::Holder,
+                start_ms: 5000,
+                duration_ms: None,
+            }),
+            seed,
+        );
+        assert_eq!(holder.crashed, 1, "{holder:?}");
+    });
+}

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Short URL keys for every knob, in the order they are written.
-const URL_KEYS: [(&str, &str); 39] = [
+const URL_KEYS: [(&str, &str); 40] = [
     ("i", "instances"),
     ("t", "threads"),
     ("k", "keys"),
@@ -39,6 +39,7 @@ const URL_KEYS: [(&str, &str); 39] = [
     ("rops", "redis_ops_per_ms"),
     ("l1", "local_cache_ms"),
     ("zs", "key_skew"),
+    ("f", "faults"),
     ("pf", "pitfalls"),
     ("poll", "poll_ms"),
     ("sp", "spread_ms"),
@@ -131,6 +132,52 @@ pub fn parse_redis_outage(s: &str) -> Result<RedisOutage, String> {
         _ => Err(format!("'{}' is not error or hang", clip(s))),
     }
 }
+/// One fault as a link writes it: `redis@2000+3000`, `holder@5000`.
+pub fn fault_text(f: &Fault) -> String {
+    match f.duration_ms {
+        Some(d) => format!("{}@{}+{d}", f.kind.name(), f.start_ms),
+        None => format!("{}@{}", f.kind.name(), f.start_ms),
+    }
+}
+
+/// `KIND@START+DURATION`, `+DURATION` left out for "to the end".
+pub fn parse_fault(s: &str) -> Result<Fault, String> {
+    let t = s.trim();
+    let bad = || {
+        format!(
+            "'{}' is not a fault such as redis@2000+3000 (kinds: {})",
+            clip(t),
+            FaultKind::ALL.map(FaultKind::name).join(", ")
+        )
+    };
+    let (kind, when) = t.split_once('@').ok_or_else(bad)?;
+    let kind = FaultKind::from_name(kind.trim()).ok_or_else(bad)?;
+    let (start, duration) = match when.split_once('+') {
+        Some((a, b)) => (a, Some(b)),
+        None => (when, None),
+    };
+    let number = |v: &str| parse_u32(v).map_err(|_| bad());
+    Ok(Fault {
+        kind,
+        start_ms: number(start)?,
+        duration_ms: duration.map(number).transpose()?,
+    })
+}
+
+/// Faults separated by commas (or spaces: a `+` in a link reads as one).
+pub fn parse_faults(s: &str) -> Result<Vec<Fault>, String> {
+    // In a query a `+` decodes as a space: `redis@2000 3000` is `+3000`.
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let part = match part.split_once(' ') {
+            Some((a, b)) => format!("{a}+{}", b.trim()),
+            None => part.to_string(),
+        };
+        out.push(parse_fault(&part)?);
+    }
+    Ok(out)
+}
+
 pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s {
         "1" | "on" | "true" | "yes" => Ok(true),
@@ -173,6 +220,7 @@ impl Scenario {
             "redis_error" => self.redis_error = parse_redis_error(value)?,
             "redis_outage" => self.redis_outage = parse_redis_outage(value)?,
             "key_skew" => self.key_skew = parse_fraction(value)?,
+            "faults" => self.faults = parse_faults(value)?,
             "jitter" => self.jitter = parse_fraction(value)?,
             "fail_rate" => self.fail_rate = parse_fraction(value)?,
             "xfetch_beta" => self.xfetch_beta = parse_fraction(value)?,
@@ -216,6 +264,12 @@ impl Scenario {
             "redis_error" => redis_error_name(self.redis_error).into(),
             "redis_outage" => redis_outage_name(self.redis_outage).into(),
             "key_skew" => fmt_f64(self.key_skew),
+            "faults" => self
+                .faults
+                .iter()
+                .map(fault_text)
+                .collect::<Vec<_>>()
+                .join(","),
             "jitter" => fmt_f64(self.jitter),
             "fail_rate" => fmt_f64(self.fail_rate),
             "xfetch_beta" => fmt_f64(self.xfetch_beta),

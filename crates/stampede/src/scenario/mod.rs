@@ -81,6 +81,72 @@ pub enum RedisOutage {
     Hang,
 }
 
+/// A fault that starts at a moment of the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaultKind {
+    /// Redis is down (as `redis_outage` says: errors or hangs).
+    Redis,
+    /// Every origin call started meanwhile fails.
+    Origin,
+    /// Every origin call started meanwhile never answers.
+    OriginHang,
+    /// Every origin call started meanwhile takes ten times as long.
+    OriginSlow,
+    /// Whoever holds a claim at the start dies holding it (with nobody
+    /// holding one, the next claim winner does).
+    Holder,
+}
+
+impl FaultKind {
+    pub const ALL: [FaultKind; 5] = [
+        FaultKind::Redis,
+        FaultKind::Origin,
+        FaultKind::OriginHang,
+        FaultKind::OriginSlow,
+        FaultKind::Holder,
+    ];
+
+    /// Its name in a link and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::Redis => "redis",
+            FaultKind::Origin => "origin",
+            FaultKind::OriginHang => "origin-hang",
+            FaultKind::OriginSlow => "origin-slow",
+            FaultKind::Holder => "holder",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FaultKind> {
+        FaultKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+}
+
+/// `kind@start_ms+duration_ms`: a fault from `start_ms` for `duration_ms`
+/// (to the end of the run when `None`). A holder fault happens at its
+/// start and has no duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Fault {
+    pub kind: FaultKind,
+    pub start_ms: u32,
+    pub duration_ms: Option<u32>,
+}
+
+impl Fault {
+    /// The fault is in force at `now_ms` (ms of virtual time, fractional).
+    pub fn active_at(&self, now_ms: f64) -> bool {
+        let start = f64::from(self.start_ms);
+        now_ms >= start
+            && self
+                .duration_ms
+                .is_none_or(|d| now_ms < start + f64::from(d))
+    }
+}
+
+/// At most this many faults in one scenario.
+pub const MAX_FAULTS: usize = 16;
+
 /// Deliberate mistakes, each a switch, so the page can show its damage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -212,6 +278,9 @@ pub struct Scenario {
     /// An in-process copy of a value read from Redis, kept this long (0 =
     /// off): a hit on it costs no round trip.
     pub local_cache_ms: u32,
+    /// Faults that start at a moment (`f=redis@2000+3000,holder@5000`),
+    /// beside the whole-run switches above.
+    pub faults: Vec<Fault>,
     /// Key popularity for cold and steady traffic, as a Zipf exponent (0 =
     /// the workload's own: uniform for a cold start, a fixed skew towards
     /// key 0 for steady traffic).
@@ -266,6 +335,7 @@ impl Default for Scenario {
             redis_ops_per_ms: 0,
             local_cache_ms: 0,
             key_skew: 0.0,
+            faults: Vec::new(),
             pitfalls: Pitfalls::default(),
             poll_ms: 50,
             spread_ms: 10,
@@ -421,6 +491,32 @@ impl Scenario {
                         fmt_f64(was),
                         fmt_f64(max),
                         fmt_f64(*v)
+                    ),
+                ));
+            }
+        }
+        if self.faults.len() > MAX_FAULTS {
+            self.faults.truncate(MAX_FAULTS);
+            out.push(Notice::new(
+                "faults",
+                format!("more than {MAX_FAULTS} faults; kept the first {MAX_FAULTS}"),
+            ));
+        }
+        for f in &mut self.faults {
+            let was = (f.start_ms, f.duration_ms);
+            f.start_ms = f.start_ms.min(3_600_000);
+            f.duration_ms = f.duration_ms.map(|d| d.clamp(1, 3_600_000));
+            if f.kind == FaultKind::Holder {
+                f.duration_ms = None;
+            }
+            if (f.start_ms, f.duration_ms) != was {
+                out.push(Notice::new(
+                    "faults",
+                    format!(
+                        "{} at {} ms: times are 0 to 3600000 ms and a holder fault has no duration; using {}",
+                        f.kind.name(),
+                        was.0,
+                        fault_text(f)
                     ),
                 ));
             }

@@ -69,6 +69,9 @@ impl Fleet {
         if self.scenario.workload != Workload::Steady {
             self.mark(0, Milestone::KeyExpires);
         }
+        for f in self.scenario.faults.clone() {
+            self.schedule_fault(f);
+        }
         let sc = &self.scenario;
         match sc.workload {
             Workload::Burst | Workload::Cold => {

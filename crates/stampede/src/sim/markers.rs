@@ -17,10 +17,13 @@ pub enum Milestone {
     OriginTimeout,
     Shed,
     OutageEnds,
+    /// A fault of the scenario's list starts (`faults`).
+    FaultStarts,
+    FaultEnds,
 }
 
 impl Milestone {
-    pub const COUNT: usize = 9;
+    pub const COUNT: usize = 11;
 
     pub fn label(self) -> &'static str {
         match self {
@@ -33,6 +36,8 @@ impl Milestone {
             Milestone::OriginTimeout => "origin timeout",
             Milestone::Shed => "admission sheds",
             Milestone::OutageEnds => "outage ends",
+            Milestone::FaultStarts => "fault starts",
+            Milestone::FaultEnds => "fault ends",
         }
     }
 }

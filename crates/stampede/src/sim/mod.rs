@@ -49,7 +49,7 @@ use crate::read_path::{
     Activity, CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
 };
 use crate::rng::{Digest, FxHashMap, Rng};
-use crate::scenario::{Notice, RedisOutage, Scenario, Workload};
+use crate::scenario::{Fault, FaultKind, Notice, RedisOutage, Scenario, Workload};
 
 /// What happened, for the page's pulses and counts and for the log hash.
 #[repr(u8)]
@@ -140,6 +140,7 @@ enum Source {
     Replies,
     Arrivals,
     Deadlines,
+    Faults,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,6 +230,12 @@ pub struct Fleet {
     redis_latency: Histogram,
     /// Key popularity as a cumulative distribution (empty: the workload's own).
     zipf: Vec<f64>,
+    /// Faults that act at their start (a holder dies), in time order: at
+    /// one instant they come after every other event, so a fault injected
+    /// into a running fleet lands where a linked one would.
+    fault_events: VecDeque<(Micros, FaultKind)>,
+    /// A holder fault found nobody holding a claim: the next winner dies.
+    crash_armed: bool,
     versions: FxHashMap<u32, u32>,
     running_per_key: FxHashMap<u32, u32>,
     origin_running: u64,
@@ -309,6 +316,8 @@ impl Fleet {
             redis_busy_until: 0,
             redis_latency: Histogram::default(),
             zipf: zipf_cdf(&sc),
+            fault_events: VecDeque::new(),
+            crash_armed: false,
             versions: FxHashMap::default(),
             running_per_key: FxHashMap::default(),
             origin_running: 0,
@@ -498,6 +507,9 @@ impl Fleet {
         if let Some(d) = self.deadlines.front() {
             offer((d.0, 2, 0, Source::Deadlines));
         }
+        if let Some(f) = self.fault_events.front() {
+            offer((f.0, 3, 0, Source::Faults));
+        }
         best.map(|b| (b.0, b.3))
     }
 
@@ -593,6 +605,23 @@ impl Fleet {
                     return;
                 };
                 self.deadline(thread, req);
+            }
+            Source::Faults => {
+                let Some((_, kind)) = self.fault_events.pop_front() else {
+                    return;
+                };
+                if kind == FaultKind::Holder {
+                    // Whoever holds a claim now dies holding it; with
+                    // nobody holding one, the next winner does.
+                    match self
+                        .slots
+                        .iter()
+                        .position(|s| s.active && s.path.holds_claim())
+                    {
+                        Some(slot) => self.crash(slot as u32),
+                        None => self.crash_armed = true,
+                    }
+                }
             }
         }
     }
@@ -745,7 +774,54 @@ impl Fleet {
 
     /// Redis is unreachable now.
     pub(super) fn redis_down_now(&self) -> bool {
-        self.scenario.redis_down
+        self.scenario.redis_down || self.fault_now(FaultKind::Redis)
+    }
+
+    /// A fault of this kind from the scenario's list is in force now.
+    pub(super) fn fault_now(&self, kind: FaultKind) -> bool {
+        let now = ms(self.now);
+        self.scenario
+            .faults
+            .iter()
+            .any(|f| f.kind == kind && f.active_at(now))
+    }
+
+    /// Its markers, and for a fault that acts at its start, its event.
+    fn schedule_fault(&mut self, f: Fault) {
+        let start = f.start_ms as Micros * US;
+        self.mark(start, Milestone::FaultStarts);
+        if let Some(d) = f.duration_ms {
+            self.mark(start + d as Micros * US, Milestone::FaultEnds);
+        }
+        if f.kind == FaultKind::Holder {
+            let at = self.fault_events.partition_point(|e| e.0 <= start);
+            self.fault_events.insert(at, (start, f.kind));
+        }
+    }
+
+    /// Adds a fault to the running fleet, starting after the current time
+    /// (a curveball): the run from here is, event for event, the one a
+    /// fleet built with the fault in its scenario makes.
+    pub fn inject(&mut self, fault: Fault) -> Result<(), String> {
+        if (fault.start_ms as Micros) * US <= self.now {
+            return Err(format!(
+                "a fault must start after the current time ({} ms)",
+                crate::metrics::one_decimal(ms(self.now))
+            ));
+        }
+        let mut sc = self.scenario.clone();
+        sc.faults.push(fault);
+        let notices = sc.validate();
+        if !notices.is_empty() {
+            return Err(notices
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join("; "));
+        }
+        self.scenario = sc;
+        self.schedule_fault(fault);
+        Ok(())
     }
 }
 

@@ -217,11 +217,13 @@ impl Fleet {
                     ClaimReply::Error => EventKind::ClaimError,
                 };
                 self.log(thread, kind, key, 0);
-                if matches!(reply, ClaimReply::Won { .. })
-                    && self.scenario.holder_crash
-                    && !self.holder_crashed
-                {
-                    self.holder_crashed = true;
+                let dies = (self.scenario.holder_crash && !self.holder_crashed) || self.crash_armed;
+                if matches!(reply, ClaimReply::Won { .. }) && dies {
+                    if self.scenario.holder_crash && !self.holder_crashed {
+                        self.holder_crashed = true;
+                    } else {
+                        self.crash_armed = false;
+                    }
                     self.crash(thread);
                     return None;
                 }

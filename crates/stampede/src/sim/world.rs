@@ -75,7 +75,8 @@ impl Fleet {
         // up does not make room at the origin, only a finished call does.
         let permit = std::mem::replace(&mut self.slots[thread as usize].permit, false);
         self.park(thread, Park::Origin);
-        if sc.hang {
+        let hangs = sc.hang || self.fault_now(FaultKind::OriginHang);
+        if hangs {
             // Never answers (nor frees its permit); the origin timeout ends
             // the work's wait, and a deadline ends a caller's.
             if let Some(to) = timeout {
@@ -99,7 +100,10 @@ impl Fleet {
         if self.origin_running > cap {
             lat = lat * self.origin_running / cap;
         }
-        let outage = now < sc.origin_outage_ms as Micros * US;
+        if self.fault_now(FaultKind::OriginSlow) {
+            lat *= 10;
+        }
+        let outage = now < sc.origin_outage_ms as Micros * US || self.fault_now(FaultKind::Origin);
         let fails = outage || (sc.fail_rate > 0.0 && self.rng.unit() < sc.fail_rate);
         let result = if fails {
             self.r.origin_failures += 1;
@@ -156,6 +160,8 @@ impl Fleet {
     /// until the TTL runs out, and its flight's followers must not be
     /// stranded.
     pub(super) fn crash(&mut self, thread: u32) {
+        // Whatever it waited on forgets it (a fault can strike a follower).
+        self.unpark(thread);
         let inst = self.instance_of(thread);
         let key = self.slots[thread as usize].path.key();
         self.r.crashed += 1;
