@@ -33,7 +33,7 @@ pub const HEADLINE: [Counter; 6] = [
 ];
 
 /// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 38] = [
+const LABELS: [(&str, &str); 39] = [
     ("requests", "requests"),
     ("hits", "cache hits"),
     ("stale_served", "stale served"),
@@ -56,6 +56,7 @@ const LABELS: [(&str, &str); 38] = [
     ("redis_queue_peak", "Redis queue peak"),
     ("redis_p99_ms", "Redis round trip p99 ms"),
     ("local_hits", "local copy hits"),
+    ("retries", "retries"),
     ("values_written", "values written"),
     ("stale_overwrites", "older value written last"),
     ("writes_refused", "fenced writes refused"),

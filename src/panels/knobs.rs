@@ -79,6 +79,8 @@ pub const GROUPS: [Group; 6] = [
             knob("loser", "Claim losers", "What a thread that lost the claim does instead of recomputing.", Kind::Choice(&[("wait", "wait (poll)"), ("stale", "serve stale"), ("degrade", "degrade"), ("compute", "recompute anyway")])),
             knob("redis_error", "If Redis errors", "Fail open: treat the claim as won and refresh; closed: treat it as lost.", Kind::Choice(&[("open", "fail open"), ("closed", "fail closed")])),
             knob("deadline_ms", "Deadline ms", "Each caller stops waiting after this long; a recompute it started runs on.", Count),
+            knob("retries", "Retries", "A caller whose attempt failed or timed out tries again, this many times (each attempt its own deadline).", Count),
+            knob("retry_backoff_ms", "Retry backoff ms", "Pause before a retry: random up to this, doubled per attempt (full jitter).", Count),
             knob("origin_timeout_ms", "Origin timeout ms", "A recompute gives up on the origin after this long and frees its claim.", Count),
             knob("claim_ttl_ms", "Claim TTL ms", "The claim expires on its own after this long; size it past the origin timeout plus the write.", Count),
             knob("fenced_writes", "Fenced writes", "A claim win takes a rising number; the cache refuses a write older than the one it holds.", Switch),

@@ -372,6 +372,29 @@ const RULES: &[Rule] = &[
         needs: no_needs,
     },
     Rule {
+        name: "retry-storm",
+        fits: |s| s.retries > 0 && (origin_fails(s) || s.hang || s.redis_down),
+        base_only: false,
+        metric: |_| "recomputes",
+        watch: "The origin is failing and callers retry: watch the origin's load.",
+        say: |s, r, _| {
+            let how = if coalesces(s) {
+                "singleflight let the retries join the flight already running"
+            } else {
+                "with no coalescing each retry was an origin call of its own"
+            };
+            format!(
+                "{} made {} after failures and timeouts (at most {} each): {} for {}, and {how}.",
+                plural(r.requests, "request", "requests"),
+                plural(r.retries, "retry", "retries"),
+                count(u64::from(s.retries)),
+                plural(r.recomputes, "origin call", "origin calls"),
+                plural(r.requests, "request", "requests")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
         name: "redis-hang",
         fits: |s| s.redis_down && s.redis_outage == RedisOutage::Hang,
         base_only: false,

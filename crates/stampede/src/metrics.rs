@@ -216,6 +216,8 @@ report! {
     admission_waits: u64,
     /// Recomputes shed because no admission permit came within the queue budget.
     admission_shed: u64,
+    /// Attempts a caller made again after a failure or a timeout.
+    retries: u64,
     /// Leaders that left before their work started, their flight taken over
     /// by the oldest follower.
     handovers: u64,
@@ -316,7 +318,7 @@ pub fn better(name: &str) -> Option<Better> {
 }
 
 const HIGHER_IS_BETTER: [&str; 2] = ["hits", "local_hits"];
-const LOWER_IS_BETTER: [&str; 29] = [
+const LOWER_IS_BETTER: [&str; 30] = [
     "recomputes",
     "stale_overwrites",
     "misses",
@@ -338,6 +340,7 @@ const LOWER_IS_BETTER: [&str; 29] = [
     "admission_waits",
     "admission_shed",
     "handovers",
+    "retries",
     "degraded",
     "errors",
     "timeouts",

@@ -54,6 +54,7 @@ prop_compose! {
         (hangs, redis_timeout_ms, redis_breaker_ms, redis_ops_per_ms) in (any::<bool>(), 1u32..300, prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0u32), 1u32..50]),
         (local_cache_ms, key_skew) in (prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0.0f64), 0.0f64..2.0]),
         faults in prop::collection::vec(fault(), 0..3),
+        (retries, retry_backoff_ms) in (prop_oneof![Just(0u32), 1u32..4], 0u32..200),
     ) -> Scenario {
         Scenario {
             instances, threads, keys, workload, singleflight, claim, loser,
@@ -65,6 +66,7 @@ prop_compose! {
             duration_ms, think_ms,
             redis_outage: if hangs { RedisOutage::Hang } else { RedisOutage::Error },
             redis_timeout_ms, redis_breaker_ms, redis_ops_per_ms, local_cache_ms, key_skew, faults,
+            retries, retry_backoff_ms,
         }
     }
 }
@@ -99,10 +101,12 @@ proptest! {
         }
     }
 
-    /// No caller hears back later than its own deadline.
+    /// No caller hears back later than its own deadline (with no retries:
+    /// each retry has a deadline of its own, so a caller that retries can
+    /// wait for several).
     #[test]
     fn nobody_answers_after_their_deadline(s in scenario(), seed in any::<u64>()) {
-        let s = Scenario { pitfalls: Pitfalls { no_deadline: false, ..s.pitfalls }, ..s };
+        let s = Scenario { pitfalls: Pitfalls { no_deadline: false, ..s.pitfalls }, retries: 0, ..s };
         let r = Fleet::new(&s, seed).run();
         prop_assert!(r.max_ms <= s.deadline_ms as f64, "max {} > deadline {}", r.max_ms, s.deadline_ms);
         prop_assert!(r.max_wait_ms <= s.deadline_ms as f64);
@@ -583,5 +587,21 @@ proptest! {
         let mut late = Fleet::new(&s, seed);
         late.advance_to(u64::from(at) * 1000, usize::MAX);
         prop_assert!(late.inject(fault).is_err());
+    }
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// A retry is another attempt of the same request, never a new one:
+    /// each attempt asks the origin at most once.
+    #[test]
+    fn retries_are_attempts_not_requests(s in scenario(), seed in any::<u64>()) {
+        let r = Fleet::new(&s, seed).run();
+        prop_assert!(r.recomputes <= (1 + u64::from(s.retries)) * r.requests, "{:?}", r);
+        if s.retries == 0 {
+            prop_assert_eq!(r.retries, 0);
+        }
+        prop_assert!(r.retries <= u64::from(s.retries) * r.requests);
     }
 }

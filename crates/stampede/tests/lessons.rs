@@ -26,7 +26,7 @@ fn p(name: &str) -> Scenario {
 }
 
 /// Presets whose lesson a test below checks; a new preset must join it.
-const CHECKED: [&str; 19] = [
+const CHECKED: [&str; 20] = [
     "burst",
     "naive",
     "singleflight",
@@ -46,6 +46,7 @@ const CHECKED: [&str; 19] = [
     "redis-hang",
     "hot-key",
     "cold-skew",
+    "retry-storm",
 ];
 
 #[test]
@@ -1166,5 +1167,45 @@ fn a_fault_acts_only_in_its_window() {
             seed,
         );
         assert_eq!(holder.crashed, 1, "{holder:?}");
+    });
+}
+
+/// retry-storm: "Callers retry a failing origin: with no coalescing every
+/// retry is another origin call, up to (1 + retries) times the load; with
+/// singleflight the retries join the flight already running."
+#[test]
+fn retries_multiply_the_load_unless_they_coalesce() {
+    each_seed(|seed| {
+        let storm = p("retry-storm");
+        let once = run(
+            &Scenario {
+                retries: 0,
+                ..storm.clone()
+            },
+            seed,
+        );
+        let r = run(&storm, seed);
+        let k = u64::from(storm.retries);
+        assert!(r.retries > 0);
+        assert!(r.recomputes <= (1 + k) * r.requests, "{r:?}");
+        assert!(
+            r.recomputes * 2 > (1 + k) * once.recomputes,
+            "{} vs {}",
+            r.recomputes,
+            once.recomputes
+        );
+        let joined = run(
+            &Scenario {
+                singleflight: true,
+                ..storm.clone()
+            },
+            seed,
+        );
+        assert!(
+            joined.recomputes * 5 < r.recomputes,
+            "{} vs {}",
+            joined.recomputes,
+            r.recomputes
+        );
     });
 }

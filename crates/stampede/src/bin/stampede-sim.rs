@@ -121,6 +121,7 @@ const TABLE: &[(&str, &[&str])] = &[
             "origin_peak_concurrency",
             "admission_waits",
             "admission_shed",
+            "retries",
         ],
     ),
     (

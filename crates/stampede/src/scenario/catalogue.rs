@@ -195,6 +195,17 @@ fn p_cold_skew() -> Scenario {
         ..p_cold()
     }
 }
+fn p_retry_storm() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        singleflight: false,
+        claim: ClaimMode::Off,
+        origin_outage_ms: 2000,
+        retries: 3,
+        ..Scenario::default()
+    }
+}
 fn p_cheap() -> Scenario {
     Scenario {
         claim: ClaimMode::Off,
@@ -203,7 +214,7 @@ fn p_cheap() -> Scenario {
     }
 }
 
-pub const PRESETS: [Preset; 19] = [
+pub const PRESETS: [Preset; 20] = [
     Preset {
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
@@ -291,6 +302,14 @@ pub const PRESETS: [Preset; 19] = [
         proof: "timeouts",
         turn: &["redis_timeout_ms", "redis_breaker_ms", "redis_error"],
         build: p_redis_hang,
+    },
+    Preset {
+        name: "retry-storm",
+        title: "A retry storm",
+        lesson: "Callers retry a failing origin: with no coalescing every retry is another origin call, up to (1 + retries) times the load; with singleflight the retries join the flight already running.",
+        proof: "recomputes",
+        turn: &["singleflight", "retries", "retry_backoff_ms"],
+        build: p_retry_storm,
     },
     Preset {
         name: "hot-key",

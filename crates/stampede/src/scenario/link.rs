@@ -4,7 +4,7 @@
 use super::*;
 
 /// Short URL keys for every knob, in the order they are written.
-const URL_KEYS: [(&str, &str); 40] = [
+const URL_KEYS: [(&str, &str); 42] = [
     ("i", "instances"),
     ("t", "threads"),
     ("k", "keys"),
@@ -40,6 +40,8 @@ const URL_KEYS: [(&str, &str); 40] = [
     ("l1", "local_cache_ms"),
     ("zs", "key_skew"),
     ("f", "faults"),
+    ("rt", "retries"),
+    ("rbo", "retry_backoff_ms"),
     ("pf", "pitfalls"),
     ("poll", "poll_ms"),
     ("sp", "spread_ms"),

@@ -278,6 +278,12 @@ pub struct Scenario {
     /// An in-process copy of a value read from Redis, kept this long (0 =
     /// off): a hit on it costs no round trip.
     pub local_cache_ms: u32,
+    /// A caller whose attempt failed or timed out tries again, this many
+    /// times at most, each attempt with a deadline of its own.
+    pub retries: u32,
+    /// The pause before a retry: uniform up to this, doubled per attempt
+    /// ("full jitter").
+    pub retry_backoff_ms: u32,
     /// Faults that start at a moment (`f=redis@2000+3000,holder@5000`),
     /// beside the whole-run switches above.
     pub faults: Vec<Fault>,
@@ -336,6 +342,8 @@ impl Default for Scenario {
             local_cache_ms: 0,
             key_skew: 0.0,
             faults: Vec::new(),
+            retries: 0,
+            retry_backoff_ms: 50,
             pitfalls: Pitfalls::default(),
             poll_ms: 50,
             spread_ms: 10,
@@ -387,7 +395,7 @@ pub fn clamped(was: u32, lo: u32, hi: u32, now: u32) -> String {
 }
 
 /// Inclusive bounds for every numeric knob: (name, min, max).
-pub const U32_BOUNDS: [(&str, u32, u32); 22] = [
+pub const U32_BOUNDS: [(&str, u32, u32); 24] = [
     ("instances", 1, 1000),
     ("threads", 1, 10_000),
     ("keys", 1, 1_000_000),
@@ -410,6 +418,8 @@ pub const U32_BOUNDS: [(&str, u32, u32); 22] = [
     ("redis_breaker_ms", 0, 600_000),
     ("redis_ops_per_ms", 0, 1_000_000),
     ("local_cache_ms", 0, 86_400_000),
+    ("retries", 0, 10),
+    ("retry_backoff_ms", 0, 60_000),
 ];
 /// `think_ms` is validated on its own: 1..=600_000.
 const THINK_BOUNDS: (u32, u32) = (1, 600_000);
@@ -440,6 +450,8 @@ impl Scenario {
             "redis_breaker_ms" => &mut self.redis_breaker_ms,
             "redis_ops_per_ms" => &mut self.redis_ops_per_ms,
             "local_cache_ms" => &mut self.local_cache_ms,
+            "retries" => &mut self.retries,
+            "retry_backoff_ms" => &mut self.retry_backoff_ms,
             _ => return None,
         })
     }

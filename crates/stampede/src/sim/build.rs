@@ -46,6 +46,8 @@ impl Fleet {
                 ending: None,
                 corrupted: false,
                 won: None,
+                attempt: 0,
+                retry: false,
             };
             self.slots.reserve_exact(n - self.slots.len());
             self.slots.extend(std::iter::repeat_n(template, todo));

@@ -80,6 +80,8 @@ pub enum EventKind {
     Shed = 19,
     /// A leader left before its work started; a follower took the flight.
     Handover = 20,
+    /// A caller whose attempt failed or timed out will try again.
+    Retry = 21,
 }
 
 /// One log line: at `t` (µs), `thread` (global index) did `kind` on `key`.
@@ -96,6 +98,9 @@ pub struct Event {
 #[derive(Clone, Copy, Debug)]
 enum EvKind {
     Arrive,
+    /// The next attempt of the thread's request (after a failure or a
+    /// timeout, once its backoff has passed).
+    Retry,
     Deliver(Input),
     OriginDone {
         key: u32,
@@ -173,6 +178,10 @@ struct Slot {
     /// with any other token (sent at a deadline, before the reply came) is
     /// a harmless no-op, not a holder that lost its claim.
     won: Option<crate::claim::Token>,
+    /// Which attempt of its request this is (0: the first).
+    attempt: u32,
+    /// The attempt failed and a retry is owed once the thread is free.
+    retry: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -629,6 +638,13 @@ impl Fleet {
     fn handle(&mut self, ev: Ev) {
         match ev.kind {
             EvKind::Arrive => self.arrive(ev.thread),
+            EvKind::Retry => {
+                let (key, attempt) = {
+                    let s = &self.slots[ev.thread as usize];
+                    (s.path.key(), s.attempt + 1)
+                };
+                self.begin(ev.thread, key, attempt);
+            }
             EvKind::Deliver(input) => {
                 let s = &self.slots[ev.thread as usize];
                 if s.active && s.wseq == ev.wseq {
@@ -691,17 +707,29 @@ impl Fleet {
                 ((u * u * u * sc.keys as f64) as u32).min(sc.keys - 1)
             }
         };
+        self.begin(thread, key, 0);
+    }
+
+    /// Starts attempt `attempt` of a request for `key` on `thread`: the first
+    /// counts as a new request; a retry keeps its request's start (its
+    /// latency is the caller's whole wait) and gets a deadline of its own,
+    /// as a client's per-attempt timeout does.
+    fn begin(&mut self, thread: u32, key: u32, attempt: u32) {
         let id = self.next_req_id;
         self.next_req_id += 1;
         let now = self.now;
         let slot = &mut self.slots[thread as usize];
         slot.path = ReadPath::new(&self.strategy, key, id, now);
         slot.active = true;
+        slot.attempt = attempt;
+        slot.retry = false;
         slot.req = slot.req.wrapping_add(1);
         slot.wseq = slot.wseq.wrapping_add(1);
         slot.park = Park::None;
-        slot.started = now;
-        slot.waited = 0;
+        if attempt == 0 {
+            slot.started = now;
+            slot.waited = 0;
+        }
         slot.permit = false;
         slot.ending = None;
         slot.corrupted = false;
@@ -710,9 +738,13 @@ impl Fleet {
         if let Some(d) = self.strategy.deadline {
             self.deadlines.push_back((now + d, thread, req));
         }
-        self.r.requests += 1;
-        self.unanswered += 1;
-        self.log(thread, EventKind::Arrive, key, 0);
+        if attempt == 0 {
+            self.r.requests += 1;
+            self.unanswered += 1;
+            self.log(thread, EventKind::Arrive, key, 0);
+        } else {
+            self.log(thread, EventKind::Arrive, key, 1);
+        }
         self.drive(thread, Input::Start);
     }
 

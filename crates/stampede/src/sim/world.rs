@@ -196,6 +196,20 @@ impl Fleet {
 
     pub(super) fn record_ending(&mut self, thread: u32, key: u32, ending: Ending, corrupted: bool) {
         let now = self.now;
+        // A failed attempt with retries left is not the caller's answer:
+        // the caller tries again once the thread is free (`finish`).
+        if matches!(ending, Ending::Error | Ending::Timeout)
+            && self.slots[thread as usize].attempt < self.scenario.retries
+        {
+            let s = &mut self.slots[thread as usize];
+            s.retry = true;
+            if let Park::Follow(..) | Park::Queued | Park::Sleep = s.park {
+                s.waited += now - s.wait_from;
+            }
+            self.r.retries += 1;
+            self.log(thread, EventKind::Retry, key, ending as u8);
+            return;
+        }
         let s = &mut self.slots[thread as usize];
         // A caller answered at its deadline while its work is still queued
         // has waited until now, though the work's wait goes on.
@@ -250,6 +264,15 @@ impl Fleet {
                 Activity::of_ending(e)
             };
             self.set_state(thread, shown);
+        }
+        if self.slots[thread as usize].retry {
+            // Full jitter: a uniform pause up to the backoff, doubled per
+            // attempt, so a fleet's retries do not land together.
+            let attempt = self.slots[thread as usize].attempt.min(20);
+            let cap = (self.scenario.retry_backoff_ms as Micros * US) << attempt;
+            let pause = self.rng.below(cap + 1);
+            self.push(self.now + pause.max(1), thread, 0, EvKind::Retry);
+            return;
         }
         if self.scenario.workload == Workload::Steady {
             let end = self.scenario.duration_ms as Micros * US;
