@@ -128,7 +128,9 @@ test: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p stampede-lab --all-targets --target $(WASM_TARGET) -- -D warnings
+	cargo clippy -p stampede-redis --all-targets --all-features -- -D warnings
 	cargo test --workspace
+	cargo test -p stampede-redis --all-features --test observe
 	cargo build -p stampede --target $(WASM_TARGET)
 	$(MAKE) --no-print-directory test-browser
 	$(MAKE) --no-print-directory dist

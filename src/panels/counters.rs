@@ -33,7 +33,7 @@ pub const HEADLINE: [Counter; 6] = [
 ];
 
 /// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 39] = [
+const LABELS: [(&str, &str); 40] = [
     ("requests", "requests"),
     ("hits", "cache hits"),
     ("stale_served", "stale served"),
@@ -57,6 +57,7 @@ const LABELS: [(&str, &str); 39] = [
     ("redis_p99_ms", "Redis round trip p99 ms"),
     ("local_hits", "local copy hits"),
     ("retries", "retries"),
+    ("rejected", "turned away (open loop)"),
     ("values_written", "values written"),
     ("stale_overwrites", "older value written last"),
     ("writes_refused", "fenced writes refused"),

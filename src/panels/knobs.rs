@@ -67,6 +67,8 @@ pub const GROUPS: [Group; 6] = [
             knob("spread_ms", "Burst spread ms", "The burst's requests all arrive within this window.", Count),
             knob("duration_ms", "Duration ms", "How long steady traffic runs.", Count),
             knob("think_ms", "Think time ms", "Steady traffic: mean pause between one thread's requests.", Count),
+            knob("arrivals", "Arrivals", "Steady traffic: closed loop (each thread waits for its answer) or open loop (users arrive at a rate).", Kind::Choice(&[("closed", "closed loop"), ("open", "open loop")])),
+            knob("rate_per_s", "Arrivals per s", "Open loop: requests a second across the fleet, whatever the latency.", Count),
             knob("key_skew", "Key skew (Zipf)", "Steady and cold traffic: Zipf skew of key popularity (0 = the workload's own; 1: a few keys hot).", Kind::Beta),
         ],
     },

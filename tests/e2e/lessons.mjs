@@ -96,7 +96,7 @@ await spec("lessons", async (t) => {
     burst: "sf=0", naive: "sp=5000", singleflight: "i=10", "claim-outer": "sf=0", stale: "l=wait",
     failure: "pf=remember-failure", hang: "pf=no-deadline", "holder-crash": "ct=1000", "short-ttl": "ct=5000",
     "redis-down": "re=closed", cold: "adm=0", jitter: "j=0", swr: "rd=1", xfetch: "xfetch_beta=0",
-    "late-writer": "fw=1", cheap: "c=inner", "redis-hang": "rto=30", "hot-key": "l1=100", "cold-skew": "sf=0&c=off", "retry-storm": "sf=1",
+    "late-writer": "fw=1", cheap: "c=inner", "redis-hang": "rto=30", "hot-key": "l1=100", "cold-skew": "sf=0&c=off", "retry-storm": "sf=1", "open-loop": "arr=closed",
   };
   for (const name of presets) {
     if (!changed[name]) throw new Error(`preset ${name} has no changed knob in this test`);

@@ -347,25 +347,18 @@ const RULES: &[Rule] = &[
         },
     },
     Rule {
-        name: "fault",
-        fits: |s| !s.faults.is_empty(),
+        name: "open-loop",
+        fits: |s| s.workload == Workload::Steady && s.arrivals == crate::scenario::Arrivals::Open,
         base_only: false,
-        metric: |s| match s.faults.first().map(|f| f.kind) {
-            Some(FaultKind::Redis) => "redis_errors",
-            Some(FaultKind::Origin) => "errors",
-            Some(FaultKind::OriginSlow) => "p99_ms",
-            _ => "timeouts",
-        },
-        watch: "A fault is coming at its moment: watch the run before and after it.",
+        metric: |_| "rejected",
+        watch: "Requests keep arriving whatever the latency: watch the threads and the queue.",
         say: |s, r, _| {
-            let what: Vec<String> = s.faults.iter().map(fault_words).collect();
             format!(
-                "{}: {} failed, {} timed out, {} got an error, {} ran, and the p99 was {}.",
-                what.join("; "),
-                plural(r.redis_errors, "Redis command", "Redis commands"),
-                plural(r.timeouts, "caller", "callers"),
-                plural(r.errors, "request", "requests"),
-                plural(r.recomputes, "recompute", "recomputes"),
+                "{} arrived at {} a second whatever the latency: {} timed out, {} turned away with every thread of their instance busy and its queue full, and the p99 was {}.",
+                plural(r.requests, "request", "requests"),
+                count(u64::from(s.rate_per_s)),
+                count(r.timeouts),
+                plural(r.rejected, "was", "were"),
                 shown("p99_ms", r.p99_ms)
             )
         },
@@ -390,6 +383,31 @@ const RULES: &[Rule] = &[
                 count(u64::from(s.retries)),
                 plural(r.recomputes, "origin call", "origin calls"),
                 plural(r.requests, "request", "requests")
+            )
+        },
+        needs: no_needs,
+    },
+    Rule {
+        name: "fault",
+        fits: |s| !s.faults.is_empty(),
+        base_only: false,
+        metric: |s| match s.faults.first().map(|f| f.kind) {
+            Some(FaultKind::Redis) => "redis_errors",
+            Some(FaultKind::Origin) => "errors",
+            Some(FaultKind::OriginSlow) => "p99_ms",
+            _ => "timeouts",
+        },
+        watch: "A fault is coming at its moment: watch the run before and after it.",
+        say: |s, r, _| {
+            let what: Vec<String> = s.faults.iter().map(fault_words).collect();
+            format!(
+                "{}: {} failed, {} timed out, {} got an error, {} ran, and the p99 was {}.",
+                what.join("; "),
+                plural(r.redis_errors, "Redis command", "Redis commands"),
+                plural(r.timeouts, "caller", "callers"),
+                plural(r.errors, "request", "requests"),
+                plural(r.recomputes, "recompute", "recomputes"),
+                shown("p99_ms", r.p99_ms)
             )
         },
         needs: no_needs,

@@ -218,6 +218,9 @@ report! {
     admission_shed: u64,
     /// Attempts a caller made again after a failure or a timeout.
     retries: u64,
+    /// Open-loop arrivals turned away: every thread of their instance was
+    /// busy and its accept queue full.
+    rejected: u64,
     /// Leaders that left before their work started, their flight taken over
     /// by the oldest follower.
     handovers: u64,
@@ -318,7 +321,7 @@ pub fn better(name: &str) -> Option<Better> {
 }
 
 const HIGHER_IS_BETTER: [&str; 2] = ["hits", "local_hits"];
-const LOWER_IS_BETTER: [&str; 30] = [
+const LOWER_IS_BETTER: [&str; 31] = [
     "recomputes",
     "stale_overwrites",
     "misses",
@@ -341,6 +344,7 @@ const LOWER_IS_BETTER: [&str; 30] = [
     "admission_shed",
     "handovers",
     "retries",
+    "rejected",
     "degraded",
     "errors",
     "timeouts",

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use stampede::scenario::{
-    ClaimMode, LoserPolicy, Pitfalls, RedisErrorPolicy, RedisOutage, Scenario, Workload,
+    Arrivals, ClaimMode, LoserPolicy, Pitfalls, RedisErrorPolicy, RedisOutage, Scenario, Workload,
 };
 use stampede::sim::{EventKind, Fleet};
 
@@ -55,6 +55,7 @@ prop_compose! {
         (local_cache_ms, key_skew) in (prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0.0f64), 0.0f64..2.0]),
         faults in prop::collection::vec(fault(), 0..3),
         (retries, retry_backoff_ms) in (prop_oneof![Just(0u32), 1u32..4], 0u32..200),
+        (open_loop, rate_per_s) in (prop::bool::weighted(0.3), 1u32..2000),
     ) -> Scenario {
         Scenario {
             instances, threads, keys, workload, singleflight, claim, loser,
@@ -67,6 +68,8 @@ prop_compose! {
             redis_outage: if hangs { RedisOutage::Hang } else { RedisOutage::Error },
             redis_timeout_ms, redis_breaker_ms, redis_ops_per_ms, local_cache_ms, key_skew, faults,
             retries, retry_backoff_ms,
+            arrivals: if open_loop { Arrivals::Open } else { Arrivals::Closed },
+            rate_per_s,
         }
     }
 }
@@ -86,12 +89,17 @@ proptest! {
     #![proptest_config(cfg())]
 
     /// Every request ends exactly once (hit, stale, computed, shared,
-    /// degraded, error or timeout) or is still pinned when the run stops.
+    /// degraded, error or timeout), or is still pinned when the run stops,
+    /// or (open-loop) was turned away on arrival.
     #[test]
     fn requests_are_conserved(s in scenario(), seed in any::<u64>()) {
         let mut f = Fleet::new(&s, seed);
         let r = f.run();
-        prop_assert_eq!(r.ended() + r.pinned, r.requests, "{:?}", r);
+        // (An open-loop arrival may also be turned away, never served.)
+        prop_assert_eq!(r.ended() + r.pinned + r.rejected, r.requests, "{:?}", r);
+        if s.arrivals == Arrivals::Closed || s.workload != Workload::Steady {
+            prop_assert_eq!(r.rejected, 0);
+        }
         // A refused release is of one kind or the other, never both.
         prop_assert_eq!(r.releases_refused, r.releases_refused_expired + r.releases_refused_taken);
         // The running count agrees with looking at every thread.

@@ -26,7 +26,7 @@ fn p(name: &str) -> Scenario {
 }
 
 /// Presets whose lesson a test below checks; a new preset must join it.
-const CHECKED: [&str; 20] = [
+const CHECKED: [&str; 21] = [
     "burst",
     "naive",
     "singleflight",
@@ -47,6 +47,7 @@ const CHECKED: [&str; 20] = [
     "hot-key",
     "cold-skew",
     "retry-storm",
+    "open-loop",
 ];
 
 #[test]
@@ -1206,6 +1207,50 @@ fn retries_multiply_the_load_unless_they_coalesce() {
             "{} vs {}",
             joined.recomputes,
             r.recomputes
+        );
+    });
+}
+
+/// open-loop: "Open-loop traffic does not slow down when the service does:
+/// while the origin hangs, the threads fill, the accept queue backs up and
+/// requests are turned away. A closed-loop test hides this."
+#[test]
+fn open_loop_traffic_backs_up_where_closed_loop_hides_it() {
+    each_seed(|seed| {
+        let open = run(&p("open-loop"), seed);
+        let closed = run(
+            &Scenario {
+                arrivals: stampede::scenario::Arrivals::Closed,
+                think_ms: 200,
+                ..p("open-loop")
+            },
+            seed,
+        );
+        let calm = run(
+            &Scenario {
+                faults: Vec::new(),
+                ..p("open-loop")
+            },
+            seed,
+        );
+        assert!(open.rejected > 0, "{open:?}");
+        assert_eq!(closed.rejected, 0);
+        assert_eq!(
+            calm.rejected, 0,
+            "without the hang the pool keeps up: {calm:?}"
+        );
+        assert!(
+            open.timeouts > closed.timeouts,
+            "{} vs {}",
+            open.timeouts,
+            closed.timeouts
+        );
+        // The offered load stays: about rate x duration requests.
+        let want = u64::from(p("open-loop").rate_per_s) * 20;
+        assert!(
+            open.requests * 10 > want * 9 && open.requests * 10 < want * 11,
+            "{}",
+            open.requests
         );
     });
 }

@@ -122,6 +122,7 @@ const TABLE: &[(&str, &[&str])] = &[
             "admission_waits",
             "admission_shed",
             "retries",
+            "rejected",
         ],
     ),
     (

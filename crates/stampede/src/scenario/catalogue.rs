@@ -206,6 +206,23 @@ fn p_retry_storm() -> Scenario {
         ..Scenario::default()
     }
 }
+fn p_open_loop() -> Scenario {
+    Scenario {
+        instances: 10,
+        threads: 20,
+        workload: Workload::Steady,
+        value_ttl_ms: 5000,
+        duration_ms: 20_000,
+        arrivals: Arrivals::Open,
+        rate_per_s: 1000,
+        faults: vec![Fault {
+            kind: FaultKind::OriginHang,
+            start_ms: 5000,
+            duration_ms: Some(3000),
+        }],
+        ..Scenario::default()
+    }
+}
 fn p_cheap() -> Scenario {
     Scenario {
         claim: ClaimMode::Off,
@@ -214,7 +231,7 @@ fn p_cheap() -> Scenario {
     }
 }
 
-pub const PRESETS: [Preset; 20] = [
+pub const PRESETS: [Preset; 21] = [
     Preset {
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
@@ -310,6 +327,14 @@ pub const PRESETS: [Preset; 20] = [
         proof: "recomputes",
         turn: &["singleflight", "retries", "retry_backoff_ms"],
         build: p_retry_storm,
+    },
+    Preset {
+        name: "open-loop",
+        title: "Users keep arriving",
+        lesson: "Open-loop traffic does not slow down when the service does: while the origin hangs, the threads fill, the accept queue backs up and requests are turned away. A closed-loop test hides this.",
+        proof: "rejected",
+        turn: &["arrivals", "rate_per_s", "faults"],
+        build: p_open_loop,
     },
     Preset {
         name: "hot-key",

@@ -4,7 +4,7 @@
 use super::*;
 
 /// Short URL keys for every knob, in the order they are written.
-const URL_KEYS: [(&str, &str); 42] = [
+const URL_KEYS: [(&str, &str); 44] = [
     ("i", "instances"),
     ("t", "threads"),
     ("k", "keys"),
@@ -42,6 +42,8 @@ const URL_KEYS: [(&str, &str); 42] = [
     ("f", "faults"),
     ("rt", "retries"),
     ("rbo", "retry_backoff_ms"),
+    ("arr", "arrivals"),
+    ("rps", "rate_per_s"),
     ("pf", "pitfalls"),
     ("poll", "poll_ms"),
     ("sp", "spread_ms"),
@@ -180,6 +182,14 @@ pub fn parse_faults(s: &str) -> Result<Vec<Fault>, String> {
     Ok(out)
 }
 
+pub fn parse_arrivals(s: &str) -> Result<Arrivals, String> {
+    match s {
+        "closed" => Ok(Arrivals::Closed),
+        "open" => Ok(Arrivals::Open),
+        _ => Err(format!("'{}' is not closed or open", clip(s))),
+    }
+}
+
 pub fn parse_bool(s: &str) -> Result<bool, String> {
     match s {
         "1" | "on" | "true" | "yes" => Ok(true),
@@ -223,6 +233,7 @@ impl Scenario {
             "redis_outage" => self.redis_outage = parse_redis_outage(value)?,
             "key_skew" => self.key_skew = parse_fraction(value)?,
             "faults" => self.faults = parse_faults(value)?,
+            "arrivals" => self.arrivals = parse_arrivals(value)?,
             "jitter" => self.jitter = parse_fraction(value)?,
             "fail_rate" => self.fail_rate = parse_fraction(value)?,
             "xfetch_beta" => self.xfetch_beta = parse_fraction(value)?,
@@ -266,6 +277,10 @@ impl Scenario {
             "redis_error" => redis_error_name(self.redis_error).into(),
             "redis_outage" => redis_outage_name(self.redis_outage).into(),
             "key_skew" => fmt_f64(self.key_skew),
+            "arrivals" => match self.arrivals {
+                Arrivals::Closed => "closed".into(),
+                Arrivals::Open => "open".into(),
+            },
             "faults" => self
                 .faults
                 .iter()

@@ -70,6 +70,20 @@ pub enum RedisErrorPolicy {
     Closed,
 }
 
+/// How steady traffic arrives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arrivals {
+    /// Each thread sends its next request a think time after its last one
+    /// ends: load falls when the service slows.
+    Closed,
+    /// Requests arrive at `rate_per_s` whatever the latency, as many
+    /// independent users send them; an instance's threads are its pool, a
+    /// request finding them busy waits in an accept queue (its deadline
+    /// still runs) or, with the queue full, is rejected.
+    Open,
+}
+
 /// What a Redis that is down does to a command sent to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -278,6 +292,10 @@ pub struct Scenario {
     /// An in-process copy of a value read from Redis, kept this long (0 =
     /// off): a hit on it costs no round trip.
     pub local_cache_ms: u32,
+    /// Steady traffic: closed-loop threads, or open-loop arrivals at a rate.
+    pub arrivals: Arrivals,
+    /// Open-loop arrivals: requests a second across the fleet.
+    pub rate_per_s: u32,
     /// A caller whose attempt failed or timed out tries again, this many
     /// times at most, each attempt with a deadline of its own.
     pub retries: u32,
@@ -344,6 +362,8 @@ impl Default for Scenario {
             faults: Vec::new(),
             retries: 0,
             retry_backoff_ms: 50,
+            arrivals: Arrivals::Closed,
+            rate_per_s: 2000,
             pitfalls: Pitfalls::default(),
             poll_ms: 50,
             spread_ms: 10,
@@ -395,7 +415,7 @@ pub fn clamped(was: u32, lo: u32, hi: u32, now: u32) -> String {
 }
 
 /// Inclusive bounds for every numeric knob: (name, min, max).
-pub const U32_BOUNDS: [(&str, u32, u32); 24] = [
+pub const U32_BOUNDS: [(&str, u32, u32); 25] = [
     ("instances", 1, 1000),
     ("threads", 1, 10_000),
     ("keys", 1, 1_000_000),
@@ -420,6 +440,7 @@ pub const U32_BOUNDS: [(&str, u32, u32); 24] = [
     ("local_cache_ms", 0, 86_400_000),
     ("retries", 0, 10),
     ("retry_backoff_ms", 0, 60_000),
+    ("rate_per_s", 1, 10_000_000),
 ];
 /// `think_ms` is validated on its own: 1..=600_000.
 const THINK_BOUNDS: (u32, u32) = (1, 600_000);
@@ -452,6 +473,7 @@ impl Scenario {
             "local_cache_ms" => &mut self.local_cache_ms,
             "retries" => &mut self.retries,
             "retry_backoff_ms" => &mut self.retry_backoff_ms,
+            "rate_per_s" => &mut self.rate_per_s,
             _ => return None,
         })
     }

@@ -194,6 +194,13 @@ impl Fleet {
                         self.build = Build::Number(out, i + k);
                     }
                 }
+                Build::SteadyArrivals(_) if self.scenario.arrivals == Arrivals::Open => {
+                    // One chain of arrivals for the fleet, not one per thread.
+                    let at = self.open_gap();
+                    self.push(at, 0, 0, EvKind::OpenArrive);
+                    done += 1;
+                    self.build = Build::SteadyKeys(0);
+                }
                 Build::SteadyArrivals(i) => {
                     let think = ms(self.scenario.think_ms);
                     let k = (n - i).min(left);

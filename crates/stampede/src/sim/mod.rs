@@ -49,7 +49,7 @@ use crate::read_path::{
     Activity, CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
 };
 use crate::rng::{Digest, FxHashMap, Rng};
-use crate::scenario::{Fault, FaultKind, Notice, RedisOutage, Scenario, Workload};
+use crate::scenario::{Arrivals, Fault, FaultKind, Notice, RedisOutage, Scenario, Workload};
 
 /// What happened, for the page's pulses and counts and for the log hash.
 #[repr(u8)]
@@ -101,6 +101,11 @@ enum EvKind {
     /// The next attempt of the thread's request (after a failure or a
     /// timeout, once its backoff has passed).
     Retry,
+    /// The next open-loop arrival (the event's `thread` is unused).
+    OpenArrive,
+    /// The instance's accept queue drops what waited past its deadline
+    /// (the event's `thread` is the instance).
+    QueueExpire,
     Deliver(Input),
     OriginDone {
         key: u32,
@@ -245,6 +250,10 @@ pub struct Fleet {
     fault_events: VecDeque<(Micros, FaultKind)>,
     /// A holder fault found nobody holding a claim: the next winner dies.
     crash_armed: bool,
+    /// Open-loop traffic: each instance's idle threads (slots), and the
+    /// requests waiting for one (arrived at, key).
+    idle: Vec<Vec<u32>>,
+    accept: Vec<VecDeque<(Micros, u32)>>,
     versions: FxHashMap<u32, u32>,
     running_per_key: FxHashMap<u32, u32>,
     origin_running: u64,
@@ -327,6 +336,8 @@ impl Fleet {
             zipf: zipf_cdf(&sc),
             fault_events: VecDeque::new(),
             crash_armed: false,
+            idle: open_pools(&sc),
+            accept: (0..sc.instances).map(|_| VecDeque::new()).collect(),
             versions: FxHashMap::default(),
             running_per_key: FxHashMap::default(),
             origin_running: 0,
@@ -439,14 +450,17 @@ impl Fleet {
         self.digest.value()
     }
 
-    /// Requests not answered yet, counted by looking at every thread: the
+    /// Requests not answered yet, counted by looking at every thread (and
+    /// at the open-loop accept queues): the
     /// ground truth for `Report::pinned`, which is kept as a running count.
     /// O(threads); for tests.
     pub fn pinned_by_scan(&self) -> u64 {
+        let waiting: usize = self.accept.iter().map(VecDeque::len).sum();
         self.slots
             .iter()
             .filter(|s| s.active && !s.path.has_responded())
             .count() as u64
+            + waiting as u64
     }
 
     /// Threads with a request still in progress (answered or not).
@@ -643,8 +657,10 @@ impl Fleet {
                     let s = &self.slots[ev.thread as usize];
                     (s.path.key(), s.attempt + 1)
                 };
-                self.begin(ev.thread, key, attempt);
+                self.begin(ev.thread, key, attempt, None);
             }
+            EvKind::OpenArrive => self.open_arrive(),
+            EvKind::QueueExpire => self.expire_queue(ev.thread as usize),
             EvKind::Deliver(input) => {
                 let s = &self.slots[ev.thread as usize];
                 if s.active && s.wseq == ev.wseq {
@@ -693,8 +709,14 @@ impl Fleet {
     }
 
     fn arrive(&mut self, thread: u32) {
+        let key = self.draw_key();
+        self.begin(thread, key, 0, None);
+    }
+
+    /// The key a new request asks for.
+    fn draw_key(&mut self) -> u32 {
         let sc = &self.scenario;
-        let key = match sc.workload {
+        match sc.workload {
             Workload::Burst => 0,
             Workload::Cold | Workload::Steady if !self.zipf.is_empty() => {
                 let u = self.rng.unit();
@@ -706,15 +728,88 @@ impl Fleet {
                 let u = self.rng.unit();
                 ((u * u * u * sc.keys as f64) as u32).min(sc.keys - 1)
             }
+        }
+    }
+
+    /// The gap to the next open-loop arrival: exponential at the rate.
+    pub(super) fn open_gap(&mut self) -> Micros {
+        let mean = 1e6 / f64::from(self.scenario.rate_per_s.max(1));
+        let u = self.rng.unit();
+        ((-(1.0 - u).ln() * mean) as Micros).max(1)
+    }
+
+    /// An open-loop request arrives at a random instance: a thread takes
+    /// it, or it waits for one in the accept queue, or, the queue full, it
+    /// is turned away.
+    fn open_arrive(&mut self) {
+        let end = self.scenario.duration_ms as Micros * US;
+        let next = self.now + self.open_gap();
+        if next < end {
+            self.push(next, 0, 0, EvKind::OpenArrive);
+        }
+        let inst = self.rng.below(u64::from(self.scenario.instances)) as usize;
+        let key = self.draw_key();
+        if let Some(slot) = self.idle[inst].pop() {
+            self.begin(slot, key, 0, None);
+            return;
+        }
+        self.r.requests += 1;
+        if self.accept[inst].len() >= self.scenario.threads as usize {
+            self.r.rejected += 1;
+            let slot = inst as u32 * self.scenario.threads;
+            self.log(slot, EventKind::Respond, key, 255);
+            return;
+        }
+        self.unanswered += 1;
+        self.accept[inst].push_back((self.now, key));
+        if let Some(d) = self.strategy.deadline {
+            self.push(self.now + d, inst as u32, 0, EvKind::QueueExpire);
+        }
+    }
+
+    /// Requests that waited in the accept queue past their deadline time out
+    /// there, never having reached a thread.
+    fn expire_queue(&mut self, inst: usize) {
+        let Some(d) = self.strategy.deadline else {
+            return;
         };
-        self.begin(thread, key, 0);
+        while let Some(&(since, key)) = self.accept[inst].front() {
+            if since + d > self.now {
+                break;
+            }
+            self.accept[inst].pop_front();
+            self.unanswered -= 1;
+            self.r.timeouts += 1;
+            self.latency.record(self.now - since);
+            let slot = inst as u32 * self.scenario.threads;
+            self.log(
+                slot,
+                EventKind::Respond,
+                key,
+                crate::metrics::Ending::Timeout as u8,
+            );
+        }
+    }
+
+    /// A thread of an open-loop pool is free: it takes the oldest waiting
+    /// request, or goes idle.
+    pub(super) fn free_thread(&mut self, slot: u32) {
+        let inst = self.instance_of(slot);
+        self.expire_queue(inst);
+        match self.accept[inst].pop_front() {
+            Some((since, key)) => self.begin(slot, key, 0, Some(since)),
+            None => self.idle[inst].push(slot),
+        }
     }
 
     /// Starts attempt `attempt` of a request for `key` on `thread`: the first
     /// counts as a new request; a retry keeps its request's start (its
     /// latency is the caller's whole wait) and gets a deadline of its own,
     /// as a client's per-attempt timeout does.
-    fn begin(&mut self, thread: u32, key: u32, attempt: u32) {
+    ///
+    /// `queued`: the request arrived then and waited in the accept queue
+    /// (already counted; its deadline runs from its arrival).
+    fn begin(&mut self, thread: u32, key: u32, attempt: u32, queued: Option<Micros>) {
         let id = self.next_req_id;
         self.next_req_id += 1;
         let now = self.now;
@@ -727,8 +822,8 @@ impl Fleet {
         slot.wseq = slot.wseq.wrapping_add(1);
         slot.park = Park::None;
         if attempt == 0 {
-            slot.started = now;
-            slot.waited = 0;
+            slot.started = queued.unwrap_or(now);
+            slot.waited = queued.map_or(0, |since| now - since);
         }
         slot.permit = false;
         slot.ending = None;
@@ -736,9 +831,18 @@ impl Fleet {
         slot.won = None;
         let req = slot.req;
         if let Some(d) = self.strategy.deadline {
-            self.deadlines.push_back((now + d, thread, req));
+            match queued {
+                None => self.deadlines.push_back((now + d, thread, req)),
+                Some(since) => {
+                    let at = since + d;
+                    let i = self.deadlines.partition_point(|e| e.0 <= at);
+                    self.deadlines.insert(i, (at, thread, req));
+                }
+            }
         }
-        if attempt == 0 {
+        if queued.is_some() {
+            self.log(thread, EventKind::Arrive, key, 2);
+        } else if attempt == 0 {
             self.r.requests += 1;
             self.unanswered += 1;
             self.log(thread, EventKind::Arrive, key, 0);
@@ -855,6 +959,20 @@ impl Fleet {
         self.schedule_fault(fault);
         Ok(())
     }
+}
+
+/// Open-loop steady traffic: every thread starts idle in its instance's
+/// pool (lowest slot first); none otherwise.
+fn open_pools(sc: &Scenario) -> Vec<Vec<u32>> {
+    if sc.workload != Workload::Steady || sc.arrivals != Arrivals::Open {
+        return Vec::new();
+    }
+    (0..sc.instances)
+        .map(|i| {
+            let first = i * sc.threads;
+            (first..first + sc.threads).rev().collect()
+        })
+        .collect()
 }
 
 /// Zipf popularity over the keys (key 0 the hottest) as a cumulative

@@ -274,6 +274,11 @@ impl Fleet {
             self.push(self.now + pause.max(1), thread, 0, EvKind::Retry);
             return;
         }
+        if !self.idle.is_empty() {
+            // Open-loop: the next request comes from the accept queue.
+            self.free_thread(thread);
+            return;
+        }
         if self.scenario.workload == Workload::Steady {
             let end = self.scenario.duration_ms as Micros * US;
             let think = self.scenario.think_ms as Micros * US;
