@@ -369,3 +369,33 @@ fn a_drill_refuses_locked_knobs() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+/// `--fault` is repeatable and means what the link's `f=` means; a bad one
+/// is refused with the kinds listed.
+#[test]
+fn faults_come_from_flags_as_from_links() {
+    let flags = json(&[
+        "--workload",
+        "steady",
+        "--instances",
+        "4",
+        "--threads",
+        "10",
+        "--duration-ms",
+        "8000",
+        "--fault",
+        "redis@2000+1000",
+        "--fault",
+        "holder@4000",
+    ]);
+    let link = json(&[
+        "--url",
+        "w=steady&i=4&t=10&dur=8000&f=redis@2000%2B1000,holder@4000",
+    ]);
+    assert_eq!(flags["log_hash"], link["log_hash"]);
+    assert!(flags["redis_errors"].as_u64().unwrap() > 0);
+    assert_eq!(flags["scenario"]["faults"].as_array().unwrap().len(), 2);
+    let (code, _, err) = sim(&["--fault", "volcano@1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("origin-hang"), "{err}");
+}

@@ -45,6 +45,18 @@ usage: stampede-sim [flags]
   --hang                   the origin never answers
   --redis-down             every Redis command errors
   --holder-crash           the first claim winner dies holding the claim
+  --fault KIND@START+DUR   a fault from START ms for DUR ms (+DUR left out: to the end);
+                           KIND: redis | origin | origin-hang | origin-slow | holder (repeatable)
+  --redis-outage O         error | hang: what a down Redis does      (default error)
+  --redis-timeout-ms N     the Redis client's timeout on a hang      (default 100)
+  --redis-breaker-ms N     after a Redis error or timeout, stop asking Redis this long (0 = off)
+  --redis-ops-per-ms N     Redis throughput; beyond it commands queue (0 = unlimited)
+  --local-cache-ms N       each instance's own copy of a value read from Redis (0 = off)
+  --key-skew S             Zipf skew of key popularity, cold and steady (0 = the workload's own)
+  --retries N              a failed or timed-out attempt tries again, each with its own deadline
+  --retry-backoff-ms N     pause before a retry: uniform up to N, doubled per attempt (default 50)
+  --arrivals A             closed | open: steady traffic's arrivals  (default closed)
+  --rate-per-s N           open loop: requests a second across the fleet (default 2000)
   --pitfall NAME           remember-failure | no-deadline | key-mismatch | mutable-result (repeatable)
                            no-deadline also removes the origin timeout
   --poll-ms N              how often waiting losers re-read  (default 50)
@@ -454,6 +466,12 @@ fn run(args: &[String]) -> Result<String, Exit> {
                 seed = v
                     .parse()
                     .map_err(|_| Exit::Bad(format!("--seed: '{v}' is not a whole number")))?;
+            }
+            "--fault" => {
+                let v = value("--fault")?;
+                let f =
+                    scenario::parse_fault(&v).map_err(|e| Exit::Bad(format!("--fault: {e}")))?;
+                s.faults.push(f);
             }
             "--pitfall" => {
                 let v = value("--pitfall")?;
