@@ -1,9 +1,9 @@
 //! Simulation throughput: the interview burst, a million-request burst, and
-//! ten simulated minutes of steady traffic. Criterion reports time per run;
+//! ten simulated minutes of steady traffic, closed-loop and open-loop. Criterion reports time per run;
 //! the throughput line is events per second.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use stampede::scenario::{preset, Scenario, Workload};
+use stampede::scenario::{preset, Arrivals, Scenario, Workload};
 use stampede::sim::Fleet;
 
 fn cases() -> Vec<(&'static str, Scenario)> {
@@ -24,10 +24,17 @@ fn cases() -> Vec<(&'static str, Scenario)> {
         think_ms: 100,
         ..burst.clone()
     };
+    // The same offered load arriving open-loop (about as many requests).
+    let open = Scenario {
+        arrivals: Arrivals::Open,
+        rate_per_s: 1800,
+        ..steady.clone()
+    };
     vec![
         ("burst_40x200", burst),
         ("burst_1000x1000", million),
         ("steady_10min_10x20", steady),
+        ("steady_open_10min_10x20", open),
     ]
 }
 
