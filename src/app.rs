@@ -76,6 +76,8 @@ pub fn App() -> impl IntoView {
     let cost = RwSignal::new(initial.cost);
     let speed = RwSignal::new(initial.speed);
     let playing = RwSignal::new(true);
+    // A tour step's prediction is open: its run waits at t = 0.
+    let asking = RwSignal::new(false);
     let follow = RwSignal::new(crate::code_panel::Follow::Nobody);
     // The sandbox pauses while the A/B view is open (it runs its own clock).
     Effect::new(move |_| {
@@ -182,7 +184,7 @@ pub fn App() -> impl IntoView {
         set_timeout(
             move || {
                 if engine.try_update_value(|e| e.rebuild(&s, sd)).is_some() {
-                    playing.set(true);
+                    playing.set(!asking.get_untracked());
                 }
             },
             std::time::Duration::ZERO,
@@ -205,6 +207,10 @@ pub fn App() -> impl IntoView {
     });
 
     let send = Callback::new(move |c: Command| {
+        // Taking the controls while a prediction is open: "just show me".
+        if asking.get_untracked() {
+            asking.set(false);
+        }
         let now = playing.get_untracked();
         if let Some(Some(p)) = engine.try_update_value(|e| e.command(c, now)) {
             playing.set(p);
@@ -230,6 +236,7 @@ pub fn App() -> impl IntoView {
         contrasts,
         send,
         playing,
+        asking,
     };
     let room = Room::new(drive);
     // Reduced motion and the followed thread live in the engine (what it

@@ -30,6 +30,9 @@ pub struct Drive {
     pub send: Callback<crate::transport::Command>,
     /// The run is playing (a jump past the pause, End, does not pause it).
     pub playing: RwSignal<bool>,
+    /// A prediction is open: the step's run waits at t = 0. Any command of
+    /// the transport (Space, End, the scrubber) clears it: "just show me".
+    pub asking: RwSignal<bool>,
 }
 
 /// The shortest gap between two announcements of a running number: a
@@ -89,7 +92,99 @@ struct Bar {
     after: Element,
     back: Element,
     next: Element,
+    text: Element,
+    bet: BetView,
     _listeners: Listeners,
+}
+
+/// Where a step's prediction is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Bet {
+    /// No prediction: the step plays as it always did (skipped, or none).
+    Off,
+    /// The question is open, the run waits at t = 0.
+    Asking,
+    /// The run plays; the number shows once known. `Some(i)`: option `i`
+    /// was picked, `None`: "just show me".
+    Watching(Option<usize>),
+    /// The number is known and shown.
+    Revealed(Option<usize>),
+}
+
+/// The prediction's part of the bar.
+struct BetView {
+    root: Element,
+    question: Element,
+    options: Element,
+    verdict: Element,
+    show: Element,
+    skip: Element,
+    toggle: Element,
+}
+
+/// Where "skip predictions" is remembered.
+const SKIP_KEY: &str = "stampede-skip-predictions";
+
+/// localStorage through `Reflect` (the Storage binding is not linked in);
+/// a browser that refuses storage just forgets.
+fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
+    use js_sys::{Array, Function, Reflect};
+    let store = Reflect::get(&crate::engine::window(), &"localStorage".into()).ok()?;
+    let f: Function = Reflect::get(&store, &method.into()).ok()?.dyn_into().ok()?;
+    let a: Array = args
+        .iter()
+        .map(|x| wasm_bindgen::JsValue::from_str(x))
+        .collect();
+    f.apply(&store, &a).ok()
+}
+
+fn skipping() -> bool {
+    storage_call("getItem", &[SKIP_KEY]).and_then(|v| v.as_string()) == Some("1".into())
+}
+
+fn set_skipping(on: bool) {
+    if on {
+        storage_call("setItem", &[SKIP_KEY, "1"]);
+    } else {
+        storage_call("removeItem", &[SKIP_KEY]);
+    }
+}
+
+/// Runs `s` on `seed` to virtual time `until` (µs; `u64::MAX`: its end) a
+/// few milliseconds per task, so a big fleet never makes a long task, and
+/// hands the report to `done`. `advance_to` is the page's own way of
+/// running a fleet.
+pub(crate) fn run_in_slices(
+    s: &stampede::Scenario,
+    seed: u64,
+    until: u64,
+    done: Box<dyn FnOnce(stampede::Report)>,
+) {
+    slice(Box::new(stampede::Fleet::new(s, seed)), until, done);
+}
+
+fn slice(mut fleet: Box<stampede::Fleet>, until: u64, done: Box<dyn FnOnce(stampede::Report)>) {
+    set_timeout(
+        move || {
+            let start = crate::engine::wall_now();
+            loop {
+                if fleet.advance_to(until, 2_000) {
+                    done(fleet.report());
+                    return;
+                }
+                if crate::engine::wall_now() - start > 8.0 {
+                    break;
+                }
+            }
+            slice(fleet, until, done);
+        },
+        std::time::Duration::ZERO,
+    );
+}
+
+/// The virtual time a step's number is known at: its pause, or its end.
+fn known_at(step: &tour::Step) -> u64 {
+    step.pause_ms.map_or(u64::MAX, |ms| u64::from(ms) * 1000)
 }
 
 /// Builds the tour bar (before the sandbox's `main`) and the header's
@@ -194,6 +289,67 @@ pub fn mount(d: Drive) {
     put(&text, &after);
     put(root, &text);
 
+    // Place your bets: the question, its options, and after the run the
+    // verdict beside the revealed number.
+    let bet = RwSignal::new(Bet::Off);
+    let picks = RwSignal::new(None::<(Place, Vec<tour::Answer>)>);
+    let ask_root = el("div", "tour-predict");
+    set(&ask_root, "hidden", "");
+    let question = el("p", "tour-question");
+    set(&question, "data-predict", "");
+    set(&question, "id", "tour-question");
+    put(&ask_root, &question);
+    let options = el("div", "tour-options");
+    set(&options, "role", "group");
+    set(&options, "aria-labelledby", "tour-question");
+    put(&ask_root, &options);
+    // One listener for the options, however many a step has.
+    on.on(&options, "click", move |ev| {
+        let Some(i) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())
+            .and_then(|e| e.closest("[data-predict-option]").ok().flatten())
+            .and_then(|e| e.get_attribute("data-predict-option"))
+            .and_then(|v| v.parse::<usize>().ok())
+        else {
+            return;
+        };
+        if bet.get_untracked() == Bet::Asking {
+            bet.set(Bet::Watching(Some(i)));
+            d.asking.set(false);
+            d.playing.set(true);
+        }
+    });
+    let verdict = el("p", "tour-verdict");
+    put(&ask_root, &verdict);
+    let bet_nav = el("div", "tour-bet-nav");
+    let show = button("predict-show", "Just show me");
+    on.on(&show, "click", move |_| {
+        if bet.get_untracked() == Bet::Asking {
+            bet.set(Bet::Watching(None));
+            d.asking.set(false);
+            d.playing.set(true);
+        }
+    });
+    put(&bet_nav, &show);
+    let skip = button("predict-skip", "Skip predictions");
+    set(
+        &skip,
+        "title",
+        "Steps just play; remembered in this browser",
+    );
+    on.on(&skip, "click", move |_| {
+        set_skipping(true);
+        if bet.get_untracked() == Bet::Asking {
+            d.asking.set(false);
+            d.playing.set(true);
+        }
+        bet.set(Bet::Off);
+    });
+    put(&bet_nav, &skip);
+    put(&ask_root, &bet_nav);
+    put(root, &ask_root);
+
     let nav = el("div", "tour-nav");
     let back = button("tour-back", "← Back");
     on.on(&back, "click", move |_| d.back());
@@ -201,6 +357,19 @@ pub fn mount(d: Drive) {
     on.on(&next, "click", move |_| d.next());
     put(&nav, &back);
     put(&nav, &next);
+    let toggle = button("predict-toggle", "Predict first");
+    set(
+        &toggle,
+        "title",
+        "Ask for a prediction before each step plays",
+    );
+    on.on(&toggle, "click", move |_| {
+        let on = skipping();
+        set_skipping(!on);
+        // Turned back on: this step asks again, from t = 0.
+        d.tour.set(d.tour.get_untracked());
+    });
+    put(&nav, &toggle);
     put(
         &nav,
         &text_el(
@@ -225,6 +394,16 @@ pub fn mount(d: Drive) {
         after,
         back,
         next,
+        text,
+        bet: BetView {
+            root: ask_root,
+            question,
+            options,
+            verdict,
+            show,
+            skip,
+            toggle,
+        },
         _listeners: on,
     });
 
@@ -275,12 +454,47 @@ pub fn mount(d: Drive) {
             }
         });
         let Some((lv, k)) = at else {
+            if d.asking.get_untracked() {
+                d.asking.set(false);
+                d.playing.set(true);
+            }
+            bet.set(Bet::Off);
             return;
         };
         let Some(step) = tour::step(lv, k) else {
             return;
         };
         d.apply(step);
+        // A step with a prediction opens paused at t = 0, its number hidden,
+        // and works out its options (the right one is its own run's number).
+        match step.predict.filter(|_| !skipping()) {
+            Some(p) => {
+                d.send.run(crate::transport::Command::Restart);
+                d.asking.set(true);
+                d.playing.set(false);
+                bet.set(Bet::Asking);
+                picks.set(None);
+                let (s, seed, _) = stampede::Scenario::from_query(step.query);
+                let here = (lv, k);
+                run_in_slices(
+                    &s,
+                    seed,
+                    known_at(step),
+                    Box::new(move |r| {
+                        if d.tour.get_untracked() == Some(here) {
+                            picks.set(Some((here, tour::answers(step, &p, &r))));
+                        }
+                    }),
+                );
+            }
+            None => {
+                if d.asking.get_untracked() {
+                    d.asking.set(false);
+                    d.playing.set(true);
+                }
+                bet.set(Bet::Off);
+            }
+        }
         bar.with_value(|b| {
             set(&b.root, "data-tour-step", &tour::place_name((lv, k)));
             b.level.set_value(lv.name());
@@ -300,11 +514,16 @@ pub fn mount(d: Drive) {
     // The running words and number, from the same reading as the counters:
     // the core fills the step's text from the run on screen. A step whose
     // lesson shows mid-run stops there, once.
+    let seen = StoredValue::new(None::<Place>);
     Effect::new(move |_| {
         let at = d.tour.get();
         let Some(step) = at.and_then(|(l, k)| tour::step(l, k)) else {
+            bar.with_value(|b| {
+                let _ = b.main.class_list().remove_1("predicting");
+            });
             return;
         };
+        let state = bet.get();
         let then = step.contrast.map(stampede::Scenario::from_query);
         let (before, number, after, now) = d.scenario.with(|s| {
             d.contrasts.with(|have| {
@@ -313,18 +532,43 @@ pub fn mount(d: Drive) {
                         .as_ref()
                         .and_then(|(c, sd, _)| crate::app::contrast_of(have, c, *sd));
                     let (b, n, a) = tour::render(step, s, &r.report, r.at_end, then);
-                    (b, n, a, r.now)
+                    (b, n, a, (r.now, r.at_end))
                 })
             })
         });
+        let (now, ended) = now;
+        // The number is known once this step's own run (seen before that
+        // moment: the reading of the step before may be past it) reaches
+        // its pause or its end.
+        let at_known = known_at(step);
+        if now < at_known && !ended {
+            seen.set_value(at);
+        }
+        let known = seen.get_value() == at && (ended || now >= at_known);
+        if let (Bet::Watching(pick), true) = (state, known) {
+            bet.set(Bet::Revealed(pick));
+        }
+        let hidden = matches!(state, Bet::Asking | Bet::Watching(_));
         bar.with_value(|b| {
+            // The arithmetic panel works the answer out: it waits too.
+            let _ = b.main.class_list().toggle_with_force("predicting", hidden);
+            let _ = b
+                .text
+                .toggle_attribute_with_force("hidden", state == Bet::Asking);
+            if hidden {
+                set_text(&b.number, "?");
+                set(&b.number, "data-pending", "0");
+                let _ = b.number.remove_attribute("data-revealed");
+            } else {
+                set_text(&b.number, &number);
+                set(
+                    &b.number,
+                    "data-pending",
+                    if number == tour::PENDING { "1" } else { "0" },
+                );
+                let _ = b.number.toggle_attribute_with_force("data-revealed", known);
+            }
             set_text(&b.before, &before);
-            set_text(&b.number, &number);
-            set(
-                &b.number,
-                "data-pending",
-                if number == tour::PENDING { "1" } else { "0" },
-            );
             set_text(&b.after, &after);
         });
         if let Some(ms) = step.pause_ms {
@@ -344,6 +588,110 @@ pub fn mount(d: Drive) {
         // The counters re-render as the scenario changes: mark them again.
         highlight(step.metric);
     });
+    // The transport moved the run while the question was open: just show it.
+    Effect::new(move |_| {
+        if !d.asking.get() && bet.get_untracked() == Bet::Asking {
+            bet.set(Bet::Watching(None));
+        }
+    });
+    Effect::new(move |_| {
+        let step = d.tour.get().and_then(|(l, k)| tour::step(l, k));
+        let state = bet.get();
+        picks.with(|p| {
+            let here = d.tour.get_untracked();
+            let p = p
+                .as_ref()
+                .filter(|(at, _)| Some(*at) == here)
+                .map(|(_, a)| a.as_slice());
+            bar.with_value(|b| draw_bet(&b.bet, step, state, p));
+        });
+    });
+}
+
+/// The prediction's part of the bar, drawn when the step, the bet or the
+/// options change (never per frame).
+fn draw_bet(
+    b: &BetView,
+    step: Option<&'static tour::Step>,
+    state: Bet,
+    picks: Option<&[tour::Answer]>,
+) {
+    set(
+        &b.toggle,
+        "aria-pressed",
+        if skipping() { "false" } else { "true" },
+    );
+    let Some((step, p)) = step.and_then(|s| s.predict.map(|p| (s, p))) else {
+        let _ = b.root.set_attribute("hidden", "");
+        return;
+    };
+    let _ = b
+        .root
+        .toggle_attribute_with_force("hidden", state == Bet::Off);
+    if state == Bet::Off {
+        return;
+    }
+    let asking = state == Bet::Asking;
+    let s = stampede::Scenario::from_query(step.query).0;
+    set_text(&b.question, &tour::question(&p, &s));
+    let _ = b.show.toggle_attribute_with_force("hidden", !asking);
+    let _ = b.skip.toggle_attribute_with_force("hidden", !asking);
+    b.options.set_text_content(None);
+    let Some(picks) = picks else {
+        put(
+            &b.options,
+            &text_el("span", "tour-working", "Working out the options…"),
+        );
+        set_text(&b.verdict, "");
+        return;
+    };
+    let (picked, revealed) = match state {
+        Bet::Watching(p) => (p, false),
+        Bet::Revealed(p) => (p, true),
+        _ => (None, false),
+    };
+    for (i, a) in picks.iter().enumerate() {
+        let o = button("", &a.label);
+        let _ = o.remove_attribute("data-control");
+        set(&o, "data-predict-option", &i.to_string());
+        set(
+            &o,
+            "aria-pressed",
+            if picked == Some(i) { "true" } else { "false" },
+        );
+        if !asking {
+            set(&o, "disabled", "");
+        }
+        if revealed {
+            set(&o, "data-right", if a.right { "1" } else { "0" });
+        }
+        put(&b.options, &o);
+    }
+    let right = picks
+        .iter()
+        .find(|a| a.right)
+        .map_or("", |a| a.label.as_str());
+    let line = match (state, picked.and_then(|i| picks.get(i))) {
+        (Bet::Revealed(_), Some(a)) if a.right => format!("Right: the run shows {right}."),
+        (Bet::Revealed(_), Some(a)) => format!(
+            "You said {}; the run shows {right}. {}",
+            a.label,
+            a.why_not.unwrap_or_default()
+        ),
+        (Bet::Revealed(_), None) => format!("The run shows {right}."),
+        (Bet::Watching(Some(i)), _) => format!(
+            "You said {}. Watch the run: the number shows {}.",
+            picks.get(i).map_or("", |a| a.label.as_str()),
+            if step.pause_ms.is_some() {
+                "when it pauses"
+            } else {
+                "at its end"
+            }
+        ),
+        (Bet::Watching(None), _) => "Watch the run: the number shows once it is known.".into(),
+        _ => String::new(),
+    };
+    set_text(&b.verdict, &line);
 }
 
 /// Outlines every other element showing `metric` (the proof, a counter),

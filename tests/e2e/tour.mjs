@@ -98,6 +98,9 @@ await spec("tour", async (t) => {
   // with callers given up and the dead holder's claim still held.
   await page.goto(`${process.env.E2E_URL}#tour/deeper/10`, { waitUntil: "load" });
   await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
+  // The step opens on its prediction, paused: "just show me" plays it.
+  await page.locator(control("predict-show")).click();
+  await page.waitForFunction(() => document.querySelector(".tour-number[data-revealed]"), null, { timeout: 60_000 });
   await t.untilEnd(60_000);
   const stopped = await page.evaluate(() => ({
     clock: document.querySelector('[data-control="timeline"]')?.value,
