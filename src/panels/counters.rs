@@ -249,8 +249,9 @@ const ROWS: [Row; 3] = [
 ];
 
 /// What a row's requests got, in a few words: "8000 answered",
-/// "7960 answered · 40 failed".
-pub fn outcome_text(s: &Score) -> String {
+/// "7960 answered · 40 failed". `ended`: the animated run is over, so a
+/// row's run stopped at the same moment with requests still waiting says so.
+pub fn outcome_text(s: &Score, ended: bool) -> String {
     let mut parts = vec![format!("{} answered", s.answered)];
     if s.degraded > 0 {
         parts.push(format!("{} degraded", s.degraded));
@@ -258,7 +259,9 @@ pub fn outcome_text(s: &Score) -> String {
     if s.failed > 0 {
         parts.push(format!("{} failed", s.failed));
     }
-    if s.waiting > 0 {
+    if s.waiting > 0 && ended {
+        parts.push(format!("{} still waiting when your run ended", s.waiting));
+    } else if s.waiting > 0 {
         parts.push(format!("{} waiting", s.waiting));
     }
     parts.join(" · ")
@@ -476,7 +479,9 @@ impl ArithDom {
             );
             set_text(
                 &dom.got,
-                &score.map(|s| outcome_text(&s)).unwrap_or_default(),
+                &score
+                    .map(|s| outcome_text(&s, r.at_end && !r.compared_behind))
+                    .unwrap_or_default(),
             );
             let width = format!(
                 "{}%",
