@@ -58,18 +58,60 @@ pub fn App() -> impl IntoView {
     let hash = current_hash();
     // A tour link opens its step; a first visit (no link at all) opens the
     // tour's first step; a share link opens the sandbox on its scenario.
-    let start = tour::parse_hash(&hash).or_else(|| {
-        (query.trim_start_matches('?').is_empty() && hash.is_empty())
-            .then_some((tour::Level::Basics, 0))
-    });
+    // A drill link (`?drill=NAME`) opens the drill on its situation, with
+    // the link's allowed knobs applied (a locked one refused, with a notice).
+    let (drill_open, drill_list, mut drill_notices) = match url_state::drill_of(&query) {
+        None => (None, false, Vec::new()),
+        Some(name) => match stampede::drill::drill(&name) {
+            Some(d) => (Some(d), false, Vec::new()),
+            None if name.is_empty() => (stampede::drill::DRILLS.first(), true, Vec::new()),
+            None => (
+                stampede::drill::DRILLS.first(),
+                true,
+                vec![Notice::new(
+                    "drill",
+                    format!(
+                        "there is no drill named '{}'; here is the list",
+                        stampede::scenario::clip(&name)
+                    ),
+                )],
+            ),
+        },
+    };
+    let start = tour::parse_hash(&hash)
+        .filter(|_| drill_open.is_none())
+        .or_else(|| {
+            (query.trim_start_matches('?').is_empty() && hash.is_empty())
+                .then_some((tour::Level::Basics, 0))
+        });
     // A tour step starts on its own scenario: the page builds one fleet, not
     // the link's and then the step's.
-    let (initial, url_notices) = url_state::parse(
-        start
-            .and_then(|(l, k)| tour::step(l, k))
-            .map_or(query.as_str(), |s| s.query),
-    );
-    let tour = RwSignal::new(start);
+    let (initial, url_notices) = match drill_open {
+        Some(d) => {
+            let (s, n) = stampede::drill::apply(d, &query);
+            drill_notices.extend(n);
+            let state = PageState {
+                speed: crate::clock::default_speed(&s),
+                scenario: s,
+                ..PageState::default()
+            };
+            (state, drill_notices)
+        }
+        None => url_state::parse(
+            start
+                .and_then(|(l, k)| tour::step(l, k))
+                .map_or(query.as_str(), |s| s.query),
+        ),
+    };
+    let drilling = RwSignal::new(drill_open.is_some());
+    let tour_start = start;
+    let tour = RwSignal::new(tour_start);
+    // The tour and a drill take turns.
+    Effect::new(move |_| {
+        if tour.get().is_some() && drilling.get_untracked() {
+            drilling.set(false);
+        }
+    });
     let scenario = RwSignal::new(initial.scenario.clone());
     let seed = RwSignal::new(initial.seed);
     let compare = RwSignal::new(initial.compare);
@@ -203,7 +245,11 @@ pub fn App() -> impl IntoView {
             .get()
             .map(|p| format!("#tour/{}", tour::place_name(p)))
             .unwrap_or_default();
-        replace_url(&url_state::to_query(&state), &hash);
+        // A drill's link carries only its allowed knobs: the learner's answer.
+        match drill_open.filter(|_| drilling.get()) {
+            Some(d) => replace_url(&d.link(&state.scenario), &hash),
+            None => replace_url(&url_state::to_query(&state), &hash),
+        }
     });
 
     let send = Callback::new(move |c: Command| {
@@ -343,6 +389,17 @@ pub fn App() -> impl IntoView {
             }
         }));
         crate::dom::task(Box::new(move || tour_view::mount(drive)));
+        if let Some(drill) = drill_open {
+            crate::dom::task(Box::new(move || {
+                crate::lesson::drills::mount(crate::lesson::drills::DrillPage {
+                    drill,
+                    open: drilling,
+                    list: drill_list,
+                    scenario,
+                    reading,
+                })
+            }));
+        }
         crate::dom::task(Box::new(move || presenter::mount(room)));
         crate::dom::task(Box::new(move || crate::panels::conformance::mount(base)));
     });

@@ -34,6 +34,17 @@ impl Default for PageState {
     }
 }
 
+/// The drill a link opens (`?drill=NAME`; an empty name for the list), if
+/// it names one at all. The rest of such a link is the drill's to read
+/// (`stampede::drill::apply`).
+pub fn drill_of(query: &str) -> Option<String> {
+    let q = query.strip_prefix('?').unwrap_or(query);
+    q.split('&').find_map(|part| {
+        let (k, v) = part.split_once('=').unwrap_or((part, ""));
+        (k == "drill").then(|| percent_decode(v))
+    })
+}
+
 /// Parses `location.search` (with or without `?`).
 pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     let q = query.strip_prefix('?').unwrap_or(query);
