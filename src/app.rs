@@ -106,13 +106,17 @@ pub fn App() -> impl IntoView {
     let drilling = RwSignal::new(drill_open.is_some());
     let tour_start = start;
     let tour = RwSignal::new(tour_start);
-    // The tour and a drill take turns.
+    let scenario = RwSignal::new(initial.scenario.clone());
+    // The tour and a drill take turns; a scenario the drill's link cannot
+    // carry (a preset's digit key changed a locked knob) is the sandbox's.
     Effect::new(move |_| {
-        if tour.get().is_some() && drilling.get_untracked() {
+        let away = tour.get().is_some()
+            || drill_open
+                .is_some_and(|d| scenario.with(|s| stampede::drill::apply(d, &d.link(s)).0 != *s));
+        if away && drilling.get_untracked() {
             drilling.set(false);
         }
     });
-    let scenario = RwSignal::new(initial.scenario.clone());
     let seed = RwSignal::new(initial.seed);
     let compare = RwSignal::new(initial.compare);
     let cost = RwSignal::new(initial.cost);

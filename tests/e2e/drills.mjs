@@ -136,6 +136,7 @@ await spec("drills", async (t) => {
     const got = await pageGrade(page, name);
     sameGrade(name, got, want);
     if (!got.passed) throw new Error(`${name}: the solution fails`);
+    if (!(await page.locator(`[data-drill="${name}"]`).isVisible())) throw new Error(`${name}: the solution left the drill`);
     if (!(await page.locator(".drill-reasoning").isVisible())) throw new Error(`${name}: no reasoning shown`);
     // The page's own link carries the answer: the CLI grades it the same.
     const link = new URL(page.url()).search.slice(1);
@@ -161,6 +162,20 @@ await spec("drills", async (t) => {
   const got = await pageGrade(page, "jitter");
   sameGrade("jitter (locked instances)", got, simJson("--drill", "jitter", "--url", "i=3"));
   t.ok(`a locked knob (i=3) is refused: "${banner.slice(0, 80)}…", and the grade is still the CLI's`);
+
+  // Turning an allowed knob stays in the drill, and the link carries it.
+  await t.open("drill=claim-order");
+  await page.locator(`[data-drill] ${control("lesson-claim")}`).selectOption("inner");
+  await page.waitForFunction(() => location.search.includes("c=inner"));
+  if (!(await page.locator("[data-drill]").isVisible())) throw new Error("an allowed knob left the drill");
+  t.ok(`an allowed knob turned on the page stays in the drill: ${new URL(page.url()).search}`);
+  // A digit key's preset changes locked knobs: that is the sandbox's.
+  await page.locator("body").click({ position: { x: 2, y: 2 } });
+  await page.keyboard.press("1");
+  await page.locator("[data-drill]").waitFor({ state: "hidden" });
+  await page.locator(".panel.knobs").waitFor({ state: "visible" });
+  if (new URL(page.url()).search.includes("drill=")) throw new Error(`still a drill link: ${page.url()}`);
+  t.ok("a preset's digit key leaves the drill for the sandbox");
 
   await page.setViewportSize({ width: 390, height: 844 });
   await t.open("drill=claim-order");
