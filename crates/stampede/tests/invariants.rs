@@ -390,6 +390,10 @@ proptest! {
             // Reads come often next to a recompute's length, so some read
             // falls in the early window before each expiry.
             think_ms: (recompute_ms / 4).max(1),
+            // Closed-loop readers at that pace (open-loop at a random rate
+            // may bring too few), each read its own first attempt.
+            arrivals: Arrivals::Closed,
+            retries: 0,
             value_ttl_ms: 40 * recompute_ms,
             duration_ms: 200 * recompute_ms,
             jitter: 0.0,
