@@ -217,7 +217,7 @@ pub fn mount(p: DrillPage) {
                             mark(g.passed)
                         );
                         set(li, "data-graded", if g.passed { "true" } else { "false" });
-                        set(li, "data-value", &g.value.to_string());
+                        set(li, "data-value", &stampede::decimal::format_json(g.value));
                     }
                     None => {
                         let _ = li.remove_attribute("data-graded");
