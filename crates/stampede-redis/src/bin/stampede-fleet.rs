@@ -97,22 +97,11 @@ async fn run(args: &[String]) -> Result<String, String> {
                 }
                 (s, seed) = (from, sd);
             }
-            "--swr" => s.stale_while_revalidate = true,
-            "--fenced-writes" => s.fenced_writes = true,
-            "--hang" => s.hang = true,
-            "--redis-down" => s.redis_down = true,
-            "--holder-crash" => s.holder_crash = true,
             "--seed" => {
                 let v = value()?;
                 seed = v.parse().map_err(|_| {
                     format!("--seed: '{}' is not a whole number", scenario::clip(&v))
                 })?;
-            }
-            "--pitfall" => {
-                let v = value()?;
-                s.pitfalls
-                    .enable(&v)
-                    .map_err(|e| format!("--pitfall: {e}"))?;
             }
             "--set" => {
                 let kv = value()?;
@@ -127,13 +116,12 @@ async fn run(args: &[String]) -> Result<String, String> {
             "--compare" => both = true,
             "--cluster" => cluster = true,
             "--conformance" => table = true,
-            // Every other knob flag of stampede-sim, parsed by the core as
+            // Every scenario flag of stampede-sim, parsed by the core as
             // stampede-sim parses it.
-            f if f.starts_with("--") && is_knob(&f[2..].replace('-', "_")) => {
-                let knob = f[2..].replace('-', "_");
-                s.set(&knob, &value()?).map_err(|e| format!("{f}: {e}"))?;
-            }
-            other => return Err(format!("unknown flag '{}'", scenario::clip(other))),
+            f => match s.apply_flag(f, value) {
+                Some(r) => r?,
+                None => return Err(format!("unknown flag '{}'", scenario::clip(f))),
+            },
         }
     }
     let s = s.validated().map_err(|n| {
@@ -197,22 +185,6 @@ async fn run(args: &[String]) -> Result<String, String> {
         out.push_str(&format!("{k:<24} {a:>8} {b:>8}  {mark}\n"));
     }
     Ok(out.trim_end().to_string())
-}
-
-/// A knob stampede-sim takes as `--name value` (the name with `_` for `-`).
-fn is_knob(knob: &str) -> bool {
-    matches!(
-        knob,
-        "redis_error"
-            | "singleflight"
-            | "claim"
-            | "loser"
-            | "workload"
-            | "jitter"
-            | "fail_rate"
-            | "xfetch_beta"
-            | "think_ms"
-    ) || scenario::U32_BOUNDS.iter().any(|(n, _, _)| *n == knob)
 }
 
 /// The conformance table: every check's preset run for real and simulated

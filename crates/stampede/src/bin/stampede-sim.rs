@@ -414,7 +414,6 @@ fn run(args: &[String]) -> Result<String, Exit> {
     }
     let mut json = false;
     let mut print_url = false;
-    let mut pitfalls_seen = false;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = |name: &str| {
@@ -456,44 +455,27 @@ fn run(args: &[String]) -> Result<String, Exit> {
             }
             "--print-url" => print_url = true,
             "--json" => json = true,
-            "--swr" => s.stale_while_revalidate = true,
-            "--fenced-writes" => s.fenced_writes = true,
-            "--hang" => s.hang = true,
-            "--redis-down" => s.redis_down = true,
-            "--holder-crash" => s.holder_crash = true,
             "--seed" => {
                 let v = value("--seed")?;
                 seed = v
                     .parse()
                     .map_err(|_| Exit::Bad(format!("--seed: '{v}' is not a whole number")))?;
             }
-            "--fault" => {
-                let v = value("--fault")?;
-                let f =
-                    scenario::parse_fault(&v).map_err(|e| Exit::Bad(format!("--fault: {e}")))?;
-                s.faults.push(f);
-            }
-            "--pitfall" => {
-                let v = value("--pitfall")?;
-                if !pitfalls_seen {
-                    pitfalls_seen = true;
+            f => {
+                let got = s.apply_flag(f, || {
+                    value(f).map_err(|e| match e {
+                        Exit::Bad(m) => m,
+                        Exit::Help => String::new(),
+                    })
+                });
+                match got {
+                    Some(r) => r.map_err(Exit::Bad)?,
+                    None if f.starts_with("--") => {
+                        return Err(Exit::Bad(format!("unknown flag '{f}'")))
+                    }
+                    None => return Err(Exit::Bad(format!("unexpected argument '{f}'"))),
                 }
-                s.pitfalls
-                    .enable(&v)
-                    .map_err(|e| Exit::Bad(format!("--pitfall: {e}")))?;
             }
-            f if f.starts_with("--") => {
-                let knob = f[2..].replace('-', "_");
-                // Every knob is a flag by its name (pitfalls come one at a
-                // time through --pitfall).
-                if knob == "pitfalls" || !scenario::knob_names().any(|k| k == knob) {
-                    return Err(Exit::Bad(format!("unknown flag '{f}'")));
-                }
-                let v = value(f)?;
-                s.set(&knob, &v)
-                    .map_err(|e| Exit::Bad(format!("{f}: {e}")))?;
-            }
-            other => return Err(Exit::Bad(format!("unexpected argument '{other}'"))),
         }
     }
     // Out-of-range values are an error on the command line (the page clamps).

@@ -266,6 +266,47 @@ impl Scenario {
         Ok(())
     }
 
+    /// A command-line flag that sets the scenario, as `stampede-sim` and
+    /// `stampede-fleet` both take them: the switches (`--hang`), `--pitfall
+    /// NAME` and `--fault SPEC` (repeatable), and every knob by its name
+    /// (`--claim-ttl-ms 100`). `value` is asked only by a flag that takes
+    /// one. `None`: not a scenario flag.
+    pub fn apply_flag(
+        &mut self,
+        flag: &str,
+        value: impl FnOnce() -> Result<String, String>,
+    ) -> Option<Result<(), String>> {
+        let on = |field: &mut bool| {
+            *field = true;
+            Ok(())
+        };
+        Some(match flag {
+            "--swr" => on(&mut self.stale_while_revalidate),
+            "--fenced-writes" => on(&mut self.fenced_writes),
+            "--hang" => on(&mut self.hang),
+            "--redis-down" => on(&mut self.redis_down),
+            "--holder-crash" => on(&mut self.holder_crash),
+            "--pitfall" => value().and_then(|v| {
+                self.pitfalls
+                    .enable(&v)
+                    .map_err(|e| format!("--pitfall: {e}"))
+            }),
+            "--fault" => value().and_then(|v| {
+                let f = parse_fault(&v).map_err(|e| format!("--fault: {e}"))?;
+                self.faults.push(f);
+                Ok(())
+            }),
+            f => {
+                let knob = f.strip_prefix("--")?.replace('-', "_");
+                // Pitfalls come one at a time through --pitfall.
+                if knob == "pitfalls" || !knob_names().any(|k| k == knob) {
+                    return None;
+                }
+                value().and_then(|v| self.set(&knob, &v).map_err(|e| format!("{f}: {e}")))
+            }
+        })
+    }
+
     /// The knob's value as text, in the form [`Scenario::set`] accepts.
     pub fn get(&self, knob: &str) -> Option<String> {
         let mut me = self.clone();
