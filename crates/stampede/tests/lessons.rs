@@ -1254,3 +1254,17 @@ fn open_loop_traffic_backs_up_where_closed_loop_hides_it() {
         );
     });
 }
+
+/// A command to a hanging Redis fails when the client gives up on it, not
+/// when it is sent: half a second into a 1.5 s timeout, nothing has failed.
+#[test]
+fn a_hung_command_fails_at_its_timeout() {
+    let s = p("redis-hang");
+    let mut f = Fleet::new(&s, 1);
+    f.advance_to(500_000, usize::MAX);
+    let mid = f.report();
+    assert!(mid.redis_round_trips > 0);
+    assert_eq!(mid.redis_errors, 0, "{mid:?}");
+    let end = f.run();
+    assert_eq!(end.redis_errors, end.redis_round_trips);
+}

@@ -242,6 +242,8 @@ pub struct Fleet {
     /// When Redis finishes the last command it has queued.
     redis_busy_until: Micros,
     redis_latency: Histogram,
+    /// When each command sent to a hanging Redis times out, in time order.
+    hung: Vec<Micros>,
     /// Key popularity as a cumulative distribution (empty: the workload's own).
     zipf: Vec<f64>,
     /// Faults that act at their start (a holder dies), in time order: at
@@ -333,6 +335,7 @@ impl Fleet {
             breakers: vec![(0, 0); sc.instances as usize],
             redis_busy_until: 0,
             redis_latency: Histogram::default(),
+            hung: Vec::new(),
             zipf: zipf_cdf(&sc),
             fault_events: VecDeque::new(),
             crash_armed: false,
@@ -591,6 +594,7 @@ impl Fleet {
         r.p50_ms = ms(self.latency.quantile(0.5));
         r.p99_ms = ms(self.latency.quantile(0.99));
         r.redis_p99_ms = ms(self.redis_latency.quantile(0.99));
+        r.redis_errors += self.hung.partition_point(|t| *t <= self.now) as u64;
         r.max_ms = ms(self.latency.max());
         r.max_wait_ms = ms(self.max_wait);
         r.elapsed_ms = ms(self.last_activity);

@@ -70,8 +70,12 @@ impl Fleet {
             self.push(t, thread, wseq, EvKind::Deliver(input));
         }
         self.r.redis_round_trips += 1;
-        if down {
-            self.r.redis_errors += 1;
+        match (down, self.scenario.redis_outage) {
+            (false, _) => {}
+            (true, RedisOutage::Error) => self.r.redis_errors += 1,
+            // A hung command fails only when the client gives up on it:
+            // counted from then (`report`), not when it was sent.
+            (true, RedisOutage::Hang) => self.hung.push(t),
         }
         None
     }
