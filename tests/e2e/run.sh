@@ -5,7 +5,8 @@
 # headless Chromium, stop the server.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-dist="$root/dist"
+# E2E_DIST serves another build (a second worker building its own dist).
+dist="${E2E_DIST:-$root/dist}"
 [ -f "$dist/index.html" ] || { echo "e2e: $dist/index.html is missing; run 'make dist' first" >&2; exit 1; }
 
 site="$(mktemp -d)"
