@@ -19,33 +19,15 @@ use redis::{ErrorKind, RedisError, RedisResult, Script};
 use crate::conn::{Conn, Target};
 
 /// Deletes the claim only if it still holds this token.
-pub(crate) const RELEASE: &str = r"
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-    return redis.call('DEL', KEYS[1])
-end
-return 0
-";
+pub(crate) const RELEASE: &str = include_str!("scripts/release.lua");
 
 /// Takes the claim and, in the same step, its fencing number: 0 when the
 /// claim is held by someone else.
-pub(crate) const CLAIM_FENCED: &str = r"
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-    return redis.call('INCR', KEYS[2])
-end
-return 0
-";
+pub(crate) const CLAIM_FENCED: &str = include_str!("scripts/claim_fenced.lua");
 
 /// Writes the value with its writer's fencing number, unless the stored
 /// value was written under a newer one: a late holder cannot overwrite it.
-const WRITE_FENCED: &str = r"
-local current = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
-if tonumber(ARGV[2]) < current then
-    return 0
-end
-redis.call('HSET', KEYS[1], 'value', ARGV[1], 'fence', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-";
+const WRITE_FENCED: &str = include_str!("scripts/write_fenced.lua");
 
 /// A claim's token: 128 bits from the operating system's randomness, so
 /// that it cannot be guessed and two claims never share one.
