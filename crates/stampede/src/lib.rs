@@ -10,6 +10,7 @@
 //! - [`lesson`]: what proves the running lesson, and its sentence.
 //! - [`tour`]: the guided tour as data, its words filled from the run.
 //! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
+//! - [`practice`]: progress and the spaced review schedule, as text.
 //! - [`metrics`]: the counters and histograms everyone reports.
 //! - [`decimal`]: decimal text to and from `f64`, without the standard
 //!   library's general float code.
@@ -23,6 +24,7 @@ pub mod drill;
 pub mod flight;
 pub mod lesson;
 pub mod metrics;
+pub mod practice;
 pub mod read_path;
 pub mod rng;
 pub mod scenario;
