@@ -341,14 +341,7 @@ impl<V> CacheBuilder<V, Json> {
                 xfetch_beta: 0.0,
                 fenced_writes: false,
             },
-            settings: Settings {
-                value_ttl: Duration::from_secs(10),
-                stale: Duration::ZERO,
-                jitter: 0.0,
-                xfetch: false,
-                admission: 0,
-                holder_crash: false,
-            },
+            settings: Settings::service(),
             origin: None,
             codec: Json,
         }
@@ -523,6 +516,7 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
                 origin,
                 codec: codec.clone(),
             },
+            Arc::default(),
             Arc::default(),
         )
         .await?;

@@ -63,12 +63,24 @@ impl Target {
     /// Opens the connection. A bad URL, a refused or unreachable address
     /// and a cluster that is not ready are errors, never a panic or a hang.
     pub async fn connect(&self) -> RedisResult<Conn> {
+        self.connect_bounded(RESPONSE_TIMEOUT).await
+    }
+
+    /// As [`Target::connect`], with replies bounded by `response` (never
+    /// less than [`RESPONSE_TIMEOUT`]): a caller that bounds its commands
+    /// itself, for longer, is not cut short by the connection.
+    pub async fn connect_bounded(&self, response: Duration) -> RedisResult<Conn> {
+        let response = if response < RESPONSE_TIMEOUT {
+            RESPONSE_TIMEOUT
+        } else {
+            response + Duration::from_millis(100)
+        };
         match self {
             Target::Single(url) => {
                 let client = redis::Client::open(url.as_str())?;
                 let config = ConnectionManagerConfig::new()
                     .set_connection_timeout(CONNECT_TIMEOUT)
-                    .set_response_timeout(RESPONSE_TIMEOUT)
+                    .set_response_timeout(response)
                     .set_number_of_retries(2)
                     .set_max_delay(200);
                 let con = ConnectionManager::new_with_config(client, config).await?;
@@ -83,7 +95,7 @@ impl Target {
                 }
                 let client = ClusterClient::builder(urls.clone())
                     .connection_timeout(CONNECT_TIMEOUT)
-                    .response_timeout(RESPONSE_TIMEOUT)
+                    .response_timeout(response)
                     .retries(3)
                     .build()?;
                 Ok(Conn::Cluster(client.get_async_connection().await?))

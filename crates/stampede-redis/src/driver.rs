@@ -99,8 +99,15 @@ pub struct Counters {
     pub claim_wins: AtomicU64,
     pub releases: AtomicU64,
     pub values_written: AtomicU64,
-    /// Redis commands that failed or did not answer within [`REDIS_TIMEOUT`].
+    /// Redis commands that failed or did not answer within the client's
+    /// timeout ([`REDIS_TIMEOUT`] unless the scenario sets
+    /// `redis_timeout_ms`).
     pub redis_errors: AtomicU64,
+    /// Redis commands not sent because the instance's breaker was open
+    /// (each answered with the error at once).
+    pub redis_skipped: AtomicU64,
+    /// Attempts a caller made again after one failed or timed out.
+    pub retries: AtomicU64,
     /// Recomputes shed because no admission permit came in time.
     pub admission_shed: AtomicU64,
     /// Requests whose first read found nothing fresh (a miss or a stale value).
@@ -134,6 +141,16 @@ pub(crate) struct Settings {
     /// Concurrent recomputes allowed per instance (0 = no limit).
     pub admission: usize,
     pub holder_crash: bool,
+    /// How long one Redis command may take before it counts as failed.
+    pub redis_timeout: Duration,
+    /// After a Redis error or timeout, skip Redis for this long (zero: no
+    /// breaker).
+    pub redis_breaker: Duration,
+    /// A failed or timed-out attempt is tried again, this many times at most.
+    pub retries: u32,
+    /// The full-jitter backoff's base: before retry n (from 0), a uniform
+    /// pause up to `retry_backoff x 2^n`.
+    pub retry_backoff: Duration,
 }
 
 impl Settings {
@@ -146,6 +163,27 @@ impl Settings {
             xfetch: scenario.xfetch_beta > 0.0,
             admission: scenario.admission as usize,
             holder_crash: scenario.holder_crash,
+            redis_timeout: ms(scenario.redis_timeout_ms),
+            redis_breaker: ms(scenario.redis_breaker_ms),
+            retries: scenario.retries,
+            retry_backoff: ms(scenario.retry_backoff_ms),
+        }
+    }
+
+    /// A service's defaults: no jitter, no XFetch, no admission limit, no
+    /// fault, [`REDIS_TIMEOUT`], no breaker, no retries.
+    pub(crate) const fn service() -> Settings {
+        Settings {
+            value_ttl: Duration::from_secs(10),
+            stale: Duration::ZERO,
+            jitter: 0.0,
+            xfetch: false,
+            admission: 0,
+            holder_crash: false,
+            redis_timeout: REDIS_TIMEOUT,
+            redis_breaker: Duration::ZERO,
+            retries: 0,
+            retry_backoff: Duration::ZERO,
         }
     }
 }
@@ -185,6 +223,16 @@ struct Inner<O, K> {
     /// the shared flag) dies right after winning, without releasing.
     holder_crash: bool,
     crashed: Arc<std::sync::atomic::AtomicBool>,
+    /// Holder faults at a moment not yet carried out, shared by the fleet:
+    /// each makes the next request found holding a claim, or the next to
+    /// win one, die holding it.
+    holder_faults: Arc<AtomicU64>,
+    redis_timeout: Duration,
+    redis_breaker: Duration,
+    /// The breaker is open until then (µs on the driver's clock; 0: shut).
+    breaker_until: AtomicU64,
+    retries: u32,
+    retry_backoff: Duration,
 }
 
 /// One instance's read path: its own flight table and admission limit, a
@@ -346,12 +394,27 @@ impl<O: Origin> Driver<O> {
         origin: O,
         crashed: Arc<std::sync::atomic::AtomicBool>,
     ) -> redis::RedisResult<Self> {
+        Self::connect_in_fleet(target, scenario, origin, crashed, Arc::default()).await
+    }
+
+    /// As [`Driver::connect_in`], with the fleet's pending holder faults
+    /// (`faults=holder@START`): the fleet adds one at START, and the next
+    /// request of any instance found holding a claim (at its next step) or
+    /// winning one dies holding it.
+    pub async fn connect_in_fleet(
+        target: impl Into<Target>,
+        scenario: &Scenario,
+        origin: O,
+        crashed: Arc<std::sync::atomic::AtomicBool>,
+        holder_faults: Arc<AtomicU64>,
+    ) -> redis::RedisResult<Self> {
         Driver::connect_with(
             target,
             Strategy::from_scenario(scenario),
             Settings::from_scenario(scenario),
             origin,
             crashed,
+            holder_faults,
         )
         .await
     }
@@ -365,8 +428,14 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         settings: Settings,
         origin: O,
         crashed: Arc<std::sync::atomic::AtomicBool>,
+        holder_faults: Arc<AtomicU64>,
     ) -> redis::RedisResult<Self> {
-        let mut con = target.into().connect().await?;
+        // The connection's own reply bound must not cut a command the
+        // client timeout still allows.
+        let mut con = target
+            .into()
+            .connect_bounded(settings.redis_timeout)
+            .await?;
         let (release, claim, write_fenced) = (
             Script::new(RELEASE),
             Script::new(CLAIM_FENCED),
@@ -400,6 +469,12 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 counters: Counters::default(),
                 holder_crash: settings.holder_crash,
                 crashed,
+                holder_faults,
+                redis_timeout: settings.redis_timeout,
+                redis_breaker: settings.redis_breaker,
+                breaker_until: AtomicU64::new(0),
+                retries: settings.retries,
+                retry_backoff: settings.retry_backoff,
             }),
         })
     }
@@ -421,18 +496,46 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     /// The value for `key`, as the read path decides. The request's work
     /// goes on in its own task after the answer if the machine has more to
     /// do (a write, a settle, a release).
+    ///
+    /// With `retries` (the scenario's), an attempt that ends in an error or
+    /// a timeout is tried again, as the simulation's callers do: once the
+    /// failed attempt's task has ended (its work done, as a thread that
+    /// stays with its work is free only then), after a full-jitter pause
+    /// (uniform up to `retry_backoff_ms x 2^n` before retry n), with a
+    /// deadline of its own (a client's per-attempt timeout, not one budget
+    /// for all attempts). The answer is the last attempt's.
     pub async fn get(&self, key: K) -> Answer {
+        let mut attempt = 0;
+        loop {
+            let (answer, task) = self.attempt(key.clone());
+            let answer = answer.await.unwrap_or(Answer {
+                ending: Ending::Error,
+                value: None,
+            });
+            if !matches!(answer.ending, Ending::Error | Ending::Timeout)
+                || attempt >= self.inner.retries
+            {
+                return answer;
+            }
+            self.inner.counters.retries.fetch_add(1, Ordering::Relaxed);
+            let _ = task.await;
+            let cap = self.inner.retry_backoff.as_micros() as u64 * (1u64 << attempt.min(20));
+            let pause = (self.inner.unit() * (cap + 1) as f64) as u64;
+            tokio::time::sleep(Duration::from_micros(pause.max(1))).await;
+            attempt += 1;
+        }
+    }
+
+    /// One attempt in a task of its own: its answer, and the task (which
+    /// ends once the attempt's work has).
+    fn attempt(&self, key: K) -> (oneshot::Receiver<Answer>, tokio::task::JoinHandle<()>) {
         let (tx, rx) = oneshot::channel();
         #[cfg(feature = "tracing")]
         let span = obs::request_span(&key.name());
         let task = run(self.inner.clone(), key, tx);
         #[cfg(feature = "tracing")]
         let task = tracing::Instrument::instrument(task, span);
-        tokio::spawn(task);
-        rx.await.unwrap_or(Answer {
-            ending: Ending::Error,
-            value: None,
-        })
+        (rx, tokio::spawn(task))
     }
 }
 
@@ -475,6 +578,8 @@ async fn run<O: Origin<K>, K: Key>(
     // admission slot.
     let mut _permit: Option<OwnedSemaphorePermit> = None;
     let mut op: Option<Op> = None;
+    // The pending operation is a Redis command.
+    let mut op_is_command = false;
     let mut input = Input::Start;
     loop {
         let step = m.resume(&s, input, inner.now());
@@ -502,6 +607,15 @@ async fn run<O: Origin<K>, K: Key>(
             // Keep waiting for the operation already under way.
             Step::Wait => {}
             other => {
+                op_is_command = matches!(
+                    other,
+                    Step::CacheGet { .. }
+                        | Step::Poll { .. }
+                        | Step::Claim { .. }
+                        | Step::Release { .. }
+                        | Step::CacheSet { .. }
+                        | Step::CacheSetNegative { .. }
+                );
                 op = Some(perform(
                     &inner,
                     &key,
@@ -530,7 +644,19 @@ async fn run<O: Origin<K>, K: Key>(
                     _ = tokio::time::sleep_until(inner.at(d)) => {
                         if !m.work_outlives_caller() {
                             // Cancel the wait (a parked follower detaches).
-                            op = None;
+                            // A Redis command already sent is not taken
+                            // back: its client waits for it to its timeout
+                            // (a hung one then counts as a Redis error and
+                            // opens the breaker, as in the simulation), in a
+                            // task of its own whose answer nobody reads.
+                            if let Some(sent) = op.take().filter(|_| op_is_command) {
+                                inner.counters.running.fetch_add(1, Ordering::SeqCst);
+                                let inner = inner.clone();
+                                tokio::spawn(async move {
+                                    let _running = RunningTask(&inner.counters.running);
+                                    let _ = sent.await;
+                                });
+                            }
                         }
                         input = Input::DeadlinePassed;
                         continue;
@@ -543,12 +669,24 @@ async fn run<O: Origin<K>, K: Key>(
         if let Input::Flight(FlightReply::Promoted(_)) = got_input {
             obs::record("role", "promoted");
         }
-        if let Input::Claim(ClaimReply::Won { .. }) = got_input {
-            if inner.holder_crash && !inner.crashed.swap(true, Ordering::SeqCst) {
-                // The fault: this holder dies right after winning. Its
-                // flight passes to its oldest follower, its caller gets an
-                // error, and its claim is never released: it blocks every
-                // other instance until its TTL.
+        let won = matches!(got_input, Input::Claim(ClaimReply::Won { .. }));
+        if won || m.holds_claim() {
+            // `holder_crash`: the fleet's first winner dies right after
+            // winning. A holder fault at a moment: the first request found
+            // holding a claim after it (at the end of the step it was
+            // waiting on), or winning one, dies.
+            let first = won && inner.holder_crash && !inner.crashed.swap(true, Ordering::SeqCst);
+            let at_a_moment = || {
+                inner
+                    .holder_faults
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok()
+            };
+            if first || at_a_moment() {
+                // This holder dies. Its flight passes to its oldest
+                // follower, its caller gets an error (if not answered yet),
+                // and its claim is never released: it blocks every other
+                // instance until its TTL.
                 inner.counters.crashed.fetch_add(1, Ordering::Relaxed);
                 if let Some(ticket) = m.leader_ticket() {
                     abandon(&inner, (key.clone(), m.flight_key(&s)), ticket);
@@ -660,7 +798,7 @@ fn perform<O: Origin<K>, K: Key>(
                 .cmd("EXISTS")
                 .arg(lock_key(&k))
                 .query_async::<(Row, bool)>(&mut con);
-            match bounded(&inner.counters, r).await {
+            match bounded(&inner, r).await {
                 Ok((row, held)) => {
                     let (cache, bytes) = reply_of(&inner, key, row);
                     let claim_free = !held;
@@ -786,7 +924,7 @@ fn perform<O: Origin<K>, K: Key>(
             let script = inner.claim.clone();
             Box::pin(async move {
                 let r: Result<u64, _> = bounded(
-                    &inner.counters,
+                    &inner,
                     script
                         .key(lock_key(&k))
                         .key(fence_key(&k))
@@ -817,7 +955,7 @@ fn perform<O: Origin<K>, K: Key>(
             Box::pin(async move {
                 if let Some(secret) = secret {
                     let _ = bounded(
-                        &inner.counters,
+                        &inner,
                         script
                             .key(lock_key(&k))
                             .arg(secret.as_str())
@@ -910,7 +1048,7 @@ fn perform<O: Origin<K>, K: Key>(
             let keep = (stale - now).max(1);
             Box::pin(async move {
                 let written = bounded(
-                    &inner.counters,
+                    &inner,
                     script
                         .key(value_key(&k))
                         .arg(bytes.as_slice())
@@ -942,7 +1080,7 @@ fn perform<O: Origin<K>, K: Key>(
         Step::CacheSetNegative { ttl, .. } => Box::pin(async move {
             let until = wall_ms() + ttl / 1000;
             let _ = bounded(
-                &inner.counters,
+                &inner,
                 redis::cmd("HSET")
                     .arg(value_key(&k))
                     .arg("neg")
@@ -970,13 +1108,28 @@ fn perform<O: Origin<K>, K: Key>(
 /// caller's deadline: the outage would decide what fail-open is for.
 pub const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
 
-/// A Redis command bounded by [`REDIS_TIMEOUT`]; a late answer is an
+/// A Redis command bounded by the client's timeout ([`REDIS_TIMEOUT`]
+/// unless the scenario says `redis_timeout_ms`); a late answer is an
 /// error. Every error is counted.
-async fn bounded<T>(
-    counters: &Counters,
+///
+/// The breaker (`redis_breaker_ms`): once a command has failed or timed
+/// out, the instance sends nothing for that long (from when the failure is
+/// seen; each failure seen extends it) and every command in that time
+/// fails at once, unsent, counted in `redis_skipped`. It cannot tell when
+/// Redis is back, so it stays open for its whole length (the simulation's
+/// breaker lets commands through the moment an outage ends).
+async fn bounded<O, K, T>(
+    inner: &Inner<O, K>,
     f: impl Future<Output = redis::RedisResult<T>>,
 ) -> redis::RedisResult<T> {
-    let r = tokio::time::timeout(REDIS_TIMEOUT, f)
+    if inner.now() < inner.breaker_until.load(Ordering::SeqCst) {
+        inner.counters.redis_skipped.fetch_add(1, Ordering::Relaxed);
+        return Err(redis::RedisError::from((
+            redis::ErrorKind::IoError,
+            "the Redis breaker is open: not sent",
+        )));
+    }
+    let r = tokio::time::timeout(inner.redis_timeout, f)
         .await
         .unwrap_or_else(|_| {
             Err(redis::RedisError::from(std::io::Error::new(
@@ -986,7 +1139,11 @@ async fn bounded<T>(
         });
     if r.is_err() {
         obs::count(obs::REDIS_ERRORS, "cache");
-        counters.redis_errors.fetch_add(1, Ordering::Relaxed);
+        inner.counters.redis_errors.fetch_add(1, Ordering::Relaxed);
+        if !inner.redis_breaker.is_zero() {
+            let until = inner.now() + inner.redis_breaker.as_micros() as Micros;
+            inner.breaker_until.fetch_max(until, Ordering::SeqCst);
+        }
     }
     r
 }
@@ -1012,7 +1169,7 @@ async fn read_value<O, K>(
     key: u32,
 ) -> (CacheReply, Option<Payload>) {
     let row = bounded(
-        &inner.counters,
+        inner,
         redis::cmd("HMGET")
             .arg(value_key(name))
             .arg(&ROW_FIELDS[..])

@@ -16,8 +16,20 @@
 //!
 //! Faults, injected for real: `redis_down` puts a [`FaultProxy`] between
 //! the instances and Redis and takes it down before the first request
-//! (every command errors, as in the simulation); `holder_crash` makes the
-//! fleet's first claim winner die right after winning, without releasing.
+//! (every command errors, as in the simulation; with `redis_outage=hang`
+//! the proxy holds the connections and swallows every byte instead, so a
+//! command fails only at the client's `redis_timeout_ms`); `holder_crash`
+//! makes the fleet's first claim winner die right after winning, without
+//! releasing. Faults at a moment (`faults`, `KIND@START+DURATION`) are
+//! applied on the run's clock: `redis` through the same proxy for its
+//! window, `origin`, `origin-hang` and `origin-slow` by the origin for the
+//! calls that start inside theirs, `holder` by the first request found
+//! holding a claim after START (at the end of the step it is waiting on)
+//! or winning one.
+//!
+//! What the real fleet cannot do is refused in words naming the knob
+//! ([`unsupported`]), never ignored: open-loop arrivals, a local cache, a
+//! Redis throughput (a real Redis has its own).
 //!
 //! How close a real run comes to the simulation: see [`checks`]. Burst
 //! shapes whose arrivals fit inside the recompute agree exactly on
@@ -37,7 +49,7 @@ use std::time::Duration;
 
 use stampede::metrics::{Ending, Report};
 use stampede::rng::Rng;
-use stampede::scenario::{Scenario, Workload};
+use stampede::scenario::{Arrivals, FaultKind, RedisOutage, Scenario, Workload};
 use tokio::time::Instant;
 
 use crate::claim::{fence_key, lock_key, value_key};
@@ -65,7 +77,9 @@ struct OriginStats {
 #[derive(Clone)]
 pub struct ScenarioOrigin {
     scenario: Arc<Scenario>,
-    start: Instant,
+    /// The run's t = 0 (the outage and the faults are timed from it): set
+    /// by [`ScenarioOrigin::begin`], else the first call.
+    start: Arc<std::sync::OnceLock<Instant>>,
     stats: Arc<OriginStats>,
 }
 
@@ -97,9 +111,25 @@ impl ScenarioOrigin {
     pub fn new(s: &Scenario) -> ScenarioOrigin {
         ScenarioOrigin {
             scenario: Arc::new(s.clone()),
-            start: Instant::now(),
+            start: Arc::default(),
             stats: Arc::default(),
         }
+    }
+
+    /// The run starts now: the origin's outage and faults are timed from
+    /// here.
+    pub fn begin(&self, at: Instant) {
+        let _ = self.start.set(at);
+    }
+
+    /// A fault of this kind is in force now.
+    fn fault_now(&self, kind: FaultKind) -> bool {
+        let start = *self.start.get_or_init(Instant::now);
+        let now_ms = start.elapsed().as_secs_f64() * 1000.0;
+        self.scenario
+            .faults
+            .iter()
+            .any(|f| f.kind == kind && f.active_at(now_ms))
     }
 
     /// A uniform draw in [0, 1) for call or arrival `n`, from the project's
@@ -129,10 +159,18 @@ impl Origin for ScenarioOrigin {
             stats: st.clone(),
             key,
         };
-        let in_outage = self.start.elapsed() < Duration::from_millis(u64::from(s.origin_outage_ms));
+        let start = *self.start.get_or_init(Instant::now);
+        let in_outage = start.elapsed() < Duration::from_millis(u64::from(s.origin_outage_ms))
+            || self.fault_now(FaultKind::Origin);
+        let hangs = s.hang || self.fault_now(FaultKind::OriginHang);
+        let slow = if self.fault_now(FaultKind::OriginSlow) {
+            10.0
+        } else {
+            1.0
+        };
         Box::pin(async move {
             let _guard = guard;
-            if s.hang {
+            if hangs {
                 std::future::pending::<()>().await;
             }
             // As the simulation's origin: base x [0.75, 1.25), with a 2%
@@ -143,7 +181,8 @@ impl Origin for ScenarioOrigin {
             } else {
                 1.0
             };
-            let base = f64::from(s.recompute_ms) * (0.75 + 0.5 * Self::draw(n)) * tail * overload;
+            let base =
+                f64::from(s.recompute_ms) * (0.75 + 0.5 * Self::draw(n)) * tail * overload * slow;
             tokio::time::sleep(Duration::from_micros((base * 1000.0) as u64)).await;
             if in_outage || Self::draw(n ^ 0x5555) < s.fail_rate {
                 st.failures.fetch_add(1, Ordering::SeqCst);
@@ -162,13 +201,117 @@ fn keys_of(s: &Scenario) -> u32 {
     }
 }
 
+/// What the real fleet cannot run, in words naming the knob; `None` when
+/// it runs every knob of `s` (for real or, for the origin's, as the
+/// simulation's origin does).
+pub fn unsupported(s: &Scenario) -> Option<String> {
+    let mut out = Vec::new();
+    if s.workload == Workload::Steady && s.arrivals == Arrivals::Open {
+        out.push(
+            "arrivals=open: the real fleet's steady traffic is closed-loop threads \
+             (no accept queue, nothing rejected)",
+        );
+    }
+    if s.local_cache_ms > 0 {
+        out.push("local_cache_ms: the real fleet's instances keep no local copy of a value");
+    }
+    if s.redis_ops_per_ms > 0 {
+        out.push(
+            "redis_ops_per_ms: a real Redis serves at its own throughput, which the \
+             real fleet cannot set",
+        );
+    }
+    (!out.is_empty()).then(|| format!("not supported by the real fleet: {}", out.join("; ")))
+}
+
+/// Redis is down at some moment of the run: the whole run, or a fault.
+fn redis_faulted(s: &Scenario) -> bool {
+    s.redis_down || s.faults.iter().any(|f| f.kind == FaultKind::Redis)
+}
+
+/// The proxy's state at `at_ms` of the run: down (or hung) while
+/// `redis_down` or a `redis` fault is in force.
+fn set_redis_at(proxy: &FaultProxy, s: &Scenario, at_ms: f64) {
+    let down = s.redis_down
+        || s.faults
+            .iter()
+            .any(|f| f.kind == FaultKind::Redis && f.active_at(at_ms));
+    match (down, s.redis_outage) {
+        (false, _) => proxy.set_down(false),
+        (true, RedisOutage::Error) => proxy.set_down(true),
+        (true, RedisOutage::Hang) => proxy.set_hang(true),
+    }
+}
+
+/// Applies the faults at a moment on the run's clock (from `start`): the
+/// proxy's state at every start and end of a `redis` fault, and one more
+/// pending holder fault at each `holder` fault's start. Aborted when the
+/// run ends.
+fn schedule_faults(
+    s: &Scenario,
+    start: Instant,
+    proxy: Option<Arc<FaultProxy>>,
+    holder_faults: Arc<AtomicU64>,
+) -> tokio::task::JoinHandle<()> {
+    let mut moments: Vec<(u32, bool)> = Vec::new();
+    for f in &s.faults {
+        match f.kind {
+            FaultKind::Redis => {
+                moments.push((f.start_ms, false));
+                if let Some(d) = f.duration_ms {
+                    moments.push((f.start_ms.saturating_add(d), false));
+                }
+            }
+            FaultKind::Holder => moments.push((f.start_ms, true)),
+            // The origin checks its own at each call.
+            FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow => {}
+        }
+    }
+    moments.sort_unstable();
+    let s = s.clone();
+    tokio::spawn(async move {
+        for (at, holder) in moments {
+            tokio::time::sleep_until(start + Duration::from_millis(u64::from(at))).await;
+            if holder {
+                holder_faults.fetch_add(1, Ordering::SeqCst);
+            } else if let Some(p) = &proxy {
+                set_redis_at(p, &s, f64::from(at));
+            }
+        }
+    })
+}
+
+/// Zipf popularity over the keys (key 0 the hottest) as a cumulative
+/// distribution, as the simulation draws a skewed key; empty without a
+/// skew.
+fn zipf_cdf(s: &Scenario) -> Vec<f64> {
+    if s.key_skew <= 0.0 || s.workload == Workload::Burst {
+        return Vec::new();
+    }
+    let mut acc = 0.0;
+    let mut cdf: Vec<f64> = (1..=s.keys.max(1))
+        .map(|k| {
+            acc += (-s.key_skew * f64::from(k).ln()).exp();
+            acc
+        })
+        .collect();
+    for c in &mut cdf {
+        *c /= acc;
+    }
+    cdf
+}
+
 /// Runs `s` for real against `target` (a URL, several comma-separated URLs
 /// for a cluster, or a [`Target`]) and counts what happened, in the
-/// simulation's vocabulary.
+/// simulation's vocabulary. What the real fleet cannot run is refused
+/// ([`unsupported`]).
 pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, String> {
+    if let Some(why) = unsupported(s) {
+        return Err(why);
+    }
     let target = target.into();
-    let proxied = match (&target, s.redis_down) {
-        (Target::Single(url), true) => Some(FaultProxy::in_front_of(url).await?),
+    let proxied = match (&target, redis_faulted(s)) {
+        (Target::Single(url), true) => Some(Arc::new(FaultProxy::in_front_of(url).await?)),
         (Target::Cluster(_), true) => {
             return Err(
                 "a Redis outage is injected through a proxy in front of one server; \
@@ -225,6 +368,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
 
     let origin = ScenarioOrigin::new(s);
     let crashed = Arc::new(AtomicBool::new(false));
+    let holder_faults = Arc::new(AtomicU64::new(0));
     let via = match &proxied {
         Some(p) => Target::Single(p.url()),
         None => target.clone(),
@@ -232,22 +376,33 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
     let mut drivers = Vec::new();
     for _ in 0..s.instances {
         drivers.push(
-            Driver::connect_in(&via, s, origin.clone(), crashed.clone())
-                .await
-                .map_err(|e| e.to_string())?,
+            Driver::connect_in_fleet(
+                &via,
+                s,
+                origin.clone(),
+                crashed.clone(),
+                holder_faults.clone(),
+            )
+            .await
+            .map_err(|e| e.to_string())?,
         );
     }
     if let Some(p) = &proxied {
-        // Redis goes away before the first request and stays away.
-        p.set_down(true);
+        // Redis as it is at t = 0: for `redis_down`, gone before the first
+        // request and for good.
+        set_redis_at(p, s, 0.0);
     }
     let start = Instant::now();
+    origin.begin(start);
+    let faults = schedule_faults(s, start, proxied.clone(), holder_faults);
+    let zipf = Arc::new(zipf_cdf(s));
     let mut calls = Vec::new();
     for (i, d) in drivers.iter().enumerate() {
         for t in 0..s.threads {
             let d = d.clone();
             let n = u64::from(i as u32 * s.threads + t);
             let s = s.clone();
+            let zipf = zipf.clone();
             calls.push(tokio::spawn(async move {
                 let mut rng = Rng::new(n ^ 0xabcd_0000);
                 let mut out = Vec::new();
@@ -256,6 +411,10 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
                         // Arrivals spread over the window, as in the simulation.
                         let at = start + ms(s.spread_ms).mul_f64(rng.unit());
                         let key = match s.workload {
+                            Workload::Cold if !zipf.is_empty() => {
+                                let u = rng.unit();
+                                (zipf.partition_point(|c| *c <= u) as u32).min(s.keys - 1)
+                            }
                             Workload::Cold => rng.below(u64::from(s.keys.max(1))) as u32,
                             _ => 0,
                         };
@@ -270,10 +429,15 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
                         let mut at = start + think.mul_f64(rng.unit());
                         while at < end {
                             tokio::time::sleep_until(at).await;
-                            // Skewed towards low keys: key 0 is the hottest.
+                            // Skewed towards low keys: key 0 is the hottest
+                            // (by `key_skew`'s Zipf law if set).
                             let u = rng.unit();
-                            let key = ((u * u * u * f64::from(s.keys)) as u32)
-                                .min(s.keys.saturating_sub(1));
+                            let key = if zipf.is_empty() {
+                                (u * u * u * f64::from(s.keys)) as u32
+                            } else {
+                                zipf.partition_point(|c| *c <= u) as u32
+                            }
+                            .min(s.keys.saturating_sub(1));
                             let asked = Instant::now();
                             let a = d.get(key).await;
                             out.push((a.ending, asked.elapsed()));
@@ -323,6 +487,8 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
         r.releases += get(&c.releases);
         r.values_written += get(&c.values_written);
         r.redis_errors += get(&c.redis_errors);
+        r.redis_skipped += get(&c.redis_skipped);
+        r.retries += get(&c.retries);
         r.admission_shed += get(&c.admission_shed);
         r.misses += get(&c.misses);
         r.crashed += get(&c.crashed);
@@ -341,6 +507,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
     r.p50_ms = q(0.5);
     r.p99_ms = q(0.99);
     r.max_ms = latencies.last().copied().unwrap_or(0.0);
+    faults.abort();
     drop(proxied);
     Ok(r)
 }
@@ -350,7 +517,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
 pub const EXACT: [&str; 4] = ["requests", "recomputes", "claim_attempts", "claim_wins"];
 
 /// Every counter a real run measures.
-pub const MEASURED: [&str; 22] = [
+pub const MEASURED: [&str; 24] = [
     "requests",
     "hits",
     "computed",
@@ -370,8 +537,10 @@ pub const MEASURED: [&str; 22] = [
     "values_written",
     "writes_refused",
     "redis_errors",
+    "redis_skipped",
     "admission_shed",
     "crashed",
+    "retries",
     "p99_ms",
 ];
 
