@@ -1,0 +1,420 @@
+//! Issue 16's failure modes on real I/O, against the test's own
+//! redis-server: a Redis that hangs (the proxy holds the connection and
+//! swallows the bytes), the client timeout and the breaker, retries with a
+//! deadline per attempt, faults at a moment in the real fleet, and what the
+//! real fleet refuses. Every assertion is on counts and orderings, none on
+//! how long something took.
+
+mod common;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::TestRedis;
+use stampede::metrics::Ending;
+use stampede::scenario::{Arrivals, ClaimMode, Fault, FaultKind, RedisOutage, Scenario, Workload};
+use stampede::sim::Fleet;
+use stampede_redis::fleet;
+use stampede_redis::proxy::FaultProxy;
+use stampede_redis::{lock_key, value_key, Answer, Driver, Origin, Target};
+use tokio::time::sleep;
+
+/// What the origin's n-th call does.
+#[derive(Clone, Copy)]
+enum Call {
+    Ok(u64),
+    Fail(u64),
+    Hang,
+}
+
+/// An origin whose n-th call does `script[n]` (past the end: answers in
+/// 10 ms), answering "v{n}".
+#[derive(Clone)]
+struct Scripted {
+    script: Arc<Vec<Call>>,
+    calls: Arc<AtomicU64>,
+}
+
+impl Scripted {
+    fn new(script: Vec<Call>) -> Scripted {
+        Scripted {
+            script: Arc::new(script),
+            calls: Arc::default(),
+        }
+    }
+
+    fn calls(&self) -> u64 {
+        self.calls.load(Ordering::SeqCst)
+    }
+}
+
+impl Origin for Scripted {
+    fn compute(&self, _key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
+        let n = self.calls.fetch_add(1, Ordering::SeqCst) as usize;
+        let call = self.script.get(n).copied().unwrap_or(Call::Ok(10));
+        Box::pin(async move {
+            match call {
+                Call::Ok(ms) => {
+                    sleep(Duration::from_millis(ms)).await;
+                    Ok(format!("v{n}").into_bytes())
+                }
+                Call::Fail(ms) => {
+                    sleep(Duration::from_millis(ms)).await;
+                    Err("the origin failed".into())
+                }
+                Call::Hang => std::future::pending().await,
+            }
+        })
+    }
+}
+
+async fn instance(target: &str, s: &Scenario, origin: &Scripted) -> Driver<Scripted> {
+    Driver::connect_in(target, s, origin.clone(), Arc::new(AtomicBool::new(false)))
+        .await
+        .unwrap()
+}
+
+/// `n` requests for `key` at once on one instance.
+async fn burst(d: &Driver<Scripted>, n: usize, key: u32) -> Vec<Answer> {
+    let calls: Vec<_> = (0..n)
+        .map(|_| {
+            let d = d.clone();
+            tokio::spawn(async move { d.get(key).await })
+        })
+        .collect();
+    let mut out = Vec::new();
+    for c in calls {
+        out.push(c.await.unwrap());
+    }
+    out
+}
+
+/// Until every request's task (and every command left to its timeout) has
+/// ended.
+async fn settled(d: &Driver<Scripted>) {
+    while d.counters().running.load(Ordering::SeqCst) > 0 {
+        sleep(Duration::from_millis(5)).await;
+    }
+}
+
+fn count(a: &AtomicU64) -> u64 {
+    a.load(Ordering::SeqCst)
+}
+
+async fn exists(url: &str, key: &str) -> bool {
+    let client = redis::Client::open(url).unwrap();
+    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+    redis::cmd("EXISTS")
+        .arg(key)
+        .query_async::<bool>(&mut con)
+        .await
+        .unwrap()
+}
+
+/// `s` in the simulation with Redis hung for the whole run, every request
+/// at once (the tests hang the proxy before the burst).
+fn hung(s: &Scenario) -> Scenario {
+    Scenario {
+        redis_down: true,
+        redis_outage: RedisOutage::Hang,
+        spread_ms: 0,
+        ..s.clone()
+    }
+}
+
+/// A hung Redis holds every command to the client's timeout: each one
+/// counts as a Redis error, and none of them reaches Redis (the claim and
+/// the write the fail-open refresh sent are not there once the hang ends).
+/// Failing open, the callers still get the refreshed value. When the hang
+/// ends the held connection is cut and the client reconnects: a value is
+/// written and read again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_redis_holds_commands_to_the_client_timeout_and_applies_none() {
+    let redis = TestRedis::start().await;
+    let proxy = FaultProxy::in_front_of(&redis.url).await.unwrap();
+    let s = Scenario {
+        instances: 1,
+        threads: 5,
+        redis_timeout_ms: 100,
+        deadline_ms: 3000,
+        ..Scenario::default()
+    };
+    let origin = Scripted::new(vec![]);
+    let d = instance(&proxy.url(), &s, &origin).await;
+    proxy.set_hang(true);
+    let got = burst(&d, 5, 0).await;
+    settled(&d).await;
+    for a in &got {
+        assert_eq!(
+            a.value.as_deref().map(Vec::as_slice),
+            Some(&b"v0"[..]),
+            "{a:?}"
+        );
+    }
+    assert_eq!(origin.calls(), 1, "one flight, failing open");
+    let c = d.counters();
+    // Five GETs, the claim, the re-check and the write (a claim that failed
+    // open holds nothing to release): all held to their timeout, none
+    // refused at once, none skipped; as the simulation counts them.
+    let sim = Fleet::new(&hung(&s), 1).run();
+    assert_eq!(count(&c.claim_attempts), 1);
+    assert_eq!(count(&c.redis_errors), 8, "{c:?}");
+    assert_eq!(sim.redis_errors, 8);
+    assert_eq!(count(&c.redis_skipped), 0);
+    assert!(proxy.swallowed() > 0);
+    proxy.set_hang(false);
+    assert!(
+        !exists(&redis.url, &lock_key("0")).await,
+        "the claim was swallowed"
+    );
+    assert!(
+        !exists(&redis.url, &value_key("0")).await,
+        "the write was swallowed"
+    );
+    let mut hit = false;
+    for _ in 0..50 {
+        if d.get(0).await.ending == Ending::Hit {
+            hit = true;
+            break;
+        }
+        sleep(Duration::from_millis(50)).await;
+    }
+    assert!(hit, "the client never reconnected after the hang");
+}
+
+/// The same hang with a breaker: after the first timeout the instance sends
+/// nothing for the breaker's length, and the claim, re-check, write and
+/// release fail at once, unsent (`redis_skipped`), as the simulation counts
+/// them for the same burst.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_breaker_skips_redis_after_a_timeout_as_the_simulation_does() {
+    let redis = TestRedis::start().await;
+    let proxy = FaultProxy::in_front_of(&redis.url).await.unwrap();
+    let s = Scenario {
+        instances: 1,
+        threads: 5,
+        redis_timeout_ms: 100,
+        redis_breaker_ms: 10_000,
+        deadline_ms: 3000,
+        ..Scenario::default()
+    };
+    let origin = Scripted::new(vec![]);
+    let d = instance(&proxy.url(), &s, &origin).await;
+    proxy.set_hang(true);
+    let got = burst(&d, 5, 0).await;
+    settled(&d).await;
+    for a in &got {
+        assert!(a.value.is_some(), "{a:?}");
+    }
+    let c = d.counters();
+    let sim = Fleet::new(&hung(&s), 1).run();
+    assert_eq!(
+        (count(&c.redis_errors), count(&c.redis_skipped)),
+        (sim.redis_errors, sim.redis_skipped),
+        "the five GETs time out, the rest is skipped: {c:?}"
+    );
+    assert_eq!((sim.redis_errors, sim.redis_skipped), (5, 3));
+    assert_eq!(origin.calls(), sim.recomputes);
+    // Still open: the next request sends nothing either.
+    let before = count(&c.redis_errors);
+    let a = d.get(1).await;
+    assert_eq!(a.ending, Ending::Computed, "{a:?}");
+    assert_eq!(count(&c.redis_errors), before, "nothing was sent");
+}
+
+/// A failing origin, retried: each retry is one more origin call without
+/// coalescing, so calls are exactly (1 + retries) x requests when every
+/// call fails, and the caller's answer is its last attempt's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retries_multiply_origin_calls_up_to_one_plus_retries() {
+    let redis = TestRedis::start().await;
+    let s = Scenario {
+        instances: 1,
+        threads: 4,
+        singleflight: false,
+        claim: ClaimMode::Off,
+        retries: 2,
+        retry_backoff_ms: 5,
+        ..Scenario::default()
+    };
+    let origin = Scripted::new(vec![Call::Fail(5); 12]);
+    let d = instance(&redis.url, &s, &origin).await;
+    let got = burst(&d, 4, 0).await;
+    for a in &got {
+        assert_eq!(a.ending, Ending::Error, "{a:?}");
+    }
+    assert_eq!(origin.calls(), 12, "(1 + 2) x 4");
+    assert_eq!(count(&d.counters().retries), 8);
+
+    // Two failures, then the third attempt computes.
+    let s = Scenario {
+        threads: 1,
+        retries: 3,
+        ..s
+    };
+    let origin = Scripted::new(vec![Call::Fail(5), Call::Fail(5)]);
+    let d = instance(&redis.url, &s, &origin).await;
+    let a = d.get(1).await;
+    assert_eq!(a.ending, Ending::Computed, "{a:?}");
+    assert_eq!(a.value.as_deref().map(Vec::as_slice), Some(&b"v2"[..]));
+    assert_eq!((origin.calls(), count(&d.counters().retries)), (3, 2));
+}
+
+/// Each attempt has a deadline of its own, and a retry starts once the
+/// failed attempt's work has ended. The first call hangs: the caller
+/// times out at 200 ms, the work gives up at the origin timeout (300 ms)
+/// and only then is the retry made, which computes within its own
+/// deadline (with one budget for both attempts it would have none left).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_gets_a_fresh_deadline_after_the_attempts_work_ends() {
+    let redis = TestRedis::start().await;
+    let s = Scenario {
+        instances: 1,
+        threads: 1,
+        claim: ClaimMode::Off,
+        deadline_ms: 200,
+        origin_timeout_ms: 300,
+        retries: 1,
+        retry_backoff_ms: 0,
+        ..Scenario::default()
+    };
+    let origin = Scripted::new(vec![Call::Hang]);
+    let d = instance(&redis.url, &s, &origin).await;
+    let a = d.get(0).await;
+    assert_eq!(a.ending, Ending::Computed, "{a:?}");
+    assert_eq!(a.value.as_deref().map(Vec::as_slice), Some(&b"v1"[..]));
+    assert_eq!((origin.calls(), count(&d.counters().retries)), (2, 1));
+
+    // The retry waits for the attempt's work: here that work writes the
+    // value (a slow call outliving its caller, within the origin's
+    // timeout), so the retry hits it.
+    let s = Scenario {
+        origin_timeout_ms: 1000,
+        ..s
+    };
+    let origin = Scripted::new(vec![Call::Ok(400)]);
+    let d = instance(&redis.url, &s, &origin).await;
+    let a = d.get(2).await;
+    assert_eq!(a.ending, Ending::Hit, "{a:?}");
+    assert_eq!((origin.calls(), count(&d.counters().retries)), (1, 1));
+}
+
+fn steady() -> Scenario {
+    Scenario {
+        instances: 2,
+        threads: 4,
+        workload: Workload::Steady,
+        value_ttl_ms: 200,
+        duration_ms: 1500,
+        think_ms: 40,
+        recompute_ms: 20,
+        ..Scenario::default()
+    }
+}
+
+/// Faults at a moment in the real fleet, on the run's clock: an origin
+/// outage window fails the calls inside it and not the others; a Redis
+/// hang window (through the proxy) makes Redis errors while it lasts and
+/// hits before and after it (a whole-run outage would leave none); a
+/// holder fault kills one claim holder.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn faults_at_a_moment_act_in_their_window_only() {
+    let redis = TestRedis::start().await;
+    let window = |kind, start_ms, duration_ms| Fault {
+        kind,
+        start_ms,
+        duration_ms,
+    };
+    let s = Scenario {
+        faults: vec![window(FaultKind::Origin, 500, Some(500))],
+        ..steady()
+    };
+    let r = fleet::run(&redis.url, &s).await.unwrap();
+    assert!(r.origin_failures > 0, "{r:?}");
+    assert!(r.origin_failures < r.recomputes, "{r:?}");
+    assert_eq!(r.ended(), r.requests);
+
+    let s = Scenario {
+        faults: vec![window(FaultKind::Redis, 500, Some(400))],
+        redis_outage: RedisOutage::Hang,
+        redis_timeout_ms: 50,
+        ..steady()
+    };
+    let r = fleet::run(&redis.url, &s).await.unwrap();
+    assert!(r.redis_errors > 0, "{r:?}");
+    assert!(r.hits > 0, "{r:?}");
+    let whole = fleet::run(
+        &redis.url,
+        &Scenario {
+            faults: vec![window(FaultKind::Redis, 0, None)],
+            ..s.clone()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(whole.hits, 0, "{whole:?}");
+    assert!(whole.redis_errors > r.redis_errors, "{whole:?}");
+
+    let s = Scenario {
+        faults: vec![window(FaultKind::Holder, 300, None)],
+        ..steady()
+    };
+    let r = fleet::run(&redis.url, &s).await.unwrap();
+    assert_eq!(r.crashed, 1, "{r:?}");
+    assert_eq!(fleet::run(&redis.url, &steady()).await.unwrap().crashed, 0);
+}
+
+/// What the real fleet cannot run is refused, naming the knob.
+#[tokio::test]
+async fn what_the_real_fleet_cannot_run_is_refused_by_name() {
+    for (s, knob) in [
+        (
+            Scenario {
+                arrivals: Arrivals::Open,
+                ..steady()
+            },
+            "arrivals=open",
+        ),
+        (
+            Scenario {
+                local_cache_ms: 100,
+                ..steady()
+            },
+            "local_cache_ms",
+        ),
+        (
+            Scenario {
+                redis_ops_per_ms: 10,
+                ..Scenario::default()
+            },
+            "redis_ops_per_ms",
+        ),
+    ] {
+        let err = fleet::run("redis://127.0.0.1:1/", &s).await.unwrap_err();
+        assert!(err.contains(knob), "{knob}: {err}");
+        assert!(fleet::unsupported(&s).is_some());
+    }
+    let s = Scenario {
+        faults: vec![Fault {
+            kind: FaultKind::Redis,
+            start_ms: 100,
+            duration_ms: Some(100),
+        }],
+        ..Scenario::default()
+    };
+    let err = fleet::run(Target::cluster("redis://127.0.0.1:1/"), &s)
+        .await
+        .unwrap_err();
+    assert!(err.contains("cannot be injected into a cluster"), "{err}");
+    for name in ["redis-hang", "retry-storm", "cold-skew"] {
+        let p = stampede::scenario::preset(name).unwrap();
+        assert_eq!(fleet::unsupported(&p), None, "{name}");
+    }
+    for name in ["open-loop", "hot-key"] {
+        let p = stampede::scenario::preset(name).unwrap();
+        assert!(fleet::unsupported(&p).is_some(), "{name}");
+    }
+}
