@@ -125,20 +125,26 @@ fn hung(s: &Scenario) -> Scenario {
     }
 }
 
-/// A hung Redis holds every command to the client's timeout: each one
-/// counts as a Redis error, and none of them reaches Redis (the claim and
-/// the write the fail-open refresh sent are not there once the hang ends).
-/// Failing open, the callers still get the refreshed value. When the hang
-/// ends the held connection is cut and the client reconnects: a value is
-/// written and read again.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_hung_redis_holds_commands_to_the_client_timeout_and_applies_none() {
+/// One instance of `breaker_ms` behind a proxy that hangs, then a burst of
+/// five on key 0 (each answered, every task ended), and the same burst
+/// simulated with Redis hung for the whole run.
+struct HungBurst {
+    redis: TestRedis,
+    proxy: FaultProxy,
+    origin: Scripted,
+    d: Driver<Scripted>,
+    got: Vec<Answer>,
+    sim: stampede::metrics::Report,
+}
+
+async fn hung_burst(breaker_ms: u32) -> HungBurst {
     let redis = TestRedis::start().await;
     let proxy = FaultProxy::in_front_of(&redis.url).await.unwrap();
     let s = Scenario {
         instances: 1,
         threads: 5,
         redis_timeout_ms: 100,
+        redis_breaker_ms: breaker_ms,
         deadline_ms: 3000,
         ..Scenario::default()
     };
@@ -147,6 +153,33 @@ async fn a_hung_redis_holds_commands_to_the_client_timeout_and_applies_none() {
     proxy.set_hang(true);
     let got = burst(&d, 5, 0).await;
     settled(&d).await;
+    let sim = Fleet::new(&hung(&s), 1).run();
+    HungBurst {
+        redis,
+        proxy,
+        origin,
+        d,
+        got,
+        sim,
+    }
+}
+
+/// A hung Redis holds every command to the client's timeout: each one
+/// counts as a Redis error, and none of them reaches Redis (the claim and
+/// the write the fail-open refresh sent are not there once the hang ends).
+/// Failing open, the callers still get the refreshed value. When the hang
+/// ends the held connection is cut and the client reconnects: a value is
+/// written and read again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hung_redis_holds_commands_to_the_client_timeout_and_applies_none() {
+    let HungBurst {
+        redis,
+        proxy,
+        origin,
+        d,
+        got,
+        sim,
+    } = hung_burst(0).await;
     for a in &got {
         assert_eq!(
             a.value.as_deref().map(Vec::as_slice),
@@ -159,7 +192,6 @@ async fn a_hung_redis_holds_commands_to_the_client_timeout_and_applies_none() {
     // Five GETs, the claim, the re-check and the write (a claim that failed
     // open holds nothing to release): all held to their timeout, none
     // refused at once, none skipped; as the simulation counts them.
-    let sim = Fleet::new(&hung(&s), 1).run();
     assert_eq!(count(&c.claim_attempts), 1);
     assert_eq!(count(&c.redis_errors), 8, "{c:?}");
     assert_eq!(sim.redis_errors, 8);
@@ -191,26 +223,17 @@ async fn a_hung_redis_holds_commands_to_the_client_timeout_and_applies_none() {
 /// them for the same burst.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_breaker_skips_redis_after_a_timeout_as_the_simulation_does() {
-    let redis = TestRedis::start().await;
-    let proxy = FaultProxy::in_front_of(&redis.url).await.unwrap();
-    let s = Scenario {
-        instances: 1,
-        threads: 5,
-        redis_timeout_ms: 100,
-        redis_breaker_ms: 10_000,
-        deadline_ms: 3000,
-        ..Scenario::default()
-    };
-    let origin = Scripted::new(vec![]);
-    let d = instance(&proxy.url(), &s, &origin).await;
-    proxy.set_hang(true);
-    let got = burst(&d, 5, 0).await;
-    settled(&d).await;
+    let HungBurst {
+        origin,
+        d,
+        got,
+        sim,
+        ..
+    } = hung_burst(10_000).await;
     for a in &got {
         assert!(a.value.is_some(), "{a:?}");
     }
     let c = d.counters();
-    let sim = Fleet::new(&hung(&s), 1).run();
     assert_eq!(
         (count(&c.redis_errors), count(&c.redis_skipped)),
         (sim.redis_errors, sim.redis_skipped),
