@@ -5,6 +5,8 @@
 #   make test    everything CI runs: fmt, clippy, host tests, wasm build,
 #                browser tests, release build, end-to-end test
 #   make dist    release build into dist/ (relative URLs: works from any folder)
+#   make dist-single  the room pack: dist/ as one HTML file in dist-single/,
+#                that runs opened from file:// with no server
 #   make bench   criterion benchmarks of the core, and the bundle sizes of dist/
 #
 # Every tool is pinned and local: trunk and wasm-bindgen-cli through cargo,
@@ -38,10 +40,10 @@ DEBIAN_PACKAGES := chromium:chromium chromedriver:chromium-driver redis-server:r
 lock_wasm_bindgen = awk '$$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
 
 .PHONY: help setup setup-rust setup-lock setup-trunk setup-wasm-bindgen setup-node setup-debian \
-        serve dist test test-host test-browser e2e bench bundle-size frame-probe clean
+        serve dist dist-single test test-host test-browser e2e bench bundle-size frame-probe clean
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- setup
 
@@ -122,6 +124,12 @@ dist: setup
 	  echo "dist: dist/index.html has an absolute URL; the site must work from any folder" >&2; exit 1; fi
 	@echo "dist: built $$(find dist -type f | wc -l) files into dist/"
 
+# One file for a room without a network: the wasm, the loader and the styles
+# inlined, a policy of its own (scripts/dist-single.mjs). Built from dist/.
+dist-single: dist
+	rm -rf dist-single
+	node scripts/dist-single.mjs dist dist-single
+
 # ---------------------------------------------------------------- test
 
 test: setup
@@ -133,7 +141,7 @@ test: setup
 	cargo test -p stampede-redis --all-features --test observe
 	cargo build -p stampede --target $(WASM_TARGET)
 	$(MAKE) --no-print-directory test-browser
-	$(MAKE) --no-print-directory dist
+	$(MAKE) --no-print-directory dist-single
 	$(MAKE) --no-print-directory e2e
 
 # The host's event-log hash for the interview card (seed 7) is baked into the
@@ -170,7 +178,7 @@ bundle-size:
 
 clean:
 	cargo clean
-	rm -rf dist bench-out tests/e2e/screenshots
+	rm -rf dist dist-single bench-out tests/e2e/screenshots
 
 # ---------------------------------------------------------------- conformance
 
