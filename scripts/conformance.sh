@@ -97,7 +97,7 @@ else
   out=data/conformance-cluster.tsv
 fi
 
-target/release/stampede-fleet --conformance --redis "$redis" >"$dir/conformance.tsv"
+"${CARGO_TARGET_DIR:-target}/release/stampede-fleet" --conformance --redis "$redis" >"$dir/conformance.tsv"
 mkdir -p data
 mv "$dir/conformance.tsv" "$out"
 echo "conformance: wrote $out ($(grep -vc '^#' "$out") lines with the header)"

@@ -94,15 +94,25 @@ async fn stale_losers_agree_where_timing_does_not_decide() {
 }
 
 /// The conformance table's faster rows (the outage injected through the
-/// proxy, the cold start with admission, a crashed holder at a shorter
-/// length), each metric within its documented tolerance. `make
+/// proxy, refused or hung, the cold starts with admission, uniform and
+/// skewed, the retry storm, a crashed holder at a shorter length), each
+/// metric within its documented tolerance. `make
 /// conformance` runs them all, steady traffic included, at full length.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn faults_and_cold_starts_agree_within_their_tolerance() {
     let _one = SERIAL.lock().await;
     let redis = TestRedis::start().await;
     for c in checks() {
-        if !["redis-down", "cold", "holder-crash"].contains(&c.preset) {
+        if ![
+            "redis-down",
+            "redis-hang",
+            "cold",
+            "cold-skew",
+            "retry-storm",
+            "holder-crash",
+        ]
+        .contains(&c.preset)
+        {
             continue;
         }
         let s = c.scenario.validated().unwrap();

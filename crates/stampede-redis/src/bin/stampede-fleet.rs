@@ -203,7 +203,7 @@ async fn conformance(target: &Target) -> Result<String, String> {
             .scenario
             .validated()
             .map_err(|n| format!("{}: {n:?}", c.preset))?;
-        if s.redis_down && target.is_cluster() {
+        if fleet::redis_faulted(&s) && target.is_cluster() {
             // The outage is a proxy in front of one server.
             out.push_str(&format!(
                 "# skipped: {} (an outage is not injected into a cluster)\n",
