@@ -9,6 +9,7 @@
 //!   comparisons (`scenario::catalogue`), the URL form (`scenario::link`).
 //! - [`lesson`]: what proves the running lesson, and its sentence.
 //! - [`tour`]: the guided tour as data, its words filled from the run.
+//! - [`sizing`]: rules for sizing the knobs, worked out from a scenario.
 //! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
 //! - [`practice`]: progress and the spaced review schedule, as text.
 //! - [`metrics`]: the counters and histograms everyone reports.
@@ -29,6 +30,7 @@ pub mod read_path;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod sizing;
 pub mod tour;
 
 pub use metrics::Report;
