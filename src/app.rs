@@ -668,4 +668,5 @@ fn build_legend(root: &web_sys::Element) {
         put(&list, &li);
     }
     put(root, &list);
+    crate::fleet_view::build_terms(root);
 }

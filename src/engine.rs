@@ -28,7 +28,7 @@ const BIG_FLEET: u64 = 200_000;
 const BIG_FLEET_REPORT_MS: f64 = 200.0;
 
 /// Height of the chart canvas (css px).
-const CHART_HEIGHT: f64 = 190.0;
+const CHART_HEIGHT: f64 = 204.0;
 
 pub(crate) fn window() -> web_sys::Window {
     web_sys::window().expect("a browser window")
@@ -62,7 +62,7 @@ type OnResize = Closure<dyn FnMut(js_sys::Array)>;
 /// from a ResizeObserver: reading `clientWidth` each frame would force a
 /// synchronous layout of the whole page, which costs tens of milliseconds.
 pub(crate) struct Surface {
-    canvas: HtmlCanvasElement,
+    pub(crate) canvas: HtmlCanvasElement,
     pub(crate) ctx: Ctx,
     css: (f64, f64),
     width: Rc<Cell<f64>>,
@@ -142,6 +142,48 @@ pub(crate) struct Engine {
     /// such paints there were (for the end-to-end test).
     settled: Option<(u64, f64, f64)>,
     settled_paints: u32,
+    /// The timeline markers' names, as text over the chart.
+    names: MarkerNames,
+}
+
+/// The markers' names as text elements over the chart canvas (readable,
+/// selectable, and measurable by the end-to-end test), rewritten only when
+/// where they go changes.
+#[derive(Default)]
+struct MarkerNames {
+    host: Option<web_sys::Element>,
+    shown: Vec<chart::Placed>,
+}
+
+impl MarkerNames {
+    fn write(&mut self, canvas: &HtmlCanvasElement, placed: &[chart::Placed]) {
+        use crate::dom::{el, put, set};
+        if self.shown == placed {
+            return;
+        }
+        if self.host.is_none() {
+            let Some(parent) = canvas.parent_element() else {
+                return;
+            };
+            let host = el("div", "marker-names");
+            set(&host, "aria-hidden", "true");
+            put(&parent, &host);
+            self.host = Some(host);
+        }
+        let Some(host) = &self.host else { return };
+        host.set_text_content(None);
+        for p in placed {
+            let span = crate::dom::text_el("span", "marker-name", p.text);
+            set(&span, "data-marker-name", &p.t.to_string());
+            if let Some(h) = span.dyn_ref::<web_sys::HtmlElement>() {
+                let st = h.style();
+                let _ = st.set_property("left", &format!("{}px", stampede::decimal::format(p.x)));
+                let _ = st.set_property("top", &format!("{}px", stampede::decimal::format(p.y)));
+            }
+            put(host, &span);
+        }
+        self.shown = placed.to_vec();
+    }
 }
 
 impl Engine {
@@ -334,7 +376,7 @@ impl Engine {
             .and(self.chart.as_mut())
             .and_then(|c| c.fit(|_| CHART_HEIGHT).map(|size| (c, size)))
         {
-            chart::draw(
+            let placed = chart::draw_lanes(
                 &c.ctx,
                 scheme(dark),
                 dark,
@@ -346,6 +388,7 @@ impl Engine {
                     now: lab.now(),
                 },
             );
+            self.names.write(&c.canvas, &placed);
         }
         self.phases = format!(
             "advance {}, fit {}, fleet {}, chart {}",

@@ -105,12 +105,13 @@ pub fn detail_names() -> Vec<String> {
 #[component]
 fn Metric(name: String, reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
     let label = label_of(&name).to_string();
+    let meaning = stampede::lesson::meaning(&name).unwrap_or_default();
     let key = name.clone();
     let shown = name.clone();
     view! {
         <Show when=move || proof.with(|p| p.metric != shown)>
             <div class="metric">
-                <dt>{label.clone()}</dt>
+                <dt title=meaning>{label.clone()}</dt>
                 <dd data-metric=name.clone()>{
                     let key = key.clone();
                     move || reading.with(|r| r.field(&key))
@@ -155,8 +156,9 @@ pub fn ProofCounter(
         <div class="proof" class:damage=hurt>
             <p class="proof-title">
                 <span class="proof-tag">"The proof"</span>
-                <span class="proof-label">{move || label_of(proof.get().metric).to_string()}</span>
+                <span class="proof-label" title=move || stampede::lesson::meaning(proof.get().metric).unwrap_or_default()>{move || label_of(proof.get().metric).to_string()}</span>
             </p>
+            <p class="proof-meaning" data-meaning="">{move || stampede::lesson::meaning(proof.get().metric).unwrap_or_default()}</p>
             <p class="proof-value num" data-proof="" data-pending=move || if pending() { "1" } else { "0" } data-damage=move || if proof.get().damage { "1" } else { "0" } data-metric=move || proof.get().metric>{value}</p>
             <p class="proof-note" data-lesson="" data-lesson-name=move || lesson.with(|l| l.name)>{move || lesson.with(|l| l.sentence.clone())}</p>
             <Show when=move || need().is_some()>
@@ -219,6 +221,8 @@ pub fn log_width(value: u64, max: u64) -> f64 {
 struct Row {
     defence: Defence,
     title: &'static str,
+    /// What the row's defence does, in one line (the row's tooltip).
+    help: &'static str,
     formula: &'static str,
     predicted: fn(&Reading) -> String,
     metric: &'static str,
@@ -228,6 +232,7 @@ const ROWS: [Row; 3] = [
     Row {
         defence: Defence::None,
         title: "none",
+        help: "No defence: every thread that misses recomputes.",
         formula: "I × T",
         predicted: |r| r.naive().to_string(),
         metric: "measured_none",
@@ -235,6 +240,7 @@ const ROWS: [Row; 3] = [
     Row {
         defence: Defence::Singleflight,
         title: "singleflight",
+        help: "Singleflight: the threads of one instance share one flight, one recompute per instance.",
         formula: "I",
         predicted: |r| r.instances.to_string(),
         metric: "measured_singleflight",
@@ -242,6 +248,7 @@ const ROWS: [Row; 3] = [
     Row {
         defence: Defence::Both,
         title: "+ claim",
+        help: "Singleflight and the Redis claim: one instance recomputes for the whole fleet.",
         formula: "≈ 1",
         predicted: |_| "1".to_string(),
         metric: "measured_both",
@@ -371,6 +378,7 @@ impl ArithDom {
                 set(&tr, "data-row", row.metric);
                 let th = text_el("th", "", row.title);
                 set(&th, "scope", "row");
+                set(&th, "title", row.help);
                 let badge = text_el("span", "badge", " best");
                 put(&th, &badge);
                 put(&tr, &th);

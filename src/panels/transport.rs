@@ -251,6 +251,36 @@ fn build_transport(
             _ => {}
         }
     }
+    // While the tour runs, the header shows only what the tour needs (play,
+    // speed, the clock); the rest is this one click away.
+    let more = button("more-controls", "More controls");
+    more.set_class_name("more-controls");
+    set(&more, "aria-pressed", "false");
+    set(
+        &more,
+        "title",
+        "Step, seed, the A/B view, presenter mode and the other switches",
+    );
+    let more_el = more.clone();
+    on.on(&more, "click", move |_| {
+        if let Some(bar) = more_el.closest("header.topbar").ok().flatten() {
+            let open = bar.class_list().toggle("show-all").unwrap_or(false);
+            set(
+                &more_el,
+                "aria-pressed",
+                if open { "true" } else { "false" },
+            );
+            crate::dom::set_text(
+                &more_el,
+                if open {
+                    "Fewer controls"
+                } else {
+                    "More controls"
+                },
+            );
+        }
+    });
+    put(&buttons, &more);
     put(root, &buttons);
 
     let speed_box = el("label", "speed");
@@ -289,6 +319,13 @@ fn build_transport(
 
     let line = el("label", "timeline");
     let clock = el("span", "clock");
+    set(
+        &clock,
+        "title",
+        "t: the virtual time on screen. The run lasts from the first request to its last event \
+         (the last recompute, write or expiry), often long after the burst is answered: \
+         quiet stretches with nobody waiting play fast-forward.",
+    );
     let _ = clock.append_with_str_1("t = ");
     let now = el("span", "now");
     set(&now, "data-metric", "now_ms");
@@ -402,7 +439,10 @@ fn build_transport(
                         Some(end) if end < r.span => {
                             format!(" (the run ended at {})", virtual_label(end))
                         }
-                        _ => format!(" of {}", virtual_label(r.span)),
+                        Some(_) => {
+                            format!(" of a {} run, to its last event", virtual_label(r.span))
+                        }
+                        None => format!(" of {} so far", virtual_label(r.span)),
                     },
                 );
                 let _ = d

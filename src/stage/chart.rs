@@ -88,9 +88,26 @@ pub fn columns(samples: &[Sample], span: u64, n: usize) -> Vec<Option<[u64; 4]>>
     out
 }
 
-/// Draws the lanes with a playhead at `now` (virtual µs) over `span`.
+/// Draws the lanes with a playhead at `now` (virtual µs) over `span`, the
+/// markers' names painted in their rows.
+pub fn draw(ctx: &Ctx, sc: &Scheme, dark: bool, size: (f64, f64), tl: &Timeline) {
+    for l in draw_lanes(ctx, sc, dark, size, tl) {
+        let _ = ctx.fill_text(l.text, l.x, l.y);
+    }
+}
+
+/// Draws everything but the markers' names, and returns where each name
+/// goes (css px from the canvas's top left), for a caller that writes them
+/// as text elements over the canvas. The canvas is left with the names'
+/// font and colour set.
 #[inline(never)]
-pub fn draw(ctx: &Ctx, sc: &Scheme, dark: bool, (w, h): (f64, f64), tl: &Timeline) {
+pub fn draw_lanes(
+    ctx: &Ctx,
+    sc: &Scheme,
+    dark: bool,
+    (w, h): (f64, f64),
+    tl: &Timeline,
+) -> Vec<Placed> {
     let Timeline {
         samples,
         markers,
@@ -102,8 +119,8 @@ pub fn draw(ctx: &Ctx, sc: &Scheme, dark: bool, (w, h): (f64, f64), tl: &Timelin
     let left = 8.0;
     let right = w - 8.0;
     let axis = 18.0;
-    // A band on top for the markers' names.
-    let band = 16.0;
+    // A band on top for the markers' names, in rows.
+    let band = ROWS as f64 * ROW_H + 2.0;
     let lane_h = (h - axis - 4.0 - band) / LANES.len() as f64;
     let n = ((right - left) / 3.0).floor().clamp(10.0, 400.0) as usize;
     let cols = columns(samples, span, n);
@@ -148,7 +165,7 @@ pub fn draw(ctx: &Ctx, sc: &Scheme, dark: bool, (w, h): (f64, f64), tl: &Timelin
             top + 1.0,
         );
     }
-    draw_markers(ctx, sc, markers, span, (left, right), band, h - axis);
+    let placed = draw_markers(ctx, sc, markers, span, (left, right), band, h - axis);
     // The time axis.
     ctx.set_fill_style_str(sc.muted);
     ctx.set_font(&format!("11px {SANS}"));
@@ -171,6 +188,32 @@ pub fn draw(ctx: &Ctx, sc: &Scheme, dark: bool, (w, h): (f64, f64), tl: &Timelin
         let label_x = if x > w / 2.0 { x - 4.0 } else { x + 4.0 };
         let _ = ctx.fill_text(&virtual_label(now), label_x, h - 2.0);
     }
+    ctx.set_font(MARKER_FONT.with(|f| f.clone()).as_str());
+    ctx.set_text_baseline("top");
+    ctx.set_text_align("left");
+    ctx.set_fill_style_str(sc.text);
+    placed
+}
+
+/// Rows of marker names above the lanes, and each row's height (css px).
+pub const ROWS: usize = 2;
+pub const ROW_H: f64 = 14.0;
+/// The least room between two names in one row (css px).
+pub const NAME_GAP: f64 = 8.0;
+
+thread_local! {
+    static MARKER_FONT: String = format!("600 11px {SANS}");
+}
+
+/// A marker's name placed over the chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placed {
+    pub text: &'static str,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    /// The marker's time (µs), for the label's `data-marker-t`.
+    pub t: u64,
 }
 
 /// What the chart shows: samples and markers over a span, and the playhead.
@@ -182,31 +225,37 @@ pub struct Timeline<'a> {
     pub now: u64,
 }
 
-/// Where on the axis each marker goes, and which get their name written:
-/// a name needs room, so one closer than `gap` px to the last named one
-/// keeps only its line.
+/// Where on the axis each marker goes, and where its name is written, if
+/// anywhere: a name of width `width(name)` goes in the first of `rows`
+/// rows where it clears the last name by `gap` (kept inside `left..right`);
+/// with no room in any row the marker keeps only its line. Two names never
+/// overlap.
 pub fn marker_places(
     markers: &[Marker],
     span: u64,
     (left, right): (f64, f64),
+    rows: usize,
     gap: f64,
-) -> Vec<(f64, bool)> {
-    let mut last_named = f64::NEG_INFINITY;
+    width: &dyn Fn(&str) -> f64,
+) -> Vec<(f64, Option<(f64, usize)>)> {
+    let mut ends = vec![f64::NEG_INFINITY; rows];
     markers
         .iter()
         .filter(|m| m.t <= span)
         .map(|m| {
             let x = left + (right - left) * (m.t as f64 / span.max(1) as f64);
-            let named = x - last_named >= gap;
-            if named {
-                last_named = x;
+            let w = width(m.what.label());
+            let tx = x.min(right - w).max(left);
+            let row = ends.iter().position(|end| tx >= end + gap);
+            if let Some(r) = row {
+                ends[r] = tx + w;
             }
-            (x, named)
+            (x, row.map(|r| (tx, r)))
         })
         .collect()
 }
 
-/// Dashed lines down the lanes at each marker, named in the top band.
+/// Dashed lines down the lanes at each marker; returns where the names go.
 fn draw_markers(
     ctx: &Ctx,
     sc: &Scheme,
@@ -215,34 +264,45 @@ fn draw_markers(
     (left, right): (f64, f64),
     band: f64,
     bottom: f64,
-) {
+) -> Vec<Placed> {
     if span == 0 {
-        return;
+        return Vec::new();
     }
-    ctx.set_font(&format!("600 11px {SANS}"));
-    ctx.set_text_baseline("top");
-    ctx.set_text_align("left");
-    let places = marker_places(markers, span, (left, right), 96.0);
+    MARKER_FONT.with(|f| ctx.set_font(f));
+    let width = |text: &str| {
+        ctx.measure_text(text)
+            .map(|t| t.width())
+            .unwrap_or(60.0)
+            .ceil()
+    };
+    let places = marker_places(markers, span, (left, right), ROWS, NAME_GAP, &width);
     ctx.set_stroke_style_str(sc.muted);
     ctx.set_line_width(1.0);
     let _ = ctx.set_line_dash(&js_sys::Array::of2(&3.0.into(), &3.0.into()));
     ctx.begin_path();
-    for (x, _) in &places {
-        ctx.move_to(x.round() + 0.5, band);
+    for (x, name) in &places {
+        // A named line starts under its own row.
+        let top = name.map_or(band, |(_, r)| 2.0 + ROW_H * (r as f64 + 1.0));
+        ctx.move_to(x.round() + 0.5, top);
         ctx.line_to(x.round() + 0.5, bottom);
     }
     ctx.stroke();
     let _ = ctx.set_line_dash(&js_sys::Array::new());
-    ctx.set_fill_style_str(sc.text);
-    for ((x, named), m) in places.iter().zip(markers) {
-        if *named {
+    places
+        .iter()
+        .zip(markers.iter().filter(|m| m.t <= span))
+        .filter_map(|((_, name), m)| {
+            let (tx, row) = (*name)?;
             let text = m.what.label();
-            // Keep the name inside the chart on the right edge.
-            let tw = ctx.measure_text(text).map(|t| t.width()).unwrap_or(60.0);
-            let tx = x.min(right - tw).max(left);
-            let _ = ctx.fill_text(text, tx, 2.0);
-        }
-    }
+            Some(Placed {
+                text,
+                x: tx,
+                y: 2.0 + ROW_H * row as f64,
+                w: width(text),
+                t: m.t,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -273,6 +333,42 @@ mod tests {
         assert_eq!(c[3], None, "not simulated yet");
         let total: u64 = c.iter().flatten().map(|x| x[1]).sum();
         assert_eq!(total, 9, "every round trip lands in one column");
+    }
+
+    #[test]
+    fn names_never_overlap() {
+        use stampede::sim::Milestone;
+        let at = |t: u64, what: Milestone| Marker { t, what };
+        // Five markers within a few px of each other, as deeper/7 has them.
+        let m = [
+            at(100, Milestone::KeyExpires),
+            at(101, Milestone::RecomputeStarts),
+            at(102, Milestone::RecomputeStarts),
+            at(103, Milestone::ValueWritten),
+            at(990, Milestone::KeyExpires),
+        ];
+        let width = |t: &str| t.len() as f64 * 6.0;
+        let p = marker_places(&m, 1000, (0.0, 600.0), 2, 8.0, &width);
+        assert_eq!(p.len(), 5, "every marker keeps its line");
+        let named: Vec<(f64, f64, usize)> = p
+            .iter()
+            .zip(&m)
+            .filter_map(|((_, n), mk)| n.map(|(x, r)| (x, x + width(mk.what.label()), r)))
+            .collect();
+        assert_eq!(
+            named.len(),
+            3,
+            "two rows near t = 100, and the one at the end: {p:?}"
+        );
+        for (i, a) in named.iter().enumerate() {
+            assert!(a.0 >= 0.0 && a.1 <= 600.0, "inside the chart: {a:?}");
+            for b in &named[i + 1..] {
+                assert!(
+                    a.2 != b.2 || a.1 + 8.0 <= b.0 || b.1 + 8.0 <= a.0,
+                    "{a:?} {b:?}"
+                );
+            }
+        }
     }
 
     #[test]

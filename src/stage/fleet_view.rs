@@ -67,6 +67,40 @@ impl ActorStats {
     }
 }
 
+/// The words the Redis and origin boxes use, each with the counter it
+/// shows; what each means is the core's (`stampede::lesson::meaning`).
+pub const TERMS: [(&str, &str, &str); 11] = [
+    ("Redis", "claim attempts", "claim_attempts"),
+    ("Redis", "round trips", "redis_round_trips"),
+    ("Redis", "claim: held / free", "live_claims"),
+    ("Redis", "errors", "redis_errors"),
+    ("Redis", "releases refused", "releases_refused"),
+    ("Origin", "recomputes", "recomputes"),
+    ("Origin", "running now", "origin_running"),
+    ("Origin", "capacity", "origin_capacity"),
+    ("Origin", "overlapping", "overlapping_recomputes"),
+    ("Origin", "timed out", "origin_timeouts"),
+    ("Origin", "failed", "origin_failures"),
+];
+
+/// The boxes' words and what they count, as a list under the legend.
+pub fn build_terms(root: &web_sys::Element) {
+    use crate::dom::{el, put, set, text_el};
+    let dl = el("dl", "terms");
+    set(&dl, "aria-label", "What the Redis and Origin boxes count");
+    for (actor, term, metric) in TERMS {
+        let div = el("div", "");
+        set(&div, "data-term", term);
+        put(&div, &text_el("dt", "", &format!("{actor}: {term}")));
+        put(
+            &div,
+            &text_el("dd", "", stampede::lesson::meaning(metric).unwrap_or("")),
+        );
+        put(&dl, &div);
+    }
+    put(root, &dl);
+}
+
 /// The canvas's drawing state between frames.
 #[derive(Default)]
 pub struct FleetView {
@@ -707,6 +741,13 @@ fn paint(ctx: &Ctx, pen: &Pen, glyph: Glyph, colour: &str, line: f64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_box_word_is_explained_by_the_core() {
+        for (_, term, metric) in TERMS {
+            assert!(stampede::lesson::meaning(metric).is_some(), "{term}");
+        }
+    }
 
     #[test]
     fn a_crowd_of_pulses_is_thinned_per_channel() {

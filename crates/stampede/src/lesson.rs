@@ -608,8 +608,10 @@ const RULES: &[Rule] = &[
         name: "short-ttl",
         fits: |s| s.claim != ClaimMode::Off && s.claim_ttl_ms < s.recompute_ms,
         base_only: false,
-        metric: |_| "overlapping_recomputes",
-        watch: "Watch the claim's TTL run out while its holder is still recomputing.",
+        // The claim's own counter: the token check refusing the late
+        // holder's release (the overlap is in the sentence and the tour).
+        metric: |_| "releases_refused",
+        watch: "Watch the claim's TTL run out while its holder is still recomputing, and its late release refused.",
         say: |s, r, _| {
             format!(
                 "The {} claim expired under a {} recompute and another instance started the same one: {} overlapped one still running. {} refused: {} because another instance held the claim by then (a plain DEL would have freed it for a third), {} because it had simply expired.",
@@ -1120,5 +1122,79 @@ pub fn lesson(
                 needs: None,
             }
         }
+    }
+}
+
+/// One line on what each counter counts, for the page's tooltips and
+/// legend: every `Report` field, then the page's own derived numbers
+/// (`naive`), in the words of the field's doc comment where it has one.
+pub const MEANINGS: [(&str, &str); 50] = [
+    ("requests", "Requests the fleet made in this run."),
+    ("hits", "Requests answered from a fresh value in the cache."),
+    ("stale_served", "Requests answered with an expired value kept for its stale window."),
+    ("computed", "Requests answered with a value their own flight computed."),
+    ("shared", "Requests answered with a result another request of their instance computed (singleflight)."),
+    ("degraded", "Requests answered with a fallback instead of the value."),
+    ("errors", "Requests that ended with an error."),
+    ("timeouts", "Requests whose caller gave up at its own deadline."),
+    ("pinned", "Requests that had not ended when the run stopped (threads pinned)."),
+    ("recomputes", "Times the origin was asked to compute the value: the cost a stampede multiplies."),
+    ("misses", "Requests whose first read found no fresh value (missing or expired)."),
+    ("early_refreshes", "Recomputes started early (XFetch) by a reader of a still fresh value."),
+    ("overlapping_recomputes", "Recomputes that started while another of the same key was running: duplicate work."),
+    ("origin_failures", "Origin calls that failed."),
+    ("origin_timeouts", "Origin calls that ran past the origin timeout (the call itself went on)."),
+    ("origin_peak_concurrency", "The most recomputes running at the origin at once."),
+    ("claim_attempts", "SET NX attempts at the Redis claim (lock)."),
+    ("claim_wins", "Claim attempts that won: that caller may recompute."),
+    ("releases", "Claims released by their holder with a token-checked delete."),
+    ("releases_refused", "Releases refused because the caller's token no longer held the claim."),
+    ("releases_refused_expired", "Refused because the claim had already expired and nobody held it."),
+    ("releases_refused_taken", "Refused because another caller held the claim by then: a plain DEL would have freed it."),
+    ("redis_round_trips", "Commands sent to Redis and answered, each one network round trip."),
+    ("redis_errors", "Redis commands that failed or timed out."),
+    ("redis_skipped", "Commands an instance did not send: its breaker was open after a Redis error."),
+    ("redis_queue_peak", "The most commands waiting at Redis at once (0 with unlimited throughput)."),
+    ("redis_p99_ms", "A Redis command's round trip, queue included (p99)."),
+    ("local_hits", "Reads answered from the instance's own copy of the value, with no round trip."),
+    ("values_written", "Values written to the cache."),
+    ("stale_overwrites", "Writes that put an older value over a newer one (a late writer)."),
+    ("writes_refused", "Fenced writes the cache refused because a newer fence had written."),
+    ("negative_hits", "Requests answered from a cached failure (negative caching)."),
+    ("remembered_failures", "Failures handed out again from the flight map after their flight ended."),
+    ("corrupted", "Waiters that got a shared result another waiter had changed."),
+    ("crashed", "Threads that died mid-request (a crashing holder)."),
+    ("admission_waits", "Recomputes that queued for an admission permit."),
+    ("admission_shed", "Recomputes shed because no admission permit came within the queue budget."),
+    ("retries", "Attempts a caller made again after a failure or a timeout."),
+    ("rejected", "Open-loop arrivals turned away: every thread busy and the accept queue full."),
+    ("handovers", "Leaders that left before their work started, their flight taken over by the oldest follower."),
+    ("p50_ms", "Median time from request to answer."),
+    ("p99_ms", "The time 99 % of requests were answered within."),
+    ("max_ms", "The slowest request's time to answer."),
+    ("max_wait_ms", "The longest any request waited on another's work."),
+    ("elapsed_ms", "Virtual time of the last event that changed anything."),
+    ("events", "Simulation events processed."),
+    ("naive", "Instances × threads: the recomputes when every thread misses at once with no defence."),
+    ("origin_running", "Recomputes running at the origin at this moment."),
+    ("origin_capacity", "Concurrent recomputes the origin absorbs before latency grows."),
+    ("live_claims", "Held: a caller holds the claim (lock) now, and nobody else may recompute; free: nobody does."),
+];
+
+/// What `name` (a `Report` field or one of the page's derived numbers)
+/// counts, in one line.
+pub fn meaning(name: &str) -> Option<&'static str> {
+    MEANINGS.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_counter_has_a_meaning() {
+        for (name, _) in crate::Report::default().fields() {
+            let m = super::meaning(&name).unwrap_or_else(|| panic!("no meaning for {name}"));
+            assert!(m.ends_with('.') && m.len() < 120, "{name}: {m}");
+        }
+        assert!(super::meaning("no_such_counter").is_none());
     }
 }

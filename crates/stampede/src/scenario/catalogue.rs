@@ -299,8 +299,8 @@ pub const PRESETS: [Preset; 21] = [
     Preset {
         name: "short-ttl",
         title: "Claim TTL shorter than the recompute",
-        lesson: "The claim expires mid-recompute and another instance starts an overlapping one.",
-        proof: "overlapping_recomputes",
+        lesson: "The claim expires mid-recompute: another instance starts an overlapping one, and the token check refuses every late release.",
+        proof: "releases_refused",
         turn: &["claim_ttl_ms"],
         build: p_short_ttl,
     },
