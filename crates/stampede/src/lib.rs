@@ -10,6 +10,7 @@
 //! - [`lesson`]: what proves the running lesson, and its sentence.
 //! - [`tour`]: the guided tour as data, its words filled from the run.
 //! - [`sizing`]: rules for sizing the knobs, worked out from a scenario.
+//! - [`interview`]: the interviewer's kit: levels, red flags, follow-ups, curveballs.
 //! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
 //! - [`practice`]: progress and the spaced review schedule, as text.
 //! - [`metrics`]: the counters and histograms everyone reports.
@@ -23,6 +24,7 @@ pub mod claim;
 pub mod decimal;
 pub mod drill;
 pub mod flight;
+pub mod interview;
 pub mod lesson;
 pub mod metrics;
 pub mod practice;

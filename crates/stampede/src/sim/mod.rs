@@ -963,6 +963,35 @@ impl Fleet {
         self.schedule_fault(fault);
         Ok(())
     }
+
+    /// [`Fleet::inject`] for a Redis fault whose outage is of this kind
+    /// (errors or hangs). The kind only matters while Redis is down, so it
+    /// may change only while Redis has not been down yet: then the run from
+    /// here is the one a fleet built with both in its scenario makes.
+    pub fn inject_redis_outage(&mut self, fault: Fault, outage: RedisOutage) -> Result<(), String> {
+        if fault.kind != FaultKind::Redis {
+            return Err(format!("{} is not a Redis fault", fault.kind.name()));
+        }
+        let was_down = self.scenario.redis_down
+            || self
+                .scenario
+                .faults
+                .iter()
+                .any(|f| f.kind == FaultKind::Redis && (f.start_ms as Micros) * US <= self.now);
+        if was_down && outage != self.scenario.redis_outage {
+            return Err(
+                "Redis has been down already in this run; its outage cannot change kind"
+                    .to_string(),
+            );
+        }
+        let before = self.scenario.redis_outage;
+        self.scenario.redis_outage = outage;
+        let done = self.inject(fault);
+        if done.is_err() {
+            self.scenario.redis_outage = before;
+        }
+        done
+    }
 }
 
 /// Open-loop steady traffic: every thread starts idle in its instance's

@@ -1,0 +1,496 @@
+//! The interviewer's kit for the card's question: what a basics, a solid and
+//! a deeper answer names, the red flags that cost a candidate the question,
+//! the follow-ups in order, and the curveballs to throw at a running
+//! scenario. Written for the interviewer, not as the candidate's prep.
+//!
+//! Every point that can be shown carries a link and a [`Criterion`] its run
+//! meets on every seed of [`crate::drill::SEEDS`] (a host test runs them), so
+//! the interviewer can put the claim on the shared screen and it holds.
+
+use crate::drill::{Cmp, Criterion};
+use crate::scenario::{Fault, FaultKind, RedisOutage};
+use crate::sim::Fleet;
+
+/// The question the kit is for (the card's).
+pub const QUESTION: &str = "40 instances with 200 threads each sit in front of Redis. Compare \
+in-process coalescing (singleflight) with a Redis claim for a miss, and say why you might use both.";
+
+/// A scenario that shows a point: the link's query, and what its run meets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shown {
+    pub link: &'static str,
+    pub criterion: Criterion,
+}
+
+/// One thing an answer names.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub text: &'static str,
+    pub shown: Option<Shown>,
+}
+
+/// One of the card's three levels of answer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Level {
+    /// "basics", "solid", "deeper".
+    pub name: &'static str,
+    /// What a candidate at this level gets across, in a line.
+    pub gist: &'static str,
+    pub names: &'static [Point],
+}
+
+/// A belief that costs the question, with the run that refutes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedFlag {
+    /// What the candidate says.
+    pub says: &'static str,
+    /// Why it is wrong, in a line.
+    pub because: &'static str,
+    pub shown: Shown,
+}
+
+/// A follow-up: one of the reference's questions (`data-question` on the
+/// page), what to listen for, and the run to put on screen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FollowUp {
+    pub question: u32,
+    pub listen_for: &'static str,
+    pub shown: Shown,
+}
+
+/// A fault thrown into the candidate's running scenario at the current
+/// moment ([`crate::sim::Fleet::inject`]), and the question to ask as it
+/// bites.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Curveball {
+    /// Its name: the hook `data-curveball` on the page.
+    pub kind: &'static str,
+    pub fault: FaultKind,
+    /// For a Redis fault, whether Redis errors or hangs.
+    pub outage: Option<RedisOutage>,
+    pub label: &'static str,
+    pub ask: &'static str,
+    /// The counter that rises after the curveball, if it bites.
+    pub metric: &'static str,
+    /// How long the fault lasts (a holder's death is a moment).
+    pub duration_ms: Option<u32>,
+}
+
+const fn at_least(metric: &'static str, limit: f64) -> Criterion {
+    Criterion {
+        metric,
+        cmp: Cmp::AtLeast,
+        limit,
+    }
+}
+
+const fn at_most(metric: &'static str, limit: f64) -> Criterion {
+    Criterion {
+        metric,
+        cmp: Cmp::AtMost,
+        limit,
+    }
+}
+
+const fn exactly(metric: &'static str, limit: f64) -> Criterion {
+    Criterion {
+        metric,
+        cmp: Cmp::Exactly,
+        limit,
+    }
+}
+
+const fn shown(link: &'static str, criterion: Criterion) -> Option<Shown> {
+    Some(Shown { link, criterion })
+}
+
+const fn point(text: &'static str, shown: Option<Shown>) -> Point {
+    Point { text, shown }
+}
+
+/// The three levels, in order.
+pub const LEVELS: [Level; 3] = [
+    Level {
+        name: "basics",
+        gist: "Knows what each technique collapses, and that only Redis crosses processes.",
+        names: &[
+            point(
+                "Duplicates on a miss multiply: instances × threads, 8,000 here.",
+                shown("sf=0&c=off", exactly("recomputes", 8000.0)),
+            ),
+            point(
+                "Singleflight shares one computation among one process's threads: 200 become 1.",
+                shown("preset=singleflight", exactly("recomputes", 40.0)),
+            ),
+            point(
+                "A Redis claim is what coordinates the instances: about one recompute.",
+                shown("preset=burst", exactly("recomputes", 1.0)),
+            ),
+        ],
+    },
+    Level {
+        name: "solid",
+        gist: "Does the arithmetic, places the claim inside singleflight and says what it costs.",
+        names: &[
+            point(
+                "Singleflight is free and local: no network hop, no TTL, nothing to release.",
+                None,
+            ),
+            point(
+                "The claim is SET NX PX with a token, released by a compare-and-delete.",
+                None,
+            ),
+            point(
+                "Singleflight outside, the claim inside: 40 callers claim, not 8,000.",
+                shown("preset=burst", exactly("claim_attempts", 40.0)),
+            ),
+            point(
+                "Losers need a policy: serve stale, a bounded wait, or a degraded answer.",
+                shown("preset=stale", at_least("stale_served", 1.0)),
+            ),
+            point(
+                "A failure is shared with the current waiters and never kept in the map.",
+                shown("preset=failure", exactly("remembered_failures", 0.0)),
+            ),
+        ],
+    },
+    Level {
+        name: "deeper",
+        gist: "Bounds every wait, sizes the claim, and knows when each layer is not worth it.",
+        names: &[
+            point(
+                "Every wait ends at its caller's deadline; a waiter leaving does not cancel the work.",
+                shown("preset=hang", exactly("pinned", 0.0)),
+            ),
+            point(
+                "The claim's TTL is above the origin timeout plus the write, so holders never overlap.",
+                shown("preset=burst", exactly("overlapping_recomputes", 0.0)),
+            ),
+            point(
+                "A dead holder blocks the refresh for at most the claim's TTL.",
+                shown("preset=holder-crash", exactly("claim_wins", 2.0)),
+            ),
+            point(
+                "On a cheap recompute singleflight alone is enough: 40 fast queries harm nobody.",
+                shown("preset=cheap", at_most("recomputes", 40.0)),
+            ),
+            point(
+                "A cold cache is many different keys: admission control, not deduplication.",
+                shown("preset=cold", at_least("admission_shed", 1.0)),
+            ),
+        ],
+    },
+];
+
+/// The card's red flags: saying one of these costs the candidate the question.
+pub const RED_FLAGS: [RedFlag; 5] = [
+    RedFlag {
+        says: "Singleflight stops duplicate work across the fleet.",
+        because: "It sees one process: 40 instances still recompute 40 times.",
+        shown: Shown {
+            link: "preset=singleflight",
+            criterion: exactly("recomputes", 40.0),
+        },
+    },
+    RedFlag {
+        says: "Take the Redis lock first, then coalesce.",
+        because: "Every thread then claims and polls on its own: 8,000 claim attempts.",
+        shown: Shown {
+            link: "preset=claim-outer",
+            criterion: exactly("claim_attempts", 8000.0),
+        },
+    },
+    RedFlag {
+        says: "Keep the failed result in the map so callers stop retrying.",
+        because: "A blip becomes an outage: later callers get the old error after the origin recovered.",
+        shown: Shown {
+            link: "preset=failure&pf=remember-failure",
+            criterion: at_least("remembered_failures", 1.0),
+        },
+    },
+    RedFlag {
+        says: "Waiters just wait until the computation finishes.",
+        because: "Behind a hung origin every caller is pinned past its deadline.",
+        shown: Shown {
+            link: "preset=hang&pf=no-deadline",
+            criterion: at_least("pinned", 1.0),
+        },
+    },
+    RedFlag {
+        says: "Coalescing or the lock protects a cold cache.",
+        because: "Every miss is a different key: nothing coalesces, only admission control bounds the origin.",
+        shown: Shown {
+            link: "preset=cold&adm=0",
+            criterion: at_least("origin_peak_concurrency", 100.0),
+        },
+    },
+];
+
+/// The follow-ups, in the order to ask them.
+pub const FOLLOW_UPS: [FollowUp; 6] = [
+    FollowUp {
+        question: 3,
+        listen_for: "Only each instance's leader claims and polls; the order decides the Redis load.",
+        shown: Shown {
+            link: "preset=claim-outer",
+            criterion: exactly("claim_attempts", 8000.0),
+        },
+    },
+    FollowUp {
+        question: 1,
+        listen_for: "The waiters get the failure; the entry leaves the map; a negative cache only on purpose.",
+        shown: Shown {
+            link: "preset=failure&pf=remember-failure",
+            criterion: at_least("remembered_failures", 1.0),
+        },
+    },
+    FollowUp {
+        question: 5,
+        listen_for: "The waiter leaves at its deadline; the work runs on for the others.",
+        shown: Shown {
+            link: "preset=hang",
+            criterion: exactly("pinned", 0.0),
+        },
+    },
+    FollowUp {
+        question: 11,
+        listen_for: "TTL above the origin timeout plus the write, or renewal; it bounds a dead holder.",
+        shown: Shown {
+            link: "preset=short-ttl",
+            criterion: at_least("overlapping_recomputes", 1.0),
+        },
+    },
+    FollowUp {
+        question: 12,
+        listen_for: "Fail open, but fast: a short client timeout or a breaker, behind admission control.",
+        shown: Shown {
+            link: "preset=redis-down",
+            criterion: at_least("redis_errors", 1.0),
+        },
+    },
+    FollowUp {
+        question: 2,
+        listen_for: "Singleflight alone when 40 recomputes are harmless; the claim when the recompute is slow or billed.",
+        shown: Shown {
+            link: "preset=cheap",
+            criterion: at_most("recomputes", 40.0),
+        },
+    },
+];
+
+/// The curveballs, each a fault of [`crate::sim::Fault`]'s kinds.
+pub const CURVEBALLS: [Curveball; 5] = [
+    Curveball {
+        kind: "redis",
+        fault: FaultKind::Redis,
+        outage: Some(RedisOutage::Error),
+        label: "Redis goes down",
+        ask: "Redis just went down. What does your design do now, and what does the origin see?",
+        metric: "redis_errors",
+        duration_ms: Some(5_000),
+    },
+    Curveball {
+        kind: "redis-hang",
+        fault: FaultKind::Redis,
+        outage: Some(RedisOutage::Hang),
+        label: "Redis hangs",
+        ask: "Redis stops answering but keeps the connection. How long does each caller wait?",
+        metric: "redis_errors",
+        duration_ms: Some(5_000),
+    },
+    Curveball {
+        kind: "holder",
+        fault: FaultKind::Holder,
+        outage: None,
+        label: "The claim holder dies",
+        ask: "The instance holding the claim just died. Who refreshes the key, and when?",
+        metric: "crashed",
+        duration_ms: None,
+    },
+    Curveball {
+        kind: "origin",
+        fault: FaultKind::Origin,
+        outage: None,
+        label: "The origin fails",
+        ask:
+            "The origin starts failing. What do the waiters get, and what does the next caller do?",
+        metric: "origin_failures",
+        duration_ms: Some(2_000),
+    },
+    Curveball {
+        kind: "origin-hang",
+        fault: FaultKind::OriginHang,
+        outage: None,
+        label: "The origin hangs",
+        ask: "The origin stops answering. Who is waiting, and for how long?",
+        metric: "timeouts",
+        duration_ms: Some(5_000),
+    },
+];
+
+/// The fault a curveball injects, starting at `at_ms`.
+pub fn fault(ball: &Curveball, at_ms: u32) -> Fault {
+    Fault {
+        kind: ball.fault,
+        start_ms: at_ms,
+        duration_ms: ball.duration_ms,
+    }
+}
+
+/// Throws `ball` into the running `fleet`, starting at `at_ms` (after the
+/// fleet's clock): the run goes on from where it is, and the fleet's
+/// scenario now carries the fault (its link replays the same run).
+pub fn throw(fleet: &mut Fleet, ball: &Curveball, at_ms: u32) -> Result<(), String> {
+    let f = fault(ball, at_ms);
+    match ball.outage {
+        Some(outage) => fleet.inject_redis_outage(f, outage),
+        None => fleet.inject(f),
+    }
+}
+
+/// The curveball of a `data-curveball` name.
+pub fn curveball(kind: &str) -> Option<&'static Curveball> {
+    CURVEBALLS.iter().find(|c| c.kind == kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::drill::SEEDS;
+    use crate::scenario::Scenario;
+    use crate::sim::Fleet;
+
+    fn every_shown() -> Vec<(String, Shown)> {
+        let mut out = Vec::new();
+        for l in &LEVELS {
+            for p in l.names {
+                if let Some(s) = p.shown {
+                    out.push((format!("{}: {}", l.name, p.text), s));
+                }
+            }
+        }
+        for f in &RED_FLAGS {
+            out.push((format!("red flag: {}", f.says), f.shown));
+        }
+        for f in &FOLLOW_UPS {
+            out.push((format!("follow-up {}", f.question), f.shown));
+        }
+        out
+    }
+
+    #[test]
+    fn every_shown_claim_holds_on_every_seed() {
+        for (what, s) in every_shown() {
+            let (scenario, _, notices) = Scenario::from_query(s.link);
+            assert!(notices.is_empty(), "{what}: {} {notices:?}", s.link);
+            for seed in SEEDS {
+                let g = s.criterion.check(&Fleet::new(&scenario, seed).run());
+                assert!(
+                    g.passed,
+                    "{what}: {} on seed {seed} gave {}",
+                    g.name, g.value
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_red_flags_run_is_damage_the_fixed_run_is_not() {
+        // Each red flag is refuted by its run, and the run it is taken from
+        // without the mistake does not show the damage (the flag is the cause).
+        let fixed = [
+            ("preset=singleflight", "preset=burst"),
+            ("preset=claim-outer", "preset=burst"),
+            ("preset=failure&pf=remember-failure", "preset=failure"),
+            ("preset=hang&pf=no-deadline", "preset=hang"),
+            ("preset=cold&adm=0", "preset=cold"),
+        ];
+        for (flag, (bad, good)) in RED_FLAGS.iter().zip(fixed) {
+            assert_eq!(flag.shown.link, bad);
+            let (s, _, n) = Scenario::from_query(good);
+            assert!(n.is_empty(), "{good}: {n:?}");
+            let g = flag.shown.criterion.check(&Fleet::new(&s, 1).run());
+            assert!(
+                !g.passed,
+                "{}: {good} also shows {} = {}",
+                flag.says, g.name, g.value
+            );
+        }
+    }
+
+    #[test]
+    fn the_levels_are_the_cards_three_in_order() {
+        let names: Vec<_> = LEVELS.iter().map(|l| l.name).collect();
+        assert_eq!(names, ["basics", "solid", "deeper"]);
+        for l in &LEVELS {
+            assert!(l.names.len() >= 3, "{}", l.name);
+        }
+    }
+
+    #[test]
+    fn follow_ups_are_distinct_questions_that_exist() {
+        let page = include_str!("../../../index.html");
+        let mut seen = std::collections::BTreeSet::new();
+        for f in &FOLLOW_UPS {
+            assert!(seen.insert(f.question), "question {} twice", f.question);
+            assert!(
+                page.contains(&format!("data-question=\"{}\"", f.question)),
+                "no question {} on the page",
+                f.question
+            );
+        }
+    }
+
+    #[test]
+    fn every_curveball_bites_a_steady_run_mid_run_and_its_link_replays_it() {
+        // Steady traffic with jittered TTLs and both layers: keys keep
+        // expiring, so every fault thrown 5 s in finds work to hit.
+        let (card, _, n) = Scenario::from_query("preset=jitter&c=inner");
+        assert!(n.is_empty(), "{n:?}");
+        let quiet = Fleet::new(&card, 1).run();
+        for ball in &CURVEBALLS {
+            assert_eq!(curveball(ball.kind), Some(ball));
+            let mut fleet = Fleet::new(&card, 1);
+            assert!(fleet.advance_to(5_000_000, usize::MAX));
+            throw(&mut fleet, ball, 5_001).unwrap_or_else(|e| panic!("{}: {e}", ball.kind));
+            let replay = fleet.scenario().clone();
+            if let Some(outage) = ball.outage {
+                assert_eq!(
+                    replay.redis_outage, outage,
+                    "{}: the link's outage",
+                    ball.kind
+                );
+            }
+            let hit = fleet.run();
+            let hash = fleet.log_hash();
+            let before = crate::lesson::value(&quiet, ball.metric).unwrap();
+            let after = crate::lesson::value(&hit, ball.metric).unwrap();
+            assert!(
+                after > before,
+                "{}: {} {before} -> {after}",
+                ball.kind,
+                ball.metric
+            );
+            let mut linked = Fleet::new(&replay, 1);
+            assert_eq!(
+                linked.run(),
+                hit,
+                "{}: the link replays another run",
+                ball.kind
+            );
+            assert_eq!(linked.log_hash(), hash, "{}: another event log", ball.kind);
+        }
+    }
+
+    #[test]
+    fn a_redis_outage_cannot_change_kind_once_redis_was_down() {
+        let (s, _, _) = Scenario::from_query("preset=burst&f=redis@5+10");
+        let mut fleet = Fleet::new(&s, 1);
+        assert!(fleet.advance_to(20_000, usize::MAX));
+        let hang = curveball("redis-hang").unwrap();
+        assert!(throw(&mut fleet, hang, 30).is_err());
+        assert!(throw(&mut fleet, curveball("redis").unwrap(), 30).is_ok());
+        // And never in the past.
+        assert!(throw(&mut fleet, curveball("origin").unwrap(), 10).is_err());
+    }
+}
