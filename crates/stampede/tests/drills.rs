@@ -312,3 +312,42 @@ fn criteria_are_named_as_they_read() {
     assert!(names.contains(&"timeouts == 0".to_string()));
     assert!(names.contains(&"values_written >= 1".to_string()));
 }
+
+/// The failure modes' drills teach a trade-off: the tempting one-knob
+/// answers and turning everything on each fail a named goal there.
+#[test]
+fn the_tempting_answers_fail_the_failure_mode_drills() {
+    let everything = "sf=1&c=inner&l=stale&st=60000&swr=1&adm=4";
+    let cases: &[(&str, &str, &str)] = &[
+        ("redis-hangs", "", "max_ms <= 300"),
+        ("redis-hangs", "rto=50&rbk=5000", "max_ms <= 300"),
+        ("redis-hangs", "dl=250", "timeouts == 0"),
+        ("cold-skewed", "", "origin_peak_concurrency <= 40"),
+        ("cold-skewed", "adm=4", "admission_shed <= 100"),
+        ("cold-skewed", "adm=4&aw=1000", "timeouts <= 10"),
+        ("cold-skewed", "adm=4&aw=600&c=off", "admission_shed <= 100"),
+        ("cold-skewed", everything, "admission_shed <= 100"),
+        ("retry-storm", "", "recomputes <= 50"),
+        ("retry-storm", "sf=1", "errors <= 20"),
+        ("retry-storm", "rt=0", "errors <= 20"),
+        ("retry-storm", "sf=1&rbo=1500", "recomputes <= 50"),
+        ("open-loop-hang", "", "rejected == 0"),
+        ("open-loop-hang", "st=10000&l=stale", "rejected == 0"),
+        ("open-loop-hang", "dl=200", "timeouts == 0"),
+        ("hot-key", "", "p99_ms <= 5"),
+        ("hot-key", "l1=5000", "recomputes >= 2"),
+    ];
+    for (name, fragment, fails) in cases {
+        let d = drill::drill(name).unwrap();
+        // Everything on is forced past the locks: what it would do.
+        let mut s = d.situation();
+        for pair in fragment.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap();
+            s.set(drill::knob_of_key(k).unwrap(), v).unwrap();
+        }
+        let g = grade(d, &s);
+        let c = g.criteria.iter().find(|c| c.name == *fails).unwrap();
+        assert!(!c.passed, "{name} with {fragment:?} passes {fails}: {g:?}");
+        assert!(!g.passed);
+    }
+}
