@@ -1077,6 +1077,126 @@ impl ReadPath {
     }
 }
 
+/// Where a request stands on its read path, as a listing of the path marks
+/// it: told by the core from the steps the request performed, in the order
+/// it performed them, never guessed from what is drawn. A driver that only
+/// sees the fleet's event log (the page) follows a request with
+/// [`Place::after`], one event at a time.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Place {
+    /// Not started (or not seen yet).
+    #[default]
+    None = 0,
+    /// A request arrived (or a retry began): `handle(key)`.
+    Arrived,
+    /// `GET key` sent.
+    Reading,
+    /// Answered with the fresh value it read.
+    Served,
+    /// Leads its in-process flight.
+    Leading,
+    /// Attached to its flight: waits for the leader's result.
+    Following,
+    /// `SET lock:key token NX PX ttl` sent (or its reply was an error).
+    Claiming,
+    /// Won the claim: `if won:`.
+    Won,
+    /// Reads the cache once more after winning its flight or its claim (a
+    /// caller whose first read missed just before the last holder's write).
+    Rechecking,
+    /// The origin call (from its start to its answer or its timeout).
+    Recomputing,
+    /// `SET key v` sent.
+    Writing,
+    /// Hands the value to every waiter of its flight.
+    Settling,
+    /// The claim's compare-and-delete release sent.
+    Releasing,
+    /// Lost the claim (or polls for the winner's value): the loser's branch.
+    Losing,
+    /// Crashed (the claim holder dying as it wins).
+    Crashed,
+}
+
+impl Place {
+    /// Where a request is after it logged `kind` (with its `detail`), from
+    /// where it was. Events that do not move a request keep its place: a
+    /// deadline, a handover, a shed permit, an answer (which comes from the
+    /// line the request is on; only a first read's fresh hit moves it, to
+    /// `Served`).
+    pub fn after(self, kind: crate::sim::EventKind, detail: u8) -> Place {
+        use crate::sim::EventKind as E;
+        match kind {
+            E::Arrive | E::Retry => Place::Arrived,
+            E::CacheGet if matches!(self, Place::Leading | Place::Won) => Place::Rechecking,
+            E::CacheGet => Place::Reading,
+            E::Lead => Place::Leading,
+            E::Follow | E::Remembered => Place::Following,
+            E::Claim | E::ClaimError => Place::Claiming,
+            E::ClaimWon => Place::Won,
+            E::ClaimLost | E::Poll => Place::Losing,
+            E::RecomputeStart | E::RecomputeEnd | E::OriginTimeout => Place::Recomputing,
+            E::CacheSet => Place::Writing,
+            E::Settle => Place::Settling,
+            E::Release => Place::Releasing,
+            E::Crash => Place::Crashed,
+            E::Respond if self == Place::Reading && detail == Ending::Hit as u8 => Place::Served,
+            E::Respond | E::DeadlinePassed | E::Handover | E::Shed => self,
+        }
+    }
+}
+
+/// Every thread's [`Place`], kept from a fleet's event log, and the first
+/// thread that won a claim (the one a "follow the claim holder" follows,
+/// even when it dies in the instant it wins) with where each crash was.
+#[derive(Clone, Debug, Default)]
+pub struct Places {
+    at: Vec<Place>,
+    first_winner: Option<u32>,
+    /// (thread, virtual time) of each crash, in order.
+    crashes: Vec<(u32, Micros)>,
+}
+
+impl Places {
+    /// Takes one logged event into account.
+    pub fn record(&mut self, e: &crate::sim::Event) {
+        let i = e.thread as usize;
+        if i >= self.at.len() {
+            self.at.resize(i + 1, Place::None);
+        }
+        self.at[i] = self.at[i].after(e.kind, e.detail);
+        match e.kind {
+            crate::sim::EventKind::ClaimWon if self.first_winner.is_none() => {
+                self.first_winner = Some(e.thread)
+            }
+            crate::sim::EventKind::Crash if self.crashes.len() < 64 => {
+                self.crashes.push((e.thread, e.t))
+            }
+            _ => {}
+        }
+    }
+
+    /// Where thread `thread` (its global index) is.
+    pub fn of(&self, thread: u32) -> Place {
+        self.at.get(thread as usize).copied().unwrap_or_default()
+    }
+
+    /// The first thread that won a claim, once one has.
+    pub fn first_winner(&self) -> Option<u32> {
+        self.first_winner
+    }
+
+    /// When thread `thread` last crashed, if it did.
+    pub fn crashed_at(&self, thread: u32) -> Option<Micros> {
+        self.crashes
+            .iter()
+            .rev()
+            .find(|(t, _)| *t == thread)
+            .map(|(_, at)| *at)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     //! The machine stepped by hand, one input at a time: the order of the
@@ -1105,6 +1225,67 @@ mod tests {
             crate::flight::Join::Lead(l) => l,
             _ => unreachable!(),
         }
+    }
+
+    #[test]
+    fn the_claim_holders_place_follows_its_steps_down_the_path() {
+        use crate::scenario::preset;
+        // The card's run: the first winner's places, in the order they
+        // change, run down the listing, through the recompute, the write
+        // and the release; nobody else is ever on the winner's lines.
+        let mut fleet = crate::Fleet::new(&preset("burst").unwrap(), 1);
+        fleet.set_recording(true);
+        let mut places = Places::default();
+        let mut seen = Vec::new();
+        let mut holder = None;
+        while !fleet.is_quiet() {
+            let t = fleet.now() + 1000;
+            fleet.advance_to(t, usize::MAX);
+            for e in fleet.drain_events() {
+                places.record(&e);
+                holder = holder.or(places.first_winner());
+                if Some(e.thread) == holder {
+                    let p = places.of(e.thread);
+                    if seen.last() != Some(&p) {
+                        seen.push(p);
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            seen,
+            [
+                Place::Won,
+                Place::Rechecking,
+                Place::Recomputing,
+                Place::Writing,
+                Place::Settling,
+                Place::Releasing
+            ]
+        );
+        let h = holder.unwrap();
+        assert_eq!(places.of(h), Place::Releasing);
+        // A follower answered from its flight stays on the follower's line.
+        let follower = (0..8000u32).find(|t| places.of(*t) == Place::Following);
+        assert!(follower.is_some());
+        // The claim holder that dies as it wins: its crash is on record.
+        let mut fleet = crate::Fleet::new(&preset("holder-crash").unwrap(), 1);
+        fleet.set_recording(true);
+        let mut places = Places::default();
+        fleet.advance_to(8_000_000, usize::MAX);
+        for e in fleet.drain_events() {
+            places.record(&e);
+        }
+        let w = places.first_winner().unwrap();
+        assert!(places.crashed_at(w).is_some());
+        assert_eq!(
+            Place::Reading.after(crate::sim::EventKind::Respond, Ending::Hit as u8),
+            Place::Served
+        );
+        assert_eq!(
+            Place::Following.after(crate::sim::EventKind::Respond, Ending::Shared as u8),
+            Place::Following
+        );
     }
 
     #[test]
