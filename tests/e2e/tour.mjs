@@ -96,7 +96,7 @@ await spec("tour", async (t) => {
 
   // The holder-crash step plays to the middle of the stall and stops there,
   // with callers given up and the dead holder's claim still held.
-  await page.goto(`${process.env.E2E_URL}#tour/deeper/10`, { waitUntil: "load" });
+  await page.goto(`${process.env.E2E_URL}#tour/deeper/11`, { waitUntil: "load" });
   await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
   // The step opens on its prediction, paused: "just show me" plays it.
   await page.locator(control("predict-show")).click();

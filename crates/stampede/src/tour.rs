@@ -52,6 +52,15 @@ impl Level {
     pub fn from_name(name: &str) -> Option<Level> {
         Level::ALL.into_iter().find(|l| l.name() == name)
     }
+
+    /// The drill the level ends with (`drill::drill` names it).
+    pub fn drill(self) -> &'static str {
+        match self {
+            Level::Basics => "claim-order",
+            Level::Solid => "claim-ttl",
+            Level::Deeper => "redis-hangs",
+        }
+    }
 }
 
 /// What a counter must show at the end of a step's run.
@@ -93,6 +102,27 @@ pub struct Step {
     /// The bet placed before the run plays: a question on `metric`, whose
     /// right option is the run's own number.
     pub predict: Option<Prediction>,
+    /// What the words point at doing ("turn on fenced writes"), as a
+    /// button that does it.
+    pub action: Option<Action>,
+}
+
+/// A step's action: a button that does what its words point at.
+#[derive(Clone, Copy, Debug)]
+pub struct Action {
+    pub label: &'static str,
+    pub target: Target,
+    /// What the target's run shows (a sandbox link's), checked by a test.
+    pub expect: &'static [(&'static str, Expect)],
+}
+
+/// Where an action goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The sandbox on a share link's query.
+    Sandbox(&'static str),
+    /// The A/B view on a named comparison.
+    Compare(&'static str),
 }
 
 /// A question asked before a step's run plays, its number hidden: "place
@@ -165,6 +195,7 @@ pub fn answers(step: &Step, p: &Prediction, r: &Report) -> Vec<Answer> {
 use Choice::{Number, TheRun, Words};
 use Expect::{AtLeast, Exactly};
 use Level::{Basics, Deeper, Solid};
+use Target::{Compare, Sandbox};
 
 pub const STEPS: &[Step] = &[
     // ---- basics
@@ -177,6 +208,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(8000))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "No protection: {instances} instances of {threads} threads each miss the key at once. How many recomputes?",
             options: &[
@@ -196,6 +228,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(40))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "Singleflight on, no claim: how many recomputes for the fleet?",
             options: &[
@@ -215,6 +248,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(1))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "Singleflight outside, a claim at Redis inside: how many recomputes for the fleet?",
             options: &[
@@ -234,6 +268,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("claim_attempts", Exactly(8000)), ("recomputes", Exactly(1))],
         pause_ms: None,
         contrast: Some("preset=burst"),
+        action: None,
         predict: Some(Prediction {
             question: "Swap the layers, the claim outside singleflight: how many claim attempts reach Redis?",
             options: &[
@@ -254,6 +289,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(1)), ("claim_attempts", Exactly(40)), ("redis_round_trips", AtLeast(8000))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "Duplicate work is instances times threads. With both layers, how many recomputes are left?",
             options: &[
@@ -273,6 +309,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(40)), ("claim_attempts", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "Singleflight alone takes no lock at all. How many recomputes does it leave?",
             options: &[
@@ -291,6 +328,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("overlapping_recomputes", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        action: Some(Action { label: "Size the TTL above the origin timeout", target: Sandbox("preset=short-ttl&ct=3500"), expect: &[("overlapping_recomputes", Exactly(0)), ("releases_refused", Exactly(0))] }),
         predict: Some(Prediction {
             question: "The claim's TTL is shorter than the recompute. How many recomputes start while another of the key still runs?",
             options: &[
@@ -309,6 +347,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("releases_refused", AtLeast(1)), ("releases_refused_taken", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "Holders release with a compare-and-delete of their own token. How many releases are refused?",
             options: &[
@@ -327,6 +366,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("stale_served", AtLeast(1)), ("recomputes", Exactly(1))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "The offices that lose the claim hold a stale copy. How many requests get the stale value while one office refreshes?",
             options: &[
@@ -346,6 +386,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("errors", AtLeast(1)), ("remembered_failures", Exactly(0)), ("values_written", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "The origin fails for a while, then recovers. Failures are shared, never remembered: how many requests get an error?",
             options: &[
@@ -365,6 +406,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("timeouts", Exactly(8000)), ("pinned", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "The origin never answers. How many requests time out?",
             options: &[
@@ -385,6 +427,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("remembered_failures", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        action: Some(Action { label: "Cache the failure briefly instead", target: Sandbox("preset=failure&nt=500"), expect: &[("remembered_failures", Exactly(0)), ("values_written", AtLeast(1))] }),
         predict: Some(Prediction {
             question: "The failed result stays in the flight map. How many answers come from the remembered failure?",
             options: &[
@@ -403,6 +446,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("pinned", Exactly(8000))],
         pause_ms: None,
         contrast: None,
+        action: Some(Action { label: "Give every wait a deadline", target: Sandbox("preset=hang"), expect: &[("pinned", Exactly(0))] }),
         predict: Some(Prediction {
             question: "A hung origin and no deadlines: how many requests are still pinned when the run stops?",
             options: &[
@@ -422,6 +466,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("corrupted", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "Waiters share one mutable value and the first of them changes it. How many requests read a corrupted value?",
             options: &[
@@ -440,6 +485,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("claim_attempts", Exactly(8000))],
         pause_ms: None,
         contrast: Some("preset=burst"),
+        action: None,
         predict: Some(Prediction {
             question: "The flight key is built differently from the cache key. How many claim attempts reach Redis?",
             options: &[
@@ -458,6 +504,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(40)), ("timeouts", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        action: Some(Action { label: "Open the A/B view on the cost", target: Compare("cost"), expect: &[] }),
         predict: Some(Prediction {
             question: "A {recompute_ms} query with singleflight alone: how slow are the slowest answers (p99)?",
             options: &[
@@ -477,6 +524,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("admission_shed", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "After a restart, {keys} different keys are missed at once and admission allows {admission} recomputes per instance. How many recomputes are shed?",
             options: &[
@@ -495,6 +543,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("origin_peak_concurrency", AtLeast(1))],
         pause_ms: None,
         contrast: Some("preset=jitter&j=0"),
+        action: None,
         predict: Some(Prediction {
             question: "Keys written together get jittered TTLs. At most how many recomputes run at the origin at once?",
             options: &[
@@ -507,6 +556,25 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Deeper,
+        title: "Early refresh (XFetch): nobody meets a miss",
+        query: "preset=xfetch",
+        text: "A reader of a value near expiry may refresh it early, the likelier the nearer and the longer the recompute takes: {} readers met a miss, against {then.misses} when everyone waits for expiry. With no lock {overlapping_recomputes} refreshes overlapped another: early refresh spreads the work, the claim still bounds it.",
+        metric: "misses",
+        expect: &[("misses", Exactly(0)), ("early_refreshes", AtLeast(1)), ("overlapping_recomputes", AtLeast(1))],
+        pause_ms: None,
+        contrast: Some("preset=xfetch&xfetch_beta=0"),
+        action: Some(Action { label: "Compare it with the claim alone", target: Compare("xfetch"), expect: &[] }),
+        predict: Some(Prediction {
+            question: "Readers refresh a hot key early, before it expires (XFetch). How many readers meet a miss?",
+            options: &[
+                Words("one per expiry", "The early refresh rewrites the value before it expires, so no reader finds it gone."),
+                Number(1000.0, "That is waiting for expiry: every reader in the gap misses."),
+                TheRun,
+            ],
+        }),
+    },
+    Step {
+        level: Deeper,
         title: "Stale-while-revalidate: nobody waits on a lock",
         query: "preset=swr",
         text: "Every request gets the stale value at once and the claim guards only the refresh behind it: {} answers served stale, and {recomputes} recompute. The stale copy lives in Redis, though: with Redis down there is none to serve.",
@@ -514,6 +582,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("stale_served", Exactly(8000)), ("recomputes", Exactly(1)), ("timeouts", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "Stale-while-revalidate on a burst: how many answers are served stale?",
             options: &[
@@ -532,6 +601,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("recomputes", Exactly(40)), ("timeouts", Exactly(0))],
         pause_ms: None,
         contrast: None,
+        action: Some(Action { label: "See a Redis that hangs", target: Sandbox("preset=redis-hang"), expect: &[("timeouts", AtLeast(1))] }),
         predict: Some(Prediction {
             question: "Redis is down and the fleet fails open. How many recomputes?",
             options: &[
@@ -551,6 +621,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("timeouts", AtLeast(1))],
         pause_ms: Some(13_000),
         contrast: None,
+        action: None,
         predict: Some(Prediction {
             question: "The claim holder crashes without releasing. How many callers have given up by the pause?",
             options: &[
@@ -569,6 +640,7 @@ pub const STEPS: &[Step] = &[
         expect: &[("stale_overwrites", AtLeast(1))],
         pause_ms: None,
         contrast: None,
+        action: Some(Action { label: "Turn on fenced writes", target: Sandbox("preset=late-writer&fw=1"), expect: &[("stale_overwrites", Exactly(0))] }),
         predict: Some(Prediction {
             question: "Slow holders outlive their claim. How many newer values are overwritten by older ones?",
             options: &[
@@ -1001,6 +1073,58 @@ mod tests {
             }
             assert!(q.ends_with('?'), "{}: {q}", step.title);
         }
+    }
+
+    /// Each level ends with a drill on one of its own lessons, and every
+    /// action does what its words point at: a sandbox link parses cleanly
+    /// and its run shows what the action claims; a comparison exists.
+    #[test]
+    fn levels_end_with_a_drill_and_actions_do_what_they_say() {
+        for level in Level::ALL {
+            let d = crate::drill::drill(level.drill())
+                .unwrap_or_else(|| panic!("{level:?}: no drill {}", level.drill()));
+            let lesson = format!("preset={}", d.lesson);
+            let own = steps(level).any(|s| {
+                s.query.starts_with(&lesson)
+                    || matches!(s.action, Some(Action { target: Target::Sandbox(q), .. }) if q.starts_with(&lesson))
+            });
+            assert!(
+                own,
+                "{level:?}'s drill {} practises {}, which the level does not show",
+                d.name, d.lesson
+            );
+        }
+        let mut n = 0;
+        for step in STEPS {
+            let Some(a) = step.action else { continue };
+            n += 1;
+            assert!(a.label.split_whitespace().count() >= 3, "{}", step.title);
+            match a.target {
+                Target::Compare(name) => {
+                    assert!(
+                        crate::scenario::comparison(name).is_some(),
+                        "{}: no comparison {name}",
+                        step.title
+                    );
+                }
+                Target::Sandbox(q) => {
+                    let (s, seed) = scenario_of(q);
+                    assert!(!a.expect.is_empty(), "{}", step.title);
+                    let r = Fleet::new(&s, seed).run();
+                    for (metric, want) in a.expect {
+                        let v = crate::lesson::value(&r, metric).unwrap();
+                        assert!(
+                            want.holds(v as u64),
+                            "{}: {q}: {metric} = {v}, want {want:?}",
+                            step.title
+                        );
+                    }
+                }
+            }
+        }
+        assert!(n >= 5, "{n} actions");
+        // The deeper level covers XFetch.
+        assert!(steps(Deeper).any(|s| s.query == "preset=xfetch"));
     }
 
     #[test]
