@@ -32,7 +32,8 @@
 //!   when the machine says so and the work goes on after it.
 //!
 //! - [`fleet`]: any scenario run for real (bursts, cold starts, steady
-//!   traffic; a Redis outage and a crashing holder injected), counted in the
+//!   traffic, skewed keys; a Redis outage, refused or hung, a crashing
+//!   holder and faults at a moment injected; retries), counted in the
 //!   simulation's names; the `stampede-fleet` binary prints it, beside the
 //!   simulation's with `--compare`, and the conformance table with
 //!   `--conformance`. Bursts agree with the simulation exactly; what runs on
@@ -41,8 +42,9 @@
 //!
 //! - [`conn`]: one Redis or a Redis Cluster behind one connection type.
 //!
-//! - [`proxy`]: a TCP proxy that delays or cuts the bytes between the
-//!   instances and Redis (a slow Redis, a Redis outage).
+//! - [`proxy`]: a TCP proxy that delays, cuts or swallows the bytes
+//!   between the instances and Redis (a slow Redis, a Redis that refuses,
+//!   a Redis that hangs).
 
 pub mod cache;
 pub mod claim;

@@ -28,6 +28,21 @@ usage: stampede-fleet [flags]
   --swr, --fenced-writes, --hang, --redis-down, --holder-crash
                       stampede-sim's switches (redis-down and holder-crash
                       are injected for real)
+  --redis-outage error|hang, --redis-timeout-ms N, --redis-breaker-ms N
+                      a down Redis refuses (a proxy cutting connections) or
+                      hangs (the proxy holding them and swallowing every
+                      byte); the client's timeout on each command; the
+                      breaker that skips Redis after a failure
+  --retries N, --retry-backoff-ms N
+                      a failed or timed-out attempt tried again after a
+                      full-jitter pause, with a deadline of its own
+  --fault KIND@START+DURATION
+                      redis (through the proxy), origin, origin-hang,
+                      origin-slow, holder, on the run's clock (repeatable)
+  --key-skew S        Zipf-skewed keys for cold and steady traffic
+                      Refused, naming the knob: --arrivals open,
+                      --local-cache-ms, --redis-ops-per-ms (a real Redis has
+                      its own throughput); a Redis fault on a cluster
   --pitfall NAME      remember-failure | no-deadline | key-mismatch |
                       mutable-result (repeatable)
   --seed S            the simulation's seed for --compare (default 1)
