@@ -108,6 +108,8 @@ pub struct Counters {
     pub redis_skipped: AtomicU64,
     /// Attempts a caller made again after one failed or timed out.
     pub retries: AtomicU64,
+    /// Reads answered by the instance's local copy, with no round trip.
+    pub local_hits: AtomicU64,
     /// Recomputes shed because no admission permit came in time.
     pub admission_shed: AtomicU64,
     /// Requests whose first read found nothing fresh (a miss or a stale value).
@@ -151,6 +153,9 @@ pub(crate) struct Settings {
     /// The full-jitter backoff's base: before retry n (from 0), a uniform
     /// pause up to `retry_backoff x 2^n`.
     pub retry_backoff: Duration,
+    /// Keep a local copy of a fresh value read from Redis this long (zero:
+    /// none).
+    pub local_cache: Duration,
 }
 
 impl Settings {
@@ -167,6 +172,7 @@ impl Settings {
             redis_breaker: ms(scenario.redis_breaker_ms),
             retries: scenario.retries,
             retry_backoff: ms(scenario.retry_backoff_ms),
+            local_cache: ms(scenario.local_cache_ms),
         }
     }
 
@@ -184,6 +190,7 @@ impl Settings {
             redis_breaker: Duration::ZERO,
             retries: 0,
             retry_backoff: Duration::ZERO,
+            local_cache: Duration::ZERO,
         }
     }
 }
@@ -233,6 +240,12 @@ struct Inner<O, K> {
     breaker_until: AtomicU64,
     retries: u32,
     retry_backoff: Duration,
+    /// How long a local copy lives (zero: no local copies).
+    local_cache: Duration,
+    /// The instance's local copies: a fresh value a GET returned, its
+    /// payload, and until when it answers this instance's reads (µs on the
+    /// driver's clock), whatever Redis holds meanwhile.
+    local: Mutex<HashMap<K, (Value, Payload, Micros)>>,
 }
 
 /// One instance's read path: its own flight table and admission limit, a
@@ -475,6 +488,8 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 breaker_until: AtomicU64::new(0),
                 retries: settings.retries,
                 retry_backoff: settings.retry_backoff,
+                local_cache: settings.local_cache,
+                local: Mutex::new(HashMap::new()),
             }),
         })
     }
@@ -552,6 +567,31 @@ impl<O, K> Inner<O, K> {
 
     fn at(&self, t: Micros) -> Instant {
         self.epoch + Duration::from_micros(t)
+    }
+}
+
+impl<O, K: Key> Inner<O, K> {
+    /// The instance's live local copy of `key`, if local copies are on.
+    fn local_copy(&self, key: Option<&K>) -> Option<(Value, Payload)> {
+        let key = key?;
+        let now = self.now();
+        let local = self.local.lock().unwrap_or_else(PoisonError::into_inner);
+        local
+            .get(key)
+            .filter(|(_, _, until)| now < *until)
+            .map(|(v, b, _)| (*v, b.clone()))
+    }
+
+    /// A fresh value a GET returned becomes the instance's local copy for
+    /// `local_cache` from now.
+    fn keep_local(&self, key: K, reply: &CacheReply, bytes: &Payload) {
+        if let CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } = reply {
+            let until = self.now() + self.local_cache.as_micros() as Micros;
+            self.local
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(key, (*v, bytes.clone(), until));
+        }
     }
 }
 
@@ -777,9 +817,21 @@ fn perform<O: Origin<K>, K: Key>(
     // Every step is performed for the request's own key: the machine's
     // `u32` is only relayed back to it.
     let k = request_key.name().into_owned();
+    // The key itself, for the local copies (only when they are on).
+    let request_key_owned = (!inner.local_cache.is_zero()).then(|| request_key.clone());
     match step {
         Step::CacheGet { key } => Box::pin(async move {
+            if let Some((value, bytes)) = inner.local_copy(request_key_owned.as_ref()) {
+                inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
+                return (
+                    Input::Cache(CacheReply::Fresh(value)),
+                    Got::Read(Some(bytes)),
+                );
+            }
             let (reply, bytes) = read_value(&inner, &mut con, &k, key).await;
+            if let (Some(k), Some(b)) = (request_key_owned, &bytes) {
+                inner.keep_local(k, &reply, b);
+            }
             if first_read && reply.is_miss() {
                 inner.counters.misses.fetch_add(1, Ordering::Relaxed);
             }

@@ -28,8 +28,8 @@
 //! or winning one.
 //!
 //! What the real fleet cannot do is refused in words naming the knob
-//! ([`unsupported`]), never ignored: open-loop arrivals, a local cache, a
-//! Redis throughput (a real Redis has its own).
+//! ([`unsupported`]), never ignored: open-loop arrivals and a Redis
+//! throughput (a real Redis has its own).
 //!
 //! How close a real run comes to the simulation: see [`checks`]. Burst
 //! shapes whose arrivals fit inside the recompute agree exactly on
@@ -211,9 +211,6 @@ pub fn unsupported(s: &Scenario) -> Option<String> {
             "arrivals=open: the real fleet's steady traffic is closed-loop threads \
              (no accept queue, nothing rejected)",
         );
-    }
-    if s.local_cache_ms > 0 {
-        out.push("local_cache_ms: the real fleet's instances keep no local copy of a value");
     }
     if s.redis_ops_per_ms > 0 {
         out.push(
@@ -491,6 +488,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
         r.redis_errors += get(&c.redis_errors);
         r.redis_skipped += get(&c.redis_skipped);
         r.retries += get(&c.retries);
+        r.local_hits += get(&c.local_hits);
         r.admission_shed += get(&c.admission_shed);
         r.misses += get(&c.misses);
         r.crashed += get(&c.crashed);
@@ -519,7 +517,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
 pub const EXACT: [&str; 4] = ["requests", "recomputes", "claim_attempts", "claim_wins"];
 
 /// Every counter a real run measures.
-pub const MEASURED: [&str; 24] = [
+pub const MEASURED: [&str; 25] = [
     "requests",
     "hits",
     "computed",
@@ -543,6 +541,7 @@ pub const MEASURED: [&str; 24] = [
     "admission_shed",
     "crashed",
     "retries",
+    "local_hits",
     "p99_ms",
 ];
 

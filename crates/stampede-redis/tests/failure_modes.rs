@@ -403,13 +403,6 @@ async fn what_the_real_fleet_cannot_run_is_refused_by_name() {
         ),
         (
             Scenario {
-                local_cache_ms: 100,
-                ..steady()
-            },
-            "local_cache_ms",
-        ),
-        (
-            Scenario {
                 redis_ops_per_ms: 10,
                 ..Scenario::default()
             },
@@ -440,4 +433,43 @@ async fn what_the_real_fleet_cannot_run_is_refused_by_name() {
         let p = stampede::scenario::preset(name).unwrap();
         assert!(fleet::unsupported(&p).is_some(), "{name}");
     }
+}
+
+/// The local copy (`local_cache_ms`): a fresh value a GET returned answers
+/// the instance's next reads with no round trip, whatever Redis holds
+/// meanwhile, until it ages out; then Redis is read again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_copy_answers_without_redis_until_it_ages_out() {
+    let redis = TestRedis::start().await;
+    let s = Scenario {
+        instances: 1,
+        threads: 1,
+        local_cache_ms: 300,
+        ..Scenario::default()
+    };
+    let origin = Scripted::new(vec![]);
+    let d = instance(&redis.url, &s, &origin).await;
+    assert_eq!(d.get(0).await.ending, Ending::Computed);
+    settled(&d).await;
+    // The GET that fills the copy reads Redis.
+    assert_eq!(d.get(0).await.ending, Ending::Hit);
+    assert_eq!(count(&d.counters().local_hits), 0);
+    // Gone from Redis: the copy still answers, with the value it holds.
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+    let _: i64 = redis::cmd("DEL")
+        .arg(value_key("0"))
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    let a = d.get(0).await;
+    assert_eq!(a.ending, Ending::Hit, "{a:?}");
+    assert_eq!(a.value.as_deref().map(Vec::as_slice), Some(&b"v0"[..]));
+    assert_eq!(count(&d.counters().local_hits), 1);
+    // Aged out: Redis is read again, finds nothing, and the key is
+    // computed anew.
+    sleep(Duration::from_millis(400)).await;
+    let a = d.get(0).await;
+    assert_eq!(a.ending, Ending::Computed, "{a:?}");
+    assert_eq!((origin.calls(), count(&d.counters().local_hits)), (2, 1));
 }

@@ -40,9 +40,10 @@ usage: stampede-fleet [flags]
                       redis (through the proxy), origin, origin-hang,
                       origin-slow, holder, on the run's clock (repeatable)
   --key-skew S        Zipf-skewed keys for cold and steady traffic
+  --local-cache-ms N  each instance's local copy of a fresh value
                       Refused, naming the knob: --arrivals open,
-                      --local-cache-ms, --redis-ops-per-ms (a real Redis has
-                      its own throughput); a Redis fault on a cluster
+                      --redis-ops-per-ms (a real Redis has its own
+                      throughput); a Redis fault on a cluster
   --pitfall NAME      remember-failure | no-deadline | key-mismatch |
                       mutable-result (repeatable)
   --seed S            the simulation's seed for --compare (default 1)
