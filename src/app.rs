@@ -289,6 +289,9 @@ pub fn App() -> impl IntoView {
         asking,
     };
     let room = Room::new(drive);
+    // The interviewer's kit in another window throws curveballs and opens
+    // scenarios here (src/kit.rs).
+    crate::kit::listen(engine, scenario, seed, reading, move || tour.set(None));
     // Reduced motion and the followed thread live in the engine (what it
     // paints), set from here. A new scenario forgets the followed thread.
     Effect::new(move |_| {

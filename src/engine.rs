@@ -142,6 +142,9 @@ pub(crate) struct Engine {
     /// such paints there were (for the end-to-end test).
     settled: Option<(u64, f64, f64)>,
     settled_paints: u32,
+    /// The scenario a curveball turned the running one into: the page sets
+    /// it as its scenario, and that must not restart the run.
+    thrown: Option<(Scenario, u64)>,
     /// The timeline markers' names, as text over the chart.
     names: MarkerNames,
 }
@@ -205,11 +208,30 @@ impl Engine {
     }
 
     pub(crate) fn rebuild(&mut self, s: &Scenario, seed: u64) {
+        if let Some((thrown, sd)) = self.thrown.take() {
+            if thrown == *s && sd == seed {
+                return;
+            }
+        }
         let t0 = wall_now();
         self.lab = Some(Lab::new(s, seed));
         self.report = None;
         self.view.clear_pulses();
         mark("buildMs", &one_decimal(wall_now() - t0));
+    }
+
+    /// Throws a curveball into the running lab (see [`Lab::throw`]) and
+    /// returns the scenario it is now, for the page's link.
+    pub(crate) fn throw(
+        &mut self,
+        ball: &stampede::interview::Curveball,
+    ) -> Result<Scenario, String> {
+        let lab = self.lab.as_mut().ok_or("the run has not started yet")?;
+        lab.throw(ball)?;
+        let s = lab.scenario().clone();
+        self.thrown = Some((s.clone(), lab.seed()));
+        self.report = None;
+        Ok(s)
     }
 
     fn dark(&mut self) -> bool {

@@ -13,6 +13,7 @@
 //!   canvases)
 //! - `panels`: `counters`, `code_panel`, `knobs`, `transport` (the numbers
 //!   and the controls)
+//! - `kit`: the interviewer's kit, a second window (`?kit=1`)
 //! - `app`: the page; `compare`: the A/B view (two designs on the same
 //!   traffic, from one clock); `engine`: the animation loop both drive;
 //!   `panic`: the crash screen
@@ -22,6 +23,7 @@ pub mod compare;
 pub mod dom;
 pub mod engine;
 pub mod experiment;
+pub mod kit;
 pub mod lesson;
 pub mod panels;
 pub mod panic;
@@ -44,12 +46,14 @@ pub fn start() {
 }
 
 fn mount() {
+    let query = engine::window().location().search().unwrap_or_default();
     // index.html holds a `<div id="lab">` for the page, with the static
     // reference after it; without one, the page takes the whole body.
     match dom::document()
         .get_element_by_id("lab")
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     {
+        Some(root) if kit::wanted(&query) => leptos::mount::mount_to(root, kit::Kit).forget(),
         Some(root) => leptos::mount::mount_to(root, App).forget(),
         None => leptos::mount::mount_to_body(App),
     }

@@ -302,6 +302,31 @@ impl Lab {
         self.target = t;
     }
 
+    /// Throws an interviewer's curveball into the run at the current moment
+    /// (the next whole millisecond after the fleet's clock), without
+    /// restarting it: the animated fleet takes the fault and goes on; what
+    /// was known ahead of it (the scout's end, markers and samples past now)
+    /// is worked out again, and the comparison runs replay with the fault.
+    /// The scenario now carries it, so its link replays this very run.
+    pub fn throw(&mut self, ball: &stampede::interview::Curveball) -> Result<(), String> {
+        let at_ms = u32::try_from(self.fleet.now() / 1000 + 1)
+            .map_err(|_| "the run is too long".to_string())?;
+        stampede::interview::throw(&mut self.fleet, ball, at_ms)?;
+        self.scenario = self.fleet.scenario().clone();
+        let pos = self.pos;
+        self.samples.retain(|s| s.t <= pos);
+        self.scout = (estimated_events(&self.scenario) <= PREVIEW_EVENTS)
+            .then(|| Fleet::new(&self.scenario, self.seed));
+        self.known_markers = None;
+        self.end = None;
+        self.end_found_late = false;
+        for (d, f) in &mut self.compare {
+            *f = Fleet::new(&d.apply(&self.scenario), self.seed);
+        }
+        self.compare_at = None;
+        Ok(())
+    }
+
     /// Moves the target forward by `dt` virtual microseconds (playback).
     pub fn play_for(&mut self, dt: Micros) {
         let t = self.cap(self.target.saturating_add(dt));
@@ -522,6 +547,36 @@ mod tests {
     fn run_to_end(lab: &mut Lab) {
         lab.seek(u64::MAX);
         assert!(lab.advance(&|| false));
+    }
+
+    #[test]
+    fn a_curveball_goes_on_from_now_and_the_link_replays_the_run() {
+        let (s, _, n) = Scenario::from_query("preset=jitter&c=inner&i=6&t=30");
+        assert!(n.is_empty(), "{n:?}");
+        for ball in &stampede::interview::CURVEBALLS {
+            let mut lab = Lab::new(&s, 2);
+            lab.seek(5_000_000);
+            assert!(lab.advance(&|| false));
+            let now = lab.now();
+            lab.throw(ball)
+                .unwrap_or_else(|e| panic!("{}: {e}", ball.kind));
+            assert_eq!(lab.now(), now, "{}: the clock went back", ball.kind);
+            assert_eq!(lab.scenario().faults.len(), 1, "{}", ball.kind);
+            run_to_end(&mut lab);
+            let live = lab.fleet().report();
+            assert_eq!(live, Fleet::new(lab.scenario(), 2).run(), "{}", ball.kind);
+            assert!(
+                lab.samples().windows(2).all(|w| w[0].t < w[1].t),
+                "{}",
+                ball.kind
+            );
+            assert_eq!(
+                lab.samples().last().unwrap().recomputes,
+                live.recomputes,
+                "{}",
+                ball.kind
+            );
+        }
     }
 
     #[test]

@@ -253,7 +253,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
         },
     },
     FollowUp {
-        question: 11,
+        question: 12,
         listen_for: "TTL above the origin timeout plus the write, or renewal; it bounds a dead holder.",
         shown: Shown {
             link: "preset=short-ttl",
@@ -261,7 +261,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
         },
     },
     FollowUp {
-        question: 12,
+        question: 13,
         listen_for: "Fail open, but fast: a short client timeout or a breaker, behind admission control.",
         shown: Shown {
             link: "preset=redis-down",
@@ -430,14 +430,26 @@ mod tests {
     #[test]
     fn follow_ups_are_distinct_questions_that_exist() {
         let page = include_str!("../../../index.html");
+        // Each follow-up's question, as the page words it, is about what the
+        // follow-up listens for.
+        let about = [
+            "outside",
+            "throws",
+            "deadline",
+            "TTL be",
+            "Redis is down",
+            "enough",
+        ];
         let mut seen = std::collections::BTreeSet::new();
-        for f in &FOLLOW_UPS {
+        for (f, word) in FOLLOW_UPS.iter().zip(about) {
             assert!(seen.insert(f.question), "question {} twice", f.question);
-            assert!(
-                page.contains(&format!("data-question=\"{}\"", f.question)),
-                "no question {} on the page",
-                f.question
-            );
+            let open = format!("<details data-question=\"{}\">", f.question);
+            let at = page
+                .find(&open)
+                .unwrap_or_else(|| panic!("no question {}", f.question));
+            let summary = &page[at..];
+            let summary = &summary[..summary.find("</summary>").unwrap()];
+            assert!(summary.contains(word), "question {}: {summary}", f.question);
         }
     }
 
