@@ -147,6 +147,8 @@ pub(crate) struct Engine {
     thrown: Option<(Scenario, u64)>,
     /// The timeline markers' names, as text over the chart.
     names: MarkerNames,
+    /// The scenario on screen, shared with each frame's reading.
+    scenario: std::sync::Arc<Scenario>,
 }
 
 /// The markers' names as text elements over the chart canvas (readable,
@@ -447,6 +449,13 @@ impl Engine {
                 .collect(),
             fast_forward: playing && self.ramp.active(),
             followed,
+            scenario: {
+                if *self.scenario != s {
+                    self.scenario = std::sync::Arc::new(s.clone());
+                }
+                self.scenario.clone()
+            },
+            seed: lab.seed(),
         };
         self.drew_first_frame = true;
         Some((reading, lab.at_end()))

@@ -44,6 +44,11 @@ pub struct Reading {
     /// The thread being followed (global index) and what it is doing
     /// (a `read_path::Activity` as u8).
     pub followed: Option<(u32, u8)>,
+    /// The scenario on screen (shared, not copied each frame), for the
+    /// panels that work from its knobs (the sizing rules).
+    pub scenario: std::sync::Arc<stampede::Scenario>,
+    /// The seed of the run on screen.
+    pub seed: u64,
 }
 
 impl Reading {

@@ -161,6 +161,14 @@ pub fn ProofCounter(
             <p class="proof-meaning" data-meaning="">{move || stampede::lesson::meaning(proof.get().metric).unwrap_or_default()}</p>
             <p class="proof-value num" data-proof="" data-pending=move || if pending() { "1" } else { "0" } data-damage=move || if proof.get().damage { "1" } else { "0" } data-metric=move || proof.get().metric>{value}</p>
             <p class="proof-note" data-lesson="" data-lesson-name=move || lesson.with(|l| l.name)>{move || lesson.with(|l| l.sentence.clone())}</p>
+            <Show when=move || lesson.with(|l| matches!(l.name, "late-writer" | "short-ttl"))>
+                <p class="proof-more">
+                    <a href="#fencing" data-control="fencing" on:click=move |ev| {
+                        ev.prevent_default();
+                        open_scripts();
+                    }>"How fencing is done in Redis: the real scripts"</a>
+                </p>
+            </Show>
             <Show when=move || need().is_some()>
                 <p class="proof-needs" data-needs="">
                     {move || need().map(|n| n.text).unwrap_or_default()}
@@ -196,7 +204,363 @@ pub fn Counters(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView
                         .collect_view()}
                 </dl>
             </details>
+            <Sizing reading=reading />
+            <Losers reading=reading />
+            <Scripts />
         </section>
+    }
+}
+
+/// The SLO the deadline rule starts from until the learner types one.
+pub const DEFAULT_SLO_MS: u64 = 1000;
+
+/// An SLO typed into the box: whole milliseconds from 1 to 10 minutes, or
+/// a message and the default.
+pub fn parse_slo(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(v) if (1..=600_000).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "“{}” is not an SLO in whole milliseconds (1 to 600000): using {DEFAULT_SLO_MS} ms.",
+            text.trim()
+        )),
+    }
+}
+
+/// What the run on screen shows about a rule's knob, in a few words.
+fn evidence(name: &str, r: &Reading) -> String {
+    let rep = &r.report;
+    match name {
+        "deadline" => format!(
+            "This run: p99 {} ms, {} timeouts.",
+            rep.p99_ms, rep.timeouts
+        ),
+        "claim_ttl" => format!(
+            "This run: {} overlapping recomputes, {} releases refused.",
+            rep.overlapping_recomputes, rep.releases_refused
+        ),
+        "poll" => format!(
+            "This run: {} Redis round trips, longest wait {} ms.",
+            rep.redis_round_trips, rep.max_wait_ms
+        ),
+        _ => format!(
+            "This run: origin peak {} of capacity {}, {} shed.",
+            rep.origin_peak_concurrency, r.scenario.origin_capacity, rep.admission_shed
+        ),
+    }
+}
+
+/// The core's sizing rules (`stampede::sizing`) worked out for the
+/// scenario on screen, each beside what the run shows; the SLO is typed in.
+#[component]
+fn Sizing(reading: RwSignal<Reading>) -> impl IntoView {
+    let root = NodeRef::<leptos::html::Details>::new();
+    crate::dom::build_once(
+        move || root.get().map(Into::into),
+        move |details| build_sizing(&details, reading),
+    );
+    view! { <details class="more sizing" data-sizing-panel="" node_ref=root></details> }
+}
+
+fn build_sizing(details: &web_sys::Element, reading: RwSignal<Reading>) {
+    use crate::dom::{el, put, set, set_text, text_el, Listeners};
+    put(
+        details,
+        &text_el("summary", "", "Sizing the knobs for this scenario"),
+    );
+    let label = text_el("label", "slo", "Your latency objective (p99, ms) ");
+    let input: web_sys::HtmlInputElement = el("input", "").unchecked_into();
+    for (k, v) in [
+        ("type", "text"),
+        ("inputmode", "numeric"),
+        ("data-control", "slo"),
+        ("size", "7"),
+    ] {
+        set(&input, k, v);
+    }
+    input.set_value(&DEFAULT_SLO_MS.to_string());
+    put(&label, &input);
+    put(details, &label);
+    let notice = el("p", "slo-notice");
+    set(&notice, "data-note", "slo");
+    set(&notice, "role", "status");
+    put(details, &notice);
+    let list = el("ul", "sizing-rules");
+    put(details, &list);
+    let slo = RwSignal::new(DEFAULT_SLO_MS);
+    let mut on = Listeners::default();
+    let note = notice.clone();
+    on.on(&input, "change", move |ev| {
+        let Some(i) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        match parse_slo(&i.value()) {
+            Ok(v) => {
+                set_text(&note, "");
+                slo.set(v);
+            }
+            Err(msg) => {
+                set_text(&note, &msg);
+                i.set_value(&DEFAULT_SLO_MS.to_string());
+                slo.set(DEFAULT_SLO_MS);
+            }
+        }
+    });
+    let keep = StoredValue::new_local((list, on));
+    Effect::new(move |_| {
+        let v = slo.get();
+        reading.with(|r| {
+            keep.with_value(|(list, _)| {
+                let rules = stampede::sizing::rules(&r.scenario, v);
+                let fresh = list.child_element_count() as usize != rules.len();
+                if fresh {
+                    list.set_text_content(None);
+                }
+                for (i, rule) in rules.iter().enumerate() {
+                    let li = if fresh {
+                        let li = el("li", "");
+                        put(&li, &el("span", "rule"));
+                        put(&li, &el("span", "evidence"));
+                        put(list, &li);
+                        li
+                    } else {
+                        match list.children().item(i as u32) {
+                            Some(li) => li,
+                            None => continue,
+                        }
+                    };
+                    set(&li, "data-sizing", rule.name);
+                    set(&li, "data-holds", if rule.holds { "1" } else { "0" });
+                    set(&li, "data-bound", &rule.bound.to_string());
+                    let kids = li.children();
+                    if let (Some(a), Some(b)) = (kids.item(0), kids.item(1)) {
+                        set_text(&a, &rule.text);
+                        set_text(&b, &evidence(rule.name, r));
+                    }
+                }
+            })
+        })
+    });
+}
+
+/// The columns of the losers' table: a `Report` field and its heading.
+const LOSER_COLUMNS: [(&str, &str); 6] = [
+    ("p99_ms", "p99 ms"),
+    ("recomputes", "origin calls"),
+    ("redis_round_trips", "Redis trips"),
+    ("stale_served", "stale"),
+    ("degraded", "de\u{ad}graded"),
+    ("timeouts", "timed out"),
+];
+
+/// What the losers of the claim should do: the core's `loser_choices` for
+/// the scenario on screen, each run to its end on the same seed (in slices,
+/// only while the panel is open), with latency, origin load and staleness.
+#[component]
+fn Losers(reading: RwSignal<Reading>) -> impl IntoView {
+    let root = NodeRef::<leptos::html::Details>::new();
+    crate::dom::build_once(
+        move || root.get().map(Into::into),
+        move |details| build_losers(&details, reading),
+    );
+    view! { <details class="more losers" data-losers="" node_ref=root></details> }
+}
+
+fn build_losers(details: &web_sys::Element, reading: RwSignal<Reading>) {
+    use crate::dom::{el, put, set, set_text, text_el, Listeners};
+    put(
+        details,
+        &text_el("summary", "", "What should the losers do?"),
+    );
+    let note = text_el(
+        "p",
+        "losers-note",
+        "A request that loses the claim serves stale, waits (polling), degrades or recomputes anyway. Here each choice runs on the same traffic and seed as the run on screen, to its end.",
+    );
+    put(details, &note);
+    let status = el("p", "losers-status");
+    set(&status, "role", "status");
+    put(details, &status);
+    let table = el("table", "losers-table");
+    let head = el("tr", "");
+    let th = text_el("th", "", "loser");
+    set(&th, "scope", "col");
+    put(&head, &th);
+    for (_, h) in LOSER_COLUMNS {
+        let th = text_el("th", "", h);
+        set(&th, "scope", "col");
+        put(&head, &th);
+    }
+    let thead = el("thead", "");
+    put(&thead, &head);
+    put(&table, &thead);
+    let tbody = el("tbody", "");
+    put(&table, &tbody);
+    put(details, &table);
+    let open = RwSignal::new(false);
+    let mut on = Listeners::default();
+    let d = details.clone();
+    on.on(details, "toggle", move |_| {
+        open.set(d.has_attribute("open"))
+    });
+    let key = Memo::new(move |_| reading.with(|r| (r.scenario.clone(), r.seed)));
+    let generation = StoredValue::new_local((0u32, on));
+    Effect::new(move |_| {
+        if !open.get() {
+            return;
+        }
+        let (s, seed) = key.get();
+        let gen = generation.with_value(|g| g.0) + 1;
+        generation.update_value(|g| g.0 = gen);
+        tbody.set_text_content(None);
+        let choices = stampede::scenario::loser_choices(&s);
+        let threads = u64::from(s.instances) * u64::from(s.threads);
+        if threads > 200_000 || s.claim == stampede::scenario::ClaimMode::Off {
+            set_text(
+                &status,
+                if threads > 200_000 {
+                    "The fleet is too big to run five more copies here."
+                } else {
+                    "This scenario takes no claim, so nobody loses one: turn the claim on to compare."
+                },
+            );
+            return;
+        }
+        set_text(&status, "running…");
+        set(&status, "data-running", "1");
+        let mut rows = Vec::new();
+        for (label, _) in &choices {
+            let tr = el("tr", "");
+            set(&tr, "data-loser", label);
+            let th = text_el("th", "", label);
+            set(&th, "scope", "row");
+            put(&tr, &th);
+            for (m, _) in LOSER_COLUMNS {
+                let td = text_el("td", "num", "…");
+                set(&td, "data-loser-metric", m);
+                put(&tr, &td);
+            }
+            put(&tbody, &tr);
+            rows.push(tr);
+        }
+        let status = status.clone();
+        run_choices(
+            choices.into_iter().map(|(_, s)| s).zip(rows).collect(),
+            seed,
+            Box::new(move || generation.try_with_value(|g| g.0) == Some(gen)),
+            Box::new(move || {
+                set_text(&status, "");
+                set(&status, "data-running", "0");
+            }),
+        );
+    });
+}
+
+type Still = Box<dyn Fn() -> bool>;
+
+/// Runs each scenario to its end a few milliseconds per task and writes its
+/// row; stops as soon as `still` says the table was rebuilt.
+fn run_choices(
+    mut todo: Vec<(stampede::Scenario, web_sys::Element)>,
+    seed: u64,
+    still: Still,
+    done: Box<dyn FnOnce()>,
+) {
+    if todo.is_empty() {
+        done();
+        return;
+    }
+    let (s, row) = todo.remove(0);
+    slices(Box::new(stampede::Fleet::new(&s, seed)), move |report| {
+        if !still() {
+            return;
+        }
+        let fields = report.fields();
+        let cells = row.children();
+        for (i, (m, _)) in LOSER_COLUMNS.iter().enumerate() {
+            let v = if *m == "p99_ms" {
+                stampede::metrics::one_decimal(report.p99_ms)
+            } else {
+                fields
+                    .iter()
+                    .find(|(k, _)| k == m)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or_default()
+            };
+            if let Some(td) = cells.item(i as u32 + 1) {
+                crate::dom::set_text(&td, &v);
+            }
+        }
+        run_choices(todo, seed, still, done);
+    });
+}
+
+fn slices(mut fleet: Box<stampede::Fleet>, done: impl FnOnce(stampede::Report) + 'static) {
+    set_timeout(
+        move || {
+            let start = crate::engine::wall_now();
+            loop {
+                if fleet.advance_to(u64::MAX, 2_000) {
+                    done(fleet.report());
+                    return;
+                }
+                if crate::engine::wall_now() - start > 8.0 {
+                    break;
+                }
+            }
+            slices(fleet, done);
+        },
+        std::time::Duration::ZERO,
+    );
+}
+
+/// The crate's own Redis scripts, read from `crates/stampede-redis` when
+/// the page is built (not a copy): the claim that takes a fencing number,
+/// the fenced write, and the token-checked release.
+pub const SCRIPTS: [(&str, &str, &str); 3] = [
+    (
+        "claim_fenced.lua",
+        "The claim: SET NX PX, and on a win INCR the key's fence counter. The number returned is the winner's fencing token.",
+        include_str!("../../crates/stampede-redis/src/scripts/claim_fenced.lua"),
+    ),
+    (
+        "write_fenced.lua",
+        "The fenced write: refused (0) when its fence is below the one stored, so a late holder cannot put an older value over a newer one.",
+        include_str!("../../crates/stampede-redis/src/scripts/write_fenced.lua"),
+    ),
+    (
+        "release.lua",
+        "The release: delete the claim only while it still holds your token (compare-and-delete).",
+        include_str!("../../crates/stampede-redis/src/scripts/release.lua"),
+    ),
+];
+
+/// The scripts as `stampede-redis` runs them, under `#fencing`.
+#[component]
+fn Scripts() -> impl IntoView {
+    view! {
+        <details class="more scripts" id="fencing">
+            <summary>"Fencing in Redis: the scripts stampede-redis runs"</summary>
+            {SCRIPTS
+                .iter()
+                .map(|(file, what, text)| view! {
+                    <figure>
+                        <figcaption><code>{*file}</code>" — "{*what}</figcaption>
+                        <pre><code data-script=*file>{*text}</code></pre>
+                    </figure>
+                })
+                .collect_view()}
+        </details>
+    }
+}
+
+/// Opens the scripts and brings them into view.
+fn open_scripts() {
+    if let Some(d) = crate::dom::document().get_element_by_id("fencing") {
+        let _ = d.set_attribute("open", "");
+        d.scroll_into_view();
     }
 }
 
@@ -530,6 +894,29 @@ mod tests {
         assert_eq!(shown, all);
         for f in &fields {
             assert_ne!(label_of(f), "", "{f}");
+        }
+    }
+
+    #[test]
+    fn an_slo_is_read_or_refused_with_a_default() {
+        assert_eq!(parse_slo(" 250 "), Ok(250));
+        for bad in ["", "0", "-5", "1.5", "abc", "600001"] {
+            let e = parse_slo(bad).unwrap_err();
+            assert!(e.contains("using 1000 ms"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_scripts_are_the_crates_own() {
+        for (file, _, text) in SCRIPTS {
+            let path = format!(
+                "{}/crates/stampede-redis/src/scripts/{file}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            if let Ok(on_disk) = std::fs::read_to_string(&path) {
+                assert_eq!(text, on_disk, "{file}");
+            }
+            assert!(text.contains("redis.call"), "{file}");
         }
     }
 

@@ -391,6 +391,7 @@ fn build_transport(
     put(&seed_box, &fresh);
     put(root, &seed_box);
 
+    question_links();
     let (Some(play), Some(next)) = (play, next) else {
         return;
     };
@@ -462,9 +463,156 @@ fn build_transport(
     });
 }
 
+/// Where a question's link remembers which question it came from.
+const FROM_KEY: &str = "stampede-from-question";
+
+/// sessionStorage through `Reflect` (the Storage binding is not linked in);
+/// a browser that refuses storage just forgets.
+fn session(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
+    use js_sys::{Array, Function, Reflect};
+    use wasm_bindgen::JsCast;
+    let store = Reflect::get(&crate::engine::window(), &"sessionStorage".into()).ok()?;
+    let f: Function = Reflect::get(&store, &method.into()).ok()?.dyn_into().ok()?;
+    let a: Array = args
+        .iter()
+        .map(|x| wasm_bindgen::JsValue::from_str(x))
+        .collect();
+    f.apply(&store, &a).ok()
+}
+
+/// What a question's link left for the page it opened: the question's
+/// number, the counter its answer names and, in the A/B view, the side.
+/// `"13|timeouts|b"`; anything else is ignored.
+pub fn parse_from(text: &str) -> Option<(u32, String, String)> {
+    let mut parts = text.split('|');
+    let n = parts.next()?.parse::<u32>().ok().filter(|n| *n > 0)?;
+    let metric = parts.next().unwrap_or("").to_string();
+    let side = parts.next().unwrap_or("").to_string();
+    let clean = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (clean(&metric) && clean(&side)).then_some((n, metric, side))
+}
+
+/// The interview questions link scenarios (static HTML under the page): a
+/// click on one remembers its question, and the page it opens offers the
+/// way back ("Back to question 13", `data-control="back-to-question"`) and
+/// brings the counter the answer names into view.
+pub fn question_links() {
+    use crate::dom::{document, el, put, set, set_text};
+    use wasm_bindgen::JsCast;
+    let doc = document();
+    let remember =
+        wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(|ev: web_sys::Event| {
+            let Some(a) = ev
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .and_then(|t| t.closest(".reference a[href^='?']").ok().flatten())
+            else {
+                return;
+            };
+            let Some(n) = a
+                .closest("details[data-question]")
+                .ok()
+                .flatten()
+                .and_then(|d| d.get_attribute("data-question"))
+            else {
+                return;
+            };
+            let metric = a.get_attribute("data-expect-metric").unwrap_or_default();
+            let side = a.get_attribute("data-expect-side").unwrap_or_default();
+            session("setItem", &[FROM_KEY, &format!("{n}|{metric}|{side}")]);
+        });
+    let _ = doc.add_event_listener_with_callback("click", remember.as_ref().unchecked_ref());
+    remember.forget();
+    let Some((n, metric, side)) = session("getItem", &[FROM_KEY])
+        .and_then(|v| v.as_string())
+        .and_then(|s| parse_from(&s))
+    else {
+        return;
+    };
+    session("removeItem", &[FROM_KEY]);
+    let Some(body) = doc.body() else { return };
+    let back = el("a", "back-to-question");
+    set(&back, "href", "#questions");
+    set(&back, "data-control", "back-to-question");
+    set_text(&back, &format!("← Back to question {n}"));
+    let pill = back.clone();
+    let go = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(
+        move |ev: web_sys::Event| {
+            let q = document()
+                .query_selector(&format!("details[data-question=\"{n}\"]"))
+                .ok()
+                .flatten();
+            if let Some(q) = q {
+                ev.prevent_default();
+                let _ = q.set_attribute("open", "");
+                q.scroll_into_view();
+            }
+            pill.remove();
+        },
+    );
+    let _ = back.add_event_listener_with_callback("click", go.as_ref().unchecked_ref());
+    go.forget();
+    put(&body, &back);
+    // The counter the answer names, once the page has mounted it: in view,
+    // and marked.
+    let selector = match (side.is_empty(), metric.is_empty()) {
+        (_, true) => "[data-proof]".to_string(),
+        (true, false) => format!("[data-metric=\"{metric}\"]"),
+        (false, false) => format!("[data-side=\"{side}\"] [data-metric=\"{metric}\"]"),
+    };
+    find_then_show(selector, 40);
+}
+
+/// Looks for the first visible element matching `selector` every 150 ms, a
+/// few times at most, once the page has started; brings it into view and
+/// marks it.
+fn find_then_show(selector: String, tries: u32) {
+    use wasm_bindgen::JsCast;
+    let doc = crate::dom::document();
+    let started = doc
+        .document_element()
+        .is_some_and(|e| e.has_attribute("data-started"));
+    let found = doc.query_selector_all(&selector).ok().and_then(|list| {
+        (0..list.length())
+            .filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
+            .find(|e| e.offset_parent().is_some())
+    });
+    match found {
+        Some(e) if started => {
+            // Aligned at the bottom of the screen: one already on screen
+            // from the top stays where it is.
+            e.scroll_into_view_with_bool(false);
+            let _ = e.class_list().add_1("from-question");
+        }
+        _ if tries > 0 => {
+            let next = wasm_bindgen::closure::Closure::once_into_js(move || {
+                find_then_show(selector, tries - 1)
+            });
+            let _ = crate::engine::window()
+                .set_timeout_with_callback_and_timeout_and_arguments_0(next.unchecked_ref(), 150);
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_question_link_is_read_or_ignored() {
+        assert_eq!(
+            parse_from("13|timeouts|b"),
+            Some((13, "timeouts".into(), "b".into()))
+        );
+        assert_eq!(
+            parse_from("10|releases_refused|"),
+            Some((10, "releases_refused".into(), String::new()))
+        );
+        assert_eq!(parse_from("x|timeouts|b"), None);
+        assert_eq!(parse_from("0||"), None);
+        assert_eq!(parse_from("3|a\"]|b"), None, "never a selector of its own");
+    }
 
     #[test]
     fn presets_are_recognised() {

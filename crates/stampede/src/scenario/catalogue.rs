@@ -622,3 +622,78 @@ pub fn closest_preset(s: &Scenario) -> Option<&'static str> {
 pub fn preset_names() -> Vec<&'static str> {
     PRESETS.iter().map(|p| p.name).collect()
 }
+
+/// What the losers of the claim can do, side by side on the same traffic:
+/// `s` with each loser policy, and waiting once more with a poll five
+/// times shorter (a loser is answered up to one poll after the value
+/// lands; a shorter poll costs GETs). Serving stale needs a stale window:
+/// a scenario without one gets the `stale` preset's minute. The labels
+/// carry the poll intervals they ran with.
+pub fn loser_choices(s: &Scenario) -> Vec<(String, Scenario)> {
+    let with = |loser: LoserPolicy| Scenario { loser, ..s.clone() };
+    let stale = Scenario {
+        stale_ms: if s.stale_ms == 0 { 60_000 } else { s.stale_ms },
+        ..with(LoserPolicy::Stale)
+    };
+    let fast = (s.poll_ms / 5).max(1);
+    vec![
+        ("serve stale".to_string(), stale),
+        (
+            format!("wait, poll {} ms", s.poll_ms),
+            with(LoserPolicy::Wait),
+        ),
+        (
+            format!("wait, poll {fast} ms"),
+            Scenario {
+                poll_ms: fast,
+                ..with(LoserPolicy::Wait)
+            },
+        ),
+        ("degrade".to_string(), with(LoserPolicy::Degrade)),
+        ("recompute anyway".to_string(), with(LoserPolicy::Compute)),
+    ]
+}
+
+#[cfg(test)]
+mod loser_tests {
+    use super::*;
+
+    #[test]
+    fn the_losers_choices_trade_latency_load_and_staleness() {
+        let runs: Vec<(String, crate::Report)> = loser_choices(&Scenario::default())
+            .into_iter()
+            .map(|(l, s)| (l, crate::Fleet::new(&s, 1).run()))
+            .collect();
+        let r = |label: &str| &runs.iter().find(|(l, _)| l == label).unwrap().1;
+        let (stale, wait, fast, degrade, anyway) = (
+            r("serve stale"),
+            r("wait, poll 50 ms"),
+            r("wait, poll 10 ms"),
+            r("degrade"),
+            r("recompute anyway"),
+        );
+        // Stale and degrade answer at once; waiting answers with the value.
+        assert!(stale.stale_served > 0 && stale.p50_ms < wait.p50_ms);
+        assert!(degrade.degraded > 0 && degrade.p50_ms < wait.p50_ms);
+        assert_eq!((wait.stale_served, wait.degraded), (0, 0));
+        // Recomputing anyway loads the origin: one per instance, not one.
+        assert_eq!(wait.recomputes, 1);
+        assert_eq!(anyway.recomputes, 40);
+        assert!(anyway.origin_peak_concurrency > wait.origin_peak_concurrency);
+        // A shorter poll: more GETs, a shorter wait.
+        assert!(fast.redis_round_trips > wait.redis_round_trips);
+        assert!(fast.max_wait_ms < wait.max_wait_ms);
+        // A stale window of the scenario's own is kept.
+        let own = loser_choices(&Scenario {
+            stale_ms: 500,
+            ..Scenario::default()
+        });
+        assert_eq!(own[0].1.stale_ms, 500);
+        // A poll of 1 ms stays 1 ms, never 0.
+        let tiny = loser_choices(&Scenario {
+            poll_ms: 1,
+            ..Scenario::default()
+        });
+        assert_eq!(tiny[2].1.poll_ms, 1);
+    }
+}
