@@ -520,9 +520,23 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     /// deadline of its own (a client's per-attempt timeout, not one budget
     /// for all attempts). The answer is the last attempt's.
     pub async fn get(&self, key: K) -> Answer {
+        self.get_since(key, None).await.0
+    }
+
+    /// As [`Driver::get`], for a request that arrived at `since` (its first
+    /// attempt's deadline runs from then: it waited for a thread in an
+    /// accept queue), also handing back the last attempt's task, which ends
+    /// once that attempt's work has (the thread is busy until then).
+    pub(crate) async fn get_since(
+        &self,
+        key: K,
+        since: Option<Instant>,
+    ) -> (Answer, tokio::task::JoinHandle<()>) {
         let mut attempt = 0;
+        let mut since =
+            since.map(|t| t.saturating_duration_since(self.inner.epoch).as_micros() as Micros);
         loop {
-            let (answer, task) = self.attempt(key.clone());
+            let (answer, task) = self.attempt(key.clone(), since.take());
             let answer = answer.await.unwrap_or(Answer {
                 ending: Ending::Error,
                 value: None,
@@ -530,7 +544,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             if !matches!(answer.ending, Ending::Error | Ending::Timeout)
                 || attempt >= self.inner.retries
             {
-                return answer;
+                return (answer, task);
             }
             self.inner.counters.retries.fetch_add(1, Ordering::Relaxed);
             let _ = task.await;
@@ -543,11 +557,16 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
 
     /// One attempt in a task of its own: its answer, and the task (which
     /// ends once the attempt's work has).
-    fn attempt(&self, key: K) -> (oneshot::Receiver<Answer>, tokio::task::JoinHandle<()>) {
+    /// `since`: when its deadline starts (now if `None`).
+    fn attempt(
+        &self,
+        key: K,
+        since: Option<Micros>,
+    ) -> (oneshot::Receiver<Answer>, tokio::task::JoinHandle<()>) {
         let (tx, rx) = oneshot::channel();
         #[cfg(feature = "tracing")]
         let span = obs::request_span(&key.name());
-        let task = run(self.inner.clone(), key, tx);
+        let task = run(self.inner.clone(), key, tx, since);
         #[cfg(feature = "tracing")]
         let task = tracing::Instrument::instrument(task, span);
         (rx, tokio::spawn(task))
@@ -600,6 +619,7 @@ async fn run<O: Origin<K>, K: Key>(
     inner: Arc<Inner<O, K>>,
     key: K,
     answer: oneshot::Sender<Answer>,
+    since: Option<Micros>,
 ) {
     inner.counters.requests.fetch_add(1, Ordering::Relaxed);
     inner.counters.running.fetch_add(1, Ordering::SeqCst);
@@ -607,7 +627,12 @@ async fn run<O: Origin<K>, K: Key>(
     let _running = RunningTask(&inner2.counters.running);
     let s = inner.strategy;
     let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-    let mut m = ReadPath::new(&s, key.machine_id(), id, inner.now());
+    let mut m = ReadPath::new(
+        &s,
+        key.machine_id(),
+        id,
+        since.unwrap_or_else(|| inner.now()),
+    );
     let mut answer = Some(answer);
     let mut tokens: HashMap<u64, Token> = HashMap::new();
     let mut read: Option<Arc<Vec<u8>>> = None;

@@ -27,9 +27,13 @@
 //! holding a claim after START (at the end of the step it is waiting on)
 //! or winning one.
 //!
+//! Open-loop steady traffic (`arrivals=open`) arrives at `rate_per_s`
+//! whatever the latency, into each instance's pool of `threads` and its
+//! accept queue, as the simulation runs it.
+//!
 //! What the real fleet cannot do is refused in words naming the knob
-//! ([`unsupported`]), never ignored: open-loop arrivals and a Redis
-//! throughput (a real Redis has its own).
+//! ([`unsupported`]), never ignored: a Redis throughput (a real Redis has
+//! its own).
 //!
 //! How close a real run comes to the simulation: see [`checks`]. Burst
 //! shapes whose arrivals fit inside the recompute agree exactly on
@@ -206,12 +210,6 @@ fn keys_of(s: &Scenario) -> u32 {
 /// simulation's origin does).
 pub fn unsupported(s: &Scenario) -> Option<String> {
     let mut out = Vec::new();
-    if s.workload == Workload::Steady && s.arrivals == Arrivals::Open {
-        out.push(
-            "arrivals=open: the real fleet's steady traffic is closed-loop threads \
-             (no accept queue, nothing rejected)",
-        );
-    }
     if s.redis_ops_per_ms > 0 {
         out.push(
             "redis_ops_per_ms: a real Redis serves at its own throughput, which the \
@@ -300,6 +298,94 @@ fn zipf_cdf(s: &Scenario) -> Vec<f64> {
     cdf
 }
 
+/// A steady request's key: skewed towards low keys, key 0 the hottest (by
+/// `key_skew`'s Zipf law if set), as the simulation draws it.
+fn steady_key(s: &Scenario, zipf: &[f64], rng: &mut Rng) -> u32 {
+    let u = rng.unit();
+    if zipf.is_empty() {
+        (u * u * u * f64::from(s.keys)) as u32
+    } else {
+        zipf.partition_point(|c| *c <= u) as u32
+    }
+    .min(s.keys.saturating_sub(1))
+}
+
+/// What one request came to: its ending (`None`: turned away, never
+/// served) and how long its caller waited.
+type Outcome = (Option<Ending>, Duration);
+
+/// Open-loop steady traffic, as the simulation runs it: requests arrive
+/// across the fleet at `rate_per_s` (exponential gaps) until
+/// `duration_ms`, each at a random instance, whatever the latency. An
+/// instance's `threads` are its pool: a request takes a free thread and
+/// holds it until its work has ended (a recompute outliving its caller
+/// keeps it); finding none free, it waits in the instance's accept queue
+/// (at most `threads` long) under its deadline, which runs from its
+/// arrival, and times out there if no thread comes in time; with the queue
+/// full it is turned away (`rejected`).
+async fn open_loop(
+    drivers: Vec<Driver<ScenarioOrigin>>,
+    s: Scenario,
+    zipf: Arc<Vec<f64>>,
+    start: Instant,
+) -> Vec<Outcome> {
+    use tokio::sync::Semaphore;
+    let pools: Vec<Arc<Semaphore>> = drivers
+        .iter()
+        .map(|_| Arc::new(Semaphore::new(s.threads as usize)))
+        .collect();
+    let queued: Arc<Vec<AtomicU64>> = Arc::new(drivers.iter().map(|_| AtomicU64::new(0)).collect());
+    let deadline = Duration::from_millis(u64::from(s.deadline_ms));
+    let end = start + Duration::from_millis(u64::from(s.duration_ms));
+    let mean_us = 1e6 / f64::from(s.rate_per_s.max(1));
+    let mut rng = Rng::new(0x09e7_1009);
+    let mut at = start;
+    let mut requests = Vec::new();
+    loop {
+        let gap = -(1.0 - rng.unit()).ln() * mean_us;
+        at += Duration::from_micros((gap as u64).max(1));
+        if at >= end {
+            break;
+        }
+        tokio::time::sleep_until(at).await;
+        let inst = rng.below(drivers.len() as u64) as usize;
+        let key = steady_key(&s, &zipf, &mut rng);
+        let (d, pool, queued) = (drivers[inst].clone(), pools[inst].clone(), queued.clone());
+        requests.push(tokio::spawn(async move {
+            let arrived = Instant::now();
+            let thread = match pool.clone().try_acquire_owned() {
+                Ok(t) => t,
+                Err(_) => {
+                    if queued[inst].fetch_add(1, Ordering::SeqCst) >= u64::from(s.threads) {
+                        queued[inst].fetch_sub(1, Ordering::SeqCst);
+                        return (None, Duration::ZERO);
+                    }
+                    let got =
+                        tokio::time::timeout_at(arrived + deadline, pool.acquire_owned()).await;
+                    queued[inst].fetch_sub(1, Ordering::SeqCst);
+                    match got {
+                        Ok(Ok(t)) => t,
+                        _ => return (Some(Ending::Timeout), arrived.elapsed()),
+                    }
+                }
+            };
+            let (a, work) = d.get_since(key, Some(arrived)).await;
+            let took = arrived.elapsed();
+            // The thread is free once the work is.
+            let _ = work.await;
+            drop(thread);
+            (Some(a.ending), took)
+        }));
+    }
+    let mut out = Vec::new();
+    for r in requests {
+        if let Ok(o) = r.await {
+            out.push(o);
+        }
+    }
+    out
+}
+
 /// Runs `s` for real against `target` (a URL, several comma-separated URLs
 /// for a cluster, or a [`Target`]) and counts what happened, in the
 /// simulation's vocabulary. What the real fleet cannot run is refused
@@ -334,6 +420,29 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
             .await
             .map_err(|e| e.to_string())?;
     }
+    let origin = ScenarioOrigin::new(s);
+    let crashed = Arc::new(AtomicBool::new(false));
+    let holder_faults = Arc::new(AtomicU64::new(0));
+    let via = match &proxied {
+        Some(p) => Target::Single(p.url()),
+        None => target.clone(),
+    };
+    let mut drivers = Vec::new();
+    for _ in 0..s.instances {
+        drivers.push(
+            Driver::connect_in_fleet(
+                &via,
+                s,
+                origin.clone(),
+                crashed.clone(),
+                holder_faults.clone(),
+            )
+            .await
+            .map_err(|e| e.to_string())?,
+        );
+    }
+    // The values a run starts from, written last, so that their TTLs run
+    // from (nearly) the run's t = 0, as the simulation's do.
     if s.workload == Workload::Steady {
         // As the simulation starts steady traffic: every key there, fresh
         // for a (jittered) TTL from now, with the nominal recompute delta.
@@ -365,27 +474,6 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
             .map_err(|e| e.to_string())?;
     }
 
-    let origin = ScenarioOrigin::new(s);
-    let crashed = Arc::new(AtomicBool::new(false));
-    let holder_faults = Arc::new(AtomicU64::new(0));
-    let via = match &proxied {
-        Some(p) => Target::Single(p.url()),
-        None => target.clone(),
-    };
-    let mut drivers = Vec::new();
-    for _ in 0..s.instances {
-        drivers.push(
-            Driver::connect_in_fleet(
-                &via,
-                s,
-                origin.clone(),
-                crashed.clone(),
-                holder_faults.clone(),
-            )
-            .await
-            .map_err(|e| e.to_string())?,
-        );
-    }
     if let Some(p) = &proxied {
         // Redis as it is at t = 0: for `redis_down`, gone before the first
         // request and for good.
@@ -396,7 +484,16 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
     let faults = schedule_faults(s, start, proxied.clone(), holder_faults);
     let zipf = Arc::new(zipf_cdf(s));
     let mut calls = Vec::new();
-    for (i, d) in drivers.iter().enumerate() {
+    let open = s.workload == Workload::Steady && s.arrivals == Arrivals::Open;
+    if open {
+        calls.push(tokio::spawn(open_loop(
+            drivers.clone(),
+            s.clone(),
+            zipf.clone(),
+            start,
+        )));
+    }
+    for (i, d) in drivers.iter().enumerate().filter(|_| !open) {
         for t in 0..s.threads {
             let d = d.clone();
             let n = u64::from(i as u32 * s.threads + t);
@@ -420,7 +517,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
                         tokio::time::sleep_until(at).await;
                         let asked = Instant::now();
                         let a = d.get(key).await;
-                        out.push((a.ending, asked.elapsed()));
+                        out.push((Some(a.ending), asked.elapsed()));
                     }
                     Workload::Steady => {
                         let end = start + ms(s.duration_ms);
@@ -428,18 +525,10 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
                         let mut at = start + think.mul_f64(rng.unit());
                         while at < end {
                             tokio::time::sleep_until(at).await;
-                            // Skewed towards low keys: key 0 is the hottest
-                            // (by `key_skew`'s Zipf law if set).
-                            let u = rng.unit();
-                            let key = if zipf.is_empty() {
-                                (u * u * u * f64::from(s.keys)) as u32
-                            } else {
-                                zipf.partition_point(|c| *c <= u) as u32
-                            }
-                            .min(s.keys.saturating_sub(1));
+                            let key = steady_key(&s, &zipf, &mut rng);
                             let asked = Instant::now();
                             let a = d.get(key).await;
-                            out.push((a.ending, asked.elapsed()));
+                            out.push((Some(a.ending), asked.elapsed()));
                             let pause = think / 2 + think.mul_f64(rng.unit());
                             at = Instant::now() + pause.max(Duration::from_micros(1));
                         }
@@ -454,6 +543,10 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
     for c in calls {
         for (ending, took) in c.await.map_err(|e| e.to_string())? {
             r.requests += 1;
+            let Some(ending) = ending else {
+                r.rejected += 1;
+                continue;
+            };
             latencies.push(took.as_secs_f64() * 1000.0);
             match ending {
                 Ending::Hit => r.hits += 1,
@@ -517,7 +610,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
 pub const EXACT: [&str; 4] = ["requests", "recomputes", "claim_attempts", "claim_wins"];
 
 /// Every counter a real run measures.
-pub const MEASURED: [&str; 25] = [
+pub const MEASURED: [&str; 26] = [
     "requests",
     "hits",
     "computed",
@@ -542,6 +635,7 @@ pub const MEASURED: [&str; 25] = [
     "crashed",
     "retries",
     "local_hits",
+    "rejected",
     "p99_ms",
 ];
 
@@ -756,6 +850,26 @@ pub fn checks() -> Vec<Check> {
                 ("origin_failures", T::rel(0.03)),
                 ("errors", T::either(0.1, 10)),
                 ("timeouts", T::abs(6)),
+            ],
+        },
+        // Open-loop arrivals at 1,000 a second while the origin hangs for
+        // 3 s: the pools fill, the accept queues back up into timeouts and
+        // turn requests away. 10 s instead of 20 (the hang is at 5-8 s).
+        // The arrivals are drawn from another stream (the simulation's
+        // seeds 1-4: 9,853-10,221 requests, 1,875-1,972 rejected, 909-937
+        // timeouts).
+        Check {
+            preset: "open-loop",
+            scenario: Scenario {
+                duration_ms: 10_000,
+                ..p("open-loop")
+            },
+            metrics: vec![
+                ("requests", T::rel(0.05)),
+                ("recomputes", T::abs(1)),
+                ("errors", T::abs(5)),
+                ("timeouts", T::rel(0.1)),
+                ("rejected", T::rel(0.1)),
             ],
         },
         Check {

@@ -32,7 +32,7 @@
 //!   when the machine says so and the work goes on after it.
 //!
 //! - [`fleet`]: any scenario run for real (bursts, cold starts, steady
-//!   traffic, skewed keys, local copies; a Redis outage, refused or hung, a crashing
+//!   traffic closed- or open-loop, skewed keys, local copies; a Redis outage, refused or hung, a crashing
 //!   holder and faults at a moment injected; retries), counted in the
 //!   simulation's names; the `stampede-fleet` binary prints it, beside the
 //!   simulation's with `--compare`, and the conformance table with

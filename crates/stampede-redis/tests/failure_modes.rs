@@ -393,22 +393,13 @@ async fn faults_at_a_moment_act_in_their_window_only() {
 /// What the real fleet cannot run is refused, naming the knob.
 #[tokio::test]
 async fn what_the_real_fleet_cannot_run_is_refused_by_name() {
-    for (s, knob) in [
-        (
-            Scenario {
-                arrivals: Arrivals::Open,
-                ..steady()
-            },
-            "arrivals=open",
-        ),
-        (
-            Scenario {
-                redis_ops_per_ms: 10,
-                ..Scenario::default()
-            },
-            "redis_ops_per_ms",
-        ),
-    ] {
+    for (s, knob) in [(
+        Scenario {
+            redis_ops_per_ms: 10,
+            ..Scenario::default()
+        },
+        "redis_ops_per_ms",
+    )] {
         let err = fleet::run("redis://127.0.0.1:1/", &s).await.unwrap_err();
         assert!(err.contains(knob), "{knob}: {err}");
         assert!(fleet::unsupported(&s).is_some());
@@ -425,14 +416,13 @@ async fn what_the_real_fleet_cannot_run_is_refused_by_name() {
         .await
         .unwrap_err();
     assert!(err.contains("cannot be injected into a cluster"), "{err}");
-    for name in ["redis-hang", "retry-storm", "cold-skew"] {
+    for name in ["redis-hang", "retry-storm", "cold-skew", "open-loop"] {
         let p = stampede::scenario::preset(name).unwrap();
         assert_eq!(fleet::unsupported(&p), None, "{name}");
     }
-    for name in ["open-loop", "hot-key"] {
-        let p = stampede::scenario::preset(name).unwrap();
-        assert!(fleet::unsupported(&p).is_some(), "{name}");
-    }
+    let hot_key = stampede::scenario::preset("hot-key").unwrap();
+    let why = fleet::unsupported(&hot_key).unwrap_or_default();
+    assert!(why.contains("redis_ops_per_ms"), "{why}");
 }
 
 /// The local copy (`local_cache_ms`): a fresh value a GET returned answers
@@ -472,4 +462,42 @@ async fn a_local_copy_answers_without_redis_until_it_ages_out() {
     let a = d.get(0).await;
     assert_eq!(a.ending, Ending::Computed, "{a:?}");
     assert_eq!((origin.calls(), count(&d.counters().local_hits)), (2, 1));
+}
+
+/// Open-loop arrivals in the real fleet: while the origin hangs, each
+/// request that found a thread holds it (its recompute outlives its
+/// caller), the pools fill, the accept queues back up into timeouts and
+/// then turn requests away; every request ends exactly once or is turned
+/// away. The same traffic closed-loop turns nobody away.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_loop_arrivals_back_up_and_are_turned_away() {
+    let redis = TestRedis::start().await;
+    let s = Scenario {
+        claim: ClaimMode::Off,
+        singleflight: false,
+        arrivals: Arrivals::Open,
+        rate_per_s: 400,
+        deadline_ms: 200,
+        origin_timeout_ms: 600,
+        faults: vec![Fault {
+            kind: FaultKind::OriginHang,
+            start_ms: 300,
+            duration_ms: Some(600),
+        }],
+        ..steady()
+    };
+    let r = fleet::run(&redis.url, &s).await.unwrap();
+    assert!(r.rejected > 0, "{r:?}");
+    assert!(r.timeouts > 0, "{r:?}");
+    assert_eq!(r.ended() + r.rejected, r.requests, "{r:?}");
+    let closed = fleet::run(
+        &redis.url,
+        &Scenario {
+            arrivals: Arrivals::Closed,
+            ..s
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(closed.rejected, 0, "{closed:?}");
 }

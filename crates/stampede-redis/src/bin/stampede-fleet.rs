@@ -41,9 +41,12 @@ usage: stampede-fleet [flags]
                       origin-slow, holder, on the run's clock (repeatable)
   --key-skew S        Zipf-skewed keys for cold and steady traffic
   --local-cache-ms N  each instance's local copy of a fresh value
-                      Refused, naming the knob: --arrivals open,
-                      --redis-ops-per-ms (a real Redis has its own
-                      throughput); a Redis fault on a cluster
+  --arrivals open, --rate-per-s N
+                      open-loop steady traffic: each instance's threads a
+                      pool, an accept queue, requests turned away
+                      Refused, naming the knob: --redis-ops-per-ms (a real
+                      Redis has its own throughput); a Redis fault on a
+                      cluster
   --pitfall NAME      remember-failure | no-deadline | key-mismatch |
                       mutable-result (repeatable)
   --seed S            the simulation's seed for --compare (default 1)
