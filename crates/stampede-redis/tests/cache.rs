@@ -232,6 +232,12 @@ async fn scripted(
             let n = calls.fetch_add(1, Ordering::SeqCst);
             let b = behave(&key, n);
             if let Behave::PanicBeforeFuture = b {
+                // Slow synchronous work first (it holds one runtime worker),
+                // so that the other callers are attached to the flight when
+                // it settles, however loaded the machine: with an instant
+                // panic, a caller still on its first GET would start a new
+                // flight after the settle and make a second call.
+                std::thread::sleep(Duration::from_millis(100));
                 panic!("the closure panicked before its future existed");
             }
             async move {
