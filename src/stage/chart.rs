@@ -245,7 +245,8 @@ pub fn marker_places(
         .map(|m| {
             let x = left + (right - left) * (m.t as f64 / span.max(1) as f64);
             let w = width(m.what.label());
-            let tx = x.min(right - w).max(left);
+            // Just right of its line, kept inside the chart.
+            let tx = (x + 2.0).min(right - w).max(left);
             let row = ends.iter().position(|end| tx >= end + gap);
             if let Some(r) = row {
                 ends[r] = tx + w;
@@ -280,10 +281,9 @@ fn draw_markers(
     ctx.set_line_width(1.0);
     let _ = ctx.set_line_dash(&js_sys::Array::of2(&3.0.into(), &3.0.into()));
     ctx.begin_path();
-    for (x, name) in &places {
-        // A named line starts under its own row.
-        let top = name.map_or(band, |(_, r)| 2.0 + ROW_H * (r as f64 + 1.0));
-        ctx.move_to(x.round() + 0.5, top);
+    for (x, _) in &places {
+        // Under the names' rows: a line never runs through a name.
+        ctx.move_to(x.round() + 0.5, band);
         ctx.line_to(x.round() + 0.5, bottom);
     }
     ctx.stroke();
