@@ -13,7 +13,8 @@
 //!   canvases)
 //! - `panels`: `counters`, `code_panel`, `knobs`, `transport` (the numbers
 //!   and the controls)
-//! - `kit`: the interviewer's kit, a second window (`?kit=1`)
+//! - `kit`: the interviewer's kit, a second window (`?kit=1`); `embed`:
+//!   the run in an iframe (`embed=1`) and its snippet
 //! - `app`: the page; `compare`: the A/B view (two designs on the same
 //!   traffic, from one clock); `engine`: the animation loop both drive;
 //!   `panic`: the crash screen
@@ -21,6 +22,7 @@
 pub mod app;
 pub mod compare;
 pub mod dom;
+pub mod embed;
 pub mod engine;
 pub mod experiment;
 pub mod kit;
@@ -57,6 +59,10 @@ fn mount() {
         Some(root) => leptos::mount::mount_to(root, App).forget(),
         None => leptos::mount::mount_to_body(App),
     }
+    if embed::wanted(&query) {
+        embed::install();
+    }
+    embed::wire_snippet();
 }
 
 #[cfg(test)]

@@ -1,0 +1,54 @@
+// Embed mode: embed=1 in a 960 x 540 frame (the snippet's size) shows the
+// fleet, the proof and the play controls, and nothing of the header, the
+// tour, the knobs or the reference; the run plays to its proof; the link out
+// opens the same run without embed. The reference's snippet writes an iframe
+// of the run on screen, and the page inside that iframe is embedded.
+
+import { spec, baseUrl } from "./lib/harness.mjs";
+
+await spec("embed", async (t) => {
+  const { page } = t;
+  await page.setViewportSize({ width: 960, height: 540 });
+  await t.open("preset=claim-outer&embed=1");
+  for (const sel of [".topbar .preset", ".topbar .modes", ".lab > .knobs", ".reference-area", ".tour", ".chart"]) {
+    if (await page.locator(sel).first().isVisible()) throw new Error(`${sel} shows in embed mode`);
+  }
+  t.ok("no header controls, tour, knobs, chart or reference");
+  for (const sel of [".stage-canvas", ".proof-panel", '[data-control="play"]']) {
+    const b = await page.locator(sel).first().boundingBox();
+    if (!b || b.width < 20 || b.x < 0 || b.x + b.width > 961 || b.y < 0 || b.y > 540) {
+      throw new Error(`${sel} is not in the 960 x 540 frame: ${JSON.stringify(b)}`);
+    }
+  }
+  t.ok("the fleet, the proof and the play button are in the frame");
+  await page.keyboard.press("End");
+  await t.expectMetric("claim_attempts", "8000", "the embedded run plays to its proof");
+  await t.shot("embed-960x540.png");
+  const out = page.locator("[data-embed-open]");
+  await out.focus();
+  const href = await out.getAttribute("href");
+  if (!href.includes("claim") && !href.includes("c=outer")) throw new Error(`the link out is not the run: ${href}`);
+  if (href.includes("embed")) throw new Error(`the link out is still embedded: ${href}`);
+  t.ok(`the link out opens the same run in a full page: ${href}`);
+
+  // The snippet, from the sandbox.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await t.open("preset=burst&seed=4");
+  await page.locator("[data-embed-snippet]").click();
+  const code = await page.locator("[data-embed-code]").inputValue();
+  const src = code.match(/<iframe src="([^"]+)" width="960" height="540"/)?.[1];
+  if (!src || !src.includes("seed=4") || !src.endsWith("embed=1")) throw new Error(`snippet: ${code}`);
+  t.ok("the snippet is an iframe of the run on screen");
+  // A slide of its own (about:blank, without the page's policy).
+  const slide = await page.context().newPage();
+  slide.on("pageerror", (e) => t.problems.push(`slide: ${e.message}`));
+  await slide.setContent(`<!doctype html><body>${code}</body>`);
+  const frame = slide.frameLocator("iframe");
+  await frame.locator("[data-embed-open]").waitFor({ timeout: 30_000 });
+  if (await frame.locator(".topbar .preset").isVisible()) throw new Error("the snippet's page is not embedded");
+  t.ok("the snippet's frame shows the embedded page");
+  await slide.screenshot({ path: new URL("./screenshots/embed-slide.png", import.meta.url).pathname });
+  await slide.close();
+  if (!baseUrl) throw new Error("no base URL");
+  t.noProblems("embed mode");
+});
