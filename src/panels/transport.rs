@@ -572,6 +572,17 @@ fn find_then_show(selector: String, tries: u32) {
     let started = doc
         .document_element()
         .is_some_and(|e| e.has_attribute("data-started"));
+    // A counter kept in a closed "All counters" is opened to be seen.
+    if started {
+        if let Some(d) = doc
+            .query_selector(&selector)
+            .ok()
+            .flatten()
+            .and_then(|e| e.closest("details:not([open])").ok().flatten())
+        {
+            let _ = d.set_attribute("open", "");
+        }
+    }
     let found = doc.query_selector_all(&selector).ok().and_then(|list| {
         (0..list.length())
             .filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())

@@ -266,7 +266,9 @@ await spec("first-screen", async (t) => {
     ]) {
       inside(await page.locator(sel).first().boundingBox(), 0, nav.y, `390x844 ${step}, ${what}`);
     }
-    t.ok(`390x844 ${step}: the step, the fleet and its proof above Back/Next on one screen`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    if (overflow > 1) throw new Error(`390x844 ${step}: the page overflows sideways by ${overflow}px`);
+    t.ok(`390x844 ${step}: the step, the fleet and its proof above Back/Next on one screen, nothing sideways`);
     if (step === "solid/3") await t.shot("first-screen-390.png");
   }
   // Scrolled to the bottom, Next is still there and works.
