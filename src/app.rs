@@ -28,12 +28,18 @@ fn current_hash() -> String {
     window().location().hash().unwrap_or_default()
 }
 
-fn replace_url(query: &str, hash: &str) {
+/// Writes the address: a new history entry for a new view (`push`), else
+/// in place.
+fn write_url(query: &str, hash: &str, push: bool) {
     let w = window();
     let path = w.location().pathname().unwrap_or_default();
+    let url = format!("{path}?{query}{hash}");
     if let Ok(h) = w.history() {
-        let _ =
-            h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}?{query}{hash}")));
+        let _ = if push {
+            h.push_state_with_url(&JsValue::NULL, "", Some(&url))
+        } else {
+            h.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+        };
     }
 }
 
@@ -103,6 +109,13 @@ pub fn App() -> impl IntoView {
                 .map_or(query.as_str(), |s| s.query),
         ),
     };
+    // What only the page reads stays the link's, whichever scenario opens:
+    // presenter mode (also kept for the tab across the page's own links)
+    // and the moment to open at.
+    let (link, _) = url_state::parse(&query);
+    let presenting = RwSignal::new(link.present || presenter::remembered());
+    // A moment to go to once the run is built: (ms, play on from there).
+    let moment = StoredValue::new(link.at.map(|ms| (ms, link.play)));
     let drilling = RwSignal::new(drill_open.is_some());
     let tour_start = start;
     let tour = RwSignal::new(tour_start);
@@ -236,7 +249,18 @@ pub fn App() -> impl IntoView {
             std::time::Duration::ZERO,
         );
     });
-    // The URL always holds the current state, so the address is the share link.
+    // The URL always holds the current state, so the address is the share
+    // link: presenter mode, and while paused mid-run the moment (`at=`).
+    // Each view (a tour step, the sandbox, the A/B view) is a history entry
+    // of its own; everything else is written in place.
+    let paused_at = Memo::new(move |_| {
+        (!playing.get())
+            .then(|| reading.with(|r| (!r.at_end).then_some(r.now / 1000)))
+            .flatten()
+            .filter(|ms| *ms > 0)
+    });
+    let shown_view = StoredValue::new(None::<(Option<tour::Place>, Option<&'static str>)>);
+    let popping = StoredValue::new(false);
     Effect::new(move |_| {
         let state = PageState {
             scenario: scenario.get(),
@@ -244,15 +268,23 @@ pub fn App() -> impl IntoView {
             speed: speed.get(),
             compare: compare.get(),
             cost: cost.get(),
+            present: presenting.get(),
+            at: paused_at.get(),
+            play: false,
         };
-        let hash = tour
-            .get()
+        let view = (tour.get(), state.compare);
+        let was = shown_view.get_value();
+        shown_view.set_value(Some(view));
+        let push = was.is_some_and(|w| w != view) && !popping.get_value();
+        popping.set_value(false);
+        let hash = view
+            .0
             .map(|p| format!("#tour/{}", tour::place_name(p)))
             .unwrap_or_default();
         // A drill's link carries only its allowed knobs: the learner's answer.
         match drill_open.filter(|_| drilling.get()) {
-            Some(d) => replace_url(&d.link(&state.scenario), &hash),
-            None => replace_url(&url_state::to_query(&state), &hash),
+            Some(d) => write_url(&d.link(&state.scenario), &hash, push),
+            None => write_url(&url_state::to_query(&state), &hash, push),
         }
     });
 
@@ -288,7 +320,7 @@ pub fn App() -> impl IntoView {
         playing,
         asking,
     };
-    let room = Room::new(drive);
+    let room = Room::new(drive, presenting);
     // The interviewer's kit in another window throws curveballs and opens
     // scenarios here (src/kit.rs).
     crate::kit::listen(engine, scenario, seed, reading, move || tour.set(None));
@@ -314,11 +346,13 @@ pub fn App() -> impl IntoView {
         }
         let touring = tour.get_untracked().is_some();
         let key = ev.key();
+        // Page Up and Down do what the arrows do in every view (what `?`
+        // says), never scroll the page.
         let command = match key.as_str() {
             " " | "." => Command::TogglePlay,
             "ArrowRight" | "PageDown" | "ArrowLeft" | "PageUp" if touring => Command::Tour,
-            "ArrowRight" => Command::Step,
-            "ArrowLeft" => Command::StepBack,
+            "ArrowRight" | "PageDown" => Command::Step,
+            "ArrowLeft" | "PageUp" => Command::StepBack,
             "n" | "N" => Command::NextEvent,
             "End" => Command::Seek(u64::MAX),
             "p" | "P" | "f" | "F" | "?" | "Escape" | "1" | "2" | "3" | "4" | "5" => Command::Room,
@@ -358,10 +392,47 @@ pub fn App() -> impl IntoView {
             (Command::Tour, "ArrowRight" | "PageDown") => drive.next(),
             (Command::Tour, _) => drive.back(),
             (Command::Room, _) => {}
+            // The A/B view answers the same keys, on its own clock.
+            _ if compare.get_untracked().is_some() => {
+                crate::compare::key(command);
+            }
             _ => send.run(command),
         }
     });
     on_cleanup(move || keys.remove());
+    // Back and Forward: the entry's view, scenario and moment. An anchor in
+    // the page (`#questions`) is not a view and moves nothing.
+    let pop = window_event_listener(leptos::ev::popstate, move |_| {
+        let hash = current_hash();
+        let place = tour::parse_hash(&hash);
+        if place.is_none() && !hash.is_empty() {
+            return;
+        }
+        let (st, _) = url_state::parse(&current_query());
+        popping.set_value(true);
+        let same =
+            scenario.with_untracked(|s| *s == st.scenario) && seed.get_untracked() == st.seed;
+        moment.set_value(None);
+        match (st.at, same) {
+            (Some(ms), true) => {
+                send.run(Command::Seek(ms.saturating_mul(1000)));
+                playing.set(st.play);
+            }
+            (Some(ms), false) => moment.set_value(Some((ms, st.play))),
+            (None, _) => {}
+        }
+        compare.set(st.compare);
+        cost.set(st.cost);
+        tour.set(place);
+        if place.is_none() {
+            speed.set(st.speed);
+            if !same {
+                seed.set(st.seed);
+                scenario.set(st.scenario);
+            }
+        }
+    });
+    on_cleanup(move || pop.remove());
     // A tour link pasted into the same tab changes only the hash.
     let hash_change = window_event_listener(leptos::ev::hashchange, move |_| {
         if let Some(p) = tour::parse_hash(&current_hash()) {

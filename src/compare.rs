@@ -20,6 +20,7 @@ use crate::fleet_layout::stage_height;
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::Lab;
 use crate::palette::scheme;
+use crate::transport::Command;
 
 /// Height of each side's chart (css px).
 const CHART_HEIGHT: f64 = 150.0;
@@ -113,6 +114,63 @@ impl AbEngine {
             s.lab.seek(0);
         }
     }
+
+    /// Both sides to `t`, one clock.
+    fn seek(&mut self, t: u64) {
+        for s in &mut self.sides {
+            s.lab.seek(t);
+        }
+    }
+
+    /// Where a command of the sandbox's keys takes the one clock: a step as
+    /// the sandbox's (the furthest side's step, so neither lands on
+    /// nothing), the next marker of either side.
+    fn target(&self, c: Command) -> Option<u64> {
+        let each = |f: fn(&Lab) -> Option<u64>| self.sides.iter().filter_map(move |s| f(&s.lab));
+        match c {
+            Command::Step => each(|l| Some(l.next_step())).max(),
+            Command::StepBack => each(|l| Some(l.prev_step())).min(),
+            Command::NextEvent => each(Lab::next_marker).min(),
+            Command::Seek(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+thread_local! {
+    /// The open A/B view's controls, for the page's keys.
+    static OPEN: std::cell::Cell<Option<Controls>> = const { std::cell::Cell::new(None) };
+}
+
+/// The sandbox's keys in the A/B view: Space and `.` play and pause, the
+/// arrows (and Page Up/Down) step the one clock, `n` pauses at the next
+/// marker, End jumps to the end. False when no A/B view is open.
+pub(crate) fn key(c: Command) -> bool {
+    let Some(k) = OPEN.with(std::cell::Cell::get) else {
+        return false;
+    };
+    let Some(playing) = k.playing.try_get_untracked() else {
+        return false;
+    };
+    match c {
+        Command::TogglePlay => {
+            if !playing && k.engine.with_value(AbEngine::at_end) {
+                k.engine.update_value(AbEngine::restart);
+            }
+            k.playing.set(!playing);
+        }
+        Command::Seek(_) if c == Command::Seek(u64::MAX) => {
+            k.engine.update_value(AbEngine::skip_to_end);
+            k.playing.set(true);
+        }
+        _ => {
+            if let Some(t) = k.engine.with_value(|e| e.target(c)) {
+                k.engine.update_value(|e| e.seek(t));
+            }
+            k.playing.set(false);
+        }
+    }
+    true
 }
 
 impl Animate for AbEngine {
@@ -600,6 +658,8 @@ pub fn CompareView(
         engine,
     };
     let reading = RwSignal::new(AbReading::default());
+    OPEN.with(|o| o.set(Some(k)));
+    on_cleanup(|| OPEN.with(|o| o.set(None)));
     let root = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |_| {
         if let Some(r) = root.get() {

@@ -142,3 +142,18 @@ pub(crate) fn task(f: Box<dyn FnOnce()>) {
         std::time::Duration::ZERO,
     );
 }
+
+/// `window.<area>.<method>(args…)` for `localStorage` or `sessionStorage`,
+/// through `Reflect` (the Storage binding is not linked in); a browser that
+/// refuses storage just forgets.
+pub(crate) fn storage(area: &str, method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
+    use js_sys::{Array, Function, Reflect};
+    use wasm_bindgen::JsCast;
+    let store = Reflect::get(&window(), &area.into()).ok()?;
+    let f: Function = Reflect::get(&store, &method.into()).ok()?.dyn_into().ok()?;
+    let a: Array = args
+        .iter()
+        .map(|x| wasm_bindgen::JsValue::from_str(x))
+        .collect();
+    f.apply(&store, &a).ok()
+}

@@ -14,7 +14,6 @@ use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement, MediaQueryList};
 
 use crate::clock::{virtual_step, FRAME_BUDGET_MS};
-use crate::fleet_layout::stage_height;
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::{Defence, Lab};
 use crate::palette::scheme;
@@ -67,6 +66,17 @@ pub(crate) struct Surface {
     css: (f64, f64),
     width: Rc<Cell<f64>>,
     _observer: Option<(web_sys::ResizeObserver, OnResize)>,
+}
+
+/// A surface gone (the A/B view closed) stops observing: its callback is
+/// dropped with it, and an observer left behind would call it ("closure
+/// invoked recursively or after being dropped").
+impl Drop for Surface {
+    fn drop(&mut self) {
+        if let Some((o, _)) = &self._observer {
+            o.disconnect();
+        }
+    }
 }
 
 impl Surface {
@@ -243,7 +253,7 @@ impl Engine {
                 .ok()
                 .flatten();
         }
-        self.dark.as_ref().is_some_and(MediaQueryList::matches)
+        crate::lesson::presenter::dark(self.dark.as_ref().is_some_and(MediaQueryList::matches))
     }
 
     /// The thread drawn at a point of the stage (css px), if any.
@@ -320,8 +330,8 @@ impl Engine {
         let s = lab.scenario().clone();
 
         let (base, overlay) = self.stage.as_mut()?;
-        let (w, h) = base.fit(stage_height)?;
-        overlay.fit(stage_height)?;
+        let (w, h) = base.fit(crate::lesson::presenter::stage_height)?;
+        overlay.fit(crate::lesson::presenter::stage_height)?;
         let fitted = wall_now();
         self.view.fit(w, h, s.instances, s.threads);
         // Under reduced motion nothing moves: no pulses, and the fleet and
@@ -372,27 +382,24 @@ impl Engine {
                 start,
             );
         }
-        // The followed thread: the claim holder is whoever holds a claim
-        // first (the core says who), then that thread; ringed on the overlay.
+        // The followed thread: the claim holder is the first thread the core
+        // saw win a claim (also one that died as it won), then that thread;
+        // where it is on the read path is the core's (`read_path::Places`).
         let states = fleet.thread_states();
+        let places = lab.places();
         if self.follow == crate::code_panel::Follow::ClaimHolder {
-            if let Some(g) = fleet.claim_holder() {
+            if let Some(g) = places.first_winner() {
                 self.follow = crate::code_panel::Follow::Thread(g);
             }
         }
         let followed = match self.follow {
-            crate::code_panel::Follow::Thread(g) => states.get(g as usize).map(|s| (g, *s)),
+            crate::code_panel::Follow::Thread(g) => states
+                .get(g as usize)
+                .map(|s| (g, *s, places.of(g), places.crashed_at(g))),
             _ => None,
         };
-        if let (Some((g, _)), Some(l), false) = (followed, self.view.layout(), first) {
-            if !l.aggregated && l.threads > 0 {
-                let r = l.thread(g / l.threads, g % l.threads);
-                overlay.ctx.set_stroke_style_str(scheme(dark).text);
-                overlay.ctx.set_line_width(2.0);
-                overlay
-                    .ctx
-                    .stroke_rect(r.x - 2.0, r.y - 2.0, r.w + 4.0, r.h + 4.0);
-            }
+        if let (Some((g, a, ..)), Some(l), false) = (followed, self.view.layout(), first) {
+            crate::lesson::presenter::ring_followed(&overlay.ctx, l, g, a, scheme(dark));
         }
         let drawn = wall_now();
         if let Some((c, size)) = (!first && paint)

@@ -160,6 +160,8 @@ pub struct Lab {
     pulses_dropped: u64,
     /// Events by kind since t = 0, for the pseudo-code's line counts.
     tally: Tally,
+    /// Every thread's place on the read path, from the events (the core's).
+    places: stampede::read_path::Places,
     collect_pulses: bool,
 }
 
@@ -211,6 +213,7 @@ impl Lab {
             pulses: Vec::new(),
             pulses_dropped: 0,
             tally: [0; KINDS],
+            places: Default::default(),
             collect_pulses: true,
         }
     }
@@ -291,6 +294,7 @@ impl Lab {
             self.fleet = fleet;
             self.pos = 0;
             self.tally = [0; KINDS];
+            self.places = Default::default();
             for (d, f) in &mut self.compare {
                 *f = Fleet::new(&d.apply(&self.scenario), self.seed);
             }
@@ -428,6 +432,7 @@ impl Lab {
     fn take_events(&mut self) {
         let events = self.fleet.drain_events();
         for e in &events {
+            self.places.record(e);
             if let Some(n) = self.tally.get_mut(e.kind as usize) {
                 *n += 1;
             }
@@ -453,6 +458,11 @@ impl Lab {
     }
 
     /// Events by kind since t = 0 (the same at the same virtual time).
+    /// Where each thread is on the read path (the core's `Places`).
+    pub fn places(&self) -> &stampede::read_path::Places {
+        &self.places
+    }
+
     pub fn tally(&self) -> &Tally {
         &self.tally
     }

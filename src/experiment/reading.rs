@@ -41,9 +41,10 @@ pub struct Reading {
     pub fast_forward: bool,
     /// The timeline's markers: virtual time (µs) and what happens.
     pub markers: Vec<(u64, &'static str)>,
-    /// The thread being followed (global index) and what it is doing
-    /// (a `read_path::Activity` as u8).
-    pub followed: Option<(u32, u8)>,
+    /// The thread being followed (global index), what it is doing (a
+    /// `read_path::Activity` as u8), where it is on the read path (the
+    /// core's) and when it last crashed (µs), if it did.
+    pub followed: Option<(u32, u8, stampede::read_path::Place, Option<u64>)>,
     /// The scenario on screen (shared, not copied each frame), for the
     /// panels that work from its knobs (the sizing rules).
     pub scenario: std::sync::Arc<stampede::Scenario>,

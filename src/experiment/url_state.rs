@@ -7,7 +7,7 @@ use crate::clock::{clamp_speed, default_speed, round_speed};
 use stampede::scenario::{clip, parse_fraction, percent_decode, Notice, Scenario, MAX_QUERY_LEN};
 
 /// Keys only the page reads; the core would report them as unknown.
-pub const PAGE_KEYS: [&str; 1] = ["speed"];
+pub const PAGE_KEYS: [&str; 4] = ["speed", "present", "at", "play"];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct PageState {
@@ -19,6 +19,12 @@ pub struct PageState {
     /// The A/B view's recompute cost in ms (`cost=<ms>`), where the
     /// comparison has that control; `None` is the comparison's own.
     pub cost: Option<u32>,
+    /// Presenter mode (`present=1`).
+    pub present: bool,
+    /// The moment the link opens at, in virtual ms (`at=MS`), and whether
+    /// it plays on from there (`play=1`) or waits paused (the default).
+    pub at: Option<u64>,
+    pub play: bool,
 }
 
 impl Default for PageState {
@@ -30,6 +36,9 @@ impl Default for PageState {
             seed: 1,
             compare: None,
             cost: None,
+            present: false,
+            at: None,
+            play: false,
         }
     }
 }
@@ -51,6 +60,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     let mut speed = None;
     let mut compare = None;
     let mut cost = None;
+    let (mut present, mut at, mut play) = (false, None, false);
     let mut notices = Vec::new();
     // Too long to trust: the core ignores the whole thing and says so.
     let core_query = if q.len() > MAX_QUERY_LEN {
@@ -77,6 +87,12 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
                         format!("{e}; using the comparison's own cost"),
                     )),
                 },
+                Some(("present", v)) => present = switch("present", v, &mut notices),
+                Some(("play", v)) => play = switch("play", v, &mut notices),
+                Some(("at", v)) => match stampede::scenario::parse_u32(&percent_decode(v)) {
+                    Ok(ms) => at = Some(u64::from(ms)),
+                    Err(e) => notices.push(Notice::new("at", format!("{e}; opening at t = 0"))),
+                },
                 _ if part == "speed" => notices.push(Notice::new(
                     "speed",
                     "no value given; using the scenario's own".to_string(),
@@ -96,9 +112,23 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
             speed,
             compare,
             cost: cost.filter(|_| compare.is_some()),
+            present,
+            at,
+            play: play && at.is_some(),
         },
         notices,
     )
+}
+
+/// An on/off key of the page's own: a bad value is said and read as off.
+fn switch(key: &str, raw: &str, notices: &mut Vec<Notice>) -> bool {
+    match stampede::scenario::parse_bool(&percent_decode(raw)) {
+        Ok(on) => on,
+        Err(e) => {
+            notices.push(Notice::new(key, format!("{e}; left off")));
+            false
+        }
+    }
 }
 
 fn parse_speed(raw: &str, notices: &mut Vec<Notice>) -> Option<f64> {
@@ -143,6 +173,15 @@ pub fn to_query(state: &PageState) -> String {
     if (speed - default_speed(&state.scenario)).abs() > 1e-9 {
         q.push_str(&format!("&speed={}", stampede::decimal::format(speed)));
     }
+    if let Some(ms) = state.at.filter(|ms| *ms > 0) {
+        q.push_str(&format!("&at={ms}"));
+        if state.play {
+            q.push_str("&play=1");
+        }
+    }
+    if state.present {
+        q.push_str("&present=1");
+    }
     q
 }
 
@@ -163,6 +202,9 @@ mod tests {
             speed: 4.0,
             compare: None,
             cost: None,
+            present: false,
+            at: None,
+            play: false,
         };
         let q = to_query(&state);
         let (back, notices) = parse(&format!("?{q}"));
@@ -233,6 +275,23 @@ mod tests {
         assert_eq!(s.scenario, Scenario::default());
         assert!(n.iter().any(|x| x.knob == "speed"));
         assert!(n.iter().all(|x| x.message.chars().count() < 200));
+    }
+
+    #[test]
+    fn presenter_mode_and_a_moment_travel_in_the_link() {
+        let (s, n) = parse("preset=burst&at=120&present=1");
+        assert!(n.is_empty(), "{n:?}");
+        assert!(s.present);
+        assert_eq!((s.at, s.play), (Some(120), false));
+        assert_eq!(parse(&to_query(&s)).0, s);
+        let (s, _) = parse("preset=burst&at=120&play=1");
+        assert!(s.play);
+        assert!(to_query(&s).ends_with("at=120&play=1"), "{}", to_query(&s));
+        // Bad values are said and fall back: off, and t = 0.
+        let (s, n) = parse("present=maybe&at=soon&play=1");
+        assert!(!s.present && s.at.is_none() && !s.play);
+        let knobs: Vec<_> = n.iter().map(|x| x.knob.as_str()).collect();
+        assert_eq!(knobs, ["present", "at"]);
     }
 
     #[test]

@@ -3,11 +3,15 @@
 //! the card's scenarios on the digit keys, and `?` for every shortcut.
 //! Built with plain DOM calls, like the tour bar.
 
+use std::cell::Cell;
+
 use leptos::prelude::*;
 use web_sys::Element;
 
 use super::tour_view::Drive;
-use crate::dom::{button, document, el, put, set, text_el, Listeners};
+use crate::dom::{button, document, el, put, set, set_text, storage, text_el, Listeners};
+use crate::fleet_layout::Layout;
+use crate::palette::Scheme;
 
 /// The card's five rows on the digit keys: no defence, singleflight, the
 /// claim alone, both layers, the claim outside singleflight.
@@ -19,12 +23,21 @@ pub const DIGITS: [(&str, &str); 5] = [
     ("5", "preset=claim-outer"),
 ];
 
+/// The digits' rows, in words.
+const ROWS: [&str; 5] = [
+    "no defence",
+    "singleflight",
+    "the claim alone",
+    "both layers",
+    "the claim outside singleflight",
+];
+
 /// Every key the page answers to, for the `?` overlay.
 pub const SHORTCUTS: [(&str, &str); 10] = [
     ("Space or .", "play or pause"),
     (
         "→ or Page Down",
-        "the next tour step; in the sandbox, a step of the clock",
+        "the next tour step; in the sandbox and the A/B view, a step of the clock",
     ),
     ("← or Page Up", "back a step"),
     ("n", "pause at the next event"),
@@ -42,9 +55,106 @@ pub const SHORTCUTS: [(&str, &str); 10] = [
 /// How long the pointer rests before presenter mode hides the controls.
 const IDLE_MS: u64 = 2500;
 
+/// Where the room's theme is remembered (localStorage): "dark", or light.
+const THEME_KEY: &str = "stampede-room-theme";
+/// Presenter mode stays on across the page's own links (sessionStorage).
+const PRESENT_KEY: &str = "stampede-present";
+/// The interview questions left open (sessionStorage), for the way back.
+const OPEN_KEY: &str = "stampede-open-questions";
+
+thread_local! {
+    /// Presenter mode is on (read by the engine each frame).
+    static PRESENTING: Cell<bool> = const { Cell::new(false) };
+    /// The room's theme is dark (light by default on a projector).
+    static ROOM_DARK: Cell<bool> = const { Cell::new(false) };
+    /// The height the stage's box has in presenter mode (css px).
+    static STAGE_H: Cell<f64> = const { Cell::new(0.0) };
+}
+
+/// The fleet canvas's height for a width: in presenter mode the height of
+/// the box the room's layout gives it (the screen less the legend), else
+/// the page's own proportion.
+pub(crate) fn stage_height(width: f64) -> f64 {
+    let h = STAGE_H.with(Cell::get);
+    if PRESENTING.with(Cell::get) && h >= 200.0 {
+        h.floor()
+    } else {
+        crate::fleet_layout::stage_height(width)
+    }
+}
+
+/// Whether the canvases paint dark: the room's theme in presenter mode,
+/// the system's otherwise.
+pub(crate) fn dark(system: bool) -> bool {
+    if PRESENTING.with(Cell::get) {
+        ROOM_DARK.with(Cell::get)
+    } else {
+        system
+    }
+}
+
+/// Rings the followed thread on the overlay: in presenter mode a ring the
+/// back row sees, and a caption beside it (who it is and what it does).
+pub(crate) fn ring_followed(
+    ctx: &web_sys::CanvasRenderingContext2d,
+    l: &Layout,
+    g: u32,
+    activity: u8,
+    sc: &Scheme,
+) {
+    if l.aggregated || l.threads == 0 {
+        return;
+    }
+    let r = l.thread(g / l.threads, g % l.threads);
+    ctx.set_stroke_style_str(sc.text);
+    if !PRESENTING.with(Cell::get) {
+        ctx.set_line_width(2.0);
+        ctx.stroke_rect(r.x - 2.0, r.y - 2.0, r.w + 4.0, r.h + 4.0);
+        return;
+    }
+    let (cx, cy) = r.centre();
+    let radius = (r.w * 2.0).max(16.0);
+    ctx.set_line_width(4.0);
+    ctx.begin_path();
+    let _ = ctx.arc(cx, cy, radius, 0.0, std::f64::consts::TAU);
+    ctx.stroke();
+    let text = format!(
+        "office {}, thread {}: {}",
+        g / l.threads + 1,
+        g % l.threads + 1,
+        crate::palette::look_of(activity).label
+    );
+    ctx.set_font(&format!("700 22px {}", crate::palette::SANS));
+    let w = ctx.measure_text(&text).map_or(200.0, |m| m.width()) + 16.0;
+    // Beside the ring, kept on the canvas: right of it, or left near the edge.
+    let x = if cx + radius + 8.0 + w <= l.width {
+        cx + radius + 8.0
+    } else {
+        (cx - radius - 8.0 - w).max(0.0)
+    };
+    let y = (cy - 17.0).clamp(0.0, (l.height - 34.0).max(0.0));
+    ctx.set_fill_style_str(sc.background);
+    ctx.fill_rect(x, y, w, 34.0);
+    ctx.stroke_rect(x, y, w, 34.0);
+    ctx.set_fill_style_str(sc.text);
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("middle");
+    let _ = ctx.fill_text(&text, x + 8.0, y + 17.0);
+}
+
+/// Presenter mode was on in this tab (it stays on across the page's links).
+pub fn remembered() -> bool {
+    storage("sessionStorage", "getItem", &[PRESENT_KEY]).and_then(|v| v.as_string())
+        == Some("1".into())
+}
+
 #[derive(Clone, Copy)]
 pub struct Room {
     pub presenter: RwSignal<bool>,
+    /// The room's theme is dark (light by default; remembered).
+    pub room_dark: RwSignal<bool>,
+    /// A line the room says for a moment (a digit key left the tour).
+    pub toast: RwSignal<Option<(String, Option<super::tour::Place>)>>,
     pub reduced: RwSignal<bool>,
     pub help: RwSignal<bool>,
     pub drive: Drive,
@@ -52,14 +162,19 @@ pub struct Room {
 }
 
 impl Room {
-    pub fn new(drive: Drive) -> Room {
+    pub fn new(drive: Drive, presenter: RwSignal<bool>) -> Room {
         let reduced = crate::engine::window()
             .match_media("(prefers-reduced-motion: reduce)")
             .ok()
             .flatten()
             .is_some_and(|m| m.matches());
+        let room_dark = storage("localStorage", "getItem", &[THEME_KEY])
+            .and_then(|v| v.as_string())
+            == Some("dark".into());
         Room {
-            presenter: RwSignal::new(false),
+            presenter,
+            room_dark: RwSignal::new(room_dark),
+            toast: RwSignal::new(None),
             reduced: RwSignal::new(reduced),
             help: RwSignal::new(false),
             drive,
@@ -74,8 +189,22 @@ impl Room {
             "f" | "F" => full_screen(),
             "?" => self.help.update(|h| *h = !*h),
             "Escape" if self.help.get_untracked() => self.help.set(false),
-            _ => match DIGITS.iter().find(|(k, _)| *k == key) {
-                Some((_, query)) => self.drive.open(query),
+            _ => match DIGITS.iter().position(|(k, _)| *k == key) {
+                Some(i) => {
+                    // In the tour a digit leaves it for the sandbox, and
+                    // says so, with the way back.
+                    let from = self.drive.tour.get_untracked();
+                    self.drive.open(DIGITS[i].1);
+                    if let Some(p) = from {
+                        self.toast.set(Some((
+                            format!(
+                                "Key {key} left the tour for the sandbox on the card's row: {}.",
+                                ROWS[i]
+                            ),
+                            Some(p),
+                        )));
+                    }
+                }
                 None => return false,
             },
         }
@@ -178,27 +307,237 @@ pub fn mount(room: Room) {
         let _ = b.append_child(&overlay);
     }
 
-    let parts = StoredValue::new_local((presenter, reduced, overlay, close, on));
+    // The room's theme: light by default on a projector, remembered.
+    let theme = button("room-theme", "");
+    set(
+        &theme,
+        "title",
+        "The room's theme in presenter mode, remembered",
+    );
+    on.on(&theme, "click", move |_| {
+        room.room_dark.update(|d| *d = !*d);
+        let v = if room.room_dark.get_untracked() {
+            "dark"
+        } else {
+            "light"
+        };
+        storage("localStorage", "setItem", &[THEME_KEY, v]);
+    });
+    put(&modes, &theme);
+
+    // A line said for a moment, with the way back to the tour.
+    let toast = el("div", "room-toast");
+    set(&toast, "role", "status");
+    set(&toast, "data-toast", "");
+    set(&toast, "hidden", "");
+    let toast_text = el("span", "");
+    put(&toast, &toast_text);
+    let toast_back = button("toast-back", "Back to the tour");
+    on.on(&toast_back, "click", move |_| {
+        if let Some((_, Some(p))) = room.toast.get_untracked() {
+            room.drive.tour.set(Some(p));
+        }
+        room.toast.set(None);
+    });
+    put(&toast, &toast_back);
+    if let Some(b) = doc.body() {
+        let _ = b.append_child(&toast);
+    }
+    let shown = StoredValue::new(0u32);
     Effect::new(move |_| {
-        let (p, r, h) = (room.presenter.get(), room.reduced.get(), room.help.get());
-        parts.with_value(
-            |(pb, rb, ov, close, _): &(Element, Element, Element, Element, Listeners)| {
-                set(pb, "aria-pressed", if p { "true" } else { "false" });
-                set(rb, "aria-pressed", if r { "true" } else { "false" });
-                let _ = ov.toggle_attribute_with_force("hidden", !h);
-                if h {
-                    if let Some(c) = close.dyn_ref::<web_sys::HtmlElement>() {
-                        let _ = c.focus();
+        if room.toast.with(Option::is_some) {
+            let n = shown.get_value().wrapping_add(1);
+            shown.set_value(n);
+            set_timeout(
+                move || {
+                    if shown.get_value() == n {
+                        room.toast.set(None);
                     }
-                }
-            },
-        );
-        body_class("presenter", p);
-        body_class("reduced-motion", r);
-        if !p {
-            body_class("pointer-idle", false);
+                },
+                std::time::Duration::from_millis(8000),
+            );
         }
     });
+
+    let numbers = mount_numbers(room.drive.reading);
+    watch_stage();
+    keep_questions_open(&mut on);
+
+    let parts = StoredValue::new_local((
+        presenter, reduced, overlay, close, on, theme, toast, toast_text,
+    ));
+    Effect::new(move |_| {
+        let (p, r, h) = (room.presenter.get(), room.reduced.get(), room.help.get());
+        let dark = room.room_dark.get();
+        let t = room.toast.get();
+        parts.with_value(|(pb, rb, ov, close, _, theme, toast, toast_text)| {
+            set(pb, "aria-pressed", if p { "true" } else { "false" });
+            set(rb, "aria-pressed", if r { "true" } else { "false" });
+            set_text(
+                theme,
+                if dark {
+                    "Room theme: dark"
+                } else {
+                    "Room theme: light"
+                },
+            );
+            let _ = theme.toggle_attribute_with_force("hidden", !p);
+            let _ = ov.toggle_attribute_with_force("hidden", !h);
+            let _ = toast.toggle_attribute_with_force("hidden", t.is_none());
+            set_text(toast_text, t.as_ref().map_or("", |(s, _)| s.as_str()));
+            if h {
+                if let Some(c) = close.dyn_ref::<web_sys::HtmlElement>() {
+                    let _ = c.focus();
+                }
+            }
+        });
+        PRESENTING.with(|c| c.set(p));
+        ROOM_DARK.with(|c| c.set(dark));
+        if p {
+            storage("sessionStorage", "setItem", &[PRESENT_KEY, "1"]);
+        } else {
+            storage("sessionStorage", "removeItem", &[PRESENT_KEY]);
+        }
+        if let Some(html) = doc_root() {
+            let _ = html
+                .class_list()
+                .toggle_with_force("room-light", p && !dark);
+            let _ = html.class_list().toggle_with_force("room-dark", p && dark);
+        }
+        body_class("presenter", p);
+        body_class("reduced-motion", r);
+        // The controls step back at once in presenter mode (a clicker never
+        // moves the pointer); a move brings them back for a while.
+        body_class("pointer-idle", p);
+    });
+    let _ = numbers;
+}
+
+fn doc_root() -> Option<Element> {
+    document().document_element()
+}
+
+/// The numbers the back row reads, beside the fleet in presenter mode:
+/// Redis's and the origin's counts (the canvas's boxes, in large type) and
+/// the clock, from the run on screen.
+fn mount_numbers(reading: RwSignal<crate::reading::Reading>) -> Option<()> {
+    let doc = document();
+    let side = doc.query_selector(".side").ok().flatten()?;
+    let sec = el("section", "panel room-numbers");
+    set(&sec, "aria-label", "Redis, the origin and the clock");
+    let dl = el("dl", "");
+    let row = |name: &str, title: &str| {
+        let div = el("div", "room-row");
+        set(&div, "data-room", name);
+        put(&div, &text_el("dt", "", title));
+        let dd = el("dd", "");
+        let num = el("span", "num room-value");
+        let what = el("span", "room-what");
+        put(&dd, &num);
+        put(&dd, &what);
+        put(&div, &dd);
+        put(&dl, &div);
+        (num, what)
+    };
+    let parts = [
+        row("redis", "Redis"),
+        row("origin", "Origin"),
+        row("clock", "Clock"),
+    ];
+    put(&sec, &dl);
+    let after = side
+        .query_selector(".proof-panel")
+        .ok()
+        .flatten()
+        .and_then(|p| p.next_sibling());
+    let _ = side.insert_before(&sec, after.as_ref());
+    let parts = StoredValue::new_local(parts);
+    Effect::new(move |_| {
+        reading.with(|r| {
+            parts.with_value(|[redis, origin, clock]| {
+                let rep = &r.report;
+                set_text(&redis.0, &rep.claim_attempts.to_string());
+                set_text(
+                    &redis.1,
+                    if rep.claim_attempts == 1 {
+                        "claim attempt"
+                    } else {
+                        "claim attempts"
+                    },
+                );
+                set_text(&origin.0, &rep.recomputes.to_string());
+                set_text(
+                    &origin.1,
+                    if rep.recomputes == 1 {
+                        "recompute"
+                    } else {
+                        "recomputes"
+                    },
+                );
+                set_text(&clock.0, &crate::clock::now_ms_text(r.now));
+                set_text(&clock.1, "ms");
+            })
+        })
+    });
+    Some(())
+}
+
+/// In presenter mode the stage's box takes the height the layout leaves
+/// it; a ResizeObserver hands that height to the canvas (no layout read in
+/// a frame).
+fn watch_stage() {
+    use wasm_bindgen::closure::Closure;
+    let Some(host) = document()
+        .query_selector(".stage .stage-canvas")
+        .ok()
+        .flatten()
+    else {
+        return;
+    };
+    let seen = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+        if let Ok(e) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() {
+            STAGE_H.with(|c| c.set(e.content_rect().height()));
+        }
+    });
+    if let Ok(o) = web_sys::ResizeObserver::new(seen.as_ref().unchecked_ref()) {
+        o.observe(&host);
+    }
+    // Mounted once for the page's life.
+    seen.forget();
+}
+
+/// An interview question opened and a scenario link followed: coming back
+/// finds the answer still open (the open ones are kept for the tab).
+fn keep_questions_open(on: &mut Listeners) {
+    let Ok(all) = document().query_selector_all("details[data-question]") else {
+        return;
+    };
+    let open: Vec<String> = storage("sessionStorage", "getItem", &[OPEN_KEY])
+        .and_then(|v| v.as_string())
+        .unwrap_or_default()
+        .split(',')
+        .map(str::to_string)
+        .collect();
+    for i in 0..all.length() {
+        let Some(d) = all.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else {
+            continue;
+        };
+        if d.get_attribute("data-question")
+            .is_some_and(|q| open.contains(&q))
+        {
+            set(&d, "open", "");
+        }
+        on.on(&d, "toggle", move |_| {
+            let Ok(all) = document().query_selector_all("details[data-question][open]") else {
+                return;
+            };
+            let list: Vec<String> = (0..all.length())
+                .filter_map(|i| all.item(i).and_then(|n| n.dyn_into::<Element>().ok()))
+                .filter_map(|d| d.get_attribute("data-question"))
+                .collect();
+            storage("sessionStorage", "setItem", &[OPEN_KEY, &list.join(",")]);
+        });
+    }
 }
 
 use wasm_bindgen::JsCast;

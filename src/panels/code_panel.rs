@@ -3,6 +3,7 @@
 //! the arithmetic can be traced to the line that produced them.
 
 use leptos::prelude::*;
+use stampede::read_path::Place;
 use stampede::sim::EventKind;
 
 use crate::reading::Reading;
@@ -31,7 +32,7 @@ const fn line(
 use EventKind as E;
 
 /// Singleflight outside, claim inside: the order the lessons recommend.
-pub const LISTING: [Line; 12] = [
+pub const LISTING: [Line; 13] = [
     line(0, "handle(key):", &[(E::Arrive, "requests")]),
     line(1, "v = GET key", &[(E::CacheGet, "GETs")]),
     line(1, "if v is fresh: return v", &[]),
@@ -51,6 +52,11 @@ pub const LISTING: [Line; 12] = [
         &[(E::Claim, "attempts"), (E::ClaimWon, "won")],
     ),
     line(1, "if won:", &[]),
+    line(
+        2,
+        "v = GET key  # once more: written meanwhile? return it",
+        &[],
+    ),
     line(
         2,
         "v = origin.recompute(key)  # runs on past my deadline",
@@ -107,31 +113,65 @@ pub fn follow_of(value: &str, threads: u32) -> Follow {
     }
 }
 
-/// The listing line a thread doing `activity` (a `read_path::Activity`) is on.
-pub fn line_of(activity: u8) -> Option<usize> {
-    use stampede::read_path::Activity as A;
-    // `Hit` ("served") is left out: a cache hit and a leader that answered
-    // itself after recomputing both end there, on different lines.
-    let lines: [(A, usize); 14] = [
-        (A::Reading, 1),
-        (A::Following, 4),
-        (A::Timeout, 4),
-        (A::Claiming, 5),
-        (A::Holding, 6),
-        (A::Queued, 7),
-        (A::Recomputing, 7),
-        (A::Writing, 8),
-        (A::Polling, 10),
-        (A::Stale, 10),
-        (A::Degraded, 10),
-        (A::Shared, 11),
-        (A::Error, 11),
-        (A::Corrupted, 11),
-    ];
-    lines
+/// The listing line a thread is on, from where the core says it is on the
+/// read path (`read_path::Place`, kept from the events it logged).
+pub fn line_of(place: Place) -> Option<usize> {
+    Some(match place {
+        Place::None => return None,
+        Place::Arrived => 0,
+        Place::Reading => 1,
+        Place::Served => 2,
+        Place::Leading => 3,
+        Place::Following => 4,
+        Place::Claiming => 5,
+        Place::Won => 6,
+        Place::Rechecking => 7,
+        Place::Recomputing => 8,
+        Place::Writing => 9,
+        Place::Releasing => 10,
+        Place::Losing => 11,
+        Place::Settling => 12,
+        // Its request died with it: no line.
+        Place::Crashed => return None,
+    })
+}
+
+/// What the caption says about the followed thread: who it is, what it is
+/// doing, and, if it died holding the claim, when, and when the dead claim
+/// expires (the timeline's own marker), from the run on screen.
+pub fn caption(r: &Reading) -> String {
+    let Some((g, a, place, crashed)) = r.followed else {
+        return String::new();
+    };
+    let t = r.threads.max(1);
+    let who = format!("Thread {} of office {}", g % t + 1, g / t + 1);
+    let Some(at) = crashed else {
+        return format!("{who}: {}", crate::palette::look_of(a).label);
+    };
+    let when = crate::clock::now_ms_text(at);
+    let expiry = r
+        .markers
         .iter()
-        .find(|(a, _)| *a as u8 == activity)
-        .map(|(_, l)| *l)
+        .find(|(m, what)| *m >= at && *what == "dead claim expires")
+        .map(|(m, _)| *m);
+    let claim = match expiry {
+        Some(e) if r.now >= e => format!(
+            "its dead claim expired at {} ms, and the claim could be taken again",
+            crate::clock::now_ms_text(e)
+        ),
+        Some(e) => format!(
+            "its claim stays in Redis until its TTL runs out at {} ms: until then nobody else can take it",
+            crate::clock::now_ms_text(e)
+        ),
+        None => "its claim stays in Redis until its TTL runs out: until then nobody else can take it"
+            .to_string(),
+    };
+    let now = if place == Place::Crashed {
+        String::new()
+    } else {
+        format!(" Now: {}.", crate::palette::look_of(a).label)
+    };
+    format!("{who} won the claim and crashed at {when} ms; {claim}.{now}")
 }
 
 /// "8000 GETs", "1 lead · 39 follow".
@@ -209,16 +249,17 @@ fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSi
     Effect::new(move |_| {
         reading.with(|r| {
             parts.with_value(|(div, said, _)| {
-                let here = r.followed.and_then(|(_, a)| line_of(a));
-                let text = r.followed.map_or(String::new(), |(g, a)| {
-                    let t = r.threads.max(1);
-                    format!(
-                        "Thread {} of office {}: {}",
-                        g % t + 1,
-                        g / t + 1,
-                        crate::palette::look_of(a).label
-                    )
-                });
+                let here = r.followed.and_then(|(_, _, p, _)| line_of(p));
+                // Presenter mode puts the listing beside the fleet while a
+                // thread is followed (style/presenter.css).
+                let following = r.followed.is_some();
+                if div.class_list().contains("on") != following {
+                    let _ = div.class_list().toggle_with_force("on", following);
+                    if let Some(b) = crate::dom::document().body() {
+                        let _ = b.class_list().toggle_with_force("following", following);
+                    }
+                }
+                let text = caption(r);
                 set_text(said, &text);
                 let lines = div
                     .parent_element()
@@ -245,27 +286,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_busy_activity_is_on_a_line_in_path_order() {
-        use stampede::read_path::Activity as A;
-        assert_eq!(line_of(A::Idle as u8), None);
-        assert_eq!(line_of(A::Hit as u8), None);
-        for a in (1..A::COUNT as u8).filter(|a| *a != A::Hit as u8) {
-            assert!(
-                line_of(a).is_some_and(|l| l < LISTING.len()),
-                "activity {a}"
-            );
-        }
-        // A leader's path runs down the listing.
+    fn the_holders_places_run_down_the_listing() {
+        assert_eq!(line_of(Place::None), None);
+        assert_eq!(line_of(Place::Crashed), None);
+        // The claim holder's path, as the core tells it, runs down the
+        // listing through the recompute, the write and the release.
         let path = [
-            A::Reading,
-            A::Claiming,
-            A::Holding,
-            A::Recomputing,
-            A::Writing,
-            A::Shared,
+            Place::Reading,
+            Place::Leading,
+            Place::Claiming,
+            Place::Won,
+            Place::Rechecking,
+            Place::Recomputing,
+            Place::Writing,
+            Place::Releasing,
         ];
-        let lines: Vec<usize> = path.iter().filter_map(|a| line_of(*a as u8)).collect();
+        let lines: Vec<usize> = path.iter().filter_map(|p| line_of(*p)).collect();
+        assert_eq!(lines.len(), path.len());
         assert!(lines.windows(2).all(|w| w[0] < w[1]), "{lines:?}");
+        assert!(LISTING[line_of(Place::Recomputing).unwrap()]
+            .code
+            .contains("recompute"));
+        assert!(LISTING[line_of(Place::Writing).unwrap()]
+            .code
+            .starts_with("SET key"));
+        assert!(LISTING[line_of(Place::Releasing).unwrap()]
+            .code
+            .starts_with("release"));
+        assert!(LISTING[line_of(Place::Won).unwrap()]
+            .code
+            .starts_with("if won"));
         assert_eq!(follow_of("office3", 200), Follow::Thread(401));
         assert_eq!(follow_of("holder", 200), Follow::ClaimHolder);
         assert_eq!(follow_of("bogus", 200), Follow::Nobody);
