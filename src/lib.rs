@@ -14,7 +14,7 @@
 //! - `panels`: `counters`, `code_panel`, `knobs`, `transport` (the numbers
 //!   and the controls)
 //! - `kit`: the interviewer's kit, a second window (`?kit=1`); `embed`:
-//!   the run in an iframe (`embed=1`) and its snippet
+//!   the run in an iframe (`embed=1`) and its snippet; `qr`: the link's QR code
 //! - `app`: the page; `compare`: the A/B view (two designs on the same
 //!   traffic, from one clock); `engine`: the animation loop both drive;
 //!   `panic`: the crash screen
@@ -29,6 +29,7 @@ pub mod kit;
 pub mod lesson;
 pub mod panels;
 pub mod panic;
+pub mod qr;
 pub mod stage;
 
 // Short paths for the modules (and for the tests that import them).
@@ -63,6 +64,7 @@ fn mount() {
         embed::install();
     }
     embed::wire_snippet();
+    qr::install();
 }
 
 #[cfg(test)]
