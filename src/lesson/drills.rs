@@ -8,6 +8,7 @@
 
 use leptos::prelude::*;
 use stampede::drill::{self, Drill, Grade};
+use stampede::practice::{drill_key, DrillState, Outcome};
 use stampede::scenario::Notice;
 use stampede::{Report, Scenario};
 use web_sys::Element;
@@ -57,6 +58,7 @@ pub fn mount(p: DrillPage) {
     }
     put(&list, &text_el("summary", "", "All drills"));
     let ol = el("ol", "");
+    let mut marks = Vec::new();
     for x in drill::DRILLS {
         let li = el("li", "");
         let a = text_el("a", "", x.title);
@@ -66,8 +68,25 @@ pub fn mount(p: DrillPage) {
         }
         put(&li, &a);
         let _ = li.append_with_str_1(&format!(" ({})", x.level.name()));
+        let mark = el("span", "drill-state");
+        put(&li, &mark);
         put(&ol, &li);
+        marks.push((li, mark, x.name));
     }
+    // Solved or attempted, from the progress kept in this browser.
+    super::practice::on_change(move || {
+        super::practice::read(|p| {
+            for (li, mark, name) in &marks {
+                let (state, words) = match p.drill_state(name) {
+                    DrillState::Solved => ("solved", " ✓ solved"),
+                    DrillState::Attempted => ("attempted", " · attempted"),
+                    DrillState::Untried => ("untried", ""),
+                };
+                set(li, "data-drill-state", state);
+                set_text(mark, words);
+            }
+        })
+    });
     put(&list, &ol);
     put(&root, &list);
 
@@ -141,9 +160,16 @@ pub fn mount(p: DrillPage) {
     let reasoning = text_el("p", "drill-reasoning", d.reasoning);
     set(&reasoning, "hidden", "");
     let solve = button("drill-solution", "Show the solution");
+    // Given up: the drill comes back for review, and a pass of the shown
+    // solution is not the learner's.
+    let gave_up = std::rc::Rc::new(std::cell::Cell::new(false));
     {
         let reasoning = reasoning.clone();
+        let gave_up = gave_up.clone();
         on.on(&solve, "click", move |_| {
+            if !gave_up.replace(true) {
+                super::practice::record(&drill_key(d.name), Outcome::Missed);
+            }
             p.scenario.set(d.solved());
             let _ = reasoning.remove_attribute("hidden");
         });
@@ -194,7 +220,7 @@ pub fn mount(p: DrillPage) {
             let have = g.1.as_ref().filter(|(at, _)| *at == s).map(|x| x.1.clone());
             if ended && have.is_none() && g.0.as_ref() != Some(&s) {
                 g.0 = Some(s.clone());
-                grade_in_slices(d, s, Vec::new(), graded.clone(), news);
+                grade_in_slices(d, s, Vec::new(), graded.clone(), news, gave_up.clone());
             }
             have
         };
@@ -302,9 +328,23 @@ fn grade_in_slices(
     mut runs: Vec<(u64, Report)>,
     out: Graded,
     news: RwSignal<u64>,
+    gave_up: std::rc::Rc<std::cell::Cell<bool>>,
 ) {
     let Some(&seed) = drill::SEEDS.get(runs.len()) else {
         let g = drill::grade_reports(d, &runs);
+        // The opening situation graded is no attempt; a learner's own
+        // scenario is, and a pass of it solves the drill (unless the
+        // solution was shown first).
+        if s != d.situation() && !(g.passed && gave_up.get()) {
+            super::practice::record(
+                &drill_key(d.name),
+                if g.passed {
+                    Outcome::Right
+                } else {
+                    Outcome::Missed
+                },
+            );
+        }
         out.borrow_mut().1 = Some((s, g));
         news.update(|n| *n += 1);
         return;
@@ -316,7 +356,7 @@ fn grade_in_slices(
         u64::MAX,
         Box::new(move |r| {
             runs.push((seed, r));
-            grade_in_slices(d, s, runs, out, news);
+            grade_in_slices(d, s, runs, out, news, gave_up);
         }),
     );
 }

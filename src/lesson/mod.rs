@@ -3,6 +3,7 @@
 //! counters as the sandbox: no second simulation, no recorded animation.
 
 pub mod drills;
+pub mod practice;
 pub mod presenter;
 pub mod tour;
 pub mod tour_view;

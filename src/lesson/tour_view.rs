@@ -93,6 +93,8 @@ struct Bar {
     back: Element,
     next: Element,
     text: Element,
+    action: Element,
+    drill: Element,
     bet: BetView,
     _listeners: Listeners,
 }
@@ -127,7 +129,7 @@ const SKIP_KEY: &str = "stampede-skip-predictions";
 
 /// localStorage through `Reflect` (the Storage binding is not linked in);
 /// a browser that refuses storage just forgets.
-fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
+pub(crate) fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
     use js_sys::{Array, Function, Reflect};
     let store = Reflect::get(&crate::engine::window(), &"localStorage".into()).ok()?;
     let f: Function = Reflect::get(&store, &method.into()).ok()?.dyn_into().ok()?;
@@ -293,6 +295,48 @@ pub fn mount(d: Drive) {
     // verdict beside the revealed number.
     let bet = RwSignal::new(Bet::Off);
     let picks = RwSignal::new(None::<(Place, Vec<tour::Answer>)>);
+    // The room's vote in presenter mode: hands counted per option, A to D.
+    let votes = RwSignal::new([0u32; 4]);
+    let vote_keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        // Presenter mode turned on or off: the options are drawn again
+        // (after the room's own key handler has switched it).
+        if ev.key().eq_ignore_ascii_case("p") {
+            set_timeout(move || votes.update(|_| {}), std::time::Duration::ZERO);
+            return;
+        }
+        if !presenting() {
+            return;
+        }
+        if bet.get_untracked() != Bet::Asking {
+            return;
+        }
+        let typing = ev
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        let key = ev.key().to_ascii_lowercase();
+        let Some(i) = ["a", "b", "c", "d"].iter().position(|k| *k == key) else {
+            return;
+        };
+        let n = picks.with_untracked(|p| p.as_ref().map_or(0, |(_, a)| a.len()));
+        if typing || i >= n {
+            return;
+        }
+        ev.prevent_default();
+        // A hand per press; Shift takes one back.
+        votes.update(|v| {
+            v[i] = if ev.shift_key() {
+                v[i].saturating_sub(1)
+            } else {
+                v[i].saturating_add(1)
+            }
+        });
+    });
+    // The bar lives as long as the page.
+    std::mem::forget(vote_keys);
     let ask_root = el("div", "tour-predict");
     set(&ask_root, "hidden", "");
     let question = el("p", "tour-question");
@@ -380,6 +424,33 @@ pub fn mount(d: Drive) {
     );
     put(root, &nav);
 
+    // What the step's words point at doing, and the level's drill on its
+    // last step.
+    let more = el("div", "tour-more");
+    let action = button("tour-action", "");
+    on.on(&action, "click", move |_| {
+        let Some(a) = d
+            .tour
+            .get_untracked()
+            .and_then(|(l, k)| tour::step(l, k))
+            .and_then(|s| s.action)
+        else {
+            return;
+        };
+        match a.target {
+            tour::Target::Sandbox(q) => d.open(q),
+            tour::Target::Compare(name) => {
+                d.tour.set(None);
+                d.compare.set(Some(name));
+            }
+        }
+    });
+    put(&more, &action);
+    let drill = el("a", "tour-drill");
+    set(&drill, "data-level-drill", "");
+    put(&more, &drill);
+    put(root, &more);
+
     let bar = StoredValue::new_local(Bar {
         root: root.clone(),
         main,
@@ -395,6 +466,8 @@ pub fn mount(d: Drive) {
         back,
         next,
         text,
+        action,
+        drill,
         bet: BetView {
             root: ask_root,
             question,
@@ -474,6 +547,7 @@ pub fn mount(d: Drive) {
                 d.playing.set(false);
                 bet.set(Bet::Asking);
                 picks.set(None);
+                votes.set([0; 4]);
                 let (s, seed, _) = stampede::Scenario::from_query(step.query);
                 let here = (lv, k);
                 run_in_slices(
@@ -495,7 +569,33 @@ pub fn mount(d: Drive) {
                 bet.set(Bet::Off);
             }
         }
+        super::practice::change(|p| {
+            p.see(&tour::place_name((lv, k)));
+        });
         bar.with_value(|b| {
+            match step.action {
+                Some(a) => {
+                    set_text(&b.action, a.label);
+                    let _ = b.action.remove_attribute("hidden");
+                }
+                None => set(&b.action, "hidden", ""),
+            }
+            let end = tour::next((lv, k)).is_none_or(|(l, _)| l != lv);
+            match stampede::drill::drill(lv.drill()).filter(|_| end) {
+                Some(x) => {
+                    set_text(
+                        &b.drill,
+                        &format!(
+                            "End of {}: try the drill \u{201c}{}\u{201d}",
+                            lv.title(),
+                            x.title
+                        ),
+                    );
+                    set(&b.drill, "href", &format!("?drill={}", x.name));
+                    let _ = b.drill.remove_attribute("hidden");
+                }
+                None => set(&b.drill, "hidden", ""),
+            }
             set(&b.root, "data-tour-step", &tour::place_name((lv, k)));
             b.level.set_value(lv.name());
             let n = tour::count(lv);
@@ -547,6 +647,23 @@ pub fn mount(d: Drive) {
         let known = seen.get_value() == at && (ended || now >= at_known);
         if let (Bet::Watching(pick), true) = (state, known) {
             bet.set(Bet::Revealed(pick));
+            // A pick is an attempt the review remembers; "just show me" is not.
+            let right = picks.with_untracked(|p| {
+                p.as_ref()
+                    .filter(|(here, _)| Some(*here) == at)
+                    .and_then(|(_, a)| pick.and_then(|i| a.get(i)))
+                    .map(|a| a.right)
+            });
+            if let (Some(right), Some(place)) = (right, at) {
+                super::practice::record(
+                    &stampede::practice::predict_key(&tour::place_name(place)),
+                    if right {
+                        stampede::practice::Outcome::Right
+                    } else {
+                        stampede::practice::Outcome::Missed
+                    },
+                );
+            }
         }
         let hidden = matches!(state, Bet::Asking | Bet::Watching(_));
         bar.with_value(|b| {
@@ -555,6 +672,9 @@ pub fn mount(d: Drive) {
             let _ = b
                 .text
                 .toggle_attribute_with_force("hidden", state == Bet::Asking);
+            let _ = b
+                .action
+                .toggle_attribute_with_force("data-wait", state == Bet::Asking);
             if hidden {
                 set_text(&b.number, "?");
                 set(&b.number, "data-pending", "0");
@@ -597,15 +717,17 @@ pub fn mount(d: Drive) {
     Effect::new(move |_| {
         let step = d.tour.get().and_then(|(l, k)| tour::step(l, k));
         let state = bet.get();
+        let room = votes.get();
         picks.with(|p| {
             let here = d.tour.get_untracked();
             let p = p
                 .as_ref()
                 .filter(|(at, _)| Some(*at) == here)
                 .map(|(_, a)| a.as_slice());
-            bar.with_value(|b| draw_bet(&b.bet, step, state, p));
+            bar.with_value(|b| draw_bet(&b.bet, step, state, p, room));
         });
     });
+    crate::dom::task(Box::new(move || super::practice::mount(d)));
 }
 
 /// The prediction's part of the bar, drawn when the step, the bet or the
@@ -615,7 +737,9 @@ fn draw_bet(
     step: Option<&'static tour::Step>,
     state: Bet,
     picks: Option<&[tour::Answer]>,
+    room: [u32; 4],
 ) {
+    let presenter = presenting();
     set(
         &b.toggle,
         "aria-pressed",
@@ -650,8 +774,28 @@ fn draw_bet(
         Bet::Revealed(p) => (p, true),
         _ => (None, false),
     };
+    let hands: u32 = room.iter().sum();
     for (i, a) in picks.iter().enumerate() {
-        let o = button("", &a.label);
+        let o = button("", "");
+        if presenter {
+            // A to D, large, with the room's hands on each.
+            put(&o, &text_el("b", "tour-letter", letter(i)));
+            let _ = o.append_with_str_1(&a.label);
+            if hands > 0 {
+                let v = text_el("span", "tour-votes", &room[i].to_string());
+                set(&v, "data-votes", &room[i].to_string());
+                set(&v, "aria-label", &format!("{} of {hands} hands", room[i]));
+                // Through the CSSOM: the page's CSP admits no style attribute.
+                if let Some(h) = v.dyn_ref::<web_sys::HtmlElement>() {
+                    let _ = h
+                        .style()
+                        .set_property("--share", &format!("{}%", room[i] * 100 / hands));
+                }
+                put(&o, &v);
+            }
+        } else {
+            set_text(&o, &a.label);
+        }
         let _ = o.remove_attribute("data-control");
         set(&o, "data-predict-option", &i.to_string());
         set(
@@ -689,9 +833,50 @@ fn draw_bet(
             }
         ),
         (Bet::Watching(None), _) => "Watch the run: the number shows once it is known.".into(),
+        (Bet::Asking, _) if presenter => format!(
+            "Room vote: press A to {} once per hand (Shift takes one back), then Space to reveal, or just Space to skip.",
+            letter(picks.len().saturating_sub(1))
+        ),
         _ => String::new(),
     };
+    let line = match picks.iter().position(|a| a.right) {
+        Some(r) if presenter && hands > 0 && state != Bet::Asking => {
+            let spread = picks
+                .iter()
+                .enumerate()
+                .map(|(i, _)| format!("{} {}", letter(i), room[i]))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let said = format!("The room: {spread} ({hands} hands).");
+            if matches!(state, Bet::Revealed(_)) {
+                let mine = if picked.is_some() {
+                    line
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{said} The run shows {right} ({}): {} of {hands} right. {mine}",
+                    letter(r),
+                    room[r]
+                )
+            } else {
+                format!("{said} {line}")
+            }
+        }
+        _ => line,
+    };
     set_text(&b.verdict, &line);
+}
+
+/// Presenter mode is on (the room's class on the body).
+fn presenting() -> bool {
+    document()
+        .body()
+        .is_some_and(|b| b.class_list().contains("presenter"))
+}
+
+fn letter(i: usize) -> &'static str {
+    ["A", "B", "C", "D"].get(i).copied().unwrap_or("")
 }
 
 /// Outlines every other element showing `metric` (the proof, a counter),
