@@ -54,6 +54,7 @@ use std::time::Duration;
 use stampede::metrics::{Ending, Report};
 use stampede::rng::Rng;
 use stampede::scenario::{Arrivals, FaultKind, RedisOutage, Scenario, Workload};
+use stampede::sim::{draw_key, zipf_cdf};
 use tokio::time::Instant;
 
 use crate::claim::{fence_key, lock_key, value_key};
@@ -278,38 +279,6 @@ fn schedule_faults(
     })
 }
 
-/// Zipf popularity over the keys (key 0 the hottest) as a cumulative
-/// distribution, as the simulation draws a skewed key; empty without a
-/// skew.
-fn zipf_cdf(s: &Scenario) -> Vec<f64> {
-    if s.key_skew <= 0.0 || s.workload == Workload::Burst {
-        return Vec::new();
-    }
-    let mut acc = 0.0;
-    let mut cdf: Vec<f64> = (1..=s.keys.max(1))
-        .map(|k| {
-            acc += (-s.key_skew * f64::from(k).ln()).exp();
-            acc
-        })
-        .collect();
-    for c in &mut cdf {
-        *c /= acc;
-    }
-    cdf
-}
-
-/// A steady request's key: skewed towards low keys, key 0 the hottest (by
-/// `key_skew`'s Zipf law if set), as the simulation draws it.
-fn steady_key(s: &Scenario, zipf: &[f64], rng: &mut Rng) -> u32 {
-    let u = rng.unit();
-    if zipf.is_empty() {
-        (u * u * u * f64::from(s.keys)) as u32
-    } else {
-        zipf.partition_point(|c| *c <= u) as u32
-    }
-    .min(s.keys.saturating_sub(1))
-}
-
 /// What one request came to: its ending (`None`: turned away, never
 /// served) and how long its caller waited.
 type Outcome = (Option<Ending>, Duration);
@@ -349,7 +318,7 @@ async fn open_loop(
         }
         tokio::time::sleep_until(at).await;
         let inst = rng.below(drivers.len() as u64) as usize;
-        let key = steady_key(&s, &zipf, &mut rng);
+        let key = draw_key(&s, &zipf, &mut rng);
         let (d, pool, queued) = (drivers[inst].clone(), pools[inst].clone(), queued.clone());
         requests.push(tokio::spawn(async move {
             let arrived = Instant::now();
@@ -506,14 +475,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
                     Workload::Burst | Workload::Cold => {
                         // Arrivals spread over the window, as in the simulation.
                         let at = start + ms(s.spread_ms).mul_f64(rng.unit());
-                        let key = match s.workload {
-                            Workload::Cold if !zipf.is_empty() => {
-                                let u = rng.unit();
-                                (zipf.partition_point(|c| *c <= u) as u32).min(s.keys - 1)
-                            }
-                            Workload::Cold => rng.below(u64::from(s.keys.max(1))) as u32,
-                            _ => 0,
-                        };
+                        let key = draw_key(&s, &zipf, &mut rng);
                         tokio::time::sleep_until(at).await;
                         let asked = Instant::now();
                         let a = d.get(key).await;
@@ -525,7 +487,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
                         let mut at = start + think.mul_f64(rng.unit());
                         while at < end {
                             tokio::time::sleep_until(at).await;
-                            let key = steady_key(&s, &zipf, &mut rng);
+                            let key = draw_key(&s, &zipf, &mut rng);
                             let asked = Instant::now();
                             let a = d.get(key).await;
                             out.push((Some(a.ending), asked.elapsed()));

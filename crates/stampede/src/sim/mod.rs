@@ -719,20 +719,7 @@ impl Fleet {
 
     /// The key a new request asks for.
     fn draw_key(&mut self) -> u32 {
-        let sc = &self.scenario;
-        match sc.workload {
-            Workload::Burst => 0,
-            Workload::Cold | Workload::Steady if !self.zipf.is_empty() => {
-                let u = self.rng.unit();
-                (self.zipf.partition_point(|c| *c <= u) as u32).min(sc.keys - 1)
-            }
-            Workload::Cold => self.rng.below(sc.keys as u64) as u32,
-            Workload::Steady => {
-                // Skewed towards low keys: key 0 is the hottest.
-                let u = self.rng.unit();
-                ((u * u * u * sc.keys as f64) as u32).min(sc.keys - 1)
-            }
-        }
+        draw_key(&self.scenario, &self.zipf, &mut self.rng)
     }
 
     /// The gap to the next open-loop arrival: exponential at the rate.
@@ -1008,10 +995,30 @@ fn open_pools(sc: &Scenario) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// The key a new request asks for, with `zipf` the scenario's
+/// [`zipf_cdf`]: 0 in a burst; uniform, or by the Zipf law, in a cold
+/// start; skewed towards low keys (key 0 the hottest) in steady traffic.
+/// The real fleet draws its keys with this too.
+pub fn draw_key(sc: &Scenario, zipf: &[f64], rng: &mut Rng) -> u32 {
+    match sc.workload {
+        Workload::Burst => 0,
+        Workload::Cold | Workload::Steady if !zipf.is_empty() => {
+            let u = rng.unit();
+            (zipf.partition_point(|c| *c <= u) as u32).min(sc.keys - 1)
+        }
+        Workload::Cold => rng.below(sc.keys as u64) as u32,
+        Workload::Steady => {
+            // Skewed towards low keys: key 0 is the hottest.
+            let u = rng.unit();
+            ((u * u * u * sc.keys as f64) as u32).min(sc.keys - 1)
+        }
+    }
+}
+
 /// Zipf popularity over the keys (key 0 the hottest) as a cumulative
 /// distribution, when the scenario asks for a skew its workload draws keys
 /// from; empty otherwise.
-fn zipf_cdf(sc: &Scenario) -> Vec<f64> {
+pub fn zipf_cdf(sc: &Scenario) -> Vec<f64> {
     if sc.key_skew <= 0.0 || sc.workload == Workload::Burst {
         return Vec::new();
     }

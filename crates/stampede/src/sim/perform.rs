@@ -10,17 +10,18 @@ impl Fleet {
     /// Sends a command to Redis: its reply arrives a round trip later (plus
     /// the queue at a Redis of finite throughput; after the client's timeout
     /// at one that hangs). `Some` when the instance's breaker is open: the
-    /// command is not sent and its error applies at once.
+    /// command is not sent and its error applies at once, whether or not
+    /// Redis has come back meanwhile.
     pub(super) fn reply_later(&mut self, thread: u32, input: Input) -> Option<Input> {
         let now = self.now;
         let down = self.redis_down_now();
         let inst = self.instance_of(thread);
-        if down {
-            let (from, until) = self.breakers[inst];
-            if from <= now && now < until {
-                self.r.redis_skipped += 1;
-                return Some(input);
-            }
+        // An open breaker skips Redis for its whole length, up or down: a
+        // client cannot see that Redis is back until it asks again.
+        let (from, until) = self.breakers[inst];
+        if from <= now && now < until {
+            self.r.redis_skipped += 1;
+            return Some(input);
         }
         let sc = &self.scenario;
         let t = if down {

@@ -109,3 +109,29 @@ fn states_describe_every_thread() {
         .iter()
         .all(|b| *b >= Activity::Hit as u8 && (*b as usize) < Activity::COUNT));
 }
+
+/// A breaker cannot see that Redis is back: once open it skips Redis for its
+/// whole length, as a real client's does (the real fleet's breaker agrees).
+#[test]
+fn an_open_breaker_skips_redis_after_redis_is_back_until_it_closes() {
+    let (s, _, n) = Scenario::from_query("preset=jitter&c=inner&i=4&t=10&f=redis@1000+20&rbk=2000");
+    assert!(n.is_empty(), "{n:?}");
+    let mut fleet = Fleet::new(&s, 1);
+    let at = |fleet: &mut Fleet, ms: u64| {
+        assert!(fleet.advance_to(ms * 1000, usize::MAX));
+        let r = fleet.report();
+        (r.redis_skipped, r.redis_round_trips)
+    };
+    let (skipped_back, trips_back) = at(&mut fleet, 1_100);
+    let (skipped_open, trips_open) = at(&mut fleet, 2_900);
+    assert!(
+        skipped_open > skipped_back,
+        "{skipped_back} -> {skipped_open}"
+    );
+    assert_eq!(
+        trips_open, trips_back,
+        "a command was sent through an open breaker"
+    );
+    let (_, trips_closed) = at(&mut fleet, 4_000);
+    assert!(trips_closed > trips_open, "the breaker never closed");
+}
