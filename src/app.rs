@@ -114,8 +114,13 @@ pub fn App() -> impl IntoView {
     // and the moment to open at.
     let (link, _) = url_state::parse(&query);
     let presenting = RwSignal::new(link.present || presenter::remembered());
-    // A moment to go to once the run is built: (ms, play on from there).
-    let moment = StoredValue::new(link.at.map(|ms| (ms, link.play)));
+    // A moment to go to once the run is built: (ms, play on from there),
+    // for this scenario and seed; every build of them goes there (the page
+    // may build the same run twice as it starts) until a control is taken.
+    let moment = StoredValue::new(
+        link.at
+            .map(|ms| (initial.scenario.clone(), initial.seed, ms, link.play)),
+    );
     let drilling = RwSignal::new(drill_open.is_some());
     let tour_start = start;
     let tour = RwSignal::new(tour_start);
@@ -243,7 +248,25 @@ pub fn App() -> impl IntoView {
         set_timeout(
             move || {
                 if engine.try_update_value(|e| e.rebuild(&s, sd)).is_some() {
-                    playing.set(!asking.get_untracked());
+                    // A link's moment (`at=`, or Back to a moment): there,
+                    // paused or playing.
+                    let here = moment
+                        .try_with_value(|m| {
+                            m.as_ref()
+                                .filter(|(ms_s, ms_sd, ..)| *ms_s == s && *ms_sd == sd)
+                                .map(|(.., ms, play)| (*ms, *play))
+                        })
+                        .flatten();
+                    match here {
+                        Some((ms, play)) => {
+                            asking.set(false);
+                            engine.update_value(|e| {
+                                e.command(Command::Seek(ms.saturating_mul(1000)), false);
+                            });
+                            playing.set(play);
+                        }
+                        None => playing.set(!asking.get_untracked()),
+                    }
                 }
             },
             std::time::Duration::ZERO,
@@ -289,6 +312,8 @@ pub fn App() -> impl IntoView {
     });
 
     let send = Callback::new(move |c: Command| {
+        // Taking the controls: the link's moment is behind us.
+        moment.set_value(None);
         // Taking the controls while a prediction is open: "just show me".
         if asking.get_untracked() {
             asking.set(false);
@@ -414,11 +439,21 @@ pub fn App() -> impl IntoView {
             scenario.with_untracked(|s| *s == st.scenario) && seed.get_untracked() == st.seed;
         moment.set_value(None);
         match (st.at, same) {
+            // After the effects the entry's view sets off (a tour step
+            // opens at t = 0), in a task of its own.
             (Some(ms), true) => {
-                send.run(Command::Seek(ms.saturating_mul(1000)));
-                playing.set(st.play);
+                let play = st.play;
+                set_timeout(
+                    move || {
+                        send.run(Command::Seek(ms.saturating_mul(1000)));
+                        playing.set(play);
+                    },
+                    std::time::Duration::ZERO,
+                );
             }
-            (Some(ms), false) => moment.set_value(Some((ms, st.play))),
+            (Some(ms), false) => {
+                moment.set_value(Some((st.scenario.clone(), st.seed, ms, st.play)))
+            }
             (None, _) => {}
         }
         compare.set(st.compare);

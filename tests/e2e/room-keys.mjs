@@ -1,0 +1,90 @@
+// One set of keys in every view (issue 18 §2): the sandbox's Page Up/Down
+// step the clock and never scroll the page; the A/B view answers Space, '.',
+// End, the arrows, Page Up/Down and n on its one clock; a digit in the tour
+// says it left the tour and offers the way back; entering and leaving the
+// A/B view leaves no console error.
+import { control, spec } from "./lib/harness.mjs";
+
+const abNow = async (page) => {
+  const t = await page.locator(".ab-transport .clock").textContent();
+  const m = /t = ([\d.]+) ms/.exec(t ?? "");
+  if (!m) throw new Error(`the A/B clock reads ${JSON.stringify(t)}`);
+  return Number(m[1]);
+};
+const abPlaying = (page) => page.locator(control("compare-play")).getAttribute("aria-pressed");
+
+await spec("room-keys", async (t) => {
+  const { page } = t;
+  await t.open("preset=burst");
+  await page.keyboard.press(" ");
+  await page.waitForFunction(() => document.querySelector('[data-control="play"]').getAttribute("aria-pressed") === "false");
+  const at = await t.number("now_ms");
+  await page.keyboard.press("PageDown");
+  await page.waitForFunction((at) => Number(document.querySelector('[data-metric="now_ms"]').textContent) > at, at);
+  const after = await t.number("now_ms");
+  await page.keyboard.press("PageUp");
+  await page.waitForFunction((a) => Number(document.querySelector('[data-metric="now_ms"]').textContent) < a, after);
+  if ((await page.evaluate(() => scrollY)) !== 0) throw new Error(`Page Up/Down scrolled the page to ${await page.evaluate(() => scrollY)}`);
+  t.ok(`sandbox: Page Down steps the clock (${at} → ${after} ms), Page Up steps it back, the page does not scroll`);
+
+  // Into the A/B view and out again, five times: no console error.
+  for (let i = 0; i < 5; i++) {
+    await page.locator(control("compare")).click();
+    await page.waitForSelector(".ab-side canvas");
+    await page.waitForTimeout(300);
+    await page.locator(control("compare")).click();
+    await page.waitForSelector(".ab-side", { state: "detached" });
+    await page.waitForTimeout(200);
+  }
+  t.noProblems("entering and leaving the A/B view");
+  t.ok("entering and leaving the A/B view five times: no console error");
+
+  // The A/B view answers the sandbox's keys.
+  await t.open("cmp=layered");
+  await page.waitForFunction(() => document.querySelector('[data-control="compare-play"]')?.getAttribute("aria-pressed") === "true");
+  await page.keyboard.press(" ");
+  if ((await abPlaying(page)) !== "false") throw new Error("Space does not pause the A/B view");
+  await page.keyboard.press(".");
+  if ((await abPlaying(page)) !== "true") throw new Error("'.' does not play the A/B view");
+  t.ok("A/B view: Space pauses, '.' plays");
+  await page.keyboard.press("End");
+  await page.waitForFunction(() => document.querySelector('[data-side="a"] [data-metric="recomputes"]')?.textContent === "40", null, { timeout: 30_000 });
+  await page.waitForFunction(() => document.querySelector('[data-side="b"] [data-metric="recomputes"]')?.textContent === "1", null, { timeout: 30_000 });
+  const end = await abNow(page);
+  t.ok(`A/B view: End runs both sides to their end (A 40, B 1 recomputes at ${end} ms)`);
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForFunction((e) => {
+    const m = /t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock").textContent);
+    return m && Number(m[1]) < e;
+  }, end);
+  if ((await abPlaying(page)) !== "false") throw new Error("← does not pause the A/B view");
+  const back = await abNow(page);
+  await page.keyboard.press("PageUp");
+  await page.waitForFunction((e) => Number(/t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock").textContent)[1]) < e, back);
+  const back2 = await abNow(page);
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction((e) => Number(/t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock").textContent)[1]) > e, back2);
+  t.ok(`A/B view: ← and Page Up step the one clock back (${end} → ${back} → ${back2} ms), → forward, paused`);
+  await page.locator(control("compare-restart")).click();
+  await page.keyboard.press(" ");
+  const before = await abNow(page);
+  await page.keyboard.press("n");
+  await page.waitForFunction((e) => Number(/t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock").textContent)[1]) > e, before);
+  if ((await abPlaying(page)) !== "false") throw new Error("n does not pause the A/B view");
+  t.ok(`A/B view: n pauses at the next marker (${await abNow(page)} ms)`);
+  if ((await page.evaluate(() => scrollY)) !== 0) throw new Error("a key scrolled the A/B view");
+
+  // A digit in the tour says it left the tour, with the way back.
+  await page.goto(new URL("#tour/basics/2", page.url().split(/[?#]/)[0]).href);
+  await page.waitForFunction(() => document.querySelector("[data-tour-step]")?.dataset.tourStep === "basics/2", null, { timeout: 30_000 });
+  await page.keyboard.press("2");
+  const toast = page.locator("[data-toast]");
+  await toast.waitFor({ state: "visible" });
+  const said = (await toast.textContent()) ?? "";
+  if (!/Key 2 left the tour/.test(said)) throw new Error(`the toast says ${JSON.stringify(said)}`);
+  if (await page.locator("section.tour").isVisible()) throw new Error("the digit did not open the sandbox");
+  await page.locator(control("toast-back")).click();
+  await page.waitForFunction(() => document.querySelector("[data-tour-step]")?.dataset.tourStep === "basics/2" && !document.querySelector("section.tour").hidden);
+  t.ok(`a digit in the tour says so ("${said.trim()}") and its button goes back to the step`);
+  t.noProblems("at the end");
+});

@@ -1,0 +1,114 @@
+// Presenter mode on a projector (issue 18 §1): at 1280 x 720 and 1920 x 1080
+// the fleet (with Redis and the origin), the proof, Redis's and the origin's
+// counts, the clock, the arithmetic's rows and the legend all sit in the
+// first screen; the hidden header takes no space and steps back at once;
+// the key type is at least 32 px at 1280 x 720 and the proof's number is
+// larger still; the room's theme is light by default and remembered;
+// present=1 opens presenter mode and it stays on across the page's links.
+import { control, spec, shots } from "./lib/harness.mjs";
+import path from "node:path";
+
+const boxes = (page) =>
+  page.evaluate(() => {
+    const r = (el) => {
+      if (!el) return null;
+      const b = el.getBoundingClientRect();
+      return { top: b.top, left: b.left, bottom: b.bottom, right: b.right, w: b.width, h: b.height };
+    };
+    const fs = (el) => (el ? parseFloat(getComputedStyle(el).fontSize) : 0);
+    const q = (s) => document.querySelector(s);
+    const all = (s) => [...document.querySelectorAll(s)];
+    return {
+      vw: innerWidth,
+      vh: innerHeight,
+      canvas: r(q(".stage .stage-canvas canvas")),
+      proof: r(q(".proof-value")),
+      proofFont: fs(q(".proof-value")),
+      proofLabelFont: fs(q(".proof-title .proof-label") ?? q(".proof-title")),
+      rooms: ["redis", "origin", "clock"].map((n) => ({
+        n,
+        box: r(q(`[data-room="${n}"] dd`)),
+        fonts: [fs(q(`[data-room="${n}"] dt`)), fs(q(`[data-room="${n}"] .room-value`)), fs(q(`[data-room="${n}"] .room-what`))],
+        text: q(`[data-room="${n}"]`)?.textContent ?? "",
+      })),
+      rows: all(".arith tbody tr[data-row]").map((tr) => ({
+        box: r(tr),
+        fonts: [fs(tr.querySelector("th")), fs(tr.querySelector(".measured .num"))],
+      })),
+      legend: all(".stage .legend li").map(r),
+      header: (() => {
+        const h = q("header.topbar");
+        return { visibility: getComputedStyle(h).visibility, position: getComputedStyle(h).position };
+      })(),
+      scrollY,
+      theme: document.documentElement.className,
+    };
+  });
+
+const inside = (b, vw, vh) => b && b.top >= -1 && b.left >= -1 && b.bottom <= vh + 1 && b.right <= vw + 1 && b.w > 0 && b.h > 0;
+
+await spec("room-projector", async (t) => {
+  const { page } = t;
+  for (const [w, h] of [[1280, 720], [1920, 1080]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await t.open("preset=burst&present=1");
+    if (!(await page.evaluate(() => document.body.classList.contains("presenter")))) throw new Error("present=1 does not open presenter mode");
+    await page.keyboard.press("End");
+    await t.expectMetric("recomputes", "1", "the card's run ends at one recompute");
+    await page.waitForTimeout(600);
+    const b = await boxes(page);
+    if (b.header.visibility !== "hidden" || b.header.position !== "fixed") throw new Error(`${w}x${h}: the header is ${b.header.visibility}, ${b.header.position}: not stepped back at once`);
+    if (!inside(b.canvas, w, h) || b.canvas.top > 40) throw new Error(`${w}x${h}: the fleet's canvas ${JSON.stringify(b.canvas)}: hidden controls take space or it leaves the screen`);
+    if (b.canvas.h < 0.6 * h) throw new Error(`${w}x${h}: the fleet is only ${b.canvas.h}px tall of ${h}`);
+    if (!inside(b.proof, w, h)) throw new Error(`${w}x${h}: the proof ${JSON.stringify(b.proof)} is off screen`);
+    for (const room of b.rooms) {
+      if (!inside(room.box, w, h)) throw new Error(`${w}x${h}: ${room.n} ${JSON.stringify(room.box)} is off screen`);
+      if (room.fonts.some((f) => f < 32)) throw new Error(`${w}x${h}: ${room.n}'s type is ${room.fonts} px, under 32`);
+    }
+    if (!/Redis\s*40\s*claim attempts/.test(b.rooms[0].text) || !/Origin\s*1\s*recompute/.test(b.rooms[1].text)) {
+      throw new Error(`the room's numbers are not the run's: ${b.rooms.map((r) => r.text).join(" | ")}`);
+    }
+    if (b.rows.length !== 3) throw new Error(`${w}x${h}: ${b.rows.length} arithmetic rows`);
+    for (const row of b.rows) {
+      if (!inside(row.box, w, h)) throw new Error(`${w}x${h}: an arithmetic row ${JSON.stringify(row.box)} is off screen`);
+      if (row.fonts.some((f) => f < 32)) throw new Error(`${w}x${h}: an arithmetic row's type is ${row.fonts} px`);
+    }
+    const keyMax = Math.max(...b.rooms.flatMap((r) => r.fonts), ...b.rows.flatMap((r) => r.fonts));
+    if (!(b.proofFont > keyMax)) throw new Error(`${w}x${h}: the proof's number (${b.proofFont}px) is not larger than the key type (${keyMax}px)`);
+    if (b.proofLabelFont < 32) throw new Error(`${w}x${h}: the proof's label is ${b.proofLabelFont}px`);
+    if (b.legend.length < 10 || !b.legend.every((l) => inside(l, w, h))) throw new Error(`${w}x${h}: a legend entry is off screen`);
+    if (b.scrollY !== 0) throw new Error(`the page scrolled ${b.scrollY}px`);
+    if (!b.theme.includes("room-light")) throw new Error(`the room is not light by default: <html class="${b.theme}">`);
+    t.ok(`${w}x${h}: fleet ${Math.round(b.canvas.w)}x${Math.round(b.canvas.h)}, proof, Redis, origin, clock, 3 rows and ${b.legend.length} legend entries on the first screen; key type ${Math.min(...b.rooms.flatMap((r) => r.fonts))}-${keyMax}px, proof ${b.proofFont}px`);
+    await page.screenshot({ path: path.join(shots, `room-presenter-${w}x${h}.png`) });
+  }
+
+  // The mouse brings the header back; resting, it steps back again.
+  await page.mouse.move(300, 300);
+  await page.mouse.move(320, 310);
+  if ((await page.locator("header.topbar").evaluate((h) => getComputedStyle(h).visibility)) !== "visible") throw new Error("a mouse move does not bring the controls back");
+  await page.waitForFunction(() => document.body.classList.contains("pointer-idle"), null, { timeout: 6000 });
+  t.ok("a mouse move brings the controls back; resting, they step back");
+
+  // The theme toggle, remembered.
+  await page.mouse.move(330, 320);
+  await page.locator(control("room-theme")).click();
+  if (!(await page.evaluate(() => document.documentElement.classList.contains("room-dark")))) throw new Error("the theme toggle does not darken the room");
+  await t.open("preset=burst&present=1");
+  if (!(await page.evaluate(() => document.documentElement.classList.contains("room-dark")))) throw new Error("the room's theme is not remembered");
+  await page.mouse.move(300, 300);
+  await page.locator(control("room-theme")).click();
+  if (!(await page.evaluate(() => document.documentElement.classList.contains("room-light")))) throw new Error("the toggle does not go back to light");
+  t.ok("the room's theme toggles and is remembered across a reload");
+
+  // The link carries presenter mode; it stays on across the page's links.
+  await page.waitForFunction(() => location.search.includes("present=1"));
+  await page.goto(new URL("?preset=naive", page.url()).href);
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame);
+  if (!(await page.evaluate(() => document.body.classList.contains("presenter")))) throw new Error("presenter mode does not stay on across the page's own link");
+  await page.waitForFunction(() => location.search.includes("present=1"));
+  await page.keyboard.press("p");
+  await page.waitForFunction(() => !location.search.includes("present=1"));
+  t.ok("present=1 in the link; presenter mode stays on across the page's own links; p turns it off and out of the link");
+  t.noProblems("at the end");
+});
