@@ -83,6 +83,28 @@ await spec("room-projector", async (t) => {
     await page.screenshot({ path: path.join(shots, `room-presenter-${w}x${h}.png`) });
   }
 
+  // On the tour, with its question open: the same first screen.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto(new URL("?present=1#tour/basics/1", page.url()).href);
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame);
+  await page.waitForTimeout(800);
+  for (const when of ["asking", "revealed"]) {
+    if (when === "revealed") {
+      // Space reveals; End runs the step's run to its end.
+      await page.keyboard.press(" ");
+      await page.keyboard.press("End");
+      await page.waitForFunction(() => document.querySelectorAll(".arith tbody tr[data-row]").length === 3 && document.querySelector(".arithmetic").offsetHeight > 0, null, { timeout: 30_000 });
+      await page.waitForTimeout(800);
+    }
+    const b = await boxes(page);
+    if (when === "revealed" && b.rows.length !== 3) throw new Error(`on the tour: ${b.rows.length} rows after the reveal`);
+    const off = [["fleet", b.canvas], ["proof", b.proof], ...b.rooms.map((r) => [r.n, r.box]), ...b.rows.map((r, i) => [`row ${i + 1}`, r.box]), ...b.legend.map((l, i) => [`legend ${i + 1}`, l])].filter(([, x]) => !inside(x, 1280, 720));
+    if (off.length) throw new Error(`on the tour at 1280x720, off the first screen: ${off.map(([n, x]) => `${n} ${JSON.stringify(x)}`).join("; ")}`);
+    if (!(b.proofFont > Math.max(...b.rooms.flatMap((r) => r.fonts)))) throw new Error(`on the tour the proof (${b.proofFont}px) is not the largest type`);
+    await page.screenshot({ path: path.join(shots, `room-presenter-tour-${when}-1280x720.png`) });
+    t.ok(`on the tour at 1280x720 (${when}): the step's words, the fleet, the proof, the counts, ${b.rows.length} arithmetic rows (they wait while a question is open) and the legend on the first screen`);
+  }
+
   // The mouse brings the header back; resting, it steps back again.
   await page.mouse.move(300, 300);
   await page.mouse.move(320, 310);
@@ -91,6 +113,7 @@ await spec("room-projector", async (t) => {
   t.ok("a mouse move brings the controls back; resting, they step back");
 
   // The theme toggle, remembered.
+  await t.open("preset=burst&present=1");
   await page.mouse.move(330, 320);
   await page.locator(control("room-theme")).click();
   if (!(await page.evaluate(() => document.documentElement.classList.contains("room-dark")))) throw new Error("the theme toggle does not darken the room");
