@@ -253,13 +253,14 @@ fn build_transport(
     }
     // While the tour runs, the header shows only what the tour needs (play,
     // speed, the clock); the rest is this one click away.
-    let more = button("more-controls", "More controls");
+    let more = button("more-controls", "More");
     more.set_class_name("more-controls");
+    set(&more, "aria-label", "More controls");
     set(&more, "aria-pressed", "false");
     set(
         &more,
         "title",
-        "Step, seed, the A/B view, presenter mode and the other switches",
+        "More controls: step, speed, seed, the A/B view, presenter mode and the other switches",
     );
     let more_el = more.clone();
     on.on(&more, "click", move |_| {
@@ -270,14 +271,7 @@ fn build_transport(
                 "aria-pressed",
                 if open { "true" } else { "false" },
             );
-            crate::dom::set_text(
-                &more_el,
-                if open {
-                    "Fewer controls"
-                } else {
-                    "More controls"
-                },
-            );
+            crate::dom::set_text(&more_el, if open { "Fewer" } else { "More" });
         }
     });
     put(&buttons, &more);

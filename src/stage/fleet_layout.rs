@@ -51,7 +51,7 @@ pub struct Layout {
 /// The canvas height for a width: wide screens get a landscape stage.
 pub fn stage_height(width: f64) -> f64 {
     if width < 560.0 {
-        (width * 0.8).clamp(280.0, 460.0)
+        (width * 0.72).clamp(260.0, 460.0)
     } else {
         (width * 0.55).clamp(300.0, 520.0)
     }
@@ -262,6 +262,6 @@ mod tests {
     #[test]
     fn stage_is_landscape_on_laptops_and_taller_on_phones() {
         assert!(stage_height(1200.0) < 1200.0 * 0.6);
-        assert!(stage_height(358.0) >= 280.0);
+        assert!(stage_height(358.0) >= 260.0);
     }
 }

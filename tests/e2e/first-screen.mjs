@@ -250,27 +250,47 @@ await spec("first-screen", async (t) => {
   inside(await q13.locator("summary").boundingBox(), 0, 800, "question 13 after Back");
   t.ok("Q13's link: its timeouts tile in view, and Back to question 13 opens it in view");
 
-  // ---- 390 x 844: the phone's tour.
+  // ---- 390 x 844: the phone's tour, every step, asked and then answered.
   await page.setViewportSize({ width: 390, height: 844 });
-  for (const step of ["basics/1", "solid/3", "basics/2"]) {
-    await page.goto(`${process.env.E2E_URL}#tour/${step}`, { waitUntil: "load" });
-    await untilStep(page, step);
-    await page.waitForTimeout(500);
+  await page.goto(`${process.env.E2E_URL}#tour/basics/1`, { waitUntil: "load" });
+  await untilStep(page, "basics/1");
+  const fits = async (step, when) => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForTimeout(250);
     const nav = await page.locator(".tour-nav").boundingBox();
-    inside(nav, 0, 844, `390x844 ${step}, Back/Next`);
-    const words = (await page.locator(".tour-predict").isVisible()) ? ".tour-predict" : ".tour-text";
+    inside(nav, 0, 844, `390x844 ${step} ${when}, Back/Next`);
+    const words = (await page.locator(".tour-text").isVisible()) ? ".tour-text" : ".tour-predict";
     for (const [what, sel] of [
       ["the step", words],
       ["the fleet", ".stage-canvas canvas"],
       ["the proof", "[data-proof]"],
     ]) {
-      inside(await page.locator(sel).first().boundingBox(), 0, nav.y, `390x844 ${step}, ${what}`);
+      inside(await page.locator(sel).first().boundingBox(), 0, nav.y, `390x844 ${step} ${when}, ${what}`);
     }
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     if (overflow > 1) throw new Error(`390x844 ${step}: the page overflows sideways by ${overflow}px`);
-    t.ok(`390x844 ${step}: the step, the fleet and its proof above Back/Next on one screen, nothing sideways`);
+  };
+  let steps = 0;
+  for (;;) {
+    const step = await page.locator("[data-tour-step]").getAttribute("data-tour-step");
+    await page.waitForTimeout(300);
+    const asked = await page.locator(control("predict-show")).isVisible();
+    if (asked) {
+      await fits(step, "asked");
+      await page.locator(control("predict-show")).click();
+    }
+    await fits(step, "playing");
     if (step === "solid/3") await t.shot("first-screen-390.png");
+    steps += 1;
+    const next = page.locator(control("tour-next"));
+    if (await next.isDisabled()) break;
+    await next.click();
+    await page.waitForFunction((s) => document.querySelector("[data-tour-step]")?.dataset.tourStep !== s, step);
   }
+  if (steps < 20) throw new Error(`only ${steps} tour steps walked`);
+  t.ok(`390x844, all ${steps} steps: the step, the fleet and its proof above Back/Next on one screen, asked and playing; nothing sideways`);
+  await page.goto(`${process.env.E2E_URL}#tour/basics/2`, { waitUntil: "load" });
+  await untilStep(page, "basics/2");
   // Scrolled to the bottom, Next is still there and works.
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
   await page.waitForTimeout(200);
