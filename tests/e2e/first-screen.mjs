@@ -121,6 +121,38 @@ await spec("first-screen", async (t) => {
   await page.locator(control("more-controls")).click();
   t.ok("the other controls are one click away (More controls)");
 
+  // Every step at 1280 x 800, asked and playing: the proof, the fleet, the
+  // legend and Back/Next on the first screen.
+  {
+    let walked = 0;
+    for (;;) {
+      const step = await page.locator("[data-tour-step]").getAttribute("data-tour-step");
+      await page.waitForTimeout(300);
+      for (const when of ["asked", "playing"]) {
+        const show = page.locator(control("predict-show"));
+        if (when === "playing" && (await show.isVisible())) await show.click();
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await page.waitForTimeout(200);
+        for (const [what, sel] of [
+          ["the proof", "[data-proof]"],
+          ["the fleet", ".stage-canvas canvas"],
+          ["the legend", ".legend"],
+          ["Back/Next", ".tour-nav"],
+        ]) {
+          inside(await page.locator(sel).first().boundingBox(), 0, 800, `1280x800 ${step} ${when}, ${what}`);
+        }
+      }
+      walked += 1;
+      const next = page.locator(control("tour-next"));
+      if (await next.isDisabled()) break;
+      await next.click();
+      await page.waitForFunction((s) => document.querySelector("[data-tour-step]")?.dataset.tourStep !== s, step);
+    }
+    t.ok(`1280x800, all ${walked} steps: proof, fleet, legend and Back/Next on the first screen, asked and playing`);
+    await page.goto(process.env.E2E_URL + "#tour/basics/1", { waitUntil: "load" });
+    await untilStep(page, "basics/1");
+  }
+
   // The clock names the run's span: the run's last event, as the CLI says.
   await toEnd(page);
   const of = (await page.locator(".clock .of").textContent()).trim();
