@@ -1,6 +1,6 @@
 //! A QR code of the current link (`data-qr`), so a room opens the scenario
-//! on screen from their phones: in the corner in presenter mode, and on the
-//! printed summary. Encoded in the page by `qrcodegen` (no request leaves
+//! on screen from their phones: large over the page while `q` holds it
+//! open (in presenter mode or not), and on the printed summary. Encoded in the page by `qrcodegen` (no request leaves
 //! it), drawn as one SVG path, and redrawn whenever the address changes
 //! (the page keeps its address the share link) and before printing.
 
@@ -71,15 +71,53 @@ fn draw(host: &web_sys::Element, link: &str) {
     crate::dom::set(host, "data-qr", link);
 }
 
-/// Draws every `[data-qr]` on the page, and the presenter's corner code,
-/// and keeps them on the current link.
+/// Draws every `[data-qr]` on the page, and the room's large code (shown
+/// and hidden by `q`, closed by Esc), and keeps them on the current link.
 pub fn install() {
     let doc = document();
     if let Some(body) = doc.body() {
-        let corner = crate::dom::el("figure", "qr-corner");
-        crate::dom::set(&corner, "data-qr", "");
-        crate::dom::set(&corner, "aria-hidden", "true");
-        let _ = body.append_child(&corner);
+        let overlay = crate::dom::el("div", "qr-overlay");
+        crate::dom::set(&overlay, "data-qr-overlay", "");
+        let figure = crate::dom::el("figure", "qr-large");
+        let code = crate::dom::el("div", "");
+        crate::dom::set(&code, "data-qr", "");
+        let caption = crate::dom::text_el(
+            "figcaption",
+            "",
+            "Scan to open this run on your phone. q or Esc closes it.",
+        );
+        let _ = figure.append_child(&code);
+        let _ = figure.append_child(&caption);
+        let _ = overlay.append_child(&figure);
+        let _ = body.append_child(&overlay);
+        let keys = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
+            move |e: web_sys::KeyboardEvent| {
+                let typing = e
+                    .target()
+                    .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                    .is_some_and(|el| {
+                        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+                    });
+                if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                    return;
+                }
+                let list = body.class_list();
+                match e.key().as_str() {
+                    "q" | "Q" => {
+                        let _ = list.toggle("qr-open");
+                    }
+                    "Escape" => {
+                        let _ = list.remove_1("qr-open");
+                    }
+                    _ => {}
+                }
+            },
+        );
+        let _ = window().add_event_listener_with_callback(
+            "keydown",
+            wasm_bindgen::JsCast::unchecked_ref(keys.as_ref()),
+        );
+        keys.forget();
     }
     let refresh = move || {
         let link = window().location().href().unwrap_or_default();
