@@ -6,9 +6,6 @@
 use crate::clock::{clamp_speed, default_speed, round_speed};
 use stampede::scenario::{clip, parse_fraction, percent_decode, Notice, Scenario, MAX_QUERY_LEN};
 
-/// Keys only the page reads; the core would report them as unknown.
-pub const PAGE_KEYS: [&str; 4] = ["speed", "present", "at", "play"];
-
 #[derive(Clone, Debug, PartialEq)]
 pub struct PageState {
     pub scenario: Scenario,
@@ -97,6 +94,8 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
                     "speed",
                     "no value given; using the scenario's own".to_string(),
                 )),
+                // Embed mode and the kit are read where the page mounts.
+                _ if stampede::scenario::is_page_key(part) => {}
                 _ => rest.push(part),
             }
         }
@@ -189,6 +188,19 @@ pub fn to_query(state: &PageState) -> String {
 mod tests {
     use super::*;
     use stampede::scenario::{preset, ClaimMode, PRESETS};
+
+    #[test]
+    fn the_page_s_own_keys_are_no_scenario_s() {
+        let (state, notices) = parse("preset=claim-outer&embed=1&kit&present=1&at=20");
+        assert!(notices.is_empty(), "{notices:?}");
+        assert_eq!(state.scenario, preset("claim-outer").unwrap());
+        let (_, notices) = parse("preset=burst&embedded=1");
+        assert_eq!(
+            notices.len(),
+            1,
+            "an unknown key is still reported: {notices:?}"
+        );
+    }
 
     #[test]
     fn a_shared_link_restores_scenario_seed_and_speed() {

@@ -33,7 +33,7 @@ const ROWS: [&str; 5] = [
 ];
 
 /// Every key the page answers to, for the `?` overlay.
-pub const SHORTCUTS: [(&str, &str); 10] = [
+pub const SHORTCUTS: [(&str, &str); 11] = [
     ("Space or .", "play or pause"),
     (
         "→ or Page Down",
@@ -48,6 +48,7 @@ pub const SHORTCUTS: [(&str, &str); 10] = [
     ),
     ("p", "presenter mode on or off"),
     ("f", "full screen"),
+    ("q", "this page's link as a QR code, large (q or Esc closes it)"),
     ("?", "this list"),
     ("Esc", "close this list"),
 ];

@@ -186,10 +186,10 @@ enum Format {
 fn link_scenario(which: &str, link: &str) -> (Scenario, u64) {
     let query = link.split_once('?').map_or(link, |(_, q)| q);
     let query = query.split('#').next().unwrap_or_default();
-    // The playback speed is the page's own, not the scenario's.
+    // The playback speed, presenter mode, a moment, embed mode: the page's own.
     let query: Vec<&str> = query
         .split('&')
-        .filter(|p| !p.starts_with("speed="))
+        .filter(|p| !stampede::scenario::is_page_key(p))
         .collect();
     let (s, seed, notices) = Scenario::from_query(&query.join("&"));
     for n in notices {
