@@ -117,10 +117,6 @@ pub(crate) fn listen(
     std::mem::forget(ch);
 }
 
-fn notes_store() -> Option<web_sys::Storage> {
-    window().local_storage().ok().flatten()
-}
-
 /// The question's summary as the page's reference words it (`data-question`).
 fn question_text(n: u32) -> String {
     crate::dom::document()
@@ -186,15 +182,13 @@ pub fn Kit() -> impl IntoView {
         std::time::Duration::from_secs(1),
     );
     let notes = RwSignal::new(
-        notes_store()
-            .and_then(|s| s.get_item(NOTES_KEY).ok().flatten())
+        crate::dom::storage("localStorage", "getItem", &[NOTES_KEY])
+            .and_then(|v| v.as_string())
             .unwrap_or_default(),
     );
     Effect::new(move |_| {
         let text = notes.get();
-        if let Some(s) = notes_store() {
-            let _ = s.set_item(NOTES_KEY, &text);
-        }
+        let _ = crate::dom::storage("localStorage", "setItem", &[NOTES_KEY, &text]);
     });
 
     let show = {

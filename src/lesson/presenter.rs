@@ -48,7 +48,10 @@ pub const SHORTCUTS: [(&str, &str); 11] = [
     ),
     ("p", "presenter mode on or off"),
     ("f", "full screen"),
-    ("q", "this page's link as a QR code, large (q or Esc closes it)"),
+    (
+        "q",
+        "this page's link as a QR code, large (q or Esc closes it)",
+    ),
     ("?", "this list"),
     ("Esc", "close this list"),
 ];

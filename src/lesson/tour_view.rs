@@ -127,17 +127,10 @@ struct BetView {
 /// Where "skip predictions" is remembered.
 const SKIP_KEY: &str = "stampede-skip-predictions";
 
-/// localStorage through `Reflect` (the Storage binding is not linked in);
-/// a browser that refuses storage just forgets.
+/// localStorage (see [`crate::dom::storage`]); a browser that refuses
+/// storage just forgets.
 pub(crate) fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
-    use js_sys::{Array, Function, Reflect};
-    let store = Reflect::get(&crate::engine::window(), &"localStorage".into()).ok()?;
-    let f: Function = Reflect::get(&store, &method.into()).ok()?.dyn_into().ok()?;
-    let a: Array = args
-        .iter()
-        .map(|x| wasm_bindgen::JsValue::from_str(x))
-        .collect();
-    f.apply(&store, &a).ok()
+    crate::dom::storage("localStorage", method, args)
 }
 
 fn skipping() -> bool {
