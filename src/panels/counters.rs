@@ -232,7 +232,10 @@ fn evidence(name: &str, r: &Reading) -> String {
     match name {
         "deadline" => format!(
             "This run: p99 {} ms, {} timeouts.",
-            rep.p99_ms, rep.timeouts
+            // The core's writer: f64's Display links the standard
+            // library's float formatting (about 15 KB).
+            stampede::decimal::format(rep.p99_ms),
+            rep.timeouts
         ),
         "claim_ttl" => format!(
             "This run: {} overlapping recomputes, {} releases refused.",

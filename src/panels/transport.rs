@@ -460,18 +460,10 @@ fn build_transport(
 /// Where a question's link remembers which question it came from.
 const FROM_KEY: &str = "stampede-from-question";
 
-/// sessionStorage through `Reflect` (the Storage binding is not linked in);
-/// a browser that refuses storage just forgets.
+/// sessionStorage (see [`crate::dom::storage`]); a browser that refuses
+/// storage just forgets.
 fn session(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
-    use js_sys::{Array, Function, Reflect};
-    use wasm_bindgen::JsCast;
-    let store = Reflect::get(&crate::engine::window(), &"sessionStorage".into()).ok()?;
-    let f: Function = Reflect::get(&store, &method.into()).ok()?.dyn_into().ok()?;
-    let a: Array = args
-        .iter()
-        .map(|x| wasm_bindgen::JsValue::from_str(x))
-        .collect();
-    f.apply(&store, &a).ok()
+    crate::dom::storage("sessionStorage", method, args)
 }
 
 /// What a question's link left for the page it opened: the question's
