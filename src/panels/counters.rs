@@ -243,7 +243,8 @@ fn evidence(name: &str, r: &Reading) -> String {
         ),
         "poll" => format!(
             "This run: {} Redis round trips, longest wait {} ms.",
-            rep.redis_round_trips, rep.max_wait_ms
+            rep.redis_round_trips,
+            stampede::decimal::format(rep.max_wait_ms)
         ),
         _ => format!(
             "This run: origin peak {} of capacity {}, {} shed.",
