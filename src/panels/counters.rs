@@ -226,33 +226,6 @@ pub fn parse_slo(text: &str) -> Result<u64, String> {
     }
 }
 
-/// What the run on screen shows about a rule's knob, in a few words.
-fn evidence(name: &str, r: &Reading) -> String {
-    let rep = &r.report;
-    match name {
-        "deadline" => format!(
-            "This run: p99 {} ms, {} timeouts.",
-            // The core's writer: f64's Display links the standard
-            // library's float formatting (about 15 KB).
-            stampede::decimal::format(rep.p99_ms),
-            rep.timeouts
-        ),
-        "claim_ttl" => format!(
-            "This run: {} overlapping recomputes, {} releases refused.",
-            rep.overlapping_recomputes, rep.releases_refused
-        ),
-        "poll" => format!(
-            "This run: {} Redis round trips, longest wait {} ms.",
-            rep.redis_round_trips,
-            stampede::decimal::format(rep.max_wait_ms)
-        ),
-        _ => format!(
-            "This run: origin peak {} of capacity {}, {} shed.",
-            rep.origin_peak_concurrency, r.scenario.origin_capacity, rep.admission_shed
-        ),
-    }
-}
-
 /// The core's sizing rules (`stampede::sizing`) worked out for the
 /// scenario on screen, each beside what the run shows; the SLO is typed in.
 #[component]
@@ -341,7 +314,10 @@ fn build_sizing(details: &web_sys::Element, reading: RwSignal<Reading>) {
                     let kids = li.children();
                     if let (Some(a), Some(b)) = (kids.item(0), kids.item(1)) {
                         set_text(&a, &rule.text);
-                        set_text(&b, &evidence(rule.name, r));
+                        set_text(
+                            &b,
+                            &stampede::sizing::evidence(rule.name, &r.report, &r.scenario),
+                        );
                     }
                 }
             })

@@ -434,21 +434,21 @@ pub fn drill(name: &str) -> Option<&'static Drill> {
     DRILLS.iter().find(|d| d.name == name)
 }
 
-const fn at_most(metric: &'static str, limit: f64) -> Criterion {
+pub(crate) const fn at_most(metric: &'static str, limit: f64) -> Criterion {
     Criterion {
         metric,
         cmp: Cmp::AtMost,
         limit,
     }
 }
-const fn at_least(metric: &'static str, limit: f64) -> Criterion {
+pub(crate) const fn at_least(metric: &'static str, limit: f64) -> Criterion {
     Criterion {
         metric,
         cmp: Cmp::AtLeast,
         limit,
     }
 }
-const fn exactly(metric: &'static str, limit: f64) -> Criterion {
+pub(crate) const fn exactly(metric: &'static str, limit: f64) -> Criterion {
     Criterion {
         metric,
         cmp: Cmp::Exactly,

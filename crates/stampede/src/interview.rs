@@ -7,7 +7,7 @@
 //! meets on every seed of [`crate::drill::SEEDS`] (a host test runs them), so
 //! the interviewer can put the claim on the shared screen and it holds.
 
-use crate::drill::{Cmp, Criterion};
+use crate::drill::{at_least, at_most, exactly, Criterion};
 use crate::scenario::{Fault, FaultKind, RedisOutage};
 use crate::sim::Fleet;
 
@@ -74,30 +74,6 @@ pub struct Curveball {
     pub metric: &'static str,
     /// How long the fault lasts (a holder's death is a moment).
     pub duration_ms: Option<u32>,
-}
-
-const fn at_least(metric: &'static str, limit: f64) -> Criterion {
-    Criterion {
-        metric,
-        cmp: Cmp::AtLeast,
-        limit,
-    }
-}
-
-const fn at_most(metric: &'static str, limit: f64) -> Criterion {
-    Criterion {
-        metric,
-        cmp: Cmp::AtMost,
-        limit,
-    }
-}
-
-const fn exactly(metric: &'static str, limit: f64) -> Criterion {
-    Criterion {
-        metric,
-        cmp: Cmp::Exactly,
-        limit,
-    }
 }
 
 const fn shown(link: &'static str, criterion: Criterion) -> Option<Shown> {

@@ -11,6 +11,7 @@
 //! - the per-instance **admission limit** from the origin's capacity shared
 //!   by every instance.
 
+use crate::metrics::Report;
 use crate::scenario::Scenario;
 
 /// One rule worked out for a scenario.
@@ -145,10 +146,60 @@ pub fn rules(s: &Scenario, slo_ms: u64) -> Vec<Rule> {
     ]
 }
 
+/// What a run shows about a rule's knob, in a few words: the counters the
+/// rule is about (the sizing panel prints it beside the rule).
+pub fn evidence(rule: &str, r: &Report, s: &Scenario) -> String {
+    use crate::decimal::format as dec;
+    match rule {
+        "deadline" => format!(
+            "This run: p99 {} ms, {} timeouts.",
+            dec(r.p99_ms),
+            r.timeouts
+        ),
+        "claim_ttl" => format!(
+            "This run: {} overlapping recomputes, {} releases refused.",
+            r.overlapping_recomputes, r.releases_refused
+        ),
+        "poll" => format!(
+            "This run: {} Redis round trips, longest wait {} ms.",
+            r.redis_round_trips,
+            dec(r.max_wait_ms)
+        ),
+        _ => format!(
+            "This run: origin peak {} of capacity {}, {} shed.",
+            r.origin_peak_concurrency, s.origin_capacity, r.admission_shed
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::scenario::preset;
+
+    #[test]
+    fn every_number_in_the_evidence_is_the_run_s() {
+        for name in ["short-ttl", "cold", "burst", "redis-hang"] {
+            let s = preset(name).unwrap();
+            let r = crate::sim::Fleet::new(&s, 1).run();
+            let mut known: Vec<String> = r.fields().into_iter().map(|(_, v)| v).collect();
+            known.extend([
+                crate::decimal::format(r.p99_ms),
+                crate::decimal::format(r.max_wait_ms),
+                s.origin_capacity.to_string(),
+            ]);
+            for rule in rules(&s, 1000) {
+                let text = evidence(rule.name, &r, &s);
+                for n in crate::lesson::numbers_in(&text) {
+                    assert!(
+                        known.contains(&n),
+                        "{name}/{}: {n} in {text:?} is not the run's",
+                        rule.name
+                    );
+                }
+            }
+        }
+    }
 
     fn rule<'a>(rules: &'a [Rule], name: &str) -> &'a Rule {
         rules.iter().find(|r| r.name == name).unwrap()
