@@ -255,7 +255,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
 ];
 
 /// The curveballs, each a fault of [`crate::sim::Fault`]'s kinds.
-pub const CURVEBALLS: [Curveball; 5] = [
+pub const CURVEBALLS: [Curveball; 6] = [
     Curveball {
         kind: "redis",
         fault: FaultKind::Redis,
@@ -301,6 +301,16 @@ pub const CURVEBALLS: [Curveball; 5] = [
         ask: "The origin stops answering. Who is waiting, and for how long?",
         metric: "timeouts",
         duration_ms: Some(5_000),
+    },
+    Curveball {
+        kind: "ttl-sync",
+        fault: FaultKind::TtlSync,
+        outage: None,
+        label: "A deploy syncs the TTLs",
+        ask: "A deploy just re-warmed every key with the same TTL and no jitter. What happens \
+one TTL from now, and what would have spread it?",
+        metric: "origin_peak_concurrency",
+        duration_ms: None,
     },
 ];
 
@@ -468,6 +478,86 @@ mod tests {
             );
             assert_eq!(linked.log_hash(), hash, "{}: another event log", ball.kind);
         }
+    }
+
+    /// Recomputes started in `[from, to)` ms of a run of `s` on `seed`,
+    /// with `ttl-sync` thrown at `at` ms when given.
+    fn recomputes_between(s: &Scenario, seed: u64, at: Option<u32>, from: u32, to: u32) -> u64 {
+        let mut fleet = Fleet::new(s, seed);
+        if let Some(at) = at {
+            assert!(fleet.advance_to(u64::from(at) * 1000 - 1, usize::MAX));
+            throw(&mut fleet, curveball("ttl-sync").unwrap(), at).unwrap();
+        }
+        assert!(fleet.advance_to(u64::from(from) * 1000, usize::MAX));
+        let before = fleet.report().recomputes;
+        assert!(fleet.advance_to(u64::from(to) * 1000, usize::MAX));
+        fleet.report().recomputes - before
+    }
+
+    #[test]
+    fn a_ttl_sync_makes_every_key_expire_at_once_and_jitter_does_not_save_it() {
+        // Steady traffic over 200 keys, TTL 5 s, both layers. A deploy
+        // re-warms at 6 s: one TTL later, at 11 s, the keys expire together.
+        // The 300 ms after that moment see several times the recomputes
+        // the same run without the deploy sees there, with or without
+        // jitter (the warm-up wrote no jitter; it is applied per write).
+        let card = |j: &str| {
+            let (s, _, n) = Scenario::from_query(&format!("preset=jitter&c=inner&j={j}"));
+            assert!(n.is_empty(), "{n:?}");
+            s
+        };
+        let (jittered, plain) = (card("0.3"), card("0"));
+        for seed in 1..=12 {
+            let quiet = recomputes_between(&jittered, seed, None, 11_000, 11_300);
+            let synced = recomputes_between(&jittered, seed, Some(6_000), 11_000, 11_300);
+            let unjittered = recomputes_between(&plain, seed, Some(6_000), 11_000, 11_300);
+            assert!(
+                synced >= 3 * quiet.max(1),
+                "seed {seed}: {quiet} -> {synced} recomputes at the expiry"
+            );
+            // Jitter did not spread it: the wave is as large as without.
+            assert!(
+                2 * synced >= unjittered,
+                "seed {seed}: {synced} with jitter, {unjittered} without"
+            );
+        }
+    }
+
+    #[test]
+    fn a_ttl_sync_is_a_moment_in_the_link_and_replays() {
+        let (s, _, n) = Scenario::from_query("preset=jitter&f=ttl-sync@6000");
+        assert!(n.is_empty(), "{n:?}");
+        assert_eq!(
+            s.faults,
+            [Fault {
+                kind: FaultKind::TtlSync,
+                start_ms: 6000,
+                duration_ms: None
+            }]
+        );
+        assert!(
+            s.to_query(1).contains("f=ttl-sync%406000")
+                || s.to_query(1).contains("f=ttl-sync@6000")
+        );
+        // A duration is dropped with a notice that says why.
+        let (s, _, n) = Scenario::from_query("preset=jitter&f=ttl-sync@6000+100");
+        assert_eq!(s.faults[0].duration_ms, None);
+        assert!(
+            n.iter().any(|x| x.knob == "faults" && x.message.contains("ttl-sync fault has no duration")),
+            "{n:?}"
+        );
+        // Thrown at a moment, the fleet's scenario is the link of the run.
+        let (card, _, _) = Scenario::from_query("preset=jitter");
+        let mut fleet = Fleet::new(&card, 7);
+        assert!(fleet.advance_to(4_000_000, usize::MAX));
+        throw(&mut fleet, curveball("ttl-sync").unwrap(), 4_001).unwrap();
+        let link = fleet.scenario().to_query(7);
+        let hit = fleet.run();
+        let (back, seed, n) = Scenario::from_query(&link);
+        assert!(n.is_empty(), "{link}: {n:?}");
+        let mut again = Fleet::new(&back, seed);
+        assert_eq!(again.run(), hit, "{link}");
+        assert_eq!(again.log_hash(), fleet.log_hash(), "{link}");
     }
 
     #[test]

@@ -895,6 +895,12 @@ fn fault_words(f: &crate::scenario::Fault) -> String {
         FaultKind::OriginHang => "the origin hanging",
         FaultKind::OriginSlow => "the origin ten times slower",
         FaultKind::Holder => return format!("the claim holder dies at {}", ms(f.start_ms)),
+        FaultKind::TtlSync => {
+            return format!(
+                "a deploy re-warms every key at {} with one TTL, no jitter",
+                ms(f.start_ms)
+            )
+        }
     };
     match f.duration_ms {
         Some(d) => format!("{what} from {} for {}", ms(f.start_ms), ms(d)),

@@ -560,11 +560,7 @@ fn fault() -> impl Strategy<Value = stampede::scenario::Fault> {
         .prop_map(|(kind, start_ms, d)| stampede::scenario::Fault {
             kind,
             start_ms,
-            duration_ms: if kind == stampede::scenario::FaultKind::Holder {
-                None
-            } else {
-                d
-            },
+            duration_ms: if kind.is_moment() { None } else { d },
         })
 }
 
@@ -583,7 +579,7 @@ proptest! {
         s in scenario(), seed in any::<u64>(), kind in fault_kind(),
         at in 1u32..1500, duration in prop_oneof![Just(None), (1u32..2000).prop_map(Some)],
     ) {
-        let fault = stampede::scenario::Fault { kind, start_ms: at, duration_ms: if kind == stampede::scenario::FaultKind::Holder { None } else { duration } };
+        let fault = stampede::scenario::Fault { kind, start_ms: at, duration_ms: if kind.is_moment() { None } else { duration } };
         let mut linked = s.clone();
         linked.faults.push(fault);
         let mut a = Fleet::new(&linked, seed);

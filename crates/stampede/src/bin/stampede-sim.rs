@@ -46,7 +46,8 @@ usage: stampede-sim [flags]
   --redis-down             every Redis command errors
   --holder-crash           the first claim winner dies holding the claim
   --fault KIND@START+DUR   a fault from START ms for DUR ms (+DUR left out: to the end);
-                           KIND: redis | origin | origin-hang | origin-slow | holder (repeatable)
+                           KIND: redis | origin | origin-hang | origin-slow | holder |
+                           ttl-sync (a deploy re-warms every key with one TTL) (repeatable)
   --redis-outage O         error | hang: what a down Redis does      (default error)
   --redis-timeout-ms N     the Redis client's timeout on a hang      (default 100)
   --redis-breaker-ms N     after a Redis error or timeout, stop asking Redis this long (0 = off)

@@ -121,15 +121,21 @@ pub enum FaultKind {
     /// Whoever holds a claim at the start dies holding it (with nobody
     /// holding one, the next claim winner does).
     Holder,
+    /// A deploy re-warms the cache at the start: every key holding a value
+    /// is written again at that instant with the same TTL and no jitter, so
+    /// they all expire together one `value_ttl_ms` later and the misses of
+    /// every key land at once, however the TTLs were spread before.
+    TtlSync,
 }
 
 impl FaultKind {
-    pub const ALL: [FaultKind; 5] = [
+    pub const ALL: [FaultKind; 6] = [
         FaultKind::Redis,
         FaultKind::Origin,
         FaultKind::OriginHang,
         FaultKind::OriginSlow,
         FaultKind::Holder,
+        FaultKind::TtlSync,
     ];
 
     /// Its name in a link and on the command line.
@@ -140,7 +146,14 @@ impl FaultKind {
             FaultKind::OriginHang => "origin-hang",
             FaultKind::OriginSlow => "origin-slow",
             FaultKind::Holder => "holder",
+            FaultKind::TtlSync => "ttl-sync",
         }
+    }
+
+    /// It happens at its start and has no duration (a holder dies, a deploy
+    /// re-warms the cache).
+    pub fn is_moment(self) -> bool {
+        matches!(self, FaultKind::Holder | FaultKind::TtlSync)
     }
 
     pub fn from_name(name: &str) -> Option<FaultKind> {
@@ -149,8 +162,8 @@ impl FaultKind {
 }
 
 /// `kind@start_ms+duration_ms`: a fault from `start_ms` for `duration_ms`
-/// (to the end of the run when `None`). A holder fault happens at its
-/// start and has no duration.
+/// (to the end of the run when `None`). A holder or ttl-sync fault happens
+/// at its start and has no duration.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Fault {
     pub kind: FaultKind,
@@ -553,14 +566,14 @@ impl Scenario {
             let was = (f.start_ms, f.duration_ms);
             f.start_ms = f.start_ms.min(3_600_000);
             f.duration_ms = f.duration_ms.map(|d| d.clamp(1, 3_600_000));
-            if f.kind == FaultKind::Holder {
+            if f.kind.is_moment() {
                 f.duration_ms = None;
             }
             if (f.start_ms, f.duration_ms) != was {
                 out.push(Notice::new(
                     "faults",
                     format!(
-                        "{} at {} ms: times are 0 to 3600000 ms and a holder fault has no duration; using {}",
+                        "{} at {} ms: times are 0 to 3600000 ms and a holder or ttl-sync fault has no duration; using {}",
                         f.kind.name(),
                         was.0,
                         fault_text(f)

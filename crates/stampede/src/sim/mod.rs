@@ -637,7 +637,9 @@ impl Fleet {
                 let Some((_, kind)) = self.fault_events.pop_front() else {
                     return;
                 };
-                if kind == FaultKind::Holder {
+                if kind == FaultKind::TtlSync {
+                    self.sync_ttls();
+                } else if kind == FaultKind::Holder {
                     // Whoever holds a claim now dies holding it; with
                     // nobody holding one, the next winner does.
                     match self
@@ -913,6 +915,25 @@ impl Fleet {
             .any(|f| f.kind == kind && f.active_at(now))
     }
 
+    /// A deploy's warm-up (a `ttl-sync` fault): every key holding a value
+    /// is written again now with the scenario's TTL and no jitter (the same
+    /// value: no origin call, no random draw), so every one of them expires
+    /// at the same instant, `value_ttl_ms` from now.
+    fn sync_ttls(&mut self) {
+        let now = self.now;
+        let ttl = self.scenario.value_ttl_ms as Micros * US;
+        let stale = self.scenario.stale_ms as Micros * US;
+        for e in self.cache.values_mut().filter(|e| e.value.is_some()) {
+            // A write, as the read path's: it clears a negative mark.
+            e.negative_until = 0;
+            e.fresh_until = now + ttl;
+            e.stale_until = now + ttl + stale;
+        }
+        if self.scenario.workload == Workload::Steady && self.cache.contains_key(&0) {
+            self.mark_expiry(now + ttl);
+        }
+    }
+
     /// Its markers, and for a fault that acts at its start, its event.
     fn schedule_fault(&mut self, f: Fault) {
         let start = f.start_ms as Micros * US;
@@ -920,7 +941,7 @@ impl Fleet {
         if let Some(d) = f.duration_ms {
             self.mark(start + d as Micros * US, Milestone::FaultEnds);
         }
-        if f.kind == FaultKind::Holder {
+        if f.kind.is_moment() {
             let at = self.fault_events.partition_point(|e| e.0 <= start);
             self.fault_events.insert(at, (start, f.kind));
         }
