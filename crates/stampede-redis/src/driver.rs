@@ -279,6 +279,47 @@ fn wall_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// A deploy's warm-up (a `ttl-sync` fault), for one key: a row holding a
+/// value is written again fresh until `ARGV[1]` and stale until `ARGV[2]`
+/// (wall-clock ms), its negative mark cleared, kept `ARGV[3]` ms; a key
+/// with no value is left alone. Returns 1 when it re-warmed the key.
+const SYNC_TTL: &str = r"
+if redis.call('HEXISTS', KEYS[1], 'v') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'fresh', ARGV[1], 'stale', ARGV[2], 'neg', 0)
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+";
+
+/// Performs a `ttl-sync` fault on keys `0..keys`: every key holding a
+/// value is made fresh for exactly `ttl` from one instant (no jitter),
+/// then stale for `stale` more, as the simulation's deploy re-warms the
+/// cache. One script call per key (a cluster keeps each key in its own
+/// slot). Returns how many keys it re-warmed.
+pub async fn sync_ttls(
+    con: &mut impl redis::aio::ConnectionLike,
+    keys: u32,
+    ttl: Duration,
+    stale: Duration,
+) -> redis::RedisResult<u32> {
+    let script = redis::Script::new(SYNC_TTL);
+    let now = wall_ms();
+    let fresh = now + (ttl.as_millis() as u64).max(1);
+    let stale_until = fresh + stale.as_millis() as u64;
+    let keep = (stale_until - now).max(1);
+    let mut warmed = 0;
+    for k in 0..keys {
+        let done: i64 = script
+            .key(value_key(&k.to_string()))
+            .arg(fresh)
+            .arg(stale_until)
+            .arg(keep)
+            .invoke_async(con)
+            .await?;
+        warmed += u32::from(done == 1);
+    }
+    Ok(warmed)
+}
+
 /// Stores `key` as already expired but servable stale for `stale` (what a
 /// burst with a stale window starts from), in the layout `read_value` reads.
 pub async fn seed_stale(

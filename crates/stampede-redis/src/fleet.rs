@@ -241,26 +241,41 @@ fn set_redis_at(proxy: &FaultProxy, s: &Scenario, at_ms: f64) {
     }
 }
 
+/// What a fault at a moment does on the run's clock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Moment {
+    /// The proxy's state is set as the scenario says at this moment.
+    Proxy,
+    /// One more pending holder fault.
+    Holder,
+    /// A deploy re-warms every key with one TTL and no jitter.
+    TtlSync,
+}
+
 /// Applies the faults at a moment on the run's clock (from `start`): the
-/// proxy's state at every start and end of a `redis` fault, and one more
-/// pending holder fault at each `holder` fault's start. Aborted when the
-/// run ends.
+/// proxy's state at every start and end of a `redis` fault, one more
+/// pending holder fault at each `holder` fault's start, and at each
+/// `ttl-sync` fault's start every key re-warmed with the same TTL
+/// ([`crate::driver::sync_ttls`], on a connection of its own straight to
+/// Redis, as a deploy's warm-up job writes). Aborted when the run ends.
 fn schedule_faults(
     s: &Scenario,
     start: Instant,
     proxy: Option<Arc<FaultProxy>>,
     holder_faults: Arc<AtomicU64>,
+    warm_up: Option<crate::conn::Conn>,
 ) -> tokio::task::JoinHandle<()> {
-    let mut moments: Vec<(u32, bool)> = Vec::new();
+    let mut moments: Vec<(u32, Moment)> = Vec::new();
     for f in &s.faults {
         match f.kind {
             FaultKind::Redis => {
-                moments.push((f.start_ms, false));
+                moments.push((f.start_ms, Moment::Proxy));
                 if let Some(d) = f.duration_ms {
-                    moments.push((f.start_ms.saturating_add(d), false));
+                    moments.push((f.start_ms.saturating_add(d), Moment::Proxy));
                 }
             }
-            FaultKind::Holder => moments.push((f.start_ms, true)),
+            FaultKind::Holder => moments.push((f.start_ms, Moment::Holder)),
+            FaultKind::TtlSync => moments.push((f.start_ms, Moment::TtlSync)),
             // The origin checks its own at each call.
             FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow => {}
         }
@@ -268,12 +283,32 @@ fn schedule_faults(
     moments.sort_unstable();
     let s = s.clone();
     tokio::spawn(async move {
-        for (at, holder) in moments {
+        let mut warm_up = warm_up;
+        for (at, what) in moments {
             tokio::time::sleep_until(start + Duration::from_millis(u64::from(at))).await;
-            if holder {
-                holder_faults.fetch_add(1, Ordering::SeqCst);
-            } else if let Some(p) = &proxy {
-                set_redis_at(p, &s, f64::from(at));
+            match what {
+                Moment::Holder => {
+                    holder_faults.fetch_add(1, Ordering::SeqCst);
+                }
+                Moment::Proxy => {
+                    if let Some(p) = &proxy {
+                        set_redis_at(p, &s, f64::from(at));
+                    }
+                }
+                Moment::TtlSync => {
+                    if let Some(con) = warm_up.as_mut() {
+                        let ms = |v: u32| Duration::from_millis(u64::from(v));
+                        // A warm-up that fails (Redis down meanwhile)
+                        // re-warms what it reached, as a real one would.
+                        let _ = crate::driver::sync_ttls(
+                            con,
+                            keys_of(&s),
+                            ms(s.value_ttl_ms),
+                            ms(s.stale_ms),
+                        )
+                        .await;
+                    }
+                }
             }
         }
     })
@@ -450,7 +485,12 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
     }
     let start = Instant::now();
     origin.begin(start);
-    let faults = schedule_faults(s, start, proxied.clone(), holder_faults);
+    let warm_up = if s.faults.iter().any(|f| f.kind == FaultKind::TtlSync) {
+        Some(target.connect().await.map_err(|e| e.to_string())?)
+    } else {
+        None
+    };
+    let faults = schedule_faults(s, start, proxied.clone(), holder_faults, warm_up);
     let zipf = Arc::new(zipf_cdf(s));
     let mut calls = Vec::new();
     let open = s.workload == Workload::Steady && s.arrivals == Arrivals::Open;

@@ -501,3 +501,102 @@ async fn open_loop_arrivals_back_up_and_are_turned_away() {
     .unwrap();
     assert_eq!(closed.rejected, 0, "{closed:?}");
 }
+
+/// A `ttl-sync` fault, as a deploy's warm-up does it: every key holding a
+/// value is made fresh for the same TTL from one instant (whatever its
+/// jittered expiry was), a key with no value is left alone; and in the real
+/// fleet the keys then expire together, so the origin sees them recomputed
+/// at once where jittered TTLs had spread them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ttl_sync_rewarms_every_key_to_one_expiry() {
+    let redis = TestRedis::start().await;
+    let mut con = Target::from(redis.url.as_str()).connect().await.unwrap();
+    for k in 0..5u32 {
+        let _: i64 = redis::cmd("DEL")
+            .arg(value_key(&k.to_string()))
+            .query_async(&mut con)
+            .await
+            .unwrap();
+    }
+    // Keys 0..4 hold values with spread expiries; key 4 holds nothing.
+    for k in 0..4u32 {
+        let fresh = Duration::from_millis(1000 + 700 * u64::from(k));
+        stampede_redis::driver::seed_value(&mut con, k, b"v", fresh, Duration::from_millis(50), 0)
+            .await
+            .unwrap();
+    }
+    let warmed = stampede_redis::driver::sync_ttls(
+        &mut con,
+        5,
+        Duration::from_millis(3000),
+        Duration::from_millis(500),
+    )
+    .await
+    .unwrap();
+    assert_eq!(warmed, 4);
+    let mut rows = Vec::new();
+    for k in 0..5u32 {
+        let row: (Option<u64>, Option<u64>) = redis::cmd("HMGET")
+            .arg(value_key(&k.to_string()))
+            .arg("fresh")
+            .arg("stale")
+            .query_async(&mut con)
+            .await
+            .unwrap();
+        rows.push(row);
+    }
+    assert_eq!(rows[4], (None, None), "a key with no value stays absent");
+    let (fresh, stale) = (rows[0].0.unwrap(), rows[0].1.unwrap());
+    assert_eq!(stale, fresh + 500);
+    for (k, row) in rows.iter().enumerate().take(4) {
+        assert_eq!(
+            *row,
+            (Some(fresh), Some(stale)),
+            "key {k}: one expiry for all"
+        );
+    }
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg(value_key("2"))
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    assert!(
+        ttl > 3000 && ttl <= 3500,
+        "the row is kept to its stale end: {ttl}"
+    );
+
+    // The fleet: 100 keys, TTLs jittered by half, a deploy re-warms at
+    // 300 ms. The simulation of this shape peaks at 16 concurrent
+    // recomputes without the deploy and 50 with it (stampede-sim --fault
+    // ttl-sync@300); the real fleet must show the rise, by half at least.
+    let s = Scenario {
+        instances: 2,
+        threads: 50,
+        keys: 100,
+        workload: Workload::Steady,
+        jitter: 0.5,
+        value_ttl_ms: 1000,
+        duration_ms: 2000,
+        think_ms: 40,
+        recompute_ms: 100,
+        origin_capacity: 1000,
+        ..Scenario::default()
+    };
+    let synced = Scenario {
+        faults: vec![Fault {
+            kind: FaultKind::TtlSync,
+            start_ms: 300,
+            duration_ms: None,
+        }],
+        ..s.clone()
+    };
+    let quiet = fleet::run(&redis.url, &s).await.unwrap();
+    let hit = fleet::run(&redis.url, &synced).await.unwrap();
+    assert_eq!(hit.ended(), hit.requests, "{hit:?}");
+    assert!(
+        2 * hit.origin_peak_concurrency >= 3 * quiet.origin_peak_concurrency,
+        "the keys expire together: peak {} -> {}",
+        quiet.origin_peak_concurrency,
+        hit.origin_peak_concurrency
+    );
+}

@@ -38,7 +38,8 @@ usage: stampede-fleet [flags]
                       full-jitter pause, with a deadline of its own
   --fault KIND@START+DURATION
                       redis (through the proxy), origin, origin-hang,
-                      origin-slow, holder, on the run's clock (repeatable)
+                      origin-slow, holder, ttl-sync (every key re-warmed
+                      with one TTL), on the run's clock (repeatable)
   --key-skew S        Zipf-skewed keys for cold and steady traffic
   --local-cache-ms N  each instance's local copy of a fresh value
   --arrivals open, --rate-per-s N
