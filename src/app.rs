@@ -642,7 +642,8 @@ pub fn App() -> impl IntoView {
             // The knobs are built a moment after the rest, in a task of their
             // own, so that the first paint is not one long task.
             <Show when=move || knobs_ready.get()>
-                <KnobPanel scenario=scenario notices=knob_notices />
+                <KnobPanel scenario=scenario notices=knob_notices
+                    throw=Callback::new(move |b| crate::kit::throw_here(engine, scenario, b)) />
             </Show>
         </main>
         <footer class="colophon">

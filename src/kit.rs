@@ -59,6 +59,27 @@ fn query_now() -> String {
         .to_string()
 }
 
+/// Throws `ball` into the page's running lab at the current moment (the
+/// clock goes on, the run is not restarted) and puts the scenario that now
+/// carries the fault in `scenario`, so the page's link replays this run.
+/// Returns the fault's start (ms). The kit's `throw` and the sandbox's
+/// Faults group both come here.
+pub(crate) fn throw_here(
+    engine: StoredValue<Engine, LocalStorage>,
+    scenario: RwSignal<Scenario>,
+    ball: &'static Curveball,
+) -> Result<u32, String> {
+    match engine.try_update_value(|e| e.throw(ball)) {
+        Some(Ok(s)) => {
+            let at = s.faults.last().map_or(0, |f| f.start_ms);
+            scenario.set(s);
+            Ok(at)
+        }
+        Some(Err(why)) => Err(why),
+        None => Err("the page is not running".to_string()),
+    }
+}
+
 /// The candidate's side, installed by the page: answers the kit, throws its
 /// curveballs into the running lab (the clock goes on; the link then carries
 /// the fault) and opens the scenarios it sends.
@@ -87,10 +108,8 @@ pub(crate) fn listen(
                     say(format!("refused {rest} there is no such curveball"));
                     return;
                 };
-                match engine.try_update_value(|e| e.throw(ball)) {
-                    Some(Ok(s)) => {
-                        let at = s.faults.last().map_or(0, |f| f.start_ms);
-                        scenario.set(s);
+                match throw_here(engine, scenario, ball) {
+                    Ok(at) => {
                         // The link is written by the page's own effect; let it run.
                         let say = say.clone();
                         set_timeout(
@@ -98,8 +117,7 @@ pub(crate) fn listen(
                             std::time::Duration::ZERO,
                         );
                     }
-                    Some(Err(why)) => say(format!("refused {} {why}", ball.kind)),
-                    None => say(format!("refused {} the page is not running", ball.kind)),
+                    Err(why) => say(format!("refused {} {why}", ball.kind)),
                 }
             }
             "open" => {

@@ -120,7 +120,7 @@ pub const GROUPS: [Group; 6] = [
             knob("redis_timeout_ms", "Redis client timeout ms", "A command to a Redis that hangs fails after this long.", Count),
             knob("redis_breaker_ms", "Redis breaker ms", "After a Redis error or timeout an instance stops asking Redis this long (0 = no breaker).", Count),
             knob("holder_crash", "Claim holder crashes", "The first claim winner dies without releasing it.", Switch),
-            knob("faults", "Faults at a moment", "kind@start+duration ms, comma-separated: redis, origin, origin-hang, origin-slow, holder.", Kind::Text("redis@2000+3000")),
+            knob("faults", "Faults at a moment", "kind@start+duration ms, comma-separated: redis, origin, origin-hang, origin-slow, holder, ttl-sync.", Kind::Text("redis@2000+3000")),
         ],
     },
     Group {
@@ -393,9 +393,59 @@ pub(crate) fn build_knob(
     });
 }
 
+/// The curveballs (`stampede::interview::CURVEBALLS`) as buttons of the
+/// Faults group: each throws its fault into the running run at the current
+/// moment (`throw`, [`crate::kit::throw_here`]): the clock does not go back, the run
+/// is not restarted, and the link then carries the fault.
+#[component]
+fn Curveballs(
+    throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
+) -> impl IntoView {
+    use stampede::interview::{Curveball, CURVEBALLS};
+    let status = RwSignal::new(String::new());
+    let balls = CURVEBALLS
+        .iter()
+        .map(|b: &'static Curveball| {
+            let throw = move |_| {
+                status.set(match throw.run(b) {
+                    Ok(at) => format!(
+                        "{} at {at} ms, without a restart; the link now carries it. Watch {}.",
+                        b.label, b.metric
+                    ),
+                    Err(why) => format!("{}: not thrown: {why}", b.label),
+                });
+            };
+            view! {
+                <li>
+                    <button type="button" data-curveball=b.kind title=b.ask on:click=throw>
+                        {b.label}
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="curveballs" data-curveballs="">
+            <h3>"Curveballs"</h3>
+            <p class="knob-help">
+                "A fault now, into the running run: the clock goes on, nothing restarts, and the link then carries the fault."
+            </p>
+            <ul>{balls}</ul>
+            <p class="curveball-status" role="status" data-curveball-status="">
+                {move || status.get()}
+            </p>
+        </div>
+    }
+}
+
 /// All knob groups as collapsible sections.
 #[component]
-pub fn KnobPanel(scenario: RwSignal<Scenario>, notices: RwSignal<Vec<Notice>>) -> impl IntoView {
+pub fn KnobPanel(
+    scenario: RwSignal<Scenario>,
+    notices: RwSignal<Vec<Notice>>,
+    /// Throws a curveball into the running run ([`crate::kit::throw_here`]).
+    throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
+) -> impl IntoView {
     // What the last change clamped or refused, in words (plain DOM calls:
     // the list is there only while it has something to say).
     let list = NodeRef::<leptos::html::Ul>::new();
@@ -428,6 +478,8 @@ pub fn KnobPanel(scenario: RwSignal<Scenario>, notices: RwSignal<Vec<Notice>>) -
                                         .map(|k| view! { <KnobControl knob=*k scenario=scenario notices=notices /> })
                                         .collect_view()}
                                 </div>
+                                {(g.title == "Faults")
+                                    .then(|| view! { <Curveballs throw=throw /> })}
                             </details>
                         }
                     })

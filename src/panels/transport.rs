@@ -8,6 +8,8 @@ use stampede::scenario::{Scenario, PRESETS};
 use crate::clock::{default_speed, position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
 use crate::reading::Reading;
 
+mod clip;
+
 /// What the buttons ask the animation loop to do.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Command {
@@ -275,6 +277,7 @@ fn build_transport(
         }
     });
     put(&buttons, &more);
+    clip::build(&buttons, &mut on);
     put(root, &buttons);
 
     let speed_box = el("label", "speed");

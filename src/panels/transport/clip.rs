@@ -1,0 +1,281 @@
+//! The clip export: the run on screen recorded as WebM for slides and chat,
+//! with `MediaRecorder` on a canvas stream (no library).
+//!
+//! Which canvas: the fleet is two canvases stacked, the threads and boxes
+//! underneath and the moving parts (the pulses, Redis and the origin, the
+//! followed thread's ring) on the overlay above. Recording either alone
+//! would lose half of the picture, so each frame of the recording copies
+//! both, in their order, onto one canvas of the fleet's size, and that
+//! canvas's `captureStream()` is what is recorded. The timeline chart is
+//! left out: a clip is the fleet's picture at the fleet's shape.
+//!
+//! Hooks: `data-clip` (the box), `data-control="clip"` (Record / Stop),
+//! `data-clip-length` (the recorded length while recording, then the
+//! clip's length and size), `data-clip-download` (the `.webm` link).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, MediaRecorder};
+
+use crate::dom::{button, document, el, put, set, set_text, Listeners};
+use crate::engine::{wall_now, window};
+
+/// The types tried, best first; the first the browser records is used.
+const TYPES: [&str; 3] = [
+    "video/webm;codecs=vp9",
+    "video/webm;codecs=vp8",
+    "video/webm",
+];
+
+/// Frames a second asked of the canvas stream.
+const FPS: f64 = 30.0;
+
+type Stopped = Rc<std::cell::Cell<Option<f64>>>;
+type Frame = Rc<RefCell<Option<Closure<dyn FnMut()>>>>;
+
+struct Recording {
+    recorder: MediaRecorder,
+    /// When Stop was pressed (wall ms): the frame loop ends, and the clip's
+    /// length runs to it.
+    stopped: Stopped,
+}
+
+/// "3.2 s" from milliseconds, in whole tenths (no float formatting).
+pub fn length_text(ms: f64) -> String {
+    let tenths = (ms.max(0.0) / 100.0) as u64;
+    format!("{}.{} s", tenths / 10, tenths % 10)
+}
+
+/// "512 B", "38 KB".
+pub fn size_text(bytes: u64) -> String {
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else {
+        format!("{} KB", (bytes + 512) / 1024)
+    }
+}
+
+/// The WebM type this browser records, if any.
+fn webm_type() -> Option<&'static str> {
+    let has = js_sys::Reflect::has(&window(), &JsValue::from_str("MediaRecorder")).unwrap_or(false);
+    if !has {
+        return None;
+    }
+    TYPES
+        .into_iter()
+        .find(|t| MediaRecorder::is_type_supported(t))
+}
+
+/// The sandbox's fleet's two canvases, underneath first (none while the
+/// A/B view replaces it).
+fn stage_canvases() -> Option<(HtmlCanvasElement, HtmlCanvasElement)> {
+    let list = document().query_selector_all(".stage-canvas canvas").ok()?;
+    let get = |i| list.item(i)?.dyn_into::<HtmlCanvasElement>().ok();
+    Some((get(0)?, get(1)?))
+}
+
+fn context(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    c.get_context("2d").ok()??.dyn_into().ok()
+}
+
+/// Builds the Record clip box into `parent`.
+pub(crate) fn build(parent: &Element, on: &mut Listeners) {
+    let boxed = el("span", "clip");
+    set(&boxed, "data-clip", "");
+    let record = button("clip", "● Record clip");
+    set(
+        &record,
+        "title",
+        "Record the fleet as it plays, as a WebM video for slides and chat; press again to stop",
+    );
+    let length = el("output", "clip-length");
+    set(&length, "data-clip-length", "");
+    set(&length, "aria-live", "polite");
+    let link = el("a", "clip-download");
+    set(&link, "data-clip-download", "");
+    set(&link, "hidden", "");
+    put(&boxed, &record);
+    put(&boxed, &length);
+    put(&boxed, &link);
+    put(parent, &boxed);
+
+    let state: Rc<RefCell<Option<Recording>>> = Rc::default();
+    let url: Rc<RefCell<Option<String>>> = Rc::default();
+    on.on(&record, "click", {
+        let record = record.clone();
+        move |_| {
+            let running = state.borrow_mut().take();
+            match running {
+                Some(r) => {
+                    // The recorder's `stop` event then writes the link.
+                    r.stopped.set(Some(wall_now()));
+                    let _ = r.recorder.stop();
+                    set_text(&record, "● Record clip");
+                    set(&record, "aria-pressed", "false");
+                }
+                None => match start(&length, &link, &url) {
+                    Ok(r) => {
+                        *state.borrow_mut() = Some(r);
+                        set_text(&record, "■ Stop");
+                        set(&record, "aria-pressed", "true");
+                    }
+                    Err(why) => set_text(&length, &why),
+                },
+            }
+        }
+    });
+}
+
+fn start(
+    length: &Element,
+    link: &Element,
+    url: &Rc<RefCell<Option<String>>>,
+) -> Result<Recording, String> {
+    let Some(mime) = webm_type() else {
+        return Err(
+            "This browser cannot record WebM video (MediaRecorder has no video/webm).".into(),
+        );
+    };
+    let (base, overlay) = stage_canvases().ok_or(
+        "The clip records the sandbox's fleet; there is none on screen (leave the A/B view).",
+    )?;
+    let (w, h) = (base.width(), base.height());
+    if w == 0 || h == 0 {
+        return Err("There is no fleet on screen to record.".into());
+    }
+    let mix: HtmlCanvasElement = el("canvas", "").unchecked_into();
+    mix.set_width(w);
+    mix.set_height(h);
+    let ctx = context(&mix).ok_or("This browser gave no canvas to record into.")?;
+    // The page's background under the fleet (the canvases are transparent).
+    let bg = base
+        .closest(".panel")
+        .ok()
+        .flatten()
+        .and_then(|p| window().get_computed_style(&p).ok().flatten())
+        .and_then(|s| s.get_property_value("background-color").ok())
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "#ffffff".to_string());
+    let paint = move || {
+        ctx.set_fill_style_str(&bg);
+        ctx.fill_rect(0.0, 0.0, f64::from(w), f64::from(h));
+        for c in [&base, &overlay] {
+            if c.width() > 0 && c.height() > 0 {
+                let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
+                    c,
+                    0.0,
+                    0.0,
+                    f64::from(w),
+                    f64::from(h),
+                );
+            }
+        }
+    };
+    paint();
+    let stream = mix
+        .capture_stream_with_frame_request_rate(FPS)
+        .map_err(|_| "This browser cannot stream a canvas (captureStream).".to_string())?;
+    let options = web_sys::MediaRecorderOptions::new();
+    options.set_mime_type(mime);
+    let recorder =
+        MediaRecorder::new_with_media_stream_and_media_recorder_options(&stream, &options)
+            .map_err(|_| format!("This browser refused to record {mime}."))?;
+
+    let chunks: Rc<RefCell<Vec<web_sys::Blob>>> = Rc::default();
+    // The recorder's handlers belong to the recorder (JS collects them
+    // with it): `into_js_value`, not a Rust owner that could drop them
+    // before the last `dataavailable` and `stop` arrive.
+    let data = Closure::<dyn FnMut(web_sys::BlobEvent)>::new({
+        let chunks = chunks.clone();
+        move |e: web_sys::BlobEvent| {
+            if let Some(b) = e.data().filter(|b| b.size() > 0.0) {
+                chunks.borrow_mut().push(b);
+            }
+        }
+    });
+    recorder.set_ondataavailable(Some(data.into_js_value().unchecked_ref()));
+    let started = wall_now();
+    let stopped: Stopped = Rc::default();
+    let stop = Closure::<dyn FnMut()>::new({
+        let (length, link, url, stopped) =
+            (length.clone(), link.clone(), url.clone(), stopped.clone());
+        move || {
+            let took = stopped.get().unwrap_or_else(wall_now) - started;
+            let parts = js_sys::Array::new();
+            for b in chunks.borrow().iter() {
+                parts.push(b);
+            }
+            let bag = web_sys::BlobPropertyBag::new();
+            bag.set_type("video/webm");
+            let Ok(blob) = web_sys::Blob::new_with_blob_sequence_and_options(&parts, &bag) else {
+                set_text(&length, "The clip could not be put together.");
+                return;
+            };
+            let bytes = blob.size() as u64;
+            if let Some(old) = url.borrow_mut().take() {
+                let _ = web_sys::Url::revoke_object_url(&old);
+            }
+            let Ok(href) = web_sys::Url::create_object_url_with_blob(&blob) else {
+                set_text(&length, "The clip could not be offered for download.");
+                return;
+            };
+            set(&link, "href", &href);
+            set(&link, "download", "stampede-lab-clip.webm");
+            set(&link, "data-bytes", &bytes.to_string());
+            set_text(&link, &format!("Download .webm ({})", size_text(bytes)));
+            let _ = link.remove_attribute("hidden");
+            set_text(&length, &format!("{} recorded", length_text(took)));
+            *url.borrow_mut() = Some(href);
+        }
+    });
+    recorder.set_onstop(Some(stop.into_js_value().unchecked_ref()));
+    recorder
+        .start_with_time_slice(1000)
+        .map_err(|_| "The recorder would not start.".to_string())?;
+    let _ = link.set_attribute("hidden", "");
+    set_text(length, &format!("{} recorded", length_text(0.0)));
+
+    // Each frame: the fleet's two canvases onto the recorded one, and the
+    // length so far.
+    let frame: Frame = Rc::default();
+    let next = frame.clone();
+    let (length, done) = (length.clone(), stopped.clone());
+    *frame.borrow_mut() = Some(Closure::new(move || {
+        if done.get().is_some() {
+            next.borrow_mut().take();
+            return;
+        }
+        paint();
+        set_text(
+            &length,
+            &format!("● {} recorded", length_text(wall_now() - started)),
+        );
+        if let Some(cb) = next.borrow().as_ref() {
+            let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
+        }
+    }));
+    if let Some(cb) = frame.borrow().as_ref() {
+        let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
+    }
+    Ok(Recording { recorder, stopped })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lengths_and_sizes_read_in_words() {
+        assert_eq!(length_text(0.0), "0.0 s");
+        assert_eq!(length_text(3_249.0), "3.2 s");
+        assert_eq!(length_text(61_000.0), "61.0 s");
+        assert_eq!(length_text(-5.0), "0.0 s");
+        assert_eq!(size_text(0), "0 B");
+        assert_eq!(size_text(1023), "1023 B");
+        assert_eq!(size_text(1024), "1 KB");
+        assert_eq!(size_text(38_000), "37 KB");
+    }
+}
