@@ -64,5 +64,9 @@ await spec("room-clip", async (t) => {
   if (!/^\d+\.\d s recorded$/.test(after)) throw new Error(`after Stop the length reads ${JSON.stringify(after)}`);
   t.ok(`Stop offers ${name}: ${said}, a WebM of ${head.size} bytes (${head.magic}), ${after}`);
   await t.shot("clip-done-1280x800.png");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await clip.scrollIntoViewIfNeeded();
+  await t.shot("clip-done-390x844.png");
+  if (!(await link.isVisible())) throw new Error("on a phone the download is not visible");
   t.noProblems("the clip export");
 });

@@ -58,6 +58,7 @@ await spec("room-curveball", async (t) => {
   };
   const first = await throwAt("origin", 2500, "(^|&)f=origin@\\d+\\+2000(&|$)");
   await throwAt("ttl-sync", first + 1500, "(^|&)f=origin@\\d+\\+2000,ttl-sync@\\d+(&|$)");
+  await group.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "faults-curveballs-thrown-1280x800.png") });
   const link = search(page);
   await page.keyboard.press("End");
   await t.untilEnd(120_000);

@@ -93,7 +93,9 @@ pub(crate) fn build(parent: &Element, on: &mut Listeners) {
     );
     let length = el("output", "clip-length");
     set(&length, "data-clip-length", "");
-    set(&length, "aria-live", "polite");
+    // It changes every frame while recording: not a live region (the page
+    // speaks through one, the counters'); the button's words say the state.
+    set(&length, "aria-live", "off");
     let link = el("a", "clip-download");
     set(&link, "data-clip-download", "");
     set(&link, "hidden", "");
