@@ -546,6 +546,16 @@ mod tests {
             n.iter().any(|x| x.knob == "faults" && x.message.contains("ttl-sync fault has no duration")),
             "{n:?}"
         );
+        // The jitter lesson does not claim the TTLs stayed spread.
+        let (s, _, _) = Scenario::from_query("preset=jitter&f=ttl-sync@6000");
+        let r = Fleet::new(&s, 1).run();
+        let l = crate::lesson::lesson(&s, Some("jitter"), &r, true, None);
+        assert!(
+            l.sentence
+                .contains("until a deploy re-warmed every key at 6000 ms with one TTL"),
+            "{}",
+            l.sentence
+        );
         // Thrown at a moment, the fleet's scenario is the link of the run.
         let (card, _, _) = Scenario::from_query("preset=jitter");
         let mut fleet = Fleet::new(&card, 7);

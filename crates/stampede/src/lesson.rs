@@ -395,6 +395,7 @@ const RULES: &[Rule] = &[
             Some(FaultKind::Redis) => "redis_errors",
             Some(FaultKind::Origin) => "errors",
             Some(FaultKind::OriginSlow) => "p99_ms",
+            Some(FaultKind::TtlSync) => "origin_peak_concurrency",
             _ => "timeouts",
         },
         watch: "A fault is coming at its moment: watch the run before and after it.",
@@ -747,7 +748,7 @@ const RULES: &[Rule] = &[
         metric: |_| "origin_peak_concurrency",
         watch: "Keys written together: watch how many recomputes reach the origin at once.",
         say: |s, r, _| {
-            let spread = if s.jitter > 0.0 {
+            let mut spread = if s.jitter > 0.0 {
                 format!(
                     "with each TTL spread by up to {} %",
                     count((s.jitter * 100.0).round() as u64)
@@ -755,6 +756,13 @@ const RULES: &[Rule] = &[
             } else {
                 "with no TTL jitter".to_string()
             };
+            // A deploy that re-warmed every key with one TTL undid the spread.
+            if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
+                spread = format!(
+                    "{spread} until a deploy re-warmed every key at {} with one TTL",
+                    ms(f.start_ms)
+                );
+            }
             format!(
                 "{} keys, {spread}: at most {} ran at the origin at once.",
                 count(u64::from(s.keys)),
