@@ -400,6 +400,7 @@ pub(crate) fn build_knob(
 #[component]
 fn Curveballs(
     throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
+    scenario: RwSignal<Scenario>,
 ) -> impl IntoView {
     use stampede::interview::{Curveball, CURVEBALLS};
     let status = RwSignal::new(String::new());
@@ -408,10 +409,22 @@ fn Curveballs(
         .map(|b: &'static Curveball| {
             let throw = move |_| {
                 status.set(match throw.run(b) {
-                    Ok(at) => format!(
-                        "{} at {at} ms, without a restart; the link now carries it. Watch {}.",
-                        b.label, b.metric
-                    ),
+                    Ok(at) => {
+                        // A deploy's re-warm says when its wave comes.
+                        let wave = if b.fault == stampede::scenario::FaultKind::TtlSync {
+                            let ttl = scenario.with_untracked(|s| s.value_ttl_ms);
+                            format!(
+                                " The deploy set every key holding a value to expire at {} ms.",
+                                u64::from(at) + u64::from(ttl)
+                            )
+                        } else {
+                            String::new()
+                        };
+                        format!(
+                            "{} at {at} ms, without a restart; the link now carries it.{wave} Watch {}.",
+                            b.label, b.metric
+                        )
+                    }
                     Err(why) => format!("{}: not thrown: {why}", b.label),
                 });
             };
@@ -479,7 +492,7 @@ pub fn KnobPanel(
                                         .collect_view()}
                                 </div>
                                 {(g.title == "Faults")
-                                    .then(|| view! { <Curveballs throw=throw /> })}
+                                    .then(|| view! { <Curveballs throw=throw scenario=scenario /> })}
                             </details>
                         }
                     })

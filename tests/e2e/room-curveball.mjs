@@ -58,6 +58,11 @@ await spec("room-curveball", async (t) => {
   };
   const first = await throwAt("origin", 2500, "(^|&)f=origin@\\d+\\+2000(&|$)");
   await throwAt("ttl-sync", first + 1500, "(^|&)f=origin@\\d+\\+2000,ttl-sync@\\d+(&|$)");
+  // It says when the wave comes: one TTL (vt=5000 here) after the deploy.
+  const at = Number(/ttl-sync@(\d+)/.exec(decodeURIComponent(search(page)))[1]);
+  const said = await group.locator("[data-curveball-status]").textContent();
+  if (!said.includes(`The deploy set every key holding a value to expire at ${at + 5000} ms.`)) throw new Error(`the status: ${said}`);
+  t.ok(`the deploy's status says when the keys expire together (${at + 5000} ms)`);
   await group.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "faults-curveballs-thrown-1280x800.png") });
   const link = search(page);
   await page.keyboard.press("End");
