@@ -409,22 +409,11 @@ fn Curveballs(
         .map(|b: &'static Curveball| {
             let throw = move |_| {
                 status.set(match throw.run(b) {
-                    Ok(at) => {
-                        // A deploy's re-warm says when its wave comes.
-                        let wave = if b.fault == stampede::scenario::FaultKind::TtlSync {
-                            let ttl = scenario.with_untracked(|s| s.value_ttl_ms);
-                            format!(
-                                " The deploy set every key holding a value to expire at {} ms.",
-                                u64::from(at) + u64::from(ttl)
-                            )
-                        } else {
-                            String::new()
-                        };
-                        format!(
-                            "{} at {at} ms, without a restart; the link now carries it.{wave} Watch {}.",
-                            b.label, b.metric
-                        )
-                    }
+                    Ok(at) => stampede::interview::thrown_sentence(
+                        b,
+                        at,
+                        scenario.with_untracked(|s| s.value_ttl_ms),
+                    ),
                     Err(why) => format!("{}: not thrown: {why}", b.label),
                 });
             };

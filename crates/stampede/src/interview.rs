@@ -334,6 +334,25 @@ pub fn throw(fleet: &mut Fleet, ball: &Curveball, at_ms: u32) -> Result<(), Stri
     }
 }
 
+/// What the page says once `ball` is thrown at `at_ms` into a run whose
+/// values live `value_ttl_ms`: when, that nothing restarted, that the link
+/// carries it, which counter to watch, and for a deploy when its wave comes.
+pub fn thrown_sentence(ball: &Curveball, at_ms: u32, value_ttl_ms: u32) -> String {
+    let wave = if ball.fault == FaultKind::TtlSync {
+        format!(
+            " The deploy set every key holding a value to expire at {} ms.",
+            u64::from(at_ms) + u64::from(value_ttl_ms)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "{} at {at_ms} ms, without a restart; the link now carries it.{wave} Watch {}.",
+        ball.label,
+        crate::metrics::label(ball.metric)
+    )
+}
+
 /// The curveball of a `data-curveball` name.
 pub fn curveball(kind: &str) -> Option<&'static Curveball> {
     CURVEBALLS.iter().find(|c| c.kind == kind)
@@ -519,6 +538,46 @@ mod tests {
             assert!(
                 2 * synced >= unjittered,
                 "seed {seed}: {synced} with jitter, {unjittered} without"
+            );
+        }
+    }
+
+    #[test]
+    fn the_sentence_after_a_throw_names_its_moment_its_counter_and_a_deploy_s_true_wave() {
+        let (card, _, n) = Scenario::from_query("preset=jitter&c=inner");
+        assert!(n.is_empty(), "{n:?}");
+        for ball in &CURVEBALLS {
+            let said = thrown_sentence(ball, 6_000, card.value_ttl_ms);
+            assert!(said.starts_with(ball.label), "{said}");
+            assert!(said.contains(" at 6000 ms, without a restart"), "{said}");
+            // The counter in words, as the page labels it, not its field name.
+            let watch = format!("Watch {}.", crate::metrics::label(ball.metric));
+            assert!(said.ends_with(&watch), "{said}");
+            assert!(!said.contains('_'), "{said}");
+            assert_eq!(said.contains("expire at"), ball.fault == FaultKind::TtlSync);
+        }
+        // The deploy's moment the sentence names is when the wave comes: the
+        // 300 ms from it hold several times the recomputes of the same run
+        // without the deploy, and the 300 ms before it do not.
+        let sync = curveball("ttl-sync").unwrap();
+        let said = thrown_sentence(sync, 6_000, card.value_ttl_ms);
+        let wave: u32 = said
+            .split("expire at ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no moment in {said}"));
+        for seed in 1..=6 {
+            let quiet = recomputes_between(&card, seed, None, wave, wave + 300);
+            let synced = recomputes_between(&card, seed, Some(6_000), wave, wave + 300);
+            assert!(
+                synced >= 3 * quiet.max(1),
+                "seed {seed}: {quiet} -> {synced}"
+            );
+            let before = recomputes_between(&card, seed, Some(6_000), wave - 300, wave);
+            assert!(
+                synced >= 3 * before.max(1),
+                "seed {seed}: {before} before, {synced} at"
             );
         }
     }
