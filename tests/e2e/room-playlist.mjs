@@ -71,11 +71,14 @@ const overlap = (a, b) => a && b && a.left < b.right - 1 && b.left < a.right - 1
 
 /// The projector's first screen with the strip on it: everything the room
 /// reads is on screen and the strip covers none of it.
-async function projector(t, w, h, name) {
+/// A tour step's words, or a drill's situation and goals (a band of their
+/// own, scrolling), take the top of the screen: there the fleet keeps over
+/// half of it.
+async function projector(t, w, h, name, fleetShare = 0.6) {
   const b = await boxes(t.page);
   if (!inside(b.strip, w, h)) throw new Error(`${w}x${h}: the strip ${JSON.stringify(b.strip)} is off screen`);
   if (b.strip.h > 48) throw new Error(`${w}x${h}: the strip is ${b.strip.h}px tall: not a small strip`);
-  if (!inside(b.canvas, w, h) || b.canvas.h < 0.6 * h) throw new Error(`${w}x${h}: the fleet ${JSON.stringify(b.canvas)} lost its room`);
+  if (!inside(b.canvas, w, h) || b.canvas.h < fleetShare * h) throw new Error(`${w}x${h}: the fleet ${JSON.stringify(b.canvas)} lost its room`);
   if (overlap(b.strip, b.canvas)) throw new Error(`${w}x${h}: the strip covers the fleet`);
   for (const [n, x] of b.numbers) {
     if (!inside(x, w, h)) throw new Error(`${w}x${h}: ${n} ${JSON.stringify(x)} is off the first screen`);
@@ -152,6 +155,7 @@ await spec("room-playlist", async (t) => {
   if (s.items !== 4 || !s.now.includes("1 of 4") || !s.now.includes("Tour step")) throw new Error(`the strip: ${JSON.stringify(s)}`);
   if (await page.locator("[data-playlist]").isVisible()) throw new Error("the editor shows in presenter mode");
   t.ok(`item 1: tour step basics/2; the strip reads "${s.now}"`);
+  await projector(t, 1280, 720, "tour", 0.55);
   // Inside a tour step, Page Down is the list's (the arrows are the tour's).
   await page.keyboard.press("PageDown");
   await untilCurrent(page, 2);
@@ -169,6 +173,8 @@ await spec("room-playlist", async (t) => {
   await page.keyboard.press("PageDown");
   await untilCurrent(page, 3);
   await page.waitForSelector(".ab-side");
+  await page.waitForTimeout(600);
+  await t.shot("room-playlist-ab-1280x720.png");
   t.ok("Page Down: item 3, the A/B view");
   await page.goBack();
   await untilCurrent(page, 2);
@@ -196,7 +202,7 @@ await spec("room-playlist", async (t) => {
   await untilCurrent(page, 4);
   await page.waitForSelector("[data-drill]");
   t.ok("Page Down at the last item stays; Page Up: item 3; Back: item 4");
-  await projector(t, 1280, 720, "drill");
+  await projector(t, 1280, 720, "drill", 0.55);
 
   // A damaged list: said, naming the item, and the good ones kept.
   const list = new URL(before).searchParams.get("list");
