@@ -49,7 +49,9 @@ struct Active {
 thread_local! {
     static ACTIVE: RefCell<Option<Active>> = const { RefCell::new(None) };
     /// The strip's redraw, once it is built.
-    static SHOWN: RefCell<Option<RwSignal<usize>>> = const { RefCell::new(None) };
+    static SHOWN: RefCell<Option<RwSignal<u64>>> = const { RefCell::new(None) };
+    /// The list being built, and the editor's last word on it.
+    static BUILT: RefCell<(Playlist, String)> = RefCell::new((Playlist::default(), String::new()));
 }
 
 fn value_of(query: &str, key: &str) -> Option<String> {
@@ -208,7 +210,7 @@ fn popped() {
         Some(a.item)
     });
     if let (Some(k), Some(shown)) = (k, SHOWN.with(|s| *s.borrow())) {
-        shown.set(k);
+        shown.set(k as u64);
     }
 }
 
@@ -283,11 +285,12 @@ fn mount_strip() {
         }
     });
     let _ = lab.insert_before(&strip, lab.first_child().as_ref());
-    let shown = RwSignal::new(item);
+    // Only signal types the page has already (each new one is code).
+    let shown = RwSignal::new(item as u64);
     SHOWN.with(|s| *s.borrow_mut() = Some(shown));
     let parts = StoredValue::new_local((chips, now, on));
     Effect::new(move |_| {
-        let k = shown.get();
+        let k = shown.get() as usize;
         parts.with_value(|(chips, now, _)| {
             for (i, li) in chips.iter().enumerate() {
                 let _ = li.toggle_attribute_with_force("data-current", i == k);
@@ -339,13 +342,22 @@ fn current(drive: Drive) -> Result<Item, String> {
     Ok(item)
 }
 
+fn built<T>(f: impl FnOnce(&mut Playlist, &mut String) -> T) -> T {
+    BUILT.with(|b| {
+        let (list, said) = &mut *b.borrow_mut();
+        f(list, said)
+    })
+}
+
 fn mount_editor(drive: Drive) {
     let doc = document();
     let Some(lab) = doc.get_element_by_id("lab") else {
         return;
     };
-    let list = RwSignal::new(stored());
-    let status = RwSignal::new(String::new());
+    built(|l, _| *l = stored());
+    // Redraws the editor (only signal types the page has already).
+    let tick = RwSignal::new(0u64);
+    let bump = move || tick.update(|n| *n = n.wrapping_add(1));
     let mut on = Listeners::default();
 
     let add = button("playlist-add", "Add this view");
@@ -356,18 +368,20 @@ fn mount_editor(drive: Drive) {
         "Add the view on screen, at its moment, to a list for a talk",
     );
     on.on(&add, "click", move |_| {
-        let mut l = list.get_untracked();
-        match current(drive).and_then(|item| {
-            let what = format!("{}: {}", item.kind(), item.title());
-            l.push(item).map(|()| what)
-        }) {
-            Ok(what) => {
-                store(&l);
-                status.set(format!("Added {what}."));
-                list.set(l);
+        let item = current(drive);
+        built(|l, said| {
+            *said = match item.and_then(|item| {
+                let what = format!("{}: {}", item.kind(), item.title());
+                l.push(item).map(|()| what)
+            }) {
+                Ok(what) => {
+                    store(l);
+                    format!("Added {what}.")
+                }
+                Err(e) => format!("Not added: {e}."),
             }
-            Err(e) => status.set(format!("Not added: {e}.")),
-        }
+        });
+        bump();
     });
     if let Some(host) = doc
         .query_selector("header.topbar .room")
@@ -417,49 +431,48 @@ fn mount_editor(drive: Drive) {
         let k = b
             .get_attribute("data-k")
             .and_then(|k| k.parse::<usize>().ok());
-        let mut l = list.get_untracked();
-        let len = l.items.len();
-        match (b.get_attribute("data-control").as_deref(), k) {
-            (Some("playlist-up"), Some(k)) if k > 0 && k < len => l.items.swap(k, k - 1),
-            (Some("playlist-down"), Some(k)) if k + 1 < len => l.items.swap(k, k + 1),
-            (Some("playlist-remove"), Some(k)) if k < len => {
-                l.items.remove(k);
+        let control = b.get_attribute("data-control").unwrap_or_default();
+        built(|l, said| {
+            let len = l.items.len();
+            match (control.as_str(), k) {
+                ("playlist-up", Some(k)) if k > 0 && k < len => l.items.swap(k, k - 1),
+                ("playlist-down", Some(k)) if k + 1 < len => l.items.swap(k, k + 1),
+                ("playlist-remove", Some(k)) if k < len => {
+                    l.items.remove(k);
+                }
+                ("playlist-clear", _) => l.items.clear(),
+                ("playlist-copy", _) => {
+                    copy(&link_text(l));
+                    *said = "Copied the link: open it, press p for presenter mode, and step \
+                             with Page Down."
+                        .into();
+                    return;
+                }
+                _ => return,
             }
-            (Some("playlist-clear"), _) => l.items.clear(),
-            (Some("playlist-copy"), _) => {
-                copy(&link_text(&l));
-                status.set("Copied the link: open it, press p for presenter mode, and step with Page Down.".into());
-                return;
-            }
-            _ => return,
-        }
-        store(&l);
-        status.set(String::new());
-        list.set(l);
+            store(l);
+            said.clear();
+        });
+        bump();
     });
 
     let parts = StoredValue::new_local((sec, ol, link, said, add, on));
-    // Redrawn when the list changes, and when the view changes (which item
-    // is the one on screen), after the page has written its address.
-    let redraw = RwSignal::new(0u32);
+    // Redrawn when the view changes too (which item is the one on screen),
+    // after the page has written its address.
     Effect::new(move |_| {
         drive.tour.track();
         drive.compare.track();
         drive.scenario.track();
         drive.seed.track();
-        list.track();
-        set_timeout(
-            move || redraw.update(|n| *n = n.wrapping_add(1)),
-            std::time::Duration::ZERO,
-        );
+        set_timeout(bump, std::time::Duration::ZERO);
     });
     Effect::new(move |_| {
-        redraw.track();
-        let text = status.get();
-        list.with(|l| {
+        tick.track();
+        let on_screen = current(drive).ok().map(|i| i.view);
+        built(|l, text| {
             parts.with_value(|(sec, ol, link, said, add, _)| {
                 let _ = sec.toggle_attribute_with_force("hidden", l.items.is_empty());
-                set_text(said, &text);
+                set_text(said, text);
                 set_text(
                     add,
                     &if l.items.is_empty() {
@@ -468,7 +481,6 @@ fn mount_editor(drive: Drive) {
                         format!("Add this view ({})", l.items.len())
                     },
                 );
-                let on_screen = current(drive).ok().map(|i| i.view);
                 ol.set_text_content(None);
                 for (k, item) in l.items.iter().enumerate() {
                     let li = el("li", "");
