@@ -231,7 +231,7 @@ pub fn mount(drive: Drive) {
 }
 
 fn mount_strip() {
-    let Some((titles, encoded, item)) = ACTIVE.with(|a| {
+    let Some((titles, item)) = ACTIVE.with(|a| {
         a.borrow().as_ref().map(|a| {
             let t: Vec<(String, String, String)> = a
                 .list
@@ -239,12 +239,11 @@ fn mount_strip() {
                 .iter()
                 .map(|i| (i.kind().to_string(), i.title(), moment_text(i)))
                 .collect();
-            (t, a.encoded.clone(), a.item)
+            (t, a.item)
         })
     }) else {
         return;
     };
-    let _ = encoded;
     let doc = document();
     let Some(lab) = doc.get_element_by_id("lab") else {
         return;

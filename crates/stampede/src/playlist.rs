@@ -410,28 +410,22 @@ impl Playlist {
 /// Reads the `item=` value (from 1) against a list of `len` items: the
 /// index from 0, clamped into the list, and a notice when it was not one.
 pub fn parse_item(raw: &str, len: usize) -> (usize, Option<Notice>) {
-    let last = len.saturating_sub(1);
-    match raw.parse::<usize>() {
-        Ok(n) if n >= 1 && n <= len => (n - 1, None),
-        _ => (
-            if raw.parse::<usize>().is_ok_and(|n| n > len) {
-                last
+    let n = raw.parse::<usize>().ok();
+    match n {
+        Some(n) if (1..=len).contains(&n) => (n - 1, None),
+        _ => {
+            let k = if n.is_some_and(|n| n > len) {
+                len.saturating_sub(1)
             } else {
                 0
-            },
-            Some(Notice::new(
-                ITEM_KEY,
-                format!(
-                    "'{}' is not an item of this list (1 to {len}); showing item {}",
-                    clip(raw),
-                    if raw.parse::<usize>().is_ok_and(|n| n > len) {
-                        last + 1
-                    } else {
-                        1
-                    }
-                ),
-            )),
-        ),
+            };
+            let said = format!(
+                "'{}' is not an item of this list (1 to {len}); showing item {}",
+                clip(raw),
+                k + 1
+            );
+            (k, Some(Notice::new(ITEM_KEY, said)))
+        }
     }
 }
 
