@@ -33,7 +33,8 @@ fn current_hash() -> String {
 fn write_url(query: &str, hash: &str, push: bool) {
     let w = window();
     let path = w.location().pathname().unwrap_or_default();
-    let url = format!("{path}?{query}{hash}");
+    // A trainer's list, while one is open, stays in the address.
+    let url = format!("{path}?{query}{}{hash}", crate::playlist::suffix());
     if let Ok(h) = w.history() {
         let _ = if push {
             h.push_state_with_url(&JsValue::NULL, "", Some(&url))
@@ -94,7 +95,14 @@ pub fn App() -> impl IntoView {
     // the link's and then the step's.
     let (initial, url_notices) = match drill_open {
         Some(d) => {
-            let (s, n) = stampede::drill::apply(d, &query);
+            // The page's own keys (presenter mode, a moment, a list) are
+            // no knob of the drill's.
+            let knobs: Vec<&str> = query
+                .trim_start_matches('?')
+                .split('&')
+                .filter(|p| !stampede::scenario::is_page_key(p))
+                .collect();
+            let (s, n) = stampede::drill::apply(d, &knobs.join("&"));
             drill_notices.extend(n);
             let state = PageState {
                 speed: crate::clock::default_speed(&s),
@@ -156,7 +164,7 @@ pub fn App() -> impl IntoView {
         burst: true,
         ..Reading::default()
     });
-    let banner = RwSignal::new(url_notices);
+    let banner = RwSignal::new([url_notices, crate::playlist::start(&query)].concat());
     let knob_notices = RwSignal::new(Vec::<Notice>::new());
     let base = crate::transport::lesson_base(scenario);
     // The runs the words compare against: the preset a change was made
@@ -369,6 +377,10 @@ pub fn App() -> impl IntoView {
         if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
             return;
         }
+        // With a trainer's list open, Page Up and Down step the list.
+        if crate::playlist::key(&ev) {
+            return;
+        }
         let touring = tour.get_untracked().is_some();
         let key = ev.key();
         // Page Up and Down do what the arrows do in every view (what `?`
@@ -514,6 +526,7 @@ pub fn App() -> impl IntoView {
             }));
         }
         crate::dom::task(Box::new(move || presenter::mount(room)));
+        crate::dom::task(Box::new(move || crate::playlist::mount(drive)));
         crate::dom::task(Box::new(move || crate::panels::conformance::mount(base)));
     });
     // Said only while the fleet is drawn as bands.

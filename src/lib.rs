@@ -14,7 +14,8 @@
 //! - `panels`: `counters`, `code_panel`, `knobs`, `transport` (the numbers
 //!   and the controls)
 //! - `kit`: the interviewer's kit, a second window (`?kit=1`); `embed`:
-//!   the run in an iframe (`embed=1`) and its snippet; `qr`: the link's QR code
+//!   the run in an iframe (`embed=1`) and its snippet; `qr`: the link's QR code;
+//!   `playlist`: a trainer's list of views, built, linked and stepped
 //! - `app`: the page; `compare`: the A/B view (two designs on the same
 //!   traffic, from one clock); `engine`: the animation loop both drive;
 //!   `panic`: the crash screen
@@ -29,6 +30,7 @@ pub mod kit;
 pub mod lesson;
 pub mod panels;
 pub mod panic;
+pub mod playlist;
 pub mod qr;
 pub mod stage;
 

@@ -33,13 +33,17 @@ const ROWS: [&str; 5] = [
 ];
 
 /// Every key the page answers to, for the `?` overlay.
-pub const SHORTCUTS: [(&str, &str); 11] = [
+pub const SHORTCUTS: [(&str, &str); 12] = [
     ("Space or .", "play or pause"),
     (
         "→ or Page Down",
         "the next tour step; in the sandbox and the A/B view, a step of the clock",
     ),
     ("← or Page Up", "back a step"),
+    (
+        "Page Down / Page Up",
+        "with a list open (a list link), its next / previous item",
+    ),
     ("n", "pause at the next event"),
     ("End", "jump to the end of the run"),
     (

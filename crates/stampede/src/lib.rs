@@ -12,6 +12,7 @@
 //! - [`sizing`]: rules for sizing the knobs, worked out from a scenario.
 //! - [`interview`]: the interviewer's kit: levels, red flags, follow-ups, curveballs.
 //! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
+//! - [`playlist`]: a trainer's list of views as one link parameter.
 //! - [`practice`]: progress and the spaced review schedule, as text.
 //! - [`metrics`]: the counters and histograms everyone reports.
 //! - [`decimal`]: decimal text to and from `f64`, without the standard
@@ -27,6 +28,7 @@ pub mod flight;
 pub mod interview;
 pub mod lesson;
 pub mod metrics;
+pub mod playlist;
 pub mod practice;
 pub mod read_path;
 pub mod rng;

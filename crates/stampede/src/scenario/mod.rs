@@ -24,9 +24,12 @@ pub const MAX_QUERY_LEN: usize = 4096;
 
 /// Keys of a page link that are the page's own, not the scenario's: the
 /// playback speed, presenter mode, a moment (`at`, `play`), embed mode and
-/// the interviewer's kit. Whoever reads a link for its scenario (the page,
+/// the interviewer's kit, a trainer's playlist and the item of it showing
+/// (`list`, `item`: [`crate::playlist`]). Whoever reads a link for its scenario (the page,
 /// `stampede-sim --url`) passes over them.
-pub const PAGE_KEYS: [&str; 6] = ["speed", "present", "at", "play", "embed", "kit"];
+pub const PAGE_KEYS: [&str; 8] = [
+    "speed", "present", "at", "play", "embed", "kit", "list", "item",
+];
 
 /// Whether a link's `key=value` part (or a bare key) is one of [`PAGE_KEYS`].
 pub fn is_page_key(part: &str) -> bool {
