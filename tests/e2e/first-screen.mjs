@@ -86,7 +86,21 @@ async function nothingCut(t, what) {
       .map((e) => e.textContent.trim()),
   );
   if (cut.length) throw new Error(`${what}: cut labels in the arithmetic table: ${JSON.stringify(cut)}`);
-  t.ok(`${what}: no label of the arithmetic table is cut`);
+  // A row's name may wrap between words, never inside one ("singlefligh t").
+  const broken = await t.page.evaluate(() => {
+    const c = document.createElement("canvas").getContext("2d");
+    return [...document.querySelectorAll(".arith tbody th")]
+      .filter((e) => e.offsetParent)
+      .flatMap((e) => {
+        const st = getComputedStyle(e);
+        c.font = st.font;
+        const room = e.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+        const words = (e.firstChild?.textContent ?? e.textContent).trim().split(/\s+/);
+        return words.filter((w) => c.measureText(w).width > room + 0.5).map((w) => `${w} (${Math.round(c.measureText(w).width)} px in ${Math.round(room)})`);
+      });
+  });
+  if (broken.length) throw new Error(`${what}: row names broken inside a word: ${JSON.stringify(broken)}`);
+  t.ok(`${what}: no label of the arithmetic table is cut or broken inside a word`);
 }
 
 await spec("first-screen", async (t) => {
