@@ -145,6 +145,12 @@ pub fn App() -> impl IntoView {
     });
     let seed = RwSignal::new(initial.seed);
     let compare = RwSignal::new(initial.compare);
+    // The A/B view's moment from the link, taken by its first build.
+    let ab_moment = StoredValue::new(
+        link.at
+            .filter(|_| initial.compare.is_some())
+            .map(|ms| (ms, link.play)),
+    );
     let cost = RwSignal::new(initial.cost);
     let speed = RwSignal::new(initial.speed);
     let playing = RwSignal::new(true);
@@ -468,6 +474,16 @@ pub fn App() -> impl IntoView {
             }
             (None, _) => {}
         }
+        // The A/B view's own clock: a view built now takes the moment; one
+        // already open goes there once the entry's effects have run.
+        if let (Some(_), Some(ms)) = (st.compare, st.at) {
+            let play = st.play;
+            ab_moment.set_value(Some((ms, play)));
+            set_timeout(
+                move || crate::compare::seek_to(ms, play),
+                std::time::Duration::ZERO,
+            );
+        }
         compare.set(st.compare);
         cost.set(st.cost);
         tour.set(place);
@@ -621,7 +637,7 @@ pub fn App() -> impl IntoView {
         <Banner notices=banner />
         <Show when=move || compare.get().is_some()>
             <main class="ab-main">
-                <crate::compare::CompareView compare=compare cost=cost seed=seed />
+                <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment />
             </main>
         </Show>
         <main class="lab" hidden=move || compare.get().is_some()>

@@ -173,6 +173,31 @@ pub(crate) fn key(c: Command) -> bool {
     true
 }
 
+/// The open A/B view's one clock (µs) and whether it plays: where a
+/// playlist adds it from. None when no A/B view is open.
+pub(crate) fn moment() -> Option<(u64, bool)> {
+    let k = OPEN.with(std::cell::Cell::get)?;
+    let playing = k.playing.try_get_untracked()?;
+    let now = k
+        .engine
+        .try_with_value(|e| e.sides.first().map(|s| s.lab.now()))??;
+    Some((now, playing))
+}
+
+/// Takes the open A/B view's clock to `ms` and plays on from there or not
+/// (a link's `at=` reached by Back, Forward or a playlist's step).
+pub(crate) fn seek_to(ms: u64, play: bool) {
+    let Some(k) = OPEN.with(std::cell::Cell::get) else {
+        return;
+    };
+    if k.engine
+        .try_update_value(|e| e.seek(ms.saturating_mul(1000)))
+        .is_some()
+    {
+        k.playing.set(play);
+    }
+}
+
 impl Animate for AbEngine {
     type Reading = AbReading;
 
@@ -647,6 +672,9 @@ pub fn CompareView(
     compare: RwSignal<Option<&'static str>>,
     cost: RwSignal<Option<u32>>,
     seed: RwSignal<u64>,
+    /// A link's moment to open at (ms, play on from there), taken by the
+    /// first build: `?cmp=…&at=MS`, as the sandbox's.
+    moment: StoredValue<Option<(u64, bool)>>,
 ) -> impl IntoView {
     let engine = StoredValue::new_local(AbEngine::default());
     let k = Controls {
@@ -666,6 +694,10 @@ pub fn CompareView(
             let (dom, surfaces) = AbDom::build(&r, k);
             k.rebuild();
             engine.update_value(|e| e.attach(dom, surfaces, k));
+            if let Some((ms, play)) = moment.try_update_value(Option::take).flatten() {
+                engine.update_value(|e| e.seek(ms.saturating_mul(1000)));
+                k.playing.set(play);
+            }
         }
     });
     // A new seed (from the sandbox's seed box or the link) starts again.

@@ -322,9 +322,8 @@ fn store(list: &Playlist) {
     }
 }
 
-/// The view on screen, at its moment: what "Add this view" adds. The A/B
-/// view runs a clock of its own, which no link's moment reaches yet: it is
-/// added from its start.
+/// The view on screen, at its moment: what "Add this view" adds (the A/B
+/// view's from its own clock).
 fn current(drive: Drive) -> Result<Item, String> {
     let loc = window().location();
     let mut item = Item::from_link(
@@ -332,7 +331,10 @@ fn current(drive: Drive) -> Result<Item, String> {
         &loc.hash().unwrap_or_default(),
     )?;
     item = if matches!(item.view, View::Compare { .. }) {
-        Item::new(item.view, None, false)
+        let (at, play) = crate::compare::moment().map_or((None, false), |(us, play)| {
+            (u32::try_from(us / 1000).ok(), play)
+        });
+        Item::new(item.view, at, play)
     } else {
         let ms = drive.reading.with_untracked(|r| r.now / 1000);
         let play = drive.playing.get_untracked();

@@ -88,6 +88,15 @@ async function projector(t, w, h, name, fleetShare = 0.6) {
   t.ok(`${w}x${h} (${name}): the strip (${Math.round(b.strip.w)}x${Math.round(b.strip.h)}) covers nothing; the fleet (${Math.round(b.canvas.h)}px tall) and ${b.numbers.length} numbers and legend entries on the first screen`);
 }
 
+// The A/B view's one clock reads `ms` ("t = 300.0 ms at …"), paused.
+async function abAt(page, ms) {
+  try {
+    await page.waitForFunction((ms) => document.querySelector(".ab .clock")?.textContent.startsWith(`t = ${ms} ms`), ms, { timeout: 30_000 });
+  } catch {
+    throw new Error(`the A/B view's clock reads ${await page.locator(".ab .clock").first().textContent()}, not ${ms} ms`);
+  }
+}
+
 await spec("room-playlist", async (t) => {
   const { page } = t;
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -108,9 +117,14 @@ await spec("room-playlist", async (t) => {
   await t.open("preset=burst&at=120");
   await t.expectMetric("now_ms", "120.0", "the sandbox waits at 120 ms");
   await add(page, /^Scenario: .*at 120 ms, paused/);
+  // The A/B view from the sandbox's button, then its own clock at a
+  // link's moment: an A/B item keeps its moment as the others do.
   await page.locator('[data-control="compare"]').first().click();
   await page.waitForSelector(".ab-side");
-  await add(page, /^A\/B view: .* vs .*/);
+  await t.open("cmp=layered&at=300");
+  await page.waitForSelector(".ab-side");
+  await abAt(page, "300.0");
+  await add(page, /^A\/B view: .* vs .*, at 300 ms, paused/);
   await t.open("drill=singleflight-alone");
   await page.waitForSelector("[data-drill]");
   await add(page, /^Drill: /);
@@ -173,9 +187,10 @@ await spec("room-playlist", async (t) => {
   await page.keyboard.press("PageDown");
   await untilCurrent(page, 3);
   await page.waitForSelector(".ab-side");
+  await abAt(page, "300.0");
   await page.waitForTimeout(600);
   await t.shot("room-playlist-ab-1280x720.png");
-  t.ok("Page Down: item 3, the A/B view");
+  t.ok("Page Down: item 3, the A/B view paused at its moment, 300 ms");
   await page.goBack();
   await untilCurrent(page, 2);
   await page.waitForSelector(".ab-side", { state: "detached" });
