@@ -466,7 +466,13 @@ fn sync_walk(
             });
             let mut fresh = false;
             if !same {
+                let t0 = crate::engine::wall_now();
                 st.walk = stampede::walkthrough::walk(&r.scenario, r.seed, who, level);
+                // What working it out cost (BENCHMARKS.md), on <html>.
+                if let Some(html) = crate::dom::document().document_element() {
+                    let ms = stampede::metrics::one_decimal(crate::engine::wall_now() - t0);
+                    crate::dom::set(&html, "data-walk-ms", &ms);
+                }
                 st.done = vec![false; st.walk.asked.len()];
                 st.of = Some((r.scenario.clone(), r.seed, who, level));
                 st.shown = None;

@@ -94,6 +94,8 @@ await spec("learn-walkthrough", async (t) => {
     }
     t.ok(`${a.kind} at ${a.t / 1000} ms: paused at ${at} ms; "${wrong.key}" marked wrong, "${right.key}" right and the run resumed`);
   }
+  const cost = await page.evaluate(() => document.documentElement.dataset.walkMs);
+  t.ok(`the walk-through was worked out in ${cost} ms (the page's run of the same link, looked ahead)`);
   await page.waitForFunction(
     (n) => document.querySelector("[data-walk-question]")?.textContent.trim() === `${n} of ${n} questions answered; the run pauses at the next.`,
     walk.asked.length,
@@ -131,6 +133,23 @@ await spec("learn-walkthrough", async (t) => {
   await feedback(page, false);
   await t.shot("learn-walkthrough-390.png");
   t.ok("at 390x844 the question and options fit");
+
+  // On your own: every step is asked, "which line next?" among them, the
+  // CLI's questions in the CLI's order.
+  const own = walkOf(QUERY, "holder", "own");
+  if (own.asked.length <= walk.asked.length) throw new Error(`on your own asks ${own.asked.length}, faded ${walk.asked.length}`);
+  await page.locator("[data-walk-level]").selectOption("own");
+  await fromTheStart(t);
+  for (const a of own.asked.slice(0, 4)) {
+    await asking(page, a.question);
+    const keys = await page.locator("[data-walk-option]").evaluateAll((bs) => bs.map((b) => b.dataset.walkOption));
+    if (keys.join() !== a.options.map((o) => o.key).join()) throw new Error(`own ${a.kind}: options ${keys}, the CLI's ${a.options.map((o) => o.key)}`);
+    await page.locator(`[data-walk-option="${a.right}"]`).click();
+    const want = a.options.find((o) => o.correct).feedback;
+    await page.waitForFunction((w) => document.querySelector("[data-walk-feedback]")?.textContent.trim() === w, want, { timeout: 10_000 });
+    await feedback(page, true);
+  }
+  t.ok(`on your own: ${own.asked.length} questions (faded: ${walk.asked.length}); the first four as the CLI asks them, right picks marked right`);
 
   // Narrated asks nothing: the run plays through.
   await page.setViewportSize({ width: 1280, height: 800 });

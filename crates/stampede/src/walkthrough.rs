@@ -678,18 +678,25 @@ fn did(kind: EventKind) -> &'static str {
 /// The options of "which line next?": the right place and the three
 /// listing lines nearest it (not where the thread is now), in listing order.
 fn line_options(right: Place, now: Place) -> Vec<Place> {
-    let at = |p: Place| LINES.iter().position(|l| *l == p).unwrap_or(0) as i64;
-    let r = at(right);
-    let mut others: Vec<Place> = LINES
+    // Nearest first, outward from the right line (no sort: its code is
+    // kilobytes of the page's wasm).
+    let r = LINES.iter().position(|l| *l == right).unwrap_or(0);
+    let mut chosen = [false; LINES.len()];
+    chosen[r] = true;
+    let mut others = 0;
+    for d in 1..LINES.len() {
+        for i in [r.checked_sub(d), Some(r + d)].into_iter().flatten() {
+            if others < 3 && LINES.get(i).is_some_and(|p| *p != now) {
+                chosen[i] = true;
+                others += 1;
+            }
+        }
+    }
+    LINES
         .iter()
-        .copied()
-        .filter(|p| *p != right && *p != now)
-        .collect();
-    others.sort_by_key(|p| ((at(*p) - r).abs(), at(*p)));
-    others.truncate(3);
-    others.push(right);
-    others.sort_by_key(|p| at(*p));
-    others
+        .zip(chosen)
+        .filter_map(|(p, c)| c.then_some(*p))
+        .collect()
 }
 
 /// The walk-through of the thread `who` names in the run of `s` with
