@@ -89,9 +89,11 @@ impl Kind {
 
     pub fn question(self) -> &'static str {
         match self {
-            Kind::LeadOrFollow => "Its read missed. Does it lead the flight or follow it?",
+            Kind::LeadOrFollow => {
+                "Does it lead its office's flight for the key, or follow one already running?"
+            }
             Kind::Claim => "Its SET NX is on its way. Does it win the claim?",
-            Kind::Loser => "It lost the claim. As a loser: serve stale, wait or degrade?",
+            Kind::Loser => "It did not get the claim. As a loser: serve stale, wait or degrade?",
             Kind::Deadline => "It is waiting. Is its deadline reached before the wait ends?",
             Kind::Line => "Which line next?",
         }
@@ -380,6 +382,11 @@ impl Tracker {
                 E::ClaimLost => Some((Kind::Claim, "lost")),
                 E::ClaimError => Some((Kind::Claim, "error")),
                 E::DeadlinePassed if self.waiting => Some((Kind::Deadline, "yes")),
+                // A poller that slept out its budget answers at its
+                // deadline without a separate deadline event.
+                E::Respond if self.waiting && e.detail == Ending::Timeout as u8 => {
+                    Some((Kind::Deadline, "yes"))
+                }
                 _ if self.waiting && ends_wait(before, e) => Some((Kind::Deadline, "no")),
                 _ => None,
             }
@@ -403,7 +410,7 @@ impl Tracker {
         match got {
             Some((Kind::Loser, k)) => {
                 self.loser = false;
-                self.waiting = k == "wait" && e.kind != E::DeadlinePassed && !self.answered;
+                self.waiting = k == "wait" && e.kind == E::Poll && !self.answered;
             }
             Some((Kind::Claim, k)) => {
                 self.loser = k == "lost" || (k == "error" && self.fail_closed);
@@ -426,7 +433,8 @@ impl Tracker {
 fn loser_choice(e: &Event, rest: &[Event]) -> Option<&'static str> {
     use EventKind as E;
     match e.kind {
-        E::Poll | E::DeadlinePassed => Some("wait"),
+        E::Poll | E::DeadlinePassed | E::Handover => Some("wait"),
+        E::Respond if e.detail == Ending::Timeout as u8 => Some("wait"),
         E::Settle | E::Respond => {
             let answer = std::iter::once(e)
                 .chain(rest)
@@ -519,7 +527,7 @@ impl Words<'_> {
             ),
             Kind::LeadOrFollow => self.lead_words(key, yes, &at),
             Kind::Claim => self.claim_words(key, right, e, &at),
-            Kind::Loser => self.loser_words(key, right, &at),
+            Kind::Loser => self.loser_words(key, right, e, &at),
             Kind::Deadline => self.deadline_words(key, right, e, place, &at),
             Kind::Line => String::new(),
         }
@@ -538,7 +546,7 @@ impl Words<'_> {
             ("lead", true) => match alone {
                 Some(why) => format!("Right: {why}; it leads at {at} ms."),
                 None => format!(
-                    "Right: no flight for this key was running in office {o} when it missed, so at {at} ms it leads one; office {o}'s later misses attach to it."
+                    "Right: no flight for this key was running in office {o}, so at {at} ms it leads one; office {o}'s later misses of this key attach to it."
                 ),
             },
             ("lead", false) => format!(
@@ -579,10 +587,15 @@ impl Words<'_> {
                 format!("Redis answered its SET NX with an error at {at} ms; {then}")
             }
         };
-        verdict(key == right, &what)
+        let not = match key {
+            "won" => "it did not win",
+            "lost" => "it was not refused",
+            _ => "Redis answered normally",
+        };
+        why(key == right, not, &what)
     }
 
-    fn loser_words(&self, key: &str, right: &str, at: &str) -> String {
+    fn loser_words(&self, key: &str, right: &str, e: &Event, at: &str) -> String {
         let policy = self.policy();
         let what = match right {
             "stale" => format!(
@@ -594,8 +607,11 @@ impl Words<'_> {
             "degrade" => format!(
                 "this run's loser policy is {policy} but it has nothing to serve, so at {at} ms it answers degraded"
             ),
+            "wait" if e.kind != EventKind::Poll => format!(
+                "this run's loser policy is wait, but no read could come back before its deadline, so it waits out its budget to {at} ms"
+            ),
             "wait" => format!(
-                "this run's loser policy is wait: it re-reads the cache every {} ms until the value appears, the claim comes free or its deadline passes (first at {at} ms)",
+                "this run's loser policy is wait: it re-reads the cache every {} ms, first at {at} ms, until the value appears, the claim comes free or its deadline passes",
                 self.s.poll_ms
             ),
             _ if self.s.loser == LoserPolicy::Stale => format!(
@@ -605,15 +621,23 @@ impl Words<'_> {
                 "this run's loser policy is {policy}: at {at} ms it goes on to recompute, duplicate work but nobody waits"
             ),
         };
-        verdict(key == right, &what)
+        let not = match key {
+            "stale" if self.s.loser == LoserPolicy::Stale => "it has no stale value to serve",
+            "stale" => "serving stale is the serve-stale policy's branch",
+            "wait" => "polling is the wait policy's branch",
+            "degrade" => "a degraded answer is the degrade policy's branch",
+            _ => "recomputing anyway is the recompute-anyway policy's branch",
+        };
+        why(key == right, not, &what)
     }
 
     fn deadline_words(&self, key: &str, right: &str, e: &Event, place: Place, at: &str) -> String {
         let waited = ms(e.t.saturating_sub(self.arrived()));
         let on = match place {
+            _ if e.kind == EventKind::OriginTimeout => "the origin call's own timeout",
             Place::Following => "the flight's result",
-            Place::Losing => "the value or the claim",
-            Place::Recomputing => "the origin",
+            Place::Losing => "the value or a free claim",
+            Place::Recomputing => "the origin's answer",
             _ => "its answer",
         };
         let what = if right == "yes" {
@@ -628,9 +652,9 @@ impl Words<'_> {
             )
         } else {
             match self.deadline() {
-                Some(d) => format!(
+                Some(_) => format!(
                     "{on} came at {at} ms, {waited} ms after it arrived, inside its {} ms deadline",
-                    ms(d)
+                    self.s.deadline_ms
                 ),
                 None => format!(
                     "this run sets no deadline (the no-deadline pitfall), so it waits as long as it takes: {on} came at {at} ms, {waited} ms after it arrived"
@@ -644,6 +668,15 @@ impl Words<'_> {
 /// The feedback's sentence: the verdict, then why.
 fn verdict(right: bool, why: &str) -> String {
     format!("{}: {why}.", if right { "Right" } else { "No" })
+}
+
+/// A wrong option's feedback says first why not, then what happens.
+fn why(right: bool, not: &str, what: &str) -> String {
+    if right {
+        verdict(true, what)
+    } else {
+        verdict(false, &format!("{not}; {what}"))
+    }
 }
 
 /// A sentence for an event, for "which line next?".
