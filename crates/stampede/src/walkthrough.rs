@@ -247,7 +247,7 @@ pub struct Walk {
 
 /// How many events a look-ahead run may take before it gives up (a page
 /// computes the walk in one go).
-pub const MAX_EVENTS: usize = 3_000_000;
+pub const MAX_EVENTS: usize = 1_000_000;
 
 /// What the followed thread logged during its first request (from its
 /// arrival to its next one), with the claim wins and releases of everyone

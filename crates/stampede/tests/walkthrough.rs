@@ -312,6 +312,14 @@ fn levels_and_pickers_parse() {
     assert!(w::walk(&s, 1, Who::Holder, Level::Narrated)
         .asked
         .is_empty());
+    // A fleet too big to look through in one go: what was found, and a note.
+    let (big, seed, _) = Scenario::from_query("preset=burst&i=200&t=2000");
+    let walk = w::walk(&big, seed, Who::Holder, Level::Faded);
+    assert!(walk.thread.is_some() && !walk.asked.is_empty());
+    assert!(
+        walk.note.as_deref().is_some_and(|n| n.contains("too long")),
+        "{walk:?}"
+    );
 }
 
 fn sim(args: &[&str]) -> (i32, String, String) {
