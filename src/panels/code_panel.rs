@@ -359,7 +359,9 @@ fn build_walk(div: &web_sys::Element, w: Walker) {
     set(&show, "data-walk-show", "");
     let feedback = el("p", "walk-feedback");
     set(&feedback, "data-walk-feedback", "");
-    set(&feedback, "aria-live", "polite");
+    // The page has one polite live region (the counters'); the feedback is
+    // each option's description instead, read with the focused option.
+    set(&feedback, "id", "walk-feedback");
     put(&root, &question);
     put(&root, &options);
     put(&root, &show);
@@ -562,6 +564,7 @@ fn write_walk(v: &WalkView, st: &WalkState, following: bool, level: Level) {
         let b = text_el("button", "", o.label);
         set(&b, "type", "button");
         set(&b, "data-walk-option", o.key);
+        set(&b, "aria-describedby", "walk-feedback");
         put(&v.options, &b);
     }
     write_feedback(v, st);

@@ -7,6 +7,7 @@
 // brings the practice panel into view and focuses it. Screenshots at
 // 1280x800 and 390x844.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { control, root, spec } from "./lib/harness.mjs";
 
@@ -79,7 +80,21 @@ await spec("learn-walkthrough", async (t) => {
     await page.locator(`[data-walk-option="${wrong.key}"]`).click();
     const said = await feedback(page, false);
     if (said !== wrong.feedback) throw new Error(`${a.kind}/${wrong.key}: the page says ${JSON.stringify(said)}, the CLI ${JSON.stringify(wrong.feedback)}`);
-    if (i === 0) await t.shot("learn-walkthrough-1280.png");
+    if (i === 0) {
+      await t.shot("learn-walkthrough-1280.png");
+      // The question, its options and the feedback pass axe (as tests/e2e/a11y.mjs runs it).
+      await page.evaluate(readFileSync(path.join(root, ".tools", "node_modules", "axe-core", "axe.min.js"), "utf8"));
+      const bad = await page.evaluate(async () => {
+        // eslint-disable-next-line no-undef
+        const r = await axe.run(document.querySelector("section.code"), {
+          resultTypes: ["violations"],
+          runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21aa", "best-practice"] },
+        });
+        return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+      });
+      if (bad.length) throw new Error(`axe on the walk-through: ${bad.join("; ")}`);
+      t.ok("the walk-through's question, options and feedback: no serious or critical axe violation");
+    }
     await page.waitForTimeout(300);
     if ((await nowMs(t)) !== at || (await playing(page))) throw new Error(`${a.kind}: a wrong pick moved the run`);
     // The right pick, the CLI's: marked right, and the run goes on.
