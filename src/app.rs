@@ -373,6 +373,12 @@ pub fn App() -> impl IntoView {
         let f = follow.get();
         engine.update_value(|e| e.follow = f);
     });
+    // The walk-through's pause (src/panels/code_panel.rs).
+    let hold = RwSignal::new(None::<u64>);
+    Effect::new(move |_| {
+        let h = hold.get();
+        engine.update_value(|e| e.hold = h);
+    });
     Effect::new(move |_| {
         scenario.track();
         follow.set(crate::code_panel::Follow::Nobody);
@@ -521,7 +527,7 @@ pub fn App() -> impl IntoView {
                         </section>
                         <Arithmetic reading=reading />
                         <Counters reading=reading proof=proof />
-                        <CodePanel reading=reading follow=follow />
+                        <CodePanel reading=reading follow=follow playing=playing hold=hold />
                     }
                 })
                 // The page is never unmounted (only the browser tests mount

@@ -148,6 +148,8 @@ pub(crate) struct Engine {
     /// Whose path through the read path is followed (ringed on the stage,
     /// its line marked in the listing).
     pub(crate) follow: crate::code_panel::Follow,
+    /// Where playback pauses for the walk-through's question (µs).
+    pub(crate) hold: Option<u64>,
     /// The virtual time last painted under reduced motion, and how many
     /// such paints there were (for the end-to-end test).
     settled: Option<(u64, f64, f64)>,
@@ -309,8 +311,9 @@ impl Engine {
         let dt = self.last_wall.map_or(0.0, |w| start - w);
         self.last_wall = Some(start);
         let lab = self.lab.as_mut()?;
+        lab.set_hold(self.hold);
         if playing && self.reduced {
-            lab.seek(u64::MAX);
+            lab.seek(lab.held(u64::MAX));
         } else if playing {
             let step = virtual_step(dt, speed) as f64 * self.ramp.factor();
             lab.play_for(step.round() as u64);

@@ -163,6 +163,9 @@ pub struct Lab {
     /// Every thread's place on the read path, from the events (the core's).
     places: stampede::read_path::Places,
     collect_pulses: bool,
+    /// Playback stops here (the walk-through's pause, just before the
+    /// followed thread's answering event); a seek is not held.
+    hold: Option<Micros>,
 }
 
 impl Lab {
@@ -215,6 +218,7 @@ impl Lab {
             tally: [0; KINDS],
             places: Default::default(),
             collect_pulses: true,
+            hold: None,
         }
     }
 
@@ -333,9 +337,19 @@ impl Lab {
 
     /// Moves the target forward by `dt` virtual microseconds (playback).
     pub fn play_for(&mut self, dt: Micros) {
-        let t = self.cap(self.target.saturating_add(dt));
+        let t = self.held(self.cap(self.target.saturating_add(dt)));
         self.collect_pulses = true;
         self.target = t;
+    }
+
+    /// Where playback may stop short of: the walk-through's pause.
+    pub fn set_hold(&mut self, hold: Option<Micros>) {
+        self.hold = hold;
+    }
+
+    /// `t`, or the pause if that comes first (never behind the clock).
+    pub fn held(&self, t: Micros) -> Micros {
+        self.hold.map_or(t, |h| t.min(h.max(self.pos)))
     }
 
     /// The time a step forward goes to: a tenth of the visible window on,

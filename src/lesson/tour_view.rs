@@ -177,6 +177,22 @@ fn slice(mut fleet: Box<stampede::Fleet>, until: u64, done: Box<dyn FnOnce(stamp
     );
 }
 
+/// Scrolls the practice panel (src/lesson/practice.rs) into view and moves
+/// the focus to it, so the keyboard carries on from there.
+fn to_practice() {
+    let Some(p) = crate::dom::document()
+        .get_element_by_id("practice")
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    else {
+        return;
+    };
+    if !p.has_attribute("tabindex") {
+        crate::dom::set(&p, "tabindex", "-1");
+    }
+    p.scroll_into_view();
+    let _ = p.focus();
+}
+
 /// The virtual time a step's number is known at: its pause, or its end.
 fn known_at(step: &tour::Step) -> u64 {
     step.pause_ms.map_or(u64::MAX, |ms| u64::from(ms) * 1000)
@@ -442,6 +458,14 @@ pub fn mount(d: Drive) {
     let drill = el("a", "tour-drill");
     set(&drill, "data-level-drill", "");
     put(&more, &drill);
+    // "Your practice" sits under the page: a way there from every step,
+    // the level's end included.
+    let practice = button("", "Your practice ↓");
+    let _ = practice.remove_attribute("data-control");
+    set(&practice, "data-practice-link", "");
+    set(&practice, "aria-controls", "practice");
+    on.on(&practice, "click", move |_| to_practice());
+    put(&more, &practice);
     put(root, &more);
 
     let bar = StoredValue::new_local(Bar {

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use stampede::read_path::Place;
 use stampede::sim::EventKind;
+use stampede::walkthrough::{Level, Walk, Who};
 
 use crate::reading::Reading;
 
@@ -104,36 +105,28 @@ pub const FOLLOW_CHOICES: [(&str, &str); 4] = [
     ("office1", "the first thread of office 1"),
 ];
 
+/// The picker's value as whom to follow: the core's reading of it (the
+/// CLI's `--follow` takes the same values).
 pub fn follow_of(value: &str, threads: u32) -> Follow {
-    match value {
-        "holder" => Follow::ClaimHolder,
-        "office3" => Follow::Thread(2 * threads + threads.min(2).saturating_sub(1)),
-        "office1" => Follow::Thread(0),
-        _ => Follow::Nobody,
+    match stampede::walkthrough::who(value, threads) {
+        Some(Who::Holder) => Follow::ClaimHolder,
+        Some(Who::Thread(g)) => Follow::Thread(g),
+        None => Follow::Nobody,
     }
 }
 
 /// The listing line a thread is on, from where the core says it is on the
 /// read path (`read_path::Place`, kept from the events it logged).
 pub fn line_of(place: Place) -> Option<usize> {
-    Some(match place {
-        Place::None => return None,
-        Place::Arrived => 0,
-        Place::Reading => 1,
-        Place::Served => 2,
-        Place::Leading => 3,
-        Place::Following => 4,
-        Place::Claiming => 5,
-        Place::Won => 6,
-        Place::Rechecking => 7,
-        Place::Recomputing => 8,
-        Place::Writing => 9,
-        Place::Releasing => 10,
-        Place::Losing => 11,
-        Place::Settling => 12,
-        // Its request died with it: no line.
-        Place::Crashed => return None,
-    })
+    // The listing's first line is `handle(key):`, then the core's lines in
+    // order; a crashed request died with its thread: no line.
+    match place {
+        Place::Arrived => Some(0),
+        p => stampede::walkthrough::LINES
+            .iter()
+            .position(|l| *l == p)
+            .map(|i| i + 1),
+    }
 }
 
 /// What the caption says about the followed thread: who it is, what it is
@@ -184,13 +177,29 @@ pub fn counts_text(t: &Tally, l: &Line) -> String {
 }
 
 #[component]
-pub fn CodePanel(reading: RwSignal<Reading>, follow: RwSignal<Follow>) -> impl IntoView {
+pub fn CodePanel(
+    reading: RwSignal<Reading>,
+    follow: RwSignal<Follow>,
+    playing: RwSignal<bool>,
+    hold: RwSignal<Option<u64>>,
+) -> impl IntoView {
     // Following a thread: the picker and the line it is on, with plain DOM
     // calls (see `crate::dom`).
     let root = NodeRef::<leptos::html::Div>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),
-        move |div| build_follow(&div, reading, follow),
+        move |div| {
+            build_follow(&div, reading, follow);
+            build_walk(
+                &div,
+                Walker {
+                    reading,
+                    follow,
+                    playing,
+                    hold,
+                },
+            );
+        },
     );
     view! {
         <section class="panel code" aria-labelledby="code-title">
@@ -281,6 +290,329 @@ fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSi
     });
 }
 
+/// Where the walk-through's level is remembered.
+const LEVEL_KEY: &str = "stampede-walk-level";
+
+/// The signals the walk-through reads and drives.
+#[derive(Clone, Copy)]
+struct Walker {
+    reading: RwSignal<Reading>,
+    follow: RwSignal<Follow>,
+    playing: RwSignal<bool>,
+    /// Where playback stops: just before the followed thread's answering event.
+    hold: RwSignal<Option<u64>>,
+}
+
+/// The walk-through of the run on screen: the core's questions for the
+/// followed thread, which have been answered, which one is asked now.
+#[derive(Default)]
+struct WalkState {
+    of: Option<(std::sync::Arc<stampede::Scenario>, u64, Who, Level)>,
+    walk: Walk,
+    done: Vec<bool>,
+    shown: Option<usize>,
+    /// The last pick's feedback, and whether it was right.
+    said: Option<(String, bool)>,
+}
+
+struct WalkView {
+    root: web_sys::Element,
+    question: web_sys::Element,
+    options: web_sys::Element,
+    show: web_sys::Element,
+    feedback: web_sys::Element,
+}
+
+fn stored_level() -> Level {
+    crate::dom::storage("localStorage", "getItem", &[LEVEL_KEY])
+        .and_then(|v| v.as_string())
+        .and_then(|v| Level::parse(&v))
+        .unwrap_or_default()
+}
+
+fn build_walk(div: &web_sys::Element, w: Walker) {
+    use crate::dom::{button, el, put, set, text_el, Listeners};
+    use wasm_bindgen::JsCast;
+    let level = RwSignal::new(stored_level());
+    let label = el("label", "walk-level");
+    let _ = label.append_with_str_1("Walk-through ");
+    let select = el("select", "");
+    set(&select, "data-walk-level", "");
+    for l in Level::ALL {
+        let o = text_el("option", "", l.label());
+        set(&o, "value", l.name());
+        if l == level.get_untracked() {
+            set(&o, "selected", "");
+        }
+        put(&select, &o);
+    }
+    put(&label, &select);
+    put(div, &label);
+    let root = el("div", "walk");
+    set(&root, "data-walk", "");
+    set(&root, "hidden", "");
+    let question = el("p", "walk-question");
+    set(&question, "data-walk-question", "");
+    let options = el("div", "walk-options");
+    let show = button("", "Show me");
+    let _ = show.remove_attribute("data-control");
+    set(&show, "data-walk-show", "");
+    let feedback = el("p", "walk-feedback");
+    set(&feedback, "data-walk-feedback", "");
+    // The page has one polite live region (the counters'); the feedback is
+    // each option's description instead, read with the focused option.
+    set(&feedback, "id", "walk-feedback");
+    put(&root, &question);
+    put(&root, &options);
+    put(&root, &show);
+    put(&root, &feedback);
+    put(div, &root);
+    let view = StoredValue::new_local(WalkView {
+        root,
+        question,
+        options: options.clone(),
+        show: show.clone(),
+        feedback,
+    });
+    let state = StoredValue::new_local(WalkState::default());
+    let sync = move || {
+        w.reading
+            .with_untracked(|r| sync_walk(w, level.get_untracked(), r, state, view))
+    };
+    let mut on = Listeners::default();
+    on.on(&select, "change", move |ev| {
+        if let Some(s) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        {
+            let l = Level::parse(&s.value()).unwrap_or_default();
+            crate::dom::storage("localStorage", "setItem", &[LEVEL_KEY, l.name()]);
+            level.set(l);
+        }
+    });
+    // A pick: feedback at once; a right one (or "show me") resumes the run.
+    let pick = move |key: Option<String>| {
+        let right = state
+            .try_update_value(|st| {
+                let a = st.walk.asked.get(st.shown?)?;
+                let c = match &key {
+                    Some(k) => a.options.iter().find(|o| o.key == k.as_str())?,
+                    None => a.options.iter().find(|o| o.correct)?,
+                };
+                st.said = Some((c.feedback.clone(), c.correct));
+                if c.correct {
+                    // Marked done; the next sync moves on from it.
+                    if let Some(d) = st.shown.and_then(|i| st.done.get_mut(i)) {
+                        *d = true;
+                    }
+                }
+                Some(c.correct)
+            })
+            .flatten();
+        view.with_value(|v| state.with_value(|st| write_feedback(v, st)));
+        if right == Some(true) {
+            w.playing.set(true);
+            sync();
+        }
+    };
+    on.on(&options, "click", move |ev| {
+        let key = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("[data-walk-option]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-walk-option"));
+        if key.is_some() {
+            pick(key);
+        }
+    });
+    on.on(&show, "click", move |_| pick(None));
+    let listeners = StoredValue::new_local(on);
+    Effect::new(move |_| {
+        listeners.with_value(|_| ());
+        let l = level.get();
+        w.follow.track();
+        w.reading.with(|r| sync_walk(w, l, r, state, view));
+    });
+}
+
+/// Brings the walk-through up to the reading: works the walk out when the
+/// run, the thread or the level changed, holds playback just before the
+/// next question's event and asks it once the clock stands there.
+fn sync_walk(
+    w: Walker,
+    level: Level,
+    r: &Reading,
+    state: StoredValue<WalkState, LocalStorage>,
+    view: StoredValue<WalkView, LocalStorage>,
+) {
+    let who = match w.follow.get_untracked() {
+        Follow::Nobody => None,
+        Follow::ClaimHolder => Some(Who::Holder),
+        Follow::Thread(g) => Some(Who::Thread(g)),
+    };
+    let mut follow_thread = None;
+    let (want_hold, pause, fresh) = state
+        .try_update_value(|st| {
+            let Some(who) = who.filter(|_| level != Level::Narrated) else {
+                let fresh = st.of.is_some() || st.shown.is_some();
+                *st = WalkState::default();
+                return (None, false, fresh);
+            };
+            let same = st.of.as_ref().is_some_and(|(s, seed, w0, l)| {
+                (std::sync::Arc::ptr_eq(s, &r.scenario) || **s == *r.scenario)
+                    && *seed == r.seed
+                    && *l == level
+                    && (*w0 == who
+                        || (*w0 == Who::Holder
+                            && st.walk.thread.is_some_and(|g| who == Who::Thread(g))))
+            });
+            let mut fresh = false;
+            if !same {
+                let t0 = crate::engine::wall_now();
+                st.walk = stampede::walkthrough::walk(&r.scenario, r.seed, who, level);
+                // What working it out cost (BENCHMARKS.md), on <html>.
+                if let Some(html) = crate::dom::document().document_element() {
+                    let ms = stampede::metrics::one_decimal(crate::engine::wall_now() - t0);
+                    crate::dom::set(&html, "data-walk-ms", &ms);
+                }
+                st.done = vec![false; st.walk.asked.len()];
+                st.of = Some((r.scenario.clone(), r.seed, who, level));
+                st.shown = None;
+                st.said = None;
+                fresh = true;
+                if who == Who::Holder {
+                    // The holder is known ahead of its win: follow it from
+                    // its first step.
+                    follow_thread = st.walk.thread;
+                }
+            }
+            let now = r.now;
+            // Gone back (a restart, a step back): ask again what lies ahead.
+            for (a, d) in st.walk.asked.iter().zip(st.done.iter_mut()) {
+                if *d && now + 1 < a.t {
+                    *d = false;
+                }
+            }
+            let next = st
+                .walk
+                .asked
+                .iter()
+                .zip(&st.done)
+                .position(|(a, d)| !d && a.t > now);
+            let at = next.filter(|i| now + 1 >= st.walk.asked[*i].t);
+            if at != st.shown {
+                st.shown = at;
+                fresh = true;
+            }
+            (next.map(|i| st.walk.asked[i].t - 1), at.is_some(), fresh)
+        })
+        .unwrap_or((None, false, false));
+    if let Some(g) = follow_thread {
+        w.follow.set(Follow::Thread(g));
+    }
+    if w.hold.get_untracked() != want_hold {
+        w.hold.set(want_hold);
+    }
+    if pause && w.playing.get_untracked() {
+        w.playing.set(false);
+    }
+    if fresh {
+        view.with_value(|v| state.with_value(|st| write_walk(v, st, who.is_some(), level)));
+    }
+}
+
+fn write_walk(v: &WalkView, st: &WalkState, following: bool, level: Level) {
+    use crate::dom::{put, set, set_text, text_el};
+    let on = level != Level::Narrated;
+    let _ = v.root.toggle_attribute_with_force("hidden", !on);
+    set(&v.root, "data-walk-now", level.name());
+    v.options.set_text_content(None);
+    let asked = st.shown.and_then(|i| st.walk.asked.get(i));
+    let _ = v
+        .show
+        .toggle_attribute_with_force("hidden", asked.is_none());
+    let _ = v
+        .question
+        .toggle_attribute_with_force("data-asking", asked.is_some());
+    let Some(a) = asked else {
+        let left = st.done.iter().filter(|d| !**d).count();
+        let text = if !following {
+            "Pick a thread to follow: the run pauses at its decisions and asks what it does next."
+                .to_string()
+        } else if let Some(n) = &st.walk.note {
+            n.clone()
+        } else if st.walk.asked.is_empty() {
+            "This thread's request meets none of the decisions asked at this level.".to_string()
+        } else {
+            format!(
+                "{} of {} questions answered; the run pauses at the next.",
+                st.walk.asked.len() - left,
+                st.walk.asked.len()
+            )
+        };
+        set_text(&v.question, &text);
+        write_feedback(v, st);
+        return;
+    };
+    set_text(&v.question, a.question);
+    // The picker, the caption and the question together.
+    if let Some(follow) = v.root.parent_element() {
+        bring_into_view(&follow);
+    }
+    // Clicks only: the digits are presenter mode's presets (src/app.rs).
+    for o in &a.options {
+        let b = text_el("button", "", o.label);
+        set(&b, "type", "button");
+        set(&b, "data-walk-option", o.key);
+        set(&b, "aria-describedby", "walk-feedback");
+        put(&v.options, &b);
+    }
+    write_feedback(v, st);
+}
+
+/// Scrolls a question that is off screen into view: the run has paused
+/// for it, and the learner is likely watching the fleet.
+fn bring_into_view(e: &web_sys::Element) {
+    use js_sys::{Function, Reflect};
+    use wasm_bindgen::JsCast;
+    let rect = Reflect::get(e, &"getBoundingClientRect".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<Function>().ok())
+        .and_then(|f| f.call0(e).ok());
+    let side = |name: &str| {
+        rect.as_ref()
+            .and_then(|r| Reflect::get(r, &name.into()).ok())
+            .and_then(|v| v.as_f64())
+    };
+    let height = crate::engine::window()
+        .inner_height()
+        .ok()
+        .and_then(|h| h.as_f64());
+    if let (Some(top), Some(bottom), Some(h)) = (side("top"), side("bottom"), height) {
+        if bottom <= 0.0 || top >= h {
+            e.scroll_into_view();
+        }
+    }
+}
+
+fn write_feedback(v: &WalkView, st: &WalkState) {
+    use crate::dom::{set, set_text};
+    match &st.said {
+        Some((text, right)) => {
+            set_text(&v.feedback, text);
+            set(
+                &v.feedback,
+                "data-correct",
+                if *right { "true" } else { "false" },
+            );
+        }
+        None => {
+            set_text(&v.feedback, "");
+            let _ = v.feedback.remove_attribute("data-correct");
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,6 +621,9 @@ mod tests {
     fn the_holders_places_run_down_the_listing() {
         assert_eq!(line_of(Place::None), None);
         assert_eq!(line_of(Place::Crashed), None);
+        // Every line after `handle(key):` is one of the core's places.
+        assert_eq!(LISTING.len(), stampede::walkthrough::LINES.len() + 1);
+        assert_eq!(line_of(Place::Settling), Some(LISTING.len() - 1));
         // The claim holder's path, as the core tells it, runs down the
         // listing through the recompute, the write and the release.
         let path = [

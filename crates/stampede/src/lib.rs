@@ -9,6 +9,7 @@
 //!   comparisons (`scenario::catalogue`), the URL form (`scenario::link`).
 //! - [`lesson`]: what proves the running lesson, and its sentence.
 //! - [`tour`]: the guided tour as data, its words filled from the run.
+//! - [`walkthrough`]: the interview mode's decisions, asked from the thread's log.
 //! - [`sizing`]: rules for sizing the knobs, worked out from a scenario.
 //! - [`interview`]: the interviewer's kit: levels, red flags, follow-ups, curveballs.
 //! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
@@ -36,6 +37,7 @@ pub mod scenario;
 pub mod sim;
 pub mod sizing;
 pub mod tour;
+pub mod walkthrough;
 
 pub use metrics::Report;
 pub use scenario::Scenario;

@@ -68,6 +68,11 @@ usage: stampede-sim [flags]
   --json                   print one JSON object
   --format F               text | markdown | csv: the table's form (default text)
   --print-url              print the share link's query for the flags given, and exit
+  --walk                   the interview mode's walk-through of one thread: each question,
+                           its time and its right option, read from the run
+  --level L                with --walk: narrated | faded | own (default faded)
+  --follow W               with --walk: holder | office1 | office3 | a thread's number
+                           (default holder)
   --compare A B            run two share links (or queries) side by side: every counter
                            that differs, the ratio, and which side is better for it
   --comparison NAME        the same for a named pair of designs (see --list-comparisons)
@@ -316,6 +321,35 @@ fn compare(
     Ok(out)
 }
 
+/// `--walk`: the interview mode's walk-through of one thread, each question
+/// with its time and right option (what the page asks for the same link).
+fn walk_through(
+    s: &Scenario,
+    seed: u64,
+    level: &str,
+    follow: &str,
+    json: bool,
+) -> Result<String, Exit> {
+    use stampede::walkthrough::{self as w, Level};
+    let level = Level::parse(level).ok_or_else(|| {
+        Exit::Bad(format!(
+            "--level: '{}' is not narrated, faded or own",
+            scenario::clip(level)
+        ))
+    })?;
+    let who = w::who(follow, s.threads).ok_or_else(|| {
+        Exit::Bad(format!(
+            "--follow: '{}' is not holder, office1, office3 or a thread's number",
+            scenario::clip(follow)
+        ))
+    })?;
+    let walk = w::walk(s, seed, who, level);
+    if json {
+        return serde_json::to_string(&walk).map_err(|e| Exit::Bad(e.to_string()));
+    }
+    Ok(walk.text(s))
+}
+
 fn run(args: &[String]) -> Result<String, Exit> {
     // A preset is the base wherever it appears; other flags override it.
     let mut s = Scenario::default();
@@ -415,6 +449,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
     }
     let mut json = false;
     let mut print_url = false;
+    let mut walk: Option<(String, String)> = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut value = |name: &str| {
@@ -456,6 +491,17 @@ fn run(args: &[String]) -> Result<String, Exit> {
             }
             "--print-url" => print_url = true,
             "--json" => json = true,
+            "--walk" => {
+                walk.get_or_insert(("faded".into(), "holder".into()));
+            }
+            "--level" => {
+                let v = value("--level")?;
+                walk.get_or_insert(("faded".into(), "holder".into())).0 = v;
+            }
+            "--follow" => {
+                let v = value("--follow")?;
+                walk.get_or_insert(("faded".into(), "holder".into())).1 = v;
+            }
             "--seed" => {
                 let v = value("--seed")?;
                 seed = v
@@ -491,6 +537,9 @@ fn run(args: &[String]) -> Result<String, Exit> {
     })?;
     if print_url {
         return Ok(format!("?{}", s.to_query(seed)));
+    }
+    if let Some((level, follow)) = walk {
+        return walk_through(&s, seed, &level, &follow, json);
     }
     let mut fleet = Fleet::new(&s, seed);
     let report = fleet.run();
