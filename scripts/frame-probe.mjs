@@ -45,6 +45,24 @@ const observeLongTasks = () => {
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) window.__longtasks.push(e.duration);
   }).observe({ type: "longtask", buffered: true });
+  // Long animation frames, for where a long task's time went: script (by
+  // what invoked it) against style and layout.
+  window.__loafs = [];
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) {
+        const layout = e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0;
+        window.__loafs.push({
+          duration: e.duration,
+          blocking: e.blockingDuration,
+          layout,
+          scripts: e.scripts.map((x) => ({ invoker: x.invoker, duration: x.duration })),
+        });
+      }
+    }).observe({ type: "long-animation-frame", buffered: true });
+  } catch {
+    // An older browser: the long tasks alone.
+  }
 };
 
 // 5: cold first visits (see the top), before anything else runs.
@@ -215,7 +233,20 @@ const tasksSince = (page) =>
   page.evaluate(() => {
     const out = window.__longtasks.slice();
     window.__longtasks = [];
+    window.__loafs = [];
     return out;
+  });
+// The long animation frames since the last call, summed: script time by
+// invoker, and style and layout.
+const framesSince = (page) =>
+  page.evaluate(() => {
+    const by = {};
+    let layout = 0;
+    for (const f of window.__loafs.filter((f) => f.blocking > 0)) {
+      layout += f.layout;
+      for (const x of f.scripts) by[x.invoker] = (by[x.invoker] ?? 0) + x.duration;
+    }
+    return { layout_ms: Math.round(layout), script_ms_by_invoker: by };
   });
 // Drags a range input's thumb from one end to the other and back with the
 // mouse, in `steps` moves of `pause` ms each way.
@@ -245,6 +276,7 @@ const knobsBurst = async (page) => {
   // The timeline scrubbed end to end and back (each move seeks the run).
   await dragSlider(page, '[data-control="timeline"]');
   await page.waitForTimeout(500);
+  out.timeline_drag_frames = await framesSince(page);
   out.timeline_drag = await tasksSince(page);
   // The speed slider dragged end to end and back.
   await dragSlider(page, '[data-control="speed"]');
@@ -262,6 +294,7 @@ const knobsBurst = async (page) => {
     await page.waitForTimeout(150);
   }
   await page.waitForTimeout(500);
+  out.presets_frames = await framesSince(page);
   out.presets = await tasksSince(page);
   out.presets_visited = presets;
   // A drill's knobs turned, each several steps: a select by the arrow keys,
@@ -289,6 +322,8 @@ const knobsBurst = async (page) => {
       }
     }
     await page.waitForTimeout(800);
+    out.drill_knobs_frames ??= [];
+    out.drill_knobs_frames.push(await framesSince(page));
     out.drill_knobs.push(...(await tasksSince(page)));
   }
   return out;
@@ -415,6 +450,13 @@ if (only.includes("knobs")) {
   console.log(`| long tasks, speed slider dragged end to end and back | ${tasks(k.speed_drag)} |`);
   console.log(`| long tasks, ${k.presets_visited} presets clicked through and back (150 ms apart) | ${tasks(k.presets)} |`);
   console.log(`| long tasks, ${k.drill_controls} drill knobs turned (3 drills) | ${tasks(k.drill_knobs)} |`);
+  const where = (x) =>
+    `style and layout ${x.layout_ms} ms; script ${Object.entries(x.script_ms_by_invoker)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 3)
+      .map(([k, v]) => `${k} ${Math.round(v)} ms`)
+      .join(", ") || "none"}`;
+  console.log(`| where the blocking frames' time went: timeline / presets | ${where(k.timeline_drag_frames)} / ${where(k.presets_frames)} |`);
 }
 if (only.includes("main")) {
   console.log(`| presenter mode 1920 x 1080, 40 x 200: frames in 5 s, p50 / p95 | ${results.presenter_frames}, ${f(results.presenter_p50_ms)} / ${f(results.presenter_p95_ms)} ms |`);
