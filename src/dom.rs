@@ -103,6 +103,36 @@ fn build_once_boxed(host: Host, build: Box<dyn FnOnce(Element)>) {
     });
 }
 
+/// Builds a part of the page with `build` as soon as its host element is
+/// mounted: in the task that mounted it (the effect's first run, a
+/// microtask), not a later one, for parts other parts look up as soon as
+/// they are mounted (the proof, the counters). `build` runs untracked, so
+/// what it reads does not run the effect again (and dispose what it made).
+pub(crate) fn build_now(
+    host: impl Fn() -> Option<Element> + 'static,
+    build: impl FnOnce(Element) + 'static,
+) {
+    build_now_boxed(Box::new(host), Box::new(build));
+}
+
+fn build_now_boxed(host: Host, build: Box<dyn FnOnce(Element)>) {
+    let mut build = Some(build);
+    leptos::prelude::Effect::new(move |_| {
+        if let Some(el) = host() {
+            if let Some(b) = build.take() {
+                leptos::prelude::untrack(move || b(el));
+            }
+        }
+    });
+}
+
+/// Sets an attribute, touching the DOM only when it changed.
+pub(crate) fn set_changed(e: &Element, name: &str, value: &str) {
+    if e.get_attribute(name).as_deref() != Some(value) {
+        set(e, name, value);
+    }
+}
+
 type Part = Box<dyn FnOnce()>;
 
 thread_local! {

@@ -100,27 +100,6 @@ pub fn detail_names() -> Vec<String> {
         .collect()
 }
 
-/// One counter; not drawn while it is promoted to the proof (each
-/// `data-metric` is on the page once).
-#[component]
-fn Metric(name: String, reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
-    let label = label_of(&name).to_string();
-    let meaning = stampede::lesson::meaning(&name).unwrap_or_default();
-    let key = name.clone();
-    let shown = name.clone();
-    view! {
-        <Show when=move || proof.with(|p| p.metric != shown)>
-            <div class="metric">
-                <dt title=meaning>{label.clone()}</dt>
-                <dd data-metric=name.clone()>{
-                    let key = key.clone();
-                    move || reading.with(|r| r.field(&key))
-                }</dd>
-            </div>
-        </Show>
-    }
-}
-
 /// The number that proves the running scenario's lesson, with a line on
 /// what it shows; marked `data-proof`, and warning-coloured when the lesson
 /// is damage and the damage is there.
@@ -130,6 +109,9 @@ fn Metric(name: String, reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl 
 /// number reads as pending (`data-pending`), not 0; and a pitfall that
 /// cannot bite here says what it needs, with the way to where it does
 /// (`data-needs`).
+///
+/// Built with plain DOM calls as soon as it is mounted, and written by one
+/// effect (each reactive `view!` binding cost the wasm code of its own).
 #[component]
 pub fn ProofCounter(
     reading: RwSignal<Reading>,
@@ -137,80 +119,218 @@ pub fn ProofCounter(
     lesson: Memo<stampede::lesson::Lesson>,
     needs: Callback<&'static str>,
 ) -> impl IntoView {
-    let raw = move || proof.with(|p| reading.with(|r| r.field(p.metric)));
-    let pending = move || {
-        let v = stampede::decimal::parse(&raw()).unwrap_or(0.0);
-        proof.with(|p| reading.with(|r| stampede::lesson::pending(p.metric, v, r.at_end)))
-    };
-    let value = move || {
-        if pending() {
-            stampede::tour::PENDING.to_string()
-        } else {
-            raw()
+    let root = NodeRef::<leptos::html::Div>::new();
+    crate::dom::build_now(
+        move || root.get().map(Into::into),
+        move |div| build_proof(&div, reading, proof, lesson, needs),
+    );
+    view! { <div class="proof" node_ref=root></div> }
+}
+
+fn build_proof(
+    div: &web_sys::Element,
+    reading: RwSignal<Reading>,
+    proof: Memo<Proof>,
+    lesson: Memo<stampede::lesson::Lesson>,
+    needs: Callback<&'static str>,
+) {
+    use crate::dom::{el, put, set, set_changed, set_text, text_el, Listeners};
+    let mut on = Listeners::default();
+    let title = el("p", "proof-title");
+    put(&title, &text_el("span", "proof-tag", "The proof"));
+    let label = el("span", "proof-label");
+    put(&title, &label);
+    put(div, &title);
+    let meaning = el("p", "proof-meaning");
+    set(&meaning, "data-meaning", "");
+    put(div, &meaning);
+    let value = el("p", "proof-value num");
+    set(&value, "data-proof", "");
+    put(div, &value);
+    let note = el("p", "proof-note");
+    set(&note, "data-lesson", "");
+    put(div, &note);
+    // Put in and taken out, not hidden: each is on the page only while it
+    // applies.
+    let more = el("p", "proof-more");
+    let a = text_el("a", "", "How fencing is done in Redis: the real scripts");
+    set(&a, "href", "#fencing");
+    set(&a, "data-control", "fencing");
+    on.on(&a, "click", |ev| {
+        ev.prevent_default();
+        open_scripts();
+    });
+    put(&more, &a);
+    let need = el("p", "proof-needs");
+    set(&need, "data-needs", "");
+    let need_text = el("span", "");
+    put(&need, &need_text);
+    let go = el("button", "");
+    set(&go, "type", "button");
+    on.on(&go, "click", move |_| {
+        if let Some(link) = lesson.with_untracked(|l| l.needs.as_ref().map(|n| n.link)) {
+            needs.run(link);
         }
-    };
-    let hurt =
-        move || proof.get().damage && stampede::decimal::parse(&raw()).is_some_and(|v| v > 0.0);
-    let need = move || lesson.with(|l| l.needs.clone());
-    view! {
-        <div class="proof" class:damage=hurt>
-            <p class="proof-title">
-                <span class="proof-tag">"The proof"</span>
-                <span class="proof-label" title=move || stampede::lesson::meaning(proof.get().metric).unwrap_or_default()>{move || label_of(proof.get().metric).to_string()}</span>
-            </p>
-            <p class="proof-meaning" data-meaning="">{move || stampede::lesson::meaning(proof.get().metric).unwrap_or_default()}</p>
-            <p class="proof-value num" data-proof="" data-pending=move || if pending() { "1" } else { "0" } data-damage=move || if proof.get().damage { "1" } else { "0" } data-metric=move || proof.get().metric>{value}</p>
-            <p class="proof-note" data-lesson="" data-lesson-name=move || lesson.with(|l| l.name)>{move || lesson.with(|l| l.sentence.clone())}</p>
-            <Show when=move || lesson.with(|l| matches!(l.name, "late-writer" | "short-ttl"))>
-                <p class="proof-more">
-                    <a href="#fencing" data-control="fencing" on:click=move |ev| {
-                        ev.prevent_default();
-                        open_scripts();
-                    }>"How fencing is done in Redis: the real scripts"</a>
-                </p>
-            </Show>
-            <Show when=move || need().is_some()>
-                <p class="proof-needs" data-needs="">
-                    {move || need().map(|n| n.text).unwrap_or_default()}
-                    " "
-                    <button type="button" on:click=move |_| {
-                        if let Some(n) = need() {
-                            needs.run(n.link);
+    });
+    put(&need, &go);
+
+    let parts = StoredValue::new_local((
+        div.clone(),
+        label,
+        meaning,
+        value,
+        note,
+        more,
+        need,
+        need_text,
+        go,
+        on,
+    ));
+    Effect::new(move |_| {
+        let Proof { metric, damage, .. } = proof.get();
+        let (raw, ended) = reading.with(|r| (r.field(metric), r.at_end));
+        let v = stampede::decimal::parse(&raw);
+        let pending = stampede::lesson::pending(metric, v.unwrap_or(0.0), ended);
+        let hurt = damage && v.is_some_and(|v| v > 0.0);
+        let meant = stampede::lesson::meaning(metric).unwrap_or_default();
+        parts.with_value(
+            |(div, label, meaning, value, note, more, need, need_text, go, _)| {
+                let _ = div.class_list().toggle_with_force("damage", hurt);
+                set_changed(label, "title", meant);
+                set_text(label, label_of(metric));
+                set_text(meaning, meant);
+                set_changed(value, "data-pending", if pending { "1" } else { "0" });
+                set_changed(value, "data-damage", if damage { "1" } else { "0" });
+                set_changed(value, "data-metric", metric);
+                set_text(
+                    value,
+                    if pending {
+                        stampede::tour::PENDING
+                    } else {
+                        &raw
+                    },
+                );
+                lesson.with(|l| {
+                    set_changed(note, "data-lesson-name", l.name);
+                    set_text(note, &l.sentence);
+                    let fencing = matches!(l.name, "late-writer" | "short-ttl");
+                    if let Some(n) = &l.needs {
+                        // The text, then a space, then the button, as one line.
+                        set_text(need_text, &format!("{} ", n.text));
+                        set_text(go, n.action);
+                    }
+                    // In order: the scripts' link, then what the lesson needs.
+                    if fencing != more.is_connected() || l.needs.is_some() != need.is_connected() {
+                        more.remove();
+                        need.remove();
+                        if fencing {
+                            put(div, more);
                         }
-                    }>{move || need().map(|n| n.action).unwrap_or_default()}</button>
-                </p>
-            </Show>
-        </div>
-    }
+                        if l.needs.is_some() {
+                            put(div, need);
+                        }
+                    }
+                });
+            },
+        );
+    });
 }
 
 #[component]
 pub fn Counters(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
+    let root = NodeRef::<leptos::html::Section>::new();
+    crate::dom::build_now(
+        move || root.get().map(Into::into),
+        move |section| build_counters(&section, reading, proof),
+    );
     view! {
-        <section class="panel counters" aria-labelledby="counters-title">
-            <h2 id="counters-title">"Counters"</h2>
-            <dl class="headline">
-                {HEADLINE
-                    .iter()
-                    .map(|c| view! { <Metric name=c.name.to_string() reading=reading proof=proof /> })
-                    .collect_view()}
-            </dl>
-            <details class="more">
-                <summary>"All counters"</summary>
-                <dl class="detail">
-                    {detail_names()
-                        .into_iter()
-                        .map(|n| view! { <Metric name=n reading=reading proof=proof /> })
-                        .collect_view()}
-                </dl>
-            </details>
+        <section class="panel counters" aria-labelledby="counters-title" node_ref=root>
             <Sizing reading=reading />
             <Losers reading=reading />
-            <Scripts />
         </section>
     }
 }
 
+/// One counter's row: its name, its `div.metric`, its number and the list
+/// it sits in.
+struct CounterRow {
+    name: String,
+    div: web_sys::Element,
+    dd: web_sys::Element,
+    list: usize,
+}
+
+/// The counters (each `dd` carries `data-metric`), the headline first and
+/// the rest under "All counters", then the scripts: built before the
+/// sizing and losers panels. A counter promoted to the proof is taken out
+/// of its list, so each `data-metric` is on the page once.
+fn build_counters(section: &web_sys::Element, reading: RwSignal<Reading>, proof: Memo<Proof>) {
+    use crate::dom::{el, put, set, text_el};
+    let first = section.first_element_child();
+    let before = |e: &web_sys::Element| {
+        let _ = section.insert_before(e, first.as_ref().map(|f| f.as_ref()));
+    };
+    let h = text_el("h2", "", "Counters");
+    set(&h, "id", "counters-title");
+    before(&h);
+    let headline = el("dl", "headline");
+    before(&headline);
+    let more = el("details", "more");
+    put(&more, &text_el("summary", "", "All counters"));
+    let detail = el("dl", "detail");
+    put(&more, &detail);
+    before(&more);
+    let lists = [headline, detail];
+    let names = HEADLINE
+        .iter()
+        .map(|c| (c.name.to_string(), 0))
+        .chain(detail_names().into_iter().map(|n| (n, 1)));
+    let rows: Vec<CounterRow> = names
+        .map(|(name, list)| {
+            let div = el("div", "metric");
+            let dt = text_el("dt", "", label_of(&name));
+            set(
+                &dt,
+                "title",
+                stampede::lesson::meaning(&name).unwrap_or_default(),
+            );
+            put(&div, &dt);
+            let dd = el("dd", "");
+            set(&dd, "data-metric", &name);
+            put(&div, &dd);
+            CounterRow {
+                name,
+                div,
+                dd,
+                list,
+            }
+        })
+        .collect();
+    // The scripts, after the sizing and losers panels.
+    put(section, &scripts());
+
+    let rows = StoredValue::new_local((rows, lists));
+    let promoted = std::cell::RefCell::new(None::<&'static str>);
+    Effect::new(move |_| {
+        let metric = proof.with(|p| p.metric);
+        rows.with_value(|(rows, lists)| {
+            if promoted.replace(Some(metric)) != Some(metric) {
+                for r in rows {
+                    if r.name == metric {
+                        r.div.remove();
+                    } else {
+                        put(&lists[r.list], &r.div);
+                    }
+                }
+            }
+            reading.with(|rd| {
+                for r in rows.iter().filter(|r| r.name != metric) {
+                    crate::dom::set_text(&r.dd, &rd.field(&r.name));
+                }
+            });
+        });
+    });
+}
 /// The SLO the deadline rule starts from until the learner types one.
 pub const DEFAULT_SLO_MS: u64 = 1000;
 
@@ -518,22 +638,32 @@ pub const SCRIPTS: [(&str, &str, &str); 3] = [
 ];
 
 /// The scripts as `stampede-redis` runs them, under `#fencing`.
-#[component]
-fn Scripts() -> impl IntoView {
-    view! {
-        <details class="more scripts" id="fencing">
-            <summary>"Fencing in Redis: the scripts stampede-redis runs"</summary>
-            {SCRIPTS
-                .iter()
-                .map(|(file, what, text)| view! {
-                    <figure>
-                        <figcaption><code>{*file}</code>" — "{*what}</figcaption>
-                        <pre><code data-script=*file>{*text}</code></pre>
-                    </figure>
-                })
-                .collect_view()}
-        </details>
+fn scripts() -> web_sys::Element {
+    use crate::dom::{el, put, set, text_el};
+    let d = el("details", "more scripts");
+    set(&d, "id", "fencing");
+    put(
+        &d,
+        &text_el(
+            "summary",
+            "",
+            "Fencing in Redis: the scripts stampede-redis runs",
+        ),
+    );
+    for (file, what, text) in SCRIPTS {
+        let fig = el("figure", "");
+        let cap = el("figcaption", "");
+        put(&cap, &text_el("code", "", file));
+        let _ = cap.append_with_str_1(&format!(" — {what}"));
+        put(&fig, &cap);
+        let pre = el("pre", "");
+        let code = text_el("code", "", text);
+        set(&code, "data-script", file);
+        put(&pre, &code);
+        put(&fig, &pre);
+        put(&d, &fig);
     }
+    d
 }
 
 /// Opens the scripts and brings them into view.
