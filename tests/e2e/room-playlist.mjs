@@ -121,10 +121,10 @@ await spec("room-playlist", async (t) => {
   // link's moment: an A/B item keeps its moment as the others do.
   await page.locator('[data-control="compare"]').first().click();
   await page.waitForSelector(".ab-side");
-  await t.open("cmp=layered&at=300");
+  await t.open("cmp=layered&at=100");
   await page.waitForSelector(".ab-side");
-  await abAt(page, "300.0");
-  await add(page, /^A\/B view: .* vs .*, at 300 ms, paused/);
+  await abAt(page, "100.0");
+  await add(page, /^A\/B view: .* vs .*, at 100 ms, paused/);
   await t.open("drill=singleflight-alone");
   await page.waitForSelector("[data-drill]");
   await add(page, /^Drill: /);
@@ -187,10 +187,10 @@ await spec("room-playlist", async (t) => {
   await page.keyboard.press("PageDown");
   await untilCurrent(page, 3);
   await page.waitForSelector(".ab-side");
-  await abAt(page, "300.0");
+  await abAt(page, "100.0");
   await page.waitForTimeout(600);
   await t.shot("room-playlist-ab-1280x720.png");
-  t.ok("Page Down: item 3, the A/B view paused at its moment, 300 ms");
+  t.ok("Page Down: item 3, the A/B view paused at its moment, 100 ms");
   await page.goBack();
   await untilCurrent(page, 2);
   await page.waitForSelector(".ab-side", { state: "detached" });
