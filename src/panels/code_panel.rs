@@ -313,6 +313,9 @@ struct WalkState {
     shown: Option<usize>,
     /// The last pick's feedback, and whether it was right.
     said: Option<(String, bool)>,
+    /// The question `said` answers (a later question's feedback is the
+    /// previous one's until a pick: marked as the last answer).
+    said_of: Option<usize>,
 }
 
 struct WalkView {
@@ -399,7 +402,13 @@ fn build_walk(div: &web_sys::Element, w: Walker) {
                     Some(k) => a.options.iter().find(|o| o.key == k.as_str())?,
                     None => a.options.iter().find(|o| o.correct)?,
                 };
-                st.said = Some((c.feedback.clone(), c.correct));
+                // "Show me" is not the learner's answer: the answer, shown.
+                let text = match (&key, c.feedback.strip_prefix("Right: ")) {
+                    (None, Some(why)) => format!("The answer: {why}"),
+                    _ => c.feedback.clone(),
+                };
+                st.said = Some((text, c.correct));
+                st.said_of = st.shown;
                 if c.correct {
                     // Marked done; the next sync moves on from it.
                     if let Some(d) = st.shown.and_then(|i| st.done.get_mut(i)) {
@@ -431,6 +440,8 @@ fn build_walk(div: &web_sys::Element, w: Walker) {
         listeners.with_value(|_| ());
         let l = level.get();
         w.follow.track();
+        // Play pressed with a question open goes on (sync_walk).
+        w.playing.track();
         w.reading.with(|r| sync_walk(w, l, r, state, view));
     });
 }
@@ -479,6 +490,7 @@ fn sync_walk(
                 st.of = Some((r.scenario.clone(), r.seed, who, level));
                 st.shown = None;
                 st.said = None;
+                st.said_of = None;
                 fresh = true;
                 if who == Who::Holder {
                     // The holder is known ahead of its win: follow it from
@@ -487,6 +499,21 @@ fn sync_walk(
                 }
             }
             let now = r.now;
+            // Play pressed while a question stands open: the learner goes on
+            // without answering, so it is shown, as "Show me" shows it.
+            let open = st
+                .shown
+                .filter(|i| !st.done.get(*i).copied().unwrap_or(true));
+            if let Some(i) = open.filter(|_| w.playing.get_untracked()) {
+                let right = st.walk.asked[i].options.iter().find(|o| o.correct);
+                if let (Some(c), Some(d)) = (right, st.done.get_mut(i)) {
+                    let why = c.feedback.strip_prefix("Right: ").unwrap_or(&c.feedback);
+                    st.said = Some((format!("The answer: {why}"), true));
+                    st.said_of = Some(i);
+                    *d = true;
+                    fresh = true;
+                }
+            }
             // Gone back (a restart, a step back): ask again what lies ahead.
             for (a, d) in st.walk.asked.iter().zip(st.done.iter_mut()) {
                 if *d && now + 1 < a.t {
@@ -544,11 +571,14 @@ fn write_walk(v: &WalkView, st: &WalkState, following: bool, level: Level) {
         } else if st.walk.asked.is_empty() {
             "This thread's request meets none of the decisions asked at this level.".to_string()
         } else {
-            format!(
-                "{} of {} questions answered; the run pauses at the next.",
-                st.walk.asked.len() - left,
-                st.walk.asked.len()
-            )
+            match left {
+                0 => format!("All {} questions answered or shown.", st.walk.asked.len()),
+                _ => format!(
+                    "{} of {} questions answered or shown; the run pauses at the next.",
+                    st.walk.asked.len() - left,
+                    st.walk.asked.len()
+                ),
+            }
         };
         set_text(&v.question, &text);
         write_feedback(v, st);
@@ -566,6 +596,20 @@ fn write_walk(v: &WalkView, st: &WalkState, following: bool, level: Level) {
         set(&b, "data-walk-option", o.key);
         set(&b, "aria-describedby", "walk-feedback");
         put(&v.options, &b);
+    }
+    // A keyboard learner who just answered goes on from the new options.
+    let doc = crate::dom::document();
+    let here = doc
+        .active_element()
+        .is_none_or(|e| Some(&e) == doc.body().as_deref() || v.root.contains(Some(&e)));
+    if here {
+        if let Some(first) = v
+            .options
+            .first_element_child()
+            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+        {
+            let _ = first.focus();
+        }
     }
     write_feedback(v, st);
 }
@@ -600,6 +644,11 @@ fn write_feedback(v: &WalkView, st: &WalkState) {
     match &st.said {
         Some((text, right)) => {
             set_text(&v.feedback, text);
+            // Under a newer question it is the last one's answer, said so.
+            let _ = v.feedback.toggle_attribute_with_force(
+                "data-last",
+                st.shown.is_some() && st.said_of != st.shown,
+            );
             set(
                 &v.feedback,
                 "data-correct",
@@ -609,6 +658,7 @@ fn write_feedback(v: &WalkView, st: &WalkState) {
         None => {
             set_text(&v.feedback, "");
             let _ = v.feedback.remove_attribute("data-correct");
+            let _ = v.feedback.remove_attribute("data-last");
         }
     }
 }

@@ -112,7 +112,7 @@ await spec("learn-walkthrough", async (t) => {
   const cost = await page.evaluate(() => document.documentElement.dataset.walkMs);
   t.ok(`the walk-through was worked out in ${cost} ms (the page's run of the same link, looked ahead)`);
   await page.waitForFunction(
-    (n) => document.querySelector("[data-walk-question]")?.textContent.trim() === `${n} of ${n} questions answered; the run pauses at the next.`,
+    (n) => document.querySelector("[data-walk-question]")?.textContent.trim() === `All ${n} questions answered or shown.`,
     walk.asked.length,
     { timeout: 30_000 },
   );
@@ -123,8 +123,19 @@ await spec("learn-walkthrough", async (t) => {
   await fromTheStart(t);
   await asking(page, walk.asked[0].question);
   await page.locator("[data-walk-show]").click();
-  if ((await feedback(page, true)) !== walk.asked[0].options.find((o) => o.correct).feedback) throw new Error("show me: not the right option's feedback");
-  t.ok("show me gives the right option's feedback and moves on");
+  // Shown, not the learner's answer: "The answer: …", not "Right: …".
+  const shown = `The answer: ${walk.asked[0].options.find((o) => o.correct).feedback.replace(/^Right: /, "")}`;
+  if ((await feedback(page, true)) !== shown) throw new Error(`show me says ${JSON.stringify(await page.locator("[data-walk-feedback]").textContent())}, not ${JSON.stringify(shown)}`);
+  t.ok("show me gives the right option's reason as the answer, not as the learner's, and moves on");
+
+  // Play with a question open goes on the same way: the answer, shown.
+  await fromTheStart(t);
+  await asking(page, walk.asked[0].question);
+  await page.locator('[data-control="play"]').click();
+  await page.waitForFunction(() => !document.querySelector("[data-walk-question]")?.hasAttribute("data-asking") || document.querySelector("[data-walk-feedback]")?.hasAttribute("data-last"), null, { timeout: 30_000 });
+  if ((await feedback(page, true)) !== shown) throw new Error("Play with a question open: not the answer shown");
+  await page.waitForFunction((q) => document.querySelector("[data-walk-question]")?.textContent.trim() !== q, walk.asked[0].question, { timeout: 30_000 });
+  t.ok("Play with a question open shows its answer and plays on");
 
   // The level is remembered over a reload.
   await page.reload({ waitUntil: "load" });

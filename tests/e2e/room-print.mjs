@@ -21,8 +21,9 @@ await spec("room-print", async (t) => {
     if (query.includes("present=1")) {
       await page.waitForFunction(() => document.body.classList.contains("presenter"));
     }
-    await page.waitForFunction(() => document.querySelector(".qr-print [data-qr] svg path") && document.querySelector(".qr-print [data-qr]").dataset.qr === location.href, null, { timeout: 10_000 });
-    const link = page.url();
+    await page.waitForFunction(() => document.querySelector(".qr-print [data-qr] svg path") && document.querySelector(".qr-print [data-qr]").dataset.qr === location.href.replace(/([?&])present=1(&|(?=#)|$)/, (m, a, b) => (b === "&" ? a : "")).replace(/\?(?=#|$)/, ""), null, { timeout: 10_000 });
+    // The room's link: the page's own without presenter mode.
+    const link = page.url().replace(/([?&])present=1(&|(?=#)|$)/, (m, a, b) => (b === "&" ? a : "")).replace(/\?(?=#|$)/, "");
     await page.emulateMedia({ media: "print" });
     const summary = page.locator("#summary");
     if (!(await summary.isVisible())) throw new Error(`${what}: the printed page has no summary`);
