@@ -81,6 +81,25 @@ await spec("room-projector", async (t) => {
     if (!b.theme.includes("room-light")) throw new Error(`the room is not light by default: <html class="${b.theme}">`);
     t.ok(`${w}x${h}: fleet ${Math.round(b.canvas.w)}x${Math.round(b.canvas.h)}, proof, Redis, origin, clock, 3 rows and ${b.legend.length} legend entries on the first screen; key type ${Math.min(...b.rooms.flatMap((r) => r.fonts))}-${keyMax}px, proof ${b.proofFont}px`);
     await page.screenshot({ path: path.join(shots, `room-presenter-${w}x${h}.png`) });
+    // Many keys: each row has its caveat ("n/a: keys expire again and
+    // again"); the three rows still end above a list's strip (52 px).
+    // Opened as a list's item, so the strip is in the corner.
+    await t.open("preset=jitter&c=inner");
+    await page.locator("[data-playlist-add]").first().dispatchEvent("click");
+    const listed = await page.locator("[data-playlist-link]").inputValue();
+    await page.evaluate(() => localStorage.clear());
+    await page.goto(`${listed.split("#")[0]}&present=1`);
+    await page.waitForFunction(() => document.documentElement.dataset.firstFrame && document.querySelector("[data-playlist-strip]"), null, { timeout: 30_000 });
+    // At the end, where the counts are longest.
+    await page.keyboard.press("End");
+    await t.untilEnd();
+    await page.waitForTimeout(600);
+    const many = await boxes(page);
+    const strip = await page.locator("[data-playlist-strip]").boundingBox();
+    if (many.rows.length !== 3 || !many.rows.every((r) => inside(r.box, w, strip.y))) {
+      throw new Error(`${w}x${h} jitter: the rows ${JSON.stringify(many.rows.map((r) => r.box))} do not end above the list's strip at ${Math.round(strip.y)}px`);
+    }
+    t.ok(`${w}x${h}: with many keys the three rows (their caveats too) end above a list's strip (${Math.round(strip.y)}px)`);
   }
 
   // On the tour, with its question open: the same first screen.
