@@ -347,7 +347,7 @@ pub fn thrown_sentence(ball: &Curveball, at_ms: u32, value_ttl_ms: u32) -> Strin
         String::new()
     };
     format!(
-        "{} at {at_ms} ms, without a restart; the link now carries it.{wave} Watch {}.",
+        "{} at {at_ms} ms, without a restart; the link now carries it.{wave} Watch the {} counter.",
         ball.label,
         crate::metrics::label(ball.metric)
     )
@@ -551,7 +551,7 @@ mod tests {
             assert!(said.starts_with(ball.label), "{said}");
             assert!(said.contains(" at 6000 ms, without a restart"), "{said}");
             // The counter in words, as the page labels it, not its field name.
-            let watch = format!("Watch {}.", crate::metrics::label(ball.metric));
+            let watch = format!("Watch the {} counter.", crate::metrics::label(ball.metric));
             assert!(said.ends_with(&watch), "{said}");
             assert!(!said.contains('_'), "{said}");
             assert_eq!(said.contains("expire at"), ball.fault == FaultKind::TtlSync);
