@@ -403,9 +403,9 @@ fn build_walk(div: &web_sys::Element, w: Walker) {
                     None => a.options.iter().find(|o| o.correct)?,
                 };
                 // "Show me" is not the learner's answer: the answer, shown.
-                let text = match (&key, c.feedback.strip_prefix("Right: ")) {
-                    (None, Some(why)) => format!("The answer: {why}"),
-                    _ => c.feedback.clone(),
+                let text = match key {
+                    None => c.shown(),
+                    Some(_) => c.feedback.clone(),
                 };
                 st.said = Some((text, c.correct));
                 st.said_of = st.shown;
@@ -507,8 +507,7 @@ fn sync_walk(
             if let Some(i) = open.filter(|_| w.playing.get_untracked()) {
                 let right = st.walk.asked[i].options.iter().find(|o| o.correct);
                 if let (Some(c), Some(d)) = (right, st.done.get_mut(i)) {
-                    let why = c.feedback.strip_prefix("Right: ").unwrap_or(&c.feedback);
-                    st.said = Some((format!("The answer: {why}"), true));
+                    st.said = Some((c.shown(), true));
                     st.said_of = Some(i);
                     *d = true;
                     fresh = true;

@@ -216,6 +216,18 @@ pub struct Choice {
     pub correct: bool,
 }
 
+impl Choice {
+    /// The feedback when the answer is shown rather than picked ("Show me",
+    /// or playing on): "The answer: …", never "Right: …", for the learner
+    /// did not answer.
+    pub fn shown(&self) -> String {
+        match self.feedback.strip_prefix("Right: ") {
+            Some(why) => format!("The answer: {why}"),
+            None => self.feedback.clone(),
+        }
+    }
+}
+
 /// One question of the walk-through, answered by the thread's event at `t`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Asked {
@@ -884,6 +896,25 @@ impl Walk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shown_answer_is_not_said_to_be_the_learner_s() {
+        let walk = walk(
+            &crate::scenario::preset("burst").unwrap(),
+            1,
+            Who::Holder,
+            Level::Faded,
+        );
+        assert!(!walk.asked.is_empty());
+        for a in &walk.asked {
+            let right = a.options.iter().find(|o| o.correct).unwrap();
+            let why = right
+                .feedback
+                .strip_prefix("Right: ")
+                .expect(&right.feedback);
+            assert_eq!(right.shown(), format!("The answer: {why}"));
+        }
+    }
 
     #[test]
     fn which_line_next_offers_four_lines_the_right_one_among_them_never_where_it_is() {
