@@ -117,6 +117,7 @@ serve: setup
 dist: setup
 	rm -rf dist
 	trunk build --offline --release --public-url ./
+	scripts/build-tour.sh dist
 	node scripts/finish-dist.mjs dist
 	@if grep -Eq 'autoreload|__trunk_address__|new WebSocket' dist/index.html; then \
 	  echo "dist: the release page contains trunk's live-reload script" >&2; exit 1; fi
@@ -136,6 +137,7 @@ test: setup
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p stampede-lab --all-targets --target $(WASM_TARGET) -- -D warnings
+	cargo clippy -p stampede-tour --target $(WASM_TARGET) -- -D warnings
 	cargo clippy -p stampede-redis --all-targets --all-features -- -D warnings
 	cargo test --workspace
 	cargo test -p stampede-redis --all-features --test observe

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Size of what a visitor downloads: index.html and every wasm, js and css
-# file in dist/,
-# raw and gzipped (-9), as a Markdown table for BENCHMARKS.md.
+# file in dist/, raw and gzipped (-9), as a Markdown table for BENCHMARKS.md;
+# then what a first visit loads (the page, its stylesheet and the tour
+# build: src/more.rs), the number the page's 250 KB budget is about.
 # Usage: scripts/bundle-size.sh [dist-dir]
 set -euo pipefail
 dist="${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/dist}"
@@ -25,3 +26,10 @@ while IFS= read -r f; do
   echo "| $stable | ${f##*.} | $(kib "$raw") ($raw B) | $(kib "$gz") ($gz B) |"
 done < <(find "$dist" -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' -o -name '*.html' \) | sort)
 echo "| **total** | | $(kib "$total_raw") ($total_raw B) | $(kib "$total_gz") ($total_gz B) |"
+first_raw=0
+first_gz=0
+while IFS= read -r f; do
+  first_raw=$((first_raw + $(stat -c %s "$f")))
+  first_gz=$((first_gz + $(gzip -9 -c "$f" | wc -c)))
+done < <(find "$dist" -maxdepth 1 -type f \( -name index.html -o -name 'style-*.css' -o -name 'stampede-tour-*' \) | sort)
+echo "| **a first visit** (index.html, style.css, the tour build) | | $(kib "$first_raw") ($first_raw B) | $(kib "$first_gz") ($first_gz B) |"

@@ -1,7 +1,12 @@
-// Finishes a release build in dist/ (run by `make dist` after trunk):
+// Finishes a release build in dist/ (run by `make dist` after trunk and
+// scripts/build-tour.sh):
 //
-// 1. Minifies wasm-bindgen's loader with terser (trunk's own minifier cannot
-//    parse it and ships it as is), and updates its integrity hash.
+// 1. Minifies wasm-bindgen's loaders with terser (trunk's own minifier
+//    cannot parse them and ships them as is), and writes the page's loader:
+//    it picks the tour build for an address that opens the guided tour and
+//    the full build for every other (the rule of src/more.rs, whose
+//    `tour_only` tests/e2e/builds.mjs holds it to), fetching the wasm while
+//    the glue loads.
 // 2. Joins the stylesheets into one file, in their order: one request
 //    instead of four, and gzip finds more to share (1.6 KB gzipped less
 //    than the four files compressed apart; BENCHMARKS.md).
@@ -12,7 +17,7 @@
 //
 // Usage: node scripts/finish-dist.mjs dist
 import { createHash } from "node:crypto";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 
@@ -28,17 +33,39 @@ const fail = (why) => {
   process.exit(1);
 };
 
-// 1. The loader.
-const jsName = html.match(/from '\.\/([^']+\.js)'/)?.[1] ?? fail("no loader import in index.html");
-const jsPath = path.join(dist, jsName);
-const source = readFileSync(jsPath, "utf8");
-const out = await minify(source, { module: true, compress: { passes: 2 }, mangle: true });
-if (!out.code) fail(`terser returned nothing for ${jsName}`);
-writeFileSync(jsPath, out.code);
 const sri = (bytes, alg) => `${alg}-${createHash(alg).update(bytes).digest("base64")}`;
-const linkRe = new RegExp(`(href=\\./${jsName.replace(/[.]/g, "\\.")} integrity=)(sha384-[A-Za-z0-9+/=]+)`);
-if (!linkRe.test(html)) fail(`no integrity attribute for ${jsName}`);
-html = html.replace(linkRe, `$1${sri(out.code, "sha384")}`);
+
+// 1. The loaders.
+const jsName = html.match(/from '\.\/([^']+\.js)'/)?.[1] ?? fail("no loader import in index.html");
+const wasmName = html.match(/module_or_path: '\.\/([^']+\.wasm)'/)?.[1] ?? fail("the loader names no wasm");
+const tourJs = readdirSync(dist).find((f) => /^stampede-tour-[0-9a-f]{16}\.js$/.test(f)) ?? fail("no tour build in dist (scripts/build-tour.sh)");
+const tourWasm = tourJs.replace(/\.js$/, "_bg.wasm");
+if (!existsSync(path.join(dist, tourWasm))) fail(`${tourWasm} is missing`);
+const sizes = [];
+for (const name of [jsName, tourJs]) {
+  const source = readFileSync(path.join(dist, name), "utf8");
+  const out = await minify(source, { module: true, compress: { passes: 2 }, mangle: true });
+  if (!out.code) fail(`terser returned nothing for ${name}`);
+  writeFileSync(path.join(dist, name), out.code);
+  sizes.push(`${name} ${source.length} -> ${out.code.length} bytes`);
+}
+// Trunk preloads the full build; a first visit loads the tour build, so the
+// loader fetches whichever it picks, and nothing is preloaded.
+html = html.replace(/<link[^>]*rel=(modulepreload|preload)[^>]*>/g, "");
+const loaderRe = /<script type=module>[\s\S]*?<\/script>/;
+if (!loaderRe.test(html)) fail("no inline loader in index.html");
+const loader = [
+  "const FULL=['./" + jsName + "','./" + wasmName + "'],TOUR=['./" + tourJs + "','./" + tourWasm + "'];",
+  "const full=(()=>{try{if(sessionStorage.getItem('stampede-full'))return true}catch(e){}",
+  "const q=location.search.replace(/^\\?/,''),h=location.hash;",
+  "return !(/^#tour(\\/|$)/.test(h)||(!q&&!h))||/(^|&)(drill|list|item|kit|cmp)(=|&|$)/.test(q)})();",
+  "const [js,w]=full?FULL:TOUR,wasmFetch=fetch(w);",
+  "const bindings=await import(js);",
+  "const wasm=await bindings.default({module_or_path:wasmFetch});",
+  "window.wasmBindings=bindings;document.documentElement.dataset.build=full?'full':'tour';",
+  "dispatchEvent(new CustomEvent('TrunkApplicationStarted',{detail:{wasm}}));",
+].join("\n");
+html = html.replace(loaderRe, () => `<script type=module>${loader}</script>`);
 
 // 2. One stylesheet. The same rules in the same order, so the cascade is
 // unchanged; named like trunk's files (a hash of the content).
@@ -72,5 +99,5 @@ html = html.replace(charset, `${charset}<meta http-equiv=Content-Security-Policy
 writeFileSync(indexPath, html);
 
 console.log(
-  `finish-dist: ${jsName} ${source.length} -> ${out.code.length} bytes; ${cssLinks.length} stylesheets joined into ${cssName}; Content-Security-Policy set (${policy.length} characters)`,
+  `finish-dist: ${sizes.join(", ")}; ${cssLinks.length} stylesheets joined into ${cssName}; Content-Security-Policy set (${policy.length} characters)`,
 );

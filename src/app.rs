@@ -9,12 +9,15 @@ use wasm_bindgen::JsCast;
 use crate::code_panel::CodePanel;
 use crate::counters::{Arithmetic, Counters, Reading};
 use crate::engine::{start_loop, window, Engine, Surface};
+#[cfg(feature = "full")]
 use crate::knobs::KnobPanel;
 use crate::lesson::presenter::{self, Room};
 use crate::lesson::tour;
 use crate::lesson::tour_view::{self, Drive};
 use crate::palette::{colour, Glyph, LOOKS};
-use crate::transport::{Command, PresetPicker, Transport};
+#[cfg(feature = "full")]
+use crate::transport::PresetPicker;
+use crate::transport::{Command, Transport};
 use crate::url_state::{self, PageState};
 
 /// How long after mounting the knob panel is built.
@@ -58,16 +61,11 @@ pub fn contrast_of<'a>(
         .map(|(_, _, r)| r)
 }
 
-/// The whole page.
-#[component]
-pub fn App() -> impl IntoView {
-    let query = current_query();
-    let hash = current_hash();
-    // A tour link opens its step; a first visit (no link at all) opens the
-    // tour's first step; a share link opens the sandbox on its scenario.
-    // A drill link (`?drill=NAME`) opens the drill on its situation, with
-    // the link's allowed knobs applied (a locked one refused, with a notice).
-    let (drill_open, drill_list, mut drill_notices) = match url_state::drill_of(&query) {
+/// A drill link (`?drill=NAME`): the drill, whether the list opens, and
+/// what the link asked for that does not exist.
+#[cfg(feature = "full")]
+fn open_drill(query: &str) -> (Option<&'static stampede::drill::Drill>, bool, Vec<Notice>) {
+    match url_state::drill_of(query) {
         None => (None, false, Vec::new()),
         Some(name) => match stampede::drill::drill(&name) {
             Some(d) => (Some(d), false, Vec::new()),
@@ -84,7 +82,26 @@ pub fn App() -> impl IntoView {
                 )],
             ),
         },
-    };
+    }
+}
+
+/// The tour build opens no drill (src/more.rs: a drill's link is the full
+/// build's).
+#[cfg(not(feature = "full"))]
+fn open_drill(_: &str) -> (Option<&'static stampede::drill::Drill>, bool, Vec<Notice>) {
+    (None, false, Vec::new())
+}
+
+/// The whole page.
+#[component]
+pub fn App() -> impl IntoView {
+    let query = current_query();
+    let hash = current_hash();
+    // A tour link opens its step; a first visit (no link at all) opens the
+    // tour's first step; a share link opens the sandbox on its scenario.
+    // A drill link (`?drill=NAME`) opens the drill on its situation, with
+    // the link's allowed knobs applied (a locked one refused, with a notice).
+    let (drill_open, drill_list, mut drill_notices) = open_drill(&query);
     let start = tour::parse_hash(&hash)
         .filter(|_| drill_open.is_none())
         .or_else(|| {
@@ -136,9 +153,14 @@ pub fn App() -> impl IntoView {
     // The tour and a drill take turns; a scenario the drill's link cannot
     // carry (a preset's digit key changed a locked knob) is the sandbox's.
     Effect::new(move |_| {
-        let away = tour.get().is_some()
-            || drill_open
+        let away = tour.get().is_some() || {
+            #[cfg(feature = "full")]
+            let away = drill_open
                 .is_some_and(|d| scenario.with(|s| stampede::drill::apply(d, &d.link(s)).0 != *s));
+            #[cfg(not(feature = "full"))]
+            let away = false;
+            away
+        };
         if away && drilling.get_untracked() {
             drilling.set(false);
         }
@@ -319,10 +341,11 @@ pub fn App() -> impl IntoView {
             .map(|p| format!("#tour/{}", tour::place_name(p)))
             .unwrap_or_default();
         // A drill's link carries only its allowed knobs: the learner's answer.
-        match drill_open.filter(|_| drilling.get()) {
-            Some(d) => write_url(&d.link(&state.scenario), &hash, push),
-            None => write_url(&url_state::to_query(&state), &hash, push),
+        #[cfg(feature = "full")]
+        if let Some(d) = drill_open.filter(|_| drilling.get()) {
+            return write_url(&d.link(&state.scenario), &hash, push);
         }
+        write_url(&url_state::to_query(&state), &hash, push);
     });
 
     let send = Callback::new(move |c: Command| {
@@ -536,6 +559,9 @@ pub fn App() -> impl IntoView {
             }
         }));
         crate::dom::task(Box::new(move || tour_view::mount(drive)));
+        #[cfg(not(feature = "full"))]
+        let _ = (drill_open, drill_list);
+        #[cfg(feature = "full")]
         if let Some(drill) = drill_open {
             crate::dom::task(Box::new(move || {
                 crate::lesson::drills::mount(crate::lesson::drills::DrillPage {
@@ -550,6 +576,8 @@ pub fn App() -> impl IntoView {
         crate::dom::task(Box::new(move || presenter::mount(room)));
         crate::dom::task(Box::new(move || crate::playlist::mount(drive)));
         crate::dom::task(Box::new(move || crate::panels::conformance::mount(base)));
+        #[cfg(feature = "full")]
+        crate::dom::task(Box::new(crate::more::press_pending));
     });
     // Said only while the fleet is drawn as bands.
     let aggregated_ref = NodeRef::<leptos::html::P>::new();
@@ -617,6 +645,63 @@ pub fn App() -> impl IntoView {
         start_loop(engine, playing, speed, reading);
     });
 
+    // The sandbox's parts: the full build's (src/more.rs). The tour hides
+    // them, and the tour build goes to the full one when the tour is left.
+    #[cfg(feature = "full")]
+    let (ab_view, knob_panel, preset_picker) = (
+        view! {
+            <Show when=move || compare.get().is_some()>
+                <main class="ab-main">
+                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment />
+                </main>
+            </Show>
+        }
+        .into_any(),
+        view! {
+            <Show when=move || knobs_ready.get()>
+                <KnobPanel scenario=scenario notices=knob_notices
+                    throw=Callback::new(move |b| crate::kit::throw_here(engine, scenario, b)) />
+            </Show>
+        }
+        .into_any(),
+        view! { <PresetPicker scenario=scenario speed=speed base=base notices=knob_notices /> }
+            .into_any(),
+    );
+    #[cfg(not(feature = "full"))]
+    let (ab_view, knob_panel, preset_picker) = {
+        let _ = (ab_moment, knobs_ready, knob_notices);
+        // Leaving the tour (the sandbox, the A/B view, a scenario a
+        // pitfall offers) loads the full build, at this moment.
+        Effect::new(move |_| {
+            if tour.get().is_some() && compare.get().is_none() {
+                return;
+            }
+            set_timeout(
+                move || {
+                    let state = PageState {
+                        scenario: scenario.get_untracked(),
+                        seed: seed.get_untracked(),
+                        speed: speed.get_untracked(),
+                        compare: compare.get_untracked(),
+                        cost: cost.get_untracked(),
+                        present: presenting.get_untracked(),
+                        at: reading.with_untracked(|r| (r.now > 0).then_some(r.now / 1000)),
+                        play: playing.get_untracked(),
+                    };
+                    write_url(&url_state::to_query(&state), "", false);
+                    // A digit left the tour: the full build says so.
+                    let toast = room.toast.get_untracked().map(|(text, place)| {
+                        let place = place.map(tour::place_name).unwrap_or_default();
+                        format!("{}{place}\t{text}", crate::more::TOAST)
+                    });
+                    crate::more::upgrade(toast.as_deref());
+                },
+                std::time::Duration::ZERO,
+            );
+        });
+        ((), (), ())
+    };
+
     view! {
         <header class="topbar" class:comparing=move || compare.get().is_some()>
             <div class="brand">
@@ -625,7 +710,7 @@ pub fn App() -> impl IntoView {
                     "One hot key expires under a whole fleet. Watch who recomputes it."
                 </p>
             </div>
-            <PresetPicker scenario=scenario speed=speed base=base notices=knob_notices />
+            {preset_picker}
             <Transport playing=playing speed=speed seed=seed reading=reading send=send />
             <button type="button" class="to-compare" data-control="compare"
                 aria-pressed=move || compare.get().is_some().to_string()
@@ -641,11 +726,7 @@ pub fn App() -> impl IntoView {
 
         </header>
         <Banner notices=banner />
-        <Show when=move || compare.get().is_some()>
-            <main class="ab-main">
-                <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment />
-            </main>
-        </Show>
+        {ab_view}
         <main class="lab" hidden=move || compare.get().is_some()>
             <div class="main-col">
             <section class="panel stage" aria-labelledby="stage-title">
@@ -676,10 +757,7 @@ pub fn App() -> impl IntoView {
             <div class="side" node_ref=side_ref></div>
             // The knobs are built a moment after the rest, in a task of their
             // own, so that the first paint is not one long task.
-            <Show when=move || knobs_ready.get()>
-                <KnobPanel scenario=scenario notices=knob_notices
-                    throw=Callback::new(move |b| crate::kit::throw_here(engine, scenario, b)) />
-            </Show>
+            {knob_panel}
         </main>
         <footer class="colophon">
             <p>

@@ -187,3 +187,12 @@ pub(crate) fn storage(area: &str, method: &str, args: &[&str]) -> Option<wasm_bi
         .collect();
     f.apply(&store, &a).ok()
 }
+
+/// A key typed into a field (or with a modifier): not the page's shortcut.
+pub(crate) fn typing(e: &web_sys::KeyboardEvent) -> bool {
+    let field = e
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+    field || e.ctrl_key() || e.meta_key() || e.alt_key()
+}

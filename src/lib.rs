@@ -16,11 +16,15 @@
 //! - `kit`: the interviewer's kit, a second window (`?kit=1`); `embed`:
 //!   the run in an iframe (`embed=1`) and its snippet; `qr`: the link's QR code;
 //!   `playlist`: a trainer's list of views, built, linked and stepped
+//! - `more`: the two builds (the tour build a first visit loads, the full
+//!   build everything else) and the way from one to the other; `tour_only`
+//!   holds the tour build's stand-ins for the full build's parts
 //! - `app`: the page; `compare`: the A/B view (two designs on the same
 //!   traffic, from one clock); `engine`: the animation loop both drive;
 //!   `panic`: the crash screen
 
 pub mod app;
+#[cfg(feature = "full")]
 pub mod compare;
 pub mod dom;
 pub mod embed;
@@ -28,15 +32,24 @@ pub mod engine;
 pub mod experiment;
 pub mod kit;
 pub mod lesson;
+pub mod more;
 pub mod panels;
 pub mod panic;
+#[cfg(feature = "full")]
 pub mod playlist;
+#[cfg(feature = "full")]
 pub mod qr;
 pub mod stage;
+#[cfg(not(feature = "full"))]
+mod tour_only;
+#[cfg(not(feature = "full"))]
+pub use tour_only::{compare, playlist, qr};
 
 // Short paths for the modules (and for the tests that import them).
 pub use experiment::{clock, lab, reading, url_state};
-pub use panels::{code_panel, counters, knobs, transport};
+#[cfg(feature = "full")]
+pub use panels::knobs;
+pub use panels::{code_panel, counters, transport};
 pub use stage::{chart, fleet_layout, fleet_view, palette, pen};
 
 pub use app::App;
@@ -52,12 +65,22 @@ pub fn start() {
 
 fn mount() {
     let query = engine::window().location().search().unwrap_or_default();
+    // The tour build shows only the tour; anything else is the full build's
+    // (the loader chose by the same rule; this keeps the two from parting).
+    if !more::FULL {
+        let hash = engine::window().location().hash().unwrap_or_default();
+        if !more::tour_only(&query, &hash) {
+            more::upgrade(None);
+            return;
+        }
+    }
     // index.html holds a `<div id="lab">` for the page, with the static
     // reference after it; without one, the page takes the whole body.
     match dom::document()
         .get_element_by_id("lab")
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     {
+        #[cfg(feature = "full")]
         Some(root) if kit::wanted(&query) => leptos::mount::mount_to(root, kit::Kit).forget(),
         Some(root) => leptos::mount::mount_to(root, App).forget(),
         None => leptos::mount::mount_to_body(App),

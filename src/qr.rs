@@ -92,13 +92,7 @@ pub fn install() {
         let _ = body.append_child(&overlay);
         let keys = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
             move |e: web_sys::KeyboardEvent| {
-                let typing = e
-                    .target()
-                    .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
-                    .is_some_and(|el| {
-                        matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
-                    });
-                if typing || e.ctrl_key() || e.meta_key() || e.alt_key() {
+                if crate::dom::typing(&e) {
                     return;
                 }
                 let list = body.class_list();

@@ -8,15 +8,23 @@
 
 use std::cell::RefCell;
 
+#[cfg(feature = "full")]
 use leptos::prelude::*;
 
-use stampede::practice::{self, DrillState, Outcome, Progress};
+#[cfg(feature = "full")]
+use stampede::practice::{self, DrillState};
+use stampede::practice::{Outcome, Progress};
+#[cfg(feature = "full")]
 use wasm_bindgen::JsCast;
+#[cfg(feature = "full")]
 use web_sys::Element;
 
+#[cfg(feature = "full")]
 use super::tour::{self, Level};
 use super::tour_view::{storage_call, Drive};
-use crate::dom::{button, document, el, put, set, set_text, text_el, Listeners};
+#[cfg(feature = "full")]
+use crate::dom::{button, document, set_text, Listeners};
+use crate::dom::{el, put, set, text_el};
 
 /// Where the record is kept.
 const KEY: &str = "stampede-progress";
@@ -106,10 +114,12 @@ pub fn on_change(f: impl Fn() + 'static) {
     with_state(|s| s.redraw.push(Box::new(f)));
 }
 
+#[cfg(feature = "full")]
 fn notice() -> Option<String> {
     with_state(|s| s.notice.clone())
 }
 
+#[cfg(feature = "full")]
 /// The interview questions under the page (static HTML): number, the
 /// question, its answer's element.
 fn questions() -> Vec<(u32, String, Element)> {
@@ -133,6 +143,7 @@ fn questions() -> Vec<(u32, String, Element)> {
     out
 }
 
+#[cfg(feature = "full")]
 struct Review {
     card: Element,
     question: Element,
@@ -143,28 +154,36 @@ struct Review {
     status: Element,
 }
 
-/// Builds the practice panel at the top of the reference under the page.
-pub fn mount(d: Drive) {
-    let doc = document();
+/// The practice panel's section with its heading, and the reference area
+/// it goes first in; none if the page has one already, or no area.
+fn section() -> Option<(web_sys::Element, web_sys::Element)> {
+    let doc = crate::dom::document();
     if doc
         .query_selector("section.practice")
         .ok()
         .flatten()
         .is_some()
     {
-        return;
+        return None;
     }
-    let Some(area) = doc.query_selector(".reference-area").ok().flatten() else {
-        return;
-    };
-    let mut on = Listeners::default();
+    let area = doc.query_selector(".reference-area").ok().flatten()?;
     let root = el("section", "panel reference practice");
     set(&root, "id", "practice");
     set(&root, "aria-labelledby", "practice-title");
-    set(&root, "data-practice", "");
     let h = text_el("h2", "", "Your practice");
     set(&h, "id", "practice-title");
     put(&root, &h);
+    Some((area, root))
+}
+
+#[cfg(feature = "full")]
+/// Builds the practice panel at the top of the reference under the page.
+pub fn mount(d: Drive) {
+    let Some((area, root)) = section() else {
+        return;
+    };
+    let mut on = Listeners::default();
+    set(&root, "data-practice", "");
     put(
         &root,
         &text_el(
@@ -458,6 +477,7 @@ pub fn mount(d: Drive) {
     });
 }
 
+#[cfg(feature = "full")]
 /// A click on a `[data-step]` opens that step of the tour, at the top.
 fn open_step(d: Drive, ev: &web_sys::Event) {
     let place = ev
@@ -472,6 +492,7 @@ fn open_step(d: Drive, ev: &web_sys::Event) {
     }
 }
 
+#[cfg(feature = "full")]
 /// Puts the next question to review on the card, after `lead`.
 fn next_question(r: &Review, cur: &RefCell<Option<u32>>, lead: &str) {
     let qs = questions();
@@ -510,4 +531,28 @@ fn next_question(r: &Review, cur: &RefCell<Option<u32>>, lead: &str) {
             set_text(&r.status, "");
         }
     }
+}
+
+/// The tour build's practice panel: where the full build's stands, saying
+/// what it keeps, with the way to it (src/more.rs).
+#[cfg(not(feature = "full"))]
+pub fn mount(_: Drive) {
+    let Some((area, root)) = section() else {
+        return;
+    };
+    put(
+        &root,
+        &text_el(
+            "p",
+            "ref-note",
+            "The tour's steps you have seen, your predictions and the drills you passed, and the \
+             interview questions to review, each when it is due. Kept in this browser's storage \
+             only; nothing is sent anywhere.",
+        ),
+    );
+    put(
+        &root,
+        &crate::more::stand_in("practice-open", "Open your practice", "#practice"),
+    );
+    let _ = area.insert_before(&root, area.first_child().as_ref());
 }

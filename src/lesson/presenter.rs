@@ -367,6 +367,13 @@ pub fn mount(room: Room) {
         }
     });
 
+    // The tour build left the tour with a digit and loaded this build: its
+    // line is said here (src/more.rs).
+    if let Some(v) = crate::more::take(crate::more::TOAST) {
+        let (place, text) = v.split_once('\t').unwrap_or(("", v.as_str()));
+        let place = super::tour::parse_hash(&format!("#tour/{place}"));
+        room.toast.set(Some((text.to_string(), place)));
+    }
     let numbers = mount_numbers(room.drive.reading);
     watch_stage();
     keep_questions_open(&mut on);

@@ -4,5 +4,6 @@
 pub mod code_panel;
 pub mod conformance;
 pub mod counters;
+#[cfg(feature = "full")]
 pub mod knobs;
 pub mod transport;

@@ -3,11 +3,16 @@
 //! It only sends commands; the animation loop in `app` carries them out.
 
 use leptos::prelude::*;
-use stampede::scenario::{Scenario, PRESETS};
+use stampede::scenario::Scenario;
+#[cfg(feature = "full")]
+use stampede::scenario::PRESETS;
 
-use crate::clock::{default_speed, position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
+#[cfg(feature = "full")]
+use crate::clock::default_speed;
+use crate::clock::{position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
 use crate::reading::Reading;
 
+#[cfg(feature = "full")]
 mod clip;
 
 /// What the buttons ask the animation loop to do.
@@ -52,6 +57,7 @@ pub fn lesson_base(scenario: RwSignal<Scenario>) -> Memo<Option<&'static str>> {
 /// lesson asks you to turn. Built once with plain DOM calls (see
 /// `crate::dom`); one effect follows the scenario, and the lesson's knobs
 /// are rebuilt, under an owner of their own, when the lesson changes.
+#[cfg(feature = "full")]
 #[component]
 pub fn PresetPicker(
     scenario: RwSignal<Scenario>,
@@ -67,6 +73,7 @@ pub fn PresetPicker(
     view! { <div class="preset" node_ref=root></div> }
 }
 
+#[cfg(feature = "full")]
 fn build_picker(
     root: &web_sys::Element,
     scenario: RwSignal<Scenario>,
@@ -277,7 +284,18 @@ fn build_transport(
         }
     });
     put(&buttons, &more);
+    #[cfg(feature = "full")]
     clip::build(&buttons, &mut on);
+    // The recorder is the full build's (src/more.rs).
+    #[cfg(not(feature = "full"))]
+    put(
+        &buttons,
+        &crate::more::stand_in(
+            "clip",
+            "● Record clip",
+            "[data-control=clip]:not([data-more])",
+        ),
+    );
     put(root, &buttons);
 
     let speed_box = el("label", "speed");

@@ -7,7 +7,7 @@
 // list= is said, naming the item, and the good items stay. The strip keeps
 // out of the fleet's room and off every number the room reads at
 // 1280 x 720 and 1920 x 1080. No console errors.
-import { spec, shots, baseUrl } from "./lib/harness.mjs";
+import { control, spec, shots, baseUrl } from "./lib/harness.mjs";
 import path from "node:path";
 
 const firstFrame = (page) => page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
@@ -107,12 +107,24 @@ await spec("room-playlist", async (t) => {
   await page.waitForFunction(() => document.querySelector("[data-tour-step]")?.dataset.tourStep === "basics/2");
   // In the tour the room's switches, "Add this view" with them, wait
   // behind "More".
+  // A first visit runs the tour build (src/more.rs): its "Add this view"
+  // loads the full build, which adds the step.
+  await page.locator('[data-control="more-controls"]').click();
+  await page.waitForSelector('[data-control="playlist-add"][data-more]');
+  const stepTitle = (await page.locator("[data-tour-step] .tour-title, .tour-title").first().textContent()).trim();
+  await page.locator('[data-control="playlist-add"][data-more]').click();
+  await page.waitForFunction(() => document.documentElement.dataset.build === "full" && document.querySelectorAll("[data-playlist] [data-playlist-item]").length === 1, null, { timeout: 30_000 });
+  const first = (await editorItems(page))[0].text;
+  if (!/^Tour step: /.test(first)) throw new Error(`item 1 reads ${JSON.stringify(first)}`);
+  if ((await page.evaluate(() => document.querySelector("[data-tour-step]")?.dataset.tourStep)) !== "basics/2") throw new Error("the full build left the step");
+  t.ok(`"Add this view" on tour step basics/2 (the tour build) adds it in the full build (${stepTitle})`);
+  await page.locator(control("playlist-clear")).click();
+  await page.waitForFunction(() => document.querySelectorAll("[data-playlist] [data-playlist-item]").length === 0);
   await page.locator('[data-control="more-controls"]').click();
   await page.waitForSelector("[data-playlist-add]");
   if (await page.locator("[data-playlist]").isVisible()) throw new Error("an empty list's editor is shown");
-  const stepTitle = (await page.locator("[data-tour-step] .tour-title, .tour-title").first().textContent()).trim();
   await add(page, /^Tour step: /);
-  t.ok(`"Add this view" on tour step basics/2 adds it (${stepTitle})`);
+  t.ok("and again in the full build, after Clear");
 
   await t.open("preset=burst&at=120");
   await t.expectMetric("now_ms", "120.0", "the sandbox waits at 120 ms");
