@@ -66,6 +66,15 @@ const script = [
 ].join("\n");
 html = html.replace(loaderRe, () => `<script type=module>${script}</script>`);
 
+// The real-systems table is a page of its own in dist/ (a first visit does
+// not load it); the room pack has no network to open it with, so the table
+// is back in the one file, in place of the section that links it.
+const realPage = read("real-systems.html", "utf8");
+const realSection = realPage.match(/<section class="panel reference" id="real-systems"[\s\S]*?<\/section>/)?.[0] ?? fail("real-systems.html has no section");
+const stubRe = /<section class="panel reference"[^>]*\bid=(?:"real-systems"|real-systems\b)[^>]*>[\s\S]*?<\/section>/;
+if (!stubRe.test(html)) fail("index.html has no real-systems section to fill");
+html = html.replace(stubRe, () => realSection);
+
 // The preloads of the glue and the wasm: inlined now, nothing to fetch.
 html = html.replace(/<link[^>]*rel=(modulepreload|preload)[^>]*>/g, "");
 

@@ -78,6 +78,25 @@ html = html.replace(cssLinks[0][0], `<link href=./${cssName} integrity=${sri(css
 for (const m of cssLinks.slice(1)) html = html.replace(m[0], "");
 for (const m of cssLinks) rmSync(path.join(dist, m[1]));
 
+// 2b. The real-systems table's page (real-systems.html, copied by trunk;
+// a first visit does not load it): the joined stylesheet and the hashed
+// favicon in place of its source's, and a policy of its own (no script).
+const realPath = path.join(dist, "real-systems.html");
+let real = readFileSync(realPath, "utf8");
+const icon = html.match(/<link href=\.\/(favicon-[0-9a-f]+\.svg)/)?.[1] ?? fail("no hashed favicon in index.html");
+const realCss = /<link rel="stylesheet" href="style\/main\.css" \/>/;
+if (!realCss.test(real)) fail("real-systems.html does not link style/main.css");
+real = real.replace(realCss, `<link href=./${cssName} integrity=${sri(css, "sha384")} rel=stylesheet>`);
+real = real.replace('<link rel="icon" href="favicon.svg" />', `<link href=./${icon} rel=icon>`);
+if (!real.includes(`href=./${icon}`)) fail("real-systems.html names no favicon");
+const realPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; object-src 'none'";
+real = real.replace('<meta charset="utf-8" />', `<meta charset="utf-8" /><meta http-equiv=Content-Security-Policy content="${realPolicy}">`);
+if (!real.includes("Content-Security-Policy")) fail("real-systems.html has no <meta charset> for its policy");
+if (/<script/i.test(real)) fail("real-systems.html has a script");
+writeFileSync(realPath, real);
+// The stylesheets' sources, copied for that page in a dev build, are joined now.
+rmSync(path.join(dist, "style"), { recursive: true, force: true });
+
 // 3. The policy. Every inline script must be the loader, hashed.
 const inline = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].filter((m) => !/\bsrc=/.test(m[1]));
 if (inline.length !== 1) fail(`expected exactly one inline script (trunk's loader), found ${inline.length}`);

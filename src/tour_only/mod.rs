@@ -55,9 +55,28 @@ pub mod playlist {
 
 /// The link's QR code: the full build's. In the tour build `q` loads the
 /// full build, which opens the code; the printed summary carries the link
-/// as text.
+/// as text (`data-qr`, which the print shows).
 pub mod qr {
     pub fn install() {
+        let before = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(|| {
+            let w = crate::engine::window();
+            let link = crate::embed::room_link(&w.location().href().unwrap_or_default());
+            if let Ok(all) = crate::dom::document().query_selector_all("[data-qr]") {
+                for i in 0..all.length() {
+                    if let Some(e) = all
+                        .item(i)
+                        .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+                    {
+                        crate::dom::set(&e, "data-qr", &link);
+                    }
+                }
+            }
+        });
+        let _ = crate::engine::window().add_event_listener_with_callback(
+            "beforeprint",
+            wasm_bindgen::JsCast::unchecked_ref(before.as_ref()),
+        );
+        before.forget();
         let keys = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
             move |e: web_sys::KeyboardEvent| {
                 if !crate::dom::typing(&e) && matches!(e.key().as_str(), "q" | "Q") {

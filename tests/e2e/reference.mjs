@@ -1,7 +1,7 @@
 // The static reference under the page: the interview questions (answers
 // hidden until opened; every answer's scenario link loads without a banner
-// and shows the number its words point at), the real-systems table (every
-// row cites its source), and the printable summary (its numbers are the
+// and shows the number its words point at), the real-systems table (a page
+// of its own, linked from the reference; every row cites its source), and the printable summary (its numbers are the
 // simulation's; printing shows the summary and the answers, not the lab).
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -70,7 +70,23 @@ await spec("reference", async (t) => {
     t.ok(`question ${l.q}: ${new URL(l.href).search} loads without a banner; ${l.side ? `side ${l.side} ` : ""}${l.metric} = ${shown} (${l.want})`);
   }
 
+  // The table is a page of its own, linked from the reference (a first
+  // visit does not load it).
   await t.open();
+  const realLink = page.locator("#real-systems a[data-real-systems]");
+  if ((await realLink.getAttribute("href")) !== "real-systems.html") throw new Error(`the reference links the table at ${await realLink.getAttribute("href")}`);
+  if (await page.locator("table.real").count()) throw new Error("the page itself carries the real-systems table");
+  await realLink.click();
+  await page.waitForURL(/real-systems\.html$/);
+  await page.waitForSelector("table.real");
+  if ((await page.locator('link[rel=stylesheet]').count()) !== 1) throw new Error("the table's page is not styled by the page's one stylesheet");
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  if (!bg || bg === "rgba(0, 0, 0, 0)") throw new Error("the table's page has no background: its stylesheet did not load");
+  await page.locator(".back-to-lab a").click();
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
+  await page.goBack();
+  await page.waitForSelector("table.real");
+  t.ok("the reference links the real-systems table's own page, styled, with the way back");
   const rows = page.locator("table.real tbody tr");
   const r = await rows.count();
   if (r < 20) throw new Error(`${r} real-systems rows, want at least 20`);
@@ -92,6 +108,7 @@ await spec("reference", async (t) => {
   t.ok("the real-systems table at 1280 and 390 wide: nothing overflows the page (the table scrolls in its box)");
 
   // The summary's numbers are the simulation's.
+  await t.open();
   const naive = sim(["--preset", "naive"]).recomputes;
   const single = sim(["--preset", "singleflight"]).recomputes;
   const both = sim(["--preset", "burst"]);
