@@ -546,7 +546,9 @@ fn sync_walk(
                     let ms = stampede::metrics::one_decimal(crate::engine::wall_now() - t0);
                     crate::dom::set(&html, "data-walk-ms", &ms);
                 }
-                st.done = vec![false; st.walk.asked.len()];
+                // What the thread decided before it was followed is behind
+                // the learner, not jumped over.
+                st.done = st.walk.asked.iter().map(|a| a.t <= r.now).collect();
                 st.of = Some((r.scenario.clone(), r.seed, who, level));
                 st.shown = None;
                 st.said = None;
@@ -578,6 +580,20 @@ fn sync_walk(
                 if *d && now + 1 < a.t {
                     *d = false;
                 }
+            }
+            // Jumped past a question (the next event, the timeline dragged
+            // beyond it): not asked, so its answer is shown, and said so.
+            let mut jumped = None;
+            for (i, (a, d)) in st.walk.asked.iter().zip(st.done.iter_mut()).enumerate() {
+                if !*d && a.t <= now {
+                    *d = true;
+                    jumped = Some(i);
+                }
+            }
+            if let Some(i) = jumped {
+                st.said = Some((st.walk.asked[i].jumped(), true));
+                st.said_of = Some(i);
+                fresh = true;
             }
             let next = st
                 .walk
@@ -645,10 +661,9 @@ fn write_walk(v: &WalkView, st: &WalkState, following: bool, level: Level) {
         return;
     };
     set_text(&v.question, a.question);
-    // The picker, the caption and the question together.
-    if let Some(follow) = v.root.parent_element() {
-        bring_into_view(&follow);
-    }
+    // The question in view: over the side column on a desktop (style/
+    // learn.css), else where it stands in the read path's panel.
+    bring_into_view(&v.root);
     // Clicks only: the digits are presenter mode's presets (src/app.rs).
     for o in &a.options {
         let b = text_el("button", "", o.label);

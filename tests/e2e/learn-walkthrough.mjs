@@ -73,6 +73,12 @@ await spec("learn-walkthrough", async (t) => {
         return r.bottom > 0 && r.top < window.innerHeight;
       });
       if (!seen) throw new Error("the question is asked off screen");
+      // At 1280 x 800 the fleet it is about stays in view with it.
+      const fleet = await page.evaluate(() => {
+        const r = document.querySelector(".stage canvas").getBoundingClientRect();
+        return r.top >= -r.height / 2 && r.top < window.innerHeight / 2;
+      });
+      if (!fleet) throw new Error("asking the question scrolled the fleet out of view");
     }
     // A wrong pick: feedback at once, marked wrong, the CLI's sentence; the
     // run stays where it is.
@@ -136,6 +142,21 @@ await spec("learn-walkthrough", async (t) => {
   if ((await feedback(page, true)) !== shown) throw new Error("Play with a question open: not the answer shown");
   await page.waitForFunction((q) => document.querySelector("[data-walk-question]")?.textContent.trim() !== q, walk.asked[0].question, { timeout: 30_000 });
   t.ok("Play with a question open shows its answer and plays on");
+
+  // Jumping past a question (n, the next event) does not skip it unsaid:
+  // its answer is shown, as jumped past (the core's Asked::jumped).
+  await fromTheStart(t);
+  await asking(page, walk.asked[0].question);
+  await page.keyboard.press("n");
+  await page.waitForFunction(() => document.querySelector("[data-walk-feedback]")?.textContent.startsWith("Jumped past"), null, { timeout: 10_000 });
+  // The last question the clock passed is the one said (n may pass more).
+  const after = await nowMs(t);
+  const passed = walk.asked.filter((a) => a.t / 1000 <= after);
+  const last = passed[passed.length - 1];
+  const jumped = `Jumped past “${last.question}” The answer: ${last.options.find((o) => o.correct).feedback.replace(/^Right: /, "")}`;
+  const said = (await page.locator("[data-walk-feedback]").textContent()).trim();
+  if (said !== jumped) throw new Error(`n past a question says ${JSON.stringify(said)}, not ${JSON.stringify(jumped)}`);
+  t.ok(`n past an open question (to ${after} ms, past ${passed.length}) shows the last one's answer, said to be jumped past`);
 
   // The level is remembered over a reload.
   await page.reload({ waitUntil: "load" });

@@ -858,6 +858,21 @@ pub fn walk_of(s: &Scenario, log: &ThreadLog, level: Level) -> Walk {
     }
 }
 
+impl Asked {
+    /// What is said of a question the clock jumped past (the next event
+    /// stepped to, the timeline dragged beyond it): the question and its
+    /// answer as shown, never as the learner's.
+    pub fn jumped(&self) -> String {
+        let answer = self
+            .options
+            .iter()
+            .find(|o| o.correct)
+            .map(Choice::shown)
+            .unwrap_or_default();
+        format!("Jumped past “{}” {answer}", self.question)
+    }
+}
+
 impl Walk {
     /// One line per question: time, question, right option.
     pub fn text(&self, s: &Scenario) -> String {
@@ -913,6 +928,12 @@ mod tests {
                 .strip_prefix("Right: ")
                 .expect(&right.feedback);
             assert_eq!(right.shown(), format!("The answer: {why}"));
+            let jumped = a.jumped();
+            assert_eq!(
+                jumped,
+                format!("Jumped past “{}” The answer: {why}", a.question)
+            );
+            assert!(!jumped.contains("Right:"), "{jumped}");
         }
     }
 
