@@ -481,7 +481,10 @@ impl Lab {
                     self.end = Some(self.fleet.last_activity().max(1));
                     self.target = self.cap(self.target);
                 }
-                self.checkpoint();
+                // A copy costs a clone: only with time left in the frame.
+                if !out_of_time() {
+                    self.checkpoint();
+                }
             }
             if out_of_time() {
                 return false;
@@ -491,10 +494,10 @@ impl Lab {
         if self.compare_at != Some(target) {
             for c in &mut self.compare {
                 if c.at > target {
-                    c.rewind(target, &self.scenario, self.seed);
                     if out_of_time() {
                         return false;
                     }
+                    c.rewind(target, &self.scenario, self.seed);
                 }
                 while c.at < target {
                     // Each stops at the animated fleet's checkpoints on the
@@ -507,7 +510,10 @@ impl Lab {
                     if c.fleet.advance_to(stop, CHUNK) {
                         c.at = stop;
                         let at_checkpoint = self.checkpoints.get(next).is_some_and(|k| k.t == stop);
-                        if at_checkpoint && c.checkpoints.last().is_none_or(|k| k.0 < stop) {
+                        if at_checkpoint
+                            && c.checkpoints.last().is_none_or(|k| k.0 < stop)
+                            && !out_of_time()
+                        {
                             c.checkpoints.push((stop, c.fleet.clone()));
                         }
                         if c.at >= target {
