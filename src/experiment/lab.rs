@@ -219,6 +219,9 @@ pub struct Lab {
     checkpoint_every: u64,
     /// What they may hold together (`CHECKPOINT_BYTES`; tests set less).
     checkpoint_bytes: usize,
+    /// Checkpoints are kept from the first seek back on: a run only played
+    /// (the page's start-up, a lesson) pays no copies.
+    scrubbed: bool,
     /// A curveball was thrown into the running fleet: it is not a replay of
     /// the scenario from t = 0, so no checkpoint is taken from it until a
     /// seek back has rebuilt it.
@@ -285,6 +288,7 @@ impl Lab {
             checkpoints: Vec::new(),
             checkpoint_every: CHECKPOINT_WORK,
             checkpoint_bytes: CHECKPOINT_BYTES,
+            scrubbed: false,
             thrown_live: false,
             pulses: Vec::new(),
             pulses_dropped: 0,
@@ -368,6 +372,7 @@ impl Lab {
     pub fn seek(&mut self, t: Micros) {
         let t = self.cap(t);
         if t < self.pos {
+            self.scrubbed = true;
             let i = self.checkpoints.partition_point(|c| c.t <= t);
             match i.checked_sub(1).and_then(|i| self.checkpoints.get(i)) {
                 Some(c) => {
@@ -535,7 +540,7 @@ impl Lab {
     /// fleet if the last checkpoint is far enough behind (in work), within
     /// `CHECKPOINT_BYTES` for the copies of every fleet together.
     fn checkpoint(&mut self) {
-        if self.checkpoint_every == 0 || self.thrown_live {
+        if self.checkpoint_every == 0 || self.thrown_live || !self.scrubbed {
             return;
         }
         let (last_t, last_work) = self
@@ -992,6 +997,12 @@ mod tests {
         let s = stampede::scenario::preset("burst").unwrap();
         let mut lab = Lab::new(&s, 1);
         run_to_end(&mut lab);
+        assert!(lab.checkpoints.is_empty(), "kept before any seek back");
+        // The first seek back replays from t = 0, and keeps them from then.
+        lab.seek(0);
+        assert_eq!(lab.pos, 0);
+        assert!(lab.advance(&|| false));
+        run_to_end(&mut lab);
         let times: Vec<Micros> = lab.checkpoints.iter().map(|c| c.t).collect();
         assert!(times.len() >= MIN_CHECKPOINTS / 2, "{times:?}");
         assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
@@ -1023,6 +1034,7 @@ mod tests {
         };
         let mut lab = Lab::new(&s, 3);
         lab.checkpoint_every = 1;
+        lab.scrubbed = true;
         let one = lab.fleet.snapshot_bytes() * 4;
         lab.checkpoint_bytes = one * 6;
         let mut t = 0;
@@ -1053,6 +1065,7 @@ mod tests {
             ..Scenario::default()
         };
         let mut lab = Lab::new(&big, 3);
+        lab.scrubbed = true;
         lab.seek(50_000);
         assert!(lab.advance(&|| false));
         assert_eq!(lab.checkpoint_every, 0);
@@ -1065,6 +1078,7 @@ mod tests {
         let ball = &stampede::interview::CURVEBALLS[0];
         let mut lab = Lab::new(&s, 2);
         lab.checkpoint_every = 50;
+        lab.scrubbed = true;
         lab.seek(5_000_000);
         assert!(lab.advance(&|| false));
         assert!(!lab.checkpoints.is_empty());
