@@ -273,8 +273,24 @@ const knobsBurst = async (page) => {
   await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
   await page.waitForTimeout(2000);
   await tasksSince(page);
-  // The timeline scrubbed end to end and back (each move seeks the run).
+  // The timeline scrubbed end to end and back (each move seeks the run),
+  // counting the frames drawn meanwhile and those that showed the run
+  // still catching up with the thumb (a seek back replays).
+  await page.evaluate(() => {
+    const c = (window.__catch = { frames: 0, catching: 0, on: true });
+    const el = document.querySelector(".catching-up");
+    const tick = () => {
+      c.frames += 1;
+      if (el && !el.hidden) c.catching += 1;
+      if (c.on) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
   await dragSlider(page, '[data-control="timeline"]');
+  out.timeline_drag_catching = await page.evaluate(() => {
+    window.__catch.on = false;
+    return window.__catch;
+  });
   await page.waitForTimeout(500);
   out.timeline_drag_frames = await framesSince(page);
   out.timeline_drag = await tasksSince(page);
@@ -448,6 +464,7 @@ if (only.includes("slow")) {
 if (only.includes("knobs")) {
   const k = results.knobs;
   console.log(`| long tasks, timeline dragged end to end and back | ${tasks(k.timeline_drag)} |`);
+  console.log(`| frames drawn during the timeline drag, of them catching up | ${k.timeline_drag_catching.frames}, ${k.timeline_drag_catching.catching} |`);
   console.log(`| long tasks, speed slider dragged end to end and back | ${tasks(k.speed_drag)} |`);
   console.log(`| long tasks, ${k.presets_visited} presets clicked through and back (150 ms apart) | ${tasks(k.presets)} |`);
   console.log(`| long tasks, ${k.drill_controls} drill knobs turned (3 drills) | ${tasks(k.drill_knobs)} |`);

@@ -30,6 +30,63 @@ pub const PREVIEW_EVENTS: u64 = 400_000;
 pub const COMPARE_THREADS: u64 = 50_000;
 /// Pulses collected per frame at most; the rest are only counted.
 pub const MAX_PULSES: usize = 12_000;
+/// What the checkpoints may hold together (estimated by
+/// `Fleet::snapshot_bytes`): when full, every other one goes and the spacing
+/// doubles, so they stay spread over the run within this.
+pub const CHECKPOINT_BYTES: usize = 64 << 20;
+/// Work (events and steps, `Fleet::work`) between two checkpoints at first:
+/// a seek back replays about this much per fleet, well within a frame.
+pub const CHECKPOINT_WORK: u64 = CHUNK as u64;
+/// Fleets so big that fewer checkpoints than this fit keep none (a seek
+/// back rebuilds them from t = 0, in slices).
+pub const MIN_CHECKPOINTS: usize = 4;
+
+/// The animated fleet and what the page counted from its events, at `t`.
+struct Checkpoint {
+    t: Micros,
+    fleet: Fleet,
+    tally: Tally,
+    places: stampede::read_path::Places,
+}
+
+/// One of the arithmetic panel's comparison runs: its fleet, the time it
+/// has been advanced to, and its own copies at (some of) the animated
+/// fleet's checkpoint times.
+struct Compared {
+    defence: Defence,
+    fleet: Fleet,
+    at: Micros,
+    checkpoints: Vec<(Micros, Fleet)>,
+}
+
+impl Compared {
+    fn new(defence: Defence, scenario: &Scenario, seed: u64) -> Compared {
+        Compared {
+            defence,
+            fleet: Fleet::new(&defence.apply(scenario), seed),
+            at: 0,
+            checkpoints: Vec::new(),
+        }
+    }
+
+    /// Goes back to the latest copy at or before `t` (else to a new fleet).
+    fn rewind(&mut self, t: Micros, scenario: &Scenario, seed: u64) {
+        if self.at <= t {
+            return;
+        }
+        let i = self.checkpoints.partition_point(|c| c.0 <= t);
+        match i.checked_sub(1).and_then(|i| self.checkpoints.get(i)) {
+            Some((at, fleet)) => {
+                self.fleet = fleet.clone();
+                self.at = *at;
+            }
+            None => {
+                self.fleet = Fleet::new(&self.defence.apply(scenario), seed);
+                self.at = 0;
+            }
+        }
+    }
+}
 
 /// Where a pulse travels: to Redis, to the origin, or back from the origin.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,7 +210,22 @@ pub struct Lab {
     step: Micros,
     /// When the run went quiet, the time of its last visible change.
     end: Option<Micros>,
-    compare: Vec<(Defence, Fleet)>,
+    compare: Vec<Compared>,
+    /// Snapshots of the animated fleet taken while it ran forward, in time
+    /// order, so a seek back replays from the latest one at or before its
+    /// target instead of from t = 0 (the comparison runs keep their own).
+    checkpoints: Vec<Checkpoint>,
+    /// Work between two checkpoints; 0: none are kept (a big fleet).
+    checkpoint_every: u64,
+    /// What they may hold together (`CHECKPOINT_BYTES`; tests set less).
+    checkpoint_bytes: usize,
+    /// Checkpoints are kept from the first seek back on: a run only played
+    /// (the page's start-up, a lesson) pays no copies.
+    scrubbed: bool,
+    /// A curveball was thrown into the running fleet: it is not a replay of
+    /// the scenario from t = 0, so no checkpoint is taken from it until a
+    /// seek back has rebuilt it.
+    thrown_live: bool,
     /// The time every comparison run has reached, if they all have.
     compare_at: Option<Micros>,
     pulses: Vec<(u32, Channel)>,
@@ -190,7 +262,7 @@ impl Lab {
         let compare = if with_rows && threads <= COMPARE_THREADS {
             Defence::ALL
                 .iter()
-                .map(|d| (*d, Fleet::new(&d.apply(&scenario), seed)))
+                .map(|d| Compared::new(*d, &scenario, seed))
                 .collect()
         } else {
             Vec::new()
@@ -213,6 +285,11 @@ impl Lab {
             samples: vec![first],
             compare,
             compare_at: None,
+            checkpoints: Vec::new(),
+            checkpoint_every: CHECKPOINT_WORK,
+            checkpoint_bytes: CHECKPOINT_BYTES,
+            scrubbed: false,
+            thrown_live: false,
             pulses: Vec::new(),
             pulses_dropped: 0,
             tally: [0; KINDS],
@@ -288,20 +365,34 @@ impl Lab {
         t.min(self.end.unwrap_or(Micros::MAX))
     }
 
-    /// Sets where the clock is heading. Going back rebuilds the fleets and
-    /// replays them (exact, because the simulation is deterministic).
+    /// Sets where the clock is heading. Going back restores the fleets from
+    /// their latest checkpoints at or before `t` (or rebuilds them) and
+    /// replays them from there: exact, because the simulation is
+    /// deterministic and a copy of a fleet goes on as the fleet would.
     pub fn seek(&mut self, t: Micros) {
         let t = self.cap(t);
         if t < self.pos {
-            let mut fleet = Fleet::new(&self.scenario, self.seed);
-            fleet.set_recording(true);
-            self.fleet = fleet;
-            self.pos = 0;
-            self.tally = [0; KINDS];
-            self.places = Default::default();
-            for (d, f) in &mut self.compare {
-                *f = Fleet::new(&d.apply(&self.scenario), self.seed);
+            self.scrubbed = true;
+            let i = self.checkpoints.partition_point(|c| c.t <= t);
+            match i.checked_sub(1).and_then(|i| self.checkpoints.get(i)) {
+                Some(c) => {
+                    self.fleet = c.fleet.clone();
+                    self.pos = c.t;
+                    self.tally = c.tally;
+                    self.places = c.places.clone();
+                }
+                None => {
+                    let mut fleet = Fleet::new(&self.scenario, self.seed);
+                    fleet.set_recording(true);
+                    self.fleet = fleet;
+                    self.pos = 0;
+                    self.tally = [0; KINDS];
+                    self.places = Default::default();
+                    self.thrown_live = false;
+                }
             }
+            // The comparison runs go back in `advance`, once the animated
+            // fleet is there: seeks in a row (a drag) cost one rewind each.
             self.compare_at = None;
             self.pulses.clear();
         }
@@ -328,10 +419,16 @@ impl Lab {
         self.known_markers = None;
         self.end = None;
         self.end_found_late = false;
-        for (d, f) in &mut self.compare {
-            *f = Fleet::new(&d.apply(&self.scenario), self.seed);
+        for c in &mut self.compare {
+            *c = Compared::new(c.defence, &self.scenario, self.seed);
         }
         self.compare_at = None;
+        // The checkpoints are of the run without the fault.
+        self.checkpoints.clear();
+        self.thrown_live = true;
+        if self.checkpoint_every > 0 {
+            self.checkpoint_every = CHECKPOINT_WORK;
+        }
         Ok(())
     }
 
@@ -389,6 +486,10 @@ impl Lab {
                     self.end = Some(self.fleet.last_activity().max(1));
                     self.target = self.cap(self.target);
                 }
+                // A copy costs a clone: only with time left in the frame.
+                if !out_of_time() {
+                    self.checkpoint();
+                }
             }
             if out_of_time() {
                 return false;
@@ -396,8 +497,34 @@ impl Lab {
         }
         let target = self.target;
         if self.compare_at != Some(target) {
-            for (_, f) in &mut self.compare {
-                while !f.advance_to(target, CHUNK) {
+            for c in &mut self.compare {
+                if c.at > target {
+                    if out_of_time() {
+                        return false;
+                    }
+                    c.rewind(target, &self.scenario, self.seed);
+                }
+                while c.at < target {
+                    // Each stops at the animated fleet's checkpoints on the
+                    // way, to keep a copy of its own there.
+                    let next = self.checkpoints.partition_point(|k| k.t <= c.at);
+                    let stop = self
+                        .checkpoints
+                        .get(next)
+                        .map_or(target, |k| k.t.min(target));
+                    if c.fleet.advance_to(stop, CHUNK) {
+                        c.at = stop;
+                        let at_checkpoint = self.checkpoints.get(next).is_some_and(|k| k.t == stop);
+                        if at_checkpoint
+                            && c.checkpoints.last().is_none_or(|k| k.0 < stop)
+                            && !out_of_time()
+                        {
+                            c.checkpoints.push((stop, c.fleet.clone()));
+                        }
+                        if c.at >= target {
+                            break;
+                        }
+                    }
                     if out_of_time() {
                         return false;
                     }
@@ -407,6 +534,63 @@ impl Lab {
         }
         self.scout_ahead(out_of_time);
         true
+    }
+
+    /// At `pos`, after its events were taken: keeps a copy of the animated
+    /// fleet if the last checkpoint is far enough behind (in work), within
+    /// `CHECKPOINT_BYTES` for the copies of every fleet together.
+    fn checkpoint(&mut self) {
+        if self.checkpoint_every == 0 || self.thrown_live || !self.scrubbed {
+            return;
+        }
+        let (last_t, last_work) = self
+            .checkpoints
+            .last()
+            .map_or((0, 0), |c| (c.t, c.fleet.work()));
+        if self.pos <= last_t || self.fleet.work() < last_work + self.checkpoint_every {
+            return;
+        }
+        let bytes = self.fleet.snapshot_bytes()
+            + self
+                .compare
+                .iter()
+                .map(|c| c.fleet.snapshot_bytes())
+                .sum::<usize>();
+        let fit = self.checkpoint_bytes / bytes.max(1);
+        if self.checkpoints.is_empty() {
+            // Spread over the whole run from the start, by its estimate,
+            // rather than thinned out as it goes (each copy costs a clone).
+            let whole = estimated_events(&self.scenario).saturating_mul(2);
+            self.checkpoint_every = self.checkpoint_every.max(whole / fit.max(1) as u64);
+        }
+        if fit < MIN_CHECKPOINTS {
+            self.checkpoint_every = 0;
+            self.checkpoints.clear();
+            for c in &mut self.compare {
+                c.checkpoints.clear();
+            }
+            return;
+        }
+        if self.checkpoints.len() >= fit {
+            // Every other one goes (the first among them: t = 0 is a
+            // rebuild anyway), and the spacing doubles.
+            let mut odd = false;
+            self.checkpoints.retain(|_| {
+                odd = !odd;
+                !odd
+            });
+            let kept: Vec<Micros> = self.checkpoints.iter().map(|c| c.t).collect();
+            for c in &mut self.compare {
+                c.checkpoints.retain(|k| kept.binary_search(&k.0).is_ok());
+            }
+            self.checkpoint_every *= 2;
+        }
+        self.checkpoints.push(Checkpoint {
+            t: self.pos,
+            fleet: self.fleet.clone(),
+            tally: self.tally,
+            places: self.places.clone(),
+        });
     }
 
     fn record(&mut self, t: Micros) {
@@ -494,8 +678,8 @@ impl Lab {
     pub fn compared_score(&self, d: Defence) -> Option<Score> {
         self.compare
             .iter()
-            .find(|(x, _)| *x == d)
-            .map(|(_, f)| Score::of(&f.report(), f.is_quiet()))
+            .find(|c| c.defence == d)
+            .map(|c| Score::of(&c.fleet.report(), c.fleet.is_quiet()))
     }
 
     /// A count that grows whenever a thread changes what it is doing (its
@@ -717,6 +901,202 @@ mod tests {
         assert!(lab.advance(&|| false));
         assert_eq!(lab.now(), 40_000);
         assert_eq!((lab.report(), lab.fleet().thread_states().to_vec()), there);
+    }
+
+    /// Everything a frame shows of the lab at its clock, as a straight run
+    /// from t = 0 must show it too.
+    fn state(lab: &Lab) -> String {
+        let scores: Vec<Option<Score>> = Defence::ALL
+            .iter()
+            .map(|d| lab.compared_score(*d))
+            .collect();
+        format!(
+            "now {} next {:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+            lab.now(),
+            lab.fleet().next_event_at(),
+            lab.report(),
+            lab.fleet().thread_states(),
+            lab.tally(),
+            lab.places(),
+            lab.fleet().markers(),
+            scores,
+        )
+    }
+
+    /// A preset made small enough for many runs in a test.
+    fn shrunk(name: &str) -> Scenario {
+        let mut s = stampede::scenario::preset(name).unwrap();
+        s.instances = s.instances.min(4);
+        s.threads = s.threads.min(30);
+        s
+    }
+
+    /// A lab whose scout has found the end (so that seeks past it are cut
+    /// at the end the same way in any two labs).
+    fn scouted(s: &Scenario, seed: u64) -> Lab {
+        let mut lab = Lab::new(s, seed);
+        while lab.scouting() {
+            lab.advance(&|| true);
+        }
+        lab
+    }
+
+    /// Advances in slices cut at a pseudo-random number of checks.
+    fn settle(lab: &mut Lab, rng: &mut stampede::rng::Rng) {
+        for _ in 0..1_000_000 {
+            let n = Cell::new(rng.below(4));
+            if lab.advance(&|| {
+                let left = n.get();
+                n.set(left.saturating_sub(1));
+                left == 0
+            }) {
+                return;
+            }
+        }
+        panic!("never caught up");
+    }
+
+    use std::cell::Cell;
+
+    #[test]
+    fn seeks_back_and_forth_land_where_a_straight_run_does() {
+        let mut restored = 0;
+        for name in stampede::scenario::preset_names() {
+            let s = shrunk(name);
+            for seed in [1, 20261130] {
+                let mut rng = stampede::rng::Rng::new(seed ^ 0x5eec);
+                let mut lab = scouted(&s, seed);
+                // Many checkpoints, so that most seeks land between two.
+                lab.checkpoint_every = 1 + rng.below(200);
+                let end = Fleet::new(&s, seed).run().elapsed_ms as u64 * 1000 + 1000;
+                for _ in 0..8 {
+                    let t = match rng.below(5) {
+                        0 => 0,
+                        1 => lab.now().saturating_sub(1 + rng.below(5_000)),
+                        2 => lab.now() + rng.below(5_000),
+                        _ => rng.below(end),
+                    };
+                    let back = t < lab.pos;
+                    lab.seek(t);
+                    if back && lab.pos > 0 {
+                        restored += 1;
+                    }
+                    settle(&mut lab, &mut rng);
+                    let mut straight = scouted(&s, seed);
+                    straight.seek(t);
+                    assert!(straight.advance(&|| false));
+                    assert_eq!(state(&lab), state(&straight), "{name}, seed {seed}, at {t}");
+                }
+            }
+        }
+        assert!(restored > 40, "only {restored} seeks restored a checkpoint");
+    }
+
+    #[test]
+    fn a_seek_back_replays_from_the_latest_checkpoint_at_or_before_it() {
+        let s = stampede::scenario::preset("burst").unwrap();
+        let mut lab = Lab::new(&s, 1);
+        run_to_end(&mut lab);
+        assert!(lab.checkpoints.is_empty(), "kept before any seek back");
+        // The first seek back replays from t = 0, and keeps them from then.
+        lab.seek(0);
+        assert_eq!(lab.pos, 0);
+        assert!(lab.advance(&|| false));
+        run_to_end(&mut lab);
+        let times: Vec<Micros> = lab.checkpoints.iter().map(|c| c.t).collect();
+        assert!(times.len() >= MIN_CHECKPOINTS / 2, "{times:?}");
+        assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+        // The comparison runs keep theirs at the same times, up to the
+        // target (the animated fleet may stop past it, at its grid step).
+        for c in &lab.compare {
+            let own: Vec<Micros> = c.checkpoints.iter().map(|k| k.0).collect();
+            let upto: Vec<Micros> = times.iter().copied().filter(|t| *t <= c.at).collect();
+            assert_eq!(own, upto, "{:?}", c.defence);
+        }
+        let end = lab.now();
+        for t in [times[0], times[1] - 1, (times[0] + end) / 2, end - 1] {
+            lab.seek(u64::MAX);
+            assert!(lab.advance(&|| false));
+            lab.seek(t);
+            let from = times.iter().rev().find(|c| **c <= t).copied().unwrap_or(0);
+            assert_eq!(lab.pos, from, "seek to {t}");
+            assert!(lab.advance(&|| false));
+            assert_eq!(lab.now(), t);
+        }
+    }
+
+    #[test]
+    fn checkpoints_stay_within_their_budget() {
+        let s = Scenario {
+            instances: 10,
+            threads: 100,
+            ..stampede::scenario::preset("naive").unwrap()
+        };
+        let mut lab = Lab::new(&s, 3);
+        lab.checkpoint_every = 1;
+        lab.scrubbed = true;
+        let one = lab.fleet.snapshot_bytes() * 4;
+        lab.checkpoint_bytes = one * 6;
+        let mut t = 0;
+        let mut most = 0;
+        while !lab.at_end() {
+            t += 2_000;
+            lab.seek(t);
+            assert!(lab.advance(&|| false));
+            let held: usize = lab
+                .checkpoints
+                .iter()
+                .map(|c| c.fleet.snapshot_bytes())
+                .chain(
+                    lab.compare
+                        .iter()
+                        .flat_map(|c| c.checkpoints.iter().map(|k| k.1.snapshot_bytes())),
+                )
+                .sum();
+            assert!(held <= lab.checkpoint_bytes, "{held} bytes held");
+            most = most.max(lab.checkpoints.len());
+        }
+        assert!(most >= 3, "at most {most} checkpoints");
+        assert!(lab.checkpoint_every > 1, "never thinned out");
+        // A fleet too big for a few copies keeps none.
+        let big = Scenario {
+            instances: 500,
+            threads: 200,
+            ..Scenario::default()
+        };
+        let mut lab = Lab::new(&big, 3);
+        lab.scrubbed = true;
+        lab.seek(50_000);
+        assert!(lab.advance(&|| false));
+        assert_eq!(lab.checkpoint_every, 0);
+        assert!(lab.checkpoints.is_empty());
+    }
+
+    #[test]
+    fn after_a_curveball_seeking_back_replays_the_run_with_it() {
+        let (s, _, _) = Scenario::from_query("preset=jitter&c=inner&i=6&t=30");
+        let ball = &stampede::interview::CURVEBALLS[0];
+        let mut lab = Lab::new(&s, 2);
+        lab.checkpoint_every = 50;
+        lab.scrubbed = true;
+        lab.seek(5_000_000);
+        assert!(lab.advance(&|| false));
+        assert!(!lab.checkpoints.is_empty());
+        lab.throw(ball).unwrap();
+        assert!(lab.checkpoints.is_empty(), "the run without the fault");
+        run_to_end(&mut lab);
+        assert!(lab.checkpoints.is_empty(), "taken from the thrown fleet");
+        let thrown = lab.scenario().clone();
+        let mut rng = stampede::rng::Rng::new(5);
+        for t in [1_000_000, 6_000_000, 3_000_000, 2_000_000, 9_000_000] {
+            lab.seek(t);
+            settle(&mut lab, &mut rng);
+            let mut straight = scouted(&thrown, 2);
+            straight.seek(t);
+            assert!(straight.advance(&|| false));
+            assert_eq!(state(&lab), state(&straight), "at {t}");
+        }
+        assert!(!lab.checkpoints.is_empty(), "rebuilt, then kept again");
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub struct Claim {
     pub expires_at: Micros,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct ClaimTable<K> {
     claims: HashMap<K, Claim, FxBuild>,
     /// `INCR fence:<key>`: a counter per key that never goes back.

@@ -112,6 +112,7 @@ pub enum Abandoned<W> {
     Empty,
 }
 
+#[derive(Clone)]
 struct Entry<W> {
     gen: u32,
     epoch: u32,
@@ -121,6 +122,7 @@ struct Entry<W> {
     attached: usize,
 }
 
+#[derive(Clone)]
 pub struct FlightTable<K, W> {
     entries: HashMap<K, Entry<W>, FxBuild>,
     remembered: HashMap<K, Outcome, FxBuild>,

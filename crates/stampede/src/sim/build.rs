@@ -8,6 +8,7 @@ use super::*;
 /// Construction in slices. Burst and cold arrivals are ordered by (time,
 /// thread) with a bucket sort: buckets of `bucket_width` microseconds (one
 /// microsecond for a burst, so it is a counting sort), each then sorted.
+#[derive(Clone)]
 pub(super) enum Build {
     Times(Vec<Micros>),
     Count(Vec<Micros>, Vec<u32>, usize),

@@ -202,12 +202,15 @@ struct CacheEntry {
     fence: u64,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Admission {
     free: u32,
     queue: VecDeque<(u32, u32)>,
 }
 
+/// `Clone` is a snapshot: a copy goes on exactly as the original would
+/// (the page keeps some, to seek back without replaying from t = 0).
+#[derive(Clone)]
 pub struct Fleet {
     scenario: Scenario,
     notices: Vec<Notice>,
@@ -429,6 +432,29 @@ impl Fleet {
 
     pub fn now_ms(&self) -> f64 {
         ms(self.now)
+    }
+
+    /// Work done so far (events handled plus machine steps): the unit of
+    /// [`Fleet::advance_to`]'s budget, so also a measure of replay cost.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    /// About how many bytes a [`Clone`] of the fleet holds (its per-thread
+    /// state and queues; the small tables not counted), to cap snapshots.
+    pub fn snapshot_bytes(&self) -> usize {
+        use std::mem::size_of;
+        size_of::<Fleet>()
+            + self.slots.capacity() * size_of::<Slot>()
+            + self.thread_of.capacity() * size_of::<u32>()
+            + self.states.capacity()
+            + (self.heap.capacity() + self.replies.capacity()) * size_of::<Ev>()
+            + self.arrivals.capacity() * size_of::<(Micros, u32)>()
+            + self.deadlines.capacity() * size_of::<(Micros, u32, u32)>()
+            + self.idle.iter().map(|v| v.capacity() * 4).sum::<usize>()
+            + self.log.capacity() * size_of::<Event>()
+            + self.markers.capacity() * size_of::<Marker>()
+            + self.cache.len() * size_of::<(u32, CacheEntry)>()
     }
 
     /// One byte per thread (`Activity as u8`), indexed `instance * threads + thread`.
