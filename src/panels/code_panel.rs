@@ -255,6 +255,12 @@ fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSi
     if let Some(v) = crate::more::take(crate::more::FOLLOW) {
         let threads = reading.with_untracked(|r| r.threads);
         follow.set(follow_of(&v, threads));
+        // The picker says whom, where it has the choice.
+        if FOLLOW_CHOICES.iter().any(|(c, _)| *c == v) {
+            if let Some(s) = select.dyn_ref::<web_sys::HtmlSelectElement>() {
+                s.set_value(&v);
+            }
+        }
     }
     let _ = label.append_with_str_1(" or click a thread in the fleet");
     put(div, &label);
