@@ -1,5 +1,5 @@
-//! The static reference's words (`index.html`: the interview answers, the
-//! real-systems table, the printable summary) and the README, pinned to the
+//! The static reference's words (`index.html`: the interview answers and
+//! the printable summary; `real-systems.html`: the table) and the README, pinned to the
 //! simulation: every number they state is the run's, and the corrections of
 //! issue 15 stay made (the false sentences are gone, the true ones are
 //! there). A host test; on wasm32 it compiles to nothing.
@@ -10,6 +10,8 @@ use stampede::sim::{EventKind, Fleet};
 use stampede::Report;
 
 const HTML: &str = include_str!("../index.html");
+/// The real-systems table, a page of its own beside `index.html`.
+const REAL: &str = include_str!("../real-systems.html");
 const README: &str = include_str!("../README.md");
 /// The async singleflight group whose panic handling question 4 cites.
 const GROUP: &str = include_str!("../crates/stampede-redis/src/group.rs");
@@ -19,8 +21,9 @@ fn flat(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// The static reference: `index.html` and `real-systems.html`.
 fn html() -> String {
-    flat(HTML)
+    flat(&format!("{HTML}{REAL}"))
 }
 
 fn readme() -> String {
@@ -641,9 +644,9 @@ fn the_claim_ttl_exceeds_the_origin_timeout_plus_the_write() {
     );
 }
 
-/// The real-systems rows of index.html: (system, the row's text).
+/// The real-systems rows of real-systems.html: (system, the row's text).
 fn html_rows() -> Vec<(String, String)> {
-    let body = HTML
+    let body = REAL
         .split("<tbody>")
         .nth(1)
         .unwrap()
@@ -704,7 +707,7 @@ fn the_real_systems_rows_follow_their_sources() {
     let stale = row("NGINX", "serve stale: the expired entry");
     assert!(
         stale.contains("#proxy_cache_use_stale")
-            && stale.contains("The case this page's card is about")
+            && stale.contains("The case Stampede Lab's card is about")
     );
     says(
         &h,
