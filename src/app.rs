@@ -153,14 +153,11 @@ pub fn App() -> impl IntoView {
     // The tour and a drill take turns; a scenario the drill's link cannot
     // carry (a preset's digit key changed a locked knob) is the sandbox's.
     Effect::new(move |_| {
-        let away = tour.get().is_some() || {
-            #[cfg(feature = "full")]
-            let away = drill_open
+        let away = tour.get().is_some();
+        #[cfg(feature = "full")]
+        let away = away
+            || drill_open
                 .is_some_and(|d| scenario.with(|s| stampede::drill::apply(d, &d.link(s)).0 != *s));
-            #[cfg(not(feature = "full"))]
-            let away = false;
-            away
-        };
         if away && drilling.get_untracked() {
             drilling.set(false);
         }

@@ -7,9 +7,11 @@
 //! clip, the QR code and the interviewer's kit.
 //!
 //! The tour build reaches the full one by reloading the page: the address
-//! already holds the view, the scenario and (added here) the moment, so the
-//! full build opens where the tour build was. A control pressed in the tour
-//! build that only the full build has is pressed again once it is up.
+//! already holds the view and the scenario (and, when the tour is left for
+//! the sandbox, the moment: `app`), so the full build opens where the tour
+//! build was; a tour step opens at its start, as it always does. A control
+//! pressed in the tour build that only the full build has is pressed again
+//! once it is up.
 
 /// This tab needs the full build (sessionStorage; the loader reads it too).
 pub const FULL_KEY: &str = "stampede-full";
