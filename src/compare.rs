@@ -102,6 +102,13 @@ impl AbEngine {
         !self.sides.is_empty() && self.sides.iter().all(|s| s.lab.at_end())
     }
 
+    /// The one clock: the later side's time (a side that ended stays at its
+    /// end while the other plays on; while they catch up after a seek, the
+    /// view says so).
+    fn clock(&self) -> u64 {
+        self.sides.iter().map(|s| s.lab.now()).max().unwrap_or(0)
+    }
+
     /// Both sides run as fast as the frame budget allows to their end.
     pub(crate) fn skip_to_end(&mut self) {
         for s in &mut self.sides {
@@ -129,7 +136,11 @@ impl AbEngine {
         let each = |f: fn(&Lab) -> Option<u64>| self.sides.iter().filter_map(move |s| f(&s.lab));
         match c {
             Command::Step => each(|l| Some(l.next_step())).max(),
-            Command::StepBack => each(|l| Some(l.prev_step())).min(),
+            // From where the one clock heads, by the longer side's step.
+            Command::StepBack => {
+                let from = each(|l| Some(l.heading())).max()?;
+                Some(from.saturating_sub(each(|l| Some(l.step_length())).max()?))
+            }
             Command::NextEvent => each(Lab::next_marker).min(),
             Command::Seek(t) => Some(t),
             _ => None,
@@ -180,7 +191,7 @@ pub(crate) fn moment() -> Option<(u64, bool)> {
     let playing = k.playing.try_get_untracked()?;
     let now = k
         .engine
-        .try_with_value(|e| e.sides.first().map(|s| s.lab.now()))??;
+        .try_with_value(|e| (!e.sides.is_empty()).then(|| e.clock()))??;
     Some((now, playing))
 }
 
@@ -215,12 +226,13 @@ impl Animate for AbEngine {
         let (dom, surfaces, k) = self.dom.as_mut()?;
         // One clock: both sides head for the same virtual time, each with
         // half of the frame's budget.
+        let mut caught_up = true;
         for (i, side) in self.sides.iter_mut().enumerate() {
             if playing {
                 side.lab.play_for(virtual_step(dt, speed));
             }
             let until = FRAME_BUDGET_MS * (i + 1) as f64 / 2.0;
-            side.lab.advance(&|| wall_now() - start > until);
+            caught_up &= side.lab.advance(&|| wall_now() - start > until);
         }
         let span = self.sides.iter().map(|s| s.lab.span()).max().unwrap_or(1);
         let mut reports: [Report; 2] = Default::default();
@@ -260,9 +272,13 @@ impl Animate for AbEngine {
                 );
             }
         }
-        let now = self.sides.iter().map(|s| s.lab.now()).min().unwrap_or(0);
+        // The one clock (`clock`, with `dom` borrowed).
+        let now = self.sides.iter().map(|s| s.lab.now()).max().unwrap_or(0);
         let at_end = self.sides.iter().all(|s| s.lab.at_end());
         dom.write(k.current(), k.cost_ms(), &reports, now, playing, speed);
+        let _ = dom
+            .catching
+            .toggle_attribute_with_force("hidden", caught_up);
         Some((AbReading { now, at_end }, at_end))
     }
 }
@@ -326,6 +342,7 @@ fn diff_rows(a: &Report, b: &Report, subject: &str) -> Vec<(String, String, bool
 struct AbDom {
     question: Element,
     clock: Element,
+    catching: Element,
     play: Element,
     cost_box: Element,
     cost_label: Element,
@@ -456,6 +473,11 @@ impl AbDom {
         }
         let clock = text_el("span", "clock", "");
         put(&transport, &clock);
+        // As the sandbox's: a seek back replays, and the clock shows it.
+        let catching = text_el("span", "catching-up", "catching up…");
+        set(&catching, "role", "status");
+        set(&catching, "hidden", "");
+        put(&transport, &catching);
         let cost_box = el("label", "ab-cost");
         let cost_label = text_el("span", "", "");
         put(&cost_box, &cost_label);
@@ -570,6 +592,7 @@ impl AbDom {
             AbDom {
                 question,
                 clock,
+                catching,
                 play,
                 cost_box,
                 cost_label,

@@ -379,7 +379,10 @@ impl Lab {
     /// deterministic and a copy of a fleet goes on as the fleet would.
     pub fn seek(&mut self, t: Micros) {
         let t = self.cap(t);
-        if t < self.pos {
+        // A fleet that ran past its end before it knew is, at the end, where
+        // it is now: nothing changes after the end, so nothing is rebuilt.
+        let at_end = self.end.is_some_and(|e| t >= e);
+        if t < self.pos && !at_end {
             self.scrubbed = true;
             let i = self.checkpoints.partition_point(|c| c.t <= t);
             match i
@@ -466,16 +469,27 @@ impl Lab {
     /// lands on nothing happening), at least 1 ms on.
     pub fn next_step(&self) -> Micros {
         // From where the clock is heading: steps pressed in a row add up.
-        let min = self.pos.max(self.target) + (self.span() / 10).max(1000);
+        let min = self.heading().saturating_add(self.step_length());
         let next = self.fleet.next_event_at().unwrap_or(min).max(min);
         self.cap(next)
     }
 
-    /// The time a step back goes to: a tenth of the visible window earlier.
+    /// Where the clock is heading (steps pressed in a row add up from
+    /// here), never past the end: the fleet may have run past it before it
+    /// knew it was quiet, and nothing after the end is on screen.
+    pub fn heading(&self) -> Micros {
+        self.cap(self.pos.max(self.target))
+    }
+
+    /// The length of a step: a tenth of the visible window, at least 1 ms.
+    pub fn step_length(&self) -> Micros {
+        (self.span() / 10).max(1000)
+    }
+
+    /// The time a step back goes to: a step before where the clock is
+    /// heading.
     pub fn prev_step(&self) -> Micros {
-        self.pos
-            .max(self.target)
-            .saturating_sub((self.span() / 10).max(1000))
+        self.heading().saturating_sub(self.step_length())
     }
 
     /// Works toward the target until `out_of_time()` says stop. Returns
@@ -914,6 +928,43 @@ mod tests {
         assert!(lab.advance(&|| false));
         assert_eq!(lab.now(), 40_000);
         assert_eq!((lab.report(), lab.fleet().thread_states().to_vec()), there);
+    }
+
+    /// End, then a step back: the clock goes a step back from the end on
+    /// screen, even when the fleet ran past the end before it knew it was
+    /// quiet (the step used to be taken from there, so it landed on the end
+    /// again after replaying the whole run).
+    #[test]
+    fn a_step_back_from_the_end_goes_back() {
+        let mut cases: Vec<Scenario> = ["singleflight", "burst"]
+            .iter()
+            .map(|n| stampede::scenario::preset(n).unwrap())
+            .collect();
+        cases.extend(stampede::scenario::preset_names().iter().map(|n| shrunk(n)));
+        for s in cases {
+            for single in [true, false] {
+                let mut lab = if single {
+                    Lab::single(&s, 3)
+                } else {
+                    Lab::new(&s, 3)
+                };
+                lab.seek(u64::MAX);
+                while !lab.advance(&|| false) {}
+                let end = lab.end().expect("a run that reached its end knows it");
+                assert_eq!(lab.now(), end);
+                assert_eq!(lab.heading(), end);
+                // End again: nothing is rebuilt, the clock stays.
+                let pos = lab.pos;
+                lab.seek(u64::MAX);
+                assert_eq!(lab.pos, pos, "{s:?}");
+                let back = lab.prev_step();
+                assert_eq!(back, end.saturating_sub(lab.step_length()));
+                lab.seek(back);
+                while !lab.advance(&|| false) {}
+                assert_eq!(lab.now(), back, "{s:?}");
+                assert!(lab.next_step() > back);
+            }
+        }
     }
 
     /// Everything a frame shows of the lab at its clock, as a straight run

@@ -11,6 +11,20 @@ const abNow = async (page) => {
   if (!m) throw new Error(`the A/B clock reads ${JSON.stringify(t)}`);
   return Number(m[1]);
 };
+/// Waits until the A/B clock, caught up (a seek back replays, and
+/// "catching up…" shows meanwhile), is below (`dir` < 0) or above `than`;
+/// returns it.
+const abSettles = async (page, dir, than) => {
+  await page.waitForFunction(
+    ([dir, than]) => {
+      const m = /t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock")?.textContent ?? "");
+      const caught = document.querySelector(".ab-transport .catching-up")?.hidden;
+      return m && caught && (dir < 0 ? Number(m[1]) < than : Number(m[1]) > than);
+    },
+    [dir, than],
+  );
+  return abNow(page);
+};
 const abPlaying = (page) => page.locator(control("compare-play")).getAttribute("aria-pressed");
 /// The play button's state once the key's update has been drawn (it lands a
 /// task after the key, not at once), or its state after 5 s.
@@ -62,26 +76,23 @@ await spec("room-keys", async (t) => {
   await page.keyboard.press("End");
   await page.waitForFunction(() => document.querySelector('[data-side="a"] [data-metric="recomputes"]')?.textContent === "40", null, { timeout: 30_000 });
   await page.waitForFunction(() => document.querySelector('[data-side="b"] [data-metric="recomputes"]')?.textContent === "1", null, { timeout: 30_000 });
+  // Playback stops once both sides are at their end: the clock is the later end.
+  if ((await abBecomes(page, "false")) !== "false") throw new Error("End never reached the end");
   const end = await abNow(page);
   t.ok(`A/B view: End runs both sides to their end (A 40, B 1 recomputes at ${end} ms)`);
   await page.keyboard.press("ArrowLeft");
-  await page.waitForFunction((e) => {
-    const m = /t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock").textContent);
-    return m && Number(m[1]) < e;
-  }, end);
+  const back = await abSettles(page, -1, end);
   if ((await abBecomes(page, "false")) !== "false") throw new Error("← does not pause the A/B view");
-  const back = await abNow(page);
   await page.keyboard.press("PageUp");
-  await page.waitForFunction((e) => Number(/t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock").textContent)[1]) < e, back);
-  const back2 = await abNow(page);
+  const back2 = await abSettles(page, -1, back);
   await page.keyboard.press("ArrowRight");
-  await page.waitForFunction((e) => Number(/t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock").textContent)[1]) > e, back2);
+  await abSettles(page, 1, back2);
   t.ok(`A/B view: ← and Page Up step the one clock back (${end} → ${back} → ${back2} ms), → forward, paused`);
   await page.locator(control("compare-restart")).click();
   await page.keyboard.press(" ");
   const before = await abNow(page);
   await page.keyboard.press("n");
-  await page.waitForFunction((e) => Number(/t = ([\d.]+) ms/.exec(document.querySelector(".ab-transport .clock").textContent)[1]) > e, before);
+  await abSettles(page, 1, before);
   if ((await abBecomes(page, "false")) !== "false") throw new Error("n does not pause the A/B view");
   t.ok(`A/B view: n pauses at the next marker (${await abNow(page)} ms)`);
   if ((await page.evaluate(() => scrollY)) !== 0) throw new Error("a key scrolled the A/B view");
