@@ -378,6 +378,7 @@ pub fn App() -> impl IntoView {
         send,
         playing,
         asking,
+        opens_at: link.at.filter(|ms| *ms > 0).and(tour_start),
     };
     let room = Room::new(drive, presenting);
     // The interviewer's kit in another window throws curveballs and opens
@@ -667,6 +668,13 @@ pub fn App() -> impl IntoView {
     #[cfg(not(feature = "full"))]
     let (ab_view, knob_panel, preset_picker) = {
         let _ = (ab_moment, knobs_ready, knob_notices);
+        // A stand-in pressed mid-run loads the full build at this moment.
+        crate::more::moment_from(move || {
+            reading
+                .try_with_untracked(|r| (r.now > 0 && !r.at_end).then_some(r.now / 1000))
+                .flatten()
+                .map(|ms| (ms, playing.try_get_untracked().unwrap_or(false)))
+        });
         // Leaving the tour (the sandbox, the A/B view, a scenario a
         // pitfall offers) loads the full build, at this moment.
         Effect::new(move |_| {

@@ -7,11 +7,11 @@
 //! clip, the QR code and the interviewer's kit.
 //!
 //! The tour build reaches the full one by reloading the page: the address
-//! already holds the view and the scenario (and, when the tour is left for
-//! the sandbox, the moment: `app`), so the full build opens where the tour
-//! build was; a tour step opens at its start, as it always does. A control
-//! pressed in the tour build that only the full build has is pressed again
-//! once it is up.
+//! already holds the view and the scenario, and [`upgrade`] writes the run's
+//! moment into it first, so the full build opens where the tour build was
+//! (a tour step opened at a moment does not ask its prediction again). A
+//! control pressed in the tour build that only the full build has is
+//! pressed again once it is up.
 
 /// This tab needs the full build (sessionStorage; the loader reads it too).
 pub const FULL_KEY: &str = "stampede-full";
@@ -38,18 +38,59 @@ pub fn tour_only(query: &str, hash: &str) -> bool {
 /// This is the full build.
 pub const FULL: bool = cfg!(feature = "full");
 
+/// Where the run on screen stands: (ms, playing), once it has started.
+type Moment = Box<dyn Fn() -> Option<(u64, bool)>>;
+
+thread_local! {
+    /// The page's [`Moment`], set by [`moment_from`].
+    static MOMENT: std::cell::RefCell<Option<Moment>> = const { std::cell::RefCell::new(None) };
+}
+
+/// How [`upgrade`] learns the run's moment, to leave it in the address.
+pub fn moment_from(f: impl Fn() -> Option<(u64, bool)> + 'static) {
+    MOMENT.with(|m| *m.borrow_mut() = Some(Box::new(f)));
+}
+
+/// `query` with the moment `at` (ms) and, if playing, `play=1`, in place of
+/// any it had.
+pub fn with_moment(query: &str, (ms, play): (u64, bool)) -> String {
+    let mut kept: Vec<String> = query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty() && !matches!(p.split('=').next(), Some("at" | "play")))
+        .map(str::to_string)
+        .collect();
+    kept.push(format!("at={ms}"));
+    if play {
+        kept.push("play=1".to_string());
+    }
+    kept.join("&")
+}
+
 /// Loads the full build into this tab, which keeps it: remembered for the
-/// tab, then a reload of the address as it stands. `press` is a control to
-/// press once the full build is up.
+/// tab, then a reload of the address as it stands, at the run's moment.
+/// `press` is a control to press once the full build is up.
 pub fn upgrade(press: Option<&str>) {
     if FULL {
         return;
+    }
+    let w = crate::engine::window();
+    if let Some(m) = MOMENT.with(|m| m.borrow().as_ref().and_then(|f| f())) {
+        let l = w.location();
+        let url = format!(
+            "{}?{}{}",
+            l.pathname().unwrap_or_default(),
+            with_moment(&l.search().unwrap_or_default(), m),
+            l.hash().unwrap_or_default()
+        );
+        if let Ok(h) = w.history() {
+            let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+        }
     }
     let ok = crate::dom::storage("sessionStorage", "setItem", &[FULL_KEY, "1"]).is_some();
     if let Some(p) = press {
         crate::dom::storage("sessionStorage", "setItem", &[PRESS_KEY, p]);
     }
-    let w = crate::engine::window();
     if ok {
         let _ = w.location().reload();
     } else {
@@ -105,7 +146,12 @@ fn try_press(sel: String, tries: u32) {
         .ok()
         .flatten()
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
-    match found {
+    // Once the run stands where the address put it (its first frame is
+    // painted after the fleet is built and moved to the link's moment).
+    let started = crate::dom::document()
+        .document_element()
+        .is_some_and(|e| e.has_attribute("data-first-frame"));
+    match found.filter(|_| started) {
         Some(b) => {
             // The tour keeps the room's controls behind "More": open it, so
             // what was pressed shows (a recording's Stop).
@@ -151,7 +197,20 @@ pub fn stand_in(control: &str, label: &str, press: &str) -> web_sys::Element {
 
 #[cfg(test)]
 mod tests {
-    use super::tour_only;
+    use super::{tour_only, with_moment};
+
+    #[test]
+    fn the_moment_replaces_the_address_s_own() {
+        assert_eq!(
+            with_moment("?c=off&seed=1", (8, false)),
+            "c=off&seed=1&at=8"
+        );
+        assert_eq!(
+            with_moment("?at=3&play=1&seed=2", (12, true)),
+            "seed=2&at=12&play=1"
+        );
+        assert_eq!(with_moment("", (0, true)), "at=0&play=1");
+    }
 
     #[test]
     fn a_first_visit_and_tour_steps_are_the_tour_build_s() {

@@ -33,6 +33,9 @@ pub struct Drive {
     /// A prediction is open: the step's run waits at t = 0. Any command of
     /// the transport (Space, End, the scrubber) clears it: "just show me".
     pub asking: RwSignal<bool>,
+    /// The step the page's link opens at a moment (`at=`): read at start,
+    /// before the address is written again.
+    pub opens_at: Option<Place>,
 }
 
 /// The shortest gap between two announcements of a running number: a
@@ -525,10 +528,18 @@ pub fn mount(d: Drive) {
     // A step that pauses mid-run: armed once its own run is seen before the
     // moment (the reading of the step before may be past it), paused once.
     let pause = StoredValue::new((None::<Place>, None::<Place>));
+    // A link with a moment (`at=`, as the tour build leaves it when it loads
+    // the full one mid-step) opens its step there: its prediction is behind.
+    let link_moment = StoredValue::new(d.opens_at);
     // A new step: its scenario, its words, its place. Out of the tour, the
     // bar hides and the sandbox's knobs come back.
     Effect::new(move |_| {
         let at = d.tour.get();
+        // Its own step only: another step asks as ever.
+        let at_moment = at.is_some() && link_moment.get_value() == at;
+        if !at_moment {
+            link_moment.set_value(None);
+        }
         pause.set_value((None, None));
         bar.with_value(|b| {
             let touring = at.is_some();
@@ -557,7 +568,7 @@ pub fn mount(d: Drive) {
         d.apply(step);
         // A step with a prediction opens paused at t = 0, its number hidden,
         // and works out its options (the right one is its own run's number).
-        match step.predict.filter(|_| !skipping()) {
+        match step.predict.filter(|_| !skipping() && !at_moment) {
             Some(p) => {
                 d.send.run(crate::transport::Command::Restart);
                 d.asking.set(true);

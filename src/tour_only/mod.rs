@@ -38,7 +38,7 @@ pub mod playlist {
     }
 
     /// "Add this view", which loads the full build and adds the view there
-    /// (the tour step, which the full build opens at its start).
+    /// (the tour step at its moment).
     pub fn mount(_: Drive) {
         let doc = crate::dom::document();
         if let Some(host) = doc

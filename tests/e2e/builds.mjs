@@ -96,13 +96,23 @@ await spec("builds", async (t) => {
   await page.goto(base + "#tour/basics/1", { waitUntil: "load" });
   await fullUp("a tour step in the same tab");
 
-  // Add this view: the tour step, added in the full build.
+  // Add this view, mid-step: the tour step at its moment, added in the
+  // full build, which opens there (its prediction behind it).
   await fresh("#tour/basics/3");
+  if (await page.locator(control("predict-show")).isVisible()) await page.locator(control("predict-show")).click();
+  await page.waitForFunction(() => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) > 5, null, { timeout: 30_000 });
+  await page.keyboard.press(" ");
+  await page.waitForFunction(() => document.querySelector('[data-control="play"]')?.getAttribute("aria-pressed") === "false");
+  const paused = Number(await t.text("now_ms"));
   await page.locator(control("more-controls")).click().catch(() => {});
   await page.locator(`${control("playlist-add")}[data-more]`).click();
   await fullUp("Add this view");
   await page.waitForFunction(() => document.querySelectorAll("[data-playlist] [data-playlist-item]").length === 1, null, { timeout: 10_000 });
-  t.ok("Add this view: the list holds the tour step");
+  const item = (await page.locator("[data-playlist] [data-playlist-item]").first().textContent()).trim();
+  if (!item.includes(`at ${Math.floor(paused)} ms`)) throw new Error(`the list's item reads ${JSON.stringify(item)}, the tour build was paused at ${paused} ms`);
+  if (Number(await t.text("now_ms")) !== Math.floor(paused)) throw new Error(`the full build opened at ${await t.text("now_ms")} ms, not ${Math.floor(paused)}`);
+  if (await page.locator("[data-predict]").isVisible()) throw new Error("the step's prediction is asked again at its moment");
+  t.ok(`Add this view at ${paused} ms: the full build opens the step there, paused, and the list holds it at ${Math.floor(paused)} ms`);
 
   // Record clip: recording in the full build.
   await fresh("#tour/basics/1");
