@@ -87,15 +87,17 @@ const icon = html.match(/<link href=\.\/(favicon-[0-9a-f]+\.svg)/)?.[1] ?? fail(
 const realCss = /<link rel="stylesheet" href="style\/main\.css" \/>/;
 if (!realCss.test(real)) fail("real-systems.html does not link style/main.css");
 real = real.replace(realCss, `<link href=./${cssName} integrity=${sri(css, "sha384")} rel=stylesheet>`);
-real = real.replace('<link rel="icon" href="favicon.svg" />', `<link href=./${icon} rel=icon>`);
+real = real.replace('<link rel="icon" href="assets/favicon.svg" />', `<link href=./${icon} rel=icon>`);
 if (!real.includes(`href=./${icon}`)) fail("real-systems.html names no favicon");
 const realPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; object-src 'none'";
 real = real.replace('<meta charset="utf-8" />', `<meta charset="utf-8" /><meta http-equiv=Content-Security-Policy content="${realPolicy}">`);
 if (!real.includes("Content-Security-Policy")) fail("real-systems.html has no <meta charset> for its policy");
 if (/<script/i.test(real)) fail("real-systems.html has a script");
 writeFileSync(realPath, real);
-// The stylesheets' sources, copied for that page in a dev build, are joined now.
+// The stylesheets' sources and the favicon's, copied for that page in a dev
+// build, are joined and hashed now.
 rmSync(path.join(dist, "style"), { recursive: true, force: true });
+rmSync(path.join(dist, "assets"), { recursive: true, force: true });
 
 // 3. The policy. Every inline script must be the loader, hashed.
 const inline = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].filter((m) => !/\bsrc=/.test(m[1]));

@@ -574,8 +574,22 @@ pub fn App() -> impl IntoView {
         crate::dom::task(Box::new(move || presenter::mount(room)));
         crate::dom::task(Box::new(move || crate::playlist::mount(drive)));
         crate::dom::task(Box::new(move || crate::panels::conformance::mount(base)));
+        // What the tour build left to press, once the run stands at the
+        // link's moment (its end, if the moment is past it).
         #[cfg(feature = "full")]
-        crate::dom::task(Box::new(crate::more::press_pending));
+        {
+            let at = link.at.filter(|ms| *ms > 0);
+            let ready = move || {
+                reading
+                    .try_with_untracked(|r| {
+                        !r.catching_up && (r.at_end || at.is_none_or(|ms| r.now / 1000 >= ms))
+                    })
+                    .unwrap_or(true)
+            };
+            crate::dom::task(Box::new(move || {
+                crate::more::press_pending(Box::new(ready))
+            }));
+        }
     });
     // Said only while the fleet is drawn as bands.
     let aggregated_ref = NodeRef::<leptos::html::P>::new();

@@ -121,8 +121,9 @@ pub const FOLLOW: &str = "follow:";
 pub const TOAST: &str = "toast:";
 
 /// In the full build: presses the control the tour build asked for, once
-/// it is on the page (panels are built in tasks after the mount).
-pub fn press_pending() {
+/// it is on the page (panels are built in tasks after the mount) and
+/// `ready()` says the run stands where the address put it.
+pub fn press_pending(ready: Box<dyn Fn() -> bool>) {
     let Some(sel) = crate::dom::storage("sessionStorage", "getItem", &[PRESS_KEY])
         .and_then(|v| v.as_string())
         .filter(|v| !v.starts_with(FOLLOW) && !v.starts_with(TOAST))
@@ -136,22 +137,18 @@ pub fn press_pending() {
         }
         return;
     }
-    try_press(sel, 40);
+    try_press(sel, 100, std::rc::Rc::from(ready));
 }
 
-fn try_press(sel: String, tries: u32) {
+/// Tries every 50 ms; once out of tries, presses what is there anyway.
+fn try_press(sel: String, tries: u32, ready: std::rc::Rc<dyn Fn() -> bool>) {
     use wasm_bindgen::JsCast;
     let found = crate::dom::document()
         .query_selector(&sel)
         .ok()
         .flatten()
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
-    // Once the run stands where the address put it (its first frame is
-    // painted after the fleet is built and moved to the link's moment).
-    let started = crate::dom::document()
-        .document_element()
-        .is_some_and(|e| e.has_attribute("data-first-frame"));
-    match found.filter(|_| started) {
+    match found.filter(|_| tries == 0 || ready()) {
         Some(b) => {
             // The tour keeps the room's controls behind "More": open it, so
             // what was pressed shows (a recording's Stop).
@@ -170,7 +167,7 @@ fn try_press(sel: String, tries: u32) {
             let _ = b.focus();
         }
         None if tries > 0 => leptos::prelude::set_timeout(
-            move || try_press(sel, tries - 1),
+            move || try_press(sel, tries - 1, ready),
             std::time::Duration::from_millis(50),
         ),
         None => {}

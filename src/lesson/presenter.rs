@@ -32,16 +32,25 @@ const ROWS: [&str; 5] = [
     "the claim outside singleflight",
 ];
 
-/// Every key the page answers to, for the `?` overlay.
+/// What → does: the tour build has only the tour (the sandbox and the A/B
+/// view load the full build).
+const NEXT: &str = if crate::more::FULL {
+    "the next tour step; in the sandbox and the A/B view, a step of the clock"
+} else {
+    "the next tour step"
+};
+
+/// The keys of a trainer's list, which only the full build opens.
+const LIST_KEYS: &str = "Page Down / Page Up";
+
+/// Every key the page answers to, for the `?` overlay (the tour build
+/// leaves out the list's: `shown_shortcuts`).
 pub const SHORTCUTS: [(&str, &str); 12] = [
     ("Space or .", "play or pause"),
-    (
-        "→ or Page Down",
-        "the next tour step; in the sandbox and the A/B view, a step of the clock",
-    ),
+    ("→ or Page Down", NEXT),
     ("← or Page Up", "back a step"),
     (
-        "Page Down / Page Up",
+        LIST_KEYS,
         "with a list open (a list link), its next / previous item",
     ),
     ("n", "pause at the next event"),
@@ -59,6 +68,13 @@ pub const SHORTCUTS: [(&str, &str); 12] = [
     ("?", "this list"),
     ("Esc", "close this list"),
 ];
+
+/// The keys this build answers to.
+pub fn shown_shortcuts() -> impl Iterator<Item = (&'static str, &'static str)> {
+    SHORTCUTS
+        .into_iter()
+        .filter(|(k, _)| crate::more::FULL || *k != LIST_KEYS)
+}
 
 /// How long the pointer rests before presenter mode hides the controls.
 const IDLE_MS: u64 = 2500;
@@ -303,7 +319,7 @@ pub fn mount(room: Room) {
     set(&title, "id", "shortcuts-title");
     put(&overlay, &title);
     let list = el("dl", "");
-    for (k, what) in SHORTCUTS {
+    for (k, what) in shown_shortcuts() {
         put(&list, &text_el("dt", "", k));
         put(&list, &text_el("dd", "", what));
     }

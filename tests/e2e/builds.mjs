@@ -68,10 +68,29 @@ await spec("builds", async (t) => {
     t.ok(`${why}: the full build is up`);
   };
   await fresh("#tour/basics/2");
+  // The tour build's keys: no list keys, no clock steps of a sandbox it
+  // does not have; the full build's list says both.
+  const keysSaid = async () => {
+    await page.keyboard.press("?");
+    await page.locator(".shortcuts").waitFor({ state: "visible" });
+    const said = await page.locator(".shortcuts dl").textContent();
+    await page.keyboard.press("Escape");
+    return said;
+  };
+  const tourKeys = await keysSaid();
+  if (/a list open|A\/B view/.test(tourKeys)) throw new Error(`the tour build's keys list the full build's: ${tourKeys}`);
+  if (!/the next tour step/.test(tourKeys)) throw new Error(`the tour build's keys: ${tourKeys}`);
+  t.ok("the tour build's ? lists its own keys (no list's, no sandbox clock's)");
   await page.locator(control("play")).first().click();
   await page.waitForFunction(() => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) > 5, null, { timeout: 30_000 });
   await page.locator(control("play")).first().click();
-  const before = Number(await t.text("now_ms"));
+  // The moment in whole milliseconds, as the address keeps it once paused
+  // (the clock shows tenths, rounded: 8.96 ms reads 9.0).
+  const moment = async () => {
+    await page.waitForFunction(() => new URL(location.href).searchParams.has("at"));
+    return Number(new URL(page.url()).searchParams.get("at"));
+  };
+  const before = await moment();
   const knobs = (u) => {
     const q = new URL(u).searchParams;
     q.delete("at");
@@ -84,14 +103,14 @@ await spec("builds", async (t) => {
   const url = new URL(page.url());
   if (url.hash) throw new Error(`the sandbox opened at ${url.hash}`);
   if (knobs(page.url()) !== scenario) throw new Error(`the sandbox has ${knobs(page.url())}, the tour had ${scenario}`);
-  // The link keeps whole milliseconds (`at=`).
   try {
-    await page.waitForFunction((b) => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) >= b, Math.floor(before), { timeout: 30_000 });
+    await page.waitForFunction((b) => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) === b, before, { timeout: 30_000 });
   } catch {
     throw new Error(`the sandbox is at t = ${await t.text("now_ms")} ms (${page.url()}), the tour was at ${before} ms`);
   }
   if (!(await page.locator(control("instances")).count())) throw new Error("the sandbox has no knobs");
-  t.ok(`the sandbox keeps the tour's scenario (${scenario}) and its moment (t >= ${before} ms), with its knobs`);
+  if (!/a list open/.test(await keysSaid())) throw new Error("the full build's ? does not list a list's keys");
+  t.ok(`the sandbox keeps the tour's scenario (${scenario}) and its moment (t = ${before} ms), with its knobs`);
   // The tab keeps the full build, tour included.
   await page.goto(base + "#tour/basics/1", { waitUntil: "load" });
   await fullUp("a tour step in the same tab");
@@ -103,16 +122,16 @@ await spec("builds", async (t) => {
   await page.waitForFunction(() => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) > 5, null, { timeout: 30_000 });
   await page.keyboard.press(" ");
   await page.waitForFunction(() => document.querySelector('[data-control="play"]')?.getAttribute("aria-pressed") === "false");
-  const paused = Number(await t.text("now_ms"));
+  const paused = await moment();
   await page.locator(control("more-controls")).click().catch(() => {});
   await page.locator(`${control("playlist-add")}[data-more]`).click();
   await fullUp("Add this view");
   await page.waitForFunction(() => document.querySelectorAll("[data-playlist] [data-playlist-item]").length === 1, null, { timeout: 10_000 });
   const item = (await page.locator("[data-playlist] [data-playlist-item]").first().textContent()).trim();
-  if (!item.includes(`at ${Math.floor(paused)} ms`)) throw new Error(`the list's item reads ${JSON.stringify(item)}, the tour build was paused at ${paused} ms`);
-  if (Number(await t.text("now_ms")) !== Math.floor(paused)) throw new Error(`the full build opened at ${await t.text("now_ms")} ms, not ${Math.floor(paused)}`);
+  if (!item.includes(`at ${paused} ms`)) throw new Error(`the list's item reads ${JSON.stringify(item)}, the tour build was paused at ${paused} ms`);
+  if (Number(await t.text("now_ms")) !== paused) throw new Error(`the full build opened at ${await t.text("now_ms")} ms, not ${paused}`);
   if (await page.locator("[data-predict]").isVisible()) throw new Error("the step's prediction is asked again at its moment");
-  t.ok(`Add this view at ${paused} ms: the full build opens the step there, paused, and the list holds it at ${Math.floor(paused)} ms`);
+  t.ok(`Add this view at ${paused} ms: the full build opens the step there, paused, and the list holds it`);
 
   // Record clip: recording in the full build.
   await fresh("#tour/basics/1");
