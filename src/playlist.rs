@@ -298,7 +298,9 @@ fn mount_strip() {
                 }
             }
             if let Some((kind, title, when)) = titles.get(k) {
-                set_text(now, &format!("{} of {n} · {kind}: {title}, {when}", k + 1));
+                let said = format!("{} of {n} · {kind}: {title}, {when}", k + 1);
+                set_text(now, &said);
+                set(now, "title", &said);
             }
         });
     });

@@ -24,6 +24,44 @@ pub const MAX_ITEMS: usize = 30;
 /// apps and QR codes cut longer ones).
 pub const MAX_LINK_LEN: usize = 2000;
 
+/// A scenario's title: its preset's, a preset's "changed", or its own.
+fn scenario_title(s: &Scenario) -> String {
+    let title = |name: &str| {
+        PRESETS
+            .iter()
+            .find(|p| p.name == name)
+            .map_or("", |p| p.title)
+    };
+    match (scenario::preset_of(s), scenario::closest_preset(s)) {
+        (Some(p), _) => title(p).to_string(),
+        (None, Some(p)) => format!("{}, changed", title(p)),
+        (None, None) => "A scenario of its own".to_string(),
+    }
+}
+
+/// A fault in words, with its moment: "Redis goes down at 120 ms for 5 s"
+/// (a curveball's label, as the interviewer threw it).
+fn fault_words(s: &Scenario, f: &scenario::Fault) -> String {
+    let ball = crate::interview::CURVEBALLS
+        .iter()
+        .find(|b| b.fault == f.kind && b.outage.is_none_or(|o| o == s.redis_outage));
+    let what = match ball {
+        // "The origin fails" mid-sentence; Redis keeps its capital.
+        Some(b) if b.label.starts_with("The ") || b.label.starts_with("A ") => {
+            b.label[..1].to_lowercase() + &b.label[1..]
+        }
+        Some(b) => b.label.to_string(),
+        None => format!("a {} fault", f.kind.name()),
+    };
+    let until = match f.duration_ms {
+        Some(d) if !f.kind.is_moment() => {
+            format!(" for {} s", crate::decimal::format(f64::from(d) / 1000.0))
+        }
+        _ => String::new(),
+    };
+    format!("{what} at {} ms{until}", f.start_ms)
+}
+
 /// One view of the page.
 #[derive(Clone, Debug, PartialEq)]
 pub enum View {
@@ -91,20 +129,30 @@ impl Item {
         match &self.view {
             View::Tour(p) => tour::step(p.0, p.1).map_or_else(String::new, |s| s.title.into()),
             View::Scenario { scenario, .. } => {
-                let title = |name: &str| {
-                    PRESETS
+                // A fault thrown into a run (an interviewer's curveball) is
+                // named: the rest is the run it was thrown into.
+                if scenario::preset_of(scenario).is_none() && !scenario.faults.is_empty() {
+                    // A Redis curveball sets how Redis fails too.
+                    let bare = [None, Some(scenario::RedisOutage::Error)]
+                        .into_iter()
+                        .map(|outage| Scenario {
+                            faults: Vec::new(),
+                            redis_outage: outage.unwrap_or(scenario.redis_outage),
+                            ..(**scenario).clone()
+                        })
+                        .find(|b| scenario::preset_of(b).is_some())
+                        .unwrap_or_else(|| Scenario {
+                            faults: Vec::new(),
+                            ..(**scenario).clone()
+                        });
+                    let thrown: Vec<String> = scenario
+                        .faults
                         .iter()
-                        .find(|p| p.name == name)
-                        .map_or("", |p| p.title)
-                };
-                match (
-                    scenario::preset_of(scenario),
-                    scenario::closest_preset(scenario),
-                ) {
-                    (Some(p), _) => title(p).to_string(),
-                    (None, Some(p)) => format!("{}, changed", title(p)),
-                    (None, None) => "A scenario of its own".to_string(),
+                        .map(|f| fault_words(scenario, f))
+                        .collect();
+                    return format!("{}; then {}", scenario_title(&bare), thrown.join(", then "));
                 }
+                scenario_title(scenario)
             }
             View::Drill { name, .. } => drill::drill(name).map_or("", |d| d.title).to_string(),
             View::Compare { name, .. } => comparison(name)
@@ -546,6 +594,49 @@ mod tests {
         let (q, _) = list.link_of(1).unwrap();
         assert!(q.ends_with(&format!("&list={enc}&item=2")), "{q}");
         assert!(q.contains("at=120&play=1"), "{q}");
+    }
+
+    #[test]
+    fn a_thrown_curveball_is_named_in_the_item() {
+        for ball in &crate::interview::CURVEBALLS {
+            for preset in ["burst", "singleflight"] {
+                let mut s = scenario::preset(preset).unwrap();
+                let base = Item::new(
+                    View::Scenario {
+                        scenario: Box::new(s.clone()),
+                        seed: 1,
+                    },
+                    None,
+                    false,
+                )
+                .title();
+                s.faults.push(crate::interview::fault(ball, 120));
+                if let Some(o) = ball.outage {
+                    s.redis_outage = o;
+                }
+                let item = Item::new(
+                    View::Scenario {
+                        scenario: Box::new(s),
+                        seed: 1,
+                    },
+                    Some(130),
+                    false,
+                );
+                let title = item.title();
+                let said = title.to_lowercase();
+                assert!(title.starts_with(&format!("{base}; then ")), "{title}");
+                assert!(said.contains(&ball.label.to_lowercase()), "{title}");
+                assert!(said.contains("at 120 ms"), "{title}");
+                assert_eq!(
+                    said.contains(" for 5 s") || said.contains(" for 2 s"),
+                    ball.duration_ms.is_some(),
+                    "{title}"
+                );
+                // The item's link carries the fault: it reads back the same.
+                let (q, h) = item.link();
+                assert_eq!(Item::from_link(&q, &h).unwrap().title(), title);
+            }
+        }
     }
 
     #[test]
