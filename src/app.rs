@@ -309,7 +309,14 @@ pub fn App() -> impl IntoView {
     // link: presenter mode, and while paused mid-run the moment (`at=`).
     // Each view (a tour step, the sandbox, the A/B view) is a history entry
     // of its own; everything else is written in place.
-    let paused_at = Memo::new(move |_| {
+    // While a seek replays, the moment it heads for stays (the replay's
+    // passing times are not moments to share).
+    let paused_at = Memo::new(move |prev: Option<&Option<u64>>| {
+        if reading.with(|r| r.catching_up) {
+            if let Some(p) = prev {
+                return *p;
+            }
+        }
         (!playing.get())
             .then(|| reading.with(|r| (!r.at_end).then_some(r.now / 1000)))
             .flatten()

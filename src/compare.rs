@@ -103,8 +103,7 @@ impl AbEngine {
     }
 
     /// The one clock: the later side's time (a side that ended stays at its
-    /// end while the other plays on; while they catch up after a seek, the
-    /// view says so).
+    /// end while the other plays on).
     fn clock(&self) -> u64 {
         self.sides.iter().map(|s| s.lab.now()).max().unwrap_or(0)
     }
@@ -130,12 +129,20 @@ impl AbEngine {
     }
 
     /// Where a command of the sandbox's keys takes the one clock: a step as
-    /// the sandbox's (the furthest side's step, so neither lands on
-    /// nothing), the next marker of either side.
+    /// the sandbox's, the next marker of either side.
     fn target(&self, c: Command) -> Option<u64> {
         let each = |f: fn(&Lab) -> Option<u64>| self.sides.iter().filter_map(move |s| f(&s.lab));
         match c {
-            Command::Step => each(|l| Some(l.next_step())).max(),
+            // A step of the one clock (the longer side's), or on to the
+            // next event if both sides are quiet until then: the earlier
+            // side's, so neither side's events are skipped.
+            Command::Step => {
+                let from = each(|l| Some(l.heading())).max()?;
+                let min = from.saturating_add(each(|l| Some(l.step_length())).max()?);
+                let next =
+                    each(|l| (!l.at_end()).then(|| l.fleet().next_event_at()).flatten()).min();
+                Some(next.map_or(min, |n| n.max(min)))
+            }
             // From where the one clock heads, by the longer side's step.
             Command::StepBack => {
                 let from = each(|l| Some(l.heading())).max()?;
@@ -272,8 +279,10 @@ impl Animate for AbEngine {
                 );
             }
         }
-        // The one clock (`clock`, with `dom` borrowed).
-        let now = self.sides.iter().map(|s| s.lab.now()).max().unwrap_or(0);
+        // The one clock (`clock`, with `dom` borrowed); while a seek
+        // replays, the side furthest behind, as the sandbox shows its replay.
+        let nows = self.sides.iter().map(|s| s.lab.now());
+        let now = if caught_up { nows.max() } else { nows.min() }.unwrap_or(0);
         let at_end = self.sides.iter().all(|s| s.lab.at_end());
         dom.write(k.current(), k.cost_ms(), &reports, now, playing, speed);
         let _ = dom
@@ -779,6 +788,67 @@ mod tests {
                 "{}",
                 c.name
             );
+        }
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+
+    /// Both sides at the end, then back and forth by the keys: a step back
+    /// lands a step before the one clock, a step forward never passes an
+    /// event of either side that comes after a step's length.
+    #[test]
+    fn the_keys_step_the_one_clock_without_skipping_a_side() {
+        for c in COMPARISONS {
+            let mut e = AbEngine::default();
+            let (mut a, mut b) = (c.a(), c.b());
+            for s in [&mut a, &mut b] {
+                s.instances = s.instances.min(6);
+                s.threads = s.threads.min(30);
+            }
+            e.build(&a, &b, 1);
+            let settle = |e: &mut AbEngine| {
+                for s in &mut e.sides {
+                    while !s.lab.advance(&|| false) {}
+                }
+            };
+            e.skip_to_end();
+            settle(&mut e);
+            assert!(e.at_end(), "{}", c.name);
+            let end = e.clock();
+            for _ in 0..3 {
+                let before = e.clock();
+                let t = e.target(Command::StepBack).unwrap();
+                assert!(
+                    t < before || before == 0,
+                    "{}: back from {before} to {t}",
+                    c.name
+                );
+                e.seek(t);
+                settle(&mut e);
+                assert_eq!(e.clock(), t, "{}", c.name);
+            }
+            while e.clock() < end {
+                let from = e.clock();
+                let len = e.sides.iter().map(|s| s.lab.step_length()).max().unwrap();
+                let t = e.target(Command::Step).unwrap();
+                assert!(t > from, "{}", c.name);
+                // Past a step's length only while both sides are quiet.
+                if t > from + len {
+                    for s in &e.sides {
+                        let next = s.lab.fleet().next_event_at();
+                        assert!(
+                            s.lab.at_end() || next.is_none_or(|n| n >= t),
+                            "{}: a step to {t} skips an event at {next:?}",
+                            c.name
+                        );
+                    }
+                }
+                e.seek(t);
+                settle(&mut e);
+            }
         }
     }
 }

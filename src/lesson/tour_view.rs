@@ -568,26 +568,21 @@ pub fn mount(d: Drive) {
         d.apply(step);
         // A step with a prediction opens paused at t = 0, its number hidden,
         // and works out its options (the right one is its own run's number).
-        match step.predict.filter(|_| !skipping() && !at_moment) {
-            Some(p) => {
+        let asks = step.predict.filter(|_| !skipping());
+        match asks {
+            // Opened at a moment (`at=`), its question behind it: the number
+            // still waits to be known, as after "Just show me".
+            Some(_) if at_moment => {
+                if d.asking.get_untracked() {
+                    d.asking.set(false);
+                }
+                bet.set(Bet::Watching(None));
+            }
+            Some(_) => {
                 d.send.run(crate::transport::Command::Restart);
                 d.asking.set(true);
                 d.playing.set(false);
                 bet.set(Bet::Asking);
-                picks.set(None);
-                votes.set([0; 4]);
-                let (s, seed, _) = stampede::Scenario::from_query(step.query);
-                let here = (lv, k);
-                run_in_slices(
-                    &s,
-                    seed,
-                    known_at(step),
-                    Box::new(move |r| {
-                        if d.tour.get_untracked() == Some(here) {
-                            picks.set(Some((here, tour::answers(step, &p, &r))));
-                        }
-                    }),
-                );
             }
             None => {
                 if d.asking.get_untracked() {
@@ -596,6 +591,22 @@ pub fn mount(d: Drive) {
                 }
                 bet.set(Bet::Off);
             }
+        }
+        if let Some(p) = asks {
+            picks.set(None);
+            votes.set([0; 4]);
+            let (s, seed, _) = stampede::Scenario::from_query(step.query);
+            let here = (lv, k);
+            run_in_slices(
+                &s,
+                seed,
+                known_at(step),
+                Box::new(move |r| {
+                    if d.tour.get_untracked() == Some(here) {
+                        picks.set(Some((here, tour::answers(step, &p, &r))));
+                    }
+                }),
+            );
         }
         super::practice::change(|p| {
             p.see(&tour::place_name((lv, k)));

@@ -123,6 +123,8 @@ await spec("builds", async (t) => {
   await page.keyboard.press(" ");
   await page.waitForFunction(() => document.querySelector('[data-control="play"]')?.getAttribute("aria-pressed") === "false");
   const paused = await moment();
+  const stepSaid = () => page.evaluate(() => [...document.querySelectorAll("section.tour .tour-text")].map((e) => e.textContent).join(" | "));
+  const tourSaid = await stepSaid();
   await page.locator(control("more-controls")).click().catch(() => {});
   await page.locator(`${control("playlist-add")}[data-more]`).click();
   await fullUp("Add this view");
@@ -130,7 +132,9 @@ await spec("builds", async (t) => {
   const item = (await page.locator("[data-playlist] [data-playlist-item]").first().textContent()).trim();
   if (!item.includes(`at ${paused} ms`)) throw new Error(`the list's item reads ${JSON.stringify(item)}, the tour build was paused at ${paused} ms`);
   if (Number(await t.text("now_ms")) !== paused) throw new Error(`the full build opened at ${await t.text("now_ms")} ms, not ${paused}`);
-  if (await page.locator("[data-predict]").isVisible()) throw new Error("the step's prediction is asked again at its moment");
+  // Its question is behind it, as after "Just show me": not asked again.
+  if (await page.locator(control("predict-show")).isVisible()) throw new Error("the step's prediction is asked again at its moment");
+  if ((await stepSaid()) !== tourSaid) throw new Error(`the full build's step says ${JSON.stringify(await stepSaid())}, the tour build's said ${JSON.stringify(tourSaid)}`);
   t.ok(`Add this view at ${paused} ms: the full build opens the step there, paused, and the list holds it`);
 
   // Record clip: recording in the full build.

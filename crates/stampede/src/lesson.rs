@@ -398,12 +398,18 @@ const RULES: &[Rule] = &[
             Some(FaultKind::TtlSync) => "origin_peak_concurrency",
             _ => "timeouts",
         },
-        watch: "A fault is coming at its moment: watch the run before and after it.",
+        watch: "A fault at its moment (the timeline marks it): watch the run before and after it.",
         say: |s, r, _| {
-            let what: Vec<String> = s.faults.iter().map(fault_words).collect();
+            let what: Vec<String> = s.faults.iter().map(|f| fault_words(s, f)).collect();
+            let what = what.join("; ");
+            // A sentence: its first letter a capital ("The claim holder…";
+            // ASCII: Unicode's case tables would cost the page 7 KB).
+            let mut what = what;
+            if let Some(first) = what.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
             format!(
-                "{}: {} failed, {} timed out, {} got an error, {} ran, and the p99 was {}.",
-                what.join("; "),
+                "{what}: {} failed, {} timed out, {} got an error, {} ran, and the p99 was {}.",
                 plural(r.redis_errors, "Redis command", "Redis commands"),
                 plural(r.timeouts, "caller", "callers"),
                 plural(r.errors, "request", "requests"),
@@ -896,8 +902,11 @@ const RULES: &[Rule] = &[
 ];
 
 /// "Redis down from 4000 ms for 3000 ms", "the claim holder dies at 5000 ms".
-fn fault_words(f: &crate::scenario::Fault) -> String {
+/// A fault of `s` in words, with its moment: "Redis hanging from 120 ms
+/// for 5 s".
+pub fn fault_words(s: &Scenario, f: &crate::scenario::Fault) -> String {
     let what = match f.kind {
+        FaultKind::Redis if s.redis_outage == RedisOutage::Hang => "Redis hanging",
         FaultKind::Redis => "Redis down",
         FaultKind::Origin => "every origin call failing",
         FaultKind::OriginHang => "the origin hanging",
@@ -916,6 +925,10 @@ fn fault_words(f: &crate::scenario::Fault) -> String {
     }
 }
 
+/// The lessons that say what a fault thrown into their run did: the
+/// spread TTLs undone by a deploy's re-warm.
+const SPEAKS_OF: &[(&str, FaultKind)] = &[("jitter", FaultKind::TtlSync)];
+
 fn rule(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.name == name)
 }
@@ -924,7 +937,18 @@ fn rule(name: &str) -> Option<&'static Rule> {
 /// then the first general lesson that fits.
 fn pick(s: &Scenario, base: Option<&str>) -> Option<&'static Rule> {
     let pitfall = RULES.iter().take(4).find(|r| (r.fits)(s));
+    // A fault the base does not have (a curveball thrown into its run, a
+    // fault added by hand) is what the run shows now, not the base's lesson
+    // (unless the base's lesson speaks of that fault itself).
+    let thrown = base_preset(base).is_some_and(|p| {
+        let had = p.scenario().faults;
+        s.faults
+            .iter()
+            .any(|f| !had.contains(f) && !SPEAKS_OF.contains(&(p.name, f.kind)))
+    });
+    let fault = rule("fault").filter(|r| thrown && (r.fits)(s));
     pitfall
+        .or(fault)
         .or_else(|| base.and_then(rule).filter(|r| (r.fits)(s)))
         .or_else(|| RULES.iter().skip(4).find(|r| !r.base_only && (r.fits)(s)))
 }
@@ -1210,5 +1234,62 @@ mod tests {
             assert!(m.ends_with('.') && m.len() < 120, "{name}: {m}");
         }
         assert!(super::meaning("no_such_counter").is_none());
+    }
+
+    /// A curveball thrown into a preset's run: its lesson is the fault's
+    /// (the base's would say what the run no longer shows: "the claim took
+    /// the fleet to 1" with 7,999 callers timed out), unless a pitfall
+    /// comes first or the base's lesson speaks of that fault itself.
+    #[test]
+    fn a_thrown_fault_is_the_lesson() {
+        use crate::interview::{fault, CURVEBALLS};
+        use crate::scenario::{preset, preset_names, PRESETS};
+        let mut taken = 0;
+        for name in preset_names() {
+            let card = preset(name).unwrap();
+            let base = PRESETS.iter().find(|p| p.name == name).unwrap();
+            for ball in &CURVEBALLS {
+                let mut s = card.clone();
+                s.instances = s.instances.min(4);
+                s.threads = s.threads.min(20);
+                s.faults.push(fault(ball, 50));
+                if let Some(o) = ball.outage {
+                    s.redis_outage = o;
+                }
+                let r = crate::sim::Fleet::new(&s, 1).run();
+                let l = super::lesson(&s, Some(base.name), &r, true, None);
+                let pitfall = super::RULES.iter().take(4).any(|x| (x.fits)(&s));
+                let spoken = super::SPEAKS_OF.contains(&(name, ball.fault));
+                if pitfall || spoken {
+                    assert_ne!(l.name, "fault", "{name} + {}", ball.kind);
+                    continue;
+                }
+                taken += 1;
+                assert_eq!(l.name, "fault", "{name} + {}: {}", ball.kind, l.sentence);
+                let words = super::fault_words(&s, s.faults.last().unwrap());
+                assert!(
+                    l.sentence.to_lowercase().contains(&words.to_lowercase()),
+                    "{name} + {}: {}",
+                    ball.kind,
+                    l.sentence
+                );
+                // Every number in it is the fault's or the run's own.
+                let all: Vec<String> = s.faults.iter().map(|f| super::fault_words(&s, f)).collect();
+                let mut known = super::numbers_in(&all.join(" "));
+                for (_, v) in r.fields() {
+                    known.extend(super::numbers_in(&v));
+                }
+                known.extend(super::numbers_in(&super::shown("p99_ms", r.p99_ms)));
+                for n in super::numbers_in(&l.sentence) {
+                    assert!(
+                        known.contains(&n),
+                        "{name} + {}: {n} in {}",
+                        ball.kind,
+                        l.sentence
+                    );
+                }
+            }
+        }
+        assert!(taken > 100, "{taken}");
     }
 }

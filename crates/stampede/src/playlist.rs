@@ -39,29 +39,6 @@ fn scenario_title(s: &Scenario) -> String {
     }
 }
 
-/// A fault in words, with its moment: "Redis goes down at 120 ms for 5 s"
-/// (a curveball's label, as the interviewer threw it).
-fn fault_words(s: &Scenario, f: &scenario::Fault) -> String {
-    let ball = crate::interview::CURVEBALLS
-        .iter()
-        .find(|b| b.fault == f.kind && b.outage.is_none_or(|o| o == s.redis_outage));
-    let what = match ball {
-        // "The origin fails" mid-sentence; Redis keeps its capital.
-        Some(b) if b.label.starts_with("The ") || b.label.starts_with("A ") => {
-            b.label[..1].to_lowercase() + &b.label[1..]
-        }
-        Some(b) => b.label.to_string(),
-        None => format!("a {} fault", f.kind.name()),
-    };
-    let until = match f.duration_ms {
-        Some(d) if !f.kind.is_moment() => {
-            format!(" for {} s", crate::decimal::format(f64::from(d) / 1000.0))
-        }
-        _ => String::new(),
-    };
-    format!("{what} at {} ms{until}", f.start_ms)
-}
-
 /// One view of the page.
 #[derive(Clone, Debug, PartialEq)]
 pub enum View {
@@ -148,7 +125,7 @@ impl Item {
                     let thrown: Vec<String> = scenario
                         .faults
                         .iter()
-                        .map(|f| fault_words(scenario, f))
+                        .map(|f| crate::lesson::fault_words(scenario, f))
                         .collect();
                     return format!("{}; then {}", scenario_title(&bare), thrown.join(", then "));
                 }
@@ -623,12 +600,23 @@ mod tests {
                     false,
                 );
                 let title = item.title();
-                let said = title.to_lowercase();
                 assert!(title.starts_with(&format!("{base}; then ")), "{title}");
-                assert!(said.contains(&ball.label.to_lowercase()), "{title}");
-                assert!(said.contains("at 120 ms"), "{title}");
+                // The fault as the lesson says it, with its moment.
+                let (_, fault) = title.split_once("; then ").unwrap();
+                let want = match (ball.fault, ball.outage) {
+                    (scenario::FaultKind::Redis, Some(scenario::RedisOutage::Hang)) => {
+                        "Redis hanging"
+                    }
+                    (scenario::FaultKind::Redis, _) => "Redis down",
+                    (scenario::FaultKind::Origin, _) => "every origin call failing",
+                    (scenario::FaultKind::OriginHang, _) => "the origin hanging",
+                    (scenario::FaultKind::Holder, _) => "the claim holder dies at 120 ms",
+                    (scenario::FaultKind::TtlSync, _) => "a deploy re-warms every key at 120 ms",
+                    (k, _) => panic!("no curveball of {k:?} here"),
+                };
+                assert!(fault.starts_with(want), "{title}");
                 assert_eq!(
-                    said.contains(" for 5 s") || said.contains(" for 2 s"),
+                    fault.contains("from 120 ms for "),
                     ball.duration_ms.is_some(),
                     "{title}"
                 );
