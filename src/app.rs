@@ -322,6 +322,8 @@ pub fn App() -> impl IntoView {
             .flatten()
             .filter(|ms| *ms > 0)
     });
+    // The A/B view's own clock, paused mid-run (its view keeps it).
+    let ab_paused_at = RwSignal::new(None::<u64>);
     let shown_view = StoredValue::new(None::<(Option<tour::Place>, Option<&'static str>)>);
     let popping = StoredValue::new(false);
     Effect::new(move |_| {
@@ -332,7 +334,11 @@ pub fn App() -> impl IntoView {
             compare: compare.get(),
             cost: cost.get(),
             present: presenting.get(),
-            at: paused_at.get(),
+            at: if compare.get().is_some() {
+                ab_paused_at.get()
+            } else {
+                paused_at.get()
+            },
             play: false,
         };
         let view = (tour.get(), state.compare);
@@ -671,7 +677,7 @@ pub fn App() -> impl IntoView {
         view! {
             <Show when=move || compare.get().is_some()>
                 <main class="ab-main">
-                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment />
+                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at />
                 </main>
             </Show>
         }

@@ -70,6 +70,8 @@ struct Side {
 pub struct AbReading {
     pub now: u64,
     pub at_end: bool,
+    /// Both sides reached the clock's target (no seek replaying).
+    pub caught_up: bool,
 }
 
 /// The two sides between frames, and the view they write into.
@@ -288,7 +290,14 @@ impl Animate for AbEngine {
         let _ = dom
             .catching
             .toggle_attribute_with_force("hidden", caught_up);
-        Some((AbReading { now, at_end }, at_end))
+        Some((
+            AbReading {
+                now,
+                at_end,
+                caught_up,
+            },
+            at_end,
+        ))
     }
 }
 
@@ -707,6 +716,8 @@ pub fn CompareView(
     /// A link's moment to open at (ms, play on from there), taken by the
     /// first build: `?cmp=…&at=MS`, as the sandbox's.
     moment: StoredValue<Option<(u64, bool)>>,
+    /// Where the view stands paused mid-run (ms), for the address to keep.
+    paused_at: RwSignal<Option<u64>>,
 ) -> impl IntoView {
     let engine = StoredValue::new_local(AbEngine::default());
     let k = Controls {
@@ -741,6 +752,19 @@ pub fn CompareView(
         s
     });
     crate::engine::start_loop(engine, k.playing, k.speed, reading);
+    // Paused mid-run, caught up: the moment the address keeps (a replay's
+    // passing times are not moments to share).
+    Effect::new(move |_| {
+        let r = reading.get();
+        if !r.caught_up {
+            return;
+        }
+        let at = (!k.playing.get() && !r.at_end && r.now >= 1000).then_some(r.now / 1000);
+        if paused_at.get_untracked() != at {
+            paused_at.set(at);
+        }
+    });
+    on_cleanup(move || paused_at.set(None));
     view! { <div class="ab" node_ref=root></div> }
 }
 

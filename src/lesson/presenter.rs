@@ -40,6 +40,21 @@ const NEXT: &str = if crate::more::FULL {
     "the next tour step"
 };
 
+/// What the digits do: in the tour build they load the full one, whose
+/// sandbox they open (a reload: the tour's room vote is kept).
+const DIGITS_DO: &str = if crate::more::FULL {
+    "the card's rows: none, singleflight, claim alone, both, claim outside"
+} else {
+    "the card's rows in the sandbox (loads the rest of the lab): none, singleflight, claim alone, both, claim outside"
+};
+
+/// What `q` does: the tour build has no QR encoder and loads the full one.
+const Q_DOES: &str = if crate::more::FULL {
+    "this page's link as a QR code, large (q or Esc closes it)"
+} else {
+    "this page's link as a QR code, large (loads the rest of the lab first; q or Esc closes it)"
+};
+
 /// The keys of a trainer's list, which only the full build opens.
 const LIST_KEYS: &str = "Page Down / Page Up";
 
@@ -55,16 +70,10 @@ pub const SHORTCUTS: [(&str, &str); 12] = [
     ),
     ("n", "pause at the next event"),
     ("End", "jump to the end of the run"),
-    (
-        "1 to 5",
-        "the card's rows: none, singleflight, claim alone, both, claim outside",
-    ),
+    ("1 to 5", DIGITS_DO),
     ("p", "presenter mode on or off"),
     ("f", "full screen"),
-    (
-        "q",
-        "this page's link as a QR code, large (q or Esc closes it)",
-    ),
+    ("q", Q_DOES),
     ("?", "this list"),
     ("Esc", "close this list"),
 ];

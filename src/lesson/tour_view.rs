@@ -346,6 +346,9 @@ pub fn mount(d: Drive) {
                 v[i].saturating_add(1)
             }
         });
+        if let Some(place) = d.tour.get_untracked() {
+            keep_votes(place, votes.get_untracked());
+        }
     });
     // The bar lives as long as the page.
     std::mem::forget(vote_keys);
@@ -594,7 +597,9 @@ pub fn mount(d: Drive) {
         }
         if let Some(p) = asks {
             picks.set(None);
-            votes.set([0; 4]);
+            // The room's hands on this step, kept over a reload (`q` or a
+            // digit in the tour build loads the full one mid-vote).
+            votes.set(kept_votes((lv, k)));
             let (s, seed, _) = stampede::Scenario::from_query(step.query);
             let here = (lv, k);
             run_in_slices(
@@ -767,6 +772,35 @@ pub fn mount(d: Drive) {
         });
     });
     crate::dom::task(Box::new(move || super::practice::mount(d)));
+}
+
+/// The tab's room vote (sessionStorage): the step's place and its hands.
+const VOTES_KEY: &str = "stampede-votes";
+
+fn keep_votes(place: Place, v: [u32; 4]) {
+    let said = format!(
+        "{}:{},{},{},{}",
+        tour::place_name(place),
+        v[0],
+        v[1],
+        v[2],
+        v[3]
+    );
+    crate::dom::storage("sessionStorage", "setItem", &[VOTES_KEY, &said]);
+}
+
+/// The hands kept for `place`, else none (another step's are forgotten).
+fn kept_votes(place: Place) -> [u32; 4] {
+    let kept = crate::dom::storage("sessionStorage", "getItem", &[VOTES_KEY])
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    let mut out = [0; 4];
+    if let Some(hands) = kept.strip_prefix(&format!("{}:", tour::place_name(place))) {
+        for (o, h) in out.iter_mut().zip(hands.split(',')) {
+            *o = h.parse().unwrap_or(0);
+        }
+    }
+    out
 }
 
 /// The prediction's part of the bar, drawn when the step, the bet or the

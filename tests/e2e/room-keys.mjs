@@ -86,8 +86,14 @@ await spec("room-keys", async (t) => {
   await page.keyboard.press("PageUp");
   const back2 = await abSettles(page, -1, back);
   await page.keyboard.press("ArrowRight");
-  await abSettles(page, 1, back2);
-  t.ok(`A/B view: ← and Page Up step the one clock back (${end} → ${back} → ${back2} ms), → forward, paused`);
+  const fwd = await abSettles(page, 1, back2);
+  // Paused mid-run, the address keeps the A/B view's moment (whole ms).
+  try {
+    await page.waitForFunction((ms) => new URL(location.href).searchParams.get("at") === String(ms), Math.floor(fwd), { timeout: 5_000 });
+  } catch {
+    throw new Error(`paused at ${fwd} ms, the A/B view's address is ${page.url()}`);
+  }
+  t.ok(`A/B view: ← and Page Up step the one clock back (${end} → ${back} → ${back2} ms), → forward, paused; the address keeps at=${Math.floor(fwd)}`);
   await page.locator(control("compare-restart")).click();
   await page.keyboard.press(" ");
   const before = await abNow(page);

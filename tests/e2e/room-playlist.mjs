@@ -77,7 +77,8 @@ const overlap = (a, b) => a && b && a.left < b.right - 1 && b.left < a.right - 1
 async function projector(t, w, h, name, fleetShare = 0.6) {
   const b = await boxes(t.page);
   if (!inside(b.strip, w, h)) throw new Error(`${w}x${h}: the strip ${JSON.stringify(b.strip)} is off screen`);
-  if (b.strip.h > 48) throw new Error(`${w}x${h}: the strip is ${b.strip.h}px tall: not a small strip`);
+  // Three lines of caption at most: the band the room's layout keeps for it.
+  if (b.strip.h > 72) throw new Error(`${w}x${h}: the strip is ${b.strip.h}px tall: not a small strip`);
   if (!inside(b.canvas, w, h) || b.canvas.h < fleetShare * h) throw new Error(`${w}x${h}: the fleet ${JSON.stringify(b.canvas)} lost its room`);
   if (overlap(b.strip, b.canvas)) throw new Error(`${w}x${h}: the strip covers the fleet`);
   for (const [n, x] of b.numbers) {

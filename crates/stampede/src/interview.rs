@@ -327,6 +327,12 @@ pub fn fault(ball: &Curveball, at_ms: u32) -> Fault {
 /// fleet's clock): the run goes on from where it is, and the fleet's
 /// scenario now carries the fault (its link replays the same run).
 pub fn throw(fleet: &mut Fleet, ball: &Curveball, at_ms: u32) -> Result<(), String> {
+    // Thrown where it cannot bite, it would only promise a counter that
+    // stays at 0.
+    if ball.fault == FaultKind::Holder && fleet.scenario().claim == crate::scenario::ClaimMode::Off
+    {
+        return Err("this run has no Redis claim, so nobody holds one to die".into());
+    }
     let f = fault(ball, at_ms);
     match ball.outage {
         Some(outage) => fleet.inject_redis_outage(f, outage),
@@ -346,8 +352,14 @@ pub fn thrown_sentence(ball: &Curveball, at_ms: u32, value_ttl_ms: u32) -> Strin
     } else {
         String::new()
     };
+    // An origin fault takes the calls started from now on, not one running.
+    let from_now = if matches!(ball.fault, FaultKind::Origin | FaultKind::OriginHang) {
+        " It takes the origin calls started from now on; one already running ends as it would."
+    } else {
+        ""
+    };
     format!(
-        "{} at {at_ms} ms, without a restart; the link now carries it.{wave} Watch the {} counter.",
+        "{} at {at_ms} ms, without a restart; the link now carries it.{wave}{from_now} Watch the {} counter.",
         ball.label,
         crate::metrics::label(ball.metric)
     )
@@ -555,7 +567,18 @@ mod tests {
             assert!(said.ends_with(&watch), "{said}");
             assert!(!said.contains('_'), "{said}");
             assert_eq!(said.contains("expire at"), ball.fault == FaultKind::TtlSync);
+            assert_eq!(
+                said.contains("started from now on"),
+                matches!(ball.fault, FaultKind::Origin | FaultKind::OriginHang)
+            );
         }
+        // A holder cannot die where nobody claims: refused, with the reason.
+        let (cheap, _, _) = Scenario::from_query("preset=cheap");
+        assert_eq!(cheap.claim, crate::scenario::ClaimMode::Off);
+        let mut fleet = Fleet::new(&cheap, 1);
+        let why = throw(&mut fleet, curveball("holder").unwrap(), 10).unwrap_err();
+        assert!(why.contains("no Redis claim"), "{why}");
+        assert!(fleet.scenario().faults.is_empty());
         // The deploy's moment the sentence names is when the wave comes: the
         // 300 ms from it hold several times the recomputes of the same run
         // without the deploy, and the 300 ms before it do not.
