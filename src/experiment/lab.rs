@@ -967,6 +967,20 @@ mod tests {
         }
     }
 
+    /// No protection leaves origin calls running when the lab stops the
+    /// run (the clock's words say so: `Reading::cut_off`); a defended run
+    /// goes quiet on its own.
+    #[test]
+    fn a_run_stopped_with_work_pending_is_told_from_one_that_went_quiet() {
+        for (name, cut) in [("naive", true), ("burst", false), ("singleflight", false)] {
+            let mut lab = Lab::single(&stampede::scenario::preset(name).unwrap(), 1);
+            lab.seek(u64::MAX);
+            while !lab.advance(&|| false) {}
+            assert!(lab.at_end(), "{name}");
+            assert_eq!(lab.fleet().cut_off(), cut, "{name}");
+        }
+    }
+
     /// Everything a frame shows of the lab at its clock, as a straight run
     /// from t = 0 must show it too.
     fn state(lab: &Lab) -> String {

@@ -33,6 +33,9 @@ pub struct Reading {
     pub cold: bool,
     pub defence: Option<Defence>,
     pub catching_up: bool,
+    /// The run reached the end the lab gives it (`Fleet::cut_off`) with
+    /// work still pending: its span is not its last event.
+    pub cut_off: bool,
     pub aggregated: bool,
     pub at_end: bool,
     /// Virtual time of the next timeline marker, if any.

@@ -228,12 +228,22 @@ pub fn mount(p: DrillPage) {
             let v = &view;
             for (i, (li, c)) in v.goals.iter().zip(&live).enumerate() {
                 set(li, "data-passed", if c.passed { "true" } else { "false" });
-                let mut line = format!(
-                    "{}: this run {} {}",
-                    c.name,
-                    stampede::lesson::shown(c.metric, c.value),
-                    mark(c.passed)
-                );
+                // Mid-run a count can still grow: "so far", and its mark only
+                // once the run has ended.
+                let mut line = if ended {
+                    format!(
+                        "{}: this run {} {}",
+                        c.name,
+                        stampede::lesson::shown(c.metric, c.value),
+                        mark(c.passed)
+                    )
+                } else {
+                    format!(
+                        "{}: so far {}",
+                        c.name,
+                        stampede::lesson::shown(c.metric, c.value)
+                    )
+                };
                 match grade.as_ref().and_then(|g| g.criteria.get(i)) {
                     Some(g) => {
                         line += &format!(

@@ -338,8 +338,9 @@ fn build_transport(
         &clock,
         "title",
         "t: the virtual time on screen. The run lasts from the first request to its last event \
-         (the last recompute, write or expiry), often long after the burst is answered: \
-         quiet stretches with nobody waiting play fast-forward.",
+         (the last recompute, write or expiry), often long after the burst is answered, \
+         or to where the lab stops it with work still pending: quiet stretches with nobody \
+         waiting play fast-forward.",
     );
     let _ = clock.append_with_str_1("t = ");
     let now = el("span", "now");
@@ -455,6 +456,10 @@ fn build_transport(
                         Some(end) if end < r.span => {
                             format!(" (the run ended at {})", virtual_label(end))
                         }
+                        Some(_) if r.cut_off => format!(
+                            " of a {} run, stopped there with work still pending",
+                            virtual_label(r.span)
+                        ),
                         Some(_) => {
                             format!(" of a {} run, to its last event", virtual_label(r.span))
                         }
