@@ -131,6 +131,35 @@ await spec("room-projector", async (t) => {
   await page.waitForFunction(() => document.body.classList.contains("pointer-idle"), null, { timeout: 6000 });
   t.ok("a mouse move brings the controls back; resting, they step back");
 
+  // In the A/B view the header floats at the foot: the A/B transport at the
+  // top stays in reach.
+  await t.open("cmp=layered&present=1");
+  await page.waitForSelector(".ab-side canvas");
+  await page.mouse.move(300, 300);
+  await page.mouse.move(320, 310);
+  const [head, abBar] = await page.evaluate(() => [document.querySelector("header.topbar"), document.querySelector(".ab-transport")].map((e) => {
+    const b = e.getBoundingClientRect();
+    return { top: b.top, bottom: b.bottom };
+  }));
+  if (head.top < abBar.bottom && abBar.top < head.bottom) throw new Error(`the header ${JSON.stringify(head)} covers the A/B transport ${JSON.stringify(abBar)}`);
+  t.ok("the A/B view in presenter mode: the header comes back at the foot, off the A/B transport");
+
+  // Upright on a phone: the side column goes under the fleet, nothing
+  // overflows sideways, the fleet keeps most of the first screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await t.open("preset=burst&present=1");
+  const phone = await page.evaluate(() => ({
+    overflow: document.documentElement.scrollWidth - innerWidth,
+    fleet: document.querySelector(".stage .stage-canvas canvas").getBoundingClientRect().height,
+    proof: document.querySelector(".proof-panel").getBoundingClientRect().top,
+  }));
+  if (phone.overflow > 1) throw new Error(`390x844 presenter: ${phone.overflow}px of sideways overflow`);
+  if (phone.fleet < 300) throw new Error(`390x844 presenter: the fleet is ${phone.fleet}px tall`);
+  if (phone.proof < phone.fleet) throw new Error("390x844 presenter: the proof is not under the fleet");
+  await t.shot("room-projector-phone-390x844.png");
+  t.ok(`390x844 presenter: no sideways overflow, the fleet ${Math.round(phone.fleet)}px tall, the proof under it`);
+  await page.setViewportSize({ width: 1280, height: 720 });
+
   // The theme toggle, remembered.
   await t.open("preset=burst&present=1");
   await page.mouse.move(330, 320);
