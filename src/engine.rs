@@ -448,7 +448,7 @@ impl Engine {
             cold: s.workload == stampede::scenario::Workload::Cold,
             defence: Defence::of(&s),
             catching_up: !caught_up,
-            cut_off: lab.at_end() && lab.fleet().cut_off(),
+            cut_off: lab.cut_off(),
             aggregated: self.view.layout().is_some_and(|l| l.aggregated),
             at_end: lab.at_end(),
             next_marker: lab.next_marker(),

@@ -246,6 +246,9 @@ pub struct Lab {
     /// Playback stops here (the walk-through's pause, just before the
     /// followed thread's answering event); a seek is not held.
     hold: Option<Micros>,
+    /// The end found (by the scout or the fleet) is where the simulation
+    /// stopped the run with work still pending (`Fleet::cut_off`).
+    cut_off: bool,
 }
 
 impl Lab {
@@ -304,6 +307,7 @@ impl Lab {
             places: Default::default(),
             collect_pulses: true,
             hold: None,
+            cut_off: false,
         }
     }
 
@@ -357,6 +361,12 @@ impl Lab {
             (Some(end), true) => end.max(self.span_at_end),
             (None, _) => guess,
         }
+    }
+
+    /// The run's end, once known, is where it was stopped with work still
+    /// pending, not its last event.
+    pub fn cut_off(&self) -> bool {
+        self.end.is_some() && self.cut_off
     }
 
     pub fn at_end(&self) -> bool {
@@ -433,6 +443,7 @@ impl Lab {
             .then(|| Fleet::new(&self.scenario, self.seed));
         self.known_markers = None;
         self.end = None;
+        self.cut_off = false;
         self.end_found_late = false;
         for c in &mut self.compare {
             *c = Compared::new(c.defence, &self.scenario, self.seed);
@@ -510,6 +521,7 @@ impl Lab {
                     self.span_at_end = self.span();
                     self.end_found_late = true;
                     self.end = Some(self.fleet.last_activity().max(1));
+                    self.cut_off = self.fleet.cut_off();
                     self.target = self.cap(self.target);
                 }
                 // A copy costs a clone: only with time left in the frame.
@@ -638,6 +650,7 @@ impl Lab {
                     self.samples.push(last);
                 }
                 self.known_markers = Some(scout.markers().to_vec());
+                self.cut_off = scout.cut_off();
                 self.scout = None;
                 self.end = Some(end);
                 self.target = self.cap(self.target);
@@ -978,6 +991,20 @@ mod tests {
             while !lab.advance(&|| false) {}
             assert!(lab.at_end(), "{name}");
             assert_eq!(lab.fleet().cut_off(), cut, "{name}");
+            assert_eq!(lab.cut_off(), cut, "{name}");
+            // Known before the run plays, where a scout runs ahead (the
+            // clock's words on the first screen).
+            let mut small = stampede::scenario::preset(name).unwrap();
+            small.instances = 4;
+            small.threads = 20;
+            let mut lab = Lab::new(&small, 1);
+            while lab.scouting() {
+                lab.advance(&|| true);
+            }
+            assert_eq!(lab.now(), 0, "{name}");
+            let mut straight = Fleet::new(&small, 1);
+            straight.run();
+            assert_eq!(lab.cut_off(), straight.cut_off(), "{name}");
         }
     }
 

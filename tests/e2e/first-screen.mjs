@@ -168,8 +168,12 @@ await spec("first-screen", async (t) => {
   }
 
   // The clock names the run's span: the run's last event, as the CLI says.
+  // Before the run plays (the scout knows its end), it says the same.
+  await page.waitForFunction(() => / run, /.test(document.querySelector(".clock .of")?.textContent ?? ""), null, { timeout: 30_000 });
+  const before = (await page.locator(".clock .of").textContent()).trim();
   await toEnd(page);
   const of = (await page.locator(".clock .of").textContent()).trim();
+  if (before !== of) throw new Error(`before the run the clock said "${before}", at its end "${of}"`);
   const naive = sim(new URL(page.url()).search);
   const span = `${(naive.elapsed_ms / 1000).toFixed(1)} s`;
   if (!of.includes(span) && !of.includes("the run ended at")) {
