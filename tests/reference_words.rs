@@ -1,6 +1,8 @@
 //! The static reference's words (`index.html`: the interview answers and
-//! the printable summary; `real-systems.html`: the table) and the README, pinned to the
-//! simulation: every number they state is the run's, and the corrections of
+//! the printable summary; `real-systems.html`: the table), the README and
+//! the reference it links under `docs/` (the core's decisions in
+//! `docs/CORE.md`, the real-systems table in `docs/REAL-SYSTEMS.md`), pinned
+//! to the simulation: every number they state is the run's, and the corrections of
 //! issue 15 stay made (the false sentences are gone, the true ones are
 //! there). A host test; on wasm32 it compiles to nothing.
 #![cfg(not(target_arch = "wasm32"))]
@@ -13,10 +15,25 @@ const HTML: &str = include_str!("../index.html");
 /// The real-systems table, a page of its own beside `index.html`.
 const REAL: &str = include_str!("../real-systems.html");
 const README: &str = include_str!("../README.md");
+/// The core's reference, moved out of the README (issue 30): its modules and
+/// the decisions worth knowing.
+const CORE_MD: &str = include_str!("../docs/CORE.md");
+/// The real-systems table in Markdown, moved out of the README (issue 30).
+const REAL_MD: &str = include_str!("../docs/REAL-SYSTEMS.md");
+/// The rest of the reference the README links (issue 30), read for what no
+/// page of it may say.
+const OTHER_DOCS: [(&str, &str); 6] = [
+    ("docs/PAGE.md", include_str!("../docs/PAGE.md")),
+    ("docs/LINKS.md", include_str!("../docs/LINKS.md")),
+    ("docs/HOOKS.md", include_str!("../docs/HOOKS.md")),
+    ("docs/CLI.md", include_str!("../docs/CLI.md")),
+    ("docs/TESTING.md", include_str!("../docs/TESTING.md")),
+    ("docs/BUILD.md", include_str!("../docs/BUILD.md")),
+];
 /// The async singleflight group whose panic handling question 4 cites.
 const GROUP: &str = include_str!("../crates/stampede-redis/src/group.rs");
 
-/// Whitespace collapsed, so a phrase matches across the README's line wraps.
+/// Whitespace collapsed, so a phrase matches across Markdown's line wraps.
 fn flat(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -28,6 +45,28 @@ fn html() -> String {
 
 fn readme() -> String {
     flat(README)
+}
+
+fn core_md() -> String {
+    flat(CORE_MD)
+}
+
+fn real_md() -> String {
+    flat(REAL_MD)
+}
+
+/// Every page of words a reader meets, by name: the static reference, the
+/// README and every Markdown file of `docs/` that took part of it. What the
+/// README must never say, none of them may say.
+fn every_page() -> Vec<(&'static str, String)> {
+    let mut pages = vec![
+        ("index.html", html()),
+        ("README", readme()),
+        ("docs/CORE.md", core_md()),
+        ("docs/REAL-SYSTEMS.md", real_md()),
+    ];
+    pages.extend(OTHER_DOCS.iter().map(|(name, text)| (*name, flat(text))));
+    pages
 }
 
 #[track_caller]
@@ -115,14 +154,14 @@ fn layering_saves_claims_and_polls_not_the_gets() {
         "the summary",
         "every thread GETs, but 40 claim and poll, not 8,000",
     );
-    for doc in [(&h, "index.html"), (&md, "README")] {
+    for (name, doc) in every_page() {
         for p in [
             "only one thread per instance ever",
             "ever talks to Redis",
             "ever reaches Redis",
             "40 callers reach Redis",
         ] {
-            never_says(doc.0, doc.1, p);
+            never_says(&doc, name, p);
         }
     }
 }
@@ -155,7 +194,7 @@ fn refused_releases_are_told_apart() {
 
 #[test]
 fn stale_while_revalidate_does_not_survive_redis_down() {
-    let (h, md) = (html(), readme());
+    let h = html();
     let swr = run("preset=swr");
     let down = run("preset=swr&rd=1");
     assert_eq!(swr.stale_served, swr.requests);
@@ -174,9 +213,9 @@ fn stale_while_revalidate_does_not_survive_redis_down() {
         "the summary",
         "a stale copy kept in Redis goes down with Redis",
     );
-    for doc in [(&h, "index.html"), (&md, "README")] {
-        never_says(doc.0, doc.1, "never stalls a request");
-        never_says(doc.0, doc.1, "Redis outage never");
+    for (name, doc) in every_page() {
+        never_says(&doc, name, "never stalls a request");
+        never_says(&doc, name, "Redis outage never");
     }
 }
 
@@ -285,7 +324,7 @@ fn fail_open_needs_fail_fast_and_admission_control() {
 
 #[test]
 fn the_origin_timeout_bounds_the_wait_not_the_call() {
-    let (h, md) = (html(), readme());
+    let (h, core) = (html(), core_md());
     let mut f = fleet("preset=hang");
     let r = f.run();
     assert_eq!(r.origin_timeouts, 1);
@@ -318,13 +357,13 @@ fn the_origin_timeout_bounds_the_wait_not_the_call() {
         "The origin timeout bounds the wait, not the call: cancellation at the origin, a breaker or a negative cache bound that.",
     );
     says(
-        &md,
-        "README",
+        &core,
+        "docs/CORE.md",
         "The origin timeout bounds the wait for the origin, not the call",
     );
     says(
-        &md,
-        "README",
+        &core,
+        "docs/CORE.md",
         "cancellation at the origin, a circuit breaker, or a short negative cache",
     );
     never_says(
@@ -519,7 +558,7 @@ fn xfetch_margins(query: &str) -> Vec<f64> {
 
 #[test]
 fn xfetch_refreshes_earlier_the_more_traffic() {
-    let (h, md) = (html(), readme());
+    let (h, core) = (html(), core_md());
     let range = |m: &[f64]| {
         let lo = m.iter().copied().fold(f64::INFINITY, f64::min);
         let hi = m.iter().copied().fold(0.0, f64::max);
@@ -541,8 +580,8 @@ fn xfetch_refreshes_earlier_the_more_traffic() {
         &format!("began {a:.1}–{b:.1} s before a 5 s expiry in the xfetch preset (10 × 20 threads), and {c:.1}–{d:.1} s before it at 40 × 200"),
     );
     says(
-        &md,
-        "README",
+        &core,
+        "docs/CORE.md",
         &format!("began {a:.1}-{b:.1} s before a 5 s expiry in the `xfetch` preset (10 x 20), {c:.1}-{d:.1} s before it at 40 x 200"),
     );
     says(
@@ -550,13 +589,14 @@ fn xfetch_refreshes_earlier_the_more_traffic() {
         "the reference note",
         "How early grows with traffic, roughly Δ·β·ln(rate·Δ·β)",
     );
-    never_says(&h, "index.html", "just before expir");
-    never_says(&md, "README", "just before expir");
+    for (name, doc) in every_page() {
+        never_says(&doc, name, "just before expir");
+    }
 }
 
 #[test]
 fn a_late_writer_needs_no_lock() {
-    let (h, md) = (html(), readme());
+    let (h, core) = (html(), core_md());
     let r = run("preset=late-writer&c=off");
     assert_eq!(r.claim_wins, 0);
     assert!(r.stale_overwrites > 0, "unclaimed fills overwrite too");
@@ -566,8 +606,8 @@ fn a_late_writer_needs_no_lock() {
         &format!("with no claim at all</a> {} do.", r.stale_overwrites),
     );
     says(
-        &md,
-        "README",
+        &core,
+        "docs/CORE.md",
         &format!("writes an older value last {} times", r.stale_overwrites),
     );
     for p in [
@@ -578,7 +618,7 @@ fn a_late_writer_needs_no_lock() {
     ] {
         says(&h, "question 11", p);
     }
-    says(&md, "README", "is not modelled");
+    says(&core, "docs/CORE.md", "is not modelled");
 }
 
 #[test]
@@ -596,7 +636,7 @@ fn negative_caching_tells_a_not_found_from_an_error() {
 
 #[test]
 fn the_claim_ttl_exceeds_the_origin_timeout_plus_the_write() {
-    let (h, md) = (html(), readme());
+    let (h, core) = (html(), core_md());
     let s = Scenario::default();
     assert!(
         s.claim_ttl_ms > s.origin_timeout_ms + s.rtt_ms,
@@ -627,8 +667,8 @@ fn the_claim_ttl_exceeds_the_origin_timeout_plus_the_write() {
         ),
     );
     says(
-        &md,
-        "README",
+        &core,
+        "docs/CORE.md",
         &format!(
             "the defaults, {} s over {} s and a {} ms round trip, follow that rule",
             s.claim_ttl_ms / 1000,
@@ -670,7 +710,7 @@ fn html_rows() -> Vec<(String, String)> {
 
 #[test]
 fn the_real_systems_rows_follow_their_sources() {
-    let (h, md) = (html(), readme());
+    let (h, md) = (html(), real_md());
     let rows = html_rows();
     // One source per row, a real address, in the last cell (the e2e test
     // reads exactly one link there).
@@ -679,8 +719,8 @@ fn the_real_systems_rows_follow_their_sources() {
         assert_eq!(last.matches("<a ").count(), 1, "{system}: {row}");
         assert!(last.contains("href=\"https://"), "{system}: {row}");
     }
-    // The README carries the same table.
-    let md_rows = README
+    // docs/REAL-SYSTEMS.md carries the same table.
+    let md_rows = REAL_MD
         .lines()
         .skip_while(|l| !l.starts_with("| system | lesson |"))
         .skip(2)
@@ -689,7 +729,7 @@ fn the_real_systems_rows_follow_their_sources() {
     assert_eq!(
         md_rows,
         rows.len(),
-        "the README's table and the page's differ in rows"
+        "docs/REAL-SYSTEMS.md's table and the page's differ in rows"
     );
     let row = |system: &str, lesson: &str| -> String {
         rows.iter()
@@ -722,12 +762,14 @@ fn the_real_systems_rows_follow_their_sources() {
     assert!(
         row("Amazon CloudFront", "the instances: copies across edges").contains("Origin Shield")
     );
-    for doc in [(&h, "index.html"), (&md, "README")] {
-        never_says(doc.0, doc.1, "None of the caches below coordinates");
-        never_says(doc.0, doc.1, "None of these caches coordinates");
+    for (name, doc) in every_page() {
+        never_says(&doc, name, "None of the caches below coordinates");
+        never_says(&doc, name, "None of these caches coordinates");
+    }
+    for (doc, name) in [(&h, "index.html"), (&md, "docs/REAL-SYSTEMS.md")] {
         says(
-            doc.0,
-            doc.1,
+            doc,
+            name,
             "Each cache below coalesces within one copy of itself",
         );
     }
