@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 
 use crate::code_panel::CodePanel;
 use crate::counters::{Arithmetic, Counters, Reading};
-use crate::engine::{start_loop, window, Engine, Surface};
+use crate::engine::{start_loop, Engine, Surface};
 #[cfg(feature = "full")]
 use crate::knobs::KnobPanel;
 use crate::lesson::presenter::{self, Room};
@@ -19,6 +19,7 @@ use crate::palette::{colour, Glyph, LOOKS};
 use crate::transport::PresetPicker;
 use crate::transport::{Command, Transport};
 use crate::url_state::{self, PageState};
+use crate::web::window;
 
 /// How long after mounting the knob panel is built.
 const KNOBS_AFTER: std::time::Duration = std::time::Duration::from_millis(60);
@@ -864,7 +865,8 @@ fn Legend() -> impl IntoView {
 }
 
 fn build_legend(root: &web_sys::Element) {
-    use crate::dom::{document, el, put, set};
+    use crate::dom::{el, put, set};
+    use crate::web::document;
     let svg = |tag: &str, attrs: &[(&str, &str)]| {
         let e = document()
             .create_element_ns(Some("http://www.w3.org/2000/svg"), tag)

@@ -5,12 +5,7 @@
 
 use web_sys::Element;
 
-use crate::engine::window;
-
-/// The page's document.
-pub(crate) fn document() -> web_sys::Document {
-    window().document().expect("a document")
-}
+use crate::web::document;
 
 /// An element with a class (none if `class` is empty).
 pub(crate) fn el(tag: &str, class: &str) -> Element {
@@ -171,21 +166,6 @@ pub(crate) fn task(f: Box<dyn FnOnce()>) {
         },
         std::time::Duration::ZERO,
     );
-}
-
-/// `window.<area>.<method>(args…)` for `localStorage` or `sessionStorage`,
-/// through `Reflect` (the Storage binding is not linked in); a browser that
-/// refuses storage just forgets.
-pub(crate) fn storage(area: &str, method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
-    use js_sys::{Array, Function, Reflect};
-    use wasm_bindgen::JsCast;
-    let store = Reflect::get(&window(), &area.into()).ok()?;
-    let f: Function = Reflect::get(&store, &method.into()).ok()?.dyn_into().ok()?;
-    let a: Array = args
-        .iter()
-        .map(|x| wasm_bindgen::JsValue::from_str(x))
-        .collect();
-    f.apply(&store, &a).ok()
 }
 
 /// A key typed into a field (or with a modifier): not the page's shortcut.

@@ -6,8 +6,8 @@
 
 use wasm_bindgen::JsCast;
 
-use crate::dom::{document, Listeners};
-use crate::engine::window;
+use crate::dom::Listeners;
+use crate::web::{document, window};
 
 /// The size the snippet gives the frame: a 16:9 slide's.
 const FRAME: (u32, u32) = (960, 540);

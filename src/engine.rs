@@ -19,6 +19,7 @@ use crate::lab::{Defence, Lab};
 use crate::palette::scheme;
 use crate::reading::Reading;
 use crate::transport::Command;
+use crate::web::{wall_now, window};
 use crate::{chart, panic};
 
 /// Fleets with more threads than this refresh their counters every
@@ -28,21 +29,6 @@ const BIG_FLEET_REPORT_MS: f64 = 200.0;
 
 /// Height of the chart canvas (css px).
 const CHART_HEIGHT: f64 = 204.0;
-
-pub(crate) fn window() -> web_sys::Window {
-    web_sys::window().expect("a browser window")
-}
-
-thread_local! {
-    // Looked up once: the simulation's budget asks the time after every
-    // slice of work, and each lookup of `window.performance` crosses into
-    // JavaScript twice.
-    static PERFORMANCE: Option<web_sys::Performance> = window().performance();
-}
-
-pub(crate) fn wall_now() -> f64 {
-    PERFORMANCE.with(|p| p.as_ref().map_or(0.0, web_sys::Performance::now))
-}
 
 /// Writes a value onto `<html data-…>` (the frame-time probe reads these).
 fn mark(key: &str, value: &str) {

@@ -21,8 +21,9 @@ use stampede::scenario::Scenario;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::engine::{window, Engine};
+use crate::engine::Engine;
 use crate::reading::Reading;
+use crate::web::window;
 
 /// The channel both windows open (same origin, same browser).
 const CHANNEL: &str = "stampede-lab-kit";
@@ -141,7 +142,7 @@ pub(crate) fn listen(
 /// The question's summary as the page's reference words it (`data-question`).
 #[cfg(feature = "full")]
 fn question_text(n: u32) -> String {
-    crate::dom::document()
+    crate::web::document()
         .query_selector(&format!("[data-question=\"{n}\"] summary"))
         .ok()
         .flatten()
@@ -158,7 +159,7 @@ fn mm_ss(s: u32) -> String {
 #[cfg(feature = "full")]
 #[component]
 pub fn Kit() -> impl IntoView {
-    if let Some(body) = crate::dom::document().body() {
+    if let Some(body) = crate::web::document().body() {
         let _ = body.class_list().add_1("kit-window");
     }
     let ch = channel();
@@ -206,13 +207,13 @@ pub fn Kit() -> impl IntoView {
         std::time::Duration::from_secs(1),
     );
     let notes = RwSignal::new(
-        crate::dom::storage("localStorage", "getItem", &[NOTES_KEY])
+        crate::web::storage("localStorage", "getItem", &[NOTES_KEY])
             .and_then(|v| v.as_string())
             .unwrap_or_default(),
     );
     Effect::new(move |_| {
         let text = notes.get();
-        let _ = crate::dom::storage("localStorage", "setItem", &[NOTES_KEY, &text]);
+        let _ = crate::web::storage("localStorage", "setItem", &[NOTES_KEY, &text]);
     });
 
     let show = {

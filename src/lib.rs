@@ -42,6 +42,7 @@ pub mod qr;
 pub mod stage;
 #[cfg(not(feature = "full"))]
 mod tour_only;
+pub mod web;
 #[cfg(not(feature = "full"))]
 pub use tour_only::{compare, playlist, qr};
 
@@ -64,11 +65,11 @@ pub fn start() {
 }
 
 fn mount() {
-    let query = engine::window().location().search().unwrap_or_default();
+    let query = web::window().location().search().unwrap_or_default();
     // The tour build shows only the tour; anything else is the full build's
     // (the loader chose by the same rule; this keeps the two from parting).
     if !more::FULL {
-        let hash = engine::window().location().hash().unwrap_or_default();
+        let hash = web::window().location().hash().unwrap_or_default();
         if !more::tour_only(&query, &hash) {
             more::upgrade(None);
             return;
@@ -76,7 +77,7 @@ fn mount() {
     }
     // index.html holds a `<div id="lab">` for the page, with the static
     // reference after it; without one, the page takes the whole body.
-    match dom::document()
+    match web::document()
         .get_element_by_id("lab")
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     {

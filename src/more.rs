@@ -74,7 +74,7 @@ pub fn upgrade(press: Option<&str>) {
     if FULL {
         return;
     }
-    let w = crate::engine::window();
+    let w = crate::web::window();
     if let Some(m) = MOMENT.with(|m| m.borrow().as_ref().and_then(|f| f())) {
         let l = w.location();
         let url = format!(
@@ -87,9 +87,9 @@ pub fn upgrade(press: Option<&str>) {
             let _ = h.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
         }
     }
-    let ok = crate::dom::storage("sessionStorage", "setItem", &[FULL_KEY, "1"]).is_some();
+    let ok = crate::web::storage("sessionStorage", "setItem", &[FULL_KEY, "1"]).is_some();
     if let Some(p) = press {
-        crate::dom::storage("sessionStorage", "setItem", &[PRESS_KEY, p]);
+        crate::web::storage("sessionStorage", "setItem", &[PRESS_KEY, p]);
     }
     if ok {
         let _ = w.location().reload();
@@ -106,9 +106,9 @@ pub fn upgrade(press: Option<&str>) {
 /// What the tour build left for the full one, if it starts with `prefix`:
 /// the rest, taken (read once).
 pub fn take(prefix: &str) -> Option<String> {
-    let v = crate::dom::storage("sessionStorage", "getItem", &[PRESS_KEY])?.as_string()?;
+    let v = crate::web::storage("sessionStorage", "getItem", &[PRESS_KEY])?.as_string()?;
     let rest = v.strip_prefix(prefix)?.to_string();
-    crate::dom::storage("sessionStorage", "removeItem", &[PRESS_KEY]);
+    crate::web::storage("sessionStorage", "removeItem", &[PRESS_KEY]);
     Some(rest)
 }
 
@@ -124,15 +124,15 @@ pub const TOAST: &str = "toast:";
 /// it is on the page (panels are built in tasks after the mount) and
 /// `ready()` says the run stands where the address put it.
 pub fn press_pending(ready: Box<dyn Fn() -> bool>) {
-    let Some(sel) = crate::dom::storage("sessionStorage", "getItem", &[PRESS_KEY])
+    let Some(sel) = crate::web::storage("sessionStorage", "getItem", &[PRESS_KEY])
         .and_then(|v| v.as_string())
         .filter(|v| !v.starts_with(FOLLOW) && !v.starts_with(TOAST))
     else {
         return;
     };
-    crate::dom::storage("sessionStorage", "removeItem", &[PRESS_KEY]);
+    crate::web::storage("sessionStorage", "removeItem", &[PRESS_KEY]);
     if sel == QR_OPEN {
-        if let Some(b) = crate::dom::document().body() {
+        if let Some(b) = crate::web::document().body() {
             let _ = b.class_list().add_1(QR_OPEN);
         }
         return;
@@ -143,7 +143,7 @@ pub fn press_pending(ready: Box<dyn Fn() -> bool>) {
 /// Tries every 50 ms; once out of tries, presses what is there anyway.
 fn try_press(sel: String, tries: u32, ready: std::rc::Rc<dyn Fn() -> bool>) {
     use wasm_bindgen::JsCast;
-    let found = crate::dom::document()
+    let found = crate::web::document()
         .query_selector(&sel)
         .ok()
         .flatten()
@@ -153,7 +153,7 @@ fn try_press(sel: String, tries: u32, ready: std::rc::Rc<dyn Fn() -> bool>) {
             // The tour keeps the room's controls behind "More": open it, so
             // what was pressed shows (a recording's Stop).
             if b.offset_parent().is_none() {
-                if let Some(more) = crate::dom::document()
+                if let Some(more) = crate::web::document()
                     .query_selector("header.topbar:not(.show-all) [data-control=more-controls]")
                     .ok()
                     .flatten()

@@ -30,9 +30,9 @@ use stampede::scenario::{percent_decode, Notice};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Element;
 
-use crate::dom::{button, document, el, put, set, set_text, storage, text_el, Listeners};
-use crate::engine::window;
+use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::lesson::tour_view::Drive;
+use crate::web::{document, storage, window};
 
 /// Where the list being built is kept (localStorage), in its link form.
 const STORE_KEY: &str = "stampede-playlist";

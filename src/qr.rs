@@ -6,8 +6,7 @@
 
 use qrcodegen::{QrCode, QrCodeEcc};
 
-use crate::dom::document;
-use crate::engine::window;
+use crate::web::{document, window};
 
 const SVG: &str = "http://www.w3.org/2000/svg";
 /// The quiet zone the standard asks for around the code, in modules.

@@ -13,8 +13,9 @@ use stampede::scenario::Notice;
 use stampede::{Report, Scenario};
 use web_sys::Element;
 
-use crate::dom::{button, document, el, put, set, set_text, text_el, Listeners};
+use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::reading::Reading;
+use crate::web::document;
 
 /// The page state the drills view reads and sets.
 #[derive(Clone, Copy)]

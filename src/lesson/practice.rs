@@ -23,8 +23,10 @@ use web_sys::Element;
 use super::tour::{self, Level};
 use super::tour_view::{storage_call, Drive};
 #[cfg(feature = "full")]
-use crate::dom::{button, document, set_text, Listeners};
+use crate::dom::{button, set_text, Listeners};
 use crate::dom::{el, put, set, text_el};
+#[cfg(feature = "full")]
+use crate::web::document;
 
 /// Where the record is kept.
 const KEY: &str = "stampede-progress";
@@ -157,7 +159,7 @@ struct Review {
 /// The practice panel's section with its heading, and the reference area
 /// it goes first in; none if the page has one already, or no area.
 fn section() -> Option<(web_sys::Element, web_sys::Element)> {
-    let doc = crate::dom::document();
+    let doc = crate::web::document();
     if doc
         .query_selector("section.practice")
         .ok()
@@ -488,7 +490,7 @@ fn open_step(d: Drive, ev: &web_sys::Event) {
         .and_then(|v| tour::parse_hash(&format!("#tour/{v}")));
     if let Some(p) = place {
         d.tour.set(Some(p));
-        crate::engine::window().scroll_to_with_x_and_y(0.0, 0.0);
+        crate::web::window().scroll_to_with_x_and_y(0.0, 0.0);
     }
 }
 

@@ -9,9 +9,10 @@ use leptos::prelude::*;
 use web_sys::Element;
 
 use super::tour_view::Drive;
-use crate::dom::{button, document, el, put, set, set_text, storage, text_el, Listeners};
+use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::fleet_layout::Layout;
 use crate::palette::Scheme;
+use crate::web::{document, storage};
 
 /// The card's five rows on the digit keys: no defence, singleflight, the
 /// claim alone, both layers, the claim outside singleflight.
@@ -196,7 +197,7 @@ pub struct Room {
 
 impl Room {
     pub fn new(drive: Drive, presenter: RwSignal<bool>) -> Room {
-        let reduced = crate::engine::window()
+        let reduced = crate::web::window()
             .match_media("(prefers-reduced-motion: reduce)")
             .ok()
             .flatten()

@@ -9,9 +9,10 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use super::tour::{self, Level, Place};
-use crate::dom::{button, document, el, put, set, set_text, text_el, Listeners};
+use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::reading::Reading;
 use crate::url_state;
+use crate::web::document;
 
 /// The page state a step sets.
 #[derive(Clone, Copy)]
@@ -130,10 +131,10 @@ struct BetView {
 /// Where "skip predictions" is remembered.
 const SKIP_KEY: &str = "stampede-skip-predictions";
 
-/// localStorage (see [`crate::dom::storage`]); a browser that refuses
+/// localStorage (see [`crate::web::storage`]); a browser that refuses
 /// storage just forgets.
 pub(crate) fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
-    crate::dom::storage("localStorage", method, args)
+    crate::web::storage("localStorage", method, args)
 }
 
 fn skipping() -> bool {
@@ -164,13 +165,13 @@ pub(crate) fn run_in_slices(
 fn slice(mut fleet: Box<stampede::Fleet>, until: u64, done: Box<dyn FnOnce(stampede::Report)>) {
     set_timeout(
         move || {
-            let start = crate::engine::wall_now();
+            let start = crate::web::wall_now();
             loop {
                 if fleet.advance_to(until, 2_000) {
                     done(fleet.report());
                     return;
                 }
-                if crate::engine::wall_now() - start > 8.0 {
+                if crate::web::wall_now() - start > 8.0 {
                     break;
                 }
             }
@@ -183,7 +184,7 @@ fn slice(mut fleet: Box<stampede::Fleet>, until: u64, done: Box<dyn FnOnce(stamp
 /// Scrolls the practice panel (src/lesson/practice.rs) into view and moves
 /// the focus to it, so the keyboard carries on from there.
 fn to_practice() {
-    let Some(p) = crate::dom::document()
+    let Some(p) = crate::web::document()
         .get_element_by_id("practice")
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     else {
@@ -518,7 +519,7 @@ pub fn mount(d: Drive) {
             None => d.proof.get().metric,
         };
         let (value, settled) = d.reading.with(|r| (r.field(metric), r.at_end));
-        let now = crate::engine::wall_now();
+        let now = crate::web::wall_now();
         let line = format!("{}: {value}", crate::counters::label_of(metric));
         let (last, at) = said.get_value();
         if value.is_empty() || line == last || (!settled && now - at < ANNOUNCE_EVERY_MS) {
@@ -786,12 +787,12 @@ fn keep_votes(place: Place, v: [u32; 4]) {
         v[2],
         v[3]
     );
-    crate::dom::storage("sessionStorage", "setItem", &[VOTES_KEY, &said]);
+    crate::web::storage("sessionStorage", "setItem", &[VOTES_KEY, &said]);
 }
 
 /// The hands kept for `place`, else none (another step's are forgotten).
 fn kept_votes(place: Place) -> [u32; 4] {
-    let kept = crate::dom::storage("sessionStorage", "getItem", &[VOTES_KEY])
+    let kept = crate::web::storage("sessionStorage", "getItem", &[VOTES_KEY])
         .and_then(|v| v.as_string())
         .unwrap_or_default();
     let mut out = [0; 4];

@@ -277,7 +277,7 @@ fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSi
                 let following = r.followed.is_some();
                 if div.class_list().contains("on") != following {
                     let _ = div.class_list().toggle_with_force("on", following);
-                    if let Some(b) = crate::dom::document().body() {
+                    if let Some(b) = crate::web::document().body() {
                         let _ = b.class_list().toggle_with_force("following", following);
                     }
                 }
@@ -342,7 +342,7 @@ struct WalkView {
 }
 
 fn stored_level() -> Level {
-    crate::dom::storage("localStorage", "getItem", &[LEVEL_KEY])
+    crate::web::storage("localStorage", "getItem", &[LEVEL_KEY])
         .and_then(|v| v.as_string())
         .and_then(|v| Level::parse(&v))
         .unwrap_or_default()
@@ -373,7 +373,7 @@ fn picked(ev: &web_sys::Event) -> Option<Level> {
     use wasm_bindgen::JsCast;
     let s = ev.target()?.dyn_into::<web_sys::HtmlSelectElement>().ok()?;
     let l = Level::parse(&s.value()).unwrap_or_default();
-    crate::dom::storage("localStorage", "setItem", &[LEVEL_KEY, l.name()]);
+    crate::web::storage("localStorage", "setItem", &[LEVEL_KEY, l.name()]);
     Some(l)
 }
 
@@ -545,11 +545,11 @@ fn sync_walk(
             });
             let mut fresh = false;
             if !same {
-                let t0 = crate::engine::wall_now();
+                let t0 = crate::web::wall_now();
                 st.walk = stampede::walkthrough::walk(&r.scenario, r.seed, who, level);
                 // What working it out cost (BENCHMARKS.md), on <html>.
-                if let Some(html) = crate::dom::document().document_element() {
-                    let ms = stampede::metrics::one_decimal(crate::engine::wall_now() - t0);
+                if let Some(html) = crate::web::document().document_element() {
+                    let ms = stampede::metrics::one_decimal(crate::web::wall_now() - t0);
                     crate::dom::set(&html, "data-walk-ms", &ms);
                 }
                 // What the thread decided before it was followed is behind
@@ -679,7 +679,7 @@ fn write_walk(v: &WalkView, st: &WalkState, following: bool, level: Level) {
         put(&v.options, &b);
     }
     // A keyboard learner who just answered goes on from the new options.
-    let doc = crate::dom::document();
+    let doc = crate::web::document();
     let here = doc
         .active_element()
         .is_none_or(|e| Some(&e) == doc.body().as_deref() || v.root.contains(Some(&e)));
@@ -710,7 +710,7 @@ fn bring_into_view(e: &web_sys::Element) {
             .and_then(|r| Reflect::get(r, &name.into()).ok())
             .and_then(|v| v.as_f64())
     };
-    let height = crate::engine::window()
+    let height = crate::web::window()
         .inner_height()
         .ok()
         .and_then(|h| h.as_f64());

@@ -104,7 +104,8 @@ impl<'a> Table<'a> {
 /// Builds the panel at the end of the side column and keeps it on the
 /// running lesson's preset.
 pub fn mount(base: leptos::prelude::Memo<Option<&'static str>>) {
-    use crate::dom::{document, el, put, set, set_text, text_el};
+    use crate::dom::{el, put, set, set_text, text_el};
+    use crate::web::document;
     use leptos::prelude::*;
     let doc = document();
     let (Some(side), None) = (

@@ -600,13 +600,13 @@ fn run_choices(
 fn slices(mut fleet: Box<stampede::Fleet>, done: impl FnOnce(stampede::Report) + 'static) {
     set_timeout(
         move || {
-            let start = crate::engine::wall_now();
+            let start = crate::web::wall_now();
             loop {
                 if fleet.advance_to(u64::MAX, 2_000) {
                     done(fleet.report());
                     return;
                 }
-                if crate::engine::wall_now() - start > 8.0 {
+                if crate::web::wall_now() - start > 8.0 {
                     break;
                 }
             }
@@ -668,7 +668,7 @@ fn scripts() -> web_sys::Element {
 
 /// Opens the scripts and brings them into view.
 fn open_scripts() {
-    if let Some(d) = crate::dom::document().get_element_by_id("fencing") {
+    if let Some(d) = crate::web::document().get_element_by_id("fencing") {
         let _ = d.set_attribute("open", "");
         d.scroll_into_view();
     }

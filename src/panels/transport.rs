@@ -486,10 +486,10 @@ fn build_transport(
 /// Where a question's link remembers which question it came from.
 const FROM_KEY: &str = "stampede-from-question";
 
-/// sessionStorage (see [`crate::dom::storage`]); a browser that refuses
+/// sessionStorage (see [`crate::web::storage`]); a browser that refuses
 /// storage just forgets.
 fn session(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
-    crate::dom::storage("sessionStorage", method, args)
+    crate::web::storage("sessionStorage", method, args)
 }
 
 /// What a question's link left for the page it opened: the question's
@@ -509,7 +509,8 @@ pub fn parse_from(text: &str) -> Option<(u32, String, String)> {
 /// way back ("Back to question 13", `data-control="back-to-question"`) and
 /// brings the counter the answer names into view.
 pub fn question_links() {
-    use crate::dom::{document, el, put, set, set_text};
+    use crate::dom::{el, put, set, set_text};
+    use crate::web::document;
     use wasm_bindgen::JsCast;
     let doc = document();
     let remember =
@@ -580,7 +581,7 @@ pub fn question_links() {
 /// marks it.
 fn find_then_show(selector: String, tries: u32) {
     use wasm_bindgen::JsCast;
-    let doc = crate::dom::document();
+    let doc = crate::web::document();
     let started = doc
         .document_element()
         .is_some_and(|e| e.has_attribute("data-started"));
@@ -611,7 +612,7 @@ fn find_then_show(selector: String, tries: u32) {
             let next = wasm_bindgen::closure::Closure::once_into_js(move || {
                 find_then_show(selector, tries - 1)
             });
-            let _ = crate::engine::window()
+            let _ = crate::web::window()
                 .set_timeout_with_callback_and_timeout_and_arguments_0(next.unchecked_ref(), 150);
         }
         _ => {}

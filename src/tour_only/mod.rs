@@ -40,7 +40,7 @@ pub mod playlist {
     /// "Add this view", which loads the full build and adds the view there
     /// (the tour step at its moment).
     pub fn mount(_: Drive) {
-        let doc = crate::dom::document();
+        let doc = crate::web::document();
         if let Some(host) = doc
             .query_selector("header.topbar .room")
             .ok()
@@ -59,9 +59,9 @@ pub mod playlist {
 pub mod qr {
     pub fn install() {
         let before = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(|| {
-            let w = crate::engine::window();
+            let w = crate::web::window();
             let link = crate::embed::room_link(&w.location().href().unwrap_or_default());
-            if let Ok(all) = crate::dom::document().query_selector_all("[data-qr]") {
+            if let Ok(all) = crate::web::document().query_selector_all("[data-qr]") {
                 for i in 0..all.length() {
                     if let Some(e) = all
                         .item(i)
@@ -72,7 +72,7 @@ pub mod qr {
                 }
             }
         });
-        let _ = crate::engine::window().add_event_listener_with_callback(
+        let _ = crate::web::window().add_event_listener_with_callback(
             "beforeprint",
             wasm_bindgen::JsCast::unchecked_ref(before.as_ref()),
         );
@@ -84,7 +84,7 @@ pub mod qr {
                 }
             },
         );
-        let _ = crate::engine::window().add_event_listener_with_callback(
+        let _ = crate::web::window().add_event_listener_with_callback(
             "keydown",
             wasm_bindgen::JsCast::unchecked_ref(keys.as_ref()),
         );

@@ -20,8 +20,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, MediaRecorder};
 
-use crate::dom::{button, document, el, put, set, set_text, Listeners};
-use crate::engine::{wall_now, window};
+use crate::dom::{button, el, put, set, set_text, Listeners};
+use crate::web::{document, wall_now, window};
 
 /// The types tried, best first; the first the browser records is used.
 const TYPES: [&str; 3] = [
