@@ -62,7 +62,7 @@ LAYERS = {
     "engine.rs": "stage",
     # the page: what the views share (no view of its own), the two builds'
     # hand-over and the crash screen
-    "page/": "page",
+    "page.rs": "page",
     "more.rs": "page",
     "panic.rs": "page",
     # the experiment: the fleet being run, its clock and its link; no web types

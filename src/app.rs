@@ -13,11 +13,12 @@ use crate::engine::{start_loop, Engine, Surface};
 use crate::knobs::KnobPanel;
 use crate::lesson::presenter::{self, Room};
 use crate::lesson::tour;
-use crate::lesson::tour_view::{self, Drive};
+use crate::lesson::tour_view;
+use crate::page::{contrast_of, Command, Contrast, Drive};
 use crate::palette::{colour, Glyph, LOOKS};
 #[cfg(feature = "full")]
 use crate::transport::PresetPicker;
-use crate::transport::{Command, Transport};
+use crate::transport::Transport;
 use crate::url_state::{self, PageState};
 use crate::web::window;
 
@@ -46,20 +47,6 @@ fn write_url(query: &str, hash: &str, push: bool) {
             h.replace_state_with_url(&JsValue::NULL, "", Some(&url))
         };
     }
-}
-
-/// A contrast run: its scenario, its seed, its counters at the end.
-pub type Contrast = (stampede::Scenario, u64, stampede::Report);
-
-/// The contrast run of `s` on seed `sd`, if it has been run.
-pub fn contrast_of<'a>(
-    have: &'a [Contrast],
-    s: &stampede::Scenario,
-    sd: u64,
-) -> Option<&'a stampede::Report> {
-    have.iter()
-        .find(|(c, d, _)| c == s && *d == sd)
-        .map(|(_, _, r)| r)
 }
 
 /// A drill link (`?drill=NAME`): the drill, whether the list opens, and
@@ -176,7 +163,7 @@ pub fn App() -> impl IntoView {
     let playing = RwSignal::new(true);
     // A tour step's prediction is open: its run waits at t = 0.
     let asking = RwSignal::new(false);
-    let follow = RwSignal::new(crate::code_panel::Follow::Nobody);
+    let follow = RwSignal::new(crate::page::Follow::Nobody);
     // The sandbox pauses while the A/B view is open (it runs its own clock).
     Effect::new(move |_| {
         if compare.get().is_some() {
@@ -416,7 +403,7 @@ pub fn App() -> impl IntoView {
     });
     Effect::new(move |_| {
         scenario.track();
-        follow.set(crate::code_panel::Follow::Nobody);
+        follow.set(crate::page::Follow::Nobody);
     });
     let pointer = window_event_listener(leptos::ev::pointermove, move |_| room.pointer_moved());
     on_cleanup(move || pointer.remove());
@@ -653,7 +640,7 @@ pub fn App() -> impl IntoView {
             Closure::<dyn FnMut(web_sys::MouseEvent)>::new(move |ev: web_sys::MouseEvent| {
                 let (x, y) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
                 if let Some(g) = engine.try_with_value(|e| e.thread_at(x, y)).flatten() {
-                    follow.set(crate::code_panel::Follow::Thread(g));
+                    follow.set(crate::page::Follow::Thread(g));
                 }
             });
         let _ = stage.add_event_listener_with_callback("click", click.as_ref().unchecked_ref());

@@ -13,14 +13,14 @@ use web_sys::{Element, HtmlCanvasElement};
 
 use crate::chart;
 use crate::clock::{speed_label, virtual_label, virtual_step, FRAME_BUDGET_MS};
-use crate::counters::label_of;
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::engine::{Animate, Surface};
 use crate::fleet_layout::stage_height;
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::Lab;
+use crate::page::label_of;
+use crate::page::Command;
 use crate::palette::scheme;
-use crate::transport::Command;
 use crate::web::{wall_now, window};
 
 /// Height of each side's chart (css px).

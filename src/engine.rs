@@ -16,9 +16,9 @@ use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement, MediaQueryList
 use crate::clock::{virtual_step, FRAME_BUDGET_MS};
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::{Defence, Lab};
+use crate::page::Command;
 use crate::palette::scheme;
 use crate::reading::Reading;
-use crate::transport::Command;
 use crate::web::{wall_now, window};
 use crate::{chart, panic};
 
@@ -133,7 +133,7 @@ pub(crate) struct Engine {
     pub(crate) reduced: bool,
     /// Whose path through the read path is followed (ringed on the stage,
     /// its line marked in the listing).
-    pub(crate) follow: crate::code_panel::Follow,
+    pub(crate) follow: crate::page::Follow,
     /// Where playback pauses for the walk-through's question (µs).
     pub(crate) hold: Option<u64>,
     /// The virtual time last painted under reduced motion, and how many
@@ -376,13 +376,13 @@ impl Engine {
         // where it is on the read path is the core's (`read_path::Places`).
         let states = fleet.thread_states();
         let places = lab.places();
-        if self.follow == crate::code_panel::Follow::ClaimHolder {
+        if self.follow == crate::page::Follow::ClaimHolder {
             if let Some(g) = places.first_winner() {
-                self.follow = crate::code_panel::Follow::Thread(g);
+                self.follow = crate::page::Follow::Thread(g);
             }
         }
         let followed = match self.follow {
-            crate::code_panel::Follow::Thread(g) => states
+            crate::page::Follow::Thread(g) => states
                 .get(g as usize)
                 .map(|s| (g, *s, places.of(g), places.crashed_at(g))),
             _ => None,

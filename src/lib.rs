@@ -33,6 +33,7 @@ pub mod experiment;
 pub mod kit;
 pub mod lesson;
 pub mod more;
+pub mod page;
 pub mod panels;
 pub mod panic;
 #[cfg(feature = "full")]

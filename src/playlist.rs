@@ -31,7 +31,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Element;
 
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
-use crate::lesson::tour_view::Drive;
+use crate::page::Drive;
 use crate::web::{document, storage, window};
 
 /// Where the list being built is kept (localStorage), in its link form.

@@ -21,12 +21,13 @@ use web_sys::Element;
 
 #[cfg(feature = "full")]
 use super::tour::{self, Level};
-use super::tour_view::{storage_call, Drive};
 #[cfg(feature = "full")]
 use crate::dom::{button, set_text, Listeners};
 use crate::dom::{el, put, set, text_el};
+use crate::page::Drive;
 #[cfg(feature = "full")]
 use crate::web::document;
+use crate::web::local_storage;
 
 /// Where the record is kept.
 const KEY: &str = "stampede-progress";
@@ -51,7 +52,7 @@ fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
     STATE.with(|s| {
         let mut s = s.borrow_mut();
         let st = s.get_or_insert_with(|| {
-            let (progress, notice) = match storage_call("getItem", &[KEY]) {
+            let (progress, notice) = match local_storage("getItem", &[KEY]) {
                 None => (
                     Progress::default(),
                     Some("This browser keeps no storage for this page, so progress lasts until you leave it.".to_string()),
@@ -83,7 +84,7 @@ pub fn change(f: impl FnOnce(&mut Progress)) {
     let Some(text) = text else {
         return;
     };
-    if storage_call("setItem", &[KEY, &text]).is_none() {
+    if local_storage("setItem", &[KEY, &text]).is_none() {
         with_state(|s| {
             s.notice = s.notice.take().or(Some("This browser refused to keep progress (its storage is full or off); it lasts until you leave the page.".into()))
         });
@@ -345,7 +346,7 @@ pub fn mount(d: Drive) {
         with_state(|s| {
             s.notice = Some("Progress reset: this browser keeps nothing of it now.".into())
         });
-        let _ = storage_call("removeItem", &[KEY]);
+        let _ = local_storage("removeItem", &[KEY]);
         redraw();
     });
 

@@ -8,9 +8,9 @@ use std::cell::Cell;
 use leptos::prelude::*;
 use web_sys::Element;
 
-use super::tour_view::Drive;
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::fleet_layout::Layout;
+use crate::page::Drive;
 use crate::palette::Scheme;
 use crate::web::{document, storage};
 

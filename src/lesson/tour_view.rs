@@ -10,77 +10,12 @@ use web_sys::Element;
 
 use super::tour::{self, Level, Place};
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
-use crate::reading::Reading;
-use crate::url_state;
-use crate::web::document;
-
-/// The page state a step sets.
-#[derive(Clone, Copy)]
-pub struct Drive {
-    pub tour: RwSignal<Option<Place>>,
-    pub scenario: RwSignal<stampede::Scenario>,
-    pub seed: RwSignal<u64>,
-    pub speed: RwSignal<f64>,
-    pub compare: RwSignal<Option<&'static str>>,
-    pub reading: RwSignal<Reading>,
-    /// The counter that proves the running lesson (announced outside the tour).
-    pub proof: Memo<stampede::lesson::Proof>,
-    /// The runs a step's words compare against (`then.` in its text).
-    pub contrasts: RwSignal<Vec<crate::app::Contrast>>,
-    /// The transport: a step that pauses mid-run seeks there.
-    pub send: Callback<crate::transport::Command>,
-    /// The run is playing (a jump past the pause, End, does not pause it).
-    pub playing: RwSignal<bool>,
-    /// A prediction is open: the step's run waits at t = 0. Any command of
-    /// the transport (Space, End, the scrubber) clears it: "just show me".
-    pub asking: RwSignal<bool>,
-    /// The step the page's link opens at a moment (`at=`): read at start,
-    /// before the address is written again.
-    pub opens_at: Option<Place>,
-}
+use crate::page::Drive;
+use crate::web::{document, local_storage};
 
 /// The shortest gap between two announcements of a running number: a
 /// screen reader finishes a short sentence, and the next one is news.
 const ANNOUNCE_EVERY_MS: f64 = 4000.0;
-
-impl Drive {
-    pub fn next(&self) {
-        if let Some(p) = self.tour.get_untracked().and_then(tour::next) {
-            self.tour.set(Some(p));
-        }
-    }
-
-    pub fn back(&self) {
-        if let Some(p) = self.tour.get_untracked().and_then(tour::back) {
-            self.tour.set(Some(p));
-        }
-    }
-
-    /// Leaves the tour for the sandbox on a share link's scenario.
-    pub fn open(&self, query: &str) {
-        self.tour.set(None);
-        self.set_query(query);
-    }
-
-    /// Sets the step's scenario; the page then runs it from t = 0.
-    fn apply(&self, step: &tour::Step) {
-        self.set_query(step.query);
-    }
-
-    fn set_query(&self, query: &str) {
-        let (state, _) = url_state::parse(query);
-        self.compare.set(None);
-        self.speed.set(state.speed);
-        // Setting a signal reruns its effects even with an equal value, and
-        // a new seed or scenario rebuilds the fleet: only what changed.
-        if self.seed.get_untracked() != state.seed {
-            self.seed.set(state.seed);
-        }
-        if self.scenario.with_untracked(|s| *s != state.scenario) {
-            self.scenario.set(state.scenario);
-        }
-    }
-}
 
 struct Bar {
     root: Element,
@@ -131,21 +66,15 @@ struct BetView {
 /// Where "skip predictions" is remembered.
 const SKIP_KEY: &str = "stampede-skip-predictions";
 
-/// localStorage (see [`crate::web::storage`]); a browser that refuses
-/// storage just forgets.
-pub(crate) fn storage_call(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
-    crate::web::storage("localStorage", method, args)
-}
-
 fn skipping() -> bool {
-    storage_call("getItem", &[SKIP_KEY]).and_then(|v| v.as_string()) == Some("1".into())
+    local_storage("getItem", &[SKIP_KEY]).and_then(|v| v.as_string()) == Some("1".into())
 }
 
 fn set_skipping(on: bool) {
     if on {
-        storage_call("setItem", &[SKIP_KEY, "1"]);
+        local_storage("setItem", &[SKIP_KEY, "1"]);
     } else {
-        storage_call("removeItem", &[SKIP_KEY]);
+        local_storage("removeItem", &[SKIP_KEY]);
     }
 }
 
@@ -520,7 +449,7 @@ pub fn mount(d: Drive) {
         };
         let (value, settled) = d.reading.with(|r| (r.field(metric), r.at_end));
         let now = crate::web::wall_now();
-        let line = format!("{}: {value}", crate::counters::label_of(metric));
+        let line = format!("{}: {value}", crate::page::label_of(metric));
         let (last, at) = said.get_value();
         if value.is_empty() || line == last || (!settled && now - at < ANNOUNCE_EVERY_MS) {
             return;
@@ -583,7 +512,7 @@ pub fn mount(d: Drive) {
                 bet.set(Bet::Watching(None));
             }
             Some(_) => {
-                d.send.run(crate::transport::Command::Restart);
+                d.send.run(crate::page::Command::Restart);
                 d.asking.set(true);
                 d.playing.set(false);
                 bet.set(Bet::Asking);
@@ -675,7 +604,7 @@ pub fn mount(d: Drive) {
                 d.reading.with(|r| {
                     let then = then
                         .as_ref()
-                        .and_then(|(c, sd, _)| crate::app::contrast_of(have, c, *sd));
+                        .and_then(|(c, sd, _)| crate::page::contrast_of(have, c, *sd));
                     let (b, n, a) = tour::render(step, s, &r.report, r.at_end, then);
                     (b, n, a, (r.now, r.at_end))
                 })
@@ -746,7 +675,7 @@ pub fn mount(d: Drive) {
                 // Crossed while playing: stop at the moment. A jump past it
                 // (End, the scrubber) stays where it went.
                 if d.playing.get_untracked() {
-                    d.send.run(crate::transport::Command::Seek(us));
+                    d.send.run(crate::page::Command::Seek(us));
                 }
             }
         }

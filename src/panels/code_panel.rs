@@ -9,6 +9,7 @@ use stampede::sim::EventKind;
 use stampede::walkthrough::Walk;
 use stampede::walkthrough::{Level, Who};
 
+use crate::page::Follow;
 use crate::reading::Reading;
 
 pub use crate::lab::{count, Tally, KINDS};
@@ -86,17 +87,6 @@ pub const LISTING: [Line; 13] = [
         &[(E::Respond, "answers")],
     ),
 ];
-
-/// Whose path through the listing the panel follows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Follow {
-    #[default]
-    Nobody,
-    /// A thread by global index (instance × threads + thread).
-    Thread(u32),
-    /// Whichever thread next holds the claim (then that thread).
-    ClaimHolder,
-}
 
 /// The picker's choices: (value, label, what to follow for a fleet of
 /// `threads` threads per instance).

@@ -169,7 +169,7 @@ pub fn mount(base: leptos::prelude::Memo<Option<&'static str>>) {
             for (r, (metric, then, now)) in table.rows_for(p).zip(&now) {
                 let tr = el("tr", "");
                 set(&tr, "data-conformance", metric);
-                put(&tr, &text_el("th", "", crate::counters::label_of(metric)));
+                put(&tr, &text_el("th", "", crate::page::label_of(metric)));
                 put(&tr, &text_el("td", "num", &now.to_string()));
                 put(&tr, &text_el("td", "num", &r.real.to_string()));
                 put(&tr, &text_el("td", "", r.tolerance));

@@ -8,87 +8,9 @@ use stampede::metrics::Report;
 use wasm_bindgen::JsCast;
 
 use crate::lab::{Defence, Score};
+use crate::page::{label_of, HEADLINE};
 
 pub use crate::reading::Reading;
-
-/// A counter the page shows: `name` is the `Report` field and the `data-metric`.
-#[derive(Clone, Copy, Debug)]
-pub struct Counter {
-    pub name: &'static str,
-    pub label: &'static str,
-}
-
-const fn counter(name: &'static str, label: &'static str) -> Counter {
-    Counter { name, label }
-}
-
-/// The counters the lessons point at.
-pub const HEADLINE: [Counter; 6] = [
-    counter("recomputes", "recomputes"),
-    counter("claim_attempts", "claim attempts"),
-    counter("redis_round_trips", "Redis round trips"),
-    counter("origin_peak_concurrency", "origin peak"),
-    counter("errors", "errors"),
-    counter("timeouts", "timeouts"),
-];
-
-/// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 40] = [
-    ("requests", "requests"),
-    ("hits", "cache hits"),
-    ("stale_served", "stale served"),
-    ("computed", "computed"),
-    ("shared", "shared results"),
-    ("degraded", "degraded"),
-    ("pinned", "pinned threads"),
-    ("misses", "misses"),
-    ("early_refreshes", "early refreshes"),
-    ("overlapping_recomputes", "overlapping recomputes"),
-    ("origin_failures", "origin failures"),
-    ("origin_timeouts", "origin timeouts"),
-    ("claim_wins", "claims won"),
-    ("releases", "releases"),
-    ("releases_refused", "releases refused"),
-    ("releases_refused_expired", "refused: claim expired"),
-    ("releases_refused_taken", "refused: claim taken"),
-    ("redis_errors", "Redis errors"),
-    ("redis_skipped", "Redis commands skipped (breaker)"),
-    ("redis_queue_peak", "Redis queue peak"),
-    ("redis_p99_ms", "Redis round trip p99 ms"),
-    ("local_hits", "local copy hits"),
-    ("retries", "retries"),
-    ("rejected", "turned away (open loop)"),
-    ("values_written", "values written"),
-    ("stale_overwrites", "older value written last"),
-    ("writes_refused", "fenced writes refused"),
-    ("negative_hits", "negative hits"),
-    ("remembered_failures", "remembered failures"),
-    ("corrupted", "corrupted"),
-    ("crashed", "crashed"),
-    ("admission_waits", "admission waits"),
-    ("admission_shed", "shed by admission"),
-    ("handovers", "flights handed over"),
-    ("p50_ms", "p50 ms"),
-    ("p99_ms", "p99 ms"),
-    ("max_ms", "max ms"),
-    ("max_wait_ms", "longest wait ms"),
-    ("elapsed_ms", "elapsed ms"),
-    ("events", "events"),
-];
-
-pub fn label_of(name: &str) -> &str {
-    LABELS
-        .iter()
-        .chain(
-            HEADLINE
-                .iter()
-                .map(|c| (c.name, c.label))
-                .collect::<Vec<_>>()
-                .iter(),
-        )
-        .find(|(k, _)| *k == name)
-        .map_or(name, |(_, v)| v)
-}
 
 /// Every `Report` field that is not a headline, in the core's order.
 pub fn detail_names() -> Vec<String> {

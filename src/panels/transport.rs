@@ -10,29 +10,11 @@ use stampede::scenario::PRESETS;
 #[cfg(feature = "full")]
 use crate::clock::default_speed;
 use crate::clock::{position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
+use crate::page::Command;
 use crate::reading::Reading;
 
 #[cfg(feature = "full")]
 mod clip;
-
-/// What the buttons ask the animation loop to do.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Command {
-    TogglePlay,
-    Step,
-    /// A step back (a tenth of the visible window).
-    StepBack,
-    /// Jump to the next timeline marker and pause.
-    NextEvent,
-    Restart,
-    Replay,
-    /// Jump to this virtual time (µs) and pause.
-    Seek(u64),
-    /// A key the tour takes (the page moves through its steps instead).
-    Tour,
-    /// A key for the room: presenter mode, full screen, the card's rows, help.
-    Room,
-}
 
 pub use stampede::scenario::{closest_preset, preset_of};
 

@@ -6,7 +6,7 @@
 /// The A/B view: the full build's. The tour build loads the full one as
 /// soon as the A/B view is asked for, so nothing here is ever open.
 pub mod compare {
-    use crate::transport::Command;
+    use crate::page::Command;
 
     /// No A/B view is open: the key is the sandbox's.
     pub(crate) fn key(_: Command) -> bool {
@@ -19,7 +19,7 @@ pub mod compare {
 
 /// A trainer's list: the full build's (a list's link opens the full build).
 pub mod playlist {
-    use crate::lesson::tour_view::Drive;
+    use crate::page::Drive;
     use stampede::scenario::Notice;
 
     /// No list is open in the tour build: nothing to read from the address.

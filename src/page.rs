@@ -1,0 +1,198 @@
+//! The page: what the views share and none of them owns. The commands the
+//! transport sends the animation loop, whom the code panel follows, the
+//! counters' names and labels, the contrast runs, and `Drive`, the page
+//! state a tour step, a playlist item or a link sets. No view of its own:
+//! every view imports from here, this imports no view.
+
+use leptos::prelude::*;
+use stampede::tour::{self, Place};
+
+use crate::reading::Reading;
+use crate::url_state;
+
+/// What the buttons ask the animation loop to do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Command {
+    TogglePlay,
+    Step,
+    /// A step back (a tenth of the visible window).
+    StepBack,
+    /// Jump to the next timeline marker and pause.
+    NextEvent,
+    Restart,
+    Replay,
+    /// Jump to this virtual time (µs) and pause.
+    Seek(u64),
+    /// A key the tour takes (the page moves through its steps instead).
+    Tour,
+    /// A key for the room: presenter mode, full screen, the card's rows, help.
+    Room,
+}
+
+/// Whose path through the listing the panel follows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Follow {
+    #[default]
+    Nobody,
+    /// A thread by global index (instance × threads + thread).
+    Thread(u32),
+    /// Whichever thread next holds the claim (then that thread).
+    ClaimHolder,
+}
+
+/// A contrast run: its scenario, its seed, its counters at the end.
+pub type Contrast = (stampede::Scenario, u64, stampede::Report);
+
+/// The contrast run of `s` on seed `sd`, if it has been run.
+pub fn contrast_of<'a>(
+    have: &'a [Contrast],
+    s: &stampede::Scenario,
+    sd: u64,
+) -> Option<&'a stampede::Report> {
+    have.iter()
+        .find(|(c, d, _)| c == s && *d == sd)
+        .map(|(_, _, r)| r)
+}
+
+/// A counter the page shows: `name` is the `Report` field and the `data-metric`.
+#[derive(Clone, Copy, Debug)]
+pub struct Counter {
+    pub name: &'static str,
+    pub label: &'static str,
+}
+
+const fn counter(name: &'static str, label: &'static str) -> Counter {
+    Counter { name, label }
+}
+
+/// The counters the lessons point at.
+pub const HEADLINE: [Counter; 6] = [
+    counter("recomputes", "recomputes"),
+    counter("claim_attempts", "claim attempts"),
+    counter("redis_round_trips", "Redis round trips"),
+    counter("origin_peak_concurrency", "origin peak"),
+    counter("errors", "errors"),
+    counter("timeouts", "timeouts"),
+];
+
+/// Human labels for the other `Report` fields (the field name otherwise).
+const LABELS: [(&str, &str); 40] = [
+    ("requests", "requests"),
+    ("hits", "cache hits"),
+    ("stale_served", "stale served"),
+    ("computed", "computed"),
+    ("shared", "shared results"),
+    ("degraded", "degraded"),
+    ("pinned", "pinned threads"),
+    ("misses", "misses"),
+    ("early_refreshes", "early refreshes"),
+    ("overlapping_recomputes", "overlapping recomputes"),
+    ("origin_failures", "origin failures"),
+    ("origin_timeouts", "origin timeouts"),
+    ("claim_wins", "claims won"),
+    ("releases", "releases"),
+    ("releases_refused", "releases refused"),
+    ("releases_refused_expired", "refused: claim expired"),
+    ("releases_refused_taken", "refused: claim taken"),
+    ("redis_errors", "Redis errors"),
+    ("redis_skipped", "Redis commands skipped (breaker)"),
+    ("redis_queue_peak", "Redis queue peak"),
+    ("redis_p99_ms", "Redis round trip p99 ms"),
+    ("local_hits", "local copy hits"),
+    ("retries", "retries"),
+    ("rejected", "turned away (open loop)"),
+    ("values_written", "values written"),
+    ("stale_overwrites", "older value written last"),
+    ("writes_refused", "fenced writes refused"),
+    ("negative_hits", "negative hits"),
+    ("remembered_failures", "remembered failures"),
+    ("corrupted", "corrupted"),
+    ("crashed", "crashed"),
+    ("admission_waits", "admission waits"),
+    ("admission_shed", "shed by admission"),
+    ("handovers", "flights handed over"),
+    ("p50_ms", "p50 ms"),
+    ("p99_ms", "p99 ms"),
+    ("max_ms", "max ms"),
+    ("max_wait_ms", "longest wait ms"),
+    ("elapsed_ms", "elapsed ms"),
+    ("events", "events"),
+];
+
+pub fn label_of(name: &str) -> &str {
+    LABELS
+        .iter()
+        .chain(
+            HEADLINE
+                .iter()
+                .map(|c| (c.name, c.label))
+                .collect::<Vec<_>>()
+                .iter(),
+        )
+        .find(|(k, _)| *k == name)
+        .map_or(name, |(_, v)| v)
+}
+
+/// The page state a step sets.
+#[derive(Clone, Copy)]
+pub struct Drive {
+    pub tour: RwSignal<Option<Place>>,
+    pub scenario: RwSignal<stampede::Scenario>,
+    pub seed: RwSignal<u64>,
+    pub speed: RwSignal<f64>,
+    pub compare: RwSignal<Option<&'static str>>,
+    pub reading: RwSignal<Reading>,
+    /// The counter that proves the running lesson (announced outside the tour).
+    pub proof: Memo<stampede::lesson::Proof>,
+    /// The runs a step's words compare against (`then.` in its text).
+    pub contrasts: RwSignal<Vec<Contrast>>,
+    /// The transport: a step that pauses mid-run seeks there.
+    pub send: Callback<Command>,
+    /// The run is playing (a jump past the pause, End, does not pause it).
+    pub playing: RwSignal<bool>,
+    /// A prediction is open: the step's run waits at t = 0. Any command of
+    /// the transport (Space, End, the scrubber) clears it: "just show me".
+    pub asking: RwSignal<bool>,
+    /// The step the page's link opens at a moment (`at=`): read at start,
+    /// before the address is written again.
+    pub opens_at: Option<Place>,
+}
+
+impl Drive {
+    pub fn next(&self) {
+        if let Some(p) = self.tour.get_untracked().and_then(tour::next) {
+            self.tour.set(Some(p));
+        }
+    }
+
+    pub fn back(&self) {
+        if let Some(p) = self.tour.get_untracked().and_then(tour::back) {
+            self.tour.set(Some(p));
+        }
+    }
+
+    /// Leaves the tour for the sandbox on a share link's scenario.
+    pub fn open(&self, query: &str) {
+        self.tour.set(None);
+        self.set_query(query);
+    }
+
+    /// Sets the step's scenario; the page then runs it from t = 0.
+    pub(crate) fn apply(&self, step: &tour::Step) {
+        self.set_query(step.query);
+    }
+
+    fn set_query(&self, query: &str) {
+        let (state, _) = url_state::parse(query);
+        self.compare.set(None);
+        self.speed.set(state.speed);
+        // Setting a signal reruns its effects even with an equal value, and
+        // a new seed or scenario rebuilds the fleet: only what changed.
+        if self.seed.get_untracked() != state.seed {
+            self.seed.set(state.seed);
+        }
+        if self.scenario.with_untracked(|s| *s != state.scenario) {
+            self.scenario.set(state.scenario);
+        }
+    }
+}
