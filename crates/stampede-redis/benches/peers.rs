@@ -387,7 +387,10 @@ fn redis_claims(c: &mut Criterion) {
             let store = store.clone();
             async move {
                 let t = store.claim("bench", ttl).await.unwrap().unwrap();
-                assert!(store.release("bench", &t).await.unwrap());
+                assert_eq!(
+                    store.release("bench", &t).await.unwrap(),
+                    stampede_redis::Release::Released
+                );
             }
         })
     });

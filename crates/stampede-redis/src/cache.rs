@@ -144,6 +144,18 @@ pub enum BuildError {
     /// Something the builder needs was not given (the Redis URL, the
     /// origin).
     Missing(&'static str),
+    /// The claim TTL breaks the rule TTL ≥ origin timeout + the write: a
+    /// holder could still be computing (or writing) when its claim expires,
+    /// and another instance would start a second recompute.
+    ClaimTtl {
+        /// The claim TTL asked for.
+        claim_ttl: Duration,
+        /// The origin call's bound ([`CacheBuilder::origin_timeout`]).
+        origin_timeout: Duration,
+        /// The write's bound: the Redis timeout
+        /// ([`CacheBuilder::redis_timeout`]).
+        write: Duration,
+    },
     /// Redis refused the connection or the script load.
     Redis(redis::RedisError),
 }
@@ -152,6 +164,20 @@ impl fmt::Display for BuildError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             BuildError::Missing(what) => write!(f, "the cache builder needs {what}"),
+            BuildError::ClaimTtl {
+                claim_ttl,
+                origin_timeout,
+                write,
+            } => write!(
+                f,
+                "the claim TTL ({} ms) is shorter than the origin timeout ({} ms) plus the write ({} ms): \
+                 a holder could still be working when its claim expires; \
+                 make the claim TTL at least {} ms, or the origin timeout shorter",
+                claim_ttl.as_millis(),
+                origin_timeout.as_millis(),
+                write.as_millis(),
+                (*origin_timeout + *write).as_millis()
+            ),
             BuildError::Redis(e) => write!(f, "Redis: {e}"),
         }
     }
@@ -161,7 +187,7 @@ impl std::error::Error for BuildError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             BuildError::Redis(e) => Some(e),
-            BuildError::Missing(_) => None,
+            BuildError::Missing(_) | BuildError::ClaimTtl { .. } => None,
         }
     }
 }
@@ -303,12 +329,19 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
 
 /// Builds a [`Cache`]. Defaults: singleflight on, [`ClaimMode::Inner`],
 /// [`LoserPolicy::Wait`], [`RedisErrorPolicy::Open`], a 1 s deadline, a
-/// 3 s origin timeout, values fresh for 10 s, no stale window, a 5 s claim
-/// TTL, a 50 ms poll, no negative caching, no admission limit, no jitter,
-/// no XFetch, unfenced writes.
+/// 3 s origin timeout, values fresh for 10 s, no stale window, a claim TTL
+/// that follows the origin timeout (see [`CacheBuilder::claim_ttl`]: 3.2 s
+/// with the other defaults), a 50 ms poll, a 100 ms Redis timeout
+/// ([`REDIS_TIMEOUT`](crate::driver::REDIS_TIMEOUT)), no breaker, no
+/// negative caching, no admission limit, no jitter, no XFetch, unfenced
+/// writes. Every duration is a [`Duration`]; Redis keeps them in whole
+/// milliseconds (a shorter one counts as 1 ms).
 pub struct CacheBuilder<V, C = Json> {
     target: Option<Target>,
     strategy: Strategy,
+    /// The claim TTL was given ([`CacheBuilder::claim_ttl`] or
+    /// [`CacheBuilder::strategy`]); otherwise it follows the origin timeout.
+    claim_ttl_given: bool,
     settings: Settings,
     origin: Option<TypedOrigin<V>>,
     codec: C,
@@ -323,6 +356,7 @@ impl<V> CacheBuilder<V, Json> {
         let ms = |v: u64| v * 1000;
         CacheBuilder {
             target: None,
+            claim_ttl_given: false,
             strategy: Strategy {
                 singleflight: true,
                 claim: ClaimMode::Inner,
@@ -361,6 +395,7 @@ impl<V, C> CacheBuilder<V, C> {
     /// which also sets the limit.
     pub fn strategy(mut self, strategy: Strategy) -> Self {
         self.strategy = strategy;
+        self.claim_ttl_given = true;
         // The admission limit's size is set by `admission` alone.
         self.strategy.admission = self.settings.admission > 0;
         self.settings.xfetch = strategy.xfetch_beta > 0.0;
@@ -424,9 +459,40 @@ impl<V, C> CacheBuilder<V, C> {
         self
     }
 
-    /// How long a claim holds if its holder never releases it.
+    /// How long a claim holds if its holder never releases it (at least
+    /// 1 ms).
+    ///
+    /// The rule: **claim TTL ≥ origin timeout + the write** (the write is
+    /// bounded by the Redis timeout), or a holder still computing loses its
+    /// claim and another instance starts a second recompute.
+    /// [`CacheBuilder::build`] refuses a TTL that breaks it
+    /// ([`BuildError::ClaimTtl`], naming both numbers).
+    ///
+    /// Not given, it follows the rule with the holder's whole work: the
+    /// re-check read, the admission queue (when [`CacheBuilder::admission`]
+    /// is on), the origin timeout and the write. With the defaults, 100 ms
+    /// + 3 s + 100 ms = 3.2 s.
     pub fn claim_ttl(mut self, ttl: Duration) -> Self {
         self.strategy.claim_ttl = micros(ttl).max(1000);
+        self.claim_ttl_given = true;
+        self
+    }
+
+    /// How long one Redis command may take before it counts as failed (a
+    /// failed read is a miss, a failed claim follows
+    /// [`CacheBuilder::on_redis_error`]); at least 1 ms. Default: 100 ms
+    /// ([`REDIS_TIMEOUT`](crate::driver::REDIS_TIMEOUT)).
+    pub fn redis_timeout(mut self, timeout: Duration) -> Self {
+        self.settings.redis_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// The breaker: after a Redis command fails or times out, send nothing
+    /// to Redis for this long (each command fails at once, unsent, as
+    /// [`CacheBuilder::on_redis_error`] says). Zero (the default) is no
+    /// breaker.
+    pub fn redis_breaker(mut self, open_for: Duration) -> Self {
+        self.settings.redis_breaker = open_for;
         self
     }
 
@@ -490,6 +556,7 @@ impl<V, C> CacheBuilder<V, C> {
     pub fn codec<C2>(self, codec: C2) -> CacheBuilder<V, C2> {
         CacheBuilder {
             target: self.target,
+            claim_ttl_given: self.claim_ttl_given,
             strategy: self.strategy,
             settings: self.settings,
             origin: self.origin,
@@ -499,8 +566,38 @@ impl<V, C> CacheBuilder<V, C> {
 }
 
 impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
+    /// The claim TTL the cache will use: the one given, if it keeps the rule
+    /// (claim TTL ≥ origin timeout + the write), or the default that
+    /// follows the origin timeout.
+    fn claim_ttl_to_use(&self) -> Result<Micros, BuildError> {
+        let s = &self.strategy;
+        // No origin timeout (a `Strategy` with the no-deadline pitfall):
+        // nothing bounds the work, and no TTL can follow it.
+        let Some(origin_timeout) = s.origin_timeout else {
+            return Ok(s.claim_ttl);
+        };
+        let write = micros(self.settings.redis_timeout);
+        if !self.claim_ttl_given {
+            let recheck = write;
+            let queue = if s.admission { s.admission_wait } else { 0 };
+            return Ok(recheck + queue + origin_timeout + write);
+        }
+        if s.claim != ClaimMode::Off && s.claim_ttl < origin_timeout + write {
+            return Err(BuildError::ClaimTtl {
+                claim_ttl: Duration::from_micros(s.claim_ttl),
+                origin_timeout: Duration::from_micros(origin_timeout),
+                write: Duration::from_micros(write),
+            });
+        }
+        Ok(s.claim_ttl)
+    }
+
     /// Connects to Redis and loads the scripts.
-    pub async fn build(self) -> Result<Cache<V, C>, BuildError> {
+    ///
+    /// Refuses a claim TTL shorter than the origin timeout plus the write
+    /// ([`BuildError::ClaimTtl`]).
+    pub async fn build(mut self) -> Result<Cache<V, C>, BuildError> {
+        self.strategy.claim_ttl = self.claim_ttl_to_use()?;
         let target = self
             .target
             .ok_or(BuildError::Missing("a Redis (.redis(url))"))?;

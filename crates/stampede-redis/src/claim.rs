@@ -18,7 +18,8 @@ use redis::{ErrorKind, RedisError, RedisResult, Script};
 
 use crate::conn::{Conn, Target};
 
-/// Deletes the claim only if it still holds this token.
+/// Deletes the claim only if it still holds this token: 1 when it did, 0
+/// when nobody holds the claim (it expired), -1 when another token does.
 pub(crate) const RELEASE: &str = include_str!("scripts/release.lua");
 
 /// Takes the claim and, in the same step, its fencing number: 0 when the
@@ -51,6 +52,29 @@ impl Token {
 impl Default for Token {
     fn default() -> Self {
         Token::new()
+    }
+}
+
+/// What a release found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Release {
+    /// The token held the claim, and it is deleted.
+    Released,
+    /// Nobody holds the claim: it expired (or was never taken).
+    Expired,
+    /// Another token holds it (it expired, and another holder took it): it
+    /// is left alone.
+    Taken,
+}
+
+impl Release {
+    /// What the release script answered (1, 0 or -1).
+    pub(crate) fn of_reply(reply: i64) -> Release {
+        match reply {
+            1 => Release::Released,
+            0 => Release::Expired,
+            _ => Release::Taken,
+        }
     }
 }
 
@@ -149,16 +173,18 @@ impl ClaimStore {
         Ok(reply.map(|_| token))
     }
 
-    /// Releases the claim if `token` still holds it; true when it did.
-    pub async fn release(&self, key: &str, token: &Token) -> RedisResult<bool> {
+    /// Releases the claim if `token` still holds it, and says what it
+    /// found: [`Release::Released`], [`Release::Expired`] (nobody holds it)
+    /// or [`Release::Taken`] (another holder does; left alone).
+    pub async fn release(&self, key: &str, token: &Token) -> RedisResult<Release> {
         check_key(key)?;
-        let deleted: i64 = self
+        let reply: i64 = self
             .release
             .key(lock_key(key))
             .arg(token.as_str())
             .invoke_async(&mut self.con.clone())
             .await?;
-        Ok(deleted == 1)
+        Ok(Release::of_reply(reply))
     }
 
     /// The token holding `key`'s claim, if any.

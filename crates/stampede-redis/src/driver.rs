@@ -22,6 +22,7 @@ use std::hash::Hash;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::Script;
@@ -31,11 +32,11 @@ use stampede::metrics::Ending;
 use stampede::read_path::{
     CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
 };
-use stampede::scenario::Scenario;
+use stampede::scenario::{RedisErrorPolicy, Scenario};
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use crate::claim::{fence_key, lock_key, value_key, Token, CLAIM_FENCED, RELEASE};
+use crate::claim::{fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, RELEASE};
 use crate::conn::{Conn, Target};
 use crate::group::CatchUnwind;
 use crate::obs;
@@ -118,6 +119,18 @@ pub struct Counters {
     pub crashed: AtomicU64,
     /// Value writes refused because a newer fence had written.
     pub writes_refused: AtomicU64,
+    /// Releases that found the request's own claim and deleted it.
+    pub released: AtomicU64,
+    /// Releases that found nobody holding the claim (it expired, or a claim
+    /// whose reply never came had not been taken).
+    pub release_expired: AtomicU64,
+    /// Releases that found another holder's claim (this one's expired and
+    /// was taken again), left alone.
+    pub release_taken: AtomicU64,
+    /// Claims whose reply never came (the command failed or timed out after
+    /// it was sent): it may have been taken all the same, so the request
+    /// released it by its token, after it on the same connection.
+    pub ambiguous_claims: AtomicU64,
     /// Requests whose task is still running (answered or not: a write, a
     /// settle or a release may still be under way).
     pub running: AtomicU64,
@@ -922,10 +935,14 @@ fn perform<O: Origin<K>, K: Key>(
                     let claim_free = !held;
                     (Input::Polled { cache, claim_free }, Got::Read(bytes))
                 }
+                // A failed or timed-out poll follows the Redis error
+                // policy, as a failed claim does: open, the claim counts as
+                // free (the machine claims, and a claim Redis cannot answer
+                // either is won, open); closed, as held (keep waiting).
                 Err(_) => (
                     Input::Polled {
                         cache: CacheReply::Error,
-                        claim_free: false,
+                        claim_free: inner.strategy.redis_error == RedisErrorPolicy::Open,
                     },
                     Got::Nothing,
                 ),
@@ -1041,7 +1058,7 @@ fn perform<O: Origin<K>, K: Key>(
             let secret = tokens.entry(token.0).or_default().clone();
             let script = inner.claim.clone();
             Box::pin(async move {
-                let r: Result<u64, _> = bounded(
+                let (r, sent): (Result<u64, _>, bool) = bounded_sent(
                     &inner,
                     script
                         .key(lock_key(&k))
@@ -1051,6 +1068,9 @@ fn perform<O: Origin<K>, K: Key>(
                         .invoke_async(&mut con),
                 )
                 .await;
+                if r.is_err() && sent {
+                    release_ambiguous(&inner, con, k, secret).await;
+                }
                 let reply = match r {
                     Ok(0) => {
                         obs::count(obs::CLAIM_LOSSES, "cache");
@@ -1069,17 +1089,9 @@ fn perform<O: Origin<K>, K: Key>(
         Step::Release { token, .. } => {
             inner.counters.releases.fetch_add(1, Ordering::Relaxed);
             let secret = tokens.get(&token.0).cloned();
-            let script = inner.release.clone();
             Box::pin(async move {
                 if let Some(secret) = secret {
-                    let _ = bounded(
-                        &inner,
-                        script
-                            .key(lock_key(&k))
-                            .arg(secret.as_str())
-                            .invoke_async::<i64>(&mut con),
-                    )
-                    .await;
+                    release_claim(&inner, &mut con, &k, &secret).await;
                 }
                 (Input::Ack, Got::Nothing)
             })
@@ -1240,21 +1252,24 @@ async fn bounded<O, K, T>(
     inner: &Inner<O, K>,
     f: impl Future<Output = redis::RedisResult<T>>,
 ) -> redis::RedisResult<T> {
+    bounded_sent(inner, f).await.0
+}
+
+/// As [`bounded`], also saying whether the command was sent (false: the
+/// breaker was open, nothing left the instance).
+async fn bounded_sent<O, K, T>(
+    inner: &Inner<O, K>,
+    f: impl Future<Output = redis::RedisResult<T>>,
+) -> (redis::RedisResult<T>, bool) {
     if inner.now() < inner.breaker_until.load(Ordering::SeqCst) {
         inner.counters.redis_skipped.fetch_add(1, Ordering::Relaxed);
-        return Err(redis::RedisError::from((
+        let skipped = redis::RedisError::from((
             redis::ErrorKind::IoError,
             "the Redis breaker is open: not sent",
-        )));
+        ));
+        return (Err(skipped), false);
     }
-    let r = tokio::time::timeout(inner.redis_timeout, f)
-        .await
-        .unwrap_or_else(|_| {
-            Err(redis::RedisError::from(std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                "Redis did not answer in time",
-            )))
-        });
+    let r = within(inner.redis_timeout, f).await;
     if r.is_err() {
         obs::count(obs::REDIS_ERRORS, "cache");
         inner.counters.redis_errors.fetch_add(1, Ordering::Relaxed);
@@ -1263,7 +1278,95 @@ async fn bounded<O, K, T>(
             inner.breaker_until.fetch_max(until, Ordering::SeqCst);
         }
     }
-    r
+    (r, true)
+}
+
+/// `f` bounded by `timeout`; a late answer is an error.
+async fn within<T>(
+    timeout: Duration,
+    f: impl Future<Output = redis::RedisResult<T>>,
+) -> redis::RedisResult<T> {
+    tokio::time::timeout(timeout, f).await.unwrap_or_else(|_| {
+        Err(redis::RedisError::from(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "Redis did not answer in time",
+        )))
+    })
+}
+
+/// The compare-and-delete release of `secret`'s claim on `k`, counted by
+/// what it found. A Redis error is counted as such (through [`bounded`])
+/// and nothing else: the claim then expires at its TTL.
+async fn release_claim<O, K>(inner: &Inner<O, K>, con: &mut Conn, k: &str, secret: &Token) {
+    let reply = bounded(
+        inner,
+        inner
+            .release
+            .key(lock_key(k))
+            .arg(secret.as_str())
+            .invoke_async::<i64>(con),
+    )
+    .await;
+    if let Ok(reply) = reply {
+        count_release(inner, Release::of_reply(reply));
+    }
+}
+
+fn count_release<O, K>(inner: &Inner<O, K>, found: Release) {
+    let (counter, outcome) = match found {
+        Release::Released => (&inner.counters.released, "released"),
+        Release::Expired => (&inner.counters.release_expired, "expired"),
+        Release::Taken => (&inner.counters.release_taken, "taken"),
+    };
+    counter.fetch_add(1, Ordering::Relaxed);
+    obs::count_outcome(obs::RELEASES, "cache", outcome);
+}
+
+/// A claim whose reply never came may have been taken all the same (a
+/// paused Redis runs it when it resumes; the connection kept it): release
+/// it by its token. The release is put on the connection now, after the
+/// claim (one connection runs its commands in the order sent), before the
+/// request goes on, so before its flight settles here; its answer is left
+/// to a task of its own, which does not depend on the request or its
+/// caller. It bypasses the breaker (it cleans up a command already sent)
+/// and its failure is not counted as a Redis error: at worst the claim
+/// expires at its TTL, as before.
+async fn release_ambiguous<O, K>(inner: &Arc<Inner<O, K>>, con: Conn, k: String, secret: Token)
+where
+    O: Send + Sync + 'static,
+    K: Send + Sync + 'static,
+{
+    inner
+        .counters
+        .ambiguous_claims
+        .fetch_add(1, Ordering::Relaxed);
+    let task_inner = inner.clone();
+    let mut release = Box::pin(async move {
+        let mut con = con;
+        let reply = within(
+            task_inner.redis_timeout,
+            task_inner
+                .release
+                .key(lock_key(&k))
+                .arg(secret.as_str())
+                .invoke_async::<i64>(&mut con),
+        )
+        .await;
+        if let Ok(reply) = reply {
+            count_release(&task_inner, Release::of_reply(reply));
+        }
+    });
+    // The first poll sends the command (on a connection that is up; one
+    // being re-established sends it once it is).
+    let done = std::future::poll_fn(|cx| Poll::Ready(release.as_mut().poll(cx).is_ready())).await;
+    if !done {
+        inner.counters.running.fetch_add(1, Ordering::SeqCst);
+        let inner = inner.clone();
+        tokio::spawn(async move {
+            let _running = RunningTask(&inner.counters.running);
+            release.await;
+        });
+    }
 }
 
 /// The fields of `value:{key}` a read asks for, in `Row`'s order.

@@ -58,7 +58,7 @@ pub mod obs;
 pub mod proxy;
 
 pub use cache::{BuildError, Cache, CacheBuilder, CacheError, Codec, Fetched, Json, Source};
-pub use claim::{fence_key, lock_key, value_key, ClaimStore, Token, MAX_KEY_BYTES};
+pub use claim::{fence_key, lock_key, value_key, ClaimStore, Release, Token, MAX_KEY_BYTES};
 pub use conn::{Conn, Target};
 pub use driver::{Answer, Driver, Key, Origin, OriginFuture};
 pub use group::{Failure, Group, Shared, TimedOut};

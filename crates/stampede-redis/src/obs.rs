@@ -23,7 +23,9 @@
 //! - [`STALE_SERVED`]: stale values answered;
 //! - [`TIMEOUTS`]: requests answered at their deadline without a value;
 //! - [`REDIS_ERRORS`]: Redis commands that failed or did not answer in
-//!   time.
+//!   time;
+//! - [`RELEASES`]: claim releases, with an `outcome` label: `released`,
+//!   `expired` (nobody held the claim) or `taken` (another holder did).
 
 /// Counter: flights started.
 pub const FLIGHTS: &str = "stampede_flights_total";
@@ -39,6 +41,19 @@ pub const STALE_SERVED: &str = "stampede_stale_served_total";
 pub const TIMEOUTS: &str = "stampede_timeouts_total";
 /// Counter: Redis commands that failed or did not answer in time.
 pub const REDIS_ERRORS: &str = "stampede_redis_errors_total";
+
+/// Counter: claim releases, by what they found (`outcome`: `released`,
+/// `expired` when nobody held the claim, `taken` when another holder did).
+pub const RELEASES: &str = "stampede_releases_total";
+
+/// Adds one to counter `name` for `component` and `outcome`.
+#[inline]
+pub(crate) fn count_outcome(name: &'static str, component: &'static str, outcome: &'static str) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!(name, "component" => component, "outcome" => outcome).increment(1);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, component, outcome);
+}
 
 /// Adds one to counter `name` for `component`.
 #[inline]

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use stampede_redis::{lock_key, ClaimStore, Token};
+use stampede_redis::{lock_key, ClaimStore, Release, Token};
 use tokio::time::sleep;
 
 mod common;
@@ -21,14 +21,26 @@ async fn one_holder_and_only_its_token_releases() {
         .unwrap()
         .expect("the first claim wins");
     assert_eq!(store.claim("product:42", ttl).await.unwrap(), None, "held");
-    // A release with another token leaves the claim where it is.
-    assert!(!store.release("product:42", &Token::new()).await.unwrap());
+    // A release with another token leaves the claim where it is, and says
+    // another holder has it.
+    assert_eq!(
+        store.release("product:42", &Token::new()).await.unwrap(),
+        Release::Taken
+    );
     assert_eq!(
         store.holder("product:42").await.unwrap().as_deref(),
         Some(won.as_str())
     );
-    assert!(store.release("product:42", &won).await.unwrap());
+    assert_eq!(
+        store.release("product:42", &won).await.unwrap(),
+        Release::Released
+    );
     assert_eq!(store.holder("product:42").await.unwrap(), None);
+    // Released twice: the second finds nobody holding it.
+    assert_eq!(
+        store.release("product:42", &won).await.unwrap(),
+        Release::Expired
+    );
     assert!(
         store.claim("product:42", ttl).await.unwrap().is_some(),
         "free again"
@@ -45,13 +57,16 @@ async fn an_expired_and_retaken_claim_is_not_deleted_by_its_old_holder() {
         .unwrap()
         .unwrap();
     sleep(Duration::from_millis(250)).await;
+    // Expired and not retaken: the old holder's release finds nobody.
+    assert_eq!(store.release("k", &old).await.unwrap(), Release::Expired);
     let new = store
         .claim("k", Duration::from_secs(10))
         .await
         .unwrap()
         .expect("expired: free");
-    assert!(
-        !store.release("k", &old).await.unwrap(),
+    assert_eq!(
+        store.release("k", &old).await.unwrap(),
+        Release::Taken,
         "the late holder deletes nothing"
     );
     assert_eq!(
@@ -97,13 +112,16 @@ async fn release_survives_a_flushed_script_cache() {
         .unwrap()
         .unwrap();
     // Load the script, then make the server forget it: NOSCRIPT must reload.
-    assert!(!store.release("k", &Token::new()).await.unwrap());
+    assert_ne!(
+        store.release("k", &Token::new()).await.unwrap(),
+        Release::Released
+    );
     let _: String = redis::cmd("SCRIPT")
         .arg("FLUSH")
         .query_async(&mut store.connection())
         .await
         .unwrap();
-    assert!(store.release("k", &t).await.unwrap());
+    assert_eq!(store.release("k", &t).await.unwrap(), Release::Released);
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use common::TestCluster;
 use stampede::scenario::{preset, Scenario};
 use stampede::sim::Fleet;
 use stampede_redis::fleet::{run, EXACT};
-use stampede_redis::{fence_key, lock_key, value_key, ClaimStore, Target, Token};
+use stampede_redis::{fence_key, lock_key, value_key, ClaimStore, Release, Target, Token};
 
 async fn keyslot(url: &str, key: &str) -> u16 {
     let client = redis::Client::open(url).unwrap();
@@ -83,10 +83,13 @@ async fn the_claim_and_the_fleet_work_on_a_three_node_cluster() {
             let ttl = Duration::from_secs(10);
             let won = store.claim(k, ttl).await.unwrap().expect("free");
             assert_eq!(store.claim(k, ttl).await.unwrap(), None, "held");
-            assert!(!store.release(k, &Token::new()).await.unwrap());
-            assert!(store.release(k, &won).await.unwrap());
+            assert_ne!(
+                store.release(k, &Token::new()).await.unwrap(),
+                Release::Released
+            );
+            assert_eq!(store.release(k, &won).await.unwrap(), Release::Released);
             let (t, f1) = store.claim_fenced(k, ttl).await.unwrap().unwrap();
-            assert!(store.release(k, &t).await.unwrap());
+            assert_eq!(store.release(k, &t).await.unwrap(), Release::Released);
             let (_, f2) = store.claim_fenced(k, ttl).await.unwrap().unwrap();
             assert!(f2 > f1);
             assert!(store.write_fenced(k, b"new", f2, ttl).await.unwrap());
@@ -112,7 +115,7 @@ async fn the_claim_and_the_fleet_work_on_a_three_node_cluster() {
             .unwrap()
             .unwrap()
             .0;
-        assert!(store.release("1", &t).await.unwrap());
+        assert_eq!(store.release("1", &t).await.unwrap(), Release::Released);
     }
 
     // Conformance on the cluster: the card and its variants, recomputes,

@@ -109,6 +109,51 @@ impl TestRedis {
     }
 }
 
+/// A `SIGSTOP` of the server (a paused Redis: its kernel still takes the
+/// bytes sent to it, and it runs them when it resumes), undone by
+/// `SIGCONT` when [`Paused::resume`] is called or the guard is dropped,
+/// pass or fail: a test never leaves Redis stopped.
+pub struct Paused {
+    pid: u32,
+    resumed: bool,
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(ok, "kill -{sig} {pid}");
+}
+
+impl Paused {
+    /// `SIGCONT`: Redis runs again, starting with what was sent meanwhile.
+    pub fn resume(mut self) {
+        self.resumed = true;
+        signal(self.pid, "CONT");
+    }
+}
+
+impl Drop for Paused {
+    fn drop(&mut self) {
+        if !self.resumed {
+            signal(self.pid, "CONT");
+        }
+    }
+}
+
+impl TestRedis {
+    /// `SIGSTOP` the server until the guard resumes it (or is dropped).
+    pub fn pause(&self) -> Paused {
+        signal(self.child.id(), "STOP");
+        Paused {
+            pid: self.child.id(),
+            resumed: false,
+        }
+    }
+}
+
 impl Drop for TestRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();

@@ -1,0 +1,354 @@
+//! A paused Redis under steady traffic (issue 27, section 1): the server is
+//! `SIGSTOP`ped for a while and then resumed, under steady traffic on
+//! several `Cache` instances. Every command sent during the pause times out
+//! on its client, yet the server still runs it when it resumes: a claim
+//! whose client gave up may land. The requests that sent one release it by
+//! its token, so once Redis is back no claim is left behind, and no request
+//! that starts after it is back fails; those in flight when it resumes end
+//! by their deadline.
+//!
+//! The numbers (requests, failures, failures after the resume, claims left)
+//! are printed: `cargo test -p stampede-redis --test pause -- --nocapture`.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::TestRedis;
+use stampede_redis::cache::{Cache, CacheError, Fetched, RedisErrorPolicy, Source};
+use tokio::time::{sleep, Instant};
+
+const INSTANCES: usize = 4;
+const KEYS: u64 = 20;
+/// 200 requests a second over the fleet.
+const EVERY: Duration = Duration::from_millis(5);
+const DEADLINE: Duration = Duration::from_secs(1);
+
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// One request: when it started and ended, and how it ended.
+struct Done {
+    start: Instant,
+    end: Instant,
+    error: Option<CacheError>,
+}
+
+async fn instance(url: &str, calls: Arc<AtomicU64>) -> Cache<String> {
+    Cache::builder()
+        .redis(url)
+        // Short-lived values: every key is recomputed (and claimed) a few
+        // times a second, so claims are sent during the pause.
+        .ttl(Duration::from_millis(300))
+        .deadline(DEADLINE)
+        .origin(move |key: String| {
+            let calls = calls.clone();
+            async move {
+                let n = calls.fetch_add(1, Ordering::SeqCst);
+                sleep(Duration::from_millis(20)).await;
+                Ok::<_, String>(format!("{key}#{n}"))
+            }
+        })
+        .build()
+        .await
+        .expect("a cache")
+}
+
+/// The claims held in Redis right now.
+async fn claims(url: &str) -> Vec<String> {
+    let client = redis::Client::open(url).unwrap();
+    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+    redis::cmd("KEYS")
+        .arg("lock:*")
+        .query_async(&mut con)
+        .await
+        .unwrap()
+}
+
+/// Steady traffic for 1 s, Redis paused for `pause`, then 2 s more; the
+/// numbers, checked.
+async fn steady_traffic_through_a_pause(pause: Duration) {
+    // One paused Redis at a time: the two tests share 2 cores.
+    let _one_at_a_time = SERIAL.lock().await;
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let mut fleet = Vec::new();
+    for _ in 0..INSTANCES {
+        fleet.push(instance(&redis.url, calls.clone()).await);
+    }
+    let done: Arc<Mutex<Vec<Done>>> = Arc::default();
+    let begin = Instant::now();
+    let traffic = {
+        let fleet = fleet.clone();
+        let done = done.clone();
+        let end = begin + Duration::from_secs(3) + pause;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(EVERY);
+            let mut tasks = Vec::new();
+            let mut i = 0u64;
+            while Instant::now() < end {
+                tick.tick().await;
+                let cache = fleet[(i % INSTANCES as u64) as usize].clone();
+                let key = format!("item:{}", (i * 7) % KEYS);
+                let done = done.clone();
+                tasks.push(tokio::spawn(async move {
+                    let start = Instant::now();
+                    let got = cache.get(key).await;
+                    let end = Instant::now();
+                    done.lock().unwrap().push(Done {
+                        start,
+                        end,
+                        error: got.err(),
+                    });
+                }));
+                i += 1;
+            }
+            for t in tasks {
+                t.await.unwrap();
+            }
+        })
+    };
+    sleep(Duration::from_secs(1)).await;
+    let paused = redis.pause();
+    sleep(pause).await;
+    paused.resume();
+    let resumed = Instant::now();
+    traffic.await.unwrap();
+    // Every request's work (writes, settles, releases) has ended.
+    let drained = Instant::now() + Duration::from_secs(5);
+    while fleet.iter().any(|c| c.running() > 0) {
+        assert!(Instant::now() < drained, "requests still running");
+        sleep(Duration::from_millis(10)).await;
+    }
+    let left = claims(&redis.url).await;
+    let done = done.lock().unwrap();
+    let failed = done.iter().filter(|d| d.error.is_some()).count();
+    let after: Vec<&Done> = done
+        .iter()
+        .filter(|d| d.start >= resumed && d.error.is_some())
+        .collect();
+    let in_flight_failed = done
+        .iter()
+        .filter(|d| d.start < resumed && d.end > resumed && d.error.is_some())
+        .count();
+    eprintln!(
+        "pause {} ms: {} requests, {} failed, {} of them in flight at the resume, \
+         {} failed after the resume, {} claims left: {left:?}",
+        pause.as_millis(),
+        done.len(),
+        failed,
+        in_flight_failed,
+        after.len(),
+        left.len(),
+    );
+    // Nobody waits past its deadline (plus the scheduling of 2 shared
+    // cores), paused Redis or not.
+    for d in done.iter() {
+        assert!(
+            d.end - d.start <= DEADLINE + Duration::from_millis(250),
+            "a request took {:?} ({:?})",
+            d.end - d.start,
+            d.error
+        );
+    }
+    assert!(
+        left.is_empty(),
+        "claims left behind once Redis resumed: {left:?}"
+    );
+    assert!(
+        after.is_empty(),
+        "{} requests started after the resume failed, the first {:?}",
+        after.len(),
+        after.first().map(|d| &d.error)
+    );
+    for c in &fleet {
+        assert_eq!(c.in_flight(), 0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_second_pause_leaves_no_claim_and_no_failure_after_it() {
+    steady_traffic_through_a_pause(Duration::from_secs(1)).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_four_second_pause_leaves_no_claim_and_no_failure_after_it() {
+    steady_traffic_through_a_pause(Duration::from_secs(4)).await;
+}
+
+/// A cache for one-request tests: a 20 ms origin counting its calls.
+async fn one(url: &str, open: bool, deadline: Duration) -> Cache<String> {
+    let policy = if open {
+        RedisErrorPolicy::Open
+    } else {
+        RedisErrorPolicy::Closed
+    };
+    Cache::builder()
+        .redis(url)
+        .deadline(deadline)
+        .on_redis_error(policy)
+        .origin(|key: String| async move {
+            sleep(Duration::from_millis(20)).await;
+            Ok::<_, String>(format!("{key}!"))
+        })
+        .build()
+        .await
+        .expect("a cache")
+}
+
+async fn raw(url: &str) -> redis::aio::MultiplexedConnection {
+    redis::Client::open(url)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap()
+}
+
+async fn pttl(url: &str, key: &str) -> i64 {
+    redis::cmd("PTTL")
+        .arg(key)
+        .query_async(&mut raw(url).await)
+        .await
+        .unwrap()
+}
+
+/// Waits (5 s at most) until the cache's requests have all ended.
+async fn drained(cache: &Cache<String>) {
+    let until = Instant::now() + Duration::from_secs(5);
+    while cache.running() > 0 {
+        assert!(Instant::now() < until, "requests still running");
+        sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// The orphaned claim: a request claims while Redis is paused, its client
+/// gives up (fail open: it computes without the claim), and Redis runs the
+/// claim when it resumes. Its release by token, sent after it on the same
+/// connection, deletes it: the key is not locked for the claim's TTL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_that_timed_out_is_released_once_redis_resumes() {
+    let _one_at_a_time = SERIAL.lock().await;
+    let redis = TestRedis::start().await;
+    let cache = one(&redis.url, true, Duration::from_secs(2)).await;
+    let paused = redis.pause();
+    let got = cache.get("k").await.expect("fail open: computed");
+    assert_eq!(got.value, "k!");
+    drained(&cache).await;
+    paused.resume();
+    // What was sent during the pause has run once a command sent after it
+    // answers: the claim, its release, and the write (which timed out on
+    // its client too, and landed all the same).
+    assert_eq!(
+        pttl(&redis.url, "lock:{k}").await,
+        -2,
+        "the claim that landed on resume is left behind"
+    );
+    let again = cache.get("k").await.unwrap();
+    assert_eq!(
+        again,
+        Fetched {
+            value: "k!".into(),
+            source: Source::Hit
+        }
+    );
+}
+
+/// A waiting loser whose polls fail follows the Redis error policy, as a
+/// failed claim does: open, it computes (its claim fails too, and is won
+/// open); closed, it keeps waiting, to its deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_poll_follows_the_redis_error_policy() {
+    let _one_at_a_time = SERIAL.lock().await;
+    let redis = TestRedis::start().await;
+    for open in [true, false] {
+        let cache = one(&redis.url, open, Duration::from_secs(1)).await;
+        let key = format!("held-{open}");
+        // Another instance holds the claim (and never writes).
+        let _: () = redis::cmd("SET")
+            .arg(format!("lock:{{{key}}}"))
+            .arg("someone-else")
+            .arg("PX")
+            .arg(60_000)
+            .query_async(&mut raw(&redis.url).await)
+            .await
+            .unwrap();
+        let request = {
+            let cache = cache.clone();
+            tokio::spawn(async move { cache.get(key).await })
+        };
+        // The request is polling when Redis stops answering.
+        sleep(Duration::from_millis(150)).await;
+        let paused = redis.pause();
+        let got = request.await.unwrap();
+        drained(&cache).await;
+        paused.resume();
+        if open {
+            let got = got.expect("open: computed without the claim");
+            assert_eq!(got.source, Source::Computed);
+        } else {
+            assert_eq!(got, Err(CacheError::Timeout), "closed: waits");
+        }
+    }
+}
+
+/// The claim TTL follows the rule TTL ≥ origin timeout + the write: not
+/// given, it is the holder's whole work (re-check, origin timeout, write);
+/// given shorter than the rule, the builder refuses it and says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_claim_ttl_follows_the_origin_timeout() {
+    let _one_at_a_time = SERIAL.lock().await;
+    let redis = TestRedis::start().await;
+    let slow = |origin_timeout: Duration| {
+        Cache::builder()
+            .redis(redis.url.as_str())
+            .origin_timeout(origin_timeout)
+            .origin(|key: String| async move {
+                sleep(Duration::from_millis(300)).await;
+                Ok::<_, String>(key)
+            })
+    };
+    for (origin_timeout, given, expected) in [
+        (800, None, 1000),
+        (3000, None, 3200),
+        (800, Some(2000), 2000),
+    ] {
+        let mut builder = slow(Duration::from_millis(origin_timeout));
+        if let Some(ttl) = given {
+            builder = builder.claim_ttl(Duration::from_millis(ttl));
+        }
+        let cache = builder.build().await.unwrap();
+        let key = format!("ttl-{origin_timeout}-{given:?}");
+        let request = {
+            let cache = cache.clone();
+            let key = key.clone();
+            tokio::spawn(async move { cache.get(key).await })
+        };
+        // The holder is computing: its claim's TTL is as set, less the
+        // time since it was taken.
+        sleep(Duration::from_millis(100)).await;
+        let left = pttl(&redis.url, &format!("lock:{{{key}}}")).await;
+        assert!(
+            left > expected - 200 && left <= expected,
+            "origin timeout {origin_timeout} ms, claim TTL {given:?}: {left} ms left, expected about {expected}"
+        );
+        request.await.unwrap().unwrap();
+    }
+    let refused = slow(Duration::from_secs(3))
+        .claim_ttl(Duration::from_secs(1))
+        .build()
+        .await
+        .err()
+        .expect("a claim TTL under the origin timeout is refused");
+    let said = refused.to_string();
+    assert!(
+        said.contains("1000 ms") && said.contains("3000 ms") && said.contains("100 ms"),
+        "{said}"
+    );
+    // The rule's edge: exactly the origin timeout plus the write is allowed.
+    slow(Duration::from_millis(800))
+        .claim_ttl(Duration::from_millis(900))
+        .build()
+        .await
+        .expect("900 ms = 800 ms + 100 ms");
+}
