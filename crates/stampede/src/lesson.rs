@@ -12,6 +12,7 @@
 //! The page and `stampede-sim --json` call the same [`lesson`], so the
 //! sentence on screen and the CLI's agree word for word.
 
+use crate::claims::{self, Claim, Clause, Run, Say};
 use crate::scenario::{
     ClaimMode, FaultKind, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload, PRESETS,
 };
@@ -112,6 +113,9 @@ pub struct Lesson {
     /// One or two sentences, true for the run: every number in them is a
     /// counter of the run, of its contrast, or a knob.
     pub sentence: String,
+    /// The sentence's clauses, each with the claims it makes, every one of
+    /// them true for the run (`claims::check`).
+    pub clauses: Vec<Clause>,
     pub damage: bool,
     /// The counter is still 0, its event has not happened yet, and the run
     /// goes on: show the number as pending, not as 0.
@@ -214,14 +218,108 @@ struct Rule {
     base_only: bool,
     metric: fn(&Scenario) -> &'static str,
     watch: &'static str,
-    /// The words for the run so far (`ended`: the run is over).
-    say: fn(&Scenario, &Report, bool) -> String,
+    /// The words for the run so far, each clause with the claims it makes.
+    say: fn(&mut Say),
     needs: fn(&Scenario) -> Option<Needs>,
 }
 
 fn no_needs(_: &Scenario) -> Option<Needs> {
     None
 }
+
+// ---- the claims the lessons make ---------------------------------------------
+
+const ENDED: Claim = Claim::new("the run is over", |x| x.ended);
+const CORRUPTED: Claim = Claim::new("a request read a changed result", |x| x.r.corrupted > 0);
+const REMEMBERED: Claim = Claim::new("a failure was handed out again", |x| {
+    x.r.remembered_failures > 0
+});
+const PINNED: Claim = Claim::new("a request was still waiting", |x| x.r.pinned > 0);
+const NONE_PINNED: Claim = Claim::new("every request ended", |x| x.r.pinned == 0);
+const WITHIN_DEADLINE: Claim =
+    Claim::new("the slowest answer came within the deadline knob", |x| {
+        x.r.max_ms <= f64::from(x.s.deadline_ms)
+    });
+const PAST_DEADLINE: Claim = Claim::new("the slowest answer came after the deadline knob", |x| {
+    x.r.max_ms > f64::from(x.s.deadline_ms)
+});
+const NOTHING_SHARED: Claim = Claim::new("no request got another's result", |x| x.r.shared == 0);
+const EVERY_RETRY_CALLED: Claim = Claim::new("every retry was an origin call", |x| {
+    x.r.retries > 0 && x.r.retry_recomputes == x.r.retries
+});
+const SOME_RETRY_SPARED: Claim = Claim::new("some retry made no origin call", |x| {
+    x.r.retry_recomputes < x.r.retries
+});
+const COALESCED: Claim = Claim::new("singleflight coalesced", |x| {
+    coalesces(x.s) && x.r.shared > 0
+});
+const REDIS_FAILED: Claim = Claim::new("a Redis command failed", |x| x.r.redis_errors > 0);
+const NO_TIMEOUTS: Claim = Claim::new("no caller timed out", |x| x.r.timeouts == 0);
+const TIMEOUTS: Claim = Claim::new("a caller timed out", |x| x.r.timeouts > 0);
+const TIMEOUT_INSIDE: Claim = Claim::new("the Redis timeout is shorter than the deadline", |x| {
+    x.s.redis_timeout_ms < x.s.deadline_ms
+});
+const TIMEOUT_OUTSIDE: Claim =
+    Claim::new("the Redis timeout is no shorter than the deadline", |x| {
+        x.s.redis_timeout_ms >= x.s.deadline_ms
+    });
+const SKIPPED: Claim = Claim::new("a breaker skipped a command", |x| x.r.redis_skipped > 0);
+const NO_STALE: Claim = Claim::new("nothing was served stale", |x| x.r.stale_served == 0);
+const CRASHED: Claim = Claim::new("a thread died", |x| x.r.crashed > 0);
+const NO_WINS: Claim = Claim::new("nobody won a claim", |x| x.r.claim_wins == 0);
+const CLAIM_WON: Claim = Claim::new("a claim was won", |x| x.r.claim_wins > 0);
+const ORIGIN_TIMED_OUT: Claim = Claim::new("an origin call timed out", |x| x.r.origin_timeouts > 0);
+const NEGATIVE_HITS: Claim = Claim::new("a cached failure was served", |x| x.r.negative_hits > 0);
+const FAILURES_LEFT: Claim = Claim::new("no failure was remembered or cached", |x| {
+    x.r.negative_hits == 0 && x.r.remembered_failures == 0
+});
+const TRIED_AGAIN: Claim = Claim::new("a call came after a failed one", |x| {
+    x.r.recomputes > x.r.origin_failures
+});
+const OWN_CALLS: Claim = Claim::new("no more errors than failed calls, none cached", |x| {
+    x.r.errors <= x.r.origin_failures && x.r.negative_hits == 0
+});
+const OVERWRITES: Claim = Claim::new("an older value landed over a newer", |x| {
+    x.r.stale_overwrites > 0
+});
+const OVERLAPS: Claim = Claim::new("a recompute overlapped another", |x| {
+    x.r.overlapping_recomputes > 0
+});
+const CLAIM_SHORT: Claim = Claim::new("the claim TTL is shorter than the recompute", |x| {
+    x.s.claim != ClaimMode::Off && x.s.claim_ttl_ms < x.s.recompute_ms
+});
+const MERGED: Claim = Claim::new("fewer recomputes than requests that missed", |x| {
+    x.r.recomputes < x.r.misses
+});
+const SWAMPED: Claim = Claim::new(
+    "more recomputes at the origin at once than its capacity",
+    |x| x.r.origin_peak_concurrency > u64::from(x.s.origin_capacity),
+);
+const NOT_SWAMPED: Claim = Claim::new("the origin never ran past its capacity", |x| {
+    x.r.origin_peak_concurrency <= u64::from(x.s.origin_capacity)
+});
+const SHED: Claim = Claim::new("admission shed a recompute", |x| x.r.admission_shed > 0);
+const CLAIMED: Claim = Claim::new("a claim was attempted", |x| x.r.claim_attempts > 0);
+const UNCLAIMED: Claim = Claim::new("no claim was attempted", |x| x.r.claim_attempts == 0);
+const STALE: Claim = Claim::new("a request was served stale", |x| x.r.stale_served > 0);
+const MANY_INSTANCES: Claim = Claim::new("more than one instance", |x| x.s.instances > 1);
+const MANY_THREADS: Claim = Claim::new("more than one thread per instance", |x| x.s.threads > 1);
+const ONE_PER_INSTANCE: Claim = Claim::new("no more claim attempts than instances", |x| {
+    x.r.claim_attempts <= u64::from(x.s.instances)
+});
+const MORE_THAN_ONE_PER_INSTANCE: Claim = Claim::new("more claim attempts than instances", |x| {
+    x.r.claim_attempts > u64::from(x.s.instances)
+});
+const FLEET_TO_ONE: Claim = Claim::new("fewer recomputes than instances", |x| {
+    x.r.recomputes < u64::from(x.s.instances)
+});
+const PER_INSTANCE: Claim = Claim::new("as many recomputes as instances", |x| {
+    x.r.recomputes == u64::from(x.s.instances)
+});
+const EVERY_THREAD: Claim = Claim::new("a recompute per request", |x| {
+    x.r.recomputes == x.r.requests
+});
+const FAULT_BIT: Claim = Claim::new("a fault of the list acted", |x| x.r.fault_bites > 0);
 
 /// The pitfalls first, in this order; then the faults; then the rest.
 const RULES: &[Rule] = &[
@@ -231,14 +329,18 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "corrupted",
         watch: "Watch the followers: the first to get the shared result changes it in place.",
-        say: |_, r, _| {
-            if r.corrupted == 0 {
-                return "No request read a value another caller had changed in this run.".into();
-            }
-            format!(
-                "{} read a value another caller had changed in place: the first follower altered the one shared result, and the followers after it got the altered one.",
-                plural(r.corrupted, "request", "requests")
-            )
+        say: |x| {
+            let r = x.run().r;
+            x.first(vec![
+                (
+                    &[CORRUPTED],
+                    format!(
+                        "{} read a value another caller had changed in place: the first follower altered the one shared result, and the followers after it got the altered one.",
+                        plural(r.corrupted, "request", "requests")
+                    ),
+                ),
+                (&[], "No request read a value another caller had changed in this run.".into()),
+            ]);
         },
         needs: |s| {
             lacking(
@@ -257,14 +359,18 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "remembered_failures",
         watch: "Watch for errors handed out after the origin has recovered.",
-        say: |_, r, _| {
-            if r.remembered_failures == 0 {
-                return "No failure was handed out again in this run.".into();
-            }
-            format!(
-                "{} a failure handed out again after its flight had ended: one blip became a sticky outage.",
-                plural(r.remembered_failures, "answer was", "answers were")
-            )
+        say: |x| {
+            let r = x.run().r;
+            x.first(vec![
+                (
+                    &[REMEMBERED],
+                    format!(
+                        "{} a failure handed out again after its flight had ended: one blip became a sticky outage.",
+                        plural(r.remembered_failures, "answer was", "answers were")
+                    ),
+                ),
+                (&[], "No failure was handed out again in this run.".into()),
+            ]);
         },
         needs: |s| {
             lacking(
@@ -295,14 +401,32 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "pinned",
         watch: "Watch the waiting threads: with no deadline, what frees them?",
-        say: |_, r, _| {
-            if r.pinned == 0 {
-                return "Every request ended in this run: nothing hung, so the missing deadline cost nothing yet.".into();
-            }
-            format!(
-                "{} still waiting when the run stopped: with no deadline nothing frees them.",
-                plural(r.pinned, "request was", "requests were")
-            )
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.first(vec![
+                (
+                    &[PINNED],
+                    format!(
+                        "{} still waiting when the run stopped: with no deadline nothing frees them.",
+                        plural(r.pinned, "request was", "requests were")
+                    ),
+                ),
+                (
+                    &[NONE_PINNED, WITHIN_DEADLINE],
+                    format!(
+                        "Every request ended in this run within {}: nothing hung, so the missing deadline cost nothing yet.",
+                        ms(s.deadline_ms)
+                    ),
+                ),
+                (
+                    &[NONE_PINNED, PAST_DEADLINE],
+                    format!(
+                        "Every request ended, but the slowest waited {}, past the {} a deadline would have allowed: with none, nothing cut that wait short.",
+                        shown("max_ms", r.max_ms),
+                        ms(s.deadline_ms)
+                    ),
+                ),
+            ]);
         },
         needs: |s| {
             lacking(
@@ -327,16 +451,26 @@ const RULES: &[Rule] = &[
             }
         },
         watch: "Watch singleflight: its key never matches the cache key.",
-        say: |s, r, _| {
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
             let what = if s.claim == ClaimMode::Off {
                 plural(r.recomputes, "recompute", "recomputes")
             } else {
                 plural(r.claim_attempts, "claim attempt", "claim attempts")
             };
-            format!(
-                "The flight key never matched the cache key, so nothing coalesced in-process: {what} for {}.",
-                plural(r.requests, "request", "requests")
-            )
+            let n = plural(r.requests, "request", "requests");
+            x.first(vec![
+                (
+                    &[NOTHING_SHARED],
+                    format!(
+                        "The flight key never matched the cache key, so nothing coalesced in-process: {what} for {n}."
+                    ),
+                ),
+                (
+                    &[],
+                    format!("The flight key never matched the cache key: {what} for {n}."),
+                ),
+            ]);
         },
         needs: |s| {
             lacking(
@@ -352,15 +486,16 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "rejected",
         watch: "Requests keep arriving whatever the latency: watch the threads and the queue.",
-        say: |s, r, _| {
-            format!(
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.plain(format!(
                 "{} arrived at {} a second whatever the latency: {} timed out, {} turned away with every thread of their instance busy and its queue full, and the p99 was {}.",
                 plural(r.requests, "request", "requests"),
                 count(u64::from(s.rate_per_s)),
                 count(r.timeouts),
                 plural(r.rejected, "was", "were"),
                 shown("p99_ms", r.p99_ms)
-            )
+            ));
         },
         needs: no_needs,
     },
@@ -370,20 +505,37 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "recomputes",
         watch: "The origin is failing and callers retry: watch the origin's load.",
-        say: |s, r, _| {
-            let how = if coalesces(s) {
-                "singleflight let the retries join the flight already running"
-            } else {
-                "with no coalescing each retry was an origin call of its own"
-            };
-            format!(
-                "{} made {} after failures and timeouts (at most {} each): {} for {}, and {how}.",
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.plain(format!(
+                "{} made {} after failures and timeouts (at most {} each): {} for {}",
                 plural(r.requests, "request", "requests"),
                 plural(r.retries, "retry", "retries"),
                 count(u64::from(s.retries)),
                 plural(r.recomputes, "origin call", "origin calls"),
                 plural(r.requests, "request", "requests")
-            )
+            ));
+            x.first(vec![
+                (
+                    &[EVERY_RETRY_CALLED],
+                    ", and each retry was an origin call of its own.".into(),
+                ),
+                (
+                    &[COALESCED, SOME_RETRY_SPARED],
+                    format!(
+                        ", and singleflight let retries join a flight already running: {} made {} of their own.",
+                        plural(r.retries, "retry", "retries"),
+                        plural(r.retry_recomputes, "origin call", "origin calls")
+                    ),
+                ),
+                (
+                    &[],
+                    format!(
+                        "; {} reached the origin, the rest were answered without a call of their own.",
+                        plural(r.retry_recomputes, "retry", "retries")
+                    ),
+                ),
+            ]);
         },
         needs: no_needs,
     },
@@ -399,23 +551,24 @@ const RULES: &[Rule] = &[
             _ => "timeouts",
         },
         watch: "A fault at its moment (the timeline marks it): watch the run before and after it.",
-        say: |s, r, _| {
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
             let what: Vec<String> = s.faults.iter().map(|f| fault_words(s, f)).collect();
-            let what = what.join("; ");
-            // A sentence: its first letter a capital ("The claim holder…";
-            // ASCII: Unicode's case tables would cost the page 7 KB).
-            let mut what = what;
-            if let Some(first) = what.get_mut(..1) {
-                first.make_ascii_uppercase();
-            }
-            format!(
-                "{what}: {} failed, {} timed out, {} got an error, {} ran, and the p99 was {}.",
-                plural(r.redis_errors, "Redis command", "Redis commands"),
-                plural(r.timeouts, "caller", "callers"),
-                plural(r.errors, "request", "requests"),
-                plural(r.recomputes, "recompute", "recomputes"),
-                shown("p99_ms", r.p99_ms)
-            )
+            let what = capital(what.join("; "));
+            x.first(vec![
+                (
+                    &[FAULT_BIT],
+                    format!(
+                        "{what}: {} failed, {} timed out, {} got an error, {} ran, and the p99 was {}.",
+                        plural(r.redis_errors, "Redis command", "Redis commands"),
+                        plural(r.timeouts, "caller", "callers"),
+                        plural(r.errors, "request", "requests"),
+                        plural(r.recomputes, "recompute", "recomputes"),
+                        shown("p99_ms", r.p99_ms)
+                    ),
+                ),
+                (&[], format!("{what}.")),
+            ]);
         },
         needs: no_needs,
     },
@@ -425,36 +578,51 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "timeouts",
         watch: "Redis will hang: watch how long each command waits.",
-        say: |s, r, _| {
-            let mut out = format!(
-                "Redis hung, and each command waited out the {} client timeout: {} timed out and {} ran.",
-                ms(s.redis_timeout_ms),
-                plural(r.timeouts, "caller", "callers"),
-                plural(r.recomputes, "recompute", "recomputes")
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.when(
+                &[REDIS_FAILED],
+                format!(
+                    "Redis hung, and each command waited out the {} client timeout: {} timed out and {} ran.",
+                    ms(s.redis_timeout_ms),
+                    plural(r.timeouts, "caller", "callers"),
+                    plural(r.recomputes, "recompute", "recomputes")
+                ),
             );
-            if s.redis_breaker_ms > 0 {
-                out.push_str(&format!(
+            x.when(
+                &[SKIPPED],
+                format!(
                     " After a timeout each instance's breaker stayed open for {} and answered at once: {} not sent at all.",
                     ms(s.redis_breaker_ms),
                     plural(r.redis_skipped, "command was", "commands were")
-                ));
-            }
+                ),
+            );
             let policy = match s.redis_error {
                 RedisErrorPolicy::Open => "open",
                 RedisErrorPolicy::Closed => "closed",
             };
-            if s.redis_timeout_ms >= s.deadline_ms {
-                out.push_str(&format!(
-                    " A timeout no shorter than the callers' {} deadline leaves failing {policy} nothing to act on: fail open needs fail fast.",
-                    ms(s.deadline_ms)
-                ));
-            } else {
-                out.push_str(&format!(
-                    " With the timeout inside the callers' {} deadline, failing {policy} acts in time.",
-                    ms(s.deadline_ms)
-                ));
-            }
-            out
+            let deadline = ms(s.deadline_ms);
+            x.first(vec![
+                (
+                    &[TIMEOUT_OUTSIDE],
+                    format!(
+                        " A timeout no shorter than the callers' {deadline} deadline leaves failing {policy} nothing to act on: fail open needs fail fast."
+                    ),
+                ),
+                (
+                    &[TIMEOUT_INSIDE, NO_TIMEOUTS, ENDED],
+                    format!(
+                        " With the timeout inside the callers' {deadline} deadline, failing {policy} acted in time: no caller timed out."
+                    ),
+                ),
+                (
+                    &[TIMEOUT_INSIDE, TIMEOUTS],
+                    format!(
+                        " The timeout is inside the callers' {deadline} deadline, yet {} timed out: a caller waits out several commands, one after another, so failing {policy} did not act in time.",
+                        plural(r.timeouts, "caller", "callers")
+                    ),
+                ),
+            ]);
         },
         needs: no_needs,
     },
@@ -464,32 +632,34 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "redis_errors",
         watch: "Every Redis command will fail: watch what the claim does about it.",
-        say: |s, r, ended| {
+        say: |x| {
+            let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
             let errors = format!(
                 "Every Redis command failed ({} {})",
                 count(r.redis_errors),
                 if ended { "in all" } else { "so far" }
             );
-            let stale = if s.stale_ms > 0 {
-                " The stale copy lives in Redis too, so none could be served."
-            } else {
-                ""
-            };
             match (s.claim, s.redis_error) {
-                (ClaimMode::Off, _) => format!(
-                    "{errors}: every read missed, and {} went to the origin.{stale}",
+                (ClaimMode::Off, _) => x.plain(format!(
+                    "{errors}: every read missed, and {} went to the origin.",
                     plural(r.recomputes, "recompute", "recomputes")
-                ),
-                (_, RedisErrorPolicy::Open) => format!(
-                    "{errors}, and each claim failed open: {} from {}, with no lock. That is only as good as a fast failure: a Redis that hangs holds every caller until the client's timeout.{stale}",
+                )),
+                (_, RedisErrorPolicy::Open) => x.plain(format!(
+                    "{errors}, and each claim failed open: {} from {}, with no lock. That is only as good as a fast failure: a Redis that hangs holds every caller until the client's timeout.",
                     plural(r.recomputes, "recompute", "recomputes"),
                     plural(u64::from(s.instances), "instance", "instances")
-                ),
-                (_, RedisErrorPolicy::Closed) => format!(
-                    "{errors}, and each claim failed closed: {} ran, and {} gave up waiting for a value nobody was allowed to compute.{stale}",
+                )),
+                (_, RedisErrorPolicy::Closed) => x.plain(format!(
+                    "{errors}, and each claim failed closed: {} ran, and {} gave up waiting for a value nobody was allowed to compute.",
                     plural(r.recomputes, "recompute", "recomputes"),
                     plural(r.timeouts, "caller", "callers")
-                ),
+                )),
+            }
+            if s.stale_ms > 0 {
+                x.when(
+                    &[NO_STALE],
+                    " The stale copy lives in Redis too, so none could be served.",
+                );
             }
         },
         needs: no_needs,
@@ -500,17 +670,27 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "timeouts",
         watch: "The first claim winner is about to die without releasing: watch who may refresh.",
-        say: |s, r, ended| {
-            let (could, ran, gave) = if ended {
-                ("could", "ran", "gave up meanwhile")
+        say: |x| {
+            let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
+            let (could, gave) = if ended {
+                ("could", "gave up meanwhile")
             } else {
-                ("can", "runs", "have given up so far")
+                ("can", "have given up so far")
             };
-            format!(
-                "The first claim winner died without releasing: nobody {could} refresh until its {} TTL {ran} out, and {} {gave}.",
-                ms(s.claim_ttl_ms),
-                plural(r.timeouts, "caller", "callers")
-            )
+            x.first(vec![
+                (
+                    &[CRASHED],
+                    format!(
+                        "The first claim winner died without releasing: nobody {could} refresh while its {} TTL held, and {} {gave}.",
+                        ms(s.claim_ttl_ms),
+                        plural(r.timeouts, "caller", "callers")
+                    ),
+                ),
+                (
+                    &[NO_WINS, ENDED],
+                    "The claim's winner was to die holding it, but nobody won a claim in this run, so there was none to hold.".into(),
+                ),
+            ]);
         },
         needs: no_needs,
     },
@@ -520,13 +700,32 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "timeouts",
         watch: "The origin will never answer: watch what frees the callers.",
-        say: |s, r, _| {
-            format!(
-                "The origin never answered: {} freed by a {} deadline. The {} origin timeout ends the wait on the call, not the call: it goes on at the origin, holding a connection, unless the origin cancels it.",
-                plural(r.timeouts, "caller was", "callers were"),
-                ms(s.deadline_ms),
-                ms(s.origin_timeout_ms)
-            )
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.first(vec![
+                (
+                    &[TIMEOUTS],
+                    format!(
+                        "The origin never answered: {} freed by a {} deadline.",
+                        plural(r.timeouts, "caller was", "callers were"),
+                        ms(s.deadline_ms)
+                    ),
+                ),
+                (
+                    &[],
+                    format!(
+                        "The origin never answered: {} timed out.",
+                        plural(r.timeouts, "caller", "callers")
+                    ),
+                ),
+            ]);
+            x.when(
+                &[ORIGIN_TIMED_OUT],
+                format!(
+                    " The {} origin timeout ends the wait on the call, not the call: it goes on at the origin, holding a connection, unless the origin cancels it.",
+                    ms(s.origin_timeout_ms)
+                ),
+            );
         },
         needs: no_needs,
     },
@@ -536,16 +735,43 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "errors",
         watch: "The origin is about to fail for a while: watch who gets the failure.",
-        say: |s, r, _| {
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
             let errors = plural(r.errors, "request", "requests");
-            if coalesces(s) {
-                format!(
-                    "{errors} got an error while the origin failed. Each failure reached only the callers waiting on it, then left the map, so later requests tried again: {} written.",
-                    plural(r.values_written, "value was", "values were")
-                )
-            } else {
-                format!("{errors} got an error while the origin failed, each from its own call.")
-            }
+            let written = plural(r.values_written, "value was", "values were");
+            x.first(vec![
+                (
+                    &[COALESCED, FAILURES_LEFT, TRIED_AGAIN],
+                    format!(
+                        "{errors} got an error while the origin failed. Each failure reached only the callers waiting on it, then left the map, so later requests tried again: {written} written."
+                    ),
+                ),
+                (
+                    &[NEGATIVE_HITS],
+                    format!(
+                        "{errors} got an error while the origin failed. Each failure was cached for {}, so {} got it from the cache instead of calling the origin again: {} in all, {written} written.",
+                        ms(s.negative_ttl_ms),
+                        plural(r.negative_hits, "request", "requests"),
+                        plural(r.recomputes, "origin call", "origin calls")
+                    ),
+                ),
+                (
+                    &[OWN_CALLS],
+                    format!(
+                        "{errors} got an error while the origin failed, each from a call of its own: {} of {} failed.",
+                        count(r.origin_failures),
+                        plural(r.recomputes, "origin call", "origin calls")
+                    ),
+                ),
+                (
+                    &[],
+                    format!(
+                        "{errors} got an error while the origin failed: {} of {} failed, {written} written.",
+                        count(r.origin_failures),
+                        plural(r.recomputes, "origin call", "origin calls")
+                    ),
+                ),
+            ]);
         },
         needs: no_needs,
     },
@@ -555,23 +781,23 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "p99_ms",
         watch: "Every read is a command on one Redis: watch its queue.",
-        say: |s, r, _| {
-            let mut out = format!(
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.plain(format!(
                 "{} against a Redis serving {} commands a millisecond: up to {} queued there, a command's p99 was {} and a request's {}.",
                 plural(r.requests, "request", "requests"),
                 count(u64::from(s.redis_ops_per_ms)),
                 count(r.redis_queue_peak),
                 shown("redis_p99_ms", r.redis_p99_ms),
                 shown("p99_ms", r.p99_ms)
-            );
+            ));
             if s.local_cache_ms > 0 {
-                out.push_str(&format!(
+                x.plain(format!(
                     " Each instance's {} local copy answered {} with no round trip.",
                     ms(s.local_cache_ms),
                     plural(r.local_hits, "read", "reads")
                 ));
             }
-            out
         },
         needs: no_needs,
     },
@@ -587,27 +813,37 @@ const RULES: &[Rule] = &[
             }
         },
         watch: "Watch the writes: a slow recompute outlives its claim.",
-        say: |s, r, _| {
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
             if s.fenced_writes {
-                return format!(
+                x.plain(format!(
                     "Fenced writes: the store refused {} older than the one it held, and {} over a newer one.",
                     plural(r.writes_refused, "write", "writes"),
                     plural(r.stale_overwrites, "older value landed", "older values landed")
-                );
+                ));
+                return;
             }
-            let why = if s.claim != ClaimMode::Off && s.claim_ttl_ms < s.recompute_ms {
-                format!(
-                    "a {} recompute outlived its {} claim, another instance recomputed, and the older value landed last",
-                    ms(s.recompute_ms),
-                    ms(s.claim_ttl_ms)
-                )
-            } else {
-                "two fills of the same key raced, and the older one landed last".to_string()
-            };
-            format!(
-                "{} put an older value over a newer one: {why}.",
-                plural(r.stale_overwrites, "write", "writes")
-            )
+            let n = plural(r.stale_overwrites, "write", "writes");
+            x.first(vec![
+                (
+                    &[OVERWRITES, CLAIM_SHORT, OVERLAPS],
+                    format!(
+                        "{n} put an older value over a newer one: a {} recompute outlived its {} claim, another instance recomputed, and the older value landed last.",
+                        ms(s.recompute_ms),
+                        ms(s.claim_ttl_ms)
+                    ),
+                ),
+                (
+                    &[OVERWRITES],
+                    format!(
+                        "{n} put an older value over a newer one: two fills of the same key raced, and the older one landed last."
+                    ),
+                ),
+                (
+                    &[],
+                    "No write put an older value over a newer one in this run.".into(),
+                ),
+            ]);
         },
         needs: no_needs,
     },
@@ -619,16 +855,33 @@ const RULES: &[Rule] = &[
         // holder's release (the overlap is in the sentence and the tour).
         metric: |_| "releases_refused",
         watch: "Watch the claim's TTL run out while its holder is still recomputing, and its late release refused.",
-        say: |s, r, _| {
-            format!(
-                "The {} claim expired under a {} recompute and another instance started the same one: {} overlapped one still running. {} refused: {} because another instance held the claim by then (a plain DEL would have freed it for a third), {} because it had simply expired.",
-                ms(s.claim_ttl_ms),
-                ms(s.recompute_ms),
-                plural(r.overlapping_recomputes, "recompute", "recomputes"),
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.first(vec![
+                (
+                    &[OVERLAPS],
+                    format!(
+                        "The {} claim expired under a {} recompute and another instance started the same one: {} overlapped one still running.",
+                        ms(s.claim_ttl_ms),
+                        ms(s.recompute_ms),
+                        plural(r.overlapping_recomputes, "recompute", "recomputes")
+                    ),
+                ),
+                (
+                    &[],
+                    format!(
+                        "The {} claim is shorter than a {} recompute, yet no recompute overlapped another in this run.",
+                        ms(s.claim_ttl_ms),
+                        ms(s.recompute_ms)
+                    ),
+                ),
+            ]);
+            x.plain(format!(
+                " {} refused: {} because another instance held the claim by then (a plain DEL would have freed it for a third), {} because it had simply expired.",
                 plural(r.releases_refused, "release was", "releases were"),
                 count(r.releases_refused_taken),
                 count(r.releases_refused_expired)
-            )
+            ));
         },
         needs: no_needs,
     },
@@ -644,31 +897,40 @@ const RULES: &[Rule] = &[
             }
         },
         watch: "The cache is empty and a few keys are hot: watch the origin.",
-        say: |s, r, _| {
-            let merged = if coalesces(s) || s.claim != ClaimMode::Off {
-                "coalescing merged the requests that shared a hot key"
-            } else {
-                "with no coalescing every request for a hot key recomputed it"
-            };
-            let bound = if s.admission > 0 {
-                format!(
-                    "admission ({} per instance) shed {}",
-                    count(u64::from(s.admission)),
-                    plural(r.admission_shed, "recompute", "recomputes")
-                )
-            } else {
-                format!(
-                    "up to {} ran at the origin at once",
-                    count(r.origin_peak_concurrency)
-                )
-            };
-            format!(
-                "After a restart, {} for {} with skew {}: {} ran; {merged}, and {bound}.",
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.plain(format!(
+                "After a restart, {} for {} with skew {}: {} ran",
                 plural(r.requests, "request", "requests"),
                 plural(u64::from(s.keys), "key", "keys"),
                 s.get("key_skew").unwrap_or_default(),
                 plural(r.recomputes, "recompute", "recomputes")
-            )
+            ));
+            if coalesces(s) || s.claim != ClaimMode::Off {
+                x.first(vec![
+                    (
+                        &[MERGED],
+                        format!(
+                            "; coalescing merged the requests that shared a hot key ({} missed)",
+                            plural(r.misses, "request", "requests")
+                        ),
+                    ),
+                    (&[], "; coalescing found little to merge".into()),
+                ]);
+            } else {
+                x.plain("; with no coalescing every request that missed recomputed for itself");
+            }
+            if s.admission > 0 {
+                x.plain(format!(
+                    ", and admission ({} per instance) shed {}, each answered degraded",
+                    count(u64::from(s.admission)),
+                    plural(r.admission_shed, "recompute", "recomputes")
+                ));
+            }
+            x.plain(format!(
+                ", up to {} at the origin at once.",
+                count(r.origin_peak_concurrency)
+            ));
         },
         needs: no_needs,
     },
@@ -684,25 +946,47 @@ const RULES: &[Rule] = &[
             }
         },
         watch: "The cache is empty: watch how many recomputes reach the origin at once.",
-        say: |s, r, _| {
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
             let asked = format!(
                 "After a restart, with {} and the cache empty",
                 plural(u64::from(s.keys), "key", "keys")
             );
             if s.admission == 0 {
-                return format!(
+                x.plain(format!(
                     "{asked}: with no admission control {} ran, up to {} at the origin at once.",
                     plural(r.recomputes, "recompute", "recomputes"),
                     count(r.origin_peak_concurrency)
-                );
+                ));
+                return;
             }
-            format!(
-                "{asked}: {} ran, at most {} at the origin at once, and admission ({} per instance) shed {} with a degraded answer instead of swamping the origin.",
+            let ran = format!(
+                "{asked}: {} ran, at most {} at the origin at once",
                 plural(r.recomputes, "recompute", "recomputes"),
-                count(r.origin_peak_concurrency),
-                count(u64::from(s.admission)),
-                plural(r.admission_shed, "recompute", "recomputes")
-            )
+                count(r.origin_peak_concurrency)
+            );
+            let admission = format!(
+                "admission ({} per instance)",
+                count(u64::from(s.admission))
+            );
+            let shed = plural(r.admission_shed, "recompute", "recomputes");
+            x.first(vec![
+                (
+                    &[NOT_SWAMPED, SHED],
+                    format!(
+                        "{ran}, and {admission} shed {shed} with a degraded answer instead of swamping the origin."
+                    ),
+                ),
+                (
+                    &[SWAMPED],
+                    format!(
+                        "{ran}, past the origin's capacity of {}: {admission} across {} still let the origin be swamped, and shed {shed} with a degraded answer.",
+                        count(u64::from(s.origin_capacity)),
+                        plural(u64::from(s.instances), "instance", "instances")
+                    ),
+                ),
+                (&[], format!("{ran}, and {admission} shed {shed}.")),
+            ]);
         },
         needs: no_needs,
     },
@@ -713,14 +997,28 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "stale_served",
         watch: "The hot key is stale: watch who waits for the refresh.",
-        say: |_, r, _| {
-            format!(
-                "{} of {} answered stale at once, and the claim guarded only the refresh behind them: {}, {} timed out.",
+        say: |x| {
+            let r = x.run().r;
+            let stale = format!(
+                "{} of {} answered stale at once",
                 count(r.stale_served),
-                plural(r.requests, "request was", "requests were"),
+                plural(r.requests, "request was", "requests were")
+            );
+            let after = format!(
+                "{}, {} timed out.",
                 plural(r.recomputes, "recompute", "recomputes"),
                 plural(r.timeouts, "caller", "callers")
-            )
+            );
+            x.first(vec![
+                (
+                    &[CLAIMED],
+                    format!("{stale}, and the claim guarded only the refresh behind them: {after}"),
+                ),
+                (
+                    &[UNCLAIMED],
+                    format!("{stale}, and the refresh behind them ran with no claim: {after}"),
+                ),
+            ]);
         },
         needs: no_needs,
     },
@@ -730,20 +1028,23 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "misses",
         watch: "Watch the hot key near its expiry: do readers refresh it first?",
-        say: |s, r, _| {
-            let lock = if s.claim == ClaimMode::Off && r.overlapping_recomputes > 0 {
-                format!(
-                    "; with no claim, {} overlapped another",
-                    plural(r.overlapping_recomputes, "refresh", "refreshes")
-                )
-            } else {
-                String::new()
-            };
-            format!(
-                "{} met the key missing or expired: readers refreshed it early {}{lock}.",
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.plain(format!(
+                "{} met the key missing or expired: readers refreshed it early {}",
                 plural(r.misses, "request", "requests"),
                 plural(r.early_refreshes, "time", "times")
-            )
+            ));
+            if s.claim == ClaimMode::Off {
+                x.when(
+                    &[OVERLAPS],
+                    format!(
+                        "; with no claim, {} overlapped another",
+                        plural(r.overlapping_recomputes, "refresh", "refreshes")
+                    ),
+                );
+            }
+            x.plain(".");
         },
         needs: no_needs,
     },
@@ -753,7 +1054,8 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "origin_peak_concurrency",
         watch: "Keys written together: watch how many recomputes reach the origin at once.",
-        say: |s, r, _| {
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
             let mut spread = if s.jitter > 0.0 {
                 format!(
                     "with each TTL spread by up to {} %",
@@ -764,16 +1066,18 @@ const RULES: &[Rule] = &[
             };
             // A deploy that re-warmed every key with one TTL undid the spread.
             if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
-                spread = format!(
-                    "{spread} until a deploy re-warmed every key at {} with one TTL",
-                    ms(f.start_ms)
-                );
+                if r.fault_bites > 0 {
+                    spread = format!(
+                        "{spread} until a deploy re-warmed every key at {} with one TTL",
+                        ms(f.start_ms)
+                    );
+                }
             }
-            format!(
+            x.plain(format!(
                 "{} keys, {spread}: at most {} ran at the origin at once.",
                 count(u64::from(s.keys)),
                 plural(r.origin_peak_concurrency, "recompute", "recomputes")
-            )
+            ));
         },
         needs: no_needs,
     },
@@ -788,12 +1092,25 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "stale_served",
         watch: "The key is stale: watch what the claim's losers answer.",
-        say: |_, r, _| {
-            format!(
-                "{} answered at once with the stale value while the claim's winner refreshed it: {}.",
-                plural(r.stale_served, "request was", "requests were"),
-                plural(r.recomputes, "recompute", "recomputes")
-            )
+        say: |x| {
+            let r = x.run().r;
+            let recomputes = plural(r.recomputes, "recompute", "recomputes");
+            x.first(vec![
+                (
+                    &[STALE, CLAIM_WON],
+                    format!(
+                        "{} answered at once with the stale value while the claim's winner refreshed it: {recomputes}.",
+                        plural(r.stale_served, "request was", "requests were")
+                    ),
+                ),
+                (
+                    &[],
+                    format!(
+                        "{} answered with the stale value: {recomputes}.",
+                        plural(r.stale_served, "request was", "requests were")
+                    ),
+                ),
+            ]);
         },
         needs: no_needs,
     },
@@ -803,14 +1120,16 @@ const RULES: &[Rule] = &[
         base_only: true,
         metric: |_| "p99_ms",
         watch: "A cheap query: watch how long the slowest answers take.",
-        say: |s, r, _| {
-            format!(
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.plain(format!(
                 "{} of a {} query and a p99 of {}. A claim's losers would poll every {} for the value instead; for a query this cheap the case for singleflight alone is simplicity and less Redis load.",
                 plural(r.recomputes, "recompute", "recomputes"),
                 ms(s.recompute_ms),
                 shown("p99_ms", r.p99_ms),
                 ms(s.poll_ms)
-            )
+            ));
+            say_timeouts(x);
         },
         needs: no_needs,
     },
@@ -820,12 +1139,23 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "claim_attempts",
         watch: "The claim is outside singleflight: watch Redis.",
-        say: |_, r, _| {
-            format!(
-                "{} for {}: with the claim outside singleflight every thread that missed asked Redis for the claim before its instance coalesced.",
+        say: |x| {
+            let r = x.run().r;
+            let head = format!(
+                "{} for {}",
                 plural(r.claim_attempts, "claim attempt", "claim attempts"),
                 plural(r.recomputes, "recompute", "recomputes")
-            )
+            );
+            x.first(vec![
+                (
+                    &[MORE_THAN_ONE_PER_INSTANCE],
+                    format!(
+                        "{head}: with the claim outside singleflight every thread that missed asked Redis for the claim before its instance coalesced."
+                    ),
+                ),
+                (&[], format!("{head}.")),
+            ]);
+            say_timeouts(x);
         },
         needs: no_needs,
     },
@@ -835,14 +1165,29 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "recomputes",
         watch: "Both layers are on: watch the origin.",
-        say: |_, r, _| {
-            format!(
-                "{} for {}: singleflight took each instance to one caller ({} at Redis), and the claim took the fleet to {}.",
+        say: |x| {
+            let r = x.run().r;
+            x.plain(format!(
+                "{} for {}",
                 plural(r.recomputes, "recompute", "recomputes"),
-                plural(r.requests, "request", "requests"),
-                plural(r.claim_attempts, "claim attempt", "claim attempts"),
-                count(r.recomputes)
-            )
+                plural(r.requests, "request", "requests")
+            ));
+            let attempts = plural(r.claim_attempts, "claim attempt", "claim attempts");
+            x.first(vec![
+                (
+                    &[MANY_THREADS, ONE_PER_INSTANCE, COALESCED],
+                    format!(": singleflight took each instance to one caller ({attempts} at Redis)"),
+                ),
+                (&[], format!(": {attempts} at Redis")),
+            ]);
+            x.first(vec![
+                (
+                    &[MANY_INSTANCES, FLEET_TO_ONE],
+                    format!(", and the claim took the fleet to {}.", count(r.recomputes)),
+                ),
+                (&[], ".".into()),
+            ]);
+            say_timeouts(x);
         },
         needs: no_needs,
     },
@@ -852,18 +1197,37 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "recomputes",
         watch: "Singleflight alone: watch the origin.",
-        say: |s, r, _| {
-            let per = if r.recomputes == u64::from(s.instances) {
-                "one per instance"
-            } else {
-                "each instance for itself"
-            };
-            format!(
-                "{} from {}, {per}: singleflight coalesced the {} threads of each, but an instance cannot see the others.",
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            let head = format!(
+                "{} from {}",
                 plural(r.recomputes, "recompute", "recomputes"),
-                plural(u64::from(s.instances), "instance", "instances"),
-                count(u64::from(s.threads))
-            )
+                plural(u64::from(s.instances), "instance", "instances")
+            );
+            x.first(vec![
+                (
+                    &[MANY_THREADS, COALESCED, PER_INSTANCE],
+                    format!(
+                        "{head}, one per instance: singleflight coalesced the {} threads of each, but an instance cannot see the others.",
+                        count(u64::from(s.threads))
+                    ),
+                ),
+                (
+                    &[MANY_THREADS, COALESCED],
+                    format!(
+                        "{head}: singleflight coalesced the {} threads of each, each instance for itself.",
+                        count(u64::from(s.threads))
+                    ),
+                ),
+                (
+                    &[],
+                    format!(
+                        "{head}, each instance for itself: with {} per instance singleflight had little to coalesce.",
+                        plural(u64::from(s.threads), "thread", "threads")
+                    ),
+                ),
+            ]);
+            say_timeouts(x);
         },
         needs: no_needs,
     },
@@ -873,33 +1237,61 @@ const RULES: &[Rule] = &[
         base_only: false,
         metric: |_| "recomputes",
         watch: "No protection: watch the origin.",
-        say: |s, r, _| {
-            let who = if r.recomputes == r.requests {
-                "every thread asked the origin itself".to_string()
-            } else {
-                format!(
-                    "every thread that missed before a value was written asked the origin itself (the burst spread over {} against a {} recompute)",
-                    ms(s.spread_ms),
-                    ms(s.recompute_ms)
-                )
-            };
-            let late = if r.timeouts > 0 {
-                format!(
-                    ", and the swamped origin answered {} too late",
-                    plural(r.timeouts, "caller", "callers")
-                )
-            } else {
-                String::new()
-            };
-            format!(
-                "{} for {}: {who}{late}.",
+        say: |x| {
+            let (s, r) = (x.run().s, x.run().r);
+            x.plain(format!(
+                "{} for {}",
                 plural(r.recomputes, "recompute", "recomputes"),
                 plural(r.requests, "request", "requests")
-            )
+            ));
+            x.first(vec![
+                (&[EVERY_THREAD], ": every thread asked the origin itself".into()),
+                (
+                    &[],
+                    format!(
+                        ": every thread that missed before a value was written asked the origin itself (the burst spread over {} against a {} recompute)",
+                        ms(s.spread_ms),
+                        ms(s.recompute_ms)
+                    ),
+                ),
+            ]);
+            let late = plural(r.timeouts, "caller", "callers");
+            x.first(vec![
+                (
+                    &[SWAMPED, TIMEOUTS],
+                    format!(", and the swamped origin answered {late} too late."),
+                ),
+                (&[TIMEOUTS], format!(", and {late} timed out.")),
+                (&[], ".".into()),
+            ]);
         },
         needs: no_needs,
     },
 ];
+
+/// The callers a success story must not leave out: "but 8000 callers timed
+/// out at their 100 ms deadline".
+fn say_timeouts(x: &mut Say) {
+    let (s, r) = (x.run().s, x.run().r);
+    x.when(
+        &[TIMEOUTS],
+        format!(
+            " But {} out of {} timed out at the {} deadline.",
+            count(r.timeouts),
+            plural(r.requests, "caller", "callers"),
+            ms(s.deadline_ms)
+        ),
+    );
+}
+
+/// A sentence's first letter a capital ("The claim holder…"; ASCII:
+/// Unicode's case tables would cost the page 7 KB).
+fn capital(mut s: String) -> String {
+    if let Some(first) = s.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    s
+}
 
 /// "Redis down from 4000 ms for 3000 ms", "the claim holder dies at 5000 ms".
 /// A fault of `s` in words, with its moment: "Redis hanging from 120 ms
@@ -933,24 +1325,178 @@ fn rule(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.name == name)
 }
 
-/// The rule for `s`: a pitfall, the base's own lesson if it still fits,
-/// then the first general lesson that fits.
+/// The lessons of a fault: they speak of what went wrong, and come before
+/// a preset's success story when the fault was added to it.
+const FAULT_RULES: [&str; 7] = [
+    "retry-storm",
+    "fault",
+    "redis-hang",
+    "redis-down",
+    "holder-crash",
+    "hang",
+    "failure",
+];
+
+/// `s` with the faults its base preset does not have taken out: fault
+/// windows added (a curveball) and fault knobs switched on. `None` when it
+/// adds none (or has no base).
+fn without_added_faults(s: &Scenario, base: Option<&str>) -> Option<Scenario> {
+    let p = base_preset(base)?;
+    let had = p.scenario();
+    let mut out = s.clone();
+    out.faults
+        .retain(|f| had.faults.contains(f) || SPEAKS_OF.contains(&(p.name, f.kind)));
+    out.hang &= had.hang;
+    out.holder_crash &= had.holder_crash;
+    out.redis_down &= had.redis_down;
+    if had.fail_rate == 0.0 {
+        out.fail_rate = 0.0;
+    }
+    if had.origin_outage_ms == 0 {
+        out.origin_outage_ms = 0;
+    }
+    (out != *s).then_some(out)
+}
+
+/// The rule for `s`: a pitfall; a fault added to the base preset; the
+/// base's own lesson if it still fits; then the first general lesson that
+/// fits.
 fn pick(s: &Scenario, base: Option<&str>) -> Option<&'static Rule> {
     let pitfall = RULES.iter().take(4).find(|r| (r.fits)(s));
     // A fault the base does not have (a curveball thrown into its run, a
-    // fault added by hand) is what the run shows now, not the base's lesson
-    // (unless the base's lesson speaks of that fault itself).
-    let thrown = base_preset(base).is_some_and(|p| {
-        let had = p.scenario().faults;
-        s.faults
+    // fault knob switched on) is what the run shows now, not the base's
+    // success story (unless the base's lesson speaks of that fault itself).
+    let added = without_added_faults(s, base).is_some();
+    let thrown = s.faults.len() > pick_faults(s, base);
+    let fault = if thrown {
+        rule("fault")
+    } else {
+        RULES
             .iter()
-            .any(|f| !had.contains(f) && !SPEAKS_OF.contains(&(p.name, f.kind)))
-    });
-    let fault = rule("fault").filter(|r| thrown && (r.fits)(s));
+            .filter(|r| added && r.name != "fault" && FAULT_RULES.contains(&r.name))
+            .find(|r| (r.fits)(s))
+    };
     pitfall
         .or(fault)
         .or_else(|| base.and_then(rule).filter(|r| (r.fits)(s)))
         .or_else(|| RULES.iter().skip(4).find(|r| !r.base_only && (r.fits)(s)))
+}
+
+/// How many of `s`'s fault windows its base preset has (or speaks of).
+fn pick_faults(s: &Scenario, base: Option<&str>) -> usize {
+    without_added_faults(s, base).map_or(s.faults.len(), |w| w.faults.len())
+}
+
+/// The fault of `rule` acted in the run.
+fn bit(rule: &Rule, r: &Report) -> bool {
+    match rule.name {
+        "fault" => r.fault_bites > 0,
+        "redis-hang" | "redis-down" => r.redis_errors + r.redis_skipped > 0,
+        "holder-crash" => r.crashed > 0,
+        "hang" => r.recomputes > 0,
+        "failure" => r.origin_failures > 0,
+        "retry-storm" => r.retries > 0,
+        _ => true,
+    }
+}
+
+const AFTER_END: Claim = Claim::new(
+    "every fault window starts after the run's last event",
+    |x| {
+        x.s.faults
+            .iter()
+            .all(|f| f64::from(f.start_ms) >= x.r.elapsed_ms)
+    },
+);
+const NO_BITES: Claim = Claim::new("no fault of the list acted", |x| x.r.fault_bites == 0);
+const NO_CRASH: Claim = Claim::new("no thread died", |x| x.r.crashed == 0);
+const NO_CALLS: Claim = Claim::new("no origin call", |x| x.r.recomputes == 0);
+const NO_FAILED_CALLS: Claim = Claim::new("no origin call failed", |x| x.r.origin_failures == 0);
+const NO_REDIS_ERRORS: Claim = Claim::new("no Redis command failed", |x| {
+    x.r.redis_errors + x.r.redis_skipped == 0
+});
+const NO_RETRIES: Claim = Claim::new("no retry", |x| x.r.retries == 0);
+
+/// Why the fault of `rule` did nothing in this run, said where it did not
+/// bite: after the run's end, with no claim to hold, with nothing reaching
+/// the origin.
+fn did_nothing(rule: &Rule, x: &mut Say) {
+    let (s, r) = (x.run().s, x.run().r);
+    match rule.name {
+        "fault" => {
+            let what: Vec<String> = s.faults.iter().map(|f| fault_words(s, f)).collect();
+            let what = what.join("; ");
+            let holder = s.faults.iter().all(|f| f.kind == FaultKind::Holder);
+            let origin = s.faults.iter().all(|f| {
+                matches!(
+                    f.kind,
+                    FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow
+                )
+            });
+            let mut options: Vec<(&[Claim], String)> = vec![(
+                &[NO_BITES, AFTER_END],
+                format!(
+                    "The fault did nothing ({what}): the run's last event was at {}, before it.",
+                    shown("elapsed_ms", r.elapsed_ms)
+                ),
+            )];
+            if holder {
+                options.push((
+                    &[NO_BITES, NO_WINS],
+                    format!(
+                        "The fault did nothing ({what}): nobody won a claim in this run, so there was none to hold."
+                    ),
+                ));
+            }
+            if origin {
+                options.push((
+                    &[NO_BITES, NO_CALLS],
+                    format!("The fault did nothing ({what}): no call reached the origin."),
+                ));
+            }
+            options.push((
+                &[NO_BITES],
+                format!(
+                    "The fault did nothing ({what}): nothing it acts on happened while it was in force."
+                ),
+            ));
+            x.first(options);
+        }
+        "holder-crash" => {
+            x.first(vec![
+                (
+                    &[NO_WINS],
+                    "The claim's winner was to die holding it, but nobody won a claim in this run, so there was none to hold.".into(),
+                ),
+                (&[NO_CRASH], "The claim's winner was to die holding it, but none did in this run.".into()),
+            ]);
+        }
+        "hang" => {
+            x.when(
+                &[NO_CALLS],
+                "The origin was to hang, but no call reached it.",
+            );
+        }
+        "failure" => {
+            x.when(
+                &[NO_FAILED_CALLS],
+                format!(
+                    "The origin was to fail, but none of its {} did.",
+                    plural(r.recomputes, "call", "calls")
+                ),
+            );
+        }
+        "redis-hang" | "redis-down" => {
+            x.when(
+                &[NO_REDIS_ERRORS],
+                "Redis was to be down, but no command reached it.",
+            );
+        }
+        "retry-storm" => {
+            x.when(&[NO_RETRIES], "Callers were to retry, but none needed to.");
+        }
+        _ => {}
+    }
 }
 
 fn base_preset(base: Option<&str>) -> Option<&'static crate::scenario::Preset> {
@@ -1075,7 +1621,24 @@ pub fn lesson(
     then: Option<&Report>,
 ) -> Lesson {
     if let Some(rule) = pick(s, base) {
+        let run = Run::new(s, r, ended);
+        let mut say = Say::new(run);
+        // The proof's counter is the picked rule's, before and after the
+        // run ends, so the number on screen stays the one it watched.
         let metric = (rule.metric)(s);
+        // A fault added to the run that did nothing: said, with the
+        // reason, and then the lesson of the run without it.
+        let mut rule = rule;
+        if ended && FAULT_RULES.contains(&rule.name) && !bit(rule, r) {
+            let calm = without_added_faults(s, base);
+            if let Some(other) = calm.as_ref().and_then(|c| pick(c, base)) {
+                did_nothing(rule, &mut say);
+                if !say.is_empty() {
+                    say.plain(" ");
+                    rule = other;
+                }
+            }
+        }
         let v = value(r, metric).unwrap_or(0.0);
         let p = proof(metric, rule.watch);
         let pending = pending(metric, v, ended);
@@ -1083,31 +1646,35 @@ pub fn lesson(
         // (a swamped origin pins threads without any hang); for a count
         // that is no damage, whenever it lacks it.
         let needs = (rule.needs)(s).filter(|_| v == 0.0 || !p.damage);
-        let sentence = if ended || (p.damage && v > 0.0) {
-            (rule.say)(s, r, ended)
+        if ended || (p.damage && v > 0.0) {
+            (rule.say)(&mut say);
         } else {
-            rule.watch.to_string()
-        };
+            say.plain(rule.watch);
+        }
+        let clauses = say.done();
         return Lesson {
             name: rule.name,
             metric,
             value: v,
-            sentence,
+            sentence: claims::text(&clauses),
+            clauses,
             damage: p.damage,
             pending,
             needs,
         };
     }
     let Some(preset) = base_preset(base) else {
+        let sentence = format!(
+            "{} for {}.",
+            plural(r.recomputes, "recompute", "recomputes"),
+            plural(r.requests, "request", "requests")
+        );
         return Lesson {
             name: "run",
             metric: "recomputes",
             value: r.recomputes as f64,
-            sentence: format!(
-                "{} for {}.",
-                plural(r.recomputes, "recompute", "recomputes"),
-                plural(r.requests, "request", "requests")
-            ),
+            clauses: plain(&sentence),
+            sentence,
             damage: false,
             pending: false,
             needs: None,
@@ -1140,6 +1707,7 @@ pub fn lesson(
                 name: "changed",
                 metric,
                 value: b,
+                clauses: plain(&sentence),
                 sentence,
                 damage: DAMAGE.contains(&metric),
                 pending: false,
@@ -1148,13 +1716,15 @@ pub fn lesson(
         }
         None => {
             let metric = preset.proof;
+            let sentence = format!(
+                "{what}: the numbers against the preset's own run come when this run ends."
+            );
             Lesson {
                 name: "changed",
                 metric,
                 value: value(r, metric).unwrap_or(0.0),
-                sentence: format!(
-                    "{what}: the numbers against the preset's own run come when this run ends."
-                ),
+                clauses: plain(&sentence),
+                sentence,
                 damage: DAMAGE.contains(&metric),
                 pending: false,
                 needs: None,
@@ -1163,10 +1733,18 @@ pub fn lesson(
     }
 }
 
+/// A sentence that states only counters and knobs, as one clause.
+fn plain(text: &str) -> Vec<Clause> {
+    vec![Clause {
+        text: text.to_string(),
+        claims: Vec::new(),
+    }]
+}
+
 /// One line on what each counter counts, for the page's tooltips and
 /// legend: every `Report` field, then the page's own derived numbers
 /// (`naive`), in the words of the field's doc comment where it has one.
-pub const MEANINGS: [(&str, &str); 50] = [
+pub const MEANINGS: [(&str, &str); 52] = [
     ("requests", "Requests the fleet made in this run."),
     ("hits", "Requests answered from a fresh value in the cache."),
     ("stale_served", "Requests answered with an expired value kept for its stale window."),
@@ -1202,9 +1780,11 @@ pub const MEANINGS: [(&str, &str); 50] = [
     ("remembered_failures", "Failures handed out again from the flight map after their flight ended."),
     ("corrupted", "Waiters that got a shared result another waiter had changed."),
     ("crashed", "Threads that died mid-request (a crashing holder)."),
+    ("fault_bites", "Times a fault of the run's list acted: a command failed, a call slowed or failed, a holder died."),
     ("admission_waits", "Recomputes that queued for an admission permit."),
     ("admission_shed", "Recomputes shed because no admission permit came within the queue budget."),
     ("retries", "Attempts a caller made again after a failure or a timeout."),
+    ("retry_recomputes", "Origin calls made by a retry: a retry that found the value or joined a flight made none."),
     ("rejected", "Open-loop arrivals turned away: every thread busy and the accept queue full."),
     ("handovers", "Leaders that left before their work started, their flight taken over by the oldest follower."),
     ("p50_ms", "Median time from request to answer."),
@@ -1265,7 +1845,18 @@ mod tests {
                     continue;
                 }
                 taken += 1;
-                assert_eq!(l.name, "fault", "{name} + {}: {}", ball.kind, l.sentence);
+                // A fault that did nothing says so, then the run's lesson.
+                if r.fault_bites == 0 {
+                    assert!(
+                        l.sentence.starts_with("The fault did nothing ("),
+                        "{name} + {}: {}",
+                        ball.kind,
+                        l.sentence
+                    );
+                    assert_ne!(l.name, "fault", "{name} + {}", ball.kind);
+                } else {
+                    assert_eq!(l.name, "fault", "{name} + {}: {}", ball.kind, l.sentence);
+                }
                 let words = super::fault_words(&s, s.faults.last().unwrap());
                 assert!(
                     l.sentence.to_lowercase().contains(&words.to_lowercase()),
@@ -1280,6 +1871,10 @@ mod tests {
                     known.extend(super::numbers_in(&v));
                 }
                 known.extend(super::numbers_in(&super::shown("p99_ms", r.p99_ms)));
+                for k in crate::scenario::knob_names() {
+                    known.extend(super::numbers_in(&s.get(k).unwrap_or_default()));
+                }
+                known.push(super::count((s.jitter * 100.0).round() as u64));
                 for n in super::numbers_in(&l.sentence) {
                     assert!(
                         known.contains(&n),

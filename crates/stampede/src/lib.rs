@@ -23,6 +23,7 @@
 //! wasm, and under a real Redis driver.
 
 pub mod claim;
+pub mod claims;
 pub mod decimal;
 pub mod drill;
 pub mod flight;

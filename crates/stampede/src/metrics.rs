@@ -213,11 +213,18 @@ report! {
     remembered_failures: u64,
     corrupted: u64,
     crashed: u64,
+    /// Times a fault of the scenario's list acted: a Redis command failed
+    /// or hung in its window, an origin call started in its window, a
+    /// holder it killed, a key its deploy re-warmed.
+    fault_bites: u64,
     admission_waits: u64,
     /// Recomputes shed because no admission permit came within the queue budget.
     admission_shed: u64,
     /// Attempts a caller made again after a failure or a timeout.
     retries: u64,
+    /// Origin calls made by a retry (a retry that found the value written,
+    /// or joined a flight already running, made none).
+    retry_recomputes: u64,
     /// Open-loop arrivals turned away: every thread of their instance was
     /// busy and its accept queue full.
     rejected: u64,
@@ -247,10 +254,15 @@ impl Report {
     }
 }
 
+/// What makes one run better than another, in this order. Written once,
+/// here: the arithmetic's best row, the A/B view's verdict and the CLI
+/// all follow it, and the page shows these words beside them.
+pub const OBJECTIVE: &str = "Better means, in this order: a larger share of callers answered with a value within their deadline, then a smaller share failed (errors, timeouts, threads left hanging), then fewer origin calls, then a lower p99, then fewer Redis commands.";
+
 /// What one run's requests got, beside its recompute count. Designs are
-/// compared on outcomes, not only on work saved: a run whose requests
-/// failed is never the best, however few its recomputes (the page's
-/// arithmetic rows use this).
+/// compared on outcomes first, work saved second ([`OBJECTIVE`]): a run
+/// whose callers went unanswered is never the best, however few its
+/// recomputes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Score {
     pub recomputes: u64,
@@ -261,7 +273,15 @@ pub struct Score {
     pub failed: u64,
     /// Requests still waiting for their answer (the run goes on).
     pub waiting: u64,
+    /// The p99 time to answer, in microseconds (rounded to the report's
+    /// millisecond thousandths).
+    pub p99_us: u64,
+    /// Commands sent to Redis.
+    pub redis: u64,
 }
+
+/// Where a run stands on [`OBJECTIVE`]: larger is better.
+type Rank = (u64, [std::cmp::Reverse<u64>; 4]);
 
 impl Score {
     /// `over`: the run has ended, so a request still unanswered is pinned
@@ -278,6 +298,8 @@ impl Score {
             degraded: r.degraded,
             failed,
             waiting,
+            p99_us: (r.p99_ms * 1000.0).round().max(0.0) as u64,
+            redis: r.redis_round_trips + r.redis_errors,
         }
     }
 
@@ -287,16 +309,123 @@ impl Score {
         all > 0 && self.failed * 100 > all
     }
 
-    /// The best of the scored runs: the fewest recomputes among those whose
-    /// requests did not fail. `None` when every run failed.
-    pub fn best(scores: &[Option<Score>]) -> Option<usize> {
-        scores
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| s.filter(|s| !s.failing() && s.answered > 0).map(|s| (i, s)))
-            .min_by_key(|(_, s)| s.recomputes)
-            .map(|(i, _)| i)
+    /// Every request scored: answered, degraded, failed or still waiting.
+    pub fn total(&self) -> u64 {
+        self.answered + self.degraded + self.failed + self.waiting
     }
+
+    /// `n` of the requests, in parts per million (shares, so that steady
+    /// runs that served different numbers of requests compare fairly).
+    fn ppm(&self, n: u64) -> u64 {
+        n.saturating_mul(1_000_000) / self.total().max(1)
+    }
+
+    fn rank(&self) -> Rank {
+        use std::cmp::Reverse;
+        (
+            self.ppm(self.answered),
+            [
+                Reverse(self.ppm(self.failed)),
+                Reverse(self.recomputes),
+                Reverse(self.p99_us),
+                Reverse(self.redis),
+            ],
+        )
+    }
+
+    /// The best of the scored runs by [`OBJECTIVE`] (the first of equals).
+    /// `None` when no run answered anyone with a value.
+    pub fn best(scores: &[Option<Score>]) -> Option<usize> {
+        let mut best: Option<(usize, Rank)> = None;
+        for (i, s) in scores.iter().enumerate() {
+            let Some(s) = s.filter(|s| s.answered > 0) else {
+                continue;
+            };
+            if best.is_none_or(|(_, b)| s.rank() > b) {
+                best = Some((i, s.rank()));
+            }
+        }
+        best.map(|(i, _)| i)
+    }
+
+    /// Why this run is behind `best` on [`OBJECTIVE`], in a few words: the
+    /// first part of the objective where it loses. `None` when it is not
+    /// behind.
+    pub fn behind(&self, best: &Score) -> Option<String> {
+        if self.rank() >= best.rank() {
+            return None;
+        }
+        Some(if self.ppm(self.answered) != best.ppm(best.answered) {
+            format!(
+                "{} of {} answered with a value against {} of {}",
+                self.answered,
+                self.total(),
+                best.answered,
+                best.total()
+            )
+        } else if self.ppm(self.failed) != best.ppm(best.failed) {
+            format!(
+                "{} of {} failed against {} of {}",
+                self.failed,
+                self.total(),
+                best.failed,
+                best.total()
+            )
+        } else if self.recomputes != best.recomputes {
+            format!(
+                "{} against {}",
+                counted(self.recomputes, "origin call", "origin calls"),
+                best.recomputes
+            )
+        } else if self.p99_us != best.p99_us {
+            format!(
+                "a p99 of {} ms against {} ms",
+                crate::decimal::format_json(self.p99_us as f64 / 1000.0),
+                crate::decimal::format_json(best.p99_us as f64 / 1000.0)
+            )
+        } else {
+            format!(
+                "{} against {}",
+                counted(self.redis, "Redis command", "Redis commands"),
+                best.redis
+            )
+        })
+    }
+}
+
+fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// Which of two runs is better by [`OBJECTIVE`], and the sentence that
+/// says so: every number in it is a counter of one of the runs. `ended`:
+/// both runs are over; before that the verdict is "so far".
+pub fn verdict(a: &Report, b: &Report, ended: bool) -> (Option<char>, String) {
+    let (sa, sb) = (Score::of(a, ended), Score::of(b, ended));
+    let so_far = if ended { "" } else { " so far" };
+    let side = match sa.rank().cmp(&sb.rank()) {
+        std::cmp::Ordering::Greater => Some('a'),
+        std::cmp::Ordering::Less => Some('b'),
+        std::cmp::Ordering::Equal => None,
+    };
+    let Some(side) = side else {
+        return (
+            None,
+            format!(
+                "Neither side is better{so_far}: the same share answered with a value and failed, with {}, the same p99 and {}.",
+                counted(sa.recomputes, "origin call", "origin calls"),
+                counted(sa.redis, "Redis command", "Redis commands")
+            ),
+        );
+    };
+    let (win, lose) = if side == 'a' { (sa, sb) } else { (sb, sa) };
+    let why = lose.behind(&win).unwrap_or_default();
+    let upper = side.to_ascii_uppercase();
+    let other = if side == 'a' { 'B' } else { 'A' };
+    (
+        Some(side),
+        format!("{upper} is better{so_far}: {other} had {why}."),
+    )
 }
 
 /// Which way a counter is better, for side-by-side comparisons.
@@ -320,8 +449,10 @@ pub fn better(name: &str) -> Option<Better> {
     }
 }
 
-const HIGHER_IS_BETTER: [&str; 2] = ["hits", "local_hits"];
-const LOWER_IS_BETTER: [&str; 31] = [
+// Not `hits`: a claim's losers polling until the value appears are hits
+// too, so more of them is not better (`claim-order`: 7999 against 39).
+const HIGHER_IS_BETTER: [&str; 1] = ["local_hits"];
+const LOWER_IS_BETTER: [&str; 32] = [
     "recomputes",
     "stale_overwrites",
     "misses",
@@ -344,6 +475,7 @@ const LOWER_IS_BETTER: [&str; 31] = [
     "admission_shed",
     "handovers",
     "retries",
+    "retry_recomputes",
     "rejected",
     "degraded",
     "errors",
@@ -469,7 +601,8 @@ mod tests {
         for n in HIGHER_IS_BETTER.iter().chain(&LOWER_IS_BETTER) {
             assert!(names.iter().any(|x| x == n), "{n} is not a Report field");
         }
-        assert_eq!(better("hits"), Some(Better::Higher));
+        assert_eq!(better("local_hits"), Some(Better::Higher));
+        assert_eq!(better("hits"), None);
         assert_eq!(better("requests"), None);
     }
 

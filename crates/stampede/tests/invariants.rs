@@ -501,6 +501,10 @@ proptest! {
         let l = stampede::lesson::lesson(&s, base, &r, true, then.as_ref());
         prop_assert_eq!(Some(l.value), stampede::lesson::value(&r, l.metric), "{:?}", l);
         prop_assert!(!l.pending);
+        // Every clause holds its claims on this run (the claims issue).
+        let run = stampede::claims::Run::new(&s, &r, true);
+        prop_assert_eq!(stampede::claims::check(&run, &l.clauses), Ok(()), "{}", l.sentence);
+        prop_assert_eq!(stampede::claims::text(&l.clauses), l.sentence.clone());
         let mut reports = vec![&r];
         reports.extend(then.as_ref());
         let ok = writable(&s, &reports);

@@ -140,6 +140,7 @@ const TABLE: &[(&str, &[&str])] = &[
             "admission_waits",
             "admission_shed",
             "retries",
+            "retry_recomputes",
             "rejected",
         ],
     ),
@@ -169,7 +170,13 @@ const TABLE: &[(&str, &[&str])] = &[
     ),
     (
         "damage",
-        &["corrupted", "remembered_failures", "crashed", "handovers"],
+        &[
+            "corrupted",
+            "remembered_failures",
+            "crashed",
+            "fault_bites",
+            "handovers",
+        ],
     ),
     ("run", &["elapsed_ms", "events"]),
 ];
@@ -265,6 +272,7 @@ fn compare(
     let ra = Fleet::new(&a, seed_a).run();
     let rb = Fleet::new(&b, seed_b).run();
     let diffs = stampede::metrics::differences(&ra, &rb);
+    let (side, verdict) = stampede::metrics::verdict(&ra, &rb, true);
     let num = |v: f64| {
         if v.fract() == 0.0 {
             format!("{}", v as i64)
@@ -286,6 +294,8 @@ fn compare(
             "a": { "query": a.to_query(seed_a), "report": ra },
             "b": { "query": b.to_query(seed_b), "report": rb },
             "differences": d,
+            "verdict": { "better": side.map(|c| c.to_string()), "sentence": verdict },
+            "objective": stampede::metrics::OBJECTIVE,
         });
         return Ok(v.to_string());
     }
@@ -317,6 +327,9 @@ fn compare(
         out.push_str("The two runs agree on every counter.");
     } else {
         out.push_str(&render(format, &head, &rows));
+    }
+    if format == Format::Text {
+        out.push_str(&format!("\n\n{verdict}\n{}", stampede::metrics::OBJECTIVE));
     }
     Ok(out)
 }

@@ -673,7 +673,10 @@ impl Fleet {
                         .iter()
                         .position(|s| s.active && s.path.holds_claim())
                     {
-                        Some(slot) => self.crash(slot as u32),
+                        Some(slot) => {
+                            self.r.fault_bites += 1;
+                            self.crash(slot as u32)
+                        }
                         None => self.crash_armed = true,
                     }
                 }
@@ -950,6 +953,7 @@ impl Fleet {
         let ttl = self.scenario.value_ttl_ms as Micros * US;
         let stale = self.scenario.stale_ms as Micros * US;
         for e in self.cache.values_mut().filter(|e| e.value.is_some()) {
+            self.r.fault_bites += 1;
             // A write, as the read path's: it clears a negative mark.
             e.negative_until = 0;
             e.fresh_until = now + ttl;

@@ -23,6 +23,9 @@ impl Fleet {
             self.r.redis_skipped += 1;
             return Some(input);
         }
+        if down && !self.scenario.redis_down {
+            self.r.fault_bites += 1;
+        }
         let sc = &self.scenario;
         let t = if down {
             let wait = match sc.redis_outage {
@@ -228,6 +231,7 @@ impl Fleet {
                         self.holder_crashed = true;
                     } else {
                         self.crash_armed = false;
+                        self.r.fault_bites += 1;
                     }
                     self.crash(thread);
                     return None;

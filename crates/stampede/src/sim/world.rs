@@ -59,6 +59,19 @@ impl Fleet {
         let sc = self.scenario.clone();
         let now = self.now;
         self.r.recomputes += 1;
+        if self.slots[thread as usize].attempt > 0 {
+            self.r.retry_recomputes += 1;
+        }
+        if [
+            FaultKind::Origin,
+            FaultKind::OriginHang,
+            FaultKind::OriginSlow,
+        ]
+        .into_iter()
+        .any(|k| self.fault_now(k))
+        {
+            self.r.fault_bites += 1;
+        }
         if self.slots[thread as usize].path.is_early_refresh() {
             self.r.early_refreshes += 1;
         }
