@@ -135,6 +135,7 @@ dist-single: dist
 
 test: setup
 	cargo fmt --all --check
+	python3 scripts/import-graph.py
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p stampede-lab --all-targets --target $(WASM_TARGET) -- -D warnings
 	cargo clippy -p stampede-tour --target $(WASM_TARGET) -- -D warnings

@@ -99,56 +99,9 @@ pub fn wire_snippet() {
     std::mem::forget(l);
 }
 
-/// The link the room opens from the code: the page's own, without
-/// `present=1` (a phone that scans it shows the scenario, not the
-/// presenter's projector layout).
-pub fn room_link(href: &str) -> String {
-    let (head, hash) = href.split_once('#').map_or((href, ""), |(h, f)| (h, f));
-    let Some((base, query)) = head.split_once('?') else {
-        return href.to_string();
-    };
-    let kept: Vec<&str> = query
-        .split('&')
-        .filter(|p| !p.is_empty() && p.split('=').next() != Some("present"))
-        .collect();
-    let mut out = base.to_string();
-    if !kept.is_empty() {
-        out.push('?');
-        out.push_str(&kept.join("&"));
-    }
-    if !hash.is_empty() {
-        out.push('#');
-        out.push_str(hash);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_room_s_link_drops_presenter_mode_and_keeps_the_rest() {
-        let cases = [
-            (
-                "https://l.example/?preset=burst&present=1&seed=3",
-                "https://l.example/?preset=burst&seed=3",
-            ),
-            ("https://l.example/?present=1", "https://l.example/"),
-            (
-                "https://l.example/?present=1#tour/basics/2",
-                "https://l.example/#tour/basics/2",
-            ),
-            (
-                "https://l.example/?seed=3&presenter=x",
-                "https://l.example/?seed=3&presenter=x",
-            ),
-            ("https://l.example/", "https://l.example/"),
-        ];
-        for (href, want) in cases {
-            assert_eq!(room_link(href), want, "{href}");
-        }
-    }
 
     #[test]
     fn embed_is_asked_for_by_its_key_only() {

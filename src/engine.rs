@@ -241,7 +241,7 @@ impl Engine {
                 .ok()
                 .flatten();
         }
-        crate::lesson::presenter::dark(self.dark.as_ref().is_some_and(MediaQueryList::matches))
+        crate::stage::room::dark(self.dark.as_ref().is_some_and(MediaQueryList::matches))
     }
 
     /// The thread drawn at a point of the stage (css px), if any.
@@ -319,8 +319,8 @@ impl Engine {
         let s = lab.scenario().clone();
 
         let (base, overlay) = self.stage.as_mut()?;
-        let (w, h) = base.fit(crate::lesson::presenter::stage_height)?;
-        overlay.fit(crate::lesson::presenter::stage_height)?;
+        let (w, h) = base.fit(crate::stage::room::stage_height)?;
+        overlay.fit(crate::stage::room::stage_height)?;
         let fitted = wall_now();
         self.view.fit(w, h, s.instances, s.threads);
         // Under reduced motion nothing moves: no pulses, and the fleet and
@@ -388,7 +388,7 @@ impl Engine {
             _ => None,
         };
         if let (Some((g, a, ..)), Some(l), false) = (followed, self.view.layout(), first) {
-            crate::lesson::presenter::ring_followed(&overlay.ctx, l, g, a, scheme(dark));
+            crate::stage::room::ring_followed(&overlay.ctx, l, g, a, scheme(dark));
         }
         let drawn = wall_now();
         if let Some((c, size)) = (!first && paint)

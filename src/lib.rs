@@ -2,26 +2,36 @@
 //! measured by running `stampede::sim::Fleet` in the browser on the current
 //! knobs, so the page and the command-line tool cannot disagree.
 //!
-//! Its parts, with arrows pointing one way (panels and stage read the
-//! experiment; the experiment reads only the core):
+//! Its parts, from the top. A part imports only parts below it or of its
+//! own layer, and a view never imports another view (checked by
+//! `scripts/import-graph.py`, in `make test` and in the `layout` test
+//! below):
 //!
-//! - `experiment`: `lab` (the fleet being animated, its comparison rows,
+//! - app: `app`, the page, which wires the views with signals (and this
+//!   file, which mounts it)
+//! - the views: `panels` (`counters`, `code_panel`, `knobs`, `transport`,
+//!   `conformance`: the numbers and the controls), `lesson` (the tour's
+//!   bar, presenter mode, drills, practice), `compare` (the A/B view: two
+//!   designs on the same traffic, from one clock), `kit` (the interviewer's
+//!   kit, a second window, `?kit=1`), `playlist` (a trainer's list of
+//!   views), `embed` (the run in an iframe, `embed=1`, and its snippet),
+//!   `qr` (the link's QR code), `tour_only` (the tour build's stand-ins for
+//!   the full build's parts)
+//! - the stage: `stage` (`fleet_layout`, `fleet_view`, `palette`, `pen`,
+//!   `chart`: the canvases; `room`: what presenter mode asks of them) and
+//!   `engine`, the animation loop the page and the A/B view drive
+//! - the page: `page` (what the views share: the transport's commands,
+//!   whom the code panel follows, the counters' labels, the contrast runs,
+//!   `Drive`, the page state a step or a link sets), `more` (the two
+//!   builds, the tour build a first visit loads and the full build, and the
+//!   way from one to the other), `panic` (the crash screen)
+//! - the experiment: `lab` (the fleet being animated, its comparison rows,
 //!   chart samples, markers; host-testable, no web types), `clock` (speed,
 //!   pacing, the frame budget), `url_state` (the share link), `reading`
 //!   (what one frame measured)
-//! - `stage`: `fleet_layout`, `fleet_view`, `palette`, `pen`, `chart` (the
-//!   canvases)
-//! - `panels`: `counters`, `code_panel`, `knobs`, `transport` (the numbers
-//!   and the controls)
-//! - `kit`: the interviewer's kit, a second window (`?kit=1`); `embed`:
-//!   the run in an iframe (`embed=1`) and its snippet; `qr`: the link's QR code;
-//!   `playlist`: a trainer's list of views, built, linked and stepped
-//! - `more`: the two builds (the tour build a first visit loads, the full
-//!   build everything else) and the way from one to the other; `tour_only`
-//!   holds the tour build's stand-ins for the full build's parts
-//! - `app`: the page; `compare`: the A/B view (two designs on the same
-//!   traffic, from one clock); `engine`: the animation loop both drive;
-//!   `panic`: the crash screen
+//! - the web leaf: `web` (window, document, storage, wall time) and `dom`
+//!   (the kit for parts built with plain DOM calls); they import nothing
+//!   from the page
 
 pub mod app;
 #[cfg(feature = "full")]
@@ -94,48 +104,25 @@ fn mount() {
     qr::install();
 }
 
-#[cfg(test)]
+/// The imports run one way: app, then the views (a view never imports
+/// another), the stage, the page, the experiment, and the web leaf. The one
+/// source of truth is `scripts/import-graph.py` (its table of layers, its
+/// allowlist that can only shrink), which `make test` runs; this runs it
+/// from `cargo test` too.
+#[cfg(all(test, not(target_family = "wasm")))]
 mod layout {
-    //! The arrows point one way: the experiment reads only the core; the
-    //! stage reads the experiment; the panels read both. A new import that
-    //! points back fails here.
-
-    const EXPERIMENT: [(&str, &str); 4] = [
-        ("lab", include_str!("experiment/lab.rs")),
-        ("clock", include_str!("experiment/clock.rs")),
-        ("url_state", include_str!("experiment/url_state.rs")),
-        ("reading", include_str!("experiment/reading.rs")),
-    ];
-    const STAGE: [(&str, &str); 5] = [
-        ("chart", include_str!("stage/chart.rs")),
-        ("fleet_layout", include_str!("stage/fleet_layout.rs")),
-        ("fleet_view", include_str!("stage/fleet_view.rs")),
-        ("palette", include_str!("stage/palette.rs")),
-        ("pen", include_str!("stage/pen.rs")),
-    ];
-    const PANELS: [&str; 4] = ["counters", "code_panel", "knobs", "transport"];
-    const STAGE_NAMES: [&str; 5] = ["chart", "fleet_layout", "fleet_view", "palette", "pen"];
-    const TOP: [&str; 4] = ["app", "compare", "engine", "panic"];
-
-    fn imports(src: &str, module: &str) -> bool {
-        src.contains(&format!("crate::{module}::")) || src.contains(&format!("crate::{module};"))
-    }
-
     #[test]
-    fn the_experiment_reads_only_the_core() {
-        for (name, src) in EXPERIMENT {
-            for m in PANELS.iter().chain(&STAGE_NAMES).chain(&TOP) {
-                assert!(!imports(src, m), "experiment/{name} imports {m}");
-            }
-        }
-    }
-
-    #[test]
-    fn the_stage_does_not_read_the_panels() {
-        for (name, src) in STAGE {
-            for m in PANELS.iter().chain(&TOP) {
-                assert!(!imports(src, m), "stage/{name} imports {m}");
-            }
-        }
+    fn imports_run_one_way_with_no_circle() {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/import-graph.py");
+        let out = std::process::Command::new("python3")
+            .arg(script)
+            .output()
+            .expect("python3 runs scripts/import-graph.py");
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

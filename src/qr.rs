@@ -113,7 +113,7 @@ pub fn install() {
         keys.forget();
     }
     let refresh = move || {
-        let link = crate::embed::room_link(&window().location().href().unwrap_or_default());
+        let link = crate::url_state::room_link(&window().location().href().unwrap_or_default());
         let Ok(all) = document().query_selector_all("[data-qr]") else {
             return;
         };

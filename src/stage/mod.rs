@@ -6,3 +6,4 @@ pub mod fleet_layout;
 pub mod fleet_view;
 pub mod palette;
 pub mod pen;
+pub mod room;

@@ -60,7 +60,7 @@ pub mod qr {
     pub fn install() {
         let before = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(|| {
             let w = crate::web::window();
-            let link = crate::embed::room_link(&w.location().href().unwrap_or_default());
+            let link = crate::url_state::room_link(&w.location().href().unwrap_or_default());
             if let Ok(all) = crate::web::document().query_selector_all("[data-qr]") {
                 for i in 0..all.length() {
                     if let Some(e) = all

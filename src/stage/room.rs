@@ -1,0 +1,100 @@
+//! What the room's display asks of the stage: presenter mode on, the
+//! room's theme, and the height the room's layout gives the fleet. Presenter
+//! mode (`crate::lesson::presenter`) sets it; the animation loop reads it
+//! each frame.
+
+use std::cell::Cell;
+
+use crate::fleet_layout::Layout;
+use crate::palette::Scheme;
+
+thread_local! {
+    /// Presenter mode is on (read by the engine each frame).
+    static PRESENTING: Cell<bool> = const { Cell::new(false) };
+    /// The room's theme is dark (light by default on a projector).
+    static ROOM_DARK: Cell<bool> = const { Cell::new(false) };
+    /// The height the stage's box has in presenter mode (css px).
+    static STAGE_H: Cell<f64> = const { Cell::new(0.0) };
+}
+
+/// The fleet canvas's height for a width: in presenter mode the height of
+/// the box the room's layout gives it (the screen less the legend), else
+/// the page's own proportion.
+pub(crate) fn stage_height(width: f64) -> f64 {
+    let h = STAGE_H.with(Cell::get);
+    if PRESENTING.with(Cell::get) && h >= 200.0 {
+        h.floor()
+    } else {
+        crate::fleet_layout::stage_height(width)
+    }
+}
+
+/// Whether the canvases paint dark: the room's theme in presenter mode,
+/// the system's otherwise.
+pub(crate) fn dark(system: bool) -> bool {
+    if PRESENTING.with(Cell::get) {
+        ROOM_DARK.with(Cell::get)
+    } else {
+        system
+    }
+}
+
+/// Rings the followed thread on the overlay: in presenter mode a ring the
+/// back row sees, and a caption beside it (who it is and what it does).
+pub(crate) fn ring_followed(
+    ctx: &web_sys::CanvasRenderingContext2d,
+    l: &Layout,
+    g: u32,
+    activity: u8,
+    sc: &Scheme,
+) {
+    if l.aggregated || l.threads == 0 {
+        return;
+    }
+    let r = l.thread(g / l.threads, g % l.threads);
+    ctx.set_stroke_style_str(sc.text);
+    if !PRESENTING.with(Cell::get) {
+        ctx.set_line_width(2.0);
+        ctx.stroke_rect(r.x - 2.0, r.y - 2.0, r.w + 4.0, r.h + 4.0);
+        return;
+    }
+    let (cx, cy) = r.centre();
+    let radius = (r.w * 2.0).max(16.0);
+    ctx.set_line_width(4.0);
+    ctx.begin_path();
+    let _ = ctx.arc(cx, cy, radius, 0.0, std::f64::consts::TAU);
+    ctx.stroke();
+    let text = format!(
+        "office {}, thread {}: {}",
+        g / l.threads + 1,
+        g % l.threads + 1,
+        crate::palette::look_of(activity).label
+    );
+    ctx.set_font(&format!("700 22px {}", crate::palette::SANS));
+    let w = ctx.measure_text(&text).map_or(200.0, |m| m.width()) + 16.0;
+    // Beside the ring, kept on the canvas: right of it, or left near the edge.
+    let x = if cx + radius + 8.0 + w <= l.width {
+        cx + radius + 8.0
+    } else {
+        (cx - radius - 8.0 - w).max(0.0)
+    };
+    let y = (cy - 17.0).clamp(0.0, (l.height - 34.0).max(0.0));
+    ctx.set_fill_style_str(sc.background);
+    ctx.fill_rect(x, y, w, 34.0);
+    ctx.stroke_rect(x, y, w, 34.0);
+    ctx.set_fill_style_str(sc.text);
+    ctx.set_text_align("left");
+    ctx.set_text_baseline("middle");
+    let _ = ctx.fill_text(&text, x + 8.0, y + 17.0);
+}
+
+/// Presenter mode is on or off, in the room's theme (`dark`).
+pub(crate) fn present(on: bool, dark: bool) {
+    PRESENTING.with(|c| c.set(on));
+    ROOM_DARK.with(|c| c.set(dark));
+}
+
+/// The height the stage's box has in presenter mode (css px).
+pub(crate) fn set_stage_height(h: f64) {
+    STAGE_H.with(|c| c.set(h));
+}
