@@ -62,7 +62,7 @@ LAYERS = {
     "engine.rs": "stage",
     # the page: what the views share (no view of its own), the two builds'
     # hand-over and the crash screen
-    "page.rs": "page",
+    "page/": "page",
     "more.rs": "page",
     "panic.rs": "page",
     # the experiment: the fleet being run, its clock and its link; no web types
@@ -75,10 +75,6 @@ LAYERS = {
 # Back-arrows still to be removed, each with its reason. The check fails on
 # an arrow listed here that no longer exists, so this list only shrinks.
 ALLOWED = {
-    # A drill is built from the sandbox's own knob controls (the knob table
-    # and `build_knob` live in the knobs panel); they move below the views,
-    # as a control both use, with the rest of issue 30's page model.
-    ("lesson/drills.rs", "panels/knobs.rs"): "a drill's knobs are the knobs panel's controls",
     # "Add this view" on an open A/B view reads its one clock from the A/B
     # view's thread-local (`compare::moment`); it goes when the page's state
     # (the A/B view's moment among it) is one model that both read.

@@ -22,7 +22,8 @@
 //!   `engine`, the animation loop the page and the A/B view drive
 //! - the page: `page` (what the views share: the transport's commands,
 //!   whom the code panel follows, the counters' labels, the contrast runs,
-//!   `Drive`, the page state a step or a link sets), `more` (the two
+//!   `Drive`, the page state a step or a link sets; `knob`, the knob table
+//!   and each knob's control), `more` (the two
 //!   builds, the tour build a first visit loads and the full build, and the
 //!   way from one to the other), `panic` (the crash screen)
 //! - the experiment: `lab` (the fleet being animated, its comparison rows,

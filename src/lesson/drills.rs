@@ -100,10 +100,10 @@ pub fn mount(p: DrillPage) {
     let knobs = el("div", "drill-knobs");
     let notices = RwSignal::new(Vec::<Notice>::new());
     for k in d.allowed.iter().flat_map(|n| knob_names(n)) {
-        if let Some(k) = crate::knobs::knob_named(&k) {
+        if let Some(k) = crate::page::knob::knob_named(&k) {
             let div = el("div", "knob");
             put(&knobs, &div);
-            crate::knobs::build_knob(&div, k, p.scenario, notices, true);
+            crate::page::knob::build_knob(&div, k, p.scenario, notices, true);
             unique_ids(&div);
         }
     }

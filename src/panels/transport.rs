@@ -153,11 +153,11 @@ fn build_picker(
                     for k in preset
                         .into_iter()
                         .flat_map(|p| p.turn.iter())
-                        .filter_map(|n| crate::knobs::knob_named(n))
+                        .filter_map(|n| crate::page::knob::knob_named(n))
                     {
                         let div = el("div", "knob");
                         put(knobs, &div);
-                        crate::knobs::build_knob(&div, k, scenario, notices, true);
+                        crate::page::knob::build_knob(&div, k, scenario, notices, true);
                     }
                 });
                 knobs_for.set_value((b, Some(owner)));

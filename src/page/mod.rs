@@ -1,8 +1,13 @@
 //! The page: what the views share and none of them owns. The commands the
 //! transport sends the animation loop, whom the code panel follows, the
-//! counters' names and labels, the contrast runs, and `Drive`, the page
-//! state a tour step, a playlist item or a link sets. No view of its own:
-//! every view imports from here, this imports no view.
+//! counters' names and labels, the contrast runs, `Drive` (the page state
+//! a tour step, a playlist item or a link sets), and each knob's control
+//! (`knob`: the knobs panel, the lesson's knobs and a drill's build theirs
+//! with it). No view of its own: every view imports from here, this
+//! imports no view.
+
+#[cfg(feature = "full")]
+pub mod knob;
 
 use leptos::prelude::*;
 use stampede::tour::{self, Place};
