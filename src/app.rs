@@ -380,6 +380,7 @@ pub fn App() -> impl IntoView {
         playing,
         asking,
         opens_at: link.at.filter(|ms| *ms > 0).and(tour_start),
+        ab_clock: crate::compare::moment,
     };
     let room = Room::new(drive, presenting);
     // The interviewer's kit in another window throws curveballs and opens

@@ -161,6 +161,10 @@ pub struct Drive {
     /// The step the page's link opens at a moment (`at=`): read at start,
     /// before the address is written again.
     pub opens_at: Option<Place>,
+    /// The open A/B view's one clock (µs) and whether it plays, None when
+    /// no A/B view is open: where a playlist adds it from (the app wires
+    /// the A/B view's own, so that no view imports another).
+    pub ab_clock: fn() -> Option<(u64, bool)>,
 }
 
 impl Drive {

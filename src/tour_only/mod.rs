@@ -15,6 +15,11 @@ pub mod compare {
 
     /// No A/B view is open: nothing to move.
     pub(crate) fn seek_to(_: u64, _: bool) {}
+
+    /// No A/B view is open: no clock.
+    pub(crate) fn moment() -> Option<(u64, bool)> {
+        None
+    }
 }
 
 /// A trainer's list: the full build's (a list's link opens the full build).
