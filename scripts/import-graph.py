@@ -17,7 +17,8 @@ Then it checks the file-level graph:
 - no circle (a strongly connected set of files is printed as a chain);
 - no arrow that runs back up the layering in LAYERS below: a file may
   import a file of a lower layer, or of its own layer; in the `view` layer
-  only of its own room (a view never imports another view);
+  only of its own room (a view never imports another view); the
+  experiment and the web leaf (SEALED) import only their own layer;
 - every file in `src/` has a layer, and every arrow in ALLOWED is still
   needed (the list can only shrink).
 
@@ -42,6 +43,10 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 # its own layer, and a view only files of its own room (a room is a folder of
 # `src/` or a file at its top). The `web` leaf imports nothing from the page.
 ORDER = ["app", "view", "stage", "page", "experiment", "web"]
+# Layers that import nothing of the page outside themselves: the experiment
+# reads only the core (host-tested, no web types), the web leaf only the
+# browser's bindings.
+SEALED = {"experiment", "web"}
 LAYERS = {
     # app: the crate's root, the binary, and the page that wires the views
     "lib.rs": "app",
@@ -501,6 +506,8 @@ def main():
         bad = None
         if rb < ra:
             bad = f"runs up from {la} to {lb}"
+        elif la in SEALED and lb != la:
+            bad = f"leaves the {la} layer, which imports nothing of the page outside itself"
         elif la == lb == "view" and room_of(a) != room_of(b):
             bad = f"a view imports another view ({room_of(a)} -> {room_of(b)})"
         if bad:
