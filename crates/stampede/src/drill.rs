@@ -538,7 +538,7 @@ pub const DRILLS: &[Drill] = &[
             "Turn on fenced writes: each claim win takes a number and the cache refuses a lower one.",
         ],
         solution: "fw=1",
-        reasoning: "A claim that expires mid-recompute lets a second office start; whichever write lands last wins, and sometimes that is the older value. A fencing number taken with each claim win and carried by the write lets the cache refuse any write older than the one it holds. Turning the claim off would not help: fills without a lock race the same way, and recompute far more.",
+        reasoning: "A claim that expires mid-recompute lets a second office start; whichever write lands last wins, and sometimes that is the older value. A fencing number taken with each claim win and carried by the write lets the cache refuse any write older than the one it holds. Turning the claim off would not help: fills without a lock race the same way.",
     },
     Drill {
         name: "redis-down-fail-open",
@@ -587,7 +587,7 @@ pub const DRILLS: &[Drill] = &[
         title: "A hung origin: answer within 300 ms, call it at most 3 times",
         level: Medium,
         lesson: "hang",
-        story: "The origin never answers. The code has no deadlines, so every thread that asks is pinned, and the origin call's 1 s timeout retries it often. Give every caller an answer (a timeout counts) within 300 ms, and call the hung origin at most 3 times.",
+        story: "The origin never answers. The code has no deadlines, so every thread that asks is pinned, and with no deadline there is no origin timeout either: a call to the hung origin never ends. Give every caller an answer (a timeout counts) within 300 ms, and call the hung origin at most 3 times.",
         situation: "preset=hang&w=steady&i=10&t=20&dur=10000&th=200&vt=2000&pf=no-deadline&ot=1000",
         allowed: &["pitfall-no-deadline", "deadline_ms", "origin_timeout_ms"],
         goals: &[
@@ -736,7 +736,7 @@ pub const DRILLS: &[Drill] = &[
             "Stale-while-revalidate: answer stale at once and refresh behind the answer.",
         ],
         solution: "swr=1",
-        reasoning: "With stale-while-revalidate every request, the refreshing one included, gets the stale value at once; the claim guards only the refresh running behind, so one recompute happens and nobody waits. The losers' stale policy alone leaves the winning office's 200 threads waiting 2 s on the recompute.",
+        reasoning: "With stale-while-revalidate every request, the refreshing one included, gets the stale value at once; the claim guards only the refresh running behind, so one recompute happens and nobody waits. The losers' stale policy alone leaves the winning office's 200 threads waiting on the 2 s recompute until their 1 s deadline.",
     },
     Drill {
         name: "cheap-recompute",
@@ -820,7 +820,7 @@ pub const DRILLS: &[Drill] = &[
             "4 permits per instance and a 600 ms queue; keep the claim, it merges the hot keys across instances.",
         ],
         solution: "adm=4&aw=600",
-        reasoning: "Four permits per instance bound the origin at 40. With fewer permits the queue is longer, so a 100 ms wait sheds a third of the requests; 600 ms lets most wait their turn and still answer inside the 1 s deadline, while a full second's wait turns the shed into timeouts. The claim matters too: without it each instance recomputes the hot keys itself and sheds more.",
+        reasoning: "Four permits per instance bound the origin at 40. With fewer permits the queue is longer, so a 100 ms wait sheds requests a longer wait would have answered; 600 ms lets most wait their turn and still answer inside the 1 s deadline, while a full second's wait turns the shed into timeouts. The claim matters too: without it each instance recomputes the hot keys itself and sheds more.",
     },
     Drill {
         name: "open-loop-hang",

@@ -151,7 +151,7 @@ pub const LEVELS: [Level; 3] = [
                 shown("preset=cheap", at_most("recomputes", 40.0)),
             ),
             point(
-                "A cold cache is many different keys: admission control, not deduplication.",
+                "A cold cache is many different keys: admission control bounds the origin, and deduplication helps only with the hot ones (do both).",
                 shown("preset=cold", at_least("admission_shed", 1.0)),
             ),
         ],
@@ -193,8 +193,8 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         },
     },
     RedFlag {
-        says: "Coalescing or the lock protects a cold cache.",
-        because: "Every miss is a different key: nothing coalesces, only admission control bounds the origin.",
+        says: "Coalescing or the lock alone protects a cold cache.",
+        because: "Most misses are different keys: coalescing merges only requests for the same key, so only admission control bounds the origin (do both).",
         shown: Shown {
             link: "preset=cold&adm=0",
             criterion: at_least("origin_peak_concurrency", 100.0),

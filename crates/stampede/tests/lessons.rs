@@ -1157,6 +1157,13 @@ fn a_fault_acts_only_in_its_window() {
             seed,
         );
         let all = run(&with(redis(0, None)), seed);
+        // Every failed command is the fault's doing (the switch counts none).
+        assert_eq!(all.fault_bites, all.redis_errors);
+        assert_eq!(whole.fault_bites, 0);
+        let all = stampede::Report {
+            fault_bites: 0,
+            ..all
+        };
         assert_eq!(all, whole, "redis@0 is the whole-run switch");
         // A holder that dies mid-run stalls the refresh until its claim's TTL.
         let holder = run(
