@@ -89,6 +89,10 @@ impl Codec<Vec<u8>> for Bytes {
 pub enum Source {
     /// A fresh value read from Redis.
     Hit,
+    /// A fresh value read from Redis after waiting on another instance's
+    /// claim: this request lost the claim (or took over a flight whose
+    /// leader had) and polled until the holder's value was there.
+    Waited,
     /// A stale value, served on purpose (within the stale window).
     Stale,
     /// This request ran the origin itself.
@@ -120,7 +124,9 @@ pub enum CacheError {
     Degraded,
     /// The key is empty or longer than [`MAX_KEY_BYTES`].
     InvalidKey(String),
-    /// The stored bytes did not decode (another writer, another type).
+    /// The bytes read did not decode. A stored value that does not decode
+    /// is read as a miss and recomputed, so this is only met with a codec
+    /// whose decode of the same bytes can fail once and not the next time.
     Decode(String),
 }
 
@@ -220,6 +226,11 @@ impl<V: Send + 'static, C: Codec<V>> Origin<String> for ServiceOrigin<V, C> {
             codec.encode(&value)
         })
     }
+
+    /// A stored value that does not decode is a miss.
+    fn accepts(&self, payload: &[u8]) -> bool {
+        self.codec.decode(payload).is_ok()
+    }
 }
 
 /// A service's cache: one instance's read path against a shared Redis.
@@ -250,7 +261,8 @@ impl<V> Cache<V, Json> {
 impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     /// The value for `key`, as the read path decides.
     ///
-    /// - A fresh value in Redis is a [`Source::Hit`].
+    /// - A fresh value in Redis is a [`Source::Hit`]; one that came after
+    ///   waiting on another instance's claim, [`Source::Waited`].
     /// - On a miss, one request per process runs the origin (with
     ///   singleflight) and, with a claim, one per fleet; the others wait on
     ///   it, poll Redis, serve stale or degrade, as [`LoserPolicy`] says.
@@ -290,6 +302,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         }
         let answer = self.driver.get(key).await;
         let source = match answer.ending {
+            Ending::Hit if answer.waited => Source::Waited,
             Ending::Hit => Source::Hit,
             Ending::Stale => Source::Stale,
             Ending::Computed => Source::Computed,
@@ -325,6 +338,46 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             .recomputes
             .load(std::sync::atomic::Ordering::SeqCst)
     }
+
+    /// What this process's requests have counted so far.
+    pub fn stats(&self) -> CacheStats {
+        let c = self.driver.counters();
+        let get = |a: &std::sync::atomic::AtomicU64| a.load(std::sync::atomic::Ordering::SeqCst);
+        CacheStats {
+            origin_calls: get(&c.recomputes),
+            decode_misses: get(&c.decode_misses),
+            released: get(&c.released),
+            release_expired: get(&c.release_expired),
+            release_taken: get(&c.release_taken),
+            ambiguous_claims: get(&c.ambiguous_claims),
+            redis_errors: get(&c.redis_errors),
+            writes_refused: get(&c.writes_refused),
+        }
+    }
+}
+
+/// What a [`Cache`]'s requests counted, since it was built ([`Cache::stats`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CacheStats {
+    /// Origin calls.
+    pub origin_calls: u64,
+    /// Stored values that did not decode, read as misses (the recompute
+    /// overwrote them).
+    pub decode_misses: u64,
+    /// Claim releases that deleted the request's own claim.
+    pub released: u64,
+    /// Claim releases that found nobody holding the claim (it expired).
+    pub release_expired: u64,
+    /// Claim releases that found another holder's claim (left alone).
+    pub release_taken: u64,
+    /// Claims whose reply never came (a paused or slow Redis), released by
+    /// their token right after.
+    pub ambiguous_claims: u64,
+    /// Redis commands that failed or did not answer within the Redis
+    /// timeout.
+    pub redis_errors: u64,
+    /// Value writes refused because a newer fence had written.
+    pub writes_refused: u64,
 }
 
 /// Builds a [`Cache`]. Defaults: singleflight on, [`ClaimMode::Inner`],

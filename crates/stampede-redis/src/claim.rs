@@ -22,13 +22,19 @@ use crate::conn::{Conn, Target};
 /// when nobody holds the claim (it expired), -1 when another token does.
 pub(crate) const RELEASE: &str = include_str!("scripts/release.lua");
 
-/// Takes the claim and, in the same step, its fencing number: 0 when the
-/// claim is held by someone else.
+/// Takes the claim and, in the same step, its fencing number (larger than
+/// the counter's last and than the stored value's fence), keeping the
+/// counter alive at least as long as asked: 0 when the claim is held by
+/// someone else.
 pub(crate) const CLAIM_FENCED: &str = include_str!("scripts/claim_fenced.lua");
 
-/// Writes the value with its writer's fencing number, unless the stored
-/// value was written under a newer one: a late holder cannot overwrite it.
-const WRITE_FENCED: &str = include_str!("scripts/write_fenced.lua");
+/// Writes the value (the one layout of `value:{key}`, shared by
+/// [`ClaimStore`] and the cache) with its writer's fencing number, unless
+/// the stored value was written under a newer one: a late holder cannot
+/// overwrite it. A write without a fence (0) always lands and leaves the
+/// stored fence in place. The fencing counter is kept at least at the
+/// stored fence and alive at least as long as the value.
+pub(crate) const WRITE_FENCED: &str = include_str!("scripts/write_fenced.lua");
 
 /// A claim's token: 128 bits from the operating system's randomness, so
 /// that it cannot be guessed and two claims never share one.
@@ -86,14 +92,24 @@ pub struct ClaimStore {
     release: Script,
     claim_fenced: Script,
     write_fenced: Script,
+    fence_life: Duration,
 }
+
+/// How long a fencing counter lives at least after a claim is won, unless
+/// [`ClaimStore::fence_life`] says otherwise: a holder that writes later
+/// than that, with no write by anyone in between, may find its fence
+/// reused by a newer holder.
+pub const FENCE_LIFE: Duration = Duration::from_secs(3600);
 
 /// The fencing counter's key; same hash tag as the claim and the value.
 pub fn fence_key(key: &str) -> String {
     format!("fence:{{{key}}}")
 }
 
-/// The value's key (a hash of `value` and `fence`).
+/// The value's key: a hash of the payload (`v`), the writer's `fence`, its
+/// `version`, when it stops being `fresh` and `stale` (wall-clock ms), the
+/// recompute's `delta` and a negative-cache mark (`neg`). One layout for
+/// [`ClaimStore`] and the cache.
 pub fn value_key(key: &str) -> String {
     format!("value:{{{key}}}")
 }
@@ -153,7 +169,17 @@ impl ClaimStore {
             release: Script::new(RELEASE),
             claim_fenced: Script::new(CLAIM_FENCED),
             write_fenced: Script::new(WRITE_FENCED),
+            fence_life: FENCE_LIFE,
         })
+    }
+
+    /// How long a fencing counter lives at least after each claim won
+    /// ([`FENCE_LIFE`], an hour, unless set): longer than the latest a
+    /// holder may still write. Each write keeps it, besides, as long as
+    /// its value.
+    pub fn fence_life(mut self, life: Duration) -> ClaimStore {
+        self.fence_life = life;
+        self
     }
 
     /// Takes the claim on `key` for `ttl` if nobody holds it: `Some(token)`
@@ -197,7 +223,11 @@ impl ClaimStore {
     }
 
     /// Takes the claim with a fencing number: `Some((token, fence))` when
-    /// won, each win on a key getting a larger fence than the last.
+    /// won, each win on a key getting a larger fence than the last and
+    /// than the stored value's. The fencing counter (`fence:{key}`) lives
+    /// at least the claim's TTL and the [`ClaimStore::fence_life`] from the
+    /// win, and as long as the value from each
+    /// [`ClaimStore::write_fenced`]: it expires once both have passed.
     pub async fn claim_fenced(
         &self,
         key: &str,
@@ -210,15 +240,19 @@ impl ClaimStore {
             .claim_fenced
             .key(lock_key(key))
             .key(fence_key(key))
+            .key(value_key(key))
             .arg(token.as_str())
             .arg(millis(ttl))
+            .arg(millis(ttl.max(self.fence_life)))
             .invoke_async(&mut self.con.clone())
             .await?;
         Ok((fence > 0).then_some((token, fence)))
     }
 
-    /// Writes `value` under `fence` for `ttl`; false when a newer fence
-    /// already wrote (the write is refused, the newer value stays).
+    /// Writes `value` under `fence`, fresh for `ttl` (no stale window), in
+    /// the layout the cache reads; false when a newer fence already wrote
+    /// (the write is refused, the newer value stays). Fence 0 is an
+    /// unfenced write: it always lands, and leaves the stored fence.
     pub async fn write_fenced(
         &self,
         key: &str,
@@ -228,11 +262,19 @@ impl ClaimStore {
     ) -> RedisResult<bool> {
         check_key(key)?;
         check_ttl(ttl)?;
+        let now = crate::driver::wall_ms();
+        let fresh = now + millis(ttl);
         let written: i64 = self
             .write_fenced
             .key(value_key(key))
+            .key(fence_key(key))
             .arg(value)
             .arg(fence)
+            // The version: when the value was made (here, written).
+            .arg(now & 0xffff_ffff)
+            .arg(fresh)
+            .arg(fresh)
+            .arg(0)
             .arg(millis(ttl))
             .invoke_async(&mut self.con.clone())
             .await?;
@@ -244,7 +286,7 @@ impl ClaimStore {
         check_key(key)?;
         let (value, fence): (Option<Vec<u8>>, Option<u64>) = redis::cmd("HMGET")
             .arg(value_key(key))
-            .arg("value")
+            .arg("v")
             .arg("fence")
             .query_async(&mut self.con.clone())
             .await?;

@@ -36,7 +36,9 @@ use stampede::scenario::{RedisErrorPolicy, Scenario};
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use crate::claim::{fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, RELEASE};
+use crate::claim::{
+    fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED,
+};
 use crate::conn::{Conn, Target};
 use crate::group::CatchUnwind;
 use crate::obs;
@@ -81,6 +83,14 @@ pub type OriginFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + S
 /// What a service's origin is: anything that computes a key's payload.
 pub trait Origin<K = u32>: Send + Sync + 'static {
     fn compute(&self, key: K) -> OriginFuture;
+
+    /// Whether a stored payload can be served. One that cannot (written by
+    /// another writer, or under another schema in a rolling deploy) is a
+    /// miss, counted in [`Counters::decode_misses`], and the recompute
+    /// overwrites it. Every payload, unless said otherwise.
+    fn accepts(&self, _payload: &[u8]) -> bool {
+        true
+    }
 }
 
 /// What a caller gets.
@@ -89,6 +99,10 @@ pub struct Answer {
     pub ending: Ending,
     /// The payload, for the endings that carry one.
     pub value: Option<Arc<Vec<u8>>>,
+    /// The request lost the claim to another instance (or took a flight
+    /// over from a leader that did) and polled Redis for the value before
+    /// it was answered.
+    pub waited: bool,
 }
 
 /// Counts the conformance run compares with the simulation's.
@@ -127,6 +141,9 @@ pub struct Counters {
     /// Releases that found another holder's claim (this one's expired and
     /// was taken again), left alone.
     pub release_taken: AtomicU64,
+    /// Stored values that did not decode, read as misses (and overwritten
+    /// by the recompute).
+    pub decode_misses: AtomicU64,
     /// Claims whose reply never came (the command failed or timed out after
     /// it was sent): it may have been taken all the same, so the request
     /// released it by its token, after it on the same connection.
@@ -275,18 +292,9 @@ impl<O, K> Clone for Driver<O, K> {
     }
 }
 
-/// The fenced write of the driver's value hash (payload, version, fresh and
-/// stale until, delta), refusing a fence older than the stored one.
-const WRITE_FENCED: &str = r"
-local current = tonumber(redis.call('HGET', KEYS[1], 'fence') or '0')
-if tonumber(ARGV[2]) < current then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[1], 'fence', ARGV[2], 'version', ARGV[3],
-    'fresh', ARGV[4], 'stale', ARGV[5], 'delta', ARGV[6], 'neg', 0)
-redis.call('PEXPIRE', KEYS[1], ARGV[7])
-return 1
-";
-
-fn wall_ms() -> u64 {
+/// Wall-clock milliseconds since the Unix epoch (the value hash's times,
+/// shared by every instance).
+pub(crate) fn wall_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
@@ -594,6 +602,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             let answer = answer.await.unwrap_or(Answer {
                 ending: Ending::Error,
                 value: None,
+                waited: false,
             });
             if !matches!(answer.ending, Ending::Error | Ending::Timeout)
                 || attempt >= self.inner.retries
@@ -628,6 +637,13 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
 }
 
 impl<O, K> Inner<O, K> {
+    /// The longest a written value is kept (ms): its TTL at the top of the
+    /// jitter, then the stale window.
+    fn longest_keep_ms(&self) -> u64 {
+        let ttl = self.value_ttl.as_millis() as f64 * (1.0 + self.jitter);
+        ttl.ceil() as u64 + self.stale.as_millis() as u64
+    }
+
     /// A uniform draw in [0, 1).
     fn unit(&self) -> f64 {
         let n = self.draws.fetch_add(1, Ordering::Relaxed);
@@ -699,6 +715,8 @@ async fn run<O: Origin<K>, K: Key>(
     let mut op: Option<Op> = None;
     // The pending operation is a Redis command.
     let mut op_is_command = false;
+    // The request polled for another holder's value.
+    let mut polled = false;
     let mut input = Input::Start;
     loop {
         let step = m.resume(&s, input, inner.now());
@@ -718,7 +736,11 @@ async fn run<O: Origin<K>, K: Key>(
                     _ => None,
                 };
                 if let Some(a) = answer.take() {
-                    let _ = a.send(Answer { ending, value });
+                    let _ = a.send(Answer {
+                        ending,
+                        value,
+                        waited: polled,
+                    });
                 }
                 input = Input::Ack;
                 continue;
@@ -726,6 +748,7 @@ async fn run<O: Origin<K>, K: Key>(
             // Keep waiting for the operation already under way.
             Step::Wait => {}
             other => {
+                polled |= matches!(other, Step::Poll { .. });
                 op_is_command = matches!(
                     other,
                     Step::CacheGet { .. }
@@ -752,6 +775,7 @@ async fn run<O: Origin<K>, K: Key>(
                 let _ = a.send(Answer {
                     ending: Ending::Error,
                     value: None,
+                    waited: false,
                 });
             }
             return;
@@ -814,6 +838,7 @@ async fn run<O: Origin<K>, K: Key>(
                     let _ = a.send(Answer {
                         ending: Ending::Error,
                         value: None,
+                        waited: false,
                     });
                 }
                 return;
@@ -1057,14 +1082,20 @@ fn perform<O: Origin<K>, K: Key>(
             // unguessable one in its place.
             let secret = tokens.entry(token.0).or_default().clone();
             let script = inner.claim.clone();
+            // The fencing counter lives at least until a value written
+            // under this claim expires: the claim, then the longest a
+            // value is kept.
+            let fence_life = (ttl / 1000).max(1) + inner.longest_keep_ms();
             Box::pin(async move {
                 let (r, sent): (Result<u64, _>, bool) = bounded_sent(
                     &inner,
                     script
                         .key(lock_key(&k))
                         .key(fence_key(&k))
+                        .key(value_key(&k))
                         .arg(secret.as_str())
                         .arg((ttl / 1000).max(1))
+                        .arg(fence_life)
                         .invoke_async(&mut con),
                 )
                 .await;
@@ -1181,6 +1212,7 @@ fn perform<O: Origin<K>, K: Key>(
                     &inner,
                     script
                         .key(value_key(&k))
+                        .key(fence_key(&k))
                         .arg(bytes.as_slice())
                         .arg(fence.unwrap_or(0))
                         .arg(value.version)
@@ -1383,7 +1415,7 @@ type Row = (
 );
 
 /// Reads `value:{key}` and says what the machine should hear.
-async fn read_value<O, K>(
+async fn read_value<O: Origin<K>, K>(
     inner: &Inner<O, K>,
     con: &mut Conn,
     name: &str,
@@ -1408,9 +1440,21 @@ async fn read_value<O, K>(
 /// With XFetch on, a fresh read carries its expiry (on the driver's
 /// clock), the stored recompute delta and a draw, for the machine to decide
 /// on an early refresh.
-fn reply_of<O, K>(inner: &Inner<O, K>, key: u32, row: Row) -> (CacheReply, Option<Payload>) {
+fn reply_of<O: Origin<K>, K>(
+    inner: &Inner<O, K>,
+    key: u32,
+    row: Row,
+) -> (CacheReply, Option<Payload>) {
     let now = wall_ms();
-    let (bytes, version, fresh, stale, neg, delta) = row;
+    let (mut bytes, mut version, fresh, stale, neg, delta) = row;
+    // A payload the service cannot read is no value at all: a miss.
+    if bytes.as_deref().is_some_and(|b| !inner.origin.accepts(b)) {
+        inner.counters.decode_misses.fetch_add(1, Ordering::Relaxed);
+        obs::count(obs::DECODE_MISSES, "cache");
+        obs::decode_miss();
+        bytes = None;
+        version = None;
+    }
     let value = version.map(|v| Value::fresh(key, v));
     let bytes = bytes.map(Arc::new);
     let fresh_ok = fresh.is_some_and(|f| now < f);

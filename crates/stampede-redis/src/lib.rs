@@ -57,8 +57,12 @@ pub mod layer;
 pub mod obs;
 pub mod proxy;
 
-pub use cache::{BuildError, Cache, CacheBuilder, CacheError, Codec, Fetched, Json, Source};
-pub use claim::{fence_key, lock_key, value_key, ClaimStore, Release, Token, MAX_KEY_BYTES};
+pub use cache::{
+    BuildError, Cache, CacheBuilder, CacheError, CacheStats, Codec, Fetched, Json, Source,
+};
+pub use claim::{
+    fence_key, lock_key, value_key, ClaimStore, Release, Token, FENCE_LIFE, MAX_KEY_BYTES,
+};
 pub use conn::{Conn, Target};
 pub use driver::{Answer, Driver, Key, Origin, OriginFuture};
 pub use group::{Failure, Group, Shared, TimedOut};

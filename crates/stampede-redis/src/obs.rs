@@ -25,7 +25,9 @@
 //! - [`REDIS_ERRORS`]: Redis commands that failed or did not answer in
 //!   time;
 //! - [`RELEASES`]: claim releases, with an `outcome` label: `released`,
-//!   `expired` (nobody held the claim) or `taken` (another holder did).
+//!   `expired` (nobody held the claim) or `taken` (another holder did);
+//! - [`DECODE_MISSES`]: stored values that did not decode, read as misses
+//!   (each also a `WARN` event in the request's span, feature `tracing`).
 
 /// Counter: flights started.
 pub const FLIGHTS: &str = "stampede_flights_total";
@@ -45,6 +47,17 @@ pub const REDIS_ERRORS: &str = "stampede_redis_errors_total";
 /// Counter: claim releases, by what they found (`outcome`: `released`,
 /// `expired` when nobody held the claim, `taken` when another holder did).
 pub const RELEASES: &str = "stampede_releases_total";
+
+/// Counter: stored values that did not decode, read as misses.
+pub const DECODE_MISSES: &str = "stampede_decode_misses_total";
+
+/// A stored value that did not decode was read as a miss: a `WARN` event
+/// in the request's span (feature `tracing`).
+#[inline]
+pub(crate) fn decode_miss() {
+    #[cfg(feature = "tracing")]
+    tracing::warn!("the stored value did not decode: read as a miss");
+}
 
 /// Adds one to counter `name` for `component` and `outcome`.
 #[inline]

@@ -138,10 +138,25 @@ async fn the_claim_makes_one_origin_call_across_instances() {
             tasks.push(tokio::spawn(async move { cache.get("k").await }));
         }
     }
+    let mut sources = Vec::new();
     for t in tasks {
-        assert_eq!(t.await.unwrap().unwrap().value, "value of k");
+        let got = t.await.unwrap().unwrap();
+        assert_eq!(got.value, "value of k");
+        sources.push(got.source);
     }
     assert_eq!(calls.load(Ordering::SeqCst), 1, "one call for the fleet");
+    // One instance's leader computed; the three others lost the claim and
+    // waited on it; everyone else shared their instance's flight.
+    let count = |s: Source| sources.iter().filter(|&&x| x == s).count();
+    assert_eq!(
+        (
+            count(Source::Computed),
+            count(Source::Waited),
+            count(Source::Shared)
+        ),
+        (1, 3, 36),
+        "{sources:?}"
+    );
     for cache in &instances {
         settled(cache).await;
         assert_eq!(cache.in_flight(), 0);
@@ -432,14 +447,19 @@ async fn bad_keys_and_missing_parts_are_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_value_of_another_type_is_a_decode_error() {
+async fn a_value_of_another_type_is_a_miss() {
     let redis = TestRedis::start().await;
     let strings = scripted(&redis.url, counter(), |_, _| Behave::Ok).await;
     strings.get("k").await.unwrap();
     settled(&strings).await;
-    let profiles = profiles(&redis.url, 1, counter()).await;
-    assert!(matches!(
-        profiles.get("k").await,
-        Err(CacheError::Decode(_))
-    ));
+    // Another writer's type (a rolling deploy's other schema) is no value
+    // for this cache: it computes its own, and writes it over.
+    let calls = counter();
+    let profiles = profiles(&redis.url, 1, calls.clone()).await;
+    let got = profiles.get("k").await.unwrap();
+    assert_eq!(got.source, Source::Computed);
+    assert!(profiles.stats().decode_misses >= 1);
+    settled(&profiles).await;
+    assert_eq!(profiles.get("k").await.unwrap().source, Source::Hit);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
 }

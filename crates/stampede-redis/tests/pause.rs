@@ -56,12 +56,10 @@ async fn instance(url: &str, calls: Arc<AtomicU64>) -> Cache<String> {
 }
 
 /// The claims held in Redis right now.
-async fn claims(url: &str) -> Vec<String> {
-    let client = redis::Client::open(url).unwrap();
-    let mut con = client.get_multiplexed_async_connection().await.unwrap();
+async fn claims(redis: &TestRedis) -> Vec<String> {
     redis::cmd("KEYS")
         .arg("lock:*")
-        .query_async(&mut con)
+        .query_async(&mut redis.connection().await)
         .await
         .unwrap()
 }
@@ -121,7 +119,7 @@ async fn steady_traffic_through_a_pause(pause: Duration) {
         assert!(Instant::now() < drained, "requests still running");
         sleep(Duration::from_millis(10)).await;
     }
-    let left = claims(&redis.url).await;
+    let left = claims(&redis).await;
     let done = done.lock().unwrap();
     let failed = done.iter().filter(|d| d.error.is_some()).count();
     let after: Vec<&Done> = done
@@ -197,22 +195,6 @@ async fn one(url: &str, open: bool, deadline: Duration) -> Cache<String> {
         .expect("a cache")
 }
 
-async fn raw(url: &str) -> redis::aio::MultiplexedConnection {
-    redis::Client::open(url)
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap()
-}
-
-async fn pttl(url: &str, key: &str) -> i64 {
-    redis::cmd("PTTL")
-        .arg(key)
-        .query_async(&mut raw(url).await)
-        .await
-        .unwrap()
-}
-
 /// Waits (5 s at most) until the cache's requests have all ended.
 async fn drained(cache: &Cache<String>) {
     let until = Instant::now() + Duration::from_secs(5);
@@ -240,7 +222,7 @@ async fn a_claim_that_timed_out_is_released_once_redis_resumes() {
     // answers: the claim, its release, and the write (which timed out on
     // its client too, and landed all the same).
     assert_eq!(
-        pttl(&redis.url, "lock:{k}").await,
+        redis.pttl("lock:{k}").await,
         -2,
         "the claim that landed on resume is left behind"
     );
@@ -270,7 +252,7 @@ async fn a_failed_poll_follows_the_redis_error_policy() {
             .arg("someone-else")
             .arg("PX")
             .arg(60_000)
-            .query_async(&mut raw(&redis.url).await)
+            .query_async(&mut redis.connection().await)
             .await
             .unwrap();
         let request = {
@@ -327,7 +309,7 @@ async fn the_claim_ttl_follows_the_origin_timeout() {
         // The holder is computing: its claim's TTL is as set, less the
         // time since it was taken.
         sleep(Duration::from_millis(100)).await;
-        let left = pttl(&redis.url, &format!("lock:{{{key}}}")).await;
+        let left = redis.pttl(&format!("lock:{{{key}}}")).await;
         assert!(
             left > expected - 200 && left <= expected,
             "origin timeout {origin_timeout} ms, claim TTL {given:?}: {left} ms left, expected about {expected}"

@@ -144,6 +144,24 @@ impl Drop for Paused {
 }
 
 impl TestRedis {
+    /// A connection of the test's own.
+    pub async fn connection(&self) -> redis::aio::MultiplexedConnection {
+        redis::Client::open(self.url.as_str())
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap()
+    }
+
+    /// `PTTL key`: ms left, -1 with no expiry, -2 with no key.
+    pub async fn pttl(&self, key: &str) -> i64 {
+        redis::cmd("PTTL")
+            .arg(key)
+            .query_async(&mut self.connection().await)
+            .await
+            .unwrap()
+    }
+
     /// `SIGSTOP` the server until the guard resumes it (or is dropped).
     pub fn pause(&self) -> Paused {
         signal(self.child.id(), "STOP");

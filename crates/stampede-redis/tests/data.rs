@@ -1,0 +1,255 @@
+//! The data a cache leaves in Redis (issue 27, section 2), against a real
+//! `redis-server`: fencing counters expire with their value, `ClaimStore`
+//! and `Cache` read and write one layout, a value that does not decode is a
+//! miss that the recompute overwrites, fenced and unfenced writers never
+//! lock each other out, and a release tells what it found.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::TestRedis;
+use serde::{Deserialize, Serialize};
+use stampede_redis::cache::{Cache, CacheStats, Fetched, Source};
+use stampede_redis::{fence_key, lock_key, value_key, ClaimStore};
+use tokio::time::{sleep, Instant};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct Item {
+    by: String,
+    n: u64,
+}
+
+/// A cache named `by` whose 50 ms origin answers `Item { by, n }`, `n`
+/// counting the calls of every cache made with the same counter.
+async fn cache(url: &str, by: &str, calls: &Arc<AtomicU64>, fenced: bool) -> Cache<Item> {
+    let (by, calls) = (by.to_string(), calls.clone());
+    Cache::builder()
+        .redis(url)
+        .ttl(Duration::from_millis(300))
+        .stale(Duration::from_secs(5))
+        .fenced_writes(fenced)
+        .origin(move |_key: String| {
+            let (by, calls) = (by.clone(), calls.clone());
+            async move {
+                let n = calls.fetch_add(1, Ordering::SeqCst);
+                sleep(Duration::from_millis(50)).await;
+                Ok::<_, String>(Item { by, n })
+            }
+        })
+        .build()
+        .await
+        .expect("a cache")
+}
+
+/// Waits (5 s at most) until every request's task has ended.
+async fn drained(caches: &[&Cache<Item>]) {
+    let until = Instant::now() + Duration::from_secs(5);
+    while caches.iter().any(|c| c.running() > 0) {
+        assert!(Instant::now() < until, "requests still running");
+        sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fencing_counters_expire_with_their_value() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = cache(&redis.url, "a", &calls, true).await;
+    c.get("k").await.unwrap();
+    drained(&[&c]).await;
+    let value = redis.pttl(&value_key("k")).await;
+    let fence = redis.pttl(&fence_key("k")).await;
+    // The value is kept for its TTL and stale window (5.3 s); the counter
+    // at least as long, and not forever (-1).
+    assert!(value > 5000, "value:{{k}} has {value} ms left");
+    assert!(
+        fence >= value && fence <= 3200 + 5300,
+        "fence:{{k}} has {fence} ms left, the value {value} ms"
+    );
+
+    // The claim store alike: from the claim, then from the write.
+    let store = ClaimStore::connect(&redis.url)
+        .await
+        .unwrap()
+        .fence_life(Duration::from_millis(500));
+    let ttl = Duration::from_millis(200);
+    let (_t, fence) = store.claim_fenced("s", ttl).await.unwrap().unwrap();
+    let left = redis.pttl(&fence_key("s")).await;
+    assert!(left > 0 && left <= 500, "after the claim: {left} ms");
+    assert!(store
+        .write_fenced("s", b"x", fence, Duration::from_secs(2))
+        .await
+        .unwrap());
+    let left = redis.pttl(&fence_key("s")).await;
+    assert!(left > 1500 && left <= 2000, "after the write: {left} ms");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_claim_store_and_the_cache_share_one_value_layout() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = cache(&redis.url, "cache", &calls, true).await;
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    // Written by the store, read by the cache.
+    let json = br#"{"by":"store","n":7}"#;
+    let (_t, fence) = store
+        .claim_fenced("one", Duration::from_secs(1))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(store
+        .write_fenced("one", json, fence, Duration::from_secs(10))
+        .await
+        .unwrap());
+    let got = c.get("one").await.unwrap();
+    assert_eq!(
+        got,
+        Fetched {
+            value: Item {
+                by: "store".into(),
+                n: 7
+            },
+            source: Source::Hit
+        }
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+    // Written by the cache, read by the store, with the claim's fence.
+    c.get("two").await.unwrap();
+    drained(&[&c]).await;
+    let (payload, fence) = store.read("two").await.unwrap().expect("written");
+    assert_eq!(payload, br#"{"by":"cache","n":0}"#.to_vec());
+    assert!(fence >= 1, "fenced writes carry the claim's fence: {fence}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_value_that_does_not_decode_is_a_miss_and_is_overwritten() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = cache(&redis.url, "new", &calls, false).await;
+    // Another schema's value, fresh for a minute.
+    let far = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+        + 60_000;
+    let _: i64 = redis::cmd("HSET")
+        .arg(value_key("k"))
+        .arg("v")
+        .arg(r#"{"name":"old schema"}"#)
+        .arg("version")
+        .arg(1)
+        .arg("fresh")
+        .arg(far)
+        .arg("stale")
+        .arg(far)
+        .query_async(&mut redis.connection().await)
+        .await
+        .unwrap();
+    let got = c.get("k").await.expect("a miss, recomputed");
+    assert_eq!(got.source, Source::Computed);
+    drained(&[&c]).await;
+    // Its first read and its re-check (after winning the claim) each met it.
+    let misses = c.stats().decode_misses;
+    assert_eq!(misses, 2);
+    let again = c.get("k").await.unwrap();
+    assert_eq!(
+        again,
+        Fetched {
+            value: Item {
+                by: "new".into(),
+                n: 0
+            },
+            source: Source::Hit
+        },
+        "the recompute overwrote it"
+    );
+    assert_eq!(c.stats().decode_misses, misses);
+}
+
+/// What a fresh read of `key` answers, through `c`, once the refresh the
+/// last request started has landed.
+async fn stored(c: &Cache<Item>, key: &str) -> Fetched<Item> {
+    let got = c.get(key).await.unwrap();
+    assert_eq!(got.source, Source::Hit, "{got:?}");
+    got
+}
+
+/// A rolling deploy turning fenced writes on (or off): instances with
+/// either setting write the same key in turn, each refresh behind a stale
+/// answer. Every write lands; nobody is locked out.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fenced_and_unfenced_writers_never_lock_each_other_out() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let fenced = cache(&redis.url, "fenced", &calls, true).await;
+    let unfenced = cache(&redis.url, "unfenced", &calls, false).await;
+    for (key, order) in [
+        ("on", [&fenced, &unfenced, &fenced, &unfenced]),
+        ("off", [&unfenced, &fenced, &unfenced, &fenced]),
+    ] {
+        for (i, writer) in order.iter().enumerate() {
+            // The first computes; the next each find the value stale (its
+            // 300 ms are up), answer it and refresh it behind.
+            let got = writer.get(key).await.unwrap();
+            let expect = if i == 0 {
+                Source::Computed
+            } else {
+                Source::Stale
+            };
+            assert_eq!(got.source, expect, "{key}, write {i}: {got:?}");
+            drained(&[&fenced, &unfenced]).await;
+            let now = stored(writer, key).await;
+            let by = if std::ptr::eq(*writer, &fenced) {
+                "fenced"
+            } else {
+                "unfenced"
+            };
+            assert_eq!(now.value.by, by, "{key}, write {i}: refused");
+            sleep(Duration::from_millis(350)).await;
+        }
+    }
+    let refused = fenced.stats().writes_refused + unfenced.stats().writes_refused;
+    assert_eq!(refused, 0);
+}
+
+/// Each release says what it found, and the cache counts it: its own claim
+/// released, nobody holding it (it expired), or another holder's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_release_tells_released_expired_and_taken_apart() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = cache(&redis.url, "a", &calls, false).await;
+    let mut raw = redis.connection().await;
+    for (key, meanwhile) in [("own", None), ("gone", Some("DEL")), ("other", Some("SET"))] {
+        let request = {
+            let c = c.clone();
+            tokio::spawn(async move { c.get(key).await })
+        };
+        // While the origin runs (50 ms), the claim expires, or expires and
+        // another holder takes it.
+        sleep(Duration::from_millis(20)).await;
+        let mut cmd = redis::cmd(meanwhile.unwrap_or("EXISTS"));
+        cmd.arg(lock_key(key));
+        if meanwhile == Some("SET") {
+            cmd.arg("another-holder");
+        }
+        let _: redis::Value = cmd.query_async(&mut raw).await.unwrap();
+        request.await.unwrap().unwrap();
+        drained(&[&c]).await;
+    }
+    let CacheStats {
+        released,
+        release_expired,
+        release_taken,
+        ..
+    } = c.stats();
+    assert_eq!((released, release_expired, release_taken), (1, 1, 1));
+    assert_eq!(
+        redis.pttl(&lock_key("other")).await,
+        -1,
+        "another holder's claim is left alone"
+    );
+}
