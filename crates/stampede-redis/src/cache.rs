@@ -95,7 +95,8 @@ pub enum Source {
     Waited,
     /// A stale value, served on purpose (within the stale window).
     Stale,
-    /// This request ran the origin itself.
+    /// This request ran the origin itself. (With fenced writes, if its
+    /// write was refused as older, the value is the newer one read back.)
     Computed,
     /// Another request of this process ran the origin; this one waited on
     /// its flight.

@@ -1190,10 +1190,10 @@ fn perform<O: Origin<K>, K: Key>(
             })
         }
         Step::CacheSet {
+            key,
             value,
             delta,
             fence,
-            ..
         } => {
             let bytes = computed.clone().unwrap_or_default();
             let script = inner.write_fenced.clone();
@@ -1226,16 +1226,30 @@ fn perform<O: Origin<K>, K: Key>(
                 // Counted as the simulation counts them: a write that
                 // landed, or one the fence refused; a failed one is neither.
                 match written {
-                    Ok(0) => inner
-                        .counters
-                        .writes_refused
-                        .fetch_add(1, Ordering::Relaxed),
-                    Ok(_) => inner
-                        .counters
-                        .values_written
-                        .fetch_add(1, Ordering::Relaxed),
-                    Err(_) => 0,
-                };
+                    Ok(0) => {
+                        inner
+                            .counters
+                            .writes_refused
+                            .fetch_add(1, Ordering::Relaxed);
+                        // Refused as older: a newer holder has written. Its
+                        // value, read back, is what this request's caller
+                        // and its flight's followers get (this one is
+                        // older); if it cannot be read, they get this one.
+                        let (reply, newer) = read_value(&inner, &mut con, &k, key).await;
+                        if let (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(newer)) =
+                            (reply, newer)
+                        {
+                            return (Input::Ack, Got::Computed(newer));
+                        }
+                    }
+                    Ok(_) => {
+                        inner
+                            .counters
+                            .values_written
+                            .fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(_) => {}
+                }
                 (Input::Ack, Got::Nothing)
             })
         }

@@ -253,3 +253,52 @@ async fn a_release_tells_released_expired_and_taken_apart() {
         "another holder's claim is left alone"
     );
 }
+
+/// A fill whose write is refused as older (fenced writes: a newer holder
+/// wrote meanwhile) answers the newer value, read back, to its caller and
+/// to every follower of its flight.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fill_refused_as_older_answers_the_newer_value() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = cache(&redis.url, "late", &calls, true).await;
+    let requests: Vec<_> = (0..3)
+        .map(|_| {
+            let c = c.clone();
+            tokio::spawn(async move { c.get("k").await })
+        })
+        .collect();
+    // While the origin runs (50 ms), the claim expires and a newer holder
+    // computes and writes first.
+    sleep(Duration::from_millis(20)).await;
+    let _: i64 = redis::cmd("DEL")
+        .arg(lock_key("k"))
+        .query_async(&mut redis.connection().await)
+        .await
+        .unwrap();
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    let (_t, fence) = store
+        .claim_fenced("k", Duration::from_secs(1))
+        .await
+        .unwrap()
+        .expect("free");
+    assert!(store
+        .write_fenced(
+            "k",
+            br#"{"by":"newer","n":99}"#,
+            fence,
+            Duration::from_secs(10)
+        )
+        .await
+        .unwrap());
+    let newer = Item {
+        by: "newer".into(),
+        n: 99,
+    };
+    for r in requests {
+        assert_eq!(r.await.unwrap().unwrap().value, newer);
+    }
+    drained(&[&c]).await;
+    assert_eq!(c.stats().writes_refused, 1);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+}
