@@ -235,6 +235,8 @@ struct Inner<O, K> {
     release: Script,
     claim: Script,
     write_fenced: Script,
+    /// The negative-cache mark, expiring with a hash it creates.
+    negative: Script,
     /// Flights by the request's key and the machine's coalescing key (the
     /// same for every request of a key unless the key-mismatch pitfall
     /// salts it).
@@ -291,6 +293,10 @@ impl<O, K> Clone for Driver<O, K> {
         }
     }
 }
+
+/// Marks a value as failed (negative caching); a hash it creates expires
+/// with the mark.
+const NEGATIVE: &str = include_str!("scripts/negative.lua");
 
 /// Wall-clock milliseconds since the Unix epoch (the value hash's times,
 /// shared by every instance).
@@ -511,15 +517,16 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             .into()
             .connect_bounded(settings.redis_timeout)
             .await?;
-        let (release, claim, write_fenced) = (
+        let (release, claim, write_fenced, negative) = (
             Script::new(RELEASE),
             Script::new(CLAIM_FENCED),
             Script::new(WRITE_FENCED),
+            Script::new(NEGATIVE),
         );
         // Loaded now (on every primary of a cluster), so that the first
         // claim of a burst is one round trip, not NOSCRIPT, a load and a
         // retry inside the command bound.
-        for script in [&release, &claim, &write_fenced] {
+        for script in [&release, &claim, &write_fenced, &negative] {
             script.load_async(&mut con).await?;
         }
         Ok(Driver {
@@ -529,6 +536,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 release,
                 claim,
                 write_fenced,
+                negative,
                 flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
                 parked: Mutex::new(HashMap::new()),
                 admission: (settings.admission > 0)
@@ -1254,14 +1262,15 @@ fn perform<O: Origin<K>, K: Key>(
             })
         }
         Step::CacheSetNegative { ttl, .. } => Box::pin(async move {
-            let until = wall_ms() + ttl / 1000;
+            let lasts = (ttl / 1000).max(1);
             let _ = bounded(
                 &inner,
-                redis::cmd("HSET")
-                    .arg(value_key(&k))
-                    .arg("neg")
-                    .arg(until)
-                    .query_async::<i64>(&mut con),
+                inner
+                    .negative
+                    .key(value_key(&k))
+                    .arg(wall_ms() + lasts)
+                    .arg(lasts)
+                    .invoke_async::<i64>(&mut con),
             )
             .await;
             (Input::Ack, Got::Nothing)

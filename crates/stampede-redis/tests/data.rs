@@ -302,3 +302,24 @@ async fn a_fill_refused_as_older_answers_the_newer_value() {
     assert_eq!(c.stats().writes_refused, 1);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
+
+/// A failure cached in Redis (negative caching) on a key with no value
+/// expires with its mark: the hash it creates is not kept forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_mark_expires_with_it() {
+    let redis = TestRedis::start().await;
+    let c: Cache<Item> = Cache::builder()
+        .redis(redis.url.as_str())
+        .negative_ttl(Duration::from_secs(2))
+        .origin(|_key: String| async { Err::<Item, _>("down") })
+        .build()
+        .await
+        .unwrap();
+    assert!(c.get("k").await.is_err());
+    drained(&[&c]).await;
+    let left = redis.pttl(&value_key("k")).await;
+    assert!(left > 1500 && left <= 2000, "value:{{k}}: {left} ms left");
+    // The mark answers meanwhile: no second origin call.
+    assert!(c.get("k").await.is_err());
+    assert_eq!(c.origin_calls(), 1);
+}
