@@ -122,6 +122,11 @@ impl<'a> Say<'a> {
         self.clauses.is_empty()
     }
 
+    /// How many clauses have been said so far.
+    pub fn len(&self) -> usize {
+        self.clauses.len()
+    }
+
     pub fn done(self) -> Vec<Clause> {
         self.clauses
     }

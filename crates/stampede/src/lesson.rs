@@ -1646,9 +1646,12 @@ pub fn lesson(
         // (a swamped origin pins threads without any hang); for a count
         // that is no damage, whenever it lacks it.
         let needs = (rule.needs)(s).filter(|_| v == 0.0 || !p.damage);
+        let before = say.len();
         if ended || (p.damage && v > 0.0) {
             (rule.say)(&mut say);
-        } else {
+        }
+        // Nothing the rule would say holds yet: what to watch for.
+        if say.len() == before {
             say.plain(rule.watch);
         }
         let clauses = say.done();

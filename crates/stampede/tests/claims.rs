@@ -317,3 +317,24 @@ proptest! {
         }
     }
 }
+
+/// The first tour step's 8,000 recomputes are final once every caller is
+/// answered and every call made (under half a second in), not at the run's
+/// virtual end a minute later: the page reveals it then (`Fleet::is_final`).
+#[test]
+fn the_first_steps_number_is_final_long_before_its_run_ends() {
+    let step = stampede::tour::STEPS[0];
+    let (s, seed, _) = Scenario::from_query(step.query);
+    let mut f = Fleet::new(&s, seed);
+    let mut t = 0;
+    while !f.is_final(step.metric) {
+        t += 10_000;
+        while !f.advance_to(t, 1 << 20) {}
+    }
+    let at = f.now_ms();
+    let v = lesson::value(&f.report(), step.metric);
+    let end = Fleet::new(&s, seed).run();
+    assert_eq!(v, lesson::value(&end, step.metric));
+    assert!(at < 1000.0, "final at {at} ms");
+    assert!(end.elapsed_ms > 10.0 * at, "{} ms", end.elapsed_ms);
+}

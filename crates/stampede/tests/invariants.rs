@@ -617,3 +617,37 @@ proptest! {
         prop_assert!(r.retries <= u64::from(s.retries) * r.requests);
     }
 }
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// A counter the fleet calls final (`Fleet::is_final`) never changes
+    /// again; once the fleet has settled, none does (but the clock and the
+    /// event count): the page may reveal a number then, not at the end.
+    #[test]
+    fn a_final_counter_never_changes(s in scenario(), seed in any::<u64>(), slice in 1u64..400) {
+        let end = Fleet::new(&s, seed).run();
+        let mut f = Fleet::new(&s, seed);
+        let mut t = 0;
+        let mut seen = std::collections::BTreeMap::new();
+        while !f.is_quiet() {
+            t += slice * 1000;
+            while !f.advance_to(t, 1 << 20) {}
+            for (name, v) in f.report().fields() {
+                if f.is_final(&name) {
+                    seen.entry(name).or_insert((v, t));
+                }
+            }
+            if f.settled() {
+                prop_assert!(s.workload != Workload::Steady);
+                let now = stampede::Report { elapsed_ms: end.elapsed_ms, events: end.events, ..f.report() };
+                prop_assert_eq!(now, end.clone(), "settled at {} us", t);
+            }
+        }
+        for (name, v) in end.fields() {
+            if let Some((then, at)) = seen.get(&name) {
+                prop_assert_eq!(then, &v, "{} final at {} us", name, at);
+            }
+        }
+    }
+}

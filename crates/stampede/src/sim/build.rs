@@ -49,6 +49,7 @@ impl Fleet {
                 won: None,
                 attempt: 0,
                 retry: false,
+                called: false,
             };
             self.slots.reserve_exact(n - self.slots.len());
             self.slots.extend(std::iter::repeat_n(template, todo));

@@ -59,6 +59,7 @@ impl Fleet {
         let sc = self.scenario.clone();
         let now = self.now;
         self.r.recomputes += 1;
+        self.slots[thread as usize].called = true;
         if self.slots[thread as usize].attempt > 0 {
             self.r.retry_recomputes += 1;
         }
