@@ -125,6 +125,11 @@ pub enum CacheError {
     Degraded,
     /// The key is empty or longer than [`MAX_KEY_BYTES`].
     InvalidKey(String),
+    /// [`Cache::set`] or [`Cache::invalidate`]: Redis failed or did not
+    /// answer within the Redis timeout.
+    Redis(String),
+    /// [`Cache::set`]: the value did not encode.
+    Encode(String),
     /// The bytes read did not decode. A stored value that does not decode
     /// is read as a miss and recomputed, so this is only met with a codec
     /// whose decode of the same bytes can fail once and not the next time.
@@ -138,6 +143,8 @@ impl fmt::Display for CacheError {
             CacheError::Failed => f.write_str("no value: the origin failed"),
             CacheError::Degraded => f.write_str("a degraded answer"),
             CacheError::InvalidKey(why) => write!(f, "invalid key: {why}"),
+            CacheError::Redis(why) => write!(f, "Redis: {why}"),
+            CacheError::Encode(why) => write!(f, "the value did not encode: {why}"),
             CacheError::Decode(why) => write!(f, "the stored value did not decode: {why}"),
         }
     }
@@ -291,16 +298,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     ///   the loser policy); a failed write is dropped (the value is still
     ///   answered). Singleflight still holds inside the process.
     pub async fn get(&self, key: impl Into<String>) -> Result<Fetched<V>, CacheError> {
-        let key = key.into();
-        if key.is_empty() {
-            return Err(CacheError::InvalidKey("the key is empty".into()));
-        }
-        if key.len() > MAX_KEY_BYTES {
-            return Err(CacheError::InvalidKey(format!(
-                "the key is {} bytes long; the limit is {MAX_KEY_BYTES}",
-                key.len()
-            )));
-        }
+        let key = checked(key.into())?;
         let answer = self.driver.get(key).await;
         let source = match answer.ending {
             Ending::Hit if answer.waited => Source::Waited,
@@ -315,6 +313,33 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         let bytes = answer.value.ok_or(CacheError::Failed)?;
         let value = self.codec.decode(&bytes).map_err(CacheError::Decode)?;
         Ok(Fetched { value, source })
+    }
+
+    /// Deletes `key`'s value from Redis (and this instance's local copy,
+    /// if [`CacheBuilder::local_copy`] is on; other instances' copies
+    /// answer until they age out): the next request recomputes. A fill in
+    /// flight may still write its value after.
+    pub async fn invalidate(&self, key: impl Into<String>) -> Result<(), CacheError> {
+        let key = checked(key.into())?;
+        self.driver
+            .invalidate(&key)
+            .await
+            .map_err(|e| CacheError::Redis(e.to_string()))
+    }
+
+    /// Writes `value` as `key`'s value now: fresh for the value TTL, then
+    /// stale for the stale window, as a fill writes it. With fenced writes,
+    /// under a fencing number of its own, so a fill in flight under an
+    /// older claim cannot overwrite it. `Ok(false)` when it was itself
+    /// refused as older: a fill under a newer claim wrote in between, and
+    /// its value stays.
+    pub async fn set(&self, key: impl Into<String>, value: &V) -> Result<bool, CacheError> {
+        let key = checked(key.into())?;
+        let payload = self.codec.encode(value).map_err(CacheError::Encode)?;
+        self.driver
+            .set(&key, &payload)
+            .await
+            .map_err(|e| CacheError::Redis(e.to_string()))
     }
 
     /// Flights open in this process right now (0 once every request's task
@@ -381,13 +406,27 @@ pub struct CacheStats {
     pub writes_refused: u64,
 }
 
+/// `key`, if a cache can take it: not empty, at most [`MAX_KEY_BYTES`].
+fn checked(key: String) -> Result<String, CacheError> {
+    if key.is_empty() {
+        return Err(CacheError::InvalidKey("the key is empty".into()));
+    }
+    if key.len() > MAX_KEY_BYTES {
+        return Err(CacheError::InvalidKey(format!(
+            "the key is {} bytes long; the limit is {MAX_KEY_BYTES}",
+            key.len()
+        )));
+    }
+    Ok(key)
+}
+
 /// Builds a [`Cache`]. Defaults: singleflight on, [`ClaimMode::Inner`],
 /// [`LoserPolicy::Wait`], [`RedisErrorPolicy::Open`], a 1 s deadline, a
 /// 3 s origin timeout, values fresh for 10 s, no stale window, a claim TTL
 /// that follows the origin timeout (see [`CacheBuilder::claim_ttl`]: 3.2 s
 /// with the other defaults), a 50 ms poll, a 100 ms Redis timeout
-/// ([`REDIS_TIMEOUT`](crate::driver::REDIS_TIMEOUT)), no breaker, no
-/// negative caching, no admission limit, no jitter, no XFetch, unfenced
+/// ([`REDIS_TIMEOUT`](crate::driver::REDIS_TIMEOUT)), no breaker, no local
+/// copy, no negative caching, no admission limit, no jitter, no XFetch, unfenced
 /// writes. Every duration is a [`Duration`]; Redis keeps them in whole
 /// milliseconds (a shorter one counts as 1 ms).
 pub struct CacheBuilder<V, C = Json> {
@@ -538,6 +577,16 @@ impl<V, C> CacheBuilder<V, C> {
     /// ([`REDIS_TIMEOUT`](crate::driver::REDIS_TIMEOUT)).
     pub fn redis_timeout(mut self, timeout: Duration) -> Self {
         self.settings.redis_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+
+    /// Keep a local copy of each fresh value read from Redis for this long:
+    /// it answers this instance's reads with no round trip until it ages
+    /// out, whatever Redis holds meanwhile (so a write elsewhere, or an
+    /// [`Cache::invalidate`] on another instance, is seen up to this late).
+    /// Zero (the default) keeps none.
+    pub fn local_copy(mut self, for_: Duration) -> Self {
+        self.settings.local_cache = for_;
         self
     }
 

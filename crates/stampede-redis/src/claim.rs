@@ -26,7 +26,15 @@ pub(crate) const RELEASE: &str = include_str!("scripts/release.lua");
 /// the counter's last and than the stored value's fence), keeping the
 /// counter alive at least as long as asked: 0 when the claim is held by
 /// someone else.
-pub(crate) const CLAIM_FENCED: &str = include_str!("scripts/claim_fenced.lua");
+pub(crate) const CLAIM_FENCED: &str = concat!(
+    include_str!("scripts/claim.lua"),
+    include_str!("scripts/next_fence.lua")
+);
+
+/// A fencing number without a claim, for a write that is not a fill
+/// (`Cache::set`): the keys and arguments of [`CLAIM_FENCED`], the claim's
+/// unused.
+pub(crate) const NEXT_FENCE: &str = include_str!("scripts/next_fence.lua");
 
 /// Writes the value (the one layout of `value:{key}`, shared by
 /// [`ClaimStore`] and the cache) with its writer's fencing number, unless

@@ -37,7 +37,7 @@ use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::claim::{
-    fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED,
+    fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, NEXT_FENCE, RELEASE, WRITE_FENCED,
 };
 use crate::conn::{Conn, Target};
 use crate::group::CatchUnwind;
@@ -237,6 +237,8 @@ struct Inner<O, K> {
     write_fenced: Script,
     /// The negative-cache mark, expiring with a hash it creates.
     negative: Script,
+    /// A fencing number without a claim (`set`).
+    next_fence: Script,
     /// Flights by the request's key and the machine's coalescing key (the
     /// same for every request of a key unless the key-mismatch pitfall
     /// salts it).
@@ -517,16 +519,17 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             .into()
             .connect_bounded(settings.redis_timeout)
             .await?;
-        let (release, claim, write_fenced, negative) = (
+        let (release, claim, write_fenced, negative, next_fence) = (
             Script::new(RELEASE),
             Script::new(CLAIM_FENCED),
             Script::new(WRITE_FENCED),
             Script::new(NEGATIVE),
+            Script::new(NEXT_FENCE),
         );
         // Loaded now (on every primary of a cluster), so that the first
         // claim of a burst is one round trip, not NOSCRIPT, a load and a
         // retry inside the command bound.
-        for script in [&release, &claim, &write_fenced, &negative] {
+        for script in [&release, &claim, &write_fenced, &negative, &next_fence] {
             script.load_async(&mut con).await?;
         }
         Ok(Driver {
@@ -537,6 +540,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 claim,
                 write_fenced,
                 negative,
+                next_fence,
                 flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
                 parked: Mutex::new(HashMap::new()),
                 admission: (settings.admission > 0)
@@ -566,6 +570,56 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
 
     pub fn counters(&self) -> &Counters {
         &self.inner.counters
+    }
+
+    /// Deletes `key`'s value from Redis, and this instance's local copy:
+    /// the next request recomputes. (Other instances' local copies answer
+    /// until they age out.) Bounded by the Redis timeout.
+    pub async fn invalidate(&self, key: &K) -> redis::RedisResult<()> {
+        let inner = &self.inner;
+        self.drop_local(key);
+        let mut con = inner.con.clone();
+        let mut del = redis::cmd("DEL");
+        del.arg(value_key(&key.name()));
+        bounded(inner, del.query_async::<i64>(&mut con))
+            .await
+            .map(drop)
+    }
+
+    /// Writes `payload` as `key`'s value now, fresh for the value TTL and
+    /// then stale for the stale window, and drops this instance's local
+    /// copy. With fenced writes, under a fencing number of its own, taken
+    /// first: a fill in flight under an older claim is refused when it
+    /// writes after. False when it was itself refused as older (a fill
+    /// under a newer claim wrote in between). Bounded by the Redis timeout
+    /// (two commands with fencing).
+    pub async fn set(&self, key: &K, payload: &[u8]) -> redis::RedisResult<bool> {
+        let inner = &self.inner;
+        let k = key.name().into_owned();
+        let mut con = inner.con.clone();
+        self.drop_local(key);
+        let fence = if inner.strategy.fenced_writes {
+            let mut next = inner.next_fence.key(lock_key(&k));
+            next.key(fence_key(&k))
+                .key(value_key(&k))
+                .arg("")
+                .arg(0)
+                .arg(inner.longest_keep_ms().max(1));
+            bounded(inner, next.invoke_async::<u64>(&mut con)).await?
+        } else {
+            0
+        };
+        let version = (wall_ms() & 0xffff_ffff) as u32;
+        let written = write_value(inner, &mut con, &k, payload, fence, version, 0).await?;
+        Ok(written == 1)
+    }
+
+    fn drop_local(&self, key: &K) {
+        self.inner
+            .local
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(key);
     }
 
     /// Flights open in this instance's table right now (0 once every
@@ -1204,31 +1258,15 @@ fn perform<O: Origin<K>, K: Key>(
             fence,
         } => {
             let bytes = computed.clone().unwrap_or_default();
-            let script = inner.write_fenced.clone();
-            let now = wall_ms();
-            let ttl = inner.value_ttl.as_millis() as f64;
-            let ttl = if inner.jitter > 0.0 {
-                ttl * (1.0 - inner.jitter + 2.0 * inner.jitter * inner.unit())
-            } else {
-                ttl
-            };
-            let fresh = now + (ttl as u64).max(1);
-            let stale = fresh + inner.stale.as_millis() as u64;
-            let keep = (stale - now).max(1);
             Box::pin(async move {
-                let written = bounded(
+                let written = write_value(
                     &inner,
-                    script
-                        .key(value_key(&k))
-                        .key(fence_key(&k))
-                        .arg(bytes.as_slice())
-                        .arg(fence.unwrap_or(0))
-                        .arg(value.version)
-                        .arg(fresh)
-                        .arg(stale)
-                        .arg(delta)
-                        .arg(keep)
-                        .invoke_async::<i64>(&mut con),
+                    &mut con,
+                    &k,
+                    &bytes,
+                    fence.unwrap_or(0),
+                    value.version,
+                    delta,
                 )
                 .await;
                 // Counted as the simulation counts them: a write that
@@ -1334,6 +1372,46 @@ async fn bounded_sent<O, K, T>(
         }
     }
     (r, true)
+}
+
+/// Writes `payload` as `k`'s value, fresh for the value TTL (jittered) and
+/// then stale for the stale window, under `fence` (0: unfenced), bounded as
+/// every command is: 1 when written, 0 when refused as older.
+async fn write_value<O, K>(
+    inner: &Inner<O, K>,
+    con: &mut Conn,
+    k: &str,
+    payload: &[u8],
+    fence: u64,
+    version: u32,
+    delta: Micros,
+) -> redis::RedisResult<i64> {
+    let now = wall_ms();
+    let ttl = inner.value_ttl.as_millis() as f64;
+    let ttl = if inner.jitter > 0.0 {
+        ttl * (1.0 - inner.jitter + 2.0 * inner.jitter * inner.unit())
+    } else {
+        ttl
+    };
+    let fresh = now + (ttl as u64).max(1);
+    let stale = fresh + inner.stale.as_millis() as u64;
+    let keep = (stale - now).max(1);
+    bounded(
+        inner,
+        inner
+            .write_fenced
+            .key(value_key(k))
+            .key(fence_key(k))
+            .arg(payload)
+            .arg(fence)
+            .arg(version)
+            .arg(fresh)
+            .arg(stale)
+            .arg(delta)
+            .arg(keep)
+            .invoke_async::<i64>(con),
+    )
+    .await
 }
 
 /// `f` bounded by `timeout`; a late answer is an error.

@@ -463,3 +463,90 @@ async fn a_value_of_another_type_is_a_miss() {
     assert_eq!(profiles.get("k").await.unwrap().source, Source::Hit);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn set_and_invalidate() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let cache = profiles(&redis.url, 1, calls.clone()).await;
+    let set = Profile {
+        id: "set".into(),
+        visits: 5,
+    };
+    assert_eq!(cache.set("k", &set).await, Ok(true));
+    let got = cache.get("k").await.unwrap();
+    assert_eq!((got.value, got.source), (set, Source::Hit));
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+    cache.invalidate("k").await.unwrap();
+    assert_eq!(cache.get("k").await.unwrap().source, Source::Computed);
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert!(matches!(
+        cache
+            .set(
+                "",
+                &Profile {
+                    id: "".into(),
+                    visits: 0
+                }
+            )
+            .await,
+        Err(CacheError::InvalidKey(_))
+    ));
+}
+
+/// A value set while a fill is in flight: with fenced writes the set takes
+/// a fence of its own, so the older fill's write is refused and its callers
+/// get the set value; without, the fill's later write overwrites it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_set_during_a_fill_wins_only_when_fenced() {
+    let redis = TestRedis::start().await;
+    for fenced in [true, false] {
+        let key = format!("k-{fenced}");
+        let cache: Cache<String> = Cache::builder()
+            .redis(&redis.url)
+            .fenced_writes(fenced)
+            .origin(|_key: String| async {
+                sleep(Duration::from_millis(200)).await;
+                Ok::<_, String>("filled".to_string())
+            })
+            .build()
+            .await
+            .unwrap();
+        let fill = {
+            let (cache, key) = (cache.clone(), key.clone());
+            tokio::spawn(async move { cache.get(key).await })
+        };
+        sleep(Duration::from_millis(50)).await;
+        assert_eq!(cache.set(key.as_str(), &"set".to_string()).await, Ok(true));
+        let expect = if fenced { "set" } else { "filled" };
+        assert_eq!(
+            fill.await.unwrap().unwrap().value,
+            expect,
+            "fenced {fenced}"
+        );
+        settled(&cache).await;
+        assert_eq!(cache.get(key.as_str()).await.unwrap().value, expect);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_copy_answers_until_this_instance_writes() {
+    let redis = TestRedis::start().await;
+    let build = |local: Duration| {
+        Cache::builder()
+            .redis(&redis.url)
+            .local_copy(local)
+            .origin(|_key: String| async { Ok::<_, String>("v1".to_string()) })
+            .build()
+    };
+    let a = build(Duration::from_secs(10)).await.unwrap();
+    let b = build(Duration::ZERO).await.unwrap();
+    a.get("k").await.unwrap();
+    settled(&a).await;
+    assert_eq!(a.get("k").await.unwrap().value, "v1", "read, kept locally");
+    b.set("k", &"v2".to_string()).await.unwrap();
+    assert_eq!(b.get("k").await.unwrap().value, "v2");
+    assert_eq!(a.get("k").await.unwrap().value, "v1", "the local copy");
+    a.set("k", &"v3".to_string()).await.unwrap();
+    assert_eq!(a.get("k").await.unwrap().value, "v3", "its own write");
+}
