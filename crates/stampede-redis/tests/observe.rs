@@ -47,11 +47,17 @@ impl Recorder for Rec {
     fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
 
     fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
-        let component = key
-            .labels()
-            .find(|l| l.key() == "component")
-            .map(|l| l.value().to_string())
-            .unwrap_or_default();
+        let label = |name: &str| {
+            key.labels()
+                .find(|l| l.key() == name)
+                .map(|l| l.value().to_string())
+        };
+        let component = label("component").unwrap_or_default();
+        // An `outcome` label, if any, after the component: `cache/taken`.
+        let component = match label("outcome") {
+            Some(outcome) => format!("{component}/{outcome}"),
+            None => component,
+        };
         let name = format!("{}{{{component}}}", key.name());
         let c = self.0 .0.lock().unwrap().entry(name).or_default().clone();
         Counter::from_arc(c)
@@ -294,7 +300,28 @@ async fn spans_and_counters_follow_every_flight() {
     assert_eq!(with(&gets, "role", "leader"), 4);
     assert_eq!(with(&gets, "role", "follower"), 16);
     assert_eq!(with(&gets, "ending", "Computed"), 1);
+    // The winner released its claim; nobody else held one.
+    assert_eq!(counters.get(obs::RELEASES, "cache/released"), 1);
+    assert_eq!(counters.get(obs::RELEASES, "cache/expired"), 0);
+    assert_eq!(counters.get(obs::RELEASES, "cache/taken"), 0);
     spans.clear();
+
+    // A value another writer stored that does not decode is a counted miss.
+    let _: i64 = redis::cmd("HSET")
+        .arg(stampede_redis::value_key("odd"))
+        .arg("v")
+        .arg("not json")
+        .arg("version")
+        .arg(1)
+        .arg("fresh")
+        .arg(u64::MAX / 2)
+        .query_async(&mut redis.connection().await)
+        .await
+        .unwrap();
+    let odd = instances[0].get("odd").await.unwrap();
+    assert_eq!(odd.source, Source::Computed);
+    settled(&instances[0]).await;
+    assert!(counters.get(obs::DECODE_MISSES, "cache") >= 1);
 
     // Past its TTL the value is served stale (and refreshed behind it).
     while instances[0].get("k").await.unwrap().source != Source::Stale {
