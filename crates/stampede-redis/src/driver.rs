@@ -787,6 +787,7 @@ async fn run<O: Origin<K>, K: Key>(
             Step::Respond { ending, .. } => {
                 obs::record("ending", ending_name(ending));
                 match ending {
+                    Ending::Hit => obs::count(obs::HITS, "cache"),
                     Ending::Stale => obs::count(obs::STALE_SERVED, "cache"),
                     Ending::Timeout => obs::count(obs::TIMEOUTS, "cache"),
                     _ => {}
@@ -1000,6 +1001,7 @@ fn perform<O: Origin<K>, K: Key>(
             }
             if first_read && reply.is_miss() {
                 inner.counters.misses.fetch_add(1, Ordering::Relaxed);
+                obs::count(obs::MISSES, "cache");
             }
             (Input::Cache(reply), Got::Read(bytes))
         }),
@@ -1233,12 +1235,18 @@ fn perform<O: Origin<K>, K: Key>(
             // ends.
             let version = (wall_ms() & 0xffff_ffff) as u32;
             Box::pin(async move {
+                obs::count(obs::ORIGIN_CALLS, "cache");
+                let started = Instant::now();
                 let r = match timeout {
                     Some(t) => tokio::time::timeout(Duration::from_micros(t), call)
                         .await
                         .unwrap_or_else(|_| Err("origin timeout".into())),
                     None => call.await,
                 };
+                obs::seconds(obs::ORIGIN_SECONDS, "cache", started.elapsed());
+                if r.is_err() {
+                    obs::count(obs::ORIGIN_ERRORS, "cache");
+                }
                 match r {
                     Ok(bytes) => (
                         Input::Origin(Ok(Value::fresh(key, version))),

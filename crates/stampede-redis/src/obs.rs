@@ -26,6 +26,11 @@
 //!   time;
 //! - [`RELEASES`]: claim releases, with an `outcome` label: `released`,
 //!   `expired` (nobody held the claim) or `taken` (another holder did);
+//! - [`HITS`] and [`MISSES`]: fresh values answered from Redis, and first
+//!   reads that found nothing fresh;
+//! - [`ORIGIN_CALLS`] and [`ORIGIN_ERRORS`]: origin calls, and those that
+//!   failed (an error, a panic, the origin timeout); with the histogram
+//!   [`ORIGIN_SECONDS`], each call's length in seconds;
 //! - [`DECODE_MISSES`]: stored values that did not decode, read as misses
 //!   (each also a `WARN` event in the request's span, feature `tracing`).
 
@@ -47,6 +52,30 @@ pub const REDIS_ERRORS: &str = "stampede_redis_errors_total";
 /// Counter: claim releases, by what they found (`outcome`: `released`,
 /// `expired` when nobody held the claim, `taken` when another holder did).
 pub const RELEASES: &str = "stampede_releases_total";
+
+/// Counter: requests answered with a fresh value read from Redis (or a
+/// local copy), after waiting on another instance's claim or not.
+pub const HITS: &str = "stampede_hits_total";
+/// Counter: requests whose first read found nothing fresh (no value, a
+/// stale one, or one that did not decode).
+pub const MISSES: &str = "stampede_misses_total";
+/// Counter: origin calls.
+pub const ORIGIN_CALLS: &str = "stampede_origin_calls_total";
+/// Counter: origin calls that failed, panicked or passed the origin
+/// timeout.
+pub const ORIGIN_ERRORS: &str = "stampede_origin_errors_total";
+/// Histogram: each origin call's length, in seconds (to its answer, or to
+/// the origin timeout).
+pub const ORIGIN_SECONDS: &str = "stampede_origin_seconds";
+
+/// Records `d` in seconds in histogram `name` for `component`.
+#[inline]
+pub(crate) fn seconds(name: &'static str, component: &'static str, d: std::time::Duration) {
+    #[cfg(feature = "metrics")]
+    metrics::histogram!(name, "component" => component).record(d.as_secs_f64());
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, component, d);
+}
 
 /// Counter: stored values that did not decode, read as misses.
 pub const DECODE_MISSES: &str = "stampede_decode_misses_total";

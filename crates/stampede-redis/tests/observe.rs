@@ -300,6 +300,12 @@ async fn spans_and_counters_follow_every_flight() {
     assert_eq!(with(&gets, "role", "leader"), 4);
     assert_eq!(with(&gets, "role", "follower"), 16);
     assert_eq!(with(&gets, "ending", "Computed"), 1);
+    // Every first read missed; the three instances that lost the claim
+    // read the winner's value (hits, after waiting); one origin call.
+    assert_eq!(counters.get(obs::MISSES, "cache"), 20);
+    assert_eq!(counters.get(obs::HITS, "cache"), 3);
+    assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache"), 1);
+    assert_eq!(counters.get(obs::ORIGIN_ERRORS, "cache"), 0);
     // The winner released its claim; nobody else held one.
     assert_eq!(counters.get(obs::RELEASES, "cache/released"), 1);
     assert_eq!(counters.get(obs::RELEASES, "cache/expired"), 0);
