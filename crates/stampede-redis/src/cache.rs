@@ -45,7 +45,7 @@ pub use stampede::read_path::Strategy;
 pub use stampede::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy};
 
 use crate::claim::MAX_KEY_BYTES;
-use crate::conn::Target;
+use crate::conn::{Conn, Target};
 use crate::driver::{Driver, Origin, OriginFuture, Settings};
 
 /// How values become the bytes stored in Redis, and back.
@@ -342,6 +342,23 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             .map_err(|e| CacheError::Redis(e.to_string()))
     }
 
+    /// For a graceful shutdown, once no new request is sent: waits until
+    /// every request's task has ended (its flight settled and its waiters
+    /// answered, its value written, its claim released), or `within` has
+    /// passed. True when they all ended. A runtime shut down under running
+    /// requests cuts them where they stand, and a claim one held then
+    /// blocks its key on every instance until its TTL.
+    pub async fn drain(&self, within: Duration) -> bool {
+        let until = tokio::time::Instant::now() + within;
+        while self.running() > 0 {
+            if tokio::time::Instant::now() >= until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        true
+    }
+
     /// Flights open in this process right now (0 once every request's task
     /// has ended: nothing is kept).
     pub fn in_flight(&self) -> usize {
@@ -431,6 +448,8 @@ fn checked(key: String) -> Result<String, CacheError> {
 /// milliseconds (a shorter one counts as 1 ms).
 pub struct CacheBuilder<V, C = Json> {
     target: Option<Target>,
+    /// The service's own connection, used instead of `target`.
+    connection: Option<Conn>,
     strategy: Strategy,
     /// The claim TTL was given ([`CacheBuilder::claim_ttl`] or
     /// [`CacheBuilder::strategy`]); otherwise it follows the origin timeout.
@@ -449,6 +468,7 @@ impl<V> CacheBuilder<V, Json> {
         let ms = |v: u64| v * 1000;
         CacheBuilder {
             target: None,
+            connection: None,
             claim_ttl_given: false,
             strategy: Strategy {
                 singleflight: true,
@@ -480,6 +500,17 @@ impl<V, C> CacheBuilder<V, C> {
     /// [`Target`].
     pub fn redis(mut self, target: impl Into<Target>) -> Self {
         self.target = Some(target.into());
+        self
+    }
+
+    /// The service's own connection (a redis-rs `ConnectionManager`, or a
+    /// cluster's `ClusterConnection`), instead of [`CacheBuilder::redis`]:
+    /// the cache shares it and loads its scripts on it when built. Its own
+    /// settings (reconnection, its reply timeout) stay the service's; the
+    /// cache still bounds each command by its Redis timeout
+    /// ([`CacheBuilder::redis_timeout`]).
+    pub fn connection(mut self, connection: impl Into<Conn>) -> Self {
+        self.connection = Some(connection.into());
         self
     }
 
@@ -659,6 +690,7 @@ impl<V, C> CacheBuilder<V, C> {
     pub fn codec<C2>(self, codec: C2) -> CacheBuilder<V, C2> {
         CacheBuilder {
             target: self.target,
+            connection: self.connection,
             claim_ttl_given: self.claim_ttl_given,
             strategy: self.strategy,
             settings: self.settings,
@@ -701,25 +733,44 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
     /// ([`BuildError::ClaimTtl`]).
     pub async fn build(mut self) -> Result<Cache<V, C>, BuildError> {
         self.strategy.claim_ttl = self.claim_ttl_to_use()?;
-        let target = self
-            .target
-            .ok_or(BuildError::Missing("a Redis (.redis(url))"))?;
         let origin = self
             .origin
             .ok_or(BuildError::Missing("an origin (.origin(closure))"))?;
         let codec = Arc::new(self.codec);
-        let driver = Driver::connect_with(
-            target,
-            self.strategy,
-            self.settings,
-            ServiceOrigin {
-                origin,
-                codec: codec.clone(),
-            },
-            Arc::default(),
-            Arc::default(),
-        )
-        .await?;
+        let origin = ServiceOrigin {
+            origin,
+            codec: codec.clone(),
+        };
+        let (strategy, settings) = (self.strategy, self.settings);
+        let driver = match (self.connection, self.target) {
+            (Some(con), _) => {
+                Driver::with_connection(
+                    con,
+                    strategy,
+                    settings,
+                    origin,
+                    Arc::default(),
+                    Arc::default(),
+                )
+                .await?
+            }
+            (None, Some(target)) => {
+                Driver::connect_with(
+                    target,
+                    strategy,
+                    settings,
+                    origin,
+                    Arc::default(),
+                    Arc::default(),
+                )
+                .await?
+            }
+            (None, None) => {
+                return Err(BuildError::Missing(
+                    "a Redis (.redis(url) or .connection(connection))",
+                ))
+            }
+        };
         Ok(Cache {
             driver,
             codec,

@@ -136,6 +136,18 @@ pub enum Conn {
     Cluster(ClusterConnection),
 }
 
+impl From<ConnectionManager> for Conn {
+    fn from(c: ConnectionManager) -> Conn {
+        Conn::Single(c)
+    }
+}
+
+impl From<ClusterConnection> for Conn {
+    fn from(c: ClusterConnection) -> Conn {
+        Conn::Cluster(c)
+    }
+}
+
 impl ConnectionLike for Conn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
         match self {

@@ -515,10 +515,22 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     ) -> redis::RedisResult<Self> {
         // The connection's own reply bound must not cut a command the
         // client timeout still allows.
-        let mut con = target
+        let con = target
             .into()
             .connect_bounded(settings.redis_timeout)
             .await?;
+        Self::with_connection(con, strategy, settings, origin, crashed, holder_faults).await
+    }
+
+    /// One instance on a connection already made (the service's own).
+    pub(crate) async fn with_connection(
+        mut con: Conn,
+        strategy: Strategy,
+        settings: Settings,
+        origin: O,
+        crashed: Arc<std::sync::atomic::AtomicBool>,
+        holder_faults: Arc<AtomicU64>,
+    ) -> redis::RedisResult<Self> {
         let (release, claim, write_fenced, negative, next_fence) = (
             Script::new(RELEASE),
             Script::new(CLAIM_FENCED),

@@ -550,3 +550,54 @@ async fn a_local_copy_answers_until_this_instance_writes() {
     a.set("k", &"v3".to_string()).await.unwrap();
     assert_eq!(a.get("k").await.unwrap().value, "v3", "its own write");
 }
+
+/// The service's own connection manager, instead of a URL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cache_on_the_services_own_connection() {
+    let redis = TestRedis::start().await;
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let manager = redis::aio::ConnectionManager::new(client).await.unwrap();
+    let cache: Cache<String> = Cache::builder()
+        .connection(manager.clone())
+        .origin(|key: String| async move { Ok::<_, String>(format!("v {key}")) })
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(cache.get("k").await.unwrap().source, Source::Computed);
+    settled(&cache).await;
+    let got = cache.get("k").await.unwrap();
+    assert_eq!((got.value.as_str(), got.source), ("v k", Source::Hit));
+    // Written through that connection: the service reads it there.
+    let stored: Vec<u8> = redis::cmd("HGET")
+        .arg(stampede_redis::value_key("k"))
+        .arg("v")
+        .query_async(&mut manager.clone())
+        .await
+        .unwrap();
+    assert_eq!(stored, br#""v k""#.to_vec());
+}
+
+/// A graceful drain: the caller has its answer, the work goes on (the
+/// write, the settle, the release); `drain` waits for it, claims released.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drain_waits_for_the_work_behind_the_answers() {
+    let redis = TestRedis::start().await;
+    let cache: Cache<String> = Cache::builder()
+        .redis(&redis.url)
+        .deadline(Duration::from_millis(50))
+        .origin(|_key: String| async {
+            sleep(Duration::from_millis(300)).await;
+            Ok::<_, String>("late".to_string())
+        })
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(cache.get("k").await, Err(CacheError::Timeout));
+    assert!(cache.running() > 0, "the work goes on behind the answer");
+    assert!(!cache.drain(Duration::from_millis(10)).await, "not yet");
+    assert!(cache.drain(Duration::from_secs(5)).await);
+    assert_eq!(cache.running(), 0);
+    assert_eq!(cache.in_flight(), 0);
+    assert_eq!(redis.pttl(&stampede_redis::lock_key("k")).await, -2);
+    assert_eq!(cache.get("k").await.unwrap().value, "late");
+}
