@@ -742,35 +742,24 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
             codec: codec.clone(),
         };
         let (strategy, settings) = (self.strategy, self.settings);
-        let driver = match (self.connection, self.target) {
-            (Some(con), _) => {
-                Driver::with_connection(
-                    con,
-                    strategy,
-                    settings,
-                    origin,
-                    Arc::default(),
-                    Arc::default(),
-                )
-                .await?
-            }
-            (None, Some(target)) => {
-                Driver::connect_with(
-                    target,
-                    strategy,
-                    settings,
-                    origin,
-                    Arc::default(),
-                    Arc::default(),
-                )
-                .await?
-            }
+        let con = match (self.connection, self.target) {
+            (Some(con), _) => con,
+            (None, Some(target)) => target.connect_bounded(settings.redis_timeout).await?,
             (None, None) => {
                 return Err(BuildError::Missing(
                     "a Redis (.redis(url) or .connection(connection))",
                 ))
             }
         };
+        let driver = Driver::with_connection(
+            con,
+            strategy,
+            settings,
+            origin,
+            Arc::default(),
+            Arc::default(),
+        )
+        .await?;
         Ok(Cache {
             driver,
             codec,

@@ -491,10 +491,15 @@ impl<O: Origin> Driver<O> {
         crashed: Arc<std::sync::atomic::AtomicBool>,
         holder_faults: Arc<AtomicU64>,
     ) -> redis::RedisResult<Self> {
-        Driver::connect_with(
-            target,
+        let settings = Settings::from_scenario(scenario);
+        let con = target
+            .into()
+            .connect_bounded(settings.redis_timeout)
+            .await?;
+        Driver::with_connection(
+            con,
             Strategy::from_scenario(scenario),
-            Settings::from_scenario(scenario),
+            settings,
             origin,
             crashed,
             holder_faults,
@@ -504,25 +509,10 @@ impl<O: Origin> Driver<O> {
 }
 
 impl<O: Origin<K>, K: Key> Driver<O, K> {
-    /// One instance with this read path and these settings.
-    pub(crate) async fn connect_with(
-        target: impl Into<Target>,
-        strategy: Strategy,
-        settings: Settings,
-        origin: O,
-        crashed: Arc<std::sync::atomic::AtomicBool>,
-        holder_faults: Arc<AtomicU64>,
-    ) -> redis::RedisResult<Self> {
-        // The connection's own reply bound must not cut a command the
-        // client timeout still allows.
-        let con = target
-            .into()
-            .connect_bounded(settings.redis_timeout)
-            .await?;
-        Self::with_connection(con, strategy, settings, origin, crashed, holder_faults).await
-    }
-
-    /// One instance on a connection already made (the service's own).
+    /// One instance with this read path and these settings, on a
+    /// connection already made: [`Target::connect_bounded`] with the Redis
+    /// timeout (the connection's own reply bound must not cut a command the
+    /// client timeout still allows), or the service's own.
     pub(crate) async fn with_connection(
         mut con: Conn,
         strategy: Strategy,
