@@ -18,30 +18,36 @@ use redis::{ErrorKind, RedisError, RedisResult, Script};
 
 use crate::conn::{Conn, Target};
 
+// The scripts carry no comments: the page shows them as they are, in its
+// first visit's bundle. What each does is said here.
+
 /// Deletes the claim only if it still holds this token: 1 when it did, 0
 /// when nobody holds the claim (it expired), -1 when another token does.
+/// KEYS: the claim; ARGV: the token.
 pub(crate) const RELEASE: &str = include_str!("scripts/release.lua");
 
-/// Takes the claim and, in the same step, its fencing number (larger than
-/// the counter's last and than the stored value's fence), keeping the
-/// counter alive at least as long as asked: 0 when the claim is held by
-/// someone else.
-pub(crate) const CLAIM_FENCED: &str = concat!(
-    include_str!("scripts/claim.lua"),
-    include_str!("scripts/next_fence.lua")
-);
-
-/// A fencing number without a claim, for a write that is not a fill
-/// (`Cache::set`): the keys and arguments of [`CLAIM_FENCED`], the claim's
-/// unused.
-pub(crate) const NEXT_FENCE: &str = include_str!("scripts/next_fence.lua");
+/// Takes the claim and, in the same step, its fencing number; 0 when the
+/// claim is held by someone else. KEYS: the claim, the fencing counter,
+/// the value; ARGV: the token, the claim's TTL (ms), how long the counter
+/// lives at least from here (ms).
+///
+/// The number is the counter's next, and above the stored value's fence
+/// even if the counter was lost (expired), so a new holder's write is never
+/// refused as older than what it replaces. With an empty token it takes no
+/// claim and only the number (`Cache::set`'s own fence).
+pub(crate) const CLAIM_FENCED: &str = include_str!("scripts/claim_fenced.lua");
 
 /// Writes the value (the one layout of `value:{key}`, shared by
 /// [`ClaimStore`] and the cache) with its writer's fencing number, unless
 /// the stored value was written under a newer one: a late holder cannot
-/// overwrite it. A write without a fence (0) always lands and leaves the
-/// stored fence in place. The fencing counter is kept at least at the
-/// stored fence and alive at least as long as the value.
+/// overwrite it (0). A write without a fence (0) always lands and leaves
+/// the stored fence in place, so fenced and unfenced writers never lock
+/// each other out. The fencing counter is kept at least at the stored fence
+/// and alive at least as long as the value: the next claim's number is
+/// larger. KEYS: the value, the fencing counter; ARGV: the payload, the
+/// writer's fence (0: unfenced), its version, fresh until and stale until
+/// (wall-clock ms), the recompute's delta (µs), how long the value is kept
+/// (ms).
 pub(crate) const WRITE_FENCED: &str = include_str!("scripts/write_fenced.lua");
 
 /// A claim's token: 128 bits from the operating system's randomness, so

@@ -37,7 +37,7 @@ use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::claim::{
-    fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, NEXT_FENCE, RELEASE, WRITE_FENCED,
+    fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED,
 };
 use crate::conn::{Conn, Target};
 use crate::group::CatchUnwind;
@@ -237,8 +237,6 @@ struct Inner<O, K> {
     write_fenced: Script,
     /// The negative-cache mark, expiring with a hash it creates.
     negative: Script,
-    /// A fencing number without a claim (`set`).
-    next_fence: Script,
     /// Flights by the request's key and the machine's coalescing key (the
     /// same for every request of a key unless the key-mismatch pitfall
     /// salts it).
@@ -296,8 +294,10 @@ impl<O, K> Clone for Driver<O, K> {
     }
 }
 
-/// Marks a value as failed (negative caching); a hash it creates expires
-/// with the mark.
+/// Marks a value as failed (negative caching); a hash it creates (no value
+/// under the mark) expires with the mark, one that holds a value keeps its
+/// own expiry. KEYS: the value; ARGV: the mark's end (wall-clock ms), how
+/// long it lasts (ms).
 const NEGATIVE: &str = include_str!("scripts/negative.lua");
 
 /// Wall-clock milliseconds since the Unix epoch (the value hash's times,
@@ -521,17 +521,16 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         crashed: Arc<std::sync::atomic::AtomicBool>,
         holder_faults: Arc<AtomicU64>,
     ) -> redis::RedisResult<Self> {
-        let (release, claim, write_fenced, negative, next_fence) = (
+        let (release, claim, write_fenced, negative) = (
             Script::new(RELEASE),
             Script::new(CLAIM_FENCED),
             Script::new(WRITE_FENCED),
             Script::new(NEGATIVE),
-            Script::new(NEXT_FENCE),
         );
         // Loaded now (on every primary of a cluster), so that the first
         // claim of a burst is one round trip, not NOSCRIPT, a load and a
         // retry inside the command bound.
-        for script in [&release, &claim, &write_fenced, &negative, &next_fence] {
+        for script in [&release, &claim, &write_fenced, &negative] {
             script.load_async(&mut con).await?;
         }
         Ok(Driver {
@@ -542,7 +541,6 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 claim,
                 write_fenced,
                 negative,
-                next_fence,
                 flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
                 parked: Mutex::new(HashMap::new()),
                 admission: (settings.admission > 0)
@@ -601,7 +599,8 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         let mut con = inner.con.clone();
         self.drop_local(key);
         let fence = if inner.strategy.fenced_writes {
-            let mut next = inner.next_fence.key(lock_key(&k));
+            // The claim script with no token: the number alone.
+            let mut next = inner.claim.key(lock_key(&k));
             next.key(fence_key(&k))
                 .key(value_key(&k))
                 .arg("")

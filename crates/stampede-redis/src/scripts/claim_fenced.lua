@@ -1,7 +1,7 @@
--- The next fencing number (KEYS[2], KEYS[3], ARGV[3] as for the claim).
+if ARGV[1] ~= '' and not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+    return 0
+end
 local fence = redis.call('INCR', KEYS[2])
--- Above the stored value's fence even if the counter was lost: a new
--- holder's write is never refused as older than what it replaces.
 local stored = tonumber(redis.call('HGET', KEYS[3], 'fence') or '0')
 if fence <= stored then
     fence = stored + 1
