@@ -287,7 +287,13 @@ impl Animate for AbEngine {
         let nows = self.sides.iter().map(|s| s.lab.now());
         let now = if caught_up { nows.max() } else { nows.min() }.unwrap_or(0);
         let at_end = self.sides.iter().all(|s| s.lab.at_end());
-        dom.write(k.current(), k.cost_ms(), &reports, now, playing, speed);
+        let frame = Frame {
+            now,
+            playing,
+            speed,
+            at_end,
+        };
+        dom.write(k.current(), k.cost_ms(), &reports, frame);
         let _ = dom
             .catching
             .toggle_attribute_with_force("hidden", caught_up);
@@ -354,6 +360,16 @@ fn diff_rows(a: &Report, b: &Report, subject: &str) -> Vec<(String, String, bool
         .collect()
 }
 
+/// Where the two runs stand this frame.
+#[derive(Clone, Copy)]
+struct Frame {
+    now: u64,
+    playing: bool,
+    speed: f64,
+    /// Both runs are over: the verdict is no longer "so far".
+    at_end: bool,
+}
+
 /// The view's elements, built once; each frame writes only the text that
 /// changed. Built with plain DOM calls rather than `view!`: the view is a
 /// fixed table of numbers redrawn every frame, like the canvases beside
@@ -371,6 +387,8 @@ struct AbDom {
     /// Per side, per `SIDE_METRICS` entry: the value's element and its box.
     values: [Vec<(Element, Element)>; 2],
     diffs: Element,
+    /// The overall verdict, by the core's declared objective.
+    verdict: Element,
     shown: Vec<String>,
     shown_diffs: Vec<(String, String, bool)>,
     _listeners: Listeners,
@@ -590,8 +608,18 @@ impl AbDom {
         let dh = text_el("h2", "", "What differs");
         set(&dh, "id", "ab-diff-title");
         put(&diff_sec, &dh);
+        // One overall verdict, by the objective the core declares (the
+        // per-counter "better" below follows each counter's own way).
+        let verdict = text_el("p", "ab-verdict", "");
+        set(&verdict, "data-verdict", "");
+        set(&verdict, "role", "status");
+        put(&diff_sec, &verdict);
         let diffs = el("ol", "ab-diff");
         put(&diff_sec, &diffs);
+        put(
+            &diff_sec,
+            &text_el("p", "ab-objective", stampede::metrics::OBJECTIVE),
+        );
         put(root, &diff_sec);
 
         // The canvases are in the document now, so their surfaces can
@@ -620,6 +648,7 @@ impl AbDom {
                 titles: [ta, tb],
                 values,
                 diffs,
+                verdict,
                 shown: Vec::new(),
                 shown_diffs: Vec::new(),
                 _listeners: listeners,
@@ -629,16 +658,22 @@ impl AbDom {
     }
 
     /// Writes one frame's numbers; only what changed touches the DOM.
-    fn write(
-        &mut self,
-        c: &Comparison,
-        cost_ms: u32,
-        reports: &[Report; 2],
-        now: u64,
-        playing: bool,
-        speed: f64,
-    ) {
+    fn write(&mut self, c: &Comparison, cost_ms: u32, reports: &[Report; 2], frame: Frame) {
+        let Frame {
+            now,
+            playing,
+            speed,
+            at_end,
+        } = frame;
         set_text(&self.question, c.question);
+        // "so far" until both runs are over.
+        let (side, verdict) = stampede::metrics::verdict(&reports[0], &reports[1], at_end);
+        set_text(&self.verdict, &verdict);
+        set(
+            &self.verdict,
+            "data-better",
+            side.map_or("none", |s| if s == 'a' { "a" } else { "b" }),
+        );
         if self.select.value() != c.name {
             self.select.set_value(c.name);
         }

@@ -437,6 +437,7 @@ impl Engine {
             cut_off: lab.cut_off(),
             aggregated: self.view.layout().is_some_and(|l| l.aggregated),
             at_end: lab.at_end(),
+            finality: lab.fleet().finality(),
             next_marker: lab.next_marker(),
             markers: lab
                 .markers()

@@ -38,6 +38,9 @@ pub struct Reading {
     pub cut_off: bool,
     pub aggregated: bool,
     pub at_end: bool,
+    /// Which counters can no longer change (the core's `Fleet::finality`):
+    /// a number is revealed when it is final, not at the run's end.
+    pub finality: stampede::sim::Finality,
     /// Virtual time of the next timeline marker, if any.
     pub next_marker: Option<u64>,
     /// The clock is fast-forwarding through a quiet stretch.

@@ -606,19 +606,23 @@ pub fn mount(d: Drive) {
                         .as_ref()
                         .and_then(|(c, sd, _)| crate::page::contrast_of(have, c, *sd));
                     let (b, n, a) = tour::render(step, s, &r.report, r.at_end, then);
-                    (b, n, a, (r.now, r.at_end))
+                    // The step's number can no longer change (the core
+                    // says so of this step's own run): reveal it now, not
+                    // at the run's virtual end.
+                    let settled = r.finality.of(step.metric) && *r.scenario == *s;
+                    (b, n, a, (r.now, r.at_end, settled))
                 })
             })
         });
-        let (now, ended) = now;
+        let (now, ended, settled) = now;
         // The number is known once this step's own run (seen before that
         // moment: the reading of the step before may be past it) reaches
-        // its pause or its end.
+        // its pause or its end, or its number is final.
         let at_known = known_at(step);
         if now < at_known && !ended {
             seen.set_value(at);
         }
-        let known = seen.get_value() == at && (ended || now >= at_known);
+        let known = seen.get_value() == at && (ended || settled || now >= at_known);
         if let (Bet::Watching(pick), true) = (state, known) {
             bet.set(Bet::Revealed(pick));
             // A pick is an attempt the review remembers; "just show me" is not.

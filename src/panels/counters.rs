@@ -682,8 +682,9 @@ pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
 }
 
 /// The lesson in three lines: the formula, what the simulation measures,
-/// and what the requests got; the best row is the one with the fewest
-/// recomputes whose requests did not fail. A fixed table of numbers
+/// and what the requests got; the best row follows the core's declared
+/// objective (`stampede::metrics::OBJECTIVE`), and a row behind it says
+/// why. A fixed table of numbers
 /// rewritten every frame, so it is built once with plain DOM calls (see
 /// `crate::dom`) and an effect writes only what changed.
 #[component]
@@ -848,6 +849,8 @@ impl ArithDom {
             let _ = classes.toggle_with_force("best", is_best);
             set(&dom.tr, "data-best", if is_best { "1" } else { "0" });
             let _ = dom.badge.toggle_attribute_with_force("hidden", !is_best);
+            // Mid-run, a best row is the best so far.
+            set_text(&dom.badge, if r.at_end { " best" } else { " best so far" });
             let formula = match caveat {
                 Some(why) => why.to_string(),
                 None => format!("{} {}", row.formula, (row.predicted)(r)),
@@ -881,10 +884,22 @@ impl ArithDom {
                     None => "—".to_string(),
                 },
             );
+            // A row that is not the best says where it falls behind, by
+            // the core's objective.
+            let why = match (score, best.and_then(|b| scores[b])) {
+                (Some(s), Some(b)) if !is_best => s.behind(&b),
+                _ => None,
+            };
             set_text(
                 &dom.got,
                 &score
-                    .map(|s| outcome_text(&s, r.at_end && !r.compared_behind))
+                    .map(|s| {
+                        let got = outcome_text(&s, r.at_end && !r.compared_behind);
+                        match &why {
+                            Some(w) => format!("{got} · behind the best: {w}"),
+                            None => got,
+                        }
+                    })
                     .unwrap_or_default(),
             );
             let width = format!(
@@ -896,7 +911,7 @@ impl ArithDom {
         set_text(
             &self.note,
             &match (r.defence, r.scores[0].is_some()) {
-                (Some(_), true) => "Your settings are the marked row; the other rows run the same fleet and seed beside it. Under each count, what the requests got: a row whose requests failed is never the best, however few its recomputes. Bars use a log scale, so 1 and 8000 both show.".to_string(),
+                (Some(_), true) => format!("Your settings are the marked row; the other rows run the same fleet and seed beside it. Under each count, what the requests got. {} Bars use a log scale, so 1 and 8000 both show.", stampede::metrics::OBJECTIVE),
                 (None, true) => format!("Your settings measure {}; the rows run the same fleet and seed with each defence.", recomputes(r.recomputes)),
                 (_, false) => format!("Your settings measure {}. The fleet is too big to run three more copies beside it: switch the defences to measure each row.", recomputes(r.recomputes)),
             },

@@ -63,8 +63,18 @@ await spec("compare", async (t) => {
     if (winner && !text.includes(`${winner.toUpperCase()} is better`)) {
       throw new Error(`${name}: "${text}" does not name side ${winner} as better`);
     }
-    t.ok(`${name}: both sides match stampede-sim --comparison ${name}; "${text}"`);
+    // One overall verdict, by the core's objective, word for word the CLI's.
+    const verdict = (await page.locator("[data-verdict]").textContent()).trim();
+    if (verdict !== cliOut.verdict.sentence) {
+      throw new Error(`${name}: the page's verdict "${verdict}", the CLI's "${cliOut.verdict.sentence}"`);
+    }
+    t.ok(`${name}: both sides match stampede-sim --comparison ${name}; "${text}"; "${verdict}"`);
   }
+  // Mid-run the verdict is only "so far".
+  await openAb(t, "cmp=jitter");
+  const early = (await page.locator("[data-verdict]").textContent()).trim();
+  if (!early.includes("so far")) throw new Error(`mid-run, the verdict says "${early}"`);
+  t.ok(`mid-run: "${early}"`);
   t.noProblems("after every comparison");
 
   // Claim inside vs outside on the card: 8,000 claim attempts against 40.

@@ -96,6 +96,16 @@ await spec("proof", async (t) => {
   if (!got.includes("8000 failed")) throw new Error(`the hung origin's row says "${got}"`);
   if ((await bestRows()).length) throw new Error(`a hung origin marks ${await bestRows()} best`);
   t.ok(`a hung origin: no row is best ("+ claim" got: ${got})`);
+  // A cold cache with skewed keys: no defence degrades most callers, so it
+  // is not the best however few its recomputes, and it says why.
+  await t.open("preset=cold-skew&speed=100");
+  await t.untilEnd();
+  await page.waitForFunction(() => document.querySelectorAll('tr[data-best="1"]').length === 1);
+  const coldBest = await bestRows();
+  if (coldBest.join() === "measured_none") throw new Error("cold-skew marks no defence best");
+  const none = (await page.locator('[data-outcome="measured_none"]').textContent()).trim();
+  if (!none.includes("behind the best:")) throw new Error(`cold-skew's no-defence row says "${none}"`);
+  t.ok(`cold-skew: ${coldBest} is best; no defence: "${none}"`);
 
   // Each preset at its end, at the three sizes a room sees it.
   for (const [w, h, tag] of [[1280, 800, "desktop"], [1920, 1080, "projector"], [390, 844, "phone"]]) {

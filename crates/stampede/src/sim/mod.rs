@@ -144,6 +144,64 @@ impl Ord for Ev {
     }
 }
 
+/// Which counters of a run's report can no longer change. A number is
+/// final then, not at the run's virtual end: the page reveals a
+/// prediction's answer and a step's verdict at this moment. Callers'
+/// outcomes are final once every caller is answered; the origin calls
+/// once, besides, every piece of work still running has made its call
+/// (the card with no defence: 8,000 at 0.4 s of a 68.6 s run); the rest
+/// once the fleet has settled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Finality {
+    /// Every caller is answered: their outcomes and latencies are final.
+    pub callers: bool,
+    /// No origin call can start again.
+    pub calls: bool,
+    /// Nothing is left to change any counter (but the clock).
+    pub all: bool,
+}
+
+impl Finality {
+    /// The counter `name` (a `Report` field) can no longer change.
+    pub fn of(self, name: &str) -> bool {
+        const CALLS: [&str; 5] = [
+            "recomputes",
+            "early_refreshes",
+            "retry_recomputes",
+            "overlapping_recomputes",
+            "origin_peak_concurrency",
+        ];
+        const CALLERS: [&str; 17] = [
+            "requests",
+            "hits",
+            "stale_served",
+            "computed",
+            "shared",
+            "degraded",
+            "errors",
+            "timeouts",
+            "pinned",
+            "misses",
+            "retries",
+            "rejected",
+            "remembered_failures",
+            "corrupted",
+            "p50_ms",
+            "p99_ms",
+            "max_ms",
+        ];
+        if matches!(name, "elapsed_ms" | "events") {
+            false
+        } else if CALLS.contains(&name) {
+            self.calls
+        } else if CALLERS.contains(&name) {
+            self.callers || self.all
+        } else {
+            self.all
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Source {
     Heap,
@@ -601,60 +659,26 @@ impl Fleet {
             && self.slots.iter().all(|s| !s.active)
     }
 
-    /// The counter `name` of the report can no longer change. A number is
-    /// final then, not at the run's virtual end: the page reveals a
-    /// prediction's answer and a step's verdict at this moment. Callers'
-    /// outcomes are final once every caller is answered; the origin calls
-    /// once, besides, every piece of work still running has made its call
-    /// (the card with no defence: 8,000 at 0.4 s of a 68.6 s run); the rest
-    /// once the fleet has settled.
-    pub fn is_final(&self, name: &str) -> bool {
-        const CALLS: [&str; 5] = [
-            "recomputes",
-            "early_refreshes",
-            "retry_recomputes",
-            "overlapping_recomputes",
-            "origin_peak_concurrency",
-        ];
-        if matches!(name, "elapsed_ms" | "events") {
-            return false;
-        }
-        if self.settled() {
-            return true;
-        }
+    /// Which of the report's counters can no longer change (see
+    /// [`Finality`]). One pass over the threads.
+    pub fn finality(&self) -> Finality {
+        let all = self.settled();
         // Every busy thread has made its origin call, and none can make
         // another: no request to come, and none that may retry.
-        let called = || {
-            self.arrived_all()
+        let calls = all
+            || (self.arrived_all()
                 && (self.scenario.retries == 0 || self.unanswered <= 0)
-                && self.slots.iter().all(|s| !s.active || s.called)
-        };
-        if CALLS.contains(&name) {
-            return called();
+                && self.slots.iter().all(|s| !s.active || s.called));
+        Finality {
+            callers: all || self.answered_all(),
+            calls,
+            all,
         }
-        if !self.answered_all() {
-            return false;
-        }
-        const CALLERS: [&str; 17] = [
-            "requests",
-            "hits",
-            "stale_served",
-            "computed",
-            "shared",
-            "degraded",
-            "errors",
-            "timeouts",
-            "pinned",
-            "misses",
-            "retries",
-            "rejected",
-            "remembered_failures",
-            "corrupted",
-            "p50_ms",
-            "p99_ms",
-            "max_ms",
-        ];
-        CALLERS.contains(&name)
+    }
+
+    /// The counter `name` of the report can no longer change.
+    pub fn is_final(&self, name: &str) -> bool {
+        self.finality().of(name)
     }
 
     /// No events left (or the horizon was reached): nothing more will change.
