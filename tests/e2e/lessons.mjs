@@ -115,6 +115,32 @@ await spec("lessons", async (t) => {
   }
   t.noProblems("while changing each preset's knob");
 
+  // The claims issue's examples: each said something false for its own run
+  // (the words after the link); the page now says the CLI's sentence, made
+  // of claims the run proves, and never those words.
+  const examples = [
+    ["rd=1&ro=hang&rto=300&seed=1", "acts in time"],
+    ["i=4&t=20&w=steady&c=off&vt=2000&nt=500&oo=3000&dur=12000&th=200&seed=1", "left the map, so later requests tried again"],
+    ["i=8&t=30&sf=0&c=off&fr=0.6&rt=2&rbo=20&seed=3", "each retry was an origin call of its own"],
+    ["c=off&st=60000&swr=1&seed=1", "the claim guarded"],
+    ["i=10&t=100&k=5000&w=cold&adm=50&seed=1", "instead of swamping"],
+    ["i=10&t=20&w=steady&ct=10000&vt=5000&hc=1&pf=no-deadline&dur=20000&th=200&seed=1", "nothing hung"],
+    ["rd=1&f=holder@50&seed=1", "The claim holder dies at 50 ms:"],
+  ];
+  for (const [query, never] of examples) {
+    await t.open(`${query}&speed=100`);
+    await t.untilEnd(180_000);
+    const link = await page.evaluate(() => location.search);
+    const want = simAt(link).lesson;
+    try {
+      await page.waitForFunction((w) => document.querySelector("[data-lesson]")?.textContent.trim() === w, want.sentence, { timeout: 20_000 });
+    } catch {
+      throw new Error(`${link}: the page says "${await page.locator("[data-lesson]").textContent()}", stampede-sim says "${want.sentence}"`);
+    }
+    if (want.sentence.includes(never)) throw new Error(`${link}: still says "${never}": ${want.sentence}`);
+    t.ok(`${link}: "${want.sentence.slice(0, 90)}…", not "${never}"`);
+  }
+
   // A pitfall that cannot bite says what it needs, and one click shows it.
   await t.open("pf=no-deadline&speed=100");
   await t.untilEnd();

@@ -250,6 +250,9 @@ const EVERY_RETRY_CALLED: Claim = Claim::new("every retry was an origin call", |
 const SOME_RETRY_SPARED: Claim = Claim::new("some retry made no origin call", |x| {
     x.r.retry_recomputes < x.r.retries
 });
+const NO_RETRY_CALLED: Claim = Claim::new("no retry made an origin call", |x| {
+    x.r.retries > 0 && x.r.retry_recomputes == 0
+});
 const COALESCED: Claim = Claim::new("singleflight coalesced", |x| {
     coalesces(x.s) && x.r.shared > 0
 });
@@ -527,6 +530,11 @@ const RULES: &[Rule] = &[
                         plural(r.retries, "retry", "retries"),
                         plural(r.retry_recomputes, "origin call", "origin calls")
                     ),
+                ),
+                (
+                    &[NO_RETRY_CALLED],
+                    "; no retry reached the origin: each was answered without a call of its own."
+                        .into(),
                 ),
                 (
                     &[],
