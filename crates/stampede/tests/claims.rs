@@ -84,13 +84,9 @@ fn retries_that_reached_no_origin_are_not_called_origin_calls() {
     assert!(r.retries > 0);
     assert!(r.retry_recomputes < r.retries, "{r:?}");
     never(&l, "each retry was an origin call of its own");
+    assert_eq!(r.retry_recomputes, 0, "{r:?}");
     assert!(
-        l.sentence.contains(&format!(
-            "{} retries reached the origin",
-            r.retry_recomputes
-        )) || l
-            .sentence
-            .contains(&format!("{} retry reached the origin", r.retry_recomputes)),
+        l.sentence.contains("no retry reached the origin"),
         "{}",
         l.sentence
     );
