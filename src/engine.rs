@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d as Ctx, HtmlCanvasElement, MediaQueryList};
 
-use crate::clock::{virtual_step, FRAME_BUDGET_MS};
+use crate::clock::FRAME_BUDGET_MS;
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::{Defence, Lab};
 use crate::page::Command;
@@ -301,19 +301,16 @@ impl Engine {
         if playing && self.reduced {
             lab.seek(lab.held(u64::MAX));
         } else if playing {
-            let step = virtual_step(dt, speed) as f64 * self.ramp.factor();
-            lab.play_for(step.round() as u64);
+            self.ramp.play(lab, dt, speed);
         }
         let news = lab.news();
         // The very first frame only paints (the code is still cold then, and
         // painting 8,000 threads is task enough); the clock moves from the next.
         let caught_up =
             self.drew_first_frame && lab.advance(&|| wall_now() - start > FRAME_BUDGET_MS);
-        // Quiet means nothing changed and nobody is waiting for an answer:
-        // a wait is the story (8,000 threads on one recompute), not dead air.
-        let waiting = lab.report().pinned > 0;
-        self.ramp
-            .after_frame(playing && caught_up, waiting || lab.news() != news);
+        // Quiet means nothing changed; a wait is the story (8,000 threads on
+        // one recompute) for a while, then quiet too (`clock::Ramp`).
+        self.ramp.after(lab, news, playing && caught_up);
         let advanced = wall_now();
         let (pulses, _dropped) = lab.take_pulses();
         let s = lab.scenario().clone();

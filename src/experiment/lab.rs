@@ -749,6 +749,12 @@ impl Lab {
         .sum()
     }
 
+    /// Callers are waiting for their answers (the clock's ramp holds its
+    /// pace through a wait for a while: the wait is the story).
+    pub fn waiting(&self) -> bool {
+        self.fleet.report().pinned > 0
+    }
+
     /// The timeline's markers: the whole run's once the scout has been
     /// there, else those the animated fleet has met (or knows are coming).
     pub fn markers(&self) -> &[stampede::sim::Marker] {
