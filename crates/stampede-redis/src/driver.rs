@@ -32,7 +32,7 @@ use stampede::metrics::Ending;
 use stampede::read_path::{
     CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
 };
-use stampede::scenario::{RedisErrorPolicy, Scenario};
+use stampede::scenario::Scenario;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
@@ -1025,14 +1025,14 @@ fn perform<O: Origin<K>, K: Key>(
                     let claim_free = !held;
                     (Input::Polled { cache, claim_free }, Got::Read(bytes))
                 }
-                // A failed or timed-out poll follows the Redis error
-                // policy, as a failed claim does: open, the claim counts as
-                // free (the machine claims, and a claim Redis cannot answer
-                // either is won, open); closed, as held (keep waiting).
+                // A failed or timed-out poll: the core's read path applies
+                // the Redis error policy to it, as to a failed claim (open,
+                // it claims; closed, it keeps waiting). Whether the claim
+                // is held is not known.
                 Err(_) => (
                     Input::Polled {
                         cache: CacheReply::Error,
-                        claim_free: inner.strategy.redis_error == RedisErrorPolicy::Open,
+                        claim_free: false,
                     },
                     Got::Nothing,
                 ),

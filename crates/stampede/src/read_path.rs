@@ -820,6 +820,11 @@ impl ReadPath {
                 Outcome::Failed(Failure::Origin),
                 Some((Ending::Error, false)),
             ),
+            // A poll Redis could not answer follows the Redis error
+            // policy, as a failed claim does: open, the claim is tried
+            // (and won open if Redis still cannot answer); closed, keep
+            // waiting.
+            CacheReply::Error if s.redis_error == RedisErrorPolicy::Open => self.claim(s),
             // Nothing to read and nobody holds the claim: its holder
             // finished without a value (it failed) or is gone (its
             // claim expired). Take it instead of polling until the
@@ -1464,6 +1469,41 @@ mod tests {
             p.resume(&s, polled(true), 100_004),
             Step::Claim { .. }
         ));
+    }
+
+    /// A poll Redis cannot answer follows the Redis error policy, as a
+    /// failed claim does: failing open it claims (and computes, open, if
+    /// Redis still cannot answer); failing closed it keeps waiting.
+    #[test]
+    fn a_failed_poll_follows_the_redis_error_policy() {
+        for (policy, claims) in [
+            (RedisErrorPolicy::Open, true),
+            (RedisErrorPolicy::Closed, false),
+        ] {
+            let s = strategy(|s| {
+                s.loser = LoserPolicy::Wait;
+                s.redis_error = policy;
+            });
+            let mut p = ReadPath::new(&s, 1, 7, 0);
+            p.resume(&s, Input::Start, 0);
+            p.resume(&s, Input::Cache(CacheReply::Miss), 1);
+            p.resume(&s, Input::Flight(FlightReply::Lead(lead())), 1);
+            p.resume(&s, Input::Claim(ClaimReply::Held), 2);
+            assert_eq!(p.resume(&s, Input::Woke, 50_002), Step::Poll { key: 1 });
+            let failed = Input::Polled {
+                cache: CacheReply::Error,
+                claim_free: false,
+            };
+            let next = p.resume(&s, failed, 50_003);
+            assert_eq!(
+                matches!(next, Step::Claim { .. }),
+                claims,
+                "{policy:?}: {next:?}"
+            );
+            if !claims {
+                assert!(matches!(next, Step::Sleep { .. }), "{next:?}");
+            }
+        }
     }
 
     /// Drives a request to the point where it leads, holds the claim and
