@@ -104,9 +104,9 @@ impl Ramp {
         let long_wait = self.waiting_frames > WAIT_GRACE_FRAMES;
         if news {
             if long_wait {
-                if self.beat == 0 {
-                    self.resume = self.quiet_frames;
-                }
+                // A second change within a beat: changes come thick, the
+                // clock ramps up from the chosen speed after this beat.
+                self.resume = if self.beat == 0 { self.quiet_frames } else { 0 };
                 self.beat = BEAT_FRAMES;
             } else {
                 (self.beat, self.resume) = (0, 0);
@@ -123,9 +123,21 @@ impl Ramp {
         }
     }
 
-    /// Fast-forwarding noticeably.
+    /// Fast-forwarding noticeably: also during a beat in a long wait that
+    /// the clock goes on fast-forwarding after (the beats are a fifth of a
+    /// second each; the flag would flicker).
     pub fn active(&self) -> bool {
-        self.factor() >= 2.0
+        let pace = if self.beat > 0 {
+            Ramp {
+                beat: 0,
+                quiet_frames: self.resume,
+                ..*self
+            }
+            .factor()
+        } else {
+            self.factor()
+        };
+        pace >= 2.0
     }
 
     /// Moves the lab's clock on by `wall_ms` of playback at `speed`, times
@@ -410,7 +422,7 @@ mod tests {
         r.after_frame(true, true, true);
         for _ in 0..BEAT_FRAMES {
             assert_eq!(r.factor(), 1.0, "a change plays at the chosen speed");
-            assert!(!r.active());
+            assert!(r.active(), "within the fast-forward");
             r.after_frame(true, false, true);
         }
         assert_eq!(r.factor(), pace, "then on at the wait's pace");
