@@ -310,7 +310,7 @@ impl Engine {
             self.drew_first_frame && lab.advance(&|| wall_now() - start > FRAME_BUDGET_MS);
         // Quiet means nothing changed; a wait is the story (8,000 threads on
         // one recompute) for a while, then quiet too (`clock::Ramp`).
-        self.ramp.after(lab, news, playing && caught_up);
+        self.ramp.after(lab, news, playing, caught_up);
         let advanced = wall_now();
         let (pulses, _dropped) = lab.take_pulses();
         let s = lab.scenario().clone();

@@ -141,17 +141,28 @@ impl Ramp {
     }
 
     /// Moves the lab's clock on by `wall_ms` of playback at `speed`, times
-    /// this ramp's factor (a playing frame, before the lab advances).
+    /// this ramp's factor (a playing frame, before the lab advances); only
+    /// at the chosen speed while the lab is still behind its clock.
     pub fn play(&self, lab: &mut Lab, wall_ms: f64, speed: f64) {
-        let step = virtual_step(wall_ms, speed) as f64 * self.factor();
+        let factor = if lab.now() < lab.target() {
+            1.0
+        } else {
+            self.factor()
+        };
+        let step = virtual_step(wall_ms, speed) as f64 * factor;
         lab.play_for(step.round() as u64);
     }
 
     /// After the lab advanced (`news_before`: its `news()` before): whether
-    /// the frame showed anything new, and whether callers still wait.
-    /// `playing`: the clock played and the lab caught up with it.
-    pub fn after(&mut self, lab: &Lab, news_before: u64, playing: bool) {
-        self.after_frame(playing, lab.news() != news_before, lab.waiting());
+    /// the frame showed anything new, and whether callers still wait. A
+    /// frame the lab did not catch up in (a busy machine) holds the pace:
+    /// it neither speeds up nor starts the wait's grace over.
+    pub fn after(&mut self, lab: &Lab, news_before: u64, playing: bool, caught_up: bool) {
+        let news = lab.news() != news_before;
+        if playing && !caught_up && !news {
+            return;
+        }
+        self.after_frame(playing, news, lab.waiting());
     }
 }
 /// Positions of the speed slider (`<input type=range min=0 max=STEPS>`).
@@ -363,7 +374,7 @@ mod tests {
             ramp.play(&mut lab, dt, speed);
             let news = lab.news();
             let caught_up = frame > 0 && lab.advance(&|| false);
-            ramp.after(&lab, news, caught_up);
+            ramp.after(&lab, news, frame > 0, caught_up);
             fast += u32::from(ramp.active());
             let known =
                 lab.at_end() || lab.fleet().finality().of(step.metric) || lab.now() >= at_known;
@@ -432,5 +443,29 @@ mod tests {
         r.after_frame(true, true, true);
         r.after_frame(true, false, true);
         assert_eq!(r.factor(), 1.0);
+    }
+
+    #[test]
+    fn a_frame_the_lab_lags_in_holds_the_pace() {
+        let (s, seed, _) = stampede::Scenario::from_query("preset=hang&pf=no-deadline");
+        let mut lab = Lab::new(&s, seed);
+        lab.seek(20_000);
+        while !lab.advance(&|| false) {}
+        assert!(lab.waiting());
+        let mut r = Ramp::default();
+        for _ in 0..WAIT_GRACE_FRAMES + 20 {
+            r.after_frame(true, false, true);
+        }
+        let held = r;
+        assert!(held.active());
+        r.after(&lab, lab.news(), true, false);
+        assert_eq!(r, held, "a lagging frame neither speeds up nor starts over");
+        r.after(&lab, lab.news(), false, true);
+        assert_eq!(r, Ramp::default(), "paused: no ramp");
+        // Behind its clock, the lab's clock moves at the chosen speed.
+        lab.seek(lab.now() + 1_000_000);
+        let t = lab.target();
+        held.play(&mut lab, 16.0, 1.0);
+        assert_eq!(lab.target(), t + 16_000);
     }
 }
