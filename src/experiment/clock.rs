@@ -3,6 +3,8 @@
 //! frame never turns more than a bounded slice of wall time into virtual time,
 //! so a background tab coming back does not jump to the end.
 
+use crate::lab::Lab;
+
 /// Slowest and fastest virtual-time multipliers.
 pub const MIN_SPEED: f64 = 0.01;
 pub const MAX_SPEED: f64 = 100.0;
@@ -74,7 +76,7 @@ pub struct Ramp {
 }
 
 pub const MAX_RAMP: f64 = 1000.0;
-/// Frames (a second at 60 fps) a wait plays at the chosen speed before the
+/// Frames (two seconds at 60 fps) a wait plays at the chosen speed before the
 /// clock may speed up through it.
 pub const WAIT_GRACE_FRAMES: u32 = 120;
 /// Frames a change in a long wait plays at the chosen speed.
@@ -171,8 +173,6 @@ pub const SPEED_STEPS: u32 = 100;
 pub const MAX_FRAME_MS: f64 = 100.0;
 /// Work budget of one frame for the simulation (ms of wall time).
 pub const FRAME_BUDGET_MS: f64 = 6.0;
-
-use crate::lab::Lab;
 
 pub fn clamp_speed(speed: f64) -> f64 {
     if speed.is_finite() {
