@@ -3,12 +3,13 @@ import assert from "node:assert/strict";
 import { ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { after, before, test } from "node:test";
+import { RefreshCache } from "./refresh";
 import { Cache, TimedOut } from "./stampede";
 
 const P = 3, C = 50; // processes (instances) x concurrent calls each
 let url = "";
 let server: ChildProcess;
-const caches: Cache[] = [];
+const caches: { close(): Promise<void> }[] = [];
 
 before(async () => {
   const port = await new Promise<number>((resolve) => {
@@ -94,4 +95,40 @@ test("a release never deletes another holder's claim", async () => {
 test("Redis down: fail open", async () => {
   const c = cache(slowOrigin(0), {}, "redis://127.0.0.1:1"); // nothing listens there
   assert.equal(await c.get("k"), "value of k");
+});
+
+// The second seed's variant (refresh.ts): a claim on the refresh path only.
+
+function refreshFleet(origin: (key: string) => Promise<string>) {
+  const fleet = Array.from({ length: P }, () => new RefreshCache(url, origin));
+  caches.push(...fleet);
+  return fleet;
+}
+
+test("refresh variant: a cold caller computes and never waits on a lock", async () => {
+  const origin = slowOrigin(100);
+  const fleet = refreshFleet(origin);
+  await fleet[0].redis.set("lock:cold", "another holder", { PX: 10_000 }); // a claim held elsewhere
+  const start = Date.now();
+  const got = await Promise.all(fleet.flatMap((c) => Array.from({ length: C }, () => c.get("cold"))));
+  assert.deepEqual(new Set(got), new Set(["value of cold"]));
+  assert.ok(Date.now() - start < 400, `${Date.now() - start} ms: waited`);
+  console.log(`typescript (refresh, cold): ${P} processes x ${C} calls -> ${origin.calls} origin calls`);
+  assert.deepEqual({ calls: origin.calls, claims: fleet.reduce((n, c) => n + c.claims, 0) }, { calls: P, claims: 0 });
+});
+
+test("refresh variant: a stale value is answered at once, one instance refreshes it", async () => {
+  const origin = slowOrigin(100);
+  const fleet = refreshFleet(origin);
+  const stale = JSON.stringify({ value: "old", freshUntil: Date.now() - 1 });
+  await fleet[0].redis.set("value:stale", stale, { PX: 10_000 });
+  const start = Date.now();
+  const got = await Promise.all(fleet.flatMap((c) => Array.from({ length: C }, () => c.get("stale"))));
+  assert.deepEqual(new Set(got), new Set(["old"]));
+  assert.ok(Date.now() - start < 100, "answered before the refresh's origin call ended");
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  console.log(`typescript (refresh, stale): ${P} processes x ${C} calls -> ${origin.calls} origin calls`);
+  assert.deepEqual({ calls: origin.calls, claims: fleet.reduce((n, c) => n + c.claims, 0) }, { calls: 1, claims: P });
+  assert.equal(await fleet[0].get("stale"), "value of stale");
+  assert.equal(await fleet[0].redis.get("lock:stale"), null, "released");
 });

@@ -7,7 +7,7 @@ type Redis = ReturnType<typeof createClient>;
 
 // Delete only if still mine: past its TTL the claim may be another
 // instance's, and a plain DEL would free that one.
-const RELEASE = `
+export const RELEASE = `
 if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end
 return 0`;
 

@@ -1,0 +1,88 @@
+// The second seed's variant: coalesce inside the process, and claim only to
+// refresh a stale value. A cold caller computes (once per process, through
+// its flight) and never waits on a lock; a stale value is answered at once
+// while one instance of the fleet refreshes it.
+import { randomBytes } from "node:crypto";
+import { createClient } from "redis";
+import { RELEASE, within } from "./stampede";
+
+type Redis = ReturnType<typeof createClient>;
+interface Entry {
+  value: string;
+  freshUntil: number; // ms since the epoch; kept stale for staleMs after that
+}
+
+export class RefreshCache {
+  readonly redis: Redis;
+  claims = 0; // claim attempts (SET NX), for the tests
+  private readonly flights = new Map<string, Promise<string>>();
+  private readonly connected: Promise<void>;
+
+  constructor(
+    url: string,
+    private readonly origin: (key: string) => Promise<string>,
+    readonly freshMs = 60_000,
+    readonly staleMs = 300_000,
+    readonly lockTtlMs = 3_000,
+  ) {
+    this.redis = createClient({ url, socket: { connectTimeout: 100, reconnectStrategy: false } });
+    this.redis.on("error", () => {});
+    this.connected = this.redis.connect().then(() => {}, () => {});
+  }
+
+  async get(key: string): Promise<string> {
+    await this.connected;
+    const raw = await this.cmd((r) => r.get(`value:${key}`)).catch(() => null); // an error: a miss
+    const entry: Entry | null = raw === null ? null : JSON.parse(raw);
+    if (entry && Date.now() < entry.freshUntil) return entry.value;
+    if (entry) {
+      this.coalesce(key, () => this.refresh(key)); // in the background
+      return entry.value; // stale, at once
+    }
+    return this.coalesce(key, () => this.compute(key)); // cold: compute, no lock
+  }
+
+  /** One flight per key in this process; it leaves the map when it settles. */
+  private coalesce(key: string, work: () => Promise<string>): Promise<string> {
+    let flight = this.flights.get(key);
+    if (!flight) {
+      flight = work().finally(() => this.flights.delete(key));
+      flight.catch(() => {});
+      this.flights.set(key, flight);
+    }
+    return flight;
+  }
+
+  private async compute(key: string): Promise<string> {
+    const value = await this.origin(key);
+    const entry: Entry = { value, freshUntil: Date.now() + this.freshMs };
+    const px = this.freshMs + this.staleMs;
+    await this.cmd((r) => r.set(`value:${key}`, JSON.stringify(entry), { PX: px })).catch(() => {});
+    return value;
+  }
+
+  /** The claim guards the refresh only: a loser leaves it to the holder. */
+  private async refresh(key: string): Promise<string> {
+    this.claims++;
+    let token: string | undefined = randomBytes(16).toString("hex");
+    try {
+      const won = await this.cmd((r) => r.set(`lock:${key}`, token!, { NX: true, PX: this.lockTtlMs }));
+      if (won === null) return ""; // another instance refreshes
+    } catch {
+      token = undefined; // Redis failed: fail open, refresh without the lock
+    }
+    try {
+      return await this.compute(key);
+    } finally {
+      if (token) await this.cmd((r) => r.eval(RELEASE, { keys: [`lock:${key}`], arguments: [token!] })).catch(() => 0);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.redis.isOpen) await this.redis.disconnect();
+  }
+
+  private cmd<T>(send: (r: Redis) => Promise<T>): Promise<T> {
+    return within(send(this.redis), 100);
+  }
+}
