@@ -34,7 +34,13 @@ BINARYEN_VERSION := 132.0.0
 PLAYWRIGHT_VERSION := 1.65.1
 TERSER_VERSION := 5.51.2
 AXE_VERSION := 4.14.1
-DEBIAN_PACKAGES := chromium:chromium chromedriver:chromium-driver redis-server:redis-server node:nodejs npm:npm
+DEBIAN_PACKAGES := chromium:chromium chromedriver:chromium-driver redis-server:redis-server node:nodejs npm:npm \
+  go:golang-go /usr/share/gocode/src/github.com/gomodule/redigo/redis/redis.go:golang-github-gomodule-redigo-dev \
+  /usr/lib/python3/dist-packages/redis/__init__.py:python3-redis
+# The examples' TypeScript compiler, Node types and Redis client (npm, into .tools/).
+TYPESCRIPT_VERSION := 5.9.3
+TYPES_NODE_VERSION := 20.19.43
+NODE_REDIS_VERSION := 4.7.1
 
 # The wasm-bindgen version Cargo.lock pins; the CLI and the runner must match it.
 lock_wasm_bindgen = awk '$$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
@@ -84,7 +90,8 @@ setup-wasm-bindgen: setup-lock
 	fi
 
 setup-node:
-	@want="binaryen@$(BINARYEN_VERSION) playwright-core@$(PLAYWRIGHT_VERSION) terser@$(TERSER_VERSION) axe-core@$(AXE_VERSION)"; \
+	@want="binaryen@$(BINARYEN_VERSION) playwright-core@$(PLAYWRIGHT_VERSION) terser@$(TERSER_VERSION) axe-core@$(AXE_VERSION) \
+	  typescript@$(TYPESCRIPT_VERSION) @types/node@$(TYPES_NODE_VERSION) redis@$(NODE_REDIS_VERSION)"; \
 	for pkg in $$want; do \
 	  v="$$(node -p "require('$(TOOLS)/node_modules/$${pkg%@*}/package.json').version" 2>/dev/null || true)"; \
 	  if [ "$$v" != "$${pkg##*@}" ]; then \
@@ -99,7 +106,7 @@ setup-node:
 setup-debian:
 	@missing=""; \
 	for pair in $(DEBIAN_PACKAGES); do \
-	  command -v "$${pair%%:*}" >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; \
+	  command -v "$${pair%%:*}" >/dev/null 2>&1 || [ -e "$${pair%%:*}" ] || missing="$$missing $${pair#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
@@ -146,6 +153,7 @@ test: setup
 	$(MAKE) --no-print-directory test-browser
 	$(MAKE) --no-print-directory dist-single
 	$(MAKE) --no-print-directory e2e
+	$(MAKE) --no-print-directory examples
 
 # The host's event-log hash for the interview card (seed 7) is baked into the
 # wasm test, which must reproduce it bit for bit in the browser.
@@ -191,3 +199,21 @@ clean:
 .PHONY: conformance
 conformance: setup-debian
 	scripts/conformance.sh
+
+# ---------------------------------------------------------------- examples
+
+# The card's read path in Go, Python, TypeScript and Rust (examples/README.md),
+# each tested against a throwaway redis-server. Go and Python on Debian's
+# packages (Python is Debian's /usr/bin/python3, the one python3-redis is for),
+# TypeScript through the pinned tsc, Rust on stampede-redis.
+.PHONY: examples
+examples: setup-debian setup-node
+	@for t in go /usr/bin/python3 node tsc cargo redis-server; do \
+	  command -v $$t >/dev/null || { echo "examples: $$t is missing (make setup installs it)" >&2; exit 1; }; \
+	done
+	cd examples/go && GO111MODULE=off GOPATH=/usr/share/gocode GOFLAGS= go test -count=1
+	cd examples/python && PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m unittest
+	cd examples/typescript && rm -rf build && tsc -p . \
+	  && NODE_PATH=$(TOOLS)/node_modules node --test --test-reporter=spec build/stampede.test.js
+	cd examples/rust && CARGO_TARGET_DIR="$${CARGO_TARGET_DIR:-$(ROOT)/target/examples}" \
+	  cargo test --offline --quiet --test stampede -- --nocapture
