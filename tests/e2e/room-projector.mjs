@@ -148,6 +148,14 @@ await spec("room-projector", async (t) => {
   // overflows sideways, the fleet keeps most of the first screen.
   await page.setViewportSize({ width: 390, height: 844 });
   await t.open("preset=burst&present=1");
+  // The stage takes its height once presenter mode has laid the page out
+  // (a frame or two after the open on a busy machine): wait for the layout
+  // to settle before measuring it (the flake: 260 px read mid-layout).
+  await page
+    .waitForFunction(() => document.querySelector(".stage .stage-canvas canvas")?.getBoundingClientRect().height >= 300, null, {
+      timeout: 10_000,
+    })
+    .catch(() => {});
   const phone = await page.evaluate(() => ({
     overflow: document.documentElement.scrollWidth - innerWidth,
     fleet: document.querySelector(".stage .stage-canvas canvas").getBoundingClientRect().height,
