@@ -472,6 +472,22 @@ fn a_cold_start_needs_both() {
     );
     never_says(&h, "index.html", "needs admission control, not coalescing");
     never_says(&h, "index.html", "nothing to coalesce, so");
+    // Skewed keys: coalescing answers more callers with a value.
+    let answered = |r: &stampede::Report| r.hits + r.computed + r.shared + r.stale_served;
+    let skew = run("preset=cold-skew");
+    let bare = run("preset=cold-skew&sf=0&c=off");
+    assert!(answered(&skew) > answered(&bare));
+    says(
+        &h,
+        "question 8",
+        &format!(
+            "the cold-skew preset: {} of {} with singleflight and the claim, {} without",
+            answered(&skew),
+            skew.requests,
+            answered(&bare)
+        ),
+    );
+    never_says(&h, "index.html", "this model has no skew");
 }
 
 #[test]
