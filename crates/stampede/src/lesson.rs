@@ -291,6 +291,10 @@ const OVERLAPS: Claim = Claim::new("a recompute overlapped another", |x| {
 const CLAIM_SHORT: Claim = Claim::new("the claim TTL is shorter than the recompute", |x| {
     x.s.claim != ClaimMode::Off && x.s.claim_ttl_ms < x.s.recompute_ms
 });
+const FITS_DEADLINE: Claim = Claim::new(
+    "a recompute at its usual latency fits in the deadline",
+    |x| x.s.recompute_ms < x.s.deadline_ms,
+);
 const MERGED: Claim = Claim::new("fewer recomputes than requests that missed", |x| {
     x.r.recomputes < x.r.misses
 });
@@ -1266,7 +1270,7 @@ const RULES: &[Rule] = &[
             let late = plural(r.timeouts, "caller", "callers");
             x.first(vec![
                 (
-                    &[SWAMPED, TIMEOUTS],
+                    &[SWAMPED, TIMEOUTS, FITS_DEADLINE],
                     format!(", and the swamped origin answered {late} too late."),
                 ),
                 (&[TIMEOUTS], format!(", and {late} timed out.")),

@@ -334,3 +334,21 @@ fn the_first_steps_number_is_final_long_before_its_run_ends() {
     assert!(at < 1000.0, "final at {at} ms");
     assert!(end.elapsed_ms > 10.0 * at, "{} ms", end.elapsed_ms);
 }
+
+/// "The swamped origin answered them too late" only where a recompute at
+/// its usual latency would have come in time: with a 50 ms deadline
+/// against a 200 ms recompute, swamped or not, it could not.
+#[test]
+fn a_deadline_shorter_than_the_recompute_is_not_blamed_on_the_swamping() {
+    let s = scenario_of(Some("naive"), &[("deadline_ms", "50")]);
+    let (l, r) = said(&s, 1);
+    assert_eq!(r.timeouts, r.requests);
+    never(&l, "swamped");
+    let s = scenario::preset("naive").unwrap();
+    let (l, _) = said(&s, 1);
+    assert!(
+        l.sentence.contains("the swamped origin answered"),
+        "{}",
+        l.sentence
+    );
+}
