@@ -1090,6 +1090,17 @@ const RULES: &[Rule] = &[
                 count(u64::from(s.keys)),
                 plural(r.origin_peak_concurrency, "recompute", "recomputes")
             ));
+            // A deploy's re-warm that never came: said, with the reason.
+            if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
+                x.when(
+                    &[NO_BITES, AFTER_END],
+                    format!(
+                        " The deploy that was to re-warm every key at {} did nothing: the run's last event was at {}, before it.",
+                        ms(f.start_ms),
+                        shown("elapsed_ms", r.elapsed_ms)
+                    ),
+                );
+            }
         },
         needs: no_needs,
     },

@@ -352,3 +352,18 @@ fn a_deadline_shorter_than_the_recompute_is_not_blamed_on_the_swamping() {
         l.sentence
     );
 }
+
+/// A deploy's re-warm thrown after the run's end says it did nothing, and
+/// why, where the jitter lesson would otherwise be silent about it.
+#[test]
+fn a_rewarm_after_the_end_says_it_did_nothing() {
+    let mut s = scenario::preset("jitter").unwrap();
+    s.faults.push(Fault {
+        kind: FaultKind::TtlSync,
+        start_ms: 500_000,
+        duration_ms: None,
+    });
+    let (l, r) = said(&s, 1);
+    assert_eq!(r.fault_bites, 0);
+    assert!(l.sentence.contains("did nothing"), "{}", l.sentence);
+}
