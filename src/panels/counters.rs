@@ -674,6 +674,9 @@ pub fn outcome_text(s: &Score, ended: bool) -> String {
 pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
     if r.burst {
         None
+    } else if r.cold && r.scenario.key_skew > 0.0 {
+        // Skewed popularity: the hot keys repeat, so not every miss is new.
+        Some("n/a: a cold start over many keys, a few of them hot")
     } else if r.cold {
         Some("n/a: every miss is a new key")
     } else {
@@ -965,6 +968,32 @@ mod tests {
             }
             assert!(text.contains("redis.call"), "{file}");
         }
+    }
+
+    /// A cold start with skewed keys repeats its hot keys: its caveat
+    /// does not say every miss is a new key.
+    #[test]
+    fn a_skewed_cold_start_is_not_every_miss_a_new_key() {
+        let (s, _, _) = stampede::Scenario::from_query("preset=cold-skew");
+        let skewed = Reading {
+            cold: true,
+            scenario: std::sync::Arc::new(s),
+            ..Reading::default()
+        };
+        assert_eq!(
+            formula_caveat(&skewed),
+            Some("n/a: a cold start over many keys, a few of them hot")
+        );
+        let (s, _, _) = stampede::Scenario::from_query("preset=cold");
+        let uniform = Reading {
+            cold: true,
+            scenario: std::sync::Arc::new(s),
+            ..Reading::default()
+        };
+        assert_eq!(
+            formula_caveat(&uniform),
+            Some("n/a: every miss is a new key")
+        );
     }
 
     #[test]
