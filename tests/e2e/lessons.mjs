@@ -12,6 +12,20 @@ import { spec, control, metric, root } from "./lib/harness.mjs";
 const cli = path.join(root, "target", "debug", "stampede-sim");
 const simAt = (query) => JSON.parse(execFileSync(cli, ["--url", query, "--json"], { encoding: "utf8" }));
 
+// The sentence under the proof is, word for word, stampede-sim's for the
+// page's own link; returns the link and the CLI's lesson.
+async function saysTheClisSentence(t) {
+  const { page } = t;
+  const link = await page.evaluate(() => location.search);
+  const want = simAt(link).lesson;
+  try {
+    await page.waitForFunction((w) => document.querySelector("[data-lesson]")?.textContent.trim() === w, want.sentence, { timeout: 20_000 });
+  } catch {
+    throw new Error(`${link}: the page says "${await page.locator("[data-lesson]").textContent()}", stampede-sim says "${want.sentence}"`);
+  }
+  return { link, want };
+}
+
 await spec("lessons", async (t) => {
   const { page } = t;
 
@@ -102,13 +116,7 @@ await spec("lessons", async (t) => {
     if (!changed[name]) throw new Error(`preset ${name} has no changed knob in this test`);
     await t.open(`preset=${name}&${changed[name]}&speed=100`);
     await t.untilEnd(120_000);
-    const link = await page.evaluate(() => location.search);
-    const want = simAt(link).lesson;
-    try {
-      await page.waitForFunction((w) => document.querySelector("[data-lesson]")?.textContent.trim() === w, want.sentence, { timeout: 20_000 });
-    } catch {
-      throw new Error(`${link}: the page says "${await page.locator("[data-lesson]").textContent()}", stampede-sim says "${want.sentence}"`);
-    }
+    const { link, want } = await saysTheClisSentence(t);
     const proofMetric = await page.locator("[data-proof]").getAttribute("data-metric");
     if (proofMetric !== want.metric) throw new Error(`${link}: the proof shows ${proofMetric}, the lesson is ${want.metric}`);
     t.ok(`${link}: "${want.sentence.slice(0, 70)}…" as stampede-sim says`);
@@ -130,13 +138,7 @@ await spec("lessons", async (t) => {
   for (const [query, never] of examples) {
     await t.open(`${query}&speed=100`);
     await t.untilEnd(180_000);
-    const link = await page.evaluate(() => location.search);
-    const want = simAt(link).lesson;
-    try {
-      await page.waitForFunction((w) => document.querySelector("[data-lesson]")?.textContent.trim() === w, want.sentence, { timeout: 20_000 });
-    } catch {
-      throw new Error(`${link}: the page says "${await page.locator("[data-lesson]").textContent()}", stampede-sim says "${want.sentence}"`);
-    }
+    const { link, want } = await saysTheClisSentence(t);
     if (want.sentence.includes(never)) throw new Error(`${link}: still says "${never}": ${want.sentence}`);
     t.ok(`${link}: "${want.sentence.slice(0, 90)}…", not "${never}"`);
   }
