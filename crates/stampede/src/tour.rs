@@ -15,6 +15,7 @@
 //! whose wrong ones are the card's plausible mistakes, each with its why
 //! not.
 
+use crate::claims::Run;
 use crate::scenario::Scenario;
 use crate::Report;
 
@@ -138,7 +139,7 @@ pub struct Prediction {
 }
 
 /// One option of a [`Prediction`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Choice {
     /// The right answer: the step's `metric` as its run shows it (at the
     /// step's pause, if it has one).
@@ -146,6 +147,11 @@ pub enum Choice {
     /// A wrong number, and why not: the plausible mistake it stands for,
     /// from the card's pitfalls.
     Number(f64, &'static str),
+    /// A wrong number worked out from the step's own run and its knobs,
+    /// and why not: the plausible mistake it stands for (the count had the
+    /// defence not worked, one instance's share, another counter taken for
+    /// this one), so that it reads like the run's own numbers do.
+    Worked(fn(&Run) -> f64, &'static str),
     /// A wrong answer in words ("depends on the TTL"), and why not.
     Words(&'static str, &'static str),
 }
@@ -170,6 +176,8 @@ pub fn question(p: &Prediction, s: &Scenario) -> String {
 /// number the reveal shows.
 pub fn answers(step: &Step, p: &Prediction, r: &Report) -> Vec<Answer> {
     let run = crate::lesson::value(r, step.metric).unwrap_or(0.0);
+    let (s, _, _) = Scenario::from_query(step.query);
+    let at = Run::new(&s, r, step.pause_ms.is_none());
     p.options
         .iter()
         .map(|c| match *c {
@@ -183,6 +191,11 @@ pub fn answers(step: &Step, p: &Prediction, r: &Report) -> Vec<Answer> {
                 right: false,
                 why_not: Some(why),
             },
+            Choice::Worked(of, why) => Answer {
+                label: crate::lesson::shown(step.metric, of(&at)),
+                right: false,
+                why_not: Some(why),
+            },
             Choice::Words(w, why) => Answer {
                 label: w.to_string(),
                 right: false,
@@ -192,7 +205,7 @@ pub fn answers(step: &Step, p: &Prediction, r: &Report) -> Vec<Answer> {
         .collect()
 }
 
-use Choice::{Number, TheRun, Words};
+use Choice::{Number, TheRun, Words, Worked};
 use Expect::{AtLeast, Exactly};
 use Level::{Basics, Deeper, Solid};
 use Target::{Compare, Sandbox};
@@ -334,6 +347,7 @@ pub const STEPS: &[Step] = &[
             options: &[
                 Number(0.0, "A claim protects only while it lives, and this one expires mid-work."),
                 TheRun,
+                Worked(|x| x.r.recomputes as f64, "That counts every recompute; those that started with none of the key running did not overlap."),
                 Words("depends on the Redis round trip", "What matters is the TTL against the recompute time, not the round trip."),
             ],
         }),
@@ -353,6 +367,7 @@ pub const STEPS: &[Step] = &[
             options: &[
                 Number(0.0, "A release is refused whenever the claim expired or changed hands first, and here it runs out mid-work."),
                 TheRun,
+                Worked(|x| x.r.releases_refused_expired as f64, "That counts only the claims that had expired; a release is refused too where another office holds the claim by then."),
                 Words("none, but other offices' claims get deleted", "That is a plain DEL; compare-and-delete refuses instead."),
             ],
         }),
@@ -370,10 +385,10 @@ pub const STEPS: &[Step] = &[
         predict: Some(Prediction {
             question: "The offices that lose the claim hold a stale copy. How many requests get the stale value while one office refreshes?",
             options: &[
-                Number(8000.0, "The winning office's own threads wait for its recompute; only the losers serve stale."),
+                Worked(|x| x.r.requests as f64, "The winning office's own threads wait for its recompute; only the losers serve stale."),
                 TheRun,
-                Number(0.0, "With a stale copy kept, a loser need not wait."),
-                Number(40.0, "Every thread of a losing office gets the stale answer, not one per office."),
+                Worked(|x| x.r.requests.saturating_sub(x.r.recomputes) as f64, "Not only the refreshing request waits: the winning office's other threads share its flight and wait with it."),
+                Worked(|x| f64::from(x.s.instances), "Every thread of a losing office gets the stale answer, not one per office."),
             ],
         }),
     },
@@ -393,7 +408,7 @@ pub const STEPS: &[Step] = &[
                 TheRun,
                 Number(0.0, "A failed recompute still reaches every caller waiting on it."),
                 Words("every request from then on", "That is a remembered failure; here it leaves the map and the next request retries."),
-                Number(1.0, "Followers share the leader's result, a failure included."),
+                Worked(|x| x.r.origin_failures as f64, "That is one per failed origin call; a failed recompute reaches every caller waiting on it, not only the one that asked."),
             ],
         }),
     },
@@ -433,6 +448,7 @@ pub const STEPS: &[Step] = &[
             options: &[
                 Number(0.0, "The map hands the old failure to every later caller of the key."),
                 TheRun,
+                Worked(|x| x.r.errors as f64, "That counts every error; the callers waiting on a failed call got it from the call itself, not from the map."),
                 Words("only until the origin recovers", "The map cannot tell that the origin recovered; the failure stays."),
             ],
         }),
@@ -472,7 +488,8 @@ pub const STEPS: &[Step] = &[
             options: &[
                 Number(0.0, "The change is visible to every waiter holding the same object."),
                 TheRun,
-                Number(40.0, "Not one per instance: every waiter that reads after the change sees it."),
+                Worked(|x| x.r.shared as f64, "That is every waiter; the first of each office reads the value before its own change, and only those after it see the change."),
+                Worked(|x| f64::from(x.s.instances), "Not one per instance: every waiter that reads after the change sees it."),
             ],
         }),
     },
@@ -508,9 +525,9 @@ pub const STEPS: &[Step] = &[
         predict: Some(Prediction {
             question: "A {recompute_ms} query with singleflight alone: how slow are the slowest answers (p99)?",
             options: &[
-                Number(1000.0, "That is the deadline: nobody waits that long for a cheap query."),
+                Worked(|x| f64::from(x.s.deadline_ms), "That is the deadline: nobody waits that long for a cheap query."),
                 TheRun,
-                Number(20.0, "That is the mean recompute; the slowest of the copies take longer."),
+                Worked(|x| x.r.p50_ms, "That is the median answer (p50); the slowest of the copies take longer."),
                 Words("a claim's poll longer", "There is no claim here, so nobody polls."),
             ],
         }),
@@ -531,6 +548,7 @@ pub const STEPS: &[Step] = &[
                 Number(0.0, "Admission bounds the origin by turning the excess away, and thousands of misses are excess."),
                 Words("none: singleflight coalesces them", "The keys are all different, so there is little to coalesce."),
                 TheRun,
+                Worked(|x| x.r.misses.saturating_sub(u64::from(x.s.instances) * u64::from(x.s.admission)) as f64, "That sheds every miss past the first slots; slots free as recomputes finish, and a caller waits briefly for one before it is shed."),
             ],
         }),
     },
@@ -547,9 +565,9 @@ pub const STEPS: &[Step] = &[
         predict: Some(Prediction {
             question: "Keys written together get jittered TTLs. At most how many recomputes run at the origin at once?",
             options: &[
-                Number(1.0, "Jitter spreads expiries over time; it does not coalesce different keys."),
+                Worked(|x| f64::from(x.s.origin_capacity), "The capacity is where the origin starts to slow, not a cap on the calls running at once."),
                 TheRun,
-                Number(200.0, "That would be every key at once; jitter spreads their expiries."),
+                Worked(|x| f64::from(x.s.keys), "That would be every key at once; jitter spreads their expiries."),
                 Words("the same as with no jitter", "Spread expiries mean spread recomputes."),
             ],
         }),
@@ -586,9 +604,10 @@ pub const STEPS: &[Step] = &[
         predict: Some(Prediction {
             question: "Stale-while-revalidate on a burst: how many answers are served stale?",
             options: &[
-                Number(7800.0, "That is the losers' stale policy; with stale-while-revalidate the refreshing office answers stale too."),
+                Worked(|x| x.r.requests.saturating_sub(u64::from(x.s.threads)) as f64, "That is the losers' stale policy; with stale-while-revalidate the refreshing office answers stale too."),
                 TheRun,
-                Words("none: the claim makes them wait", "The claim guards only the refresh behind the answer."),
+                Worked(|x| x.r.requests.saturating_sub(x.r.recomputes) as f64, "Even the request that refreshes answers stale first; the refresh runs behind the answer."),
+                Number(0.0, "The claim guards only the refresh behind the answer, so nobody waits on it."),
             ],
         }),
     },
@@ -627,6 +646,7 @@ pub const STEPS: &[Step] = &[
             options: &[
                 Number(0.0, "Nobody may refresh until the dead claim's TTL runs out, and the waiters reach their deadlines."),
                 TheRun,
+                Worked(|x| x.r.misses as f64, "That is everyone who missed; some are still waiting at the pause, their deadline not yet reached."),
                 Words("none: the claim is freed when the holder dies", "Redis cannot tell a dead holder from a slow one; only the TTL frees it."),
             ],
         }),
@@ -646,6 +666,7 @@ pub const STEPS: &[Step] = &[
             options: &[
                 Number(0.0, "A claim that expires mid-work lets a second writer in, and the older write can land last."),
                 TheRun,
+                Worked(|x| x.r.overlapping_recomputes as f64, "That counts every recompute that overlapped another; only where the older value landed last was a newer one overwritten."),
                 Words("none: the claim prevents it", "A lock with a TTL guards efficiency, not correctness."),
             ],
         }),
