@@ -229,104 +229,111 @@ fn no_needs(_: &Scenario) -> Option<Needs> {
 
 // ---- the claims the lessons make ---------------------------------------------
 
-const ENDED: Claim = Claim::new("the run is over", |x| x.ended);
-const CORRUPTED: Claim = Claim::new("a request read a changed result", |x| x.r.corrupted > 0);
-const REMEMBERED: Claim = Claim::new("a failure was handed out again", |x| {
+pub const ENDED: Claim = Claim::new("the run is over", |x| x.ended);
+pub const CORRUPTED: Claim = Claim::new("a request read a changed result", |x| x.r.corrupted > 0);
+pub const REMEMBERED: Claim = Claim::new("a failure was handed out again", |x| {
     x.r.remembered_failures > 0
 });
-const PINNED: Claim = Claim::new("a request was still waiting", |x| x.r.pinned > 0);
-const NONE_PINNED: Claim = Claim::new("every request ended", |x| x.r.pinned == 0);
-const WITHIN_DEADLINE: Claim =
+pub const PINNED: Claim = Claim::new("a request was still waiting", |x| x.r.pinned > 0);
+pub const NONE_PINNED: Claim = Claim::new("every request ended", |x| x.r.pinned == 0);
+pub const WITHIN_DEADLINE: Claim =
     Claim::new("the slowest answer came within the deadline knob", |x| {
         x.r.max_ms <= f64::from(x.s.deadline_ms)
     });
-const PAST_DEADLINE: Claim = Claim::new("the slowest answer came after the deadline knob", |x| {
-    x.r.max_ms > f64::from(x.s.deadline_ms)
-});
-const NOTHING_SHARED: Claim = Claim::new("no request got another's result", |x| x.r.shared == 0);
-const EVERY_RETRY_CALLED: Claim = Claim::new("every retry was an origin call", |x| {
+pub const PAST_DEADLINE: Claim =
+    Claim::new("the slowest answer came after the deadline knob", |x| {
+        x.r.max_ms > f64::from(x.s.deadline_ms)
+    });
+pub const NOTHING_SHARED: Claim =
+    Claim::new("no request got another's result", |x| x.r.shared == 0);
+pub const EVERY_RETRY_CALLED: Claim = Claim::new("every retry was an origin call", |x| {
     x.r.retries > 0 && x.r.retry_recomputes == x.r.retries
 });
-const SOME_RETRY_SPARED: Claim = Claim::new("some retry made no origin call", |x| {
+pub const SOME_RETRY_SPARED: Claim = Claim::new("some retry made no origin call", |x| {
     x.r.retry_recomputes < x.r.retries
 });
-const NO_RETRY_CALLED: Claim = Claim::new("no retry made an origin call", |x| {
+pub const NO_RETRY_CALLED: Claim = Claim::new("no retry made an origin call", |x| {
     x.r.retries > 0 && x.r.retry_recomputes == 0
 });
-const COALESCED: Claim = Claim::new("singleflight coalesced", |x| {
+pub const COALESCED: Claim = Claim::new("singleflight coalesced", |x| {
     coalesces(x.s) && x.r.shared > 0
 });
-const REDIS_FAILED: Claim = Claim::new("a Redis command failed", |x| x.r.redis_errors > 0);
-const NO_TIMEOUTS: Claim = Claim::new("no caller timed out", |x| x.r.timeouts == 0);
-const TIMEOUTS: Claim = Claim::new("a caller timed out", |x| x.r.timeouts > 0);
-const TIMEOUT_INSIDE: Claim = Claim::new("the Redis timeout is shorter than the deadline", |x| {
-    x.s.redis_timeout_ms < x.s.deadline_ms
-});
-const TIMEOUT_OUTSIDE: Claim =
+pub const REDIS_FAILED: Claim = Claim::new("a Redis command failed", |x| x.r.redis_errors > 0);
+pub const NO_TIMEOUTS: Claim = Claim::new("no caller timed out", |x| x.r.timeouts == 0);
+pub const TIMEOUTS: Claim = Claim::new("a caller timed out", |x| x.r.timeouts > 0);
+pub const TIMEOUT_INSIDE: Claim =
+    Claim::new("the Redis timeout is shorter than the deadline", |x| {
+        x.s.redis_timeout_ms < x.s.deadline_ms
+    });
+pub const TIMEOUT_OUTSIDE: Claim =
     Claim::new("the Redis timeout is no shorter than the deadline", |x| {
         x.s.redis_timeout_ms >= x.s.deadline_ms
     });
-const SKIPPED: Claim = Claim::new("a breaker skipped a command", |x| x.r.redis_skipped > 0);
-const NO_STALE: Claim = Claim::new("nothing was served stale", |x| x.r.stale_served == 0);
-const CRASHED: Claim = Claim::new("a thread died", |x| x.r.crashed > 0);
-const NO_WINS: Claim = Claim::new("nobody won a claim", |x| x.r.claim_wins == 0);
-const CLAIM_WON: Claim = Claim::new("a claim was won", |x| x.r.claim_wins > 0);
-const ORIGIN_TIMED_OUT: Claim = Claim::new("an origin call timed out", |x| x.r.origin_timeouts > 0);
-const NEGATIVE_HITS: Claim = Claim::new("a cached failure was served", |x| x.r.negative_hits > 0);
-const FAILURES_LEFT: Claim = Claim::new("no failure was remembered or cached", |x| {
+pub const SKIPPED: Claim = Claim::new("a breaker skipped a command", |x| x.r.redis_skipped > 0);
+pub const NO_STALE: Claim = Claim::new("nothing was served stale", |x| x.r.stale_served == 0);
+pub const CRASHED: Claim = Claim::new("a thread died", |x| x.r.crashed > 0);
+pub const NO_WINS: Claim = Claim::new("nobody won a claim", |x| x.r.claim_wins == 0);
+pub const CLAIM_WON: Claim = Claim::new("a claim was won", |x| x.r.claim_wins > 0);
+pub const ORIGIN_TIMED_OUT: Claim =
+    Claim::new("an origin call timed out", |x| x.r.origin_timeouts > 0);
+pub const NEGATIVE_HITS: Claim =
+    Claim::new("a cached failure was served", |x| x.r.negative_hits > 0);
+pub const FAILURES_LEFT: Claim = Claim::new("no failure was remembered or cached", |x| {
     x.r.negative_hits == 0 && x.r.remembered_failures == 0
 });
-const TRIED_AGAIN: Claim = Claim::new("a call came after a failed one", |x| {
+pub const TRIED_AGAIN: Claim = Claim::new("a call came after a failed one", |x| {
     x.r.recomputes > x.r.origin_failures
 });
-const OWN_CALLS: Claim = Claim::new("no more errors than failed calls, none cached", |x| {
+pub const OWN_CALLS: Claim = Claim::new("no more errors than failed calls, none cached", |x| {
     x.r.errors <= x.r.origin_failures && x.r.negative_hits == 0
 });
-const OVERWRITES: Claim = Claim::new("an older value landed over a newer", |x| {
+pub const OVERWRITES: Claim = Claim::new("an older value landed over a newer", |x| {
     x.r.stale_overwrites > 0
 });
-const OVERLAPS: Claim = Claim::new("a recompute overlapped another", |x| {
+pub const OVERLAPS: Claim = Claim::new("a recompute overlapped another", |x| {
     x.r.overlapping_recomputes > 0
 });
-const CLAIM_SHORT: Claim = Claim::new("the claim TTL is shorter than the recompute", |x| {
+pub const CLAIM_SHORT: Claim = Claim::new("the claim TTL is shorter than the recompute", |x| {
     x.s.claim != ClaimMode::Off && x.s.claim_ttl_ms < x.s.recompute_ms
 });
-const FITS_DEADLINE: Claim = Claim::new(
+pub const FITS_DEADLINE: Claim = Claim::new(
     "a recompute at its usual latency fits in the deadline",
     |x| x.s.recompute_ms < x.s.deadline_ms,
 );
-const MERGED: Claim = Claim::new("fewer recomputes than requests that missed", |x| {
+pub const MERGED: Claim = Claim::new("fewer recomputes than requests that missed", |x| {
     x.r.recomputes < x.r.misses
 });
-const SWAMPED: Claim = Claim::new(
+pub const SWAMPED: Claim = Claim::new(
     "more recomputes at the origin at once than its capacity",
     |x| x.r.origin_peak_concurrency > u64::from(x.s.origin_capacity),
 );
-const NOT_SWAMPED: Claim = Claim::new("the origin never ran past its capacity", |x| {
+pub const NOT_SWAMPED: Claim = Claim::new("the origin never ran past its capacity", |x| {
     x.r.origin_peak_concurrency <= u64::from(x.s.origin_capacity)
 });
-const SHED: Claim = Claim::new("admission shed a recompute", |x| x.r.admission_shed > 0);
-const CLAIMED: Claim = Claim::new("a claim was attempted", |x| x.r.claim_attempts > 0);
-const UNCLAIMED: Claim = Claim::new("no claim was attempted", |x| x.r.claim_attempts == 0);
-const STALE: Claim = Claim::new("a request was served stale", |x| x.r.stale_served > 0);
-const MANY_INSTANCES: Claim = Claim::new("more than one instance", |x| x.s.instances > 1);
-const MANY_THREADS: Claim = Claim::new("more than one thread per instance", |x| x.s.threads > 1);
-const ONE_PER_INSTANCE: Claim = Claim::new("no more claim attempts than instances", |x| {
+pub const SHED: Claim = Claim::new("admission shed a recompute", |x| x.r.admission_shed > 0);
+pub const CLAIMED: Claim = Claim::new("a claim was attempted", |x| x.r.claim_attempts > 0);
+pub const UNCLAIMED: Claim = Claim::new("no claim was attempted", |x| x.r.claim_attempts == 0);
+pub const STALE: Claim = Claim::new("a request was served stale", |x| x.r.stale_served > 0);
+pub const MANY_INSTANCES: Claim = Claim::new("more than one instance", |x| x.s.instances > 1);
+pub const MANY_THREADS: Claim =
+    Claim::new("more than one thread per instance", |x| x.s.threads > 1);
+pub const ONE_PER_INSTANCE: Claim = Claim::new("no more claim attempts than instances", |x| {
     x.r.claim_attempts <= u64::from(x.s.instances)
 });
-const MORE_THAN_ONE_PER_INSTANCE: Claim = Claim::new("more claim attempts than instances", |x| {
-    x.r.claim_attempts > u64::from(x.s.instances)
-});
-const FLEET_TO_ONE: Claim = Claim::new("fewer recomputes than instances", |x| {
+pub const MORE_THAN_ONE_PER_INSTANCE: Claim =
+    Claim::new("more claim attempts than instances", |x| {
+        x.r.claim_attempts > u64::from(x.s.instances)
+    });
+pub const FLEET_TO_ONE: Claim = Claim::new("fewer recomputes than instances", |x| {
     x.r.recomputes < u64::from(x.s.instances)
 });
-const PER_INSTANCE: Claim = Claim::new("as many recomputes as instances", |x| {
+pub const PER_INSTANCE: Claim = Claim::new("as many recomputes as instances", |x| {
     x.r.recomputes == u64::from(x.s.instances)
 });
-const EVERY_THREAD: Claim = Claim::new("a recompute per request", |x| {
+pub const EVERY_THREAD: Claim = Claim::new("a recompute per request", |x| {
     x.r.recomputes == x.r.requests
 });
-const FAULT_BIT: Claim = Claim::new("a fault of the list acted", |x| x.r.fault_bites > 0);
+pub const FAULT_BIT: Claim = Claim::new("a fault of the list acted", |x| x.r.fault_bites > 0);
 
 /// The pitfalls first, in this order; then the faults; then the rest.
 const RULES: &[Rule] = &[

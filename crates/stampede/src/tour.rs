@@ -15,7 +15,11 @@
 //! whose wrong ones are the card's plausible mistakes, each with its why
 //! not.
 
-use crate::claims::Run;
+use crate::claims::{Claim, Clause, Run, Say};
+use crate::lesson::{
+    CLAIM_SHORT, CORRUPTED, EVERY_THREAD, FAILURES_LEFT, NONE_PINNED, NO_TIMEOUTS, OVERLAPS,
+    OVERWRITES, PER_INSTANCE, REMEMBERED, SHED, STALE, TIMEOUTS, UNCLAIMED,
+};
 use crate::scenario::Scenario;
 use crate::Report;
 
@@ -64,21 +68,50 @@ impl Level {
     }
 }
 
-/// What a counter must show at the end of a step's run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expect {
-    Exactly(u64),
-    AtLeast(u64),
-}
+// ---- what the tour's words claim, beside the lessons' own claims ------------
 
-impl Expect {
-    pub fn holds(self, v: u64) -> bool {
-        match self {
-            Expect::Exactly(want) => v == want,
-            Expect::AtLeast(min) => v >= min,
-        }
-    }
-}
+const ONE_RECOMPUTE: Claim = Claim::new("one recompute for the fleet", |x| x.r.recomputes == 1);
+const CLAIM_PER_REQUEST: Claim = Claim::new("a claim attempt per request", |x| {
+    x.r.claim_attempts == x.r.requests
+});
+const CLAIM_PER_INSTANCE: Claim = Claim::new("as many claim attempts as instances", |x| {
+    x.r.claim_attempts == u64::from(x.s.instances)
+});
+const EVERY_REQUEST_READ_REDIS: Claim =
+    Claim::new("a Redis round trip per request at least", |x| {
+        x.r.redis_round_trips >= x.r.requests
+    });
+const NO_OVERLAPS: Claim = Claim::new("no recompute overlapped another", |x| {
+    x.r.overlapping_recomputes == 0
+});
+const REFUSED: Claim = Claim::new("a release was refused", |x| x.r.releases_refused > 0);
+const NONE_REFUSED: Claim = Claim::new("no release was refused", |x| x.r.releases_refused == 0);
+const REFUSED_TAKEN: Claim = Claim::new("a release found another holder", |x| {
+    x.r.releases_refused_taken > 0
+});
+const ERRORS: Claim = Claim::new("a request got an error", |x| x.r.errors > 0);
+const NOTHING_REMEMBERED: Claim = Claim::new("no failure was handed out again", |x| {
+    x.r.remembered_failures == 0
+});
+const REFILLED: Claim = Claim::new("a value was written to the cache", |x| {
+    x.r.values_written > 0
+});
+const EVERY_REQUEST_TIMED_OUT: Claim =
+    Claim::new("every request timed out", |x| x.r.timeouts == x.r.requests);
+const EVERY_REQUEST_PINNED: Claim = Claim::new("every request was still waiting", |x| {
+    x.r.pinned == x.r.requests
+});
+const EVERY_REQUEST_STALE: Claim = Claim::new("every request was served stale", |x| {
+    x.r.stale_served == x.r.requests
+});
+const RAN_AT_THE_ORIGIN: Claim = Claim::new("a recompute ran at the origin", |x| {
+    x.r.origin_peak_concurrency > 0
+});
+const NO_MISSES: Claim = Claim::new("no reader met a miss", |x| x.r.misses == 0);
+const EARLY: Claim = Claim::new("a reader refreshed early", |x| x.r.early_refreshes > 0);
+const NO_OVERWRITES: Claim = Claim::new("no older value landed over a newer", |x| {
+    x.r.stale_overwrites == 0
+});
 
 #[derive(Clone, Copy, Debug)]
 pub struct Step {
@@ -91,9 +124,12 @@ pub struct Step {
     pub text: &'static str,
     /// The counter the step points at (its `data-metric`).
     pub metric: &'static str,
-    /// What the words claim, checked by the tests: `metric` first, then any
-    /// other counter the words speak of.
-    pub expect: &'static [(&'static str, Expect)],
+    /// What the words claim of the run at its reveal (its pause, or its
+    /// end): the claim on `metric` first (unless it is a time, of whose
+    /// size the words claim nothing), then any other the words make.
+    /// [`said`] makes the words a clause that carries them; the tests check
+    /// them on each step's own run.
+    pub claims: &'static [Claim],
     /// Where the lesson is visible mid-run (ms of virtual time): the step
     /// plays to there and pauses, instead of ending on the quiet last frame.
     pub pause_ms: Option<u32>,
@@ -113,8 +149,9 @@ pub struct Step {
 pub struct Action {
     pub label: &'static str,
     pub target: Target,
-    /// What the target's run shows (a sandbox link's), checked by a test.
-    pub expect: &'static [(&'static str, Expect)],
+    /// What the target's run shows (a sandbox link's, at its end): the
+    /// claims the label makes, checked by a test.
+    pub claims: &'static [Claim],
 }
 
 /// Where an action goes.
@@ -206,7 +243,6 @@ pub fn answers(step: &Step, p: &Prediction, r: &Report) -> Vec<Answer> {
 }
 
 use Choice::{Number, TheRun, Words, Worked};
-use Expect::{AtLeast, Exactly};
 use Level::{Basics, Deeper, Solid};
 use Target::{Compare, Sandbox};
 
@@ -218,7 +254,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=naive",
         text: "A hot key has just expired. {instances} offices (instances) of {threads} clerks (threads) each miss it at once, and with no protection every clerk asks the origin directly: {} recomputes of the same value.",
         metric: "recomputes",
-        expect: &[("recomputes", Exactly(8000))],
+        claims: &[EVERY_THREAD],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -238,7 +274,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=singleflight",
         text: "Inside each office the clerks now share one question: the first to miss asks, the others wait for the same answer. That costs nothing, but an office cannot see the others: {} recomputes, one per office.",
         metric: "recomputes",
-        expect: &[("recomputes", Exactly(40))],
+        claims: &[PER_INSTANCE],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -258,7 +294,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=burst",
         text: "Now each office's one clerk also tries to sign a sheet on the shared board, Redis (SET NX with a TTL). One office wins and asks; the others wait for its answer: {} recompute for the whole fleet.",
         metric: "recomputes",
-        expect: &[("recomputes", Exactly(1))],
+        claims: &[ONE_RECOMPUTE],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -278,7 +314,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=claim-outer",
         text: "Swap the layers and every clerk walks to the board before the office has coalesced: still {recomputes} recompute, but {} claim attempts at Redis instead of {then.claim_attempts}, one per office.",
         metric: "claim_attempts",
-        expect: &[("claim_attempts", Exactly(8000)), ("recomputes", Exactly(1))],
+        claims: &[CLAIM_PER_REQUEST, ONE_RECOMPUTE],
         pause_ms: None,
         contrast: Some("preset=burst"),
         action: None,
@@ -299,7 +335,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=burst",
         text: "When every thread misses within one recompute, duplicate work is instances times threads. Singleflight removes the threads for free; the claim removes the instances for one claim per office: {claim_attempts} claim attempts and {} recompute. Every thread still GETs the value first: {redis_round_trips} Redis round trips.",
         metric: "recomputes",
-        expect: &[("recomputes", Exactly(1)), ("claim_attempts", Exactly(40)), ("redis_round_trips", AtLeast(8000))],
+        claims: &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE, EVERY_REQUEST_READ_REDIS],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -319,7 +355,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=singleflight",
         text: "Singleflight is a map from key to the computation in flight, in the process's own memory: no network, no TTL, nothing to release. Alone it never takes a lock ({claim_attempts} claim attempts) and stops at one recompute per office: {}.",
         metric: "recomputes",
-        expect: &[("recomputes", Exactly(40)), ("claim_attempts", Exactly(0))],
+        claims: &[PER_INSTANCE, UNCLAIMED],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -338,10 +374,10 @@ pub const STEPS: &[Step] = &[
         query: "preset=short-ttl",
         text: "Here the claim's TTL is {claim_ttl_ms} against a {recompute_ms} recompute, so it runs out mid-work and another office starts the same recompute: {} recomputes overlapped one still running. Size the TTL above the origin timeout plus the write, or renew it while the work runs.",
         metric: "overlapping_recomputes",
-        expect: &[("overlapping_recomputes", AtLeast(1))],
+        claims: &[OVERLAPS, CLAIM_SHORT],
         pause_ms: None,
         contrast: None,
-        action: Some(Action { label: "Size the TTL above the origin timeout", target: Sandbox("preset=short-ttl&ct=3500"), expect: &[("overlapping_recomputes", Exactly(0)), ("releases_refused", Exactly(0))] }),
+        action: Some(Action { label: "Size the TTL above the origin timeout", target: Sandbox("preset=short-ttl&ct=3500"), claims: &[NO_OVERLAPS, NONE_REFUSED] }),
         predict: Some(Prediction {
             question: "The claim's TTL is shorter than the recompute. How many recomputes start while another of the key still runs?",
             options: &[
@@ -358,7 +394,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=short-ttl",
         text: "A holder releases with a compare-and-delete of its own random token: {} releases were refused. {releases_refused_expired} found the claim already expired; {releases_refused_taken} found another office holding it, and there a plain DEL would have freed that office's claim for a third.",
         metric: "releases_refused",
-        expect: &[("releases_refused", AtLeast(1)), ("releases_refused_taken", AtLeast(1))],
+        claims: &[REFUSED, REFUSED_TAKEN],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -378,7 +414,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=stale",
         text: "An office that lost the claim need not wait for the winner: holding a stale copy, it answers at once. {} requests got the stale value while one office refreshed it.",
         metric: "stale_served",
-        expect: &[("stale_served", AtLeast(1)), ("recomputes", Exactly(1))],
+        claims: &[STALE, ONE_RECOMPUTE],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -398,7 +434,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=failure",
         text: "The origin fails for its first {origin_outage_ms}. A failed recompute reaches only the callers waiting on it, then leaves the map, so the next request tries again: {} errors, and later recomputes succeed and refill the cache.",
         metric: "errors",
-        expect: &[("errors", AtLeast(1)), ("remembered_failures", Exactly(0)), ("values_written", AtLeast(1))],
+        claims: &[ERRORS, FAILURES_LEFT, REFILLED],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -418,7 +454,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=hang",
         text: "The origin never answers. Each caller gives up at its own {deadline_ms} deadline, {} of them, so no thread stays pinned. The {origin_timeout_ms} origin timeout frees the flight and the claim, but it bounds the wait, not the call: that runs on at the origin, holding a connection.",
         metric: "timeouts",
-        expect: &[("timeouts", Exactly(8000)), ("pinned", Exactly(0))],
+        claims: &[EVERY_REQUEST_TIMED_OUT, NONE_PINNED],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -439,10 +475,10 @@ pub const STEPS: &[Step] = &[
         query: "preset=failure&pf=remember-failure",
         text: "Leave the failed result in the flight map and every later caller is handed the old error: {} answers came from a remembered failure, long after the origin recovered. Damp retries with a short negative cache on purpose instead.",
         metric: "remembered_failures",
-        expect: &[("remembered_failures", AtLeast(1))],
+        claims: &[REMEMBERED],
         pause_ms: None,
         contrast: None,
-        action: Some(Action { label: "Cache the failure briefly instead", target: Sandbox("preset=failure&nt=500"), expect: &[("remembered_failures", Exactly(0)), ("values_written", AtLeast(1))] }),
+        action: Some(Action { label: "Cache the failure briefly instead", target: Sandbox("preset=failure&nt=500"), claims: &[NOTHING_REMEMBERED, REFILLED] }),
         predict: Some(Prediction {
             question: "The failed result stays in the flight map. How many answers come from the remembered failure?",
             options: &[
@@ -459,10 +495,10 @@ pub const STEPS: &[Step] = &[
         query: "preset=hang&pf=no-deadline",
         text: "Without deadlines a hung origin holds every thread that asked for the key: {} requests are still pinned when the run stops.",
         metric: "pinned",
-        expect: &[("pinned", Exactly(8000))],
+        claims: &[EVERY_REQUEST_PINNED],
         pause_ms: None,
         contrast: None,
-        action: Some(Action { label: "Give every wait a deadline", target: Sandbox("preset=hang"), expect: &[("pinned", Exactly(0))] }),
+        action: Some(Action { label: "Give every wait a deadline", target: Sandbox("preset=hang"), claims: &[NONE_PINNED] }),
         predict: Some(Prediction {
             question: "A hung origin and no deadlines: how many requests are still pinned when the run stops?",
             options: &[
@@ -479,7 +515,7 @@ pub const STEPS: &[Step] = &[
         query: "pf=mutable-result",
         text: "Every waiter receives the same object. If it can be changed and the first waiter changes it, the others see the change: {} requests read a corrupted value. Share an immutable value, or hand out copies.",
         metric: "corrupted",
-        expect: &[("corrupted", AtLeast(1))],
+        claims: &[CORRUPTED],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -499,7 +535,7 @@ pub const STEPS: &[Step] = &[
         query: "pf=key-mismatch",
         text: "Singleflight coalesces only what has the same key. Build its key differently from the cache's and nothing coalesces in-process: {} claim attempts instead of {then.claim_attempts}, every thread for itself.",
         metric: "claim_attempts",
-        expect: &[("claim_attempts", Exactly(8000))],
+        claims: &[CLAIM_PER_REQUEST],
         pause_ms: None,
         contrast: Some("preset=burst"),
         action: None,
@@ -518,10 +554,10 @@ pub const STEPS: &[Step] = &[
         query: "preset=cheap",
         text: "For a {recompute_ms} indexed query, {recomputes} copies, one per office, are no load at all, and the slowest answers take {} (p99). With a claim the losers would wait up to a {poll_ms} poll for the value; the A/B view shows the costs where the claim starts to pay. The case for singleflight alone is simplicity and less Redis load.",
         metric: "p99_ms",
-        expect: &[("recomputes", Exactly(40)), ("timeouts", Exactly(0))],
+        claims: &[PER_INSTANCE, NO_TIMEOUTS],
         pause_ms: None,
         contrast: None,
-        action: Some(Action { label: "Open the A/B view on the cost", target: Compare("cost"), expect: &[] }),
+        action: Some(Action { label: "Open the A/B view on the cost", target: Compare("cost"), claims: &[] }),
         predict: Some(Prediction {
             question: "A {recompute_ms} query with singleflight alone: how slow are the slowest answers (p99)?",
             options: &[
@@ -538,7 +574,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=cold",
         text: "After a restart the misses are for many different keys, equally popular here, so there is little to coalesce. Admission control ({admission} recomputes per office) bounds the origin and turns the excess away at once: {} recomputes shed with a degraded answer. With skewed popularity coalescing matters too: do both.",
         metric: "admission_shed",
-        expect: &[("admission_shed", AtLeast(1))],
+        claims: &[SHED],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -558,7 +594,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=jitter",
         text: "Keys written together expire together. Spread each TTL by a random fraction and their expiries spread too: at most {} recomputes ran at the origin at once, against {then.origin_peak_concurrency} with no jitter.",
         metric: "origin_peak_concurrency",
-        expect: &[("origin_peak_concurrency", AtLeast(1))],
+        claims: &[RAN_AT_THE_ORIGIN],
         pause_ms: None,
         contrast: Some("preset=jitter&j=0"),
         action: None,
@@ -578,10 +614,10 @@ pub const STEPS: &[Step] = &[
         query: "preset=xfetch",
         text: "A reader of a value near expiry may refresh it early, the likelier the nearer and the longer the recompute takes: {} readers met a miss, against {then.misses} when everyone waits for expiry. With no lock {overlapping_recomputes} refreshes overlapped another: early refresh spreads the work, the claim still bounds it.",
         metric: "misses",
-        expect: &[("misses", Exactly(0)), ("early_refreshes", AtLeast(1)), ("overlapping_recomputes", AtLeast(1))],
+        claims: &[NO_MISSES, EARLY, OVERLAPS],
         pause_ms: None,
         contrast: Some("preset=xfetch&xfetch_beta=0"),
-        action: Some(Action { label: "Compare it with the claim alone", target: Compare("xfetch"), expect: &[] }),
+        action: Some(Action { label: "Compare it with the claim alone", target: Compare("xfetch"), claims: &[] }),
         predict: Some(Prediction {
             question: "Readers refresh a hot key early, before it expires (XFetch). How many readers meet a miss?",
             options: &[
@@ -597,7 +633,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=swr",
         text: "Every request gets the stale value at once and the claim guards only the refresh behind it: {} answers served stale, and {recomputes} recompute. The stale copy lives in Redis, though: with Redis down there is none to serve.",
         metric: "stale_served",
-        expect: &[("stale_served", Exactly(8000)), ("recomputes", Exactly(1)), ("timeouts", Exactly(0))],
+        claims: &[EVERY_REQUEST_STALE, ONE_RECOMPUTE, NO_TIMEOUTS],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -617,10 +653,10 @@ pub const STEPS: &[Step] = &[
         query: "preset=redis-down",
         text: "Every Redis command errors. Failing open, each office treats the claim as won and refreshes anyway: {} recomputes, one per office, and nobody waits on a lock that cannot be taken. That needs Redis to fail fast: a Redis that hangs holds every caller until the client's timeout.",
         metric: "recomputes",
-        expect: &[("recomputes", Exactly(40)), ("timeouts", Exactly(0))],
+        claims: &[PER_INSTANCE, NO_TIMEOUTS],
         pause_ms: None,
         contrast: None,
-        action: Some(Action { label: "See a Redis that hangs", target: Sandbox("preset=redis-hang"), expect: &[("timeouts", AtLeast(1))] }),
+        action: Some(Action { label: "See a Redis that hangs", target: Sandbox("preset=redis-hang"), claims: &[TIMEOUTS] }),
         predict: Some(Prediction {
             question: "Redis is down and the fleet fails open. How many recomputes?",
             options: &[
@@ -637,7 +673,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=holder-crash",
         text: "The office holding the claim crashes without releasing it. Nobody may refresh until the claim's {claim_ttl_ms} TTL runs out, and {} callers have given up so far: the TTL is also the longest such stall.",
         metric: "timeouts",
-        expect: &[("timeouts", AtLeast(1))],
+        claims: &[TIMEOUTS],
         pause_ms: Some(13_000),
         contrast: None,
         action: None,
@@ -657,10 +693,10 @@ pub const STEPS: &[Step] = &[
         query: "preset=late-writer",
         text: "A slow holder outlives its {claim_ttl_ms} claim, another office recomputes, and the older value lands last: {} newer values were overwritten by older ones. Fills without any lock race the same way. A fencing number on each write lets the store refuse the late one.",
         metric: "stale_overwrites",
-        expect: &[("stale_overwrites", AtLeast(1))],
+        claims: &[OVERWRITES],
         pause_ms: None,
         contrast: None,
-        action: Some(Action { label: "Turn on fenced writes", target: Sandbox("preset=late-writer&fw=1"), expect: &[("stale_overwrites", Exactly(0))] }),
+        action: Some(Action { label: "Turn on fenced writes", target: Sandbox("preset=late-writer&fw=1"), claims: &[NO_OVERWRITES] }),
         predict: Some(Prediction {
             question: "Slow holders outlive their claim. How many newer values are overwritten by older ones?",
             options: &[
@@ -755,6 +791,25 @@ pub fn render(
     (fill(before, s, r, then), number, fill(after, s, r, then))
 }
 
+/// The step's sentence as a clause over the run on screen: its words,
+/// filled as [`render`] fills them, carrying the step's claims. It is said
+/// only where every claim holds for this run (empty otherwise), and
+/// [`crate::claims::check`] re-checks it: the words, the prediction's right
+/// option and the reveal all show the run's own `metric`, and this is what
+/// they claim of it.
+pub fn said(
+    step: &Step,
+    s: &Scenario,
+    r: &Report,
+    ended: bool,
+    then: Option<&Report>,
+) -> Vec<Clause> {
+    let (before, number, after) = render(step, s, r, ended, then);
+    let mut say = Say::new(Run::new(s, r, ended));
+    say.when(step.claims, format!("{before}{number}{after}"));
+    say.done()
+}
+
 /// How a number whose event has not happened yet is shown.
 pub const PENDING: &str = "…";
 
@@ -818,11 +873,7 @@ mod tests {
         }
         for s in STEPS {
             assert_eq!(s.text.matches("{}").count(), 1, "{}", s.title);
-            // The counter pointed at is checked first (a time is not a count:
-            // the words claim nothing of its size).
-            if !s.metric.ends_with("_ms") {
-                assert_eq!(s.expect.first().map(|e| e.0), Some(s.metric), "{}", s.title);
-            }
+            assert!(!s.claims.is_empty(), "{}: claims nothing", s.title);
             let words = s.text.split_whitespace().count();
             assert!((12..=75).contains(&words), "{}: {words} words", s.title);
             // No number is typed into the words: each comes from the run.
@@ -844,35 +895,79 @@ mod tests {
         }
     }
 
-    /// The tour's words are true: every step's scenario, run to its end on
-    /// the link's own seed, shows what its sentence says, and every
+    /// The tour's words are true: every step's scenario, run on the link's
+    /// own seed to the step's reveal (its pause, or its end), holds every
+    /// claim its sentence makes, so the sentence is said; and every
     /// placeholder is a counter or a knob.
     #[test]
     fn every_step_says_what_its_run_shows() {
         for step in STEPS {
-            let (s, seed) = scenario_of(step.query);
-            let report = Fleet::new(&s, seed).run();
+            let (s, r) = revealed(step);
+            let ended = step.pause_ms.is_none();
             let then = step.contrast.map(|q| {
                 let (c, cs) = scenario_of(q);
                 Fleet::new(&c, cs).run()
             });
-            for (metric, want) in step.expect {
-                let v = crate::lesson::value(&report, metric)
-                    .unwrap_or_else(|| panic!("{}: no counter {metric}", step.title));
-                assert!(
-                    want.holds(v as u64),
-                    "{}: {metric} = {v}, the words want {want:?}",
-                    step.title
-                );
+            let clauses = said(step, &s, &r, ended, then.as_ref());
+            let run = Run::new(&s, &r, ended);
+            for claim in step.claims {
+                assert!((claim.holds)(&run), "{}: not {claim:?}", step.title);
             }
-            let (before, number, after) = render(step, &s, &report, true, then.as_ref());
-            for part in [&before, &number, &after] {
-                assert!(
-                    !part.contains('{') && !part.contains(PENDING),
-                    "{}: {part}",
-                    step.title
-                );
-            }
+            assert_eq!(clauses.len(), 1, "{}", step.title);
+            assert_eq!(crate::claims::check(&run, &clauses), Ok(()));
+            let text = crate::claims::text(&clauses);
+            assert!(
+                !text.contains('{') && !text.contains(PENDING),
+                "{}: {text}",
+                step.title
+            );
+        }
+    }
+
+    /// `r` with the counter `name` at `v`: for the tour's counters only.
+    fn with(r: &Report, name: &str, v: u64) -> Report {
+        let mut r = r.clone();
+        let field = match name {
+            "recomputes" => &mut r.recomputes,
+            "claim_attempts" => &mut r.claim_attempts,
+            "overlapping_recomputes" => &mut r.overlapping_recomputes,
+            "releases_refused" => &mut r.releases_refused,
+            "stale_served" => &mut r.stale_served,
+            "errors" => &mut r.errors,
+            "timeouts" => &mut r.timeouts,
+            "remembered_failures" => &mut r.remembered_failures,
+            "pinned" => &mut r.pinned,
+            "corrupted" => &mut r.corrupted,
+            "admission_shed" => &mut r.admission_shed,
+            "origin_peak_concurrency" => &mut r.origin_peak_concurrency,
+            "misses" => &mut r.misses,
+            "stale_overwrites" => &mut r.stale_overwrites,
+            other => panic!("no counter {other} here"),
+        };
+        *field = v;
+        r
+    }
+
+    /// A step's first claim is the one on the number it points at: on the
+    /// step's run it holds, and with that counter at 0 or one more it does
+    /// not (a time is not a count: the words claim nothing of its size).
+    #[test]
+    fn every_step_claims_its_number_first() {
+        for step in STEPS.iter().filter(|s| !s.metric.ends_with("_ms")) {
+            let (s, r) = revealed(step);
+            let ended = step.pause_ms.is_none();
+            let first = step.claims[0];
+            let v = crate::lesson::value(&r, step.metric).unwrap() as u64;
+            assert!((first.holds)(&Run::new(&s, &r, ended)), "{}", step.title);
+            let moved = [0, v + 1].iter().any(|&w| {
+                let other = with(&r, step.metric, w);
+                !(first.holds)(&Run::new(&s, &other, ended))
+            });
+            assert!(
+                moved,
+                "{}: {first:?} does not speak of {}",
+                step.title, step.metric
+            );
         }
     }
 
@@ -913,11 +1008,12 @@ mod tests {
                 fleet.advance_to(t, usize::MAX);
                 let r = fleet.report();
                 let (_, number, _) = render(step, &s, &r, false, None);
-                let want = step.expect.iter().find(|e| e.0 == step.metric).map(|e| e.1);
                 if number == "0" {
+                    // Only where the words claim the 0 (their first claim,
+                    // on the number, holds of it) or a 0 is the lesson.
+                    let zero = (step.claims[0].holds)(&Run::new(&s, &r, false));
                     assert!(
-                        matches!(want, Some(Expect::Exactly(0)))
-                            || crate::lesson::ZERO_PROVES.contains(&step.metric),
+                        zero || crate::lesson::ZERO_PROVES.contains(&step.metric),
                         "{}: shows 0 at {t} µs",
                         step.title
                     );
@@ -1056,6 +1152,12 @@ mod tests {
             let right: Vec<&Answer> = a.iter().filter(|x| x.right).collect();
             assert_eq!(right.len(), 1, "{}", step.title);
             assert_eq!(right[0].label, shown_run, "{}", step.title);
+            // The right option is the number the step's words claim of the
+            // same run, shown at the reveal: said only where the claims hold.
+            let (_, number, _) = render(step, &s, &r, true, None);
+            assert_eq!(number, right[0].label, "{}", step.title);
+            let words = said(step, &s, &r, step.pause_ms.is_none(), None);
+            assert_eq!(words.len(), 1, "{}: the words are not said", step.title);
             for (c, x) in p.options.iter().zip(&a) {
                 if let Choice::Number(n, _) = c {
                     assert_ne!(
@@ -1130,16 +1232,15 @@ mod tests {
                 }
                 Target::Sandbox(q) => {
                     let (s, seed) = scenario_of(q);
-                    assert!(!a.expect.is_empty(), "{}", step.title);
+                    assert!(!a.claims.is_empty(), "{}", step.title);
                     let r = Fleet::new(&s, seed).run();
-                    for (metric, want) in a.expect {
-                        let v = crate::lesson::value(&r, metric).unwrap();
-                        assert!(
-                            want.holds(v as u64),
-                            "{}: {q}: {metric} = {v}, want {want:?}",
-                            step.title
-                        );
-                    }
+                    let mut say = Say::new(Run::new(&s, &r, true));
+                    assert!(
+                        say.when(a.claims, a.label),
+                        "{}: {q} does not show {:?}",
+                        step.title,
+                        a.claims
+                    );
                 }
             }
         }
