@@ -21,7 +21,7 @@ case "${1:-}" in
 esac
 
 command -v redis-server >/dev/null || { echo "conformance: redis-server is not installed (make setup)" >&2; exit 1; }
-cargo build -q --release -p stampede-redis --bin stampede-fleet
+cargo build -q --release -p stampede-fleet --bin stampede-fleet
 
 dir="$(mktemp -d "${TMPDIR:-/tmp}/stampede-conformance.XXXXXX")"
 pids=()

@@ -14,21 +14,19 @@
 //!   bench starts on a free loopback port (`claim_release`: one claim and
 //!   its release in turn, two round trips; `claims_64_in_flight`: 64
 //!   callers claiming distinct keys at once, per claim).
-//! - `fleet/card`: the card's scenario (40 x 200, one key) run for real,
-//!   wall time from the first connection to the last counter.
 //!
 //! Run: `cargo bench -p stampede-redis --bench peers` (redis-server on PATH).
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use stampede::scenario::preset;
 use stampede_redis::{ClaimStore, Group};
 use tokio::runtime::Runtime;
+
+mod support;
+use support::BenchRedis;
 use tokio::sync::Semaphore;
 
 fn runtime() -> Runtime {
@@ -322,50 +320,6 @@ fn keys_1k_x_10(c: &mut Criterion) {
     g.finish();
 }
 
-/// A throwaway redis-server on a free loopback port, killed on drop.
-struct BenchRedis {
-    child: Child,
-    dir: std::path::PathBuf,
-    url: String,
-}
-
-impl BenchRedis {
-    fn start() -> BenchRedis {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .unwrap();
-        let dir =
-            std::env::temp_dir().join(format!("stampede-bench-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let child = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server on PATH");
-        let url = format!("redis://127.0.0.1:{port}/");
-        for _ in 0..200 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        BenchRedis { child, dir, url }
-    }
-}
-
-impl Drop for BenchRedis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
 fn redis_claims(c: &mut Criterion) {
     let rt = runtime();
     let redis = BenchRedis::start();
@@ -429,35 +383,6 @@ fn redis_claims(c: &mut Criterion) {
         })
     });
     g.finish();
-
-    let mut g = c.benchmark_group("fleet");
-    g.sample_size(10);
-    g.measurement_time(Duration::from_secs(20));
-    let card = preset("burst").unwrap();
-    // Runs whose counts left the simulation's (1 recompute, 40 claim
-    // attempts), and the Redis errors behind them: printed, not asserted.
-    let tally = Arc::new(std::sync::Mutex::new((0u64, 0u64, 0u64)));
-    g.bench_function("card", |b| {
-        b.to_async(&rt).iter(|| {
-            let (url, card, tally) = (redis.url.clone(), card.clone(), tally.clone());
-            async move {
-                let r = stampede_redis::fleet::run(url.as_str(), &card)
-                    .await
-                    .unwrap();
-                let mut t = tally.lock().unwrap();
-                t.0 += 1;
-                if (r.recomputes, r.claim_attempts) != (1, 40) {
-                    t.1 += 1;
-                }
-                t.2 += r.redis_errors;
-            }
-        })
-    });
-    g.finish();
-    let (runs, off, errors) = *tally.lock().unwrap();
-    eprintln!(
-        "fleet/card: {runs} runs, {off} not 1 recompute / 40 claim attempts, {errors} Redis errors"
-    );
 }
 
 criterion_group!(

@@ -1,6 +1,8 @@
 //! The cache a service adopts: string keys, typed values through a
 //! [`Codec`], the origin as an async closure of the key, and the core's read
-//! path ([`Strategy`]) run against a real Redis by the [`Driver`].
+//! path run against a real Redis. The builder's setters are the read
+//! path's options a service has; the core's teaching pitfalls (a flight key
+//! that is not the cache key, no deadline) are not among them.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -41,11 +43,12 @@ use serde::Serialize;
 use stampede::claim::Micros;
 use stampede::metrics::Ending;
 
-pub use stampede::read_path::Strategy;
+use stampede::read_path::Strategy;
 pub use stampede::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy};
 
 use crate::claim::MAX_KEY_BYTES;
 use crate::conn::{Conn, Target};
+pub use crate::driver::REDIS_TIMEOUT;
 use crate::driver::{Driver, Origin, OriginFuture, Settings};
 
 /// How values become the bytes stored in Redis, and back.
@@ -292,7 +295,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     ///   an origin error: [`CacheError::Failed`] for the request and every
     ///   follower of its flight, the claim released, the key free again.
     /// - **Redis outage.** Every Redis command is bounded by
-    ///   [`REDIS_TIMEOUT`](crate::driver::REDIS_TIMEOUT). A failed read
+    ///   [`REDIS_TIMEOUT`]. A failed read
     ///   counts as a miss; a failed claim is won or lost as
     ///   [`RedisErrorPolicy`] says (open: compute without a lock; closed:
     ///   the loser policy); a failed write is dropped (the value is still
@@ -442,7 +445,7 @@ fn checked(key: String) -> Result<String, CacheError> {
 /// 3 s origin timeout, values fresh for 10 s, no stale window, a claim TTL
 /// that follows the origin timeout (see [`CacheBuilder::claim_ttl`]: 3.2 s
 /// with the other defaults), a 50 ms poll, a 100 ms Redis timeout
-/// ([`REDIS_TIMEOUT`](crate::driver::REDIS_TIMEOUT)), no breaker, no local
+/// ([`REDIS_TIMEOUT`]), no breaker, no local
 /// copy, no negative caching, no admission limit, no jitter, no XFetch, unfenced
 /// writes. Every duration is a [`Duration`]; Redis keeps them in whole
 /// milliseconds (a shorter one counts as 1 ms).
@@ -451,8 +454,8 @@ pub struct CacheBuilder<V, C = Json> {
     /// The service's own connection, used instead of `target`.
     connection: Option<Conn>,
     strategy: Strategy,
-    /// The claim TTL was given ([`CacheBuilder::claim_ttl`] or
-    /// [`CacheBuilder::strategy`]); otherwise it follows the origin timeout.
+    /// The claim TTL was given ([`CacheBuilder::claim_ttl`]); otherwise it
+    /// follows the origin timeout.
     claim_ttl_given: bool,
     settings: Settings,
     origin: Option<TypedOrigin<V>>,
@@ -512,23 +515,6 @@ impl<V, C> CacheBuilder<V, C> {
     pub fn connection(mut self, connection: impl Into<Conn>) -> Self {
         self.connection = Some(connection.into());
         self
-    }
-
-    /// The read path's options all at once (the setters below change one
-    /// each). Its `admission` switch follows [`CacheBuilder::admission`],
-    /// which also sets the limit.
-    pub fn strategy(mut self, strategy: Strategy) -> Self {
-        self.strategy = strategy;
-        self.claim_ttl_given = true;
-        // The admission limit's size is set by `admission` alone.
-        self.strategy.admission = self.settings.admission > 0;
-        self.settings.xfetch = strategy.xfetch_beta > 0.0;
-        self
-    }
-
-    /// The read path's options as they stand.
-    pub fn read_path(&self) -> &Strategy {
-        &self.strategy
     }
 
     /// Coalesce the requests of one key inside the process.
@@ -605,7 +591,7 @@ impl<V, C> CacheBuilder<V, C> {
     /// How long one Redis command may take before it counts as failed (a
     /// failed read is a miss, a failed claim follows
     /// [`CacheBuilder::on_redis_error`]); at least 1 ms. Default: 100 ms
-    /// ([`REDIS_TIMEOUT`](crate::driver::REDIS_TIMEOUT)).
+    /// ([`REDIS_TIMEOUT`]).
     pub fn redis_timeout(mut self, timeout: Duration) -> Self {
         self.settings.redis_timeout = timeout.max(Duration::from_millis(1));
         self
@@ -706,11 +692,9 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
     /// follows the origin timeout.
     fn claim_ttl_to_use(&self) -> Result<Micros, BuildError> {
         let s = &self.strategy;
-        // No origin timeout (a `Strategy` with the no-deadline pitfall):
-        // nothing bounds the work, and no TTL can follow it.
-        let Some(origin_timeout) = s.origin_timeout else {
-            return Ok(s.claim_ttl);
-        };
+        // Every builder has an origin timeout (the core's no-deadline
+        // pitfall is not reachable from the builder).
+        let origin_timeout = s.origin_timeout.unwrap_or(s.claim_ttl);
         let write = micros(self.settings.redis_timeout);
         if !self.claim_ttl_given {
             let recheck = write;
@@ -751,15 +735,7 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
                 ))
             }
         };
-        let driver = Driver::with_connection(
-            con,
-            strategy,
-            settings,
-            origin,
-            Arc::default(),
-            Arc::default(),
-        )
-        .await?;
+        let driver = Driver::with_connection(con, strategy, settings, origin).await?;
         Ok(Cache {
             driver,
             codec,

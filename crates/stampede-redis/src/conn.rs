@@ -20,7 +20,7 @@ use redis::{Cmd, ErrorKind, Pipeline, RedisError, RedisFuture, RedisResult, Valu
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// How long one reply may take on the connection itself. The driver bounds
-/// its commands tighter (`driver::REDIS_TIMEOUT`); this is the floor for
+/// its commands tighter (`cache::REDIS_TIMEOUT`); this is the floor for
 /// every other user (the claim store, the fleet's set-up).
 pub const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
 

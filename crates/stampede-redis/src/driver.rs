@@ -32,6 +32,7 @@ use stampede::metrics::Ending;
 use stampede::read_path::{
     CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
 };
+#[cfg(feature = "harness")]
 use stampede::scenario::Scenario;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
@@ -39,7 +40,9 @@ use tokio::time::Instant;
 use crate::claim::{
     fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED,
 };
-use crate::conn::{Conn, Target};
+use crate::conn::Conn;
+#[cfg(feature = "harness")]
+use crate::conn::Target;
 use crate::group::CatchUnwind;
 use crate::obs;
 
@@ -91,6 +94,16 @@ pub trait Origin<K = u32>: Send + Sync + 'static {
     fn accepts(&self, _payload: &[u8]) -> bool {
         true
     }
+
+    /// The test harness's holder faults (feature `harness` only): whether
+    /// this request, which holds a claim (`won`: it has just won it), dies
+    /// here without releasing it. Its caller gets an error, its flight
+    /// passes to its oldest follower, and its claim blocks the key on
+    /// every instance until its TTL. Never, unless said otherwise.
+    #[cfg(feature = "harness")]
+    fn holder_dies(&self, _won: bool) -> bool {
+        false
+    }
 }
 
 /// What a caller gets.
@@ -129,7 +142,9 @@ pub struct Counters {
     pub admission_shed: AtomicU64,
     /// Requests whose first read found nothing fresh (a miss or a stale value).
     pub misses: AtomicU64,
-    /// Claim holders made to crash (the `holder_crash` fault).
+    /// Claim holders made to crash (the test harness's holder faults;
+    /// feature `harness`).
+    #[cfg(feature = "harness")]
     pub crashed: AtomicU64,
     /// Value writes refused because a newer fence had written.
     pub writes_refused: AtomicU64,
@@ -172,7 +187,6 @@ pub(crate) struct Settings {
     pub xfetch: bool,
     /// Concurrent recomputes allowed per instance (0 = no limit).
     pub admission: usize,
-    pub holder_crash: bool,
     /// How long one Redis command may take before it counts as failed.
     pub redis_timeout: Duration,
     /// After a Redis error or timeout, skip Redis for this long (zero: no
@@ -189,6 +203,7 @@ pub(crate) struct Settings {
 }
 
 impl Settings {
+    #[cfg(feature = "harness")]
     pub(crate) fn from_scenario(scenario: &Scenario) -> Settings {
         let ms = |v: u32| Duration::from_millis(u64::from(v));
         Settings {
@@ -197,7 +212,6 @@ impl Settings {
             jitter: scenario.jitter,
             xfetch: scenario.xfetch_beta > 0.0,
             admission: scenario.admission as usize,
-            holder_crash: scenario.holder_crash,
             redis_timeout: ms(scenario.redis_timeout_ms),
             redis_breaker: ms(scenario.redis_breaker_ms),
             retries: scenario.retries,
@@ -215,7 +229,6 @@ impl Settings {
             jitter: 0.0,
             xfetch: false,
             admission: 0,
-            holder_crash: false,
             redis_timeout: REDIS_TIMEOUT,
             redis_breaker: Duration::ZERO,
             retries: 0,
@@ -258,14 +271,6 @@ struct Inner<O, K> {
     draws: AtomicU64,
     next_id: AtomicU64,
     counters: Counters,
-    /// The `holder_crash` fault: the first claim winner (fleet-wide, through
-    /// the shared flag) dies right after winning, without releasing.
-    holder_crash: bool,
-    crashed: Arc<std::sync::atomic::AtomicBool>,
-    /// Holder faults at a moment not yet carried out, shared by the fleet:
-    /// each makes the next request found holding a claim, or the next to
-    /// win one, die holding it.
-    holder_faults: Arc<AtomicU64>,
     redis_timeout: Duration,
     redis_breaker: Duration,
     /// The breaker is open until then (µs on the driver's clock; 0: shut).
@@ -306,97 +311,6 @@ pub(crate) fn wall_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
-}
-
-/// A deploy's warm-up (a `ttl-sync` fault), for one key: a row holding a
-/// value is written again fresh until `ARGV[1]` and stale until `ARGV[2]`
-/// (wall-clock ms), its negative mark cleared, kept `ARGV[3]` ms; a key
-/// with no value is left alone. Returns 1 when it re-warmed the key.
-const SYNC_TTL: &str = r"
-if redis.call('HEXISTS', KEYS[1], 'v') == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'fresh', ARGV[1], 'stale', ARGV[2], 'neg', 0)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 1
-";
-
-/// Performs a `ttl-sync` fault on keys `0..keys`: every key holding a
-/// value is made fresh for exactly `ttl` from one instant (no jitter),
-/// then stale for `stale` more, as the simulation's deploy re-warms the
-/// cache. One script call per key (a cluster keeps each key in its own
-/// slot). Returns how many keys it re-warmed.
-pub async fn sync_ttls(
-    con: &mut impl redis::aio::ConnectionLike,
-    keys: u32,
-    ttl: Duration,
-    stale: Duration,
-) -> redis::RedisResult<u32> {
-    let script = redis::Script::new(SYNC_TTL);
-    let now = wall_ms();
-    let fresh = now + (ttl.as_millis() as u64).max(1);
-    let stale_until = fresh + stale.as_millis() as u64;
-    let keep = (stale_until - now).max(1);
-    let mut warmed = 0;
-    for k in 0..keys {
-        let done: i64 = script
-            .key(value_key(&k.to_string()))
-            .arg(fresh)
-            .arg(stale_until)
-            .arg(keep)
-            .invoke_async(con)
-            .await?;
-        warmed += u32::from(done == 1);
-    }
-    Ok(warmed)
-}
-
-/// Stores `key` as already expired but servable stale for `stale` (what a
-/// burst with a stale window starts from), in the layout `read_value` reads.
-pub async fn seed_stale(
-    con: &mut impl redis::aio::ConnectionLike,
-    key: u32,
-    payload: &[u8],
-    stale: Duration,
-    delta: Micros,
-) -> redis::RedisResult<()> {
-    seed_value(con, key, payload, Duration::ZERO, stale, delta).await
-}
-
-/// Stores `key` (version 0) fresh for `fresh`, then servable stale for
-/// `stale` more (what steady traffic starts from), in the layout
-/// `read_value` reads.
-pub async fn seed_value(
-    con: &mut impl redis::aio::ConnectionLike,
-    key: u32,
-    payload: &[u8],
-    fresh: Duration,
-    stale: Duration,
-    delta: Micros,
-) -> redis::RedisResult<()> {
-    let now = wall_ms();
-    let fresh_until = now + fresh.as_millis() as u64;
-    let stale_until = fresh_until + stale.as_millis() as u64;
-    redis::cmd("HSET")
-        .arg(value_key(&key.to_string()))
-        .arg("v")
-        .arg(payload)
-        .arg("version")
-        .arg(0)
-        .arg("fresh")
-        .arg(fresh_until)
-        .arg("stale")
-        .arg(stale_until)
-        .arg("delta")
-        .arg(delta)
-        .query_async::<i64>(con)
-        .await?;
-    if stale_until > now {
-        redis::cmd("PEXPIRE")
-            .arg(value_key(&key.to_string()))
-            .arg(stale_until - now + 1000)
-            .query_async::<i64>(con)
-            .await?;
-    }
-    Ok(())
 }
 
 /// What performing a step produced besides the machine's input.
@@ -456,55 +370,24 @@ impl<O, K: Key> Drop for Parked<O, K> {
     }
 }
 
+#[cfg(feature = "harness")]
 impl<O: Origin> Driver<O> {
-    /// One instance for `scenario`'s read path against the Redis at
-    /// `target` (a URL, several comma-separated URLs for a cluster, or a
-    /// [`Target`]).
+    /// One instance for `scenario`'s read path (the core's, pitfalls
+    /// included) against the Redis at `target` (a URL, several
+    /// comma-separated URLs for a cluster, or a [`Target`]). For the test
+    /// harness (feature `harness`): a service builds a
+    /// [`Cache`](crate::Cache).
     pub async fn connect(
         target: impl Into<Target>,
         scenario: &Scenario,
         origin: O,
-    ) -> redis::RedisResult<Self> {
-        Self::connect_in(target, scenario, origin, Arc::default()).await
-    }
-
-    /// As [`Driver::connect`], for an instance of a fleet: `crashed` is
-    /// shared by every instance, so the `holder_crash` fault makes only the
-    /// fleet's first claim winner crash.
-    pub async fn connect_in(
-        target: impl Into<Target>,
-        scenario: &Scenario,
-        origin: O,
-        crashed: Arc<std::sync::atomic::AtomicBool>,
-    ) -> redis::RedisResult<Self> {
-        Self::connect_in_fleet(target, scenario, origin, crashed, Arc::default()).await
-    }
-
-    /// As [`Driver::connect_in`], with the fleet's pending holder faults
-    /// (`faults=holder@START`): the fleet adds one at START, and the next
-    /// request of any instance found holding a claim (at its next step) or
-    /// winning one dies holding it.
-    pub async fn connect_in_fleet(
-        target: impl Into<Target>,
-        scenario: &Scenario,
-        origin: O,
-        crashed: Arc<std::sync::atomic::AtomicBool>,
-        holder_faults: Arc<AtomicU64>,
     ) -> redis::RedisResult<Self> {
         let settings = Settings::from_scenario(scenario);
         let con = target
             .into()
             .connect_bounded(settings.redis_timeout)
             .await?;
-        Driver::with_connection(
-            con,
-            Strategy::from_scenario(scenario),
-            settings,
-            origin,
-            crashed,
-            holder_faults,
-        )
-        .await
+        Driver::with_connection(con, Strategy::from_scenario(scenario), settings, origin).await
     }
 }
 
@@ -518,8 +401,6 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         strategy: Strategy,
         settings: Settings,
         origin: O,
-        crashed: Arc<std::sync::atomic::AtomicBool>,
-        holder_faults: Arc<AtomicU64>,
     ) -> redis::RedisResult<Self> {
         let (release, claim, write_fenced, negative) = (
             Script::new(RELEASE),
@@ -554,9 +435,6 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 draws: AtomicU64::new(0),
                 next_id: AtomicU64::new(0),
                 counters: Counters::default(),
-                holder_crash: settings.holder_crash,
-                crashed,
-                holder_faults,
                 redis_timeout: settings.redis_timeout,
                 redis_breaker: settings.redis_breaker,
                 breaker_until: AtomicU64::new(0),
@@ -652,7 +530,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     /// attempt's deadline runs from then: it waited for a thread in an
     /// accept queue), also handing back the last attempt's task, which ends
     /// once that attempt's work has (the thread is busy until then).
-    pub(crate) async fn get_since(
+    pub async fn get_since(
         &self,
         key: K,
         since: Option<Instant>,
@@ -876,20 +754,13 @@ async fn run<O: Origin<K>, K: Key>(
         if let Input::Flight(FlightReply::Promoted(_)) = got_input {
             obs::record("role", "promoted");
         }
-        let won = matches!(got_input, Input::Claim(ClaimReply::Won { .. }));
-        if won || m.holds_claim() {
-            // `holder_crash`: the fleet's first winner dies right after
-            // winning. A holder fault at a moment: the first request found
-            // holding a claim after it (at the end of the step it was
-            // waiting on), or winning one, dies.
-            let first = won && inner.holder_crash && !inner.crashed.swap(true, Ordering::SeqCst);
-            let at_a_moment = || {
-                inner
-                    .holder_faults
-                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
-                    .is_ok()
-            };
-            if first || at_a_moment() {
+        // The test harness's holder faults (feature `harness`): its origin
+        // says whether this request, holding a claim (`won`: just won),
+        // dies here.
+        #[cfg(feature = "harness")]
+        if m.holds_claim() || matches!(got_input, Input::Claim(ClaimReply::Won { .. })) {
+            let won = matches!(got_input, Input::Claim(ClaimReply::Won { .. }));
+            if inner.origin.holder_dies(won) {
                 // This holder dies. Its flight passes to its oldest
                 // follower, its caller gets an error (if not answered yet),
                 // and its claim is never released: it blocks every other

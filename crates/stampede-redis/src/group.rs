@@ -36,7 +36,7 @@
 //!   key), so it can never remove a later flight of the same key.
 //!
 //! The core's flight table (`stampede::flight::FlightTable`) is the model
-//! of these rules and drives the Redis read path ([`crate::driver`]); this
+//! of these rules and drives the Redis read path (the driver behind [`crate::Cache`]); this
 //! group keeps the rules with less bookkeeping than the table's (which
 //! tracks tickets, waiter ids and promotions), because here the one caller
 //! that could vanish mid-flight, the leader, hands its work over instead of

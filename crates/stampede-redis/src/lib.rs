@@ -25,37 +25,39 @@
 //!   fenced writes: a claim win takes a fencing number, and a value written
 //!   under an older one than the stored value's is refused.
 //!
-//! - [`driver`]: the read path on real I/O. Each request runs the core's
-//!   state machine in a task of its own; the driver only performs the steps
-//!   it emits (Redis reads, polls, the claim scripts, the flight table, an
-//!   admission semaphore, the origin, the write). The caller is answered
-//!   when the machine says so and the work goes on after it.
-//!
-//! - [`fleet`]: any scenario run for real (bursts, cold starts, steady
-//!   traffic closed- or open-loop, skewed keys, local copies; a Redis outage, refused or hung, a crashing
-//!   holder and faults at a moment injected; retries), counted in the
-//!   simulation's names; the `stampede-fleet` binary prints it, beside the
-//!   simulation's with `--compare`, and the conformance table with
-//!   `--conformance`. Bursts agree with the simulation exactly; what runs on
-//!   real timers agrees within a tolerance per metric, documented in
-//!   [`fleet::checks`] and [`fleet::TOLERANCE_NOTE`].
-//!
 //! - [`conn`]: one Redis or a Redis Cluster behind one connection type.
 //!
-//! - [`proxy`]: a TCP proxy that delays, cuts or swallows the bytes
-//!   between the instances and Redis (a slow Redis, a Redis that refuses,
-//!   a Redis that hangs).
+//! Inside, a driver runs the read path on real I/O: each request runs the
+//! core's state machine in a task of its own; the driver only performs the
+//! steps it emits (Redis reads, polls, the claim scripts, the flight table,
+//! an admission semaphore, the origin, the write). The caller is answered
+//! when the machine says so and the work goes on after it.
+//!
+//! ## The feature `harness` is not part of the library
+//!
+//! The test harness (the `stampede-fleet` crate of this workspace: the
+//! fleet, the fault proxy, the conformance table and the `stampede-fleet`
+//! binary) runs that driver straight from a core `Scenario`, the page's
+//! teaching pitfalls included (a flight key that is not the cache key, no
+//! deadline), and makes claim holders die on purpose. The cargo feature
+//! `harness` makes the driver public for it (module `driver`, with the
+//! holder-fault hook on its `Origin`); without the feature the driver is
+//! private and the hook is not compiled. It carries no stability promise
+//! and a service has no reason to turn it on: the library is [`Cache`]
+//! (its builder and errors), [`Group`], [`ClaimStore`] and the tower
+//! layer, and the builder offers none of the pitfalls.
 
 pub mod cache;
 pub mod claim;
 pub mod conn;
+#[cfg(feature = "harness")]
 pub mod driver;
-pub mod fleet;
+#[cfg(not(feature = "harness"))]
+pub(crate) mod driver;
 pub mod group;
 #[cfg(feature = "tower")]
 pub mod layer;
 pub mod obs;
-pub mod proxy;
 
 pub use cache::{
     BuildError, Cache, CacheBuilder, CacheError, CacheStats, Codec, Fetched, Json, Source,
@@ -64,5 +66,4 @@ pub use claim::{
     fence_key, lock_key, value_key, ClaimStore, Release, Token, FENCE_LIFE, MAX_KEY_BYTES,
 };
 pub use conn::{Conn, Target};
-pub use driver::{Answer, Driver, Key, Origin, OriginFuture};
 pub use group::{Failure, Group, Shared, TimedOut};

@@ -4,7 +4,7 @@
 //!
 //! Spans (feature `tracing`), at the `INFO` level:
 //! - `stampede.get`, one per [`Cache::get`](crate::Cache::get) (and per
-//!   [`Driver::get`](crate::Driver::get)), covering the request's task:
+//!   request of the driver behind it), covering the request's task:
 //!   `key`, `role` (`reader` until it joins a flight, then `leader` or
 //!   `follower`; `promoted` for a follower that took a flight over) and
 //!   `ending` (`Hit`, `Stale`, `Computed`, `Shared`, `Degraded`, `Error`,

@@ -5,6 +5,7 @@
 //! real fleet refuses. Every assertion is on counts and orderings, none on
 //! how long something took.
 
+#[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
 use std::future::Future;
@@ -17,9 +18,10 @@ use common::TestRedis;
 use stampede::metrics::Ending;
 use stampede::scenario::{Arrivals, ClaimMode, Fault, FaultKind, RedisOutage, Scenario, Workload};
 use stampede::sim::Fleet;
-use stampede_redis::fleet;
-use stampede_redis::proxy::FaultProxy;
-use stampede_redis::{lock_key, value_key, Answer, Driver, Origin, Target};
+use stampede_fleet::fleet;
+use stampede_fleet::proxy::FaultProxy;
+use stampede_fleet::{connect_in, Answer, Instance, Origin};
+use stampede_redis::{lock_key, value_key, Target};
 use tokio::time::sleep;
 
 /// What the origin's n-th call does.
@@ -71,14 +73,14 @@ impl Origin for Scripted {
     }
 }
 
-async fn instance(target: &str, s: &Scenario, origin: &Scripted) -> Driver<Scripted> {
-    Driver::connect_in(target, s, origin.clone(), Arc::new(AtomicBool::new(false)))
+async fn instance(target: &str, s: &Scenario, origin: &Scripted) -> Instance<Scripted> {
+    connect_in(target, s, origin.clone(), Arc::new(AtomicBool::new(false)))
         .await
         .unwrap()
 }
 
 /// `n` requests for `key` at once on one instance.
-async fn burst(d: &Driver<Scripted>, n: usize, key: u32) -> Vec<Answer> {
+async fn burst(d: &Instance<Scripted>, n: usize, key: u32) -> Vec<Answer> {
     let calls: Vec<_> = (0..n)
         .map(|_| {
             let d = d.clone();
@@ -94,7 +96,7 @@ async fn burst(d: &Driver<Scripted>, n: usize, key: u32) -> Vec<Answer> {
 
 /// Until every request's task (and every command left to its timeout) has
 /// ended.
-async fn settled(d: &Driver<Scripted>) {
+async fn settled(d: &Instance<Scripted>) {
     while d.counters().running.load(Ordering::SeqCst) > 0 {
         sleep(Duration::from_millis(5)).await;
     }
@@ -132,7 +134,7 @@ struct HungBurst {
     redis: TestRedis,
     proxy: FaultProxy,
     origin: Scripted,
-    d: Driver<Scripted>,
+    d: Instance<Scripted>,
     got: Vec<Answer>,
     sim: stampede::metrics::Report,
 }
@@ -521,11 +523,11 @@ async fn a_ttl_sync_rewarms_every_key_to_one_expiry() {
     // Keys 0..4 hold values with spread expiries; key 4 holds nothing.
     for k in 0..4u32 {
         let fresh = Duration::from_millis(1000 + 700 * u64::from(k));
-        stampede_redis::driver::seed_value(&mut con, k, b"v", fresh, Duration::from_millis(50), 0)
+        stampede_fleet::seed::seed_value(&mut con, k, b"v", fresh, Duration::from_millis(50), 0)
             .await
             .unwrap();
     }
-    let warmed = stampede_redis::driver::sync_ttls(
+    let warmed = stampede_fleet::seed::sync_ttls(
         &mut con,
         5,
         Duration::from_millis(3000),

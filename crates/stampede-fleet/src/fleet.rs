@@ -1,5 +1,5 @@
 //! A real fleet: a scenario run with real tasks against a real Redis (one
-//! server or a cluster). Each instance is a [`Driver`] (its own flight
+//! server or a cluster). Each instance is a driver ([`Instance`](crate::Instance)) (its own flight
 //! table and connection); each thread a task; the origin sleeps for the
 //! scenario's latency and fails, hangs or stalls as it says. The counts use
 //! the simulation's names, so the two can be set side by side
@@ -57,10 +57,11 @@ use stampede::scenario::{Arrivals, FaultKind, RedisOutage, Scenario, Workload};
 use stampede::sim::{draw_key, zipf_cdf};
 use tokio::time::Instant;
 
-use crate::claim::{fence_key, lock_key, value_key};
-use crate::conn::Target;
-use crate::driver::{Driver, Origin};
+use crate::faults::{connect_in_fleet, Instance};
 use crate::proxy::FaultProxy;
+use stampede_redis::driver::Origin;
+use stampede_redis::Target;
+use stampede_redis::{fence_key, lock_key, value_key};
 
 /// What the origin saw: calls, failures, and how many ran at once.
 #[derive(Default)]
@@ -256,14 +257,14 @@ enum Moment {
 /// proxy's state at every start and end of a `redis` fault, one more
 /// pending holder fault at each `holder` fault's start, and at each
 /// `ttl-sync` fault's start every key re-warmed with the same TTL
-/// ([`crate::driver::sync_ttls`], on a connection of its own straight to
+/// ([`crate::seed::sync_ttls`], on a connection of its own straight to
 /// Redis, as a deploy's warm-up job writes). Aborted when the run ends.
 fn schedule_faults(
     s: &Scenario,
     start: Instant,
     proxy: Option<Arc<FaultProxy>>,
     holder_faults: Arc<AtomicU64>,
-    warm_up: Option<crate::conn::Conn>,
+    warm_up: Option<stampede_redis::Conn>,
 ) -> tokio::task::JoinHandle<()> {
     let mut moments: Vec<(u32, Moment)> = Vec::new();
     for f in &s.faults {
@@ -300,7 +301,7 @@ fn schedule_faults(
                         let ms = |v: u32| Duration::from_millis(u64::from(v));
                         // A warm-up that fails (Redis down meanwhile)
                         // re-warms what it reached, as a real one would.
-                        let _ = crate::driver::sync_ttls(
+                        let _ = crate::seed::sync_ttls(
                             con,
                             keys_of(&s),
                             ms(s.value_ttl_ms),
@@ -328,7 +329,7 @@ type Outcome = (Option<Ending>, Duration);
 /// arrival, and times out there if no thread comes in time; with the queue
 /// full it is turned away (`rejected`).
 async fn open_loop(
-    drivers: Vec<Driver<ScenarioOrigin>>,
+    drivers: Vec<Instance<ScenarioOrigin>>,
     s: Scenario,
     zipf: Arc<Vec<f64>>,
     start: Instant,
@@ -434,7 +435,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
     let mut drivers = Vec::new();
     for _ in 0..s.instances {
         drivers.push(
-            Driver::connect_in_fleet(
+            connect_in_fleet(
                 &via,
                 s,
                 origin.clone(),
@@ -456,7 +457,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
             let f = 1.0 - s.jitter + 2.0 * s.jitter * rng.unit();
             let fresh = ms(s.value_ttl_ms).mul_f64(if s.jitter > 0.0 { f } else { 1.0 });
             let payload = format!("value of {k}");
-            crate::driver::seed_value(
+            crate::seed::seed_value(
                 &mut con,
                 k,
                 payload.as_bytes(),
@@ -473,7 +474,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
         // there, expired, and servable stale for `stale_ms`.
         let stale = Duration::from_millis(u64::from(s.stale_ms));
         let delta = u64::from(s.recompute_ms) * 1000;
-        crate::driver::seed_stale(&mut con, 0, b"value of 0 (stale)", stale, delta)
+        crate::seed::seed_stale(&mut con, 0, b"value of 0 (stale)", stale, delta)
             .await
             .map_err(|e| e.to_string())?;
     }

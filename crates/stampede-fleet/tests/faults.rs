@@ -5,6 +5,7 @@
 //! past the deadline), with generous slack for a shared 2-core machine;
 //! none is a performance claim.
 
+#[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
 use std::future::Future;
@@ -16,8 +17,9 @@ use std::time::Duration;
 use common::TestRedis;
 use stampede::metrics::Ending;
 use stampede::scenario::{LoserPolicy, RedisErrorPolicy, Scenario};
-use stampede_redis::proxy::FaultProxy;
-use stampede_redis::{Answer, ClaimStore, Driver, Origin, Release, Target, MAX_KEY_BYTES};
+use stampede_fleet::proxy::FaultProxy;
+use stampede_fleet::{connect_in, Answer, Driver, Instance, Origin};
+use stampede_redis::{ClaimStore, Release, Target, MAX_KEY_BYTES};
 use tokio::time::{sleep, Instant};
 
 /// Slack on top of a deadline for scheduling on a busy machine: a request
@@ -53,12 +55,12 @@ impl Origin for Slow {
     }
 }
 
-async fn fleet(target: &str, s: &Scenario, origin: &Slow) -> Vec<Driver<Slow>> {
+async fn fleet(target: &str, s: &Scenario, origin: &Slow) -> Vec<Instance<Slow>> {
     let crashed = Arc::new(AtomicBool::new(false));
     let mut out = Vec::new();
     for _ in 0..s.instances {
         out.push(
-            Driver::connect_in(target, s, origin.clone(), crashed.clone())
+            connect_in(target, s, origin.clone(), crashed.clone())
                 .await
                 .unwrap(),
         );
@@ -69,7 +71,7 @@ async fn fleet(target: &str, s: &Scenario, origin: &Slow) -> Vec<Driver<Slow>> {
 /// Every thread of every instance asks for `key` at once; each answer with
 /// how long it took.
 fn burst(
-    drivers: &[Driver<Slow>],
+    drivers: &[Instance<Slow>],
     threads: u32,
     key: u32,
 ) -> Vec<tokio::task::JoinHandle<(Answer, Duration)>> {
@@ -97,7 +99,7 @@ async fn answers(
     out
 }
 
-fn redis_errors(drivers: &[Driver<Slow>]) -> u64 {
+fn redis_errors(drivers: &[Instance<Slow>]) -> u64 {
     drivers
         .iter()
         .map(|d| d.counters().redis_errors.load(Ordering::SeqCst))
@@ -480,10 +482,10 @@ async fn a_late_writer_cannot_overwrite_a_newer_value_through_the_driver() {
         };
         let key = u32::from(fenced) + 10;
         let crashed = Arc::new(AtomicBool::new(false));
-        let a = Driver::connect_in(&redis.url, &s, origin.clone(), crashed.clone())
+        let a = connect_in(&redis.url, &s, origin.clone(), crashed.clone())
             .await
             .unwrap();
-        let b = Driver::connect_in(&redis.url, &s, origin.clone(), crashed)
+        let b = connect_in(&redis.url, &s, origin.clone(), crashed)
             .await
             .unwrap();
         let slow = {

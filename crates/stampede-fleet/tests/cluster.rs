@@ -2,6 +2,7 @@
 //! Redis Cluster that the test starts (three primaries on free loopback
 //! ports, `redis-cli --cluster create`) and kills when it ends.
 
+#[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
 use std::collections::HashSet;
@@ -10,7 +11,7 @@ use std::time::Duration;
 use common::TestCluster;
 use stampede::scenario::{preset, Scenario};
 use stampede::sim::Fleet;
-use stampede_redis::fleet::{run, EXACT};
+use stampede_fleet::fleet::{run, EXACT};
 use stampede_redis::{fence_key, lock_key, value_key, ClaimStore, Release, Target, Token};
 
 async fn keyslot(url: &str, key: &str) -> u16 {

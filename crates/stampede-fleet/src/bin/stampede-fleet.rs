@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use stampede::scenario::{self, Scenario};
 use stampede::sim::Fleet;
-use stampede_redis::fleet::{self, compare, EXACT};
+use stampede_fleet::fleet::{self, compare, EXACT};
 use stampede_redis::Target;
 
 const USAGE: &str = "\

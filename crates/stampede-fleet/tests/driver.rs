@@ -2,6 +2,7 @@
 //! drivers (each an instance with its own flight table) bursts on one key,
 //! and the counts agree with the simulation's for the same shape.
 
+#[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
 use std::future::Future;
@@ -14,7 +15,7 @@ use common::TestRedis;
 use stampede::metrics::Ending;
 use stampede::scenario::Scenario;
 use stampede::sim::Fleet;
-use stampede_redis::{Answer, Driver, Origin};
+use stampede_fleet::{Answer, Driver, Origin};
 
 /// An origin that sleeps for its latency and counts its calls.
 #[derive(Clone)]

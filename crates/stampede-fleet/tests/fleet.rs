@@ -4,12 +4,13 @@
 //! the endings may differ by timing, but every request is answered the way
 //! the scenario promises.
 
+#[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
 use common::TestRedis;
 use stampede::scenario::{preset, Scenario};
 use stampede::sim::Fleet;
-use stampede_redis::fleet::{checks, metric, run, EXACT};
+use stampede_fleet::fleet::{checks, metric, run, EXACT};
 use stampede_redis::Target;
 
 /// The fleets here are timing-sensitive: one at a time, not beside each

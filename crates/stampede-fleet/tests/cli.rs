@@ -1,6 +1,7 @@
 //! `stampede-fleet` takes stampede-sim's flags, parsed by the core as
 //! stampede-sim parses them.
 
+#[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
 use std::process::Command;
