@@ -124,7 +124,6 @@ serve: setup
 dist: setup
 	rm -rf dist
 	trunk build --offline --release --public-url ./
-	scripts/build-tour.sh dist
 	node scripts/finish-dist.mjs dist
 	@if grep -Eq 'autoreload|__trunk_address__|new WebSocket' dist/index.html; then \
 	  echo "dist: the release page contains trunk's live-reload script" >&2; exit 1; fi
@@ -145,7 +144,6 @@ test: setup
 	python3 scripts/import-graph.py
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p stampede-lab --all-targets --target $(WASM_TARGET) -- -D warnings
-	cargo clippy -p stampede-tour --target $(WASM_TARGET) -- -D warnings
 	cargo clippy -p stampede-redis --all-targets --all-features -- -D warnings
 	cargo test --workspace
 	cargo test -p stampede-redis --all-features --test observe

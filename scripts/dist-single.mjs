@@ -29,12 +29,12 @@ const sha256 = (text) => `'sha256-${createHash("sha256").update(text).digest("ba
 
 let html = read("index.html", "utf8");
 
-// The loader (scripts/finish-dist.mjs) picks the tour build or the full
-// one; the room pack is the full build alone (a trainer's room needs all of
-// it, and there is no network to fetch the rest from).
+// The loader (scripts/finish-dist.mjs) names the glue and the wasm; both
+// are inlined here.
 const loaderRe = /<script type=module>([\s\S]*?)<\/script>/;
 const loader = html.match(loaderRe)?.[1] ?? fail("no inline loader in index.html");
-const [, jsName, wasmName] = loader.match(/FULL=\['\.\/([^']+\.js)','\.\/([^']+\.wasm)'\]/) ?? fail("the loader names no full build");
+const jsName = loader.match(/import\('\.\/([^']+\.js)'\)/)?.[1] ?? fail("the loader imports no glue");
+const wasmName = loader.match(/fetch\('\.\/([^']+\.wasm)'/)?.[1] ?? fail("the loader fetches no wasm");
 
 // The glue is an ES module ending in one export list (terser's output, see
 // finish-dist.mjs); inlined, its exports become a plain object.
@@ -61,7 +61,7 @@ const script = [
   glue,
   `const __wasm=Uint8Array.from(atob("${wasm}"),c=>c.charCodeAt(0));`,
   `const wasm=await __bindings.default({module_or_path:__wasm});`,
-  `window.wasmBindings=__bindings;document.documentElement.dataset.build="full";`,
+  `window.wasmBindings=__bindings;`,
   `dispatchEvent(new CustomEvent("TrunkApplicationStarted",{detail:{wasm}}));`,
 ].join("\n");
 html = html.replace(loaderRe, () => `<script type=module>${script}</script>`);

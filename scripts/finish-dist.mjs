@@ -1,12 +1,9 @@
-// Finishes a release build in dist/ (run by `make dist` after trunk and
-// scripts/build-tour.sh):
+// Finishes a release build in dist/ (run by `make dist` after trunk):
 //
-// 1. Minifies wasm-bindgen's loaders with terser (trunk's own minifier
-//    cannot parse them and ships them as is), and writes the page's loader:
-//    it picks the tour build for an address that opens the guided tour and
-//    the full build for every other (the rule of src/more.rs, whose
-//    `tour_only` tests/e2e/builds.mjs holds it to), fetching the wasm while
-//    the glue loads.
+// 1. Minifies wasm-bindgen's glue with terser (trunk's own minifier cannot
+//    parse it and ships it as is), preloads the glue and the wasm from
+//    <head>, and writes the page's loader, which compiles the wasm from the
+//    preloaded fetch while it streams.
 // 2. Joins the stylesheets into one file, in their order: one request
 //    instead of four, and gzip finds more to share (1.6 KB gzipped less
 //    than the four files compressed apart; BENCHMARKS.md).
@@ -17,7 +14,7 @@
 //
 // Usage: node scripts/finish-dist.mjs dist
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 
@@ -35,34 +32,33 @@ const fail = (why) => {
 
 const sri = (bytes, alg) => `${alg}-${createHash(alg).update(bytes).digest("base64")}`;
 
-// 1. The loaders.
+// 1. The loader.
 const jsName = html.match(/from '\.\/([^']+\.js)'/)?.[1] ?? fail("no loader import in index.html");
 const wasmName = html.match(/module_or_path: '\.\/([^']+\.wasm)'/)?.[1] ?? fail("the loader names no wasm");
-const tourJs = readdirSync(dist).find((f) => /^stampede-tour-[0-9a-f]{16}\.js$/.test(f)) ?? fail("no tour build in dist (scripts/build-tour.sh)");
-const tourWasm = tourJs.replace(/\.js$/, "_bg.wasm");
-if (!existsSync(path.join(dist, tourWasm))) fail(`${tourWasm} is missing`);
 const sizes = [];
-for (const name of [jsName, tourJs]) {
-  const source = readFileSync(path.join(dist, name), "utf8");
+{
+  const source = readFileSync(path.join(dist, jsName), "utf8");
   const out = await minify(source, { module: true, compress: { passes: 2 }, mangle: true });
-  if (!out.code) fail(`terser returned nothing for ${name}`);
-  writeFileSync(path.join(dist, name), out.code);
-  sizes.push(`${name} ${source.length} -> ${out.code.length} bytes`);
+  if (!out.code) fail(`terser returned nothing for ${jsName}`);
+  writeFileSync(path.join(dist, jsName), out.code);
+  sizes.push(`${jsName} ${source.length} -> ${out.code.length} bytes`);
 }
-// Trunk preloads the full build; a first visit loads the tour build, so the
-// loader fetches whichever it picks, and nothing is preloaded.
+// Trunk's preload links carry the integrity of the glue before terser; the
+// page's own fetch both at once from <head>, before the body is parsed, and
+// the loader takes the wasm from that fetch, compiling while it streams.
 html = html.replace(/<link[^>]*rel=(modulepreload|preload)[^>]*>/g, "");
+const preload =
+  `<link rel=modulepreload href=./${jsName}>` +
+  `<link rel=preload href=./${wasmName} as=fetch type=application/wasm crossorigin>`;
+if (!html.includes("</title>")) fail("no <title> to put the preloads after");
+html = html.replace("</title>", `</title>${preload}`);
 const loaderRe = /<script type=module>[\s\S]*?<\/script>/;
 if (!loaderRe.test(html)) fail("no inline loader in index.html");
 const loader = [
-  "const FULL=['./" + jsName + "','./" + wasmName + "'],TOUR=['./" + tourJs + "','./" + tourWasm + "'];",
-  "const full=(()=>{try{if(sessionStorage.getItem('stampede-full'))return true}catch(e){}",
-  "const q=location.search.replace(/^\\?/,''),h=location.hash;",
-  "return !(/^#tour(\\/|$)/.test(h)||(!q&&!h))||/(^|&)(drill|list|item|kit|cmp)(=|&|$)/.test(q)})();",
-  "const [js,w]=full?FULL:TOUR,wasmFetch=fetch(w);",
-  "const bindings=await import(js);",
+  `const wasmFetch=fetch('./${wasmName}',{credentials:'same-origin',mode:'cors'});`,
+  `const bindings=await import('./${jsName}');`,
   "const wasm=await bindings.default({module_or_path:wasmFetch});",
-  "window.wasmBindings=bindings;document.documentElement.dataset.build=full?'full':'tour';",
+  "window.wasmBindings=bindings;",
   "dispatchEvent(new CustomEvent('TrunkApplicationStarted',{detail:{wasm}}));",
 ].join("\n");
 html = html.replace(loaderRe, () => `<script type=module>${loader}</script>`);

@@ -22,8 +22,8 @@ Then it checks the file-level graph:
 - every file in `src/` has a layer, and every arrow in ALLOWED is still
   needed (the list can only shrink).
 
-`cfg` attributes are ignored: the graph is the union of the full build and
-the tour build. Run from anywhere; exits 1 with the offending arrows.
+`cfg` attributes are ignored (a test module's imports count too). Run from
+anywhere; exits 1 with the offending arrows.
 
     scripts/import-graph.py            check (what `make test` runs)
     scripts/import-graph.py --stats    also print the numbers: files, arrows,
@@ -60,15 +60,13 @@ LAYERS = {
     "playlist.rs": "view",
     "qr.rs": "view",
     "embed.rs": "view",
-    "tour_only/": "view",
     # the stage: the canvases, and the loop that advances the experiment
     # and draws them each frame
     "stage/": "stage",
     "engine.rs": "stage",
-    # the page: what the views share (no view of its own), the two builds'
-    # hand-over and the crash screen
+    # the page: what the views share (no view of its own) and the crash
+    # screen
     "page/": "page",
-    "more.rs": "page",
     "panic.rs": "page",
     # the experiment: the fleet being run, its clock and its link; no web types
     "experiment/": "experiment",

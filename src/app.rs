@@ -9,14 +9,12 @@ use wasm_bindgen::JsCast;
 use crate::code_panel::CodePanel;
 use crate::counters::{Arithmetic, Counters, Reading};
 use crate::engine::{start_loop, Engine, Surface};
-#[cfg(feature = "full")]
 use crate::knobs::KnobPanel;
 use crate::lesson::presenter::{self, Room};
 use crate::lesson::tour;
 use crate::lesson::tour_view;
 use crate::page::{contrast_of, Command, Contrast, Drive};
 use crate::palette::{colour, Glyph, LOOKS};
-#[cfg(feature = "full")]
 use crate::transport::PresetPicker;
 use crate::transport::Transport;
 use crate::url_state::{self, PageState};
@@ -51,7 +49,6 @@ fn write_url(query: &str, hash: &str, push: bool) {
 
 /// A drill link (`?drill=NAME`): the drill, whether the list opens, and
 /// what the link asked for that does not exist.
-#[cfg(feature = "full")]
 fn open_drill(query: &str) -> (Option<&'static stampede::drill::Drill>, bool, Vec<Notice>) {
     match url_state::drill_of(query) {
         None => (None, false, Vec::new()),
@@ -71,13 +68,6 @@ fn open_drill(query: &str) -> (Option<&'static stampede::drill::Drill>, bool, Ve
             ),
         },
     }
-}
-
-/// The tour build opens no drill (src/more.rs: a drill's link is the full
-/// build's).
-#[cfg(not(feature = "full"))]
-fn open_drill(_: &str) -> (Option<&'static stampede::drill::Drill>, bool, Vec<Notice>) {
-    (None, false, Vec::new())
 }
 
 /// The whole page.
@@ -142,7 +132,6 @@ pub fn App() -> impl IntoView {
     // carry (a preset's digit key changed a locked knob) is the sandbox's.
     Effect::new(move |_| {
         let away = tour.get().is_some();
-        #[cfg(feature = "full")]
         let away = away
             || drill_open
                 .is_some_and(|d| scenario.with(|s| stampede::drill::apply(d, &d.link(s)).0 != *s));
@@ -339,7 +328,6 @@ pub fn App() -> impl IntoView {
             .map(|p| format!("#tour/{}", tour::place_name(p)))
             .unwrap_or_default();
         // A drill's link carries only its allowed knobs: the learner's answer.
-        #[cfg(feature = "full")]
         if let Some(d) = drill_open.filter(|_| drilling.get()) {
             return write_url(&d.link(&state.scenario), &hash, push);
         }
@@ -559,9 +547,6 @@ pub fn App() -> impl IntoView {
             }
         }));
         crate::dom::task(Box::new(move || tour_view::mount(drive)));
-        #[cfg(not(feature = "full"))]
-        let _ = (drill_open, drill_list);
-        #[cfg(feature = "full")]
         if let Some(drill) = drill_open {
             crate::dom::task(Box::new(move || {
                 crate::lesson::drills::mount(crate::lesson::drills::DrillPage {
@@ -576,22 +561,6 @@ pub fn App() -> impl IntoView {
         crate::dom::task(Box::new(move || presenter::mount(room)));
         crate::dom::task(Box::new(move || crate::playlist::mount(drive)));
         crate::dom::task(Box::new(move || crate::panels::conformance::mount(base)));
-        // What the tour build left to press, once the run stands at the
-        // link's moment (its end, if the moment is past it).
-        #[cfg(feature = "full")]
-        {
-            let at = link.at.filter(|ms| *ms > 0);
-            let ready = move || {
-                reading
-                    .try_with_untracked(|r| {
-                        !r.catching_up && (r.at_end || at.is_none_or(|ms| r.now / 1000 >= ms))
-                    })
-                    .unwrap_or(true)
-            };
-            crate::dom::task(Box::new(move || {
-                crate::more::press_pending(Box::new(ready))
-            }));
-        }
     });
     // Said only while the fleet is drawn as bands.
     let aggregated_ref = NodeRef::<leptos::html::P>::new();
@@ -659,9 +628,8 @@ pub fn App() -> impl IntoView {
         start_loop(engine, playing, speed, reading);
     });
 
-    // The sandbox's parts: the full build's (src/more.rs). The tour hides
-    // them, and the tour build goes to the full one when the tour is left.
-    #[cfg(feature = "full")]
+    // The sandbox's parts. The tour hides them; they are built once and
+    // kept, so leaving the tour reloads nothing.
     let (ab_view, knob_panel, preset_picker) = (
         view! {
             <Show when=move || compare.get().is_some()>
@@ -681,47 +649,6 @@ pub fn App() -> impl IntoView {
         view! { <PresetPicker scenario=scenario speed=speed base=base notices=knob_notices /> }
             .into_any(),
     );
-    #[cfg(not(feature = "full"))]
-    let (ab_view, knob_panel, preset_picker) = {
-        let _ = (ab_moment, knobs_ready, knob_notices);
-        // A stand-in pressed mid-run loads the full build at this moment.
-        crate::more::moment_from(move || {
-            reading
-                .try_with_untracked(|r| (r.now > 0 && !r.at_end).then_some(r.now / 1000))
-                .flatten()
-                .map(|ms| (ms, playing.try_get_untracked().unwrap_or(false)))
-        });
-        // Leaving the tour (the sandbox, the A/B view, a scenario a
-        // pitfall offers) loads the full build, at this moment.
-        Effect::new(move |_| {
-            if tour.get().is_some() && compare.get().is_none() {
-                return;
-            }
-            set_timeout(
-                move || {
-                    let state = PageState {
-                        scenario: scenario.get_untracked(),
-                        seed: seed.get_untracked(),
-                        speed: speed.get_untracked(),
-                        compare: compare.get_untracked(),
-                        cost: cost.get_untracked(),
-                        present: presenting.get_untracked(),
-                        at: reading.with_untracked(|r| (r.now > 0).then_some(r.now / 1000)),
-                        play: playing.get_untracked(),
-                    };
-                    write_url(&url_state::to_query(&state), "", false);
-                    // A digit left the tour: the full build says so.
-                    let toast = room.toast.get_untracked().map(|(text, place)| {
-                        let place = place.map(tour::place_name).unwrap_or_default();
-                        format!("{}{place}\t{text}", crate::more::TOAST)
-                    });
-                    crate::more::upgrade(toast.as_deref());
-                },
-                std::time::Duration::ZERO,
-            );
-        });
-        ((), (), ())
-    };
 
     view! {
         <header class="topbar" class:comparing=move || compare.get().is_some()>

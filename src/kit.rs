@@ -13,9 +13,6 @@
 
 use leptos::prelude::*;
 use stampede::interview::{self, Curveball};
-// The kit's own window is the full build's (src/more.rs); the tour build
-// keeps the candidate's side (`listen`, `throw_here`).
-#[cfg(feature = "full")]
 use stampede::interview::{Shown, CURVEBALLS, FOLLOW_UPS, LEVELS, QUESTION, RED_FLAGS};
 use stampede::scenario::Scenario;
 use wasm_bindgen::prelude::*;
@@ -28,7 +25,6 @@ use crate::web::window;
 /// The channel both windows open (same origin, same browser).
 const CHANNEL: &str = "stampede-lab-kit";
 /// Where the interviewer's notes survive a reload of the kit.
-#[cfg(feature = "full")]
 const NOTES_KEY: &str = "stampede-kit-notes";
 
 /// True when the link asks for the kit.
@@ -140,7 +136,6 @@ pub(crate) fn listen(
 }
 
 /// The question's summary as the page's reference words it (`data-question`).
-#[cfg(feature = "full")]
 fn question_text(n: u32) -> String {
     crate::web::document()
         .query_selector(&format!("[data-question=\"{n}\"] summary"))
@@ -150,13 +145,11 @@ fn question_text(n: u32) -> String {
         .unwrap_or_else(|| format!("Question {n}"))
 }
 
-#[cfg(feature = "full")]
 fn mm_ss(s: u32) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
 /// The kit's window.
-#[cfg(feature = "full")]
 #[component]
 pub fn Kit() -> impl IntoView {
     if let Some(body) = crate::web::document().body() {

@@ -15,17 +15,14 @@
 //!   designs on the same traffic, from one clock), `kit` (the interviewer's
 //!   kit, a second window, `?kit=1`), `playlist` (a trainer's list of
 //!   views), `embed` (the run in an iframe, `embed=1`, and its snippet),
-//!   `qr` (the link's QR code), `tour_only` (the tour build's stand-ins for
-//!   the full build's parts)
+//!   `qr` (the link's QR code)
 //! - the stage: `stage` (`fleet_layout`, `fleet_view`, `palette`, `pen`,
 //!   `chart`: the canvases; `room`: what presenter mode asks of them) and
 //!   `engine`, the animation loop the page and the A/B view drive
 //! - the page: `page` (what the views share: the transport's commands,
 //!   whom the code panel follows, the counters' labels, the contrast runs,
 //!   `Drive`, the page state a step or a link sets; `knob`, the knob table
-//!   and each knob's control), `more` (the two
-//!   builds, the tour build a first visit loads and the full build, and the
-//!   way from one to the other), `panic` (the crash screen)
+//!   and each knob's control), `panic` (the crash screen)
 //! - the experiment: `lab` (the fleet being animated, its comparison rows,
 //!   chart samples, markers; host-testable, no web types), `clock` (speed,
 //!   pacing, the frame budget), `url_state` (the share link), `reading`
@@ -35,7 +32,6 @@
 //!   from the page
 
 pub mod app;
-#[cfg(feature = "full")]
 pub mod compare;
 pub mod dom;
 pub mod embed;
@@ -43,24 +39,16 @@ pub mod engine;
 pub mod experiment;
 pub mod kit;
 pub mod lesson;
-pub mod more;
 pub mod page;
 pub mod panels;
 pub mod panic;
-#[cfg(feature = "full")]
 pub mod playlist;
-#[cfg(feature = "full")]
 pub mod qr;
 pub mod stage;
-#[cfg(not(feature = "full"))]
-mod tour_only;
 pub mod web;
-#[cfg(not(feature = "full"))]
-pub use tour_only::{compare, playlist, qr};
 
 // Short paths for the modules (and for the tests that import them).
 pub use experiment::{clock, lab, reading, url_state};
-#[cfg(feature = "full")]
 pub use panels::knobs;
 pub use panels::{code_panel, counters, transport};
 pub use stage::{chart, fleet_layout, fleet_view, palette, pen};
@@ -78,22 +66,12 @@ pub fn start() {
 
 fn mount() {
     let query = web::window().location().search().unwrap_or_default();
-    // The tour build shows only the tour; anything else is the full build's
-    // (the loader chose by the same rule; this keeps the two from parting).
-    if !more::FULL {
-        let hash = web::window().location().hash().unwrap_or_default();
-        if !more::tour_only(&query, &hash) {
-            more::upgrade(None);
-            return;
-        }
-    }
     // index.html holds a `<div id="lab">` for the page, with the static
     // reference after it; without one, the page takes the whole body.
     match web::document()
         .get_element_by_id("lab")
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     {
-        #[cfg(feature = "full")]
         Some(root) if kit::wanted(&query) => leptos::mount::mount_to(root, kit::Kit).forget(),
         Some(root) => leptos::mount::mount_to(root, App).forget(),
         None => leptos::mount::mount_to_body(App),

@@ -34,10 +34,6 @@ pub const MAX_PULSES: usize = 12_000;
 /// `Fleet::snapshot_bytes`): when full, every other one goes and the spacing
 /// doubles, so they stay spread over the run within this.
 pub const CHECKPOINT_BYTES: usize = 64 << 20;
-/// Checkpoints are the full build's: a copy of a fleet is 6 KB of wasm
-/// gzipped, and the tour build (what a first visit loads, `crate::more`)
-/// plays short runs; without them a seek back replays from t = 0, exactly.
-pub const CHECKPOINTS: bool = cfg!(feature = "full");
 /// Work (events and steps, `Fleet::work`) between two checkpoints at first:
 /// a seek back replays about this much per fleet, well within a frame.
 pub const CHECKPOINT_WORK: u64 = CHUNK as u64;
@@ -79,11 +75,7 @@ impl Compared {
             return;
         }
         let i = self.checkpoints.partition_point(|c| c.0 <= t);
-        match i
-            .checked_sub(1)
-            .and_then(|i| self.checkpoints.get(i))
-            .filter(|_| CHECKPOINTS)
-        {
+        match i.checked_sub(1).and_then(|i| self.checkpoints.get(i)) {
             Some((at, fleet)) => {
                 self.fleet = fleet.clone();
                 self.at = *at;
@@ -395,11 +387,7 @@ impl Lab {
         if t < self.pos && !at_end {
             self.scrubbed = true;
             let i = self.checkpoints.partition_point(|c| c.t <= t);
-            match i
-                .checked_sub(1)
-                .and_then(|i| self.checkpoints.get(i))
-                .filter(|_| CHECKPOINTS)
-            {
+            match i.checked_sub(1).and_then(|i| self.checkpoints.get(i)) {
                 Some(c) => {
                     self.fleet = c.fleet.clone();
                     self.pos = c.t;
@@ -553,8 +541,7 @@ impl Lab {
                     if c.fleet.advance_to(stop, CHUNK) {
                         c.at = stop;
                         let at_checkpoint = self.checkpoints.get(next).is_some_and(|k| k.t == stop);
-                        if CHECKPOINTS
-                            && at_checkpoint
+                        if at_checkpoint
                             && c.checkpoints.last().is_none_or(|k| k.0 < stop)
                             && !out_of_time()
                         {
@@ -579,7 +566,7 @@ impl Lab {
     /// fleet if the last checkpoint is far enough behind (in work), within
     /// `CHECKPOINT_BYTES` for the copies of every fleet together.
     fn checkpoint(&mut self) {
-        if !CHECKPOINTS || self.checkpoint_every == 0 || self.thrown_live || !self.scrubbed {
+        if self.checkpoint_every == 0 || self.thrown_live || !self.scrubbed {
             return;
         }
         let (last_t, last_work) = self

@@ -2,7 +2,6 @@
 //! the page in `tour_view`). It drives the same experiment, canvas and
 //! counters as the sandbox: no second simulation, no recorded animation.
 
-#[cfg(feature = "full")]
 pub mod drills;
 pub mod practice;
 pub mod presenter;

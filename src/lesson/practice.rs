@@ -8,24 +8,17 @@
 
 use std::cell::RefCell;
 
-#[cfg(feature = "full")]
 use leptos::prelude::*;
 
-#[cfg(feature = "full")]
 use stampede::practice::{self, DrillState};
 use stampede::practice::{Outcome, Progress};
-#[cfg(feature = "full")]
 use wasm_bindgen::JsCast;
-#[cfg(feature = "full")]
 use web_sys::Element;
 
-#[cfg(feature = "full")]
 use super::tour::{self, Level};
-#[cfg(feature = "full")]
 use crate::dom::{button, set_text, Listeners};
 use crate::dom::{el, put, set, text_el};
 use crate::page::Drive;
-#[cfg(feature = "full")]
 use crate::web::document;
 use crate::web::local_storage;
 
@@ -117,12 +110,10 @@ pub fn on_change(f: impl Fn() + 'static) {
     with_state(|s| s.redraw.push(Box::new(f)));
 }
 
-#[cfg(feature = "full")]
 fn notice() -> Option<String> {
     with_state(|s| s.notice.clone())
 }
 
-#[cfg(feature = "full")]
 /// The interview questions under the page (static HTML): number, the
 /// question, its answer's element.
 fn questions() -> Vec<(u32, String, Element)> {
@@ -146,7 +137,6 @@ fn questions() -> Vec<(u32, String, Element)> {
     out
 }
 
-#[cfg(feature = "full")]
 struct Review {
     card: Element,
     question: Element,
@@ -179,7 +169,6 @@ fn section() -> Option<(web_sys::Element, web_sys::Element)> {
     Some((area, root))
 }
 
-#[cfg(feature = "full")]
 /// Builds the practice panel at the top of the reference under the page.
 pub fn mount(d: Drive) {
     let Some((area, root)) = section() else {
@@ -480,7 +469,6 @@ pub fn mount(d: Drive) {
     });
 }
 
-#[cfg(feature = "full")]
 /// A click on a `[data-step]` opens that step of the tour, at the top.
 fn open_step(d: Drive, ev: &web_sys::Event) {
     let place = ev
@@ -495,7 +483,6 @@ fn open_step(d: Drive, ev: &web_sys::Event) {
     }
 }
 
-#[cfg(feature = "full")]
 /// Puts the next question to review on the card, after `lead`.
 fn next_question(r: &Review, cur: &RefCell<Option<u32>>, lead: &str) {
     let qs = questions();
@@ -534,28 +521,4 @@ fn next_question(r: &Review, cur: &RefCell<Option<u32>>, lead: &str) {
             set_text(&r.status, "");
         }
     }
-}
-
-/// The tour build's practice panel: where the full build's stands, saying
-/// what it keeps, with the way to it (src/more.rs).
-#[cfg(not(feature = "full"))]
-pub fn mount(_: Drive) {
-    let Some((area, root)) = section() else {
-        return;
-    };
-    put(
-        &root,
-        &text_el(
-            "p",
-            "ref-note",
-            "The tour's steps you have seen, your predictions and the drills you passed, and the \
-             interview questions to review, each when it is due. Kept in this browser's storage \
-             only; nothing is sent anywhere.",
-        ),
-    );
-    put(
-        &root,
-        &crate::more::stand_in("practice-open", "Open your practice", "#practice"),
-    );
-    let _ = area.insert_before(&root, area.first_child().as_ref());
 }

@@ -29,58 +29,33 @@ const ROWS: [&str; 5] = [
     "the claim outside singleflight",
 ];
 
-/// What → does: the tour build has only the tour (the sandbox and the A/B
-/// view load the full build).
-const NEXT: &str = if crate::more::FULL {
-    "the next tour step; in the sandbox and the A/B view, a step of the clock"
-} else {
-    "the next tour step"
-};
-
-/// What the digits do: in the tour build they load the full one, whose
-/// sandbox they open (a reload: the tour's room vote is kept).
-const DIGITS_DO: &str = if crate::more::FULL {
-    "the card's rows: none, singleflight, claim alone, both, claim outside"
-} else {
-    "the card's rows in the sandbox (loads the rest of the lab): none, singleflight, claim alone, both, claim outside"
-};
-
-/// What `q` does: the tour build has no QR encoder and loads the full one.
-const Q_DOES: &str = if crate::more::FULL {
-    "this page's link as a QR code, large (q or Esc closes it)"
-} else {
-    "this page's link as a QR code, large (loads the rest of the lab first; q or Esc closes it)"
-};
-
-/// The keys of a trainer's list, which only the full build opens.
-const LIST_KEYS: &str = "Page Down / Page Up";
-
-/// Every key the page answers to, for the `?` overlay (the tour build
-/// leaves out the list's: `shown_shortcuts`).
+/// Every key the page answers to, for the `?` overlay.
 pub const SHORTCUTS: [(&str, &str); 12] = [
     ("Space or .", "play or pause"),
-    ("→ or Page Down", NEXT),
+    (
+        "→ or Page Down",
+        "the next tour step; in the sandbox and the A/B view, a step of the clock",
+    ),
     ("← or Page Up", "back a step"),
     (
-        LIST_KEYS,
+        "Page Down / Page Up",
         "with a list open (a list link), its next / previous item",
     ),
     ("n", "pause at the next event"),
     ("End", "jump to the end of the run"),
-    ("1 to 5", DIGITS_DO),
+    (
+        "1 to 5",
+        "the card's rows: none, singleflight, claim alone, both, claim outside",
+    ),
     ("p", "presenter mode on or off"),
     ("f", "full screen"),
-    ("q", Q_DOES),
+    (
+        "q",
+        "this page's link as a QR code, large (q or Esc closes it)",
+    ),
     ("?", "this list"),
     ("Esc", "close this list"),
 ];
-
-/// The keys this build answers to.
-pub fn shown_shortcuts() -> impl Iterator<Item = (&'static str, &'static str)> {
-    SHORTCUTS
-        .into_iter()
-        .filter(|(k, _)| crate::more::FULL || *k != LIST_KEYS)
-}
 
 /// How long the pointer rests before presenter mode hides the controls.
 const IDLE_MS: u64 = 2500;
@@ -245,7 +220,7 @@ pub fn mount(room: Room) {
     set(&title, "id", "shortcuts-title");
     put(&overlay, &title);
     let list = el("dl", "");
-    for (k, what) in shown_shortcuts() {
+    for (k, what) in SHORTCUTS {
         put(&list, &text_el("dt", "", k));
         put(&list, &text_el("dd", "", what));
     }
@@ -309,13 +284,6 @@ pub fn mount(room: Room) {
         }
     });
 
-    // The tour build left the tour with a digit and loaded this build: its
-    // line is said here (src/more.rs).
-    if let Some(v) = crate::more::take(crate::more::TOAST) {
-        let (place, text) = v.split_once('\t').unwrap_or(("", v.as_str()));
-        let place = super::tour::parse_hash(&format!("#tour/{place}"));
-        room.toast.set(Some((text.to_string(), place)));
-    }
     let numbers = mount_numbers(room.drive.reading);
     watch_stage();
     keep_questions_open(&mut on);

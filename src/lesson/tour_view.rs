@@ -461,8 +461,8 @@ pub fn mount(d: Drive) {
     // A step that pauses mid-run: armed once its own run is seen before the
     // moment (the reading of the step before may be past it), paused once.
     let pause = StoredValue::new((None::<Place>, None::<Place>));
-    // A link with a moment (`at=`, as the tour build leaves it when it loads
-    // the full one mid-step) opens its step there: its prediction is behind.
+    // A link with a moment (`at=`: a shared link, a playlist item, Back or
+    // Forward) opens its step there: its prediction is behind.
     let link_moment = StoredValue::new(d.opens_at);
     // A new step: its scenario, its words, its place. Out of the tour, the
     // bar hides and the sandbox's knobs come back.
@@ -527,8 +527,7 @@ pub fn mount(d: Drive) {
         }
         if let Some(p) = asks {
             picks.set(None);
-            // The room's hands on this step, kept over a reload (`q` or a
-            // digit in the tour build loads the full one mid-vote).
+            // The room's hands on this step, kept over a reload.
             votes.set(kept_votes((lv, k)));
             let (s, seed, _) = stampede::Scenario::from_query(step.query);
             let here = (lv, k);

@@ -6,7 +6,6 @@
 //! with it). No view of its own: every view imports from here, this
 //! imports no view.
 
-#[cfg(feature = "full")]
 pub mod knob;
 
 use leptos::prelude::*;

@@ -5,7 +5,6 @@
 use leptos::prelude::*;
 use stampede::read_path::Place;
 use stampede::sim::EventKind;
-#[cfg(feature = "full")]
 use stampede::walkthrough::Walk;
 use stampede::walkthrough::{Level, Who};
 
@@ -241,17 +240,6 @@ fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSi
         }
     });
     put(&label, &select);
-    // The tour build loaded this one to follow a thread (src/more.rs).
-    if let Some(v) = crate::more::take(crate::more::FOLLOW) {
-        let threads = reading.with_untracked(|r| r.threads);
-        follow.set(follow_of(&v, threads));
-        // The picker says whom, where it has the choice.
-        if FOLLOW_CHOICES.iter().any(|(c, _)| *c == v) {
-            if let Some(s) = select.dyn_ref::<web_sys::HtmlSelectElement>() {
-                s.set_value(&v);
-            }
-        }
-    }
     let _ = label.append_with_str_1(" or click a thread in the fleet");
     put(div, &label);
     let said = el("p", "followed");
@@ -309,7 +297,6 @@ struct Walker {
 /// The walk-through of the run on screen: the core's questions for the
 /// followed thread, which have been answered, which one is asked now.
 #[derive(Default)]
-#[cfg(feature = "full")]
 struct WalkState {
     of: Option<(std::sync::Arc<stampede::Scenario>, u64, Who, Level)>,
     walk: Walk,
@@ -322,7 +309,6 @@ struct WalkState {
     said_of: Option<usize>,
 }
 
-#[cfg(feature = "full")]
 struct WalkView {
     root: web_sys::Element,
     question: web_sys::Element,
@@ -367,45 +353,6 @@ fn picked(ev: &web_sys::Event) -> Option<Level> {
     Some(l)
 }
 
-/// The tour build's walk-through: its level picker. A level that asks
-/// questions is the full build's (src/more.rs): picking one, or following
-/// a thread with one picked, loads it, and it asks.
-#[cfg(not(feature = "full"))]
-fn build_walk(div: &web_sys::Element, w: Walker) {
-    use crate::dom::Listeners;
-    let _ = (w.reading, w.playing, w.hold);
-    let select = level_picker(div, stored_level());
-    let mut on = Listeners::default();
-    on.on(&select, "change", move |ev| {
-        if let Some(l) = picked(&ev) {
-            if l != Level::Narrated {
-                upgrade_following(w.follow.get_untracked());
-            }
-        }
-    });
-    let listeners = StoredValue::new_local(on);
-    Effect::new(move |_| {
-        listeners.with_value(|_| ());
-        let f = w.follow.get();
-        if stored_level() != Level::Narrated {
-            upgrade_following(f);
-        }
-    });
-}
-
-/// The full build asks the walk-through's questions: loads it, following
-/// the same thread there.
-#[cfg(not(feature = "full"))]
-fn upgrade_following(f: Follow) {
-    let who = match f {
-        Follow::Nobody => return,
-        Follow::ClaimHolder => "holder".to_string(),
-        Follow::Thread(g) => g.to_string(),
-    };
-    crate::more::upgrade(Some(&format!("{}{who}", crate::more::FOLLOW)));
-}
-
-#[cfg(feature = "full")]
 fn build_walk(div: &web_sys::Element, w: Walker) {
     use crate::dom::{button, el, put, set, Listeners};
     use wasm_bindgen::JsCast;
@@ -504,7 +451,6 @@ fn build_walk(div: &web_sys::Element, w: Walker) {
 /// Brings the walk-through up to the reading: works the walk out when the
 /// run, the thread or the level changed, holds playback just before the
 /// next question's event and asks it once the clock stands there.
-#[cfg(feature = "full")]
 fn sync_walk(
     w: Walker,
     level: Level,
@@ -619,7 +565,6 @@ fn sync_walk(
     }
 }
 
-#[cfg(feature = "full")]
 fn write_walk(v: &WalkView, st: &WalkState, following: bool, level: Level) {
     use crate::dom::{put, set, set_text, text_el};
     let on = level != Level::Narrated;
@@ -687,7 +632,6 @@ fn write_walk(v: &WalkView, st: &WalkState, following: bool, level: Level) {
 
 /// Scrolls a question that is off screen into view: the run has paused
 /// for it, and the learner is likely watching the fleet.
-#[cfg(feature = "full")]
 fn bring_into_view(e: &web_sys::Element) {
     use js_sys::{Function, Reflect};
     use wasm_bindgen::JsCast;
@@ -711,7 +655,6 @@ fn bring_into_view(e: &web_sys::Element) {
     }
 }
 
-#[cfg(feature = "full")]
 fn write_feedback(v: &WalkView, st: &WalkState) {
     use crate::dom::{set, set_text};
     match &st.said {

@@ -4,6 +4,5 @@
 pub mod code_panel;
 pub mod conformance;
 pub mod counters;
-#[cfg(feature = "full")]
 pub mod knobs;
 pub mod transport;

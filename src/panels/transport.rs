@@ -4,16 +4,13 @@
 
 use leptos::prelude::*;
 use stampede::scenario::Scenario;
-#[cfg(feature = "full")]
 use stampede::scenario::PRESETS;
 
-#[cfg(feature = "full")]
 use crate::clock::default_speed;
 use crate::clock::{position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
 use crate::page::Command;
 use crate::reading::Reading;
 
-#[cfg(feature = "full")]
 mod clip;
 
 pub use stampede::scenario::{closest_preset, preset_of};
@@ -39,7 +36,6 @@ pub fn lesson_base(scenario: RwSignal<Scenario>) -> Memo<Option<&'static str>> {
 /// lesson asks you to turn. Built once with plain DOM calls (see
 /// `crate::dom`); one effect follows the scenario, and the lesson's knobs
 /// are rebuilt, under an owner of their own, when the lesson changes.
-#[cfg(feature = "full")]
 #[component]
 pub fn PresetPicker(
     scenario: RwSignal<Scenario>,
@@ -55,7 +51,6 @@ pub fn PresetPicker(
     view! { <div class="preset" node_ref=root></div> }
 }
 
-#[cfg(feature = "full")]
 fn build_picker(
     root: &web_sys::Element,
     scenario: RwSignal<Scenario>,
@@ -266,18 +261,7 @@ fn build_transport(
         }
     });
     put(&buttons, &more);
-    #[cfg(feature = "full")]
     clip::build(&buttons, &mut on);
-    // The recorder is the full build's (src/more.rs).
-    #[cfg(not(feature = "full"))]
-    put(
-        &buttons,
-        &crate::more::stand_in(
-            "clip",
-            "● Record clip",
-            "[data-control=clip]:not([data-more])",
-        ),
-    );
     put(root, &buttons);
 
     let speed_box = el("label", "speed");

@@ -1,42 +1,38 @@
-// The two builds (src/more.rs): a first visit loads the tour build and
-// nothing of the full one; every address gets the build the page's own rule
-// (`more::tour_only`) gives it, fetched once, with no reload to correct the
-// loader's choice; and every way out of the tour build reaches the full one
-// where the tour build was: the sandbox keeps the scenario and the moment,
-// and "Add this view", Record clip, Your practice, `q` and a walk-through
-// level that asks are done there as if pressed there.
+// One build, and nothing reloads. Every address loads the one build's wasm
+// once, with one page load; and every way out of the tour that once reloaded
+// the page into a second build (the sandbox, "Add this view", Record clip,
+// Your practice, `q`, a walk-through level that asks) now happens in the same
+// document: a mark left on `window` before the click is still there after it,
+// the page has loaded once, and no second wasm was fetched.
 import { control, spec } from "./lib/harness.mjs";
 
-const wasmOf = (url) => url.match(/(stampede-(?:tour|lab))-[0-9a-f]{16}_bg\.wasm$/)?.[1];
+const isWasm = (url) => /\.wasm$/.test(url);
 
-// The same table as src/more.rs's host tests: [address, build].
+// First visits, tour steps and everything else alike.
 const ADDRESSES = [
-  ["", "tour"],
-  ["#tour/basics/2", "tour"],
-  ["?preset=naive&seed=3#tour/basics/2", "tour"],
-  ["?present=1#tour/deeper", "tour"],
-  ["?preset=naive", "full"],
-  ["#questions", "full"],
-  ["?drill=#tour/basics/1", "full"],
-  ["?kit=1#tour/basics/1", "full"],
-  ["?cmp=layering#tour/solid/2", "full"],
-  ["?seed=1", "full"],
+  "",
+  "#tour/basics/2",
+  "?preset=naive&seed=3#tour/basics/2",
+  "?present=1#tour/deeper",
+  "?preset=naive",
+  "#questions",
+  "?drill=#tour/basics/1",
+  "?kit=1#tour/basics/1",
+  "?cmp=layering#tour/solid/2",
+  "?seed=1",
 ];
 
 await spec("builds", async (t) => {
   const { page } = t;
   const fetched = [];
   page.on("request", (r) => {
-    const w = wasmOf(r.url());
-    if (w) fetched.push(w);
+    if (isWasm(r.url())) fetched.push(r.url());
   });
   let loads = 0;
   page.on("load", () => (loads += 1));
   const base = process.env.E2E_URL;
 
-  for (const [address, want] of ADDRESSES) {
-    // A fresh tab each time: the full build, once needed, stays for the tab.
-    await page.evaluate(() => sessionStorage.clear()).catch(() => {});
+  for (const address of ADDRESSES) {
     await page.goto("about:blank");
     fetched.length = 0;
     loads = 0;
@@ -44,32 +40,29 @@ await spec("builds", async (t) => {
     // The kit's window draws no fleet: it is up once it says so.
     await page.waitForFunction(() => document.documentElement.dataset.firstFrame || document.body.classList.contains("kit-window"), null, { timeout: 30_000 });
     await page.waitForTimeout(300);
-    const build = await page.evaluate(() => document.documentElement.dataset.build);
-    const wantWasm = want === "tour" ? "stampede-tour" : "stampede-lab";
-    if (build !== want) throw new Error(`${address || "(a first visit)"}: the ${build} build, expected the ${want} build`);
-    if (fetched.join() !== wantWasm) throw new Error(`${address || "(a first visit)"}: fetched ${fetched.join(", ") || "no wasm"}, expected ${wantWasm} alone`);
-    if (loads !== 1) throw new Error(`${address || "(a first visit)"}: ${loads} page loads (the tour build corrected the loader)`);
-    t.ok(`${address || "a first visit"}: the ${want} build, its wasm fetched once, no reload`);
+    const name = address || "(a first visit)";
+    if (fetched.length !== 1 || !/stampede-lab-[0-9a-f]{16}_bg\.wasm$/.test(fetched[0])) throw new Error(`${name}: fetched ${fetched.join(", ") || "no wasm"}, expected the one build's wasm once`);
+    if (loads !== 1) throw new Error(`${name}: ${loads} page loads`);
+    t.ok(`${address || "a first visit"}: the one build, its wasm fetched once, no reload`);
   }
 
-  // Out of the tour: the sandbox, at the moment the tour build was.
-  // A fresh tab's state: the full build forgotten (the page is ours now).
-  const fresh = async (address = "") => {
-    await page.evaluate(() => sessionStorage.clear());
+  // A flow that must stay in the document it started in.
+  // A fresh tab's state (the presenter mode of ?present=1 stays for a tab).
+  const open = async (address) => {
+    await page.evaluate(() => sessionStorage.clear()).catch(() => {});
     await page.goto("about:blank");
     await page.goto(base + address, { waitUntil: "load" });
     await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
-    if ((await page.evaluate(() => document.documentElement.dataset.build)) !== "tour") throw new Error(`${address}: not the tour build`);
+    await page.evaluate(() => (window.__stayed = true));
+    fetched.length = 0;
+    loads = 0;
   };
-  const fullUp = async (why) => {
-    await page.waitForFunction(() => document.documentElement.dataset.build === "full" && document.documentElement.dataset.firstFrame, null, {
-      timeout: 30_000,
-    });
-    t.ok(`${why}: the full build is up`);
+  const stayed = async (why) => {
+    await page.waitForTimeout(300);
+    const still = await page.evaluate(() => window.__stayed === true);
+    if (!still || loads !== 0 || fetched.length !== 0) throw new Error(`${why}: the page reloaded (${loads} loads, ${fetched.length} wasm fetches, mark ${still ? "kept" : "lost"})`);
   };
-  await fresh("#tour/basics/2");
-  // The tour build's keys: no list keys, no clock steps of a sandbox it
-  // does not have; the full build's list says both.
+
   const keysSaid = async () => {
     await page.keyboard.press("?");
     await page.locator(".shortcuts").waitFor({ state: "visible" });
@@ -77,16 +70,18 @@ await spec("builds", async (t) => {
     await page.keyboard.press("Escape");
     return said;
   };
+
+  // Out of the tour: the sandbox, at the tour's scenario and moment (the
+  // address keeps whole milliseconds; the page keeps the clock as it stood).
+  await open("#tour/basics/2");
   const tourKeys = await keysSaid();
-  if (/a list open|A\/B view/.test(tourKeys)) throw new Error(`the tour build's keys list the full build's: ${tourKeys}`);
-  if (!/the next tour step/.test(tourKeys)) throw new Error(`the tour build's keys: ${tourKeys}`);
-  if ((tourKeys.match(/loads the rest of the lab/g) ?? []).length !== 2) throw new Error(`the tour build's keys do not say which load the rest (1 to 5, q): ${tourKeys}`);
-  t.ok("the tour build's ? lists its own keys (no list's, no sandbox clock's; 1 to 5 and q say they load the rest)");
-  await page.locator(control("play")).first().click();
+  if (!/the next tour step/.test(tourKeys) || !/a list open/.test(tourKeys)) throw new Error(`the tour's ? lists ${tourKeys}`);
+  if (/loads the rest/.test(tourKeys)) throw new Error(`a key still says it loads the rest: ${tourKeys}`);
+  t.ok("the tour's ? lists every key the page answers to, none of them loading anything");
+  await page.locator(`${control("play")}:visible`).first().click();
   await page.waitForFunction(() => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) > 5, null, { timeout: 30_000 });
-  await page.locator(control("play")).first().click();
-  // The moment in whole milliseconds, as the address keeps it once paused
-  // (the clock shows tenths, rounded: 8.96 ms reads 9.0).
+  await page.locator(`${control("play")}:visible`).first().click();
+  // The moment in whole milliseconds, as the address keeps it once paused.
   const moment = async () => {
     await page.waitForFunction(() => new URL(location.href).searchParams.has("at"));
     return Number(new URL(page.url()).searchParams.get("at"));
@@ -100,80 +95,65 @@ await spec("builds", async (t) => {
   };
   const scenario = knobs(page.url());
   await page.locator(control("sandbox")).click();
-  await fullUp("Open the sandbox");
-  const url = new URL(page.url());
-  if (url.hash) throw new Error(`the sandbox opened at ${url.hash}`);
+  await page.waitForFunction(() => !location.hash.startsWith("#tour"), null, { timeout: 10_000 });
+  await stayed("Open the sandbox");
   if (knobs(page.url()) !== scenario) throw new Error(`the sandbox has ${knobs(page.url())}, the tour had ${scenario}`);
+  await page.locator(control("instances")).first().waitFor({ state: "attached", timeout: 10_000 });
   try {
-    await page.waitForFunction((b) => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) === b, before, { timeout: 30_000 });
+    await page.waitForFunction((b) => Math.floor(Number(document.querySelector('[data-metric="now_ms"]')?.textContent)) === b, before, { timeout: 10_000 });
   } catch {
     throw new Error(`the sandbox is at t = ${await t.text("now_ms")} ms (${page.url()}), the tour was at ${before} ms`);
   }
-  if (!(await page.locator(control("instances")).count())) throw new Error("the sandbox has no knobs");
-  if (!/a list open/.test(await keysSaid())) throw new Error("the full build's ? does not list a list's keys");
-  t.ok(`the sandbox keeps the tour's scenario (${scenario}) and its moment (t = ${before} ms), with its knobs`);
-  // The tab keeps the full build, tour included.
-  await page.goto(base + "#tour/basics/1", { waitUntil: "load" });
-  await fullUp("a tour step in the same tab");
+  t.ok(`Open the sandbox: the same document, the tour's scenario (${scenario}) and moment (t = ${before} ms), with its knobs`);
 
-  // Add this view, mid-step: the tour step at its moment, added in the
-  // full build, which opens there (its prediction behind it).
-  await fresh("#tour/basics/3");
+  // Add this view, mid-step: the tour step at its moment.
+  await open("#tour/basics/3");
   if (await page.locator(control("predict-show")).isVisible()) await page.locator(control("predict-show")).click();
   await page.waitForFunction(() => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) > 5, null, { timeout: 30_000 });
   await page.keyboard.press(" ");
   await page.waitForFunction(() => document.querySelector('[data-control="play"]')?.getAttribute("aria-pressed") === "false");
   const paused = await moment();
-  const stepSaid = () => page.evaluate(() => [...document.querySelectorAll("section.tour .tour-text")].map((e) => e.textContent).join(" | "));
-  const tourSaid = await stepSaid();
   await page.locator(control("more-controls")).click().catch(() => {});
-  await page.locator(`${control("playlist-add")}[data-more]`).click();
-  await fullUp("Add this view");
+  await page.locator(control("playlist-add")).click();
   await page.waitForFunction(() => document.querySelectorAll("[data-playlist] [data-playlist-item]").length === 1, null, { timeout: 10_000 });
   const item = (await page.locator("[data-playlist] [data-playlist-item]").first().textContent()).trim();
-  if (!item.includes(`at ${paused} ms`)) throw new Error(`the list's item reads ${JSON.stringify(item)}, the tour build was paused at ${paused} ms`);
-  if (Number(await t.text("now_ms")) !== paused) throw new Error(`the full build opened at ${await t.text("now_ms")} ms, not ${paused}`);
-  // Its question is behind it, as after "Just show me": not asked again.
-  if (await page.locator(control("predict-show")).isVisible()) throw new Error("the step's prediction is asked again at its moment");
-  if ((await stepSaid()) !== tourSaid) throw new Error(`the full build's step says ${JSON.stringify(await stepSaid())}, the tour build's said ${JSON.stringify(tourSaid)}`);
-  t.ok(`Add this view at ${paused} ms: the full build opens the step there, paused, and the list holds it`);
+  if (!item.includes(`at ${paused} ms`)) throw new Error(`the list's item reads ${JSON.stringify(item)}, the step was paused at ${paused} ms`);
+  await stayed("Add this view");
+  t.ok(`Add this view at ${paused} ms: the list holds the step there, in the same document`);
 
-  // Record clip: recording in the full build.
-  await fresh("#tour/basics/1");
+  // Record clip, from the tour.
+  await open("#tour/basics/1");
   await page.locator(control("more-controls")).click().catch(() => {});
-  await page.locator(`${control("clip")}[data-more]`).click();
-  await fullUp("Record clip");
+  await page.locator(control("clip")).click();
   await page.waitForFunction(() => (document.querySelector("[data-clip-length]")?.textContent ?? "").trim() !== "", null, { timeout: 10_000 });
-  await page.locator(`${control("clip")}`).click();
-  t.ok("Record clip: the full build records");
+  await page.locator(control("clip")).click();
+  await stayed("Record clip");
+  t.ok("Record clip: the tour records, in the same document");
 
-  // Your practice: the full build's panel, scrolled to.
-  await fresh("#tour/basics/1");
-  await page.locator(`${control("practice-open")}[data-more]`).click();
-  await fullUp("Open your practice");
-  await page.waitForSelector("section.practice[data-practice]", { timeout: 10_000 });
-  t.ok("Your practice: the full build's panel");
+  // Your practice: its panel is under the tour.
+  await open("#tour/basics/1");
+  await page.waitForSelector("section.practice[data-practice]", { state: "attached", timeout: 10_000 });
+  await stayed("Your practice");
+  t.ok("Your practice: its panel is there under the tour");
 
-  // q: the QR code, open in the full build.
-  await fresh("#tour/basics/1");
+  // q: the QR code.
+  await open("#tour/basics/1");
   await page.keyboard.press("q");
-  await fullUp("q");
   await page.waitForFunction(() => document.body.classList.contains("qr-open"), null, { timeout: 10_000 });
-  t.ok("q: the QR code is open in the full build");
+  await stayed("q");
+  t.ok("q: the QR code opens in the same document");
 
-  // A walk-through level that asks, with a thread followed: the full build
-  // follows the same thread and asks.
-  // (basics/4 has both layers on: a claim holder to follow.)
-  await fresh("#tour/basics/4");
+  // A walk-through level that asks, with the claim holder followed
+  // (basics/4 has both layers on: a claim holder to follow).
+  await open("#tour/basics/4");
   await page.locator(control("follow")).selectOption("holder");
   await page.locator("[data-walk-level]").selectOption("faded");
-  await fullUp("a faded walk-through");
-  if ((await page.locator(control("follow")).inputValue()) !== "holder") throw new Error(`the follow picker says ${await page.locator(control("follow")).inputValue()}`);
-  // Past the step's prediction, the run plays to the thread's first decision and asks.
   if (await page.locator(control("predict-show")).isVisible()) await page.locator(control("predict-show")).click();
-  else if ((await page.locator(control("play")).first().getAttribute("aria-pressed")) === "false") await page.locator(control("play")).first().click();
+  else if ((await page.locator(`${control("play")}:visible`).first().getAttribute("aria-pressed")) === "false") await page.locator(`${control("play")}:visible`).first().click();
   await page.waitForFunction(() => document.querySelector("[data-walk-question]")?.hasAttribute("data-asking"), null, { timeout: 30_000 });
-  t.ok("the faded walk-through: the full build follows the holder (its picker says so) and asks");
+  if ((await page.locator(control("follow")).inputValue()) !== "holder") throw new Error(`the follow picker says ${await page.locator(control("follow")).inputValue()}`);
+  await stayed("a faded walk-through");
+  t.ok("the faded walk-through follows the holder and asks, in the same document");
 
   t.noProblems("the builds");
 });

@@ -42,15 +42,11 @@ await spec("learn-practice", async (t) => {
   await firstFrame(page);
   const fresh = await stored(page);
   if (fresh !== "stampede-progress 1\ns basics/2") throw new Error(`a fresh browser's progress: ${JSON.stringify(fresh)}`);
-  t.ok("the tour build keeps the step seen");
-  // The map is the full build's (src/more.rs): the tour build's "Open your
-  // practice" loads it, on the same step.
-  await page.locator('[data-control="practice-open"][data-more]').click();
-  await page.waitForFunction(() => document.documentElement.dataset.build === "full", null, { timeout: 30_000 });
-  await firstFrame(page);
+  t.ok("the tour keeps the step seen");
+  // The map is under the tour, on the same page.
   await page.locator("[data-practice]").waitFor({ state: "attached", timeout: 30_000 });
-  if ((await stateOf(page, "basics/2")) !== "seen") throw new Error(`basics/2 on the full build's map: ${await stateOf(page, "basics/2")}`);
-  t.ok("Open your practice: the full build's map has the step the tour build saw");
+  if ((await stateOf(page, "basics/2")) !== "seen") throw new Error(`basics/2 on the map: ${await stateOf(page, "basics/2")}`);
+  t.ok("Your practice: the map under the tour has the step seen");
   await page.evaluate(() => scrollTo(0, 0));
   await predict(page, "40");
   await waitFor(page, () => document.querySelector('[data-practice] [data-step="basics/2"]')?.dataset.state === "right", null, "basics/2 marked right");
@@ -201,10 +197,7 @@ await spec("learn-practice", async (t) => {
     p2.on("pageerror", (e) => errors.push(e.message));
     await p2.goto(`${process.env.E2E_URL}#tour/basics/2`, { waitUntil: "load" });
     await firstFrame(p2);
-    // The map is the full build's: there by the tour build's stand-in.
-    await p2.locator('[data-control="practice-open"][data-more]').click();
-    await p2.waitForFunction(() => document.documentElement.dataset.build === "full", null, { timeout: 30_000 });
-    await firstFrame(p2);
+    await p2.locator("[data-practice]").waitFor({ state: "attached", timeout: 30_000 });
     await predict(p2, "40");
     await waitFor(p2, () => document.querySelector('[data-practice] [data-step="basics/2"]')?.dataset.state === "right", null, "the map without storage");
     const said = (await p2.locator("[data-practice-notice]").textContent()).trim();

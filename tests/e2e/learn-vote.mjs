@@ -34,18 +34,13 @@ await spec("learn-vote", async (t) => {
   t.ok("the letter keys count hands (A 3, B 5 then Shift+B to 4, C 2); the number stays hidden");
   await page.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "learn-vote-asking-1280x720.png") });
 
-  // q in the tour build loads the full one (it has the QR code): the room's
-  // hands come along.
-  if ((await page.evaluate(() => document.documentElement.dataset.build)) === "tour") {
-    await page.keyboard.press("q");
-    await page.waitForFunction(() => document.documentElement.dataset.build === "full" && document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
-    await page.waitForFunction(() => document.body.classList.contains("qr-open"), null, { timeout: 10_000 });
-    await page.keyboard.press("Escape");
-    await page.waitForFunction(() => document.querySelectorAll("[data-votes]").length > 0, null, { timeout: 30_000 });
-    const kept = await page.locator("[data-votes]").evaluateAll((es) => es.map((e) => e.dataset.votes));
-    if (kept.join(",") !== "3,4,2,0") throw new Error(`after q loaded the full build, the tally is ${kept}`);
-    t.ok("q in the tour build loads the full build with the room's hands kept (A 3, B 4, C 2)");
-  }
+  // q shows the link's QR code over the vote: the room's hands stay.
+  await page.keyboard.press("q");
+  await page.waitForFunction(() => document.body.classList.contains("qr-open"), null, { timeout: 10_000 });
+  await page.keyboard.press("Escape");
+  const kept = await page.locator("[data-votes]").evaluateAll((es) => es.map((e) => e.dataset.votes));
+  if (kept.join(",") !== "3,4,2,0") throw new Error(`after the QR code, the tally is ${kept}`);
+  t.ok("q opens the QR code over the vote, and the room's hands are kept (A 3, B 4, C 2)");
 
   await page.keyboard.press(" ");
   await page.waitForFunction(() => document.querySelector(".tour-number[data-revealed]"), null, { timeout: 60_000 });

@@ -209,8 +209,6 @@ await spec("learn-walkthrough", async (t) => {
   // The tour's way to "Your practice".
   await page.goto(`${process.env.E2E_URL}?seed=1#tour/basics/1`, { waitUntil: "load" });
   await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
-  // A tour step is the tour build's: its practice panel is the stand-in
-  // that loads the full one (src/more.rs), where the link goes all the same.
   await page.locator("#practice").waitFor({ state: "attached", timeout: 30_000 });
   const link = page.locator("[data-practice-link]");
   await page.locator(".tour-more").screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "learn-walkthrough-tour.png") });
