@@ -7,7 +7,11 @@
 //! meets on every seed of [`crate::drill::SEEDS`] (a host test runs them), so
 //! the interviewer can put the claim on the shared screen and it holds.
 
+use crate::claims::Claim;
 use crate::drill::{at_least, at_most, exactly, Criterion};
+use crate::lesson::{
+    COALESCED, EVERY_MISS_CLAIMED, EVERY_PINNED, PER_INSTANCE, REMEMBERED, SWAMPED,
+};
 use crate::scenario::{Fault, FaultKind, RedisOutage};
 use crate::sim::Fleet;
 
@@ -47,6 +51,13 @@ pub struct RedFlag {
     /// Why it is wrong, in a line.
     pub because: &'static str,
     pub shown: Shown,
+    /// The lesson it speaks of (a rule of [`crate::lesson`]): the one the
+    /// page shows on `shown`'s run.
+    pub lesson: &'static str,
+    /// What `because` claims of `shown`'s run. The lesson's words make the
+    /// same claims (a host test checks it), so the flag and the lesson
+    /// cannot disagree on a run.
+    pub claims: &'static [Claim],
 }
 
 /// A follow-up: one of the reference's questions (`data-question` on the
@@ -167,6 +178,8 @@ pub const RED_FLAGS: [RedFlag; 5] = [
             link: "preset=singleflight",
             criterion: exactly("recomputes", 40.0),
         },
+        lesson: "singleflight",
+        claims: &[COALESCED, PER_INSTANCE],
     },
     RedFlag {
         says: "Take the Redis lock first, then coalesce.",
@@ -175,6 +188,8 @@ pub const RED_FLAGS: [RedFlag; 5] = [
             link: "preset=claim-outer",
             criterion: exactly("claim_attempts", 8000.0),
         },
+        lesson: "claim-outer",
+        claims: &[EVERY_MISS_CLAIMED],
     },
     RedFlag {
         says: "Keep the failed result in the map so callers stop retrying.",
@@ -183,6 +198,8 @@ pub const RED_FLAGS: [RedFlag; 5] = [
             link: "preset=failure&pf=remember-failure",
             criterion: at_least("remembered_failures", 1.0),
         },
+        lesson: "remember-failure",
+        claims: &[REMEMBERED],
     },
     RedFlag {
         says: "Waiters just wait until the computation finishes.",
@@ -191,6 +208,8 @@ pub const RED_FLAGS: [RedFlag; 5] = [
             link: "preset=hang&pf=no-deadline",
             criterion: at_least("pinned", 1.0),
         },
+        lesson: "no-deadline",
+        claims: &[EVERY_PINNED],
     },
     RedFlag {
         says: "Coalescing or the lock alone protects a cold cache.",
@@ -199,6 +218,8 @@ pub const RED_FLAGS: [RedFlag; 5] = [
             link: "preset=cold&adm=0",
             criterion: at_least("origin_peak_concurrency", 100.0),
         },
+        lesson: "cold",
+        claims: &[SWAMPED],
     },
 ];
 

@@ -333,6 +333,12 @@ pub const PER_INSTANCE: Claim = Claim::new("as many recomputes as instances", |x
 pub const EVERY_THREAD: Claim = Claim::new("a recompute per request", |x| {
     x.r.recomputes == x.r.requests
 });
+pub const EVERY_MISS_CLAIMED: Claim = Claim::new("a claim attempt per request that missed", |x| {
+    x.r.misses > 0 && x.r.claim_attempts >= x.r.misses
+});
+pub const EVERY_PINNED: Claim = Claim::new("every request was still waiting", |x| {
+    x.r.requests > 0 && x.r.pinned == x.r.requests
+});
 pub const FAULT_BIT: Claim = Claim::new("a fault of the list acted", |x| x.r.fault_bites > 0);
 
 /// The pitfalls first, in this order; then the faults; then the rest.
@@ -418,6 +424,13 @@ const RULES: &[Rule] = &[
         say: |x| {
             let (s, r) = (x.run().s, x.run().r);
             x.first(vec![
+                (
+                    &[PINNED, EVERY_PINNED],
+                    format!(
+                        "Every request, {}, was still waiting when the run stopped: with no deadline nothing frees them.",
+                        count(r.pinned)
+                    ),
+                ),
                 (
                     &[PINNED],
                     format!(
@@ -972,11 +985,21 @@ const RULES: &[Rule] = &[
                 plural(u64::from(s.keys), "key", "keys")
             );
             if s.admission == 0 {
-                x.plain(format!(
-                    "{asked}: with no admission control {} ran, up to {} at the origin at once.",
+                let ran = format!(
+                    "{asked}: with no admission control {} ran, up to {} at the origin at once",
                     plural(r.recomputes, "recompute", "recomputes"),
                     count(r.origin_peak_concurrency)
-                ));
+                );
+                x.first(vec![
+                    (
+                        &[SWAMPED],
+                        format!(
+                            "{ran}, past its capacity of {}: coalescing merges only requests for the same key, and nothing else bounds the origin.",
+                            count(u64::from(s.origin_capacity))
+                        ),
+                    ),
+                    (&[], format!("{ran}.")),
+                ]);
                 return;
             }
             let ran = format!(
@@ -1178,9 +1201,15 @@ const RULES: &[Rule] = &[
             );
             x.first(vec![
                 (
-                    &[MORE_THAN_ONE_PER_INSTANCE],
+                    &[MORE_THAN_ONE_PER_INSTANCE, EVERY_MISS_CLAIMED],
                     format!(
                         "{head}: with the claim outside singleflight every thread that missed asked Redis for the claim before its instance coalesced."
+                    ),
+                ),
+                (
+                    &[MORE_THAN_ONE_PER_INSTANCE],
+                    format!(
+                        "{head}: with the claim outside singleflight threads asked Redis for the claim before their instance coalesced."
                     ),
                 ),
                 (&[], format!("{head}.")),

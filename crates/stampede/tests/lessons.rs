@@ -1275,3 +1275,43 @@ fn a_hung_command_fails_at_its_timeout() {
     let end = f.run();
     assert_eq!(end.redis_errors, end.redis_round_trips);
 }
+
+/// The interviewer's kit and the lessons cannot disagree: each red flag's
+/// run (on every drill seed) shows the lesson the flag speaks of, and that
+/// lesson's words make every claim the flag's reason makes, each holding.
+#[test]
+fn every_red_flag_rests_on_its_lessons_claims() {
+    use stampede::claims::Run;
+    use stampede::interview::RED_FLAGS;
+    let mut wrong = Vec::new();
+    for flag in &RED_FLAGS {
+        let (s, _, notices) = Scenario::from_query(flag.shown.link);
+        assert!(notices.is_empty(), "{}: {notices:?}", flag.shown.link);
+        assert!(!flag.claims.is_empty(), "{}: claims nothing", flag.says);
+        for seed in stampede::drill::SEEDS {
+            let r = run(&s, seed);
+            let base = stampede::scenario::closest_preset(&s);
+            let l = stampede::lesson::lesson(&s, base, &r, true, None);
+            if l.name != flag.lesson {
+                wrong.push(format!(
+                    "{} (seed {seed}): the page's lesson is {}, not {}",
+                    flag.says, l.name, flag.lesson
+                ));
+                continue;
+            }
+            for claim in flag.claims {
+                if !(claim.holds)(&Run::new(&s, &r, true)) {
+                    wrong.push(format!("{} (seed {seed}): not {claim:?}", flag.says));
+                }
+                if !l.clauses.iter().any(|c| c.claims.contains(claim)) {
+                    wrong.push(format!(
+                        "{} (seed {seed}): the {} lesson does not claim {claim:?}: {}",
+                        flag.says, l.name, l.sentence
+                    ));
+                }
+            }
+        }
+    }
+    wrong.dedup();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
