@@ -45,8 +45,6 @@
 //! Redis round trips that vary.
 
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -59,7 +57,7 @@ use tokio::time::Instant;
 
 use crate::faults::{connect_in_fleet, Instance};
 use crate::proxy::FaultProxy;
-use stampede_redis::driver::Origin;
+use stampede_redis::driver::{Origin, OriginFuture};
 use stampede_redis::Target;
 use stampede_redis::{fence_key, lock_key, value_key};
 
@@ -147,7 +145,7 @@ impl ScenarioOrigin {
 }
 
 impl Origin for ScenarioOrigin {
-    fn compute(&self, key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
+    fn compute(&self, key: u32) -> OriginFuture {
         let s = self.scenario.clone();
         let st = self.stats.clone();
         let n = st.calls.fetch_add(1, Ordering::SeqCst);

@@ -5,8 +5,6 @@
 #[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -15,7 +13,7 @@ use common::TestRedis;
 use stampede::metrics::Ending;
 use stampede::scenario::Scenario;
 use stampede::sim::Fleet;
-use stampede_fleet::{Answer, Driver, Origin};
+use stampede_fleet::{Answer, Driver, Origin, OriginFuture};
 
 /// An origin that sleeps for its latency and counts its calls.
 #[derive(Clone)]
@@ -34,7 +32,7 @@ impl Slow {
 }
 
 impl Origin for Slow {
-    fn compute(&self, key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
+    fn compute(&self, key: u32) -> OriginFuture {
         let (latency, calls) = (self.latency, self.calls.clone());
         Box::pin(async move {
             calls.fetch_add(1, Ordering::SeqCst);

@@ -8,8 +8,6 @@
 #[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -20,7 +18,7 @@ use stampede::scenario::{Arrivals, ClaimMode, Fault, FaultKind, RedisOutage, Sce
 use stampede::sim::Fleet;
 use stampede_fleet::fleet;
 use stampede_fleet::proxy::FaultProxy;
-use stampede_fleet::{connect_in, Answer, Instance, Origin};
+use stampede_fleet::{connect_in, Answer, Instance, Origin, OriginFuture};
 use stampede_redis::{lock_key, value_key, Target};
 use tokio::time::sleep;
 
@@ -54,7 +52,7 @@ impl Scripted {
 }
 
 impl Origin for Scripted {
-    fn compute(&self, _key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
+    fn compute(&self, _key: u32) -> OriginFuture {
         let n = self.calls.fetch_add(1, Ordering::SeqCst) as usize;
         let call = self.script.get(n).copied().unwrap_or(Call::Ok(10));
         Box::pin(async move {

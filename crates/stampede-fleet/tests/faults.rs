@@ -8,8 +8,6 @@
 #[path = "../../stampede-redis/tests/common/mod.rs"]
 mod common;
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -18,7 +16,7 @@ use common::TestRedis;
 use stampede::metrics::Ending;
 use stampede::scenario::{LoserPolicy, RedisErrorPolicy, Scenario};
 use stampede_fleet::proxy::FaultProxy;
-use stampede_fleet::{connect_in, Answer, Driver, Instance, Origin};
+use stampede_fleet::{connect_in, Answer, Driver, Instance, Origin, OriginFuture};
 use stampede_redis::{ClaimStore, Release, Target, MAX_KEY_BYTES};
 use tokio::time::{sleep, Instant};
 
@@ -45,7 +43,7 @@ impl Slow {
 }
 
 impl Origin for Slow {
-    fn compute(&self, key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
+    fn compute(&self, key: u32) -> OriginFuture {
         let (latency, calls) = (self.latency, self.calls.clone());
         Box::pin(async move {
             calls.fetch_add(1, Ordering::SeqCst);
@@ -448,7 +446,7 @@ struct Scripted {
 }
 
 impl Origin for Scripted {
-    fn compute(&self, _key: u32) -> Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>> {
+    fn compute(&self, _key: u32) -> OriginFuture {
         let n = self.calls.fetch_add(1, Ordering::SeqCst) as usize;
         let latency = self.latencies.get(n).copied().unwrap_or_default();
         Box::pin(async move {

@@ -35,7 +35,8 @@
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde::de::DeserializeOwned;
@@ -49,7 +50,9 @@ pub use stampede::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy};
 use crate::claim::MAX_KEY_BYTES;
 use crate::conn::{Conn, Target};
 pub use crate::driver::REDIS_TIMEOUT;
-use crate::driver::{Driver, Origin, OriginFuture, Settings};
+use crate::driver::{
+    BoxError, Driver, Fill, FillFuture, Loader, Origin, OriginFuture, Settings, SharedError,
+};
 
 /// How values become the bytes stored in Redis, and back.
 pub trait Codec<V>: Send + Sync + 'static {
@@ -119,10 +122,18 @@ pub enum CacheError {
     /// The request's deadline passed first. The work it started or joined
     /// goes on, and fills the cache for the next caller.
     Timeout,
-    /// No value: the origin failed or timed out (this request's call, or
-    /// the flight it waited on), a cached failure was found (negative
-    /// caching), or the origin panicked.
+    /// The origin (or [`Cache::get_with`]'s loader) returned an error:
+    /// this request's call, or the call of the flight it waited on in this
+    /// process. The error is the origin's own ([`OriginError::downcast_ref`]).
+    Origin(OriginError),
+    /// No value, and no error of the origin's to give: the origin timed out
+    /// or panicked, a cached failure was found (negative caching), or a
+    /// fill on another instance failed while this request waited on its
+    /// claim.
     Failed,
+    /// [`Cache::get`] on a cache built without an origin: such a cache is
+    /// read with [`Cache::get_with`].
+    NoOrigin,
     /// The loser policy answered with a degraded response (another
     /// instance holds the claim), or a Redis error under the closed policy.
     Degraded,
@@ -143,7 +154,11 @@ impl fmt::Display for CacheError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CacheError::Timeout => f.write_str("the request's deadline passed"),
+            CacheError::Origin(e) => write!(f, "the origin failed: {e}"),
             CacheError::Failed => f.write_str("no value: the origin failed"),
+            CacheError::NoOrigin => {
+                f.write_str("the cache has no origin: call get_with with a loader")
+            }
             CacheError::Degraded => f.write_str("a degraded answer"),
             CacheError::InvalidKey(why) => write!(f, "invalid key: {why}"),
             CacheError::Redis(why) => write!(f, "Redis: {why}"),
@@ -153,13 +168,20 @@ impl fmt::Display for CacheError {
     }
 }
 
-impl std::error::Error for CacheError {}
+impl std::error::Error for CacheError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            CacheError::Origin(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 /// Why [`CacheBuilder::build`] could not make a cache.
 #[derive(Debug)]
 pub enum BuildError {
-    /// Something the builder needs was not given (the Redis URL, the
-    /// origin).
+    /// Something the builder needs was not given (the Redis URL or
+    /// connection).
     Missing(&'static str),
     /// The claim TTL breaks the rule TTL ≥ origin timeout + the write: a
     /// holder could still be computing (or writing) when its claim expires,
@@ -173,6 +195,9 @@ pub enum BuildError {
         /// ([`CacheBuilder::redis_timeout`]).
         write: Duration,
     },
+    /// The key prefix has a `{` or a `}`: it would change the keys' hash
+    /// tag ([`CacheBuilder::key_prefix`]).
+    KeyPrefix(String),
     /// Redis refused the connection or the script load.
     Redis(redis::RedisError),
 }
@@ -195,6 +220,10 @@ impl fmt::Display for BuildError {
                 write.as_millis(),
                 (*origin_timeout + *write).as_millis()
             ),
+            BuildError::KeyPrefix(p) => write!(
+                f,
+                "the key prefix {p:?} has a brace: it would change the keys' hash tag"
+            ),
             BuildError::Redis(e) => write!(f, "Redis: {e}"),
         }
     }
@@ -204,7 +233,7 @@ impl std::error::Error for BuildError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             BuildError::Redis(e) => Some(e),
-            BuildError::Missing(_) | BuildError::ClaimTtl { .. } => None,
+            BuildError::Missing(_) | BuildError::ClaimTtl { .. } | BuildError::KeyPrefix(_) => None,
         }
     }
 }
@@ -215,27 +244,106 @@ impl From<redis::RedisError> for BuildError {
     }
 }
 
-type TypedOrigin<V> = Arc<
-    dyn Fn(String) -> std::pin::Pin<Box<dyn Future<Output = Result<V, String>> + Send>>
-        + Send
-        + Sync,
->;
+/// The origin's error, as [`CacheError::Origin`] carries it: the error the
+/// origin (or the loader given to [`Cache::get_with`]) returned, of its own
+/// type, shared by every caller of the flight that ran it.
+///
+/// [`OriginError::downcast_ref`] gives it back as its type; `Display` shows
+/// it; [`std::error::Error::source`] is the origin's error itself. An
+/// origin whose error is a `String` or a `&str` (which are not error
+/// types) gives an error that displays the text and downcasts to neither.
+///
+/// Two `OriginError`s are equal when they are the same error (one flight's,
+/// shared), not when their texts are.
+#[derive(Clone)]
+pub struct OriginError(SharedError);
 
-/// The service's origin as the driver calls it: the typed closure, then the
-/// codec.
+impl OriginError {
+    /// The origin's error as its own type `E`, if it is one.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        self.0.downcast_ref::<E>()
+    }
+
+    /// The origin's error, whatever its type.
+    pub fn get_ref(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl fmt::Debug for OriginError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("OriginError").field(&self.0).finish()
+    }
+}
+
+impl fmt::Display for OriginError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for OriginError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.0)
+    }
+}
+
+impl PartialEq for OriginError {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for OriginError {}
+
+/// A value from the service's origin or a loader, with its TTL if the
+/// builder's [`CacheBuilder::ttl_for`] gives it one.
+type TypedFill<V> = Pin<Box<dyn Future<Output = Result<V, BoxError>> + Send>>;
+
+type TypedOrigin<V> = Arc<dyn Fn(String) -> TypedFill<V> + Send + Sync>;
+
+/// Each entry's own TTL, from its key and value (`None`: the builder's).
+type TtlFor<V> = Arc<dyn Fn(&str, &V) -> Option<Duration> + Send + Sync>;
+
+/// The service's origin as the driver calls it: the typed closure (if the
+/// builder has one), then the entry's TTL, then the codec.
 struct ServiceOrigin<V, C> {
-    origin: TypedOrigin<V>,
+    origin: Option<TypedOrigin<V>>,
     codec: Arc<C>,
+    ttl_for: Option<TtlFor<V>>,
+}
+
+/// `call`'s value, with its TTL and encoded, as the driver writes it. (A
+/// value that does not encode fails the fill, with the codec's message.)
+fn fill_of<V: Send + 'static, C: Codec<V>>(
+    codec: Arc<C>,
+    ttl_for: Option<TtlFor<V>>,
+    key: String,
+    call: TypedFill<V>,
+) -> FillFuture {
+    Box::pin(async move {
+        let value = call.await?;
+        let ttl = ttl_for.and_then(|f| f(&key, &value));
+        let payload = codec.encode(&value)?;
+        Ok(Fill { payload, ttl })
+    })
 }
 
 impl<V: Send + 'static, C: Codec<V>> Origin<String> for ServiceOrigin<V, C> {
     fn compute(&self, key: String) -> OriginFuture {
-        let call = (self.origin)(key);
-        let codec = self.codec.clone();
-        Box::pin(async move {
-            let value = call.await?;
-            codec.encode(&value)
-        })
+        let fill = self.fill(key);
+        Box::pin(async move { Ok(fill.await?.payload) })
+    }
+
+    fn fill(&self, key: String) -> FillFuture {
+        match &self.origin {
+            Some(origin) => {
+                let call = origin(key.clone());
+                fill_of(self.codec.clone(), self.ttl_for.clone(), key, call)
+            }
+            // `Cache::get` refuses a request before it gets here.
+            None => Box::pin(async { Err("the cache has no origin".into()) }),
+        }
     }
 
     /// A stored value that does not decode is a miss.
@@ -249,6 +357,8 @@ impl<V: Send + 'static, C: Codec<V>> Origin<String> for ServiceOrigin<V, C> {
 pub struct Cache<V, C = Json> {
     driver: Driver<ServiceOrigin<V, C>, String>,
     codec: Arc<C>,
+    has_origin: bool,
+    ttl_for: Option<TtlFor<V>>,
     _value: PhantomData<fn() -> V>,
 }
 
@@ -257,6 +367,8 @@ impl<V, C> Clone for Cache<V, C> {
         Cache {
             driver: self.driver.clone(),
             codec: self.codec.clone(),
+            has_origin: self.has_origin,
+            ttl_for: self.ttl_for.clone(),
             _value: PhantomData,
         }
     }
@@ -286,13 +398,14 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     ///   The origin call has its own bound
     ///   ([`CacheBuilder::origin_timeout`]); past it the call counts as
     ///   failed.
-    /// - **Error.** An origin error is [`CacheError::Failed`] for the
-    ///   request that ran it and for every follower attached to its flight;
+    /// - **Error.** An origin error is [`CacheError::Origin`], the origin's
+    ///   own error, for the request that ran it and for every follower
+    ///   attached to its flight;
     ///   it is not remembered (the next request tries again), unless
     ///   [`CacheBuilder::negative_ttl`] caches it in Redis.
     /// - **Panic.** A panic inside the origin's future, or in the closure
     ///   before its future exists, is caught where it happens and counts as
-    ///   an origin error: [`CacheError::Failed`] for the request and every
+    ///   an origin failure with no error: [`CacheError::Failed`] for the request and every
     ///   follower of its flight, the claim released, the key free again.
     /// - **Redis outage.** Every Redis command is bounded by
     ///   [`REDIS_TIMEOUT`]. A failed read
@@ -302,7 +415,50 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     ///   answered). Singleflight still holds inside the process.
     pub async fn get(&self, key: impl Into<String>) -> Result<Fetched<V>, CacheError> {
         let key = checked(key.into())?;
+        if !self.has_origin {
+            return Err(CacheError::NoOrigin);
+        }
         let answer = self.driver.get(key).await;
+        self.answered(answer)
+    }
+
+    /// As [`Cache::get`], with this call's own loader instead of the
+    /// builder's origin (which a cache used only this way need not have),
+    /// as moka's `try_get_with`: `init` runs only if this call is the one
+    /// that computes; a call that coalesces with another (in this process,
+    /// or across the fleet through the claim) gets that one's value, and
+    /// `init` is dropped unpolled. It runs in the request's task, so it
+    /// must be `Send + 'static`; like the origin, it is bounded by the
+    /// origin timeout, and its error, of its own type, comes back in
+    /// [`CacheError::Origin`] (to this caller and to the callers that
+    /// waited on its flight). [`CacheBuilder::ttl_for`] applies to its
+    /// value as to the origin's.
+    pub async fn get_with<F, E>(
+        &self,
+        key: impl Into<String>,
+        init: F,
+    ) -> Result<Fetched<V>, CacheError>
+    where
+        F: Future<Output = Result<V, E>> + Send + 'static,
+        E: Into<BoxError>,
+    {
+        let key = checked(key.into())?;
+        let init: TypedFill<V> = Box::pin(async move { init.await.map_err(Into::into) });
+        let once = Mutex::new(Some(init));
+        let (codec, ttl_for, for_key) = (self.codec.clone(), self.ttl_for.clone(), key.clone());
+        let loader: Loader = Arc::new(move || {
+            let init = once.lock().unwrap_or_else(PoisonError::into_inner).take();
+            match init {
+                Some(init) => fill_of(codec.clone(), ttl_for.clone(), for_key.clone(), init),
+                None => Box::pin(async { Err("the loader was already run".into()) }),
+            }
+        });
+        let answer = self.driver.get_with(key, loader).await;
+        self.answered(answer)
+    }
+
+    /// What a request's answer means for its caller.
+    fn answered(&self, answer: crate::driver::Answer) -> Result<Fetched<V>, CacheError> {
         let source = match answer.ending {
             Ending::Hit if answer.waited => Source::Waited,
             Ending::Hit => Source::Hit,
@@ -311,7 +467,12 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             Ending::Shared => Source::Shared,
             Ending::Degraded => return Err(CacheError::Degraded),
             Ending::Timeout => return Err(CacheError::Timeout),
-            Ending::Error => return Err(CacheError::Failed),
+            Ending::Error => {
+                return Err(match answer.error {
+                    Some(e) => CacheError::Origin(OriginError(e)),
+                    None => CacheError::Failed,
+                })
+            }
         };
         let bytes = answer.value.ok_or(CacheError::Failed)?;
         let value = self.codec.decode(&bytes).map_err(CacheError::Decode)?;
@@ -336,11 +497,36 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     /// older claim cannot overwrite it. `Ok(false)` when it was itself
     /// refused as older: a fill under a newer claim wrote in between, and
     /// its value stays.
+    /// The value's TTL is [`CacheBuilder::ttl_for`]'s for it, if any, else
+    /// the builder's [`CacheBuilder::ttl`].
     pub async fn set(&self, key: impl Into<String>, value: &V) -> Result<bool, CacheError> {
         let key = checked(key.into())?;
+        let ttl = self.ttl_for.as_ref().and_then(|f| f(&key, value));
+        self.write(key, value, ttl).await
+    }
+
+    /// As [`Cache::set`], fresh for `ttl` (a [`Duration`]; Redis keeps
+    /// whole milliseconds, at least 1) instead of the builder's TTL, then
+    /// stale for the stale window.
+    pub async fn set_with_ttl(
+        &self,
+        key: impl Into<String>,
+        value: &V,
+        ttl: Duration,
+    ) -> Result<bool, CacheError> {
+        let key = checked(key.into())?;
+        self.write(key, value, Some(ttl)).await
+    }
+
+    async fn write(
+        &self,
+        key: String,
+        value: &V,
+        ttl: Option<Duration>,
+    ) -> Result<bool, CacheError> {
         let payload = self.codec.encode(value).map_err(CacheError::Encode)?;
         self.driver
-            .set(&key, &payload)
+            .set(&key, &payload, ttl)
             .await
             .map_err(|e| CacheError::Redis(e.to_string()))
     }
@@ -459,6 +645,9 @@ pub struct CacheBuilder<V, C = Json> {
     claim_ttl_given: bool,
     settings: Settings,
     origin: Option<TypedOrigin<V>>,
+    ttl_for: Option<TtlFor<V>>,
+    /// Put before every Redis key the cache names.
+    prefix: String,
     codec: C,
 }
 
@@ -493,6 +682,8 @@ impl<V> CacheBuilder<V, Json> {
             },
             settings: Settings::service(),
             origin: None,
+            ttl_for: None,
+            prefix: String::new(),
             codec: Json,
         }
     }
@@ -514,6 +705,19 @@ impl<V, C> CacheBuilder<V, C> {
     /// ([`CacheBuilder::redis_timeout`]).
     pub fn connection(mut self, connection: impl Into<Conn>) -> Self {
         self.connection = Some(connection.into());
+        self
+    }
+
+    /// A prefix put before every Redis key the cache writes or reads: the
+    /// value `PREFIXvalue:{k}` (its negative-cache mark is a field of it),
+    /// the claim `PREFIXlock:{k}`, the fence `PREFIXfence:{k}`; so several
+    /// services (or versions) can share a Redis, and an ACL can grant
+    /// `~PREFIX*`. Text, used as given; no `{` or `}` (the `{k}` hash tag
+    /// keeps a key's three Redis keys in one cluster slot, and a brace in
+    /// the prefix would change it: [`BuildError::KeyPrefix`]). Default:
+    /// none.
+    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
         self
     }
 
@@ -541,36 +745,42 @@ impl<V, C> CacheBuilder<V, C> {
         self
     }
 
-    /// How long a written value is fresh.
+    /// How long a written value is fresh (a [`Duration`]; Redis keeps
+    /// whole milliseconds, at least 1). Default: 10 s. An entry can have
+    /// its own: [`CacheBuilder::ttl_for`], [`Cache::set_with_ttl`].
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.settings.value_ttl = ttl;
         self
     }
 
     /// How long after it stops being fresh a value may still be served
-    /// stale; a non-zero window also turns on stale-while-revalidate (the
-    /// stale value is answered at once and one request refreshes it).
+    /// stale (a [`Duration`], whole milliseconds); a non-zero window also
+    /// turns on stale-while-revalidate (the stale value is answered at once
+    /// and one request refreshes it). Default: zero, none.
     pub fn stale(mut self, window: Duration) -> Self {
         self.settings.stale = window;
         self.strategy.stale_while_revalidate = !window.is_zero();
         self
     }
 
-    /// Each request's budget from its arrival (bounds the wait, never the
-    /// work).
+    /// Each request's budget from its arrival (a [`Duration`], kept to the
+    /// microsecond): it bounds the caller's wait, never the work. Default:
+    /// 1 s.
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.strategy.deadline = Some(micros(deadline));
         self
     }
 
-    /// The origin call's own bound: past it the call counts as failed.
+    /// The origin call's own bound (a [`Duration`], kept to the
+    /// microsecond): past it the call counts as failed
+    /// ([`CacheError::Failed`]). Default: 3 s.
     pub fn origin_timeout(mut self, timeout: Duration) -> Self {
         self.strategy.origin_timeout = Some(micros(timeout));
         self
     }
 
-    /// How long a claim holds if its holder never releases it (at least
-    /// 1 ms).
+    /// How long a claim holds if its holder never releases it (a
+    /// [`Duration`]; Redis keeps whole milliseconds, at least 1).
     ///
     /// The rule: **claim TTL ≥ origin timeout + the write** (the write is
     /// bounded by the Redis timeout), or a holder still computing loses its
@@ -616,20 +826,23 @@ impl<V, C> CacheBuilder<V, C> {
         self
     }
 
-    /// How often a waiting loser re-reads Redis.
+    /// How often a waiting loser re-reads Redis (a [`Duration`], at least
+    /// 1 ms). Default: 50 ms.
     pub fn poll(mut self, every: Duration) -> Self {
         self.strategy.poll = micros(every).max(1000);
         self
     }
 
-    /// Cache an origin failure in Redis for this long.
+    /// Cache an origin failure in Redis for this long (a [`Duration`];
+    /// whole milliseconds, at least 1); zero (the default) caches none.
     pub fn negative_ttl(mut self, ttl: Duration) -> Self {
         self.strategy.negative_ttl = (!ttl.is_zero()).then(|| micros(ttl));
         self
     }
 
-    /// At most `max` origin calls at once in this process; a recompute that
-    /// waits longer than `wait` for a slot is shed.
+    /// At most `max` origin calls at once in this process (a count; 0, the
+    /// default, is no limit); a recompute that waits longer than `wait` (a
+    /// [`Duration`]) for a slot is shed.
     pub fn admission(mut self, max: usize, wait: Duration) -> Self {
         self.settings.admission = max;
         self.strategy.admission = max > 0;
@@ -637,13 +850,15 @@ impl<V, C> CacheBuilder<V, C> {
         self
     }
 
-    /// Spread each written TTL over ttl × [1 − j, 1 + j].
+    /// Spread each written TTL over ttl × [1 − j, 1 + j]: `fraction` is a
+    /// fraction of the TTL in [0, 1] (clamped). Default: 0, none.
     pub fn jitter(mut self, fraction: f64) -> Self {
         self.settings.jitter = fraction.clamp(0.0, 1.0);
         self
     }
 
-    /// XFetch: refresh a fresh value early, with this eagerness (0 = off).
+    /// XFetch: refresh a fresh value early, with this eagerness `beta` (a
+    /// factor with no unit, ≥ 0; 1 is XFetch's usual, 0 the default, off).
     pub fn xfetch(mut self, beta: f64) -> Self {
         let beta = beta.max(0.0);
         self.strategy.xfetch_beta = beta;
@@ -651,24 +866,42 @@ impl<V, C> CacheBuilder<V, C> {
         self
     }
 
-    /// Writes carry the claim's fencing number; older ones are refused.
+    /// Writes carry the claim's fencing number; older ones are refused. A
+    /// switch; default off.
     pub fn fenced_writes(mut self, on: bool) -> Self {
         self.strategy.fenced_writes = on;
         self
     }
 
-    /// The origin: any async closure of the key. Its error is reported as
-    /// [`CacheError::Failed`] (the message goes nowhere else).
+    /// The origin: any async closure of the key. Its error, of any error
+    /// type (or a `String`), is kept: [`CacheError::Origin`] carries it to
+    /// the caller and to its flight's followers
+    /// ([`OriginError::downcast_ref`] gives back its type). Optional: a
+    /// cache without one is read with [`Cache::get_with`].
     pub fn origin<F, Fut, E>(mut self, origin: F) -> Self
     where
         F: Fn(String) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<V, E>> + Send + 'static,
-        E: fmt::Display,
+        E: Into<BoxError>,
     {
         self.origin = Some(Arc::new(move |key: String| {
             let fut = origin(key);
-            Box::pin(async move { fut.await.map_err(|e| e.to_string()) })
+            Box::pin(async move { fut.await.map_err(Into::into) })
         }));
+        self
+    }
+
+    /// Each entry's own TTL, from its key and value: `Some(ttl)` (a
+    /// [`Duration`]; whole milliseconds, at least 1) is how long that
+    /// entry stays fresh, `None` the builder's [`CacheBuilder::ttl`].
+    /// Applied to every value the origin, a [`Cache::get_with`] loader or
+    /// [`Cache::set`] writes (as moka's per-entry expiry). The stale
+    /// window and the jitter apply after it as after the builder's TTL.
+    pub fn ttl_for(
+        mut self,
+        f: impl Fn(&str, &V) -> Option<Duration> + Send + Sync + 'static,
+    ) -> Self {
+        self.ttl_for = Some(Arc::new(f));
         self
     }
 
@@ -681,6 +914,8 @@ impl<V, C> CacheBuilder<V, C> {
             strategy: self.strategy,
             settings: self.settings,
             origin: self.origin,
+            ttl_for: self.ttl_for,
+            prefix: self.prefix,
             codec,
         }
     }
@@ -717,13 +952,15 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
     /// ([`BuildError::ClaimTtl`]).
     pub async fn build(mut self) -> Result<Cache<V, C>, BuildError> {
         self.strategy.claim_ttl = self.claim_ttl_to_use()?;
-        let origin = self
-            .origin
-            .ok_or(BuildError::Missing("an origin (.origin(closure))"))?;
+        if self.prefix.contains(['{', '}']) {
+            return Err(BuildError::KeyPrefix(self.prefix));
+        }
+        let has_origin = self.origin.is_some();
         let codec = Arc::new(self.codec);
         let origin = ServiceOrigin {
-            origin,
+            origin: self.origin,
             codec: codec.clone(),
+            ttl_for: self.ttl_for.clone(),
         };
         let (strategy, settings) = (self.strategy, self.settings);
         let con = match (self.connection, self.target) {
@@ -735,10 +972,12 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
                 ))
             }
         };
-        let driver = Driver::with_connection(con, strategy, settings, origin).await?;
+        let driver = Driver::with_connection(con, strategy, settings, self.prefix, origin).await?;
         Ok(Cache {
             driver,
             codec,
+            has_origin,
+            ttl_for: self.ttl_for,
             _value: PhantomData,
         })
     }

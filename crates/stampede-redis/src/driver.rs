@@ -37,9 +37,7 @@ use stampede::scenario::Scenario;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use crate::claim::{
-    fence_key, lock_key, value_key, Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED,
-};
+use crate::claim::{Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED};
 use crate::conn::Conn;
 #[cfg(feature = "harness")]
 use crate::conn::Target;
@@ -80,12 +78,49 @@ impl Key for String {
     }
 }
 
+/// An origin's error, whatever its type (a `String` or `&str` converts
+/// with `.into()`).
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// An origin's error as the callers of a flight share it.
+pub type SharedError = Arc<dyn std::error::Error + Send + Sync>;
+
 /// The origin's answer: a key's payload, or why there is none.
-pub type OriginFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send>>;
+pub type OriginFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>, BoxError>> + Send>>;
+
+/// A computed value: its payload, and how long it stays fresh if not the
+/// driver's value TTL.
+#[derive(Debug)]
+pub struct Fill {
+    pub payload: Vec<u8>,
+    /// This entry's TTL (fresh for this long, then stale for the stale
+    /// window); `None`: the driver's.
+    pub ttl: Option<Duration>,
+}
+
+/// [`Origin::fill`]'s answer.
+pub type FillFuture = Pin<Box<dyn Future<Output = Result<Fill, BoxError>> + Send>>;
+
+/// One request's own loader, run instead of the driver's origin if this
+/// request is the one that computes (a per-call loader).
+pub(crate) type Loader = Arc<dyn Fn() -> FillFuture + Send + Sync>;
 
 /// What a service's origin is: anything that computes a key's payload.
 pub trait Origin<K = u32>: Send + Sync + 'static {
     fn compute(&self, key: K) -> OriginFuture;
+
+    /// The value for `key` with its own TTL, if it has one: what the
+    /// driver calls. [`Origin::compute`]'s payload with the driver's TTL,
+    /// unless said otherwise.
+    fn fill(&self, key: K) -> FillFuture {
+        let call = self.compute(key);
+        Box::pin(async move {
+            Ok(Fill {
+                payload: call.await?,
+                ttl: None,
+            })
+        })
+    }
 
     /// Whether a stored payload can be served. One that cannot (written by
     /// another writer, or under another schema in a rolling deploy) is a
@@ -107,7 +142,7 @@ pub trait Origin<K = u32>: Send + Sync + 'static {
 }
 
 /// What a caller gets.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Answer {
     pub ending: Ending,
     /// The payload, for the endings that carry one.
@@ -116,6 +151,11 @@ pub struct Answer {
     /// over from a leader that did) and polled Redis for the value before
     /// it was answered.
     pub waited: bool,
+    /// With [`Ending::Error`]: the origin's own error, when this request
+    /// ran the origin or followed the flight whose leader did, and the
+    /// origin returned one (not for a timeout, a panic or a cached
+    /// failure).
+    pub error: Option<SharedError>,
 }
 
 /// Counts the conformance run compares with the simulation's.
@@ -240,10 +280,13 @@ impl Settings {
 
 /// A parked follower's way back: the flight's reply, and the leader's
 /// payload when it settled with a value.
-type ParkedReply = (FlightReply, Option<Payload>);
+type ParkedReply = (FlightReply, Option<Payload>, Option<SharedError>);
 
 struct Inner<O, K> {
     strategy: Strategy,
+    /// Put before every Redis key this instance names (its value, claim
+    /// and fence keys); empty: none.
+    prefix: String,
     con: Conn,
     release: Script,
     claim: Script,
@@ -317,9 +360,13 @@ pub(crate) fn wall_ms() -> u64 {
 enum Got {
     Nothing,
     Read(Option<Arc<Vec<u8>>>),
-    Computed(Arc<Vec<u8>>),
-    /// A flight's reply to this follower carried the leader's payload.
-    Shared(Option<Arc<Vec<u8>>>),
+    /// The payload computed (or read back), with its own TTL if it has one.
+    Computed(Arc<Vec<u8>>, Option<Duration>),
+    /// The origin failed, with its own error if it returned one.
+    Failed(Option<SharedError>),
+    /// A flight's reply to this follower carried the leader's payload, or
+    /// its origin's error.
+    Shared(Option<Arc<Vec<u8>>>, Option<SharedError>),
     Permit(OwnedSemaphorePermit),
 }
 
@@ -357,7 +404,7 @@ impl<O, K: Key> Drop for Parked<O, K> {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let unread = self.rx.as_mut().and_then(|rx| rx.try_recv().ok());
-        if let Some((FlightReply::Promoted(ticket), _)) = unread {
+        if let Some((FlightReply::Promoted(ticket), _, _)) = unread {
             abandon_locked(&self.inner, &mut f, self.key.clone(), ticket);
         } else {
             f.detach(&self.key, self.ticket);
@@ -387,7 +434,14 @@ impl<O: Origin> Driver<O> {
             .into()
             .connect_bounded(settings.redis_timeout)
             .await?;
-        Driver::with_connection(con, Strategy::from_scenario(scenario), settings, origin).await
+        Driver::with_connection(
+            con,
+            Strategy::from_scenario(scenario),
+            settings,
+            String::new(),
+            origin,
+        )
+        .await
     }
 }
 
@@ -400,6 +454,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         mut con: Conn,
         strategy: Strategy,
         settings: Settings,
+        prefix: String,
         origin: O,
     ) -> redis::RedisResult<Self> {
         let (release, claim, write_fenced, negative) = (
@@ -417,6 +472,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         Ok(Driver {
             inner: Arc::new(Inner {
                 strategy,
+                prefix,
                 con,
                 release,
                 claim,
@@ -458,29 +514,35 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         self.drop_local(key);
         let mut con = inner.con.clone();
         let mut del = redis::cmd("DEL");
-        del.arg(value_key(&key.name()));
+        del.arg(inner.value_key(&key.name()));
         bounded(inner, del.query_async::<i64>(&mut con))
             .await
             .map(drop)
     }
 
-    /// Writes `payload` as `key`'s value now, fresh for the value TTL and
-    /// then stale for the stale window, and drops this instance's local
+    /// Writes `payload` as `key`'s value now, fresh for `ttl` (the value
+    /// TTL if `None`) and then stale for the stale window, and drops this
+    /// instance's local
     /// copy. With fenced writes, under a fencing number of its own, taken
     /// first: a fill in flight under an older claim is refused when it
     /// writes after. False when it was itself refused as older (a fill
     /// under a newer claim wrote in between). Bounded by the Redis timeout
     /// (two commands with fencing).
-    pub async fn set(&self, key: &K, payload: &[u8]) -> redis::RedisResult<bool> {
+    pub async fn set(
+        &self,
+        key: &K,
+        payload: &[u8],
+        ttl: Option<Duration>,
+    ) -> redis::RedisResult<bool> {
         let inner = &self.inner;
         let k = key.name().into_owned();
         let mut con = inner.con.clone();
         self.drop_local(key);
         let fence = if inner.strategy.fenced_writes {
             // The claim script with no token: the number alone.
-            let mut next = inner.claim.key(lock_key(&k));
-            next.key(fence_key(&k))
-                .key(value_key(&k))
+            let mut next = inner.claim.key(inner.lock_key(&k));
+            next.key(inner.fence_key(&k))
+                .key(inner.value_key(&k))
                 .arg("")
                 .arg(0)
                 .arg(inner.longest_keep_ms().max(1));
@@ -489,7 +551,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             0
         };
         let version = (wall_ms() & 0xffff_ffff) as u32;
-        let written = write_value(inner, &mut con, &k, payload, fence, version, 0).await?;
+        let written = write_value(inner, &mut con, &k, payload, fence, version, 0, ttl).await?;
         Ok(written == 1)
     }
 
@@ -535,15 +597,32 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         key: K,
         since: Option<Instant>,
     ) -> (Answer, tokio::task::JoinHandle<()>) {
+        self.attempts(key, since, None).await
+    }
+
+    /// As [`Driver::get`], with this request's own loader: if it is the
+    /// one that computes, it runs `loader` instead of the origin (the
+    /// callers it coalesces with share its result).
+    pub(crate) async fn get_with(&self, key: K, loader: Loader) -> Answer {
+        self.attempts(key, None, Some(loader)).await.0
+    }
+
+    async fn attempts(
+        &self,
+        key: K,
+        since: Option<Instant>,
+        loader: Option<Loader>,
+    ) -> (Answer, tokio::task::JoinHandle<()>) {
         let mut attempt = 0;
         let mut since =
             since.map(|t| t.saturating_duration_since(self.inner.epoch).as_micros() as Micros);
         loop {
-            let (answer, task) = self.attempt(key.clone(), since.take());
+            let (answer, task) = self.attempt(key.clone(), since.take(), loader.clone());
             let answer = answer.await.unwrap_or(Answer {
                 ending: Ending::Error,
                 value: None,
                 waited: false,
+                error: None,
             });
             if !matches!(answer.ending, Ending::Error | Ending::Timeout)
                 || attempt >= self.inner.retries
@@ -566,11 +645,12 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         &self,
         key: K,
         since: Option<Micros>,
+        loader: Option<Loader>,
     ) -> (oneshot::Receiver<Answer>, tokio::task::JoinHandle<()>) {
         let (tx, rx) = oneshot::channel();
         #[cfg(feature = "tracing")]
         let span = obs::request_span(&key.name());
-        let task = run(self.inner.clone(), key, tx, since);
+        let task = run(self.inner.clone(), key, tx, since, loader);
         #[cfg(feature = "tracing")]
         let task = tracing::Instrument::instrument(task, span);
         (rx, tokio::spawn(task))
@@ -578,6 +658,21 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
 }
 
 impl<O, K> Inner<O, K> {
+    /// `value:{k}`, after the prefix.
+    fn value_key(&self, k: &str) -> String {
+        format!("{}{}", self.prefix, crate::claim::value_key(k))
+    }
+
+    /// `lock:{k}`, after the prefix.
+    fn lock_key(&self, k: &str) -> String {
+        format!("{}{}", self.prefix, crate::claim::lock_key(k))
+    }
+
+    /// `fence:{k}`, after the prefix.
+    fn fence_key(&self, k: &str) -> String {
+        format!("{}{}", self.prefix, crate::claim::fence_key(k))
+    }
+
     /// The longest a written value is kept (ms): its TTL at the top of the
     /// jitter, then the stale window.
     fn longest_keep_ms(&self) -> u64 {
@@ -625,12 +720,27 @@ impl<O, K: Key> Inner<O, K> {
     }
 }
 
+/// What a request carries from one step to the next.
+#[derive(Default)]
+struct Carried {
+    /// The request's own loader, if it has one (else the origin's).
+    loader: Option<Loader>,
+    /// The last payload read from Redis.
+    read: Option<Payload>,
+    /// What this request computed, and its own TTL if it has one.
+    computed: Option<Payload>,
+    computed_ttl: Option<Duration>,
+    /// This request's origin call failed with this error of the origin's.
+    failed: Option<SharedError>,
+}
+
 /// One request: the machine, stepped until it finishes.
 async fn run<O: Origin<K>, K: Key>(
     inner: Arc<Inner<O, K>>,
     key: K,
     answer: oneshot::Sender<Answer>,
     since: Option<Micros>,
+    loader: Option<Loader>,
 ) {
     inner.counters.requests.fetch_add(1, Ordering::Relaxed);
     inner.counters.running.fetch_add(1, Ordering::SeqCst);
@@ -646,10 +756,14 @@ async fn run<O: Origin<K>, K: Key>(
     );
     let mut answer = Some(answer);
     let mut tokens: HashMap<u64, Token> = HashMap::new();
-    let mut read: Option<Arc<Vec<u8>>> = None;
-    let mut computed: Option<Arc<Vec<u8>>> = None;
-    // The payload a flight leader handed this follower.
+    let mut carried = Carried {
+        loader,
+        ..Carried::default()
+    };
+    // The payload a flight leader handed this follower, or its origin's
+    // error.
     let mut shared: Option<Arc<Vec<u8>>> = None;
+    let mut shared_error: Option<SharedError> = None;
     // Held (never read) while the origin call runs: dropping it frees the
     // admission slot.
     let mut _permit: Option<OwnedSemaphorePermit> = None;
@@ -672,9 +786,13 @@ async fn run<O: Origin<K>, K: Key>(
                     _ => {}
                 }
                 let value = match ending {
-                    Ending::Hit | Ending::Stale => read.clone(),
-                    Ending::Computed => computed.clone(),
+                    Ending::Hit | Ending::Stale => carried.read.clone(),
+                    Ending::Computed => carried.computed.clone(),
                     Ending::Shared => shared.clone(),
+                    _ => None,
+                };
+                let error = match ending {
+                    Ending::Error => carried.failed.clone().or_else(|| shared_error.clone()),
                     _ => None,
                 };
                 if let Some(a) = answer.take() {
@@ -682,6 +800,7 @@ async fn run<O: Origin<K>, K: Key>(
                         ending,
                         value,
                         waited: polled,
+                        error,
                     });
                 }
                 input = Input::Ack;
@@ -706,8 +825,7 @@ async fn run<O: Origin<K>, K: Key>(
                     other,
                     m.is_first_read(),
                     &mut tokens,
-                    &computed,
-                    &read,
+                    &carried,
                 ));
             }
         }
@@ -718,6 +836,7 @@ async fn run<O: Origin<K>, K: Key>(
                     ending: Ending::Error,
                     value: None,
                     waited: false,
+                    error: None,
                 });
             }
             return;
@@ -774,6 +893,7 @@ async fn run<O: Origin<K>, K: Key>(
                         ending: Ending::Error,
                         value: None,
                         waited: false,
+                        error: None,
                     });
                 }
                 return;
@@ -783,11 +903,18 @@ async fn run<O: Origin<K>, K: Key>(
             Got::Nothing => {}
             Got::Read(v) => {
                 if v.is_some() {
-                    read = v;
+                    carried.read = v;
                 }
             }
-            Got::Computed(v) => computed = Some(v),
-            Got::Shared(v) => shared = v,
+            Got::Computed(v, ttl) => {
+                carried.computed = Some(v);
+                carried.computed_ttl = ttl;
+            }
+            Got::Failed(e) => carried.failed = e,
+            Got::Shared(v, e) => {
+                shared = v;
+                shared_error = e;
+            }
             Got::Permit(p) => _permit = Some(p),
         }
         if matches!(got_input, Input::Origin(_)) {
@@ -836,7 +963,7 @@ fn abandon_locked<O, K: Key>(
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&leader)
         {
-            let _ = tx.send((FlightReply::Promoted(ticket), None));
+            let _ = tx.send((FlightReply::Promoted(ticket), None, None));
         }
     }
 }
@@ -848,8 +975,7 @@ fn perform<O: Origin<K>, K: Key>(
     step: Step,
     first_read: bool,
     tokens: &mut HashMap<u64, Token>,
-    computed: &Option<Arc<Vec<u8>>>,
-    read: &Option<Arc<Vec<u8>>>,
+    carried: &Carried,
 ) -> Op {
     let inner = inner.clone();
     let mut con = inner.con.clone();
@@ -885,10 +1011,10 @@ fn perform<O: Origin<K>, K: Key>(
             let r = pipe
                 .atomic()
                 .cmd("HMGET")
-                .arg(value_key(&k))
+                .arg(inner.value_key(&k))
                 .arg(&ROW_FIELDS[..])
                 .cmd("EXISTS")
-                .arg(lock_key(&k))
+                .arg(inner.lock_key(&k))
                 .query_async::<(Row, bool)>(&mut con);
             match bounded(&inner, r).await {
                 Ok((row, held)) => {
@@ -948,7 +1074,9 @@ fn perform<O: Origin<K>, K: Key>(
                         guard.rx = None;
                         drop(guard);
                         match reply {
-                            Ok((r, payload)) => (Input::Flight(r), Got::Shared(payload)),
+                            Ok((r, payload, error)) => {
+                                (Input::Flight(r), Got::Shared(payload, error))
+                            }
                             Err(_) => (
                                 Input::Flight(FlightReply::Shared(
                                     stampede::flight::Outcome::Failed(
@@ -989,16 +1117,19 @@ fn perform<O: Origin<K>, K: Key>(
             // back when its re-check found the value already there. It
             // travels with each reply; nothing keeps it after the settle.
             let payload = match outcome {
-                stampede::flight::Outcome::Fresh(_) => computed.as_ref().or(read.as_ref()).cloned(),
+                stampede::flight::Outcome::Fresh(_) => {
+                    carried.computed.as_ref().or(carried.read.as_ref()).cloned()
+                }
                 _ => None,
             };
+            let error = carried.failed.clone();
             let fk = (request_key.clone(), fk);
             let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
             if let Ok(settled) = f.settle(&fk, ticket, outcome) {
                 let mut parked = inner.parked.lock().unwrap_or_else(PoisonError::into_inner);
                 for (w, o) in settled.deliveries {
                     if let Some(tx) = parked.remove(&w) {
-                        let _ = tx.send((FlightReply::Shared(o), payload.clone()));
+                        let _ = tx.send((FlightReply::Shared(o), payload.clone(), error.clone()));
                     }
                 }
             }
@@ -1026,9 +1157,9 @@ fn perform<O: Origin<K>, K: Key>(
                 let (r, sent): (Result<u64, _>, bool) = bounded_sent(
                     &inner,
                     script
-                        .key(lock_key(&k))
-                        .key(fence_key(&k))
-                        .key(value_key(&k))
+                        .key(inner.lock_key(&k))
+                        .key(inner.fence_key(&k))
+                        .key(inner.value_key(&k))
                         .arg(secret.as_str())
                         .arg((ttl / 1000).max(1))
                         .arg(fence_life)
@@ -1091,16 +1222,21 @@ fn perform<O: Origin<K>, K: Key>(
             // is polled, is caught and answered as the origin's failure:
             // the machine settles the flight for every follower and
             // releases the claim, as for any error.
-            let call: OriginFuture =
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    inner.origin.compute(request_key.clone())
+            let loader = carried.loader.clone();
+            // `Err(None)`: a failure without an error of the origin's (a
+            // panic, a timeout).
+            type Call = Pin<Box<dyn Future<Output = Result<Fill, Option<BoxError>>> + Send>>;
+            let call: Call =
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match loader {
+                    Some(loader) => loader(),
+                    None => inner.origin.fill(request_key.clone()),
                 })) {
                     Ok(call) => Box::pin(async move {
                         CatchUnwind(call)
                             .await
-                            .unwrap_or_else(|()| Err("the origin panicked".into()))
+                            .map_or(Err(None), |r| r.map_err(Some))
                     }),
-                    Err(_) => Box::pin(async { Err("the origin panicked".into()) }),
+                    Err(_) => Box::pin(async { Err(None) }),
                 };
             // The value's version is when its computation started: a
             // recompute that started earlier read older data, whenever it
@@ -1109,10 +1245,12 @@ fn perform<O: Origin<K>, K: Key>(
             Box::pin(async move {
                 obs::count(obs::ORIGIN_CALLS, "cache");
                 let started = Instant::now();
+                // Only an error the origin returned is kept for the
+                // callers; a timeout or a panic is a failure without one.
                 let r = match timeout {
                     Some(t) => tokio::time::timeout(Duration::from_micros(t), call)
                         .await
-                        .unwrap_or_else(|_| Err("origin timeout".into())),
+                        .unwrap_or(Err(None)),
                     None => call.await,
                 };
                 obs::seconds(obs::ORIGIN_SECONDS, "cache", started.elapsed());
@@ -1120,13 +1258,13 @@ fn perform<O: Origin<K>, K: Key>(
                     obs::count(obs::ORIGIN_ERRORS, "cache");
                 }
                 match r {
-                    Ok(bytes) => (
+                    Ok(fill) => (
                         Input::Origin(Ok(Value::fresh(key, version))),
-                        Got::Computed(Arc::new(bytes)),
+                        Got::Computed(Arc::new(fill.payload), fill.ttl),
                     ),
-                    Err(_) => (
+                    Err(error) => (
                         Input::Origin(Err(stampede::flight::Failure::Origin)),
-                        Got::Nothing,
+                        Got::Failed(error.map(SharedError::from)),
                     ),
                 }
             })
@@ -1137,7 +1275,8 @@ fn perform<O: Origin<K>, K: Key>(
             delta,
             fence,
         } => {
-            let bytes = computed.clone().unwrap_or_default();
+            let bytes = carried.computed.clone().unwrap_or_default();
+            let ttl = carried.computed_ttl;
             Box::pin(async move {
                 let written = write_value(
                     &inner,
@@ -1147,6 +1286,7 @@ fn perform<O: Origin<K>, K: Key>(
                     fence.unwrap_or(0),
                     value.version,
                     delta,
+                    ttl,
                 )
                 .await;
                 // Counted as the simulation counts them: a write that
@@ -1165,7 +1305,7 @@ fn perform<O: Origin<K>, K: Key>(
                         if let (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(newer)) =
                             (reply, newer)
                         {
-                            return (Input::Ack, Got::Computed(newer));
+                            return (Input::Ack, Got::Computed(newer, None));
                         }
                     }
                     Ok(_) => {
@@ -1185,7 +1325,7 @@ fn perform<O: Origin<K>, K: Key>(
                 &inner,
                 inner
                     .negative
-                    .key(value_key(&k))
+                    .key(inner.value_key(&k))
                     .arg(wall_ms() + lasts)
                     .arg(lasts)
                     .invoke_async::<i64>(&mut con),
@@ -1254,9 +1394,11 @@ async fn bounded_sent<O, K, T>(
     (r, true)
 }
 
-/// Writes `payload` as `k`'s value, fresh for the value TTL (jittered) and
-/// then stale for the stale window, under `fence` (0: unfenced), bounded as
-/// every command is: 1 when written, 0 when refused as older.
+/// Writes `payload` as `k`'s value, fresh for `ttl` (the value TTL if
+/// `None`; jittered) and then stale for the stale window, under `fence` (0:
+/// unfenced), bounded as every command is: 1 when written, 0 when refused
+/// as older.
+#[allow(clippy::too_many_arguments)]
 async fn write_value<O, K>(
     inner: &Inner<O, K>,
     con: &mut Conn,
@@ -1265,9 +1407,10 @@ async fn write_value<O, K>(
     fence: u64,
     version: u32,
     delta: Micros,
+    ttl: Option<Duration>,
 ) -> redis::RedisResult<i64> {
     let now = wall_ms();
-    let ttl = inner.value_ttl.as_millis() as f64;
+    let ttl = ttl.unwrap_or(inner.value_ttl).as_millis() as f64;
     let ttl = if inner.jitter > 0.0 {
         ttl * (1.0 - inner.jitter + 2.0 * inner.jitter * inner.unit())
     } else {
@@ -1280,8 +1423,8 @@ async fn write_value<O, K>(
         inner,
         inner
             .write_fenced
-            .key(value_key(k))
-            .key(fence_key(k))
+            .key(inner.value_key(k))
+            .key(inner.fence_key(k))
             .arg(payload)
             .arg(fence)
             .arg(version)
@@ -1315,7 +1458,7 @@ async fn release_claim<O, K>(inner: &Inner<O, K>, con: &mut Conn, k: &str, secre
         inner,
         inner
             .release
-            .key(lock_key(k))
+            .key(inner.lock_key(k))
             .arg(secret.as_str())
             .invoke_async::<i64>(con),
     )
@@ -1360,7 +1503,7 @@ where
             task_inner.redis_timeout,
             task_inner
                 .release
-                .key(lock_key(&k))
+                .key(task_inner.lock_key(&k))
                 .arg(secret.as_str())
                 .invoke_async::<i64>(&mut con),
         )
@@ -1405,7 +1548,7 @@ async fn read_value<O: Origin<K>, K>(
     let row = bounded(
         inner,
         redis::cmd("HMGET")
-            .arg(value_key(name))
+            .arg(inner.value_key(name))
             .arg(&ROW_FIELDS[..])
             .query_async::<Row>(con),
     )

@@ -324,8 +324,14 @@ async fn answered_to_all_and_not_remembered(first: Behave) {
     .await;
     let answers = ten(&cache, "k").await;
     assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // An error the origin returned comes back to every caller of its
+    // flight, itself (one error, shared); a panic has none to give.
     assert!(
-        answers.iter().all(|a| *a == Err(CacheError::Failed)),
+        answers.iter().all(|a| match (first, a) {
+            (Behave::Fail, Err(CacheError::Origin(e))) => e.to_string() == "origin down",
+            (Behave::PanicInFuture | Behave::PanicBeforeFuture, Err(CacheError::Failed)) => true,
+            _ => false,
+        }),
         "{answers:?}"
     );
     settled(&cache).await;
@@ -439,11 +445,17 @@ async fn bad_keys_and_missing_parts_are_refused() {
         cache.get(long).await,
         Err(CacheError::InvalidKey(_))
     ));
-    let no_origin = Cache::<String>::builder().redis(&redis.url).build().await;
+    // No Redis is refused; no origin is a cache read with `get_with`.
+    let no_redis = Cache::<String>::builder()
+        .origin(|k: String| async move { Ok::<_, String>(k) })
+        .build()
+        .await;
     assert!(matches!(
-        no_origin,
+        no_redis,
         Err(stampede_redis::BuildError::Missing(_))
     ));
+    let no_origin = Cache::<String>::builder().redis(&redis.url).build().await;
+    assert_eq!(no_origin.unwrap().get("k").await, Err(CacheError::NoOrigin));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
