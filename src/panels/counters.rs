@@ -890,7 +890,7 @@ impl ArithDom {
             // A row that is not the best says where it falls behind, by
             // the core's objective.
             let why = match (score, best.and_then(|b| scores[b])) {
-                (Some(s), Some(b)) if !is_best => s.behind(&b),
+                (Some(s), Some(b)) if !is_best => s.behind_the_best(&b),
                 _ => None,
             };
             set_text(
@@ -899,7 +899,7 @@ impl ArithDom {
                     .map(|s| {
                         let got = outcome_text(&s, r.at_end && !r.compared_behind);
                         match &why {
-                            Some(w) => format!("{got} · behind the best: {w}"),
+                            Some(w) => format!("{got} · {w}"),
                             None => got,
                         }
                     })

@@ -348,49 +348,104 @@ impl Score {
         best.map(|(i, _)| i)
     }
 
-    /// Why this run is behind `best` on [`OBJECTIVE`], in a few words: the
-    /// first part of the objective where it loses. `None` when it is not
-    /// behind.
-    pub fn behind(&self, best: &Score) -> Option<String> {
+    /// The first part of [`OBJECTIVE`] where this run loses to `best`;
+    /// `None` when it is not behind.
+    fn lags(&self, best: &Score) -> Option<Part> {
         if self.rank() >= best.rank() {
-            return None;
+            None
+        } else if self.ppm(self.answered) != best.ppm(best.answered) {
+            Some(Part::Answered)
+        } else if self.ppm(self.failed) != best.ppm(best.failed) {
+            Some(Part::Failed)
+        } else if self.recomputes != best.recomputes {
+            Some(Part::OriginCalls)
+        } else if self.p99_us != best.p99_us {
+            Some(Part::P99)
+        } else {
+            Some(Part::Redis)
         }
-        Some(if self.ppm(self.answered) != best.ppm(best.answered) {
-            format!(
+    }
+
+    /// Why this run is behind `best` on [`OBJECTIVE`], in a few words: the
+    /// first part of the objective where it loses, with both runs' numbers
+    /// (the A/B verdict's reason). `None` when it is not behind.
+    pub fn behind(&self, best: &Score) -> Option<String> {
+        Some(match self.lags(best)? {
+            Part::Answered => format!(
                 "{} of {} answered with a value against {} of {}",
                 self.answered,
                 self.total(),
                 best.answered,
                 best.total()
-            )
-        } else if self.ppm(self.failed) != best.ppm(best.failed) {
-            format!(
+            ),
+            Part::Failed => format!(
                 "{} of {} failed against {} of {}",
                 self.failed,
                 self.total(),
                 best.failed,
                 best.total()
-            )
-        } else if self.recomputes != best.recomputes {
-            format!(
+            ),
+            Part::OriginCalls => format!(
                 "{} against {}",
                 counted(self.recomputes, "origin call", "origin calls"),
                 best.recomputes
-            )
-        } else if self.p99_us != best.p99_us {
-            format!(
-                "a p99 of {} ms against {} ms",
-                crate::decimal::format_json(self.p99_us as f64 / 1000.0),
-                crate::decimal::format_json(best.p99_us as f64 / 1000.0)
-            )
-        } else {
-            format!(
+            ),
+            Part::P99 => format!("a p99 of {} ms against {} ms", p99(self), p99(best)),
+            Part::Redis => format!(
                 "{} against {}",
                 counted(self.redis, "Redis command", "Redis commands"),
                 best.redis
-            )
+            ),
         })
     }
+
+    /// The same, said beside this run's own outcome and recompute count
+    /// (the arithmetic's row, which already says how many were answered,
+    /// degraded and failed, and how many origin calls it made): only what
+    /// the row does not say, the best run's number. `None` when it is not
+    /// behind.
+    pub fn behind_the_best(&self, best: &Score) -> Option<String> {
+        Some(match self.lags(best)? {
+            Part::Answered => format!(
+                "behind the best, which answered {} of {} with a value",
+                best.answered,
+                best.total()
+            ),
+            Part::Failed => format!(
+                "behind the best, where {} of {} failed",
+                best.failed,
+                best.total()
+            ),
+            Part::OriginCalls => format!(
+                "behind the best, which made {}",
+                counted(best.recomputes, "origin call", "origin calls")
+            ),
+            Part::P99 => format!(
+                "a p99 of {} ms, behind the best's {} ms",
+                p99(self),
+                p99(best)
+            ),
+            Part::Redis => format!(
+                "{}, behind the best's {}",
+                counted(self.redis, "Redis command", "Redis commands"),
+                best.redis
+            ),
+        })
+    }
+}
+
+/// The parts of [`OBJECTIVE`], in its order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Answered,
+    Failed,
+    OriginCalls,
+    P99,
+    Redis,
+}
+
+fn p99(s: &Score) -> String {
+    crate::decimal::format_json(s.p99_us as f64 / 1000.0)
 }
 
 fn counted(n: u64, one: &str, many: &str) -> String {

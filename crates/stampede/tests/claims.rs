@@ -184,8 +184,27 @@ fn a_row_whose_callers_were_degraded_is_not_the_best() {
     let best = Score::best(&rows).unwrap();
     assert_ne!(best, 0, "{rows:?}");
     let none = rows[0].unwrap();
-    let why = none.behind(&rows[best].unwrap()).unwrap();
+    let top = rows[best].unwrap();
+    let why = none.behind(&top).unwrap();
     assert!(why.contains("answered with a value"), "{why}");
+    // The row already says its own count ("60 answered · 940 degraded"):
+    // what it adds names only the best's; the verdict's reason has both.
+    let row = none.behind_the_best(&top).unwrap();
+    let mine = format!("{} of", none.answered);
+    let theirs = format!(
+        "which answered {} of {} with a value",
+        top.answered,
+        top.total()
+    );
+    assert!(
+        row.starts_with("behind the best, ") && row.contains(&theirs),
+        "{row}"
+    );
+    assert!(!row.contains(&mine), "{row} repeats the row's own count");
+    assert!(
+        why.contains(&mine) && why.contains(&format!("{} of", top.answered)),
+        "{why}"
+    );
 }
 
 // ---- properties ---------------------------------------------------------------
@@ -298,6 +317,9 @@ proptest! {
             Some('b') => prop_assert!(sb.behind(&sa).is_none() && sa.behind(&sb).is_some()),
             _ => prop_assert!(sa.behind(&sb).is_none() && sb.behind(&sa).is_none()),
         }
+        // The arithmetic's row says the same lag, beside its own counts.
+        prop_assert_eq!(sa.behind_the_best(&sb).is_some(), sa.behind(&sb).is_some());
+        prop_assert_eq!(sb.behind_the_best(&sa).is_some(), sb.behind(&sa).is_some());
         prop_assert_eq!(sentence.contains("so far"), !ended);
         // Every number it states is a counter of one of the runs.
         let mut known: Vec<String> = Vec::new();
