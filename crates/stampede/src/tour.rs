@@ -924,6 +924,40 @@ mod tests {
         }
     }
 
+    /// The reveal rests on the number's claim: at the first moment the page
+    /// may reveal a step's number (the core says the counter is final, or
+    /// the run reaches the step's pause or its end), the number is the one
+    /// the reveal settles on and the words' claim on it holds.
+    #[test]
+    fn every_reveal_comes_when_its_claim_holds() {
+        for step in STEPS {
+            let (s, seed) = scenario_of(step.query);
+            let (_, at_reveal) = revealed(step);
+            let until = step.pause_ms.map_or(u64::MAX, |ms| u64::from(ms) * 1000);
+            let mut fleet = Fleet::new(&s, seed);
+            while !fleet.advance_to(until, 2_000) && !fleet.is_final(step.metric) {}
+            let r = fleet.report();
+            let (now, then) = (
+                crate::lesson::value(&r, step.metric),
+                crate::lesson::value(&at_reveal, step.metric),
+            );
+            assert_eq!(
+                now, then,
+                "{}: revealed early at {}",
+                step.title, r.elapsed_ms
+            );
+            if !step.metric.ends_with("_ms") {
+                let ended = step.pause_ms.is_none() && fleet.is_quiet();
+                assert!(
+                    (step.claims[0].holds)(&Run::new(&s, &r, ended)),
+                    "{}: {:?} does not hold at the reveal",
+                    step.title,
+                    step.claims[0]
+                );
+            }
+        }
+    }
+
     /// `r` with the counter `name` at `v`: for the tour's counters only.
     fn with(r: &Report, name: &str, v: u64) -> Report {
         let mut r = r.clone();
