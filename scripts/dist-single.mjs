@@ -32,6 +32,8 @@ let html = read("index.html", "utf8");
 // The loader (scripts/finish-dist.mjs) names the glue and the wasm; both
 // are inlined here.
 const loaderRe = /<script type=module>([\s\S]*?)<\/script>/;
+// The first screen's route (finish-dist.mjs), kept as it is: by its hash.
+const route = html.match(/<script>([^<]*)<\/script>/)?.[1] ?? fail("no first-screen route in index.html");
 const loader = html.match(loaderRe)?.[1] ?? fail("no inline loader in index.html");
 const jsName = loader.match(/import\('\.\/([^']+\.js)'\)/)?.[1] ?? fail("the loader imports no glue");
 const wasmName = loader.match(/fetch\('\.\/([^']+\.wasm)'/)?.[1] ?? fail("the loader fetches no wasm");
@@ -98,7 +100,7 @@ if (left) fail(`index.html still refers to files: ${left.join(", ")}`);
 
 const policy = [
   "default-src 'none'",
-  `script-src 'wasm-unsafe-eval' ${sha256(script)}`,
+  `script-src 'wasm-unsafe-eval' ${sha256(script)} ${sha256(route)}`,
   `style-src ${styles.map(sha256).join(" ")}`,
   "img-src data:",
   "base-uri 'none'",

@@ -8,8 +8,9 @@
 //    instead of four, and gzip finds more to share (1.6 KB gzipped less
 //    than the four files compressed apart; BENCHMARKS.md).
 // 3. Locks the page down with a Content-Security-Policy <meta>: only the
-//    page's own files, WebAssembly compilation, and trunk's inline loader by
-//    its sha256 hash. No other inline script, no inline style attribute, no
+//    page's own files, WebAssembly compilation, and the two inline scripts
+//    (the loader, and the first screen's route) by their sha256 hashes.
+//    No other inline script, no inline style attribute, no
 //    third-party request, no plugin, no <base>, no form target.
 //
 // Usage: node scripts/finish-dist.mjs dist
@@ -62,6 +63,13 @@ const loader = [
   "dispatchEvent(new CustomEvent('TrunkApplicationStarted',{detail:{wasm}}));",
 ].join("\n");
 html = html.replace(loaderRe, () => `<script type=module>${loader}</script>`);
+// The first screen (index.html) is the tour's first step. An address that
+// opens anything else shows a calm line instead, decided before the body is
+// parsed so the step never flashes (style/main.css, `html.linked`).
+const route =
+  "var q=location.search.replace(/^\\?/,'').split('&').filter(function(p){return p&&!/^(embed|present)=/.test(p)});" +
+  "if(q.length||!/^(#tour(\\/basics(\\/1)?)?)?$/.test(location.hash))document.documentElement.classList.add('linked')";
+html = html.replace("</title>", `</title><script>${route}</script>`);
 
 // 2. One stylesheet. The same rules in the same order, so the cascade is
 // unchanged; named like trunk's files (a hash of the content).
@@ -95,12 +103,13 @@ writeFileSync(realPath, real);
 rmSync(path.join(dist, "style"), { recursive: true, force: true });
 rmSync(path.join(dist, "assets"), { recursive: true, force: true });
 
-// 3. The policy. Every inline script must be the loader, hashed.
+// 3. The policy. Every inline script must be the loader or the first
+// screen's route, each admitted by its hash.
 const inline = [...html.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)].filter((m) => !/\bsrc=/.test(m[1]));
-if (inline.length !== 1) fail(`expected exactly one inline script (trunk's loader), found ${inline.length}`);
+if (inline.length !== 2) fail(`expected exactly two inline scripts (the route and the loader), found ${inline.length}`);
 const policy = [
   "default-src 'none'",
-  `script-src 'self' 'wasm-unsafe-eval' '${sri(inline[0][2], "sha256")}'`,
+  `script-src 'self' 'wasm-unsafe-eval' ${inline.map((m) => `'${sri(m[2], "sha256")}'`).join(" ")}`,
   "style-src 'self'",
   "img-src 'self'",
   "connect-src 'self'",

@@ -368,6 +368,7 @@ pub fn App() -> impl IntoView {
         playing,
         asking,
         opens_at: link.at.filter(|ms| *ms > 0).and(tour_start),
+        first_pick: use_context::<crate::page::FirstPick>(),
         ab_clock: crate::compare::moment,
     };
     let room = Room::new(drive, presenting);

@@ -72,8 +72,20 @@ fn mount() {
         .get_element_by_id("lab")
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     {
-        Some(root) if kit::wanted(&query) => leptos::mount::mount_to(root, kit::Kit).forget(),
-        Some(root) => leptos::mount::mount_to(root, App).forget(),
+        Some(root) if kit::wanted(&query) => {
+            root.set_text_content(None);
+            leptos::mount::mount_to(root, kit::Kit).forget()
+        }
+        Some(root) => {
+            let first = take_first_screen(&root);
+            leptos::mount::mount_to(root, move || {
+                if let Some(f) = first {
+                    leptos::prelude::provide_context(f);
+                }
+                leptos::prelude::view! { <App /> }
+            })
+            .forget()
+        }
         None => leptos::mount::mount_to_body(App),
     }
     if embed::wanted(&query) {
@@ -81,6 +93,32 @@ fn mount() {
     }
     embed::wire_snippet();
     qr::install();
+}
+
+/// Takes over the static first screen in `root` (index.html: the first
+/// tour step and its options as plain HTML, there before the wasm): the
+/// answer picked on it, if any, and then `root` emptied for the page. The
+/// one place the page reads the static HTML it replaces.
+fn take_first_screen(root: &web_sys::HtmlElement) -> Option<page::FirstPick> {
+    let screen = root.query_selector("[data-first-screen]").ok().flatten();
+    let pick = screen.and_then(|s| {
+        let place = stampede::tour::parse_hash(&format!(
+            "#tour/{}",
+            s.get_attribute("data-first-screen")?
+        ))?;
+        let option = s
+            .query_selector("input[name=first-pick]:checked")
+            .ok()
+            .flatten()?
+            .dyn_into::<web_sys::HtmlInputElement>()
+            .ok()?
+            .value()
+            .parse()
+            .ok()?;
+        Some(page::FirstPick { place, option })
+    });
+    root.set_text_content(None);
+    pick
 }
 
 /// The imports run one way: app, then the views (a view never imports

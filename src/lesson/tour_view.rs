@@ -464,6 +464,8 @@ pub fn mount(d: Drive) {
     // A link with a moment (`at=`: a shared link, a playlist item, Back or
     // Forward) opens its step there: its prediction is behind.
     let link_moment = StoredValue::new(d.opens_at);
+    // The answer given on the static first screen, taken once by its step.
+    let first_pick = StoredValue::new(d.first_pick);
     // A new step: its scenario, its words, its place. Out of the tour, the
     // bar hides and the sandbox's knobs come back.
     Effect::new(move |_| {
@@ -513,9 +515,20 @@ pub fn mount(d: Drive) {
             }
             Some(_) => {
                 d.send.run(crate::page::Command::Restart);
-                d.asking.set(true);
-                d.playing.set(false);
-                bet.set(Bet::Asking);
+                match first_pick.get_value().filter(|f| f.place == (lv, k)) {
+                    // Picked before the wasm arrived: as if clicked now.
+                    Some(f) => {
+                        first_pick.set_value(None);
+                        d.asking.set(false);
+                        d.playing.set(true);
+                        bet.set(Bet::Watching(Some(f.option)));
+                    }
+                    None => {
+                        d.asking.set(true);
+                        d.playing.set(false);
+                        bet.set(Bet::Asking);
+                    }
+                }
             }
             None => {
                 if d.asking.get_untracked() {

@@ -137,6 +137,14 @@ pub fn label_of(name: &str) -> &str {
         .map_or(name, |(_, v)| v)
 }
 
+/// An answer given on the static first screen: the tour step it was asked
+/// on, and the option's index. Provided by the mount as context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FirstPick {
+    pub place: Place,
+    pub option: usize,
+}
+
 /// The page state a step sets.
 #[derive(Clone, Copy)]
 pub struct Drive {
@@ -160,6 +168,10 @@ pub struct Drive {
     /// The step the page's link opens at a moment (`at=`): read at start,
     /// before the address is written again.
     pub opens_at: Option<Place>,
+    /// The option picked on the static first screen (`index.html`) before
+    /// the wasm arrived, and the step it was asked on: the step's
+    /// prediction takes it as if clicked, once.
+    pub first_pick: Option<FirstPick>,
     /// The open A/B view's one clock (µs) and whether it plays, None when
     /// no A/B view is open: where a playlist adds it from (the app wires
     /// the A/B view's own, so that no view imports another).

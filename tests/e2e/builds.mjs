@@ -1,4 +1,4 @@
-// One build, and nothing reloads. Every address loads the one build's wasm
+// One build, and nothing reloads; and the first screen before the wasm. Every address loads the one build's wasm
 // once, with one page load; and every way out of the tour that once reloaded
 // the page into a second build (the sandbox, "Add this view", Record clip,
 // Your practice, `q`, a walk-through level that asks) now happens in the same
@@ -44,6 +44,47 @@ await spec("builds", async (t) => {
     if (fetched.length !== 1 || !/stampede-lab-[0-9a-f]{16}_bg\.wasm$/.test(fetched[0])) throw new Error(`${name}: fetched ${fetched.join(", ") || "no wasm"}, expected the one build's wasm once`);
     if (loads !== 1) throw new Error(`${name}: ${loads} page loads`);
     t.ok(`${address || "a first visit"}: the one build, its wasm fetched once, no reload`);
+  }
+
+  // The first screen before the wasm: the tour's first step as plain HTML,
+  // answerable; the answer picked there is the one the page takes over.
+  {
+    let release;
+    const gate = new Promise((r) => (release = r));
+    await page.route(/\.wasm$/, async (route) => {
+      await gate;
+      await route.continue();
+    });
+    await page.goto("about:blank");
+    await page.goto(base, { waitUntil: "domcontentloaded" });
+    const title = (await page.locator("[data-first-screen] [data-first=title]").textContent()).trim();
+    await page.locator("[data-first-screen] label", { hasText: /^8000$/ }).click();
+    if (!(await page.locator("input[name=first-pick][value='1']").isChecked())) throw new Error("the static option 8000 is not picked");
+    if (await page.evaluate(() => document.documentElement.dataset.firstFrame)) throw new Error("the wasm ran before it was let through");
+    release();
+    await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
+    if (await page.locator("[data-first-screen]").count()) throw new Error("the static first screen is still there under the page");
+    await page.waitForFunction(() => /^Right: the run shows 8000\./.test(document.querySelector(".tour-verdict")?.textContent ?? ""), null, { timeout: 60_000 });
+    const pressed = await page.locator("[data-predict-option][aria-pressed=true]").textContent();
+    if (!/8000/.test(pressed)) throw new Error(`the page's pressed option is ${pressed}`);
+    t.ok(`before the wasm, the first screen reads "${title}" and takes an answer (8000); the page keeps it and says "Right: the run shows 8000."`);
+
+    let release2;
+    const gate2 = new Promise((r) => (release2 = r));
+    await page.unroute(/\.wasm$/);
+    await page.route(/\.wasm$/, async (route) => {
+      await gate2;
+      await route.continue();
+    });
+    await page.goto("about:blank");
+    await page.goto(base + "?preset=naive", { waitUntil: "domcontentloaded" });
+    const said = await page.locator(".first-linked").isVisible();
+    const step = await page.locator("[data-first-screen]").isVisible();
+    release2();
+    if (!said || step) throw new Error(`a link to a scenario, before the wasm: calm line ${said ? "shown" : "hidden"}, the tour's step ${step ? "shown" : "hidden"}`);
+    await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
+    await page.unroute(/\.wasm$/);
+    t.ok("a link to a scenario, before the wasm: one calm line, not the tour's first step");
   }
 
   // A flow that must stay in the document it started in.
