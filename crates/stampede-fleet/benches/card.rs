@@ -12,14 +12,10 @@ use stampede::scenario::preset;
 
 #[path = "../../stampede-redis/benches/support/mod.rs"]
 mod support;
-use support::BenchRedis;
+use support::{runtime, BenchRedis};
 
 fn card(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let redis = BenchRedis::start();
     let mut g = c.benchmark_group("fleet");
     g.sample_size(10);

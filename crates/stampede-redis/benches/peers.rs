@@ -23,45 +23,16 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use stampede_redis::{ClaimStore, Group};
-use tokio::runtime::Runtime;
 
 mod support;
-use support::BenchRedis;
+use support::{in_task, runtime, BenchRedis};
 use tokio::sync::Semaphore;
-
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
-}
 
 fn far() -> tokio::time::Instant {
     tokio::time::Instant::now() + Duration::from_secs(3600)
 }
 
 type Moka = moka::future::Cache<u64, u64>;
-
-/// `iters` calls in turn, timed inside a task of the runtime (where a
-/// server's request handler runs), not on the thread blocked in
-/// `block_on`: a call that hands work to another task is then not charged
-/// a wake-up of the benchmark's own thread.
-async fn in_task<F, Fut>(iters: u64, call: F) -> Duration
-where
-    F: Fn() -> Fut + Send + 'static,
-    Fut: std::future::Future<Output = ()> + Send,
-{
-    tokio::spawn(async move {
-        let t = Instant::now();
-        for _ in 0..iters {
-            call().await;
-        }
-        t.elapsed()
-    })
-    .await
-    .unwrap()
-}
 
 fn uncontended(c: &mut Criterion) {
     let rt = runtime();

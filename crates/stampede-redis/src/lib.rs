@@ -60,7 +60,8 @@ pub mod layer;
 pub mod obs;
 
 pub use cache::{
-    BuildError, Cache, CacheBuilder, CacheError, CacheStats, Codec, Fetched, Json, Source,
+    BuildError, Cache, CacheBuilder, CacheError, CacheStats, Codec, Fetched, Json, OriginError,
+    Source,
 };
 pub use claim::{
     fence_key, lock_key, value_key, ClaimStore, Release, Token, FENCE_LIFE, MAX_KEY_BYTES,

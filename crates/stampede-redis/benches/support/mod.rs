@@ -1,10 +1,13 @@
-//! A throwaway redis-server for the benches: a free loopback port, a
-//! temporary directory, no persistence; killed on drop. Shared by
-//! `stampede-redis`'s benches and `stampede-fleet`'s (by path).
+//! For the benches: a throwaway redis-server (a free loopback port, a
+//! temporary directory, no persistence; killed on drop) and calls timed
+//! in a task of the runtime. Shared by
+//! `stampede-redis`'s benches and `stampede-fleet`'s (by path), each using
+//! a part of it.
+#![allow(dead_code)]
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A throwaway redis-server on a free loopback port, killed on drop.
 pub struct BenchRedis {
@@ -48,4 +51,33 @@ impl Drop for BenchRedis {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// `iters` calls in turn, timed inside a task of the runtime (where a
+/// server's request handler runs), not on the thread blocked in
+/// `block_on`: a call that hands work to another task is then not charged
+/// a wake-up of the benchmark's own thread.
+pub async fn in_task<F, Fut>(iters: u64, call: F) -> Duration
+where
+    F: Fn() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    tokio::spawn(async move {
+        let t = Instant::now();
+        for _ in 0..iters {
+            call().await;
+        }
+        t.elapsed()
+    })
+    .await
+    .unwrap()
+}
+
+/// A 2-worker runtime with its timers and I/O.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
 }
