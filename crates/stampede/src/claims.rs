@@ -14,6 +14,7 @@
 
 use crate::scenario::Scenario;
 use crate::Report;
+use serde::Serialize;
 
 /// The run a sentence speaks of: its scenario, its counters so far, and
 /// whether it is over.
@@ -31,29 +32,142 @@ impl<'a> Run<'a> {
 }
 
 /// One statement about a run, and the check that proves it from the run's
-/// counters and knobs.
+/// counters and knobs: a predicate written for it, or a [`Bound`] on one
+/// counter (a drill's goal, the kit's shown run).
 #[derive(Clone, Copy)]
 pub struct Claim {
-    /// What it states, in a few words (shown by a failing check).
+    /// What it states, in a few words (shown by a failing check); a
+    /// bound's counter.
     pub states: &'static str,
-    pub holds: fn(&Run) -> bool,
+    test: Test,
+}
+
+#[derive(Clone, Copy)]
+enum Test {
+    By(fn(&Run) -> bool),
+    Bound(Bound),
 }
 
 impl Claim {
     pub const fn new(states: &'static str, holds: fn(&Run) -> bool) -> Claim {
-        Claim { states, holds }
+        Claim {
+            states,
+            test: Test::By(holds),
+        }
+    }
+
+    /// A bound on a counter as a claim.
+    pub const fn bound(b: Bound) -> Claim {
+        Claim {
+            states: b.metric,
+            test: Test::Bound(b),
+        }
+    }
+
+    /// The claim holds for `run`.
+    pub fn holds(&self, run: &Run) -> bool {
+        match self.test {
+            Test::By(f) => f(run),
+            Test::Bound(b) => b.holds_for(run.r),
+        }
+    }
+
+    /// The bound it is, if it is one.
+    pub fn as_bound(&self) -> Option<Bound> {
+        match self.test {
+            Test::By(_) => None,
+            Test::Bound(b) => Some(b),
+        }
     }
 }
 
 impl std::fmt::Debug for Claim {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.states)
+        match self.test {
+            Test::By(_) => f.write_str(self.states),
+            Test::Bound(b) => f.write_str(&b.name()),
+        }
     }
 }
 
 impl PartialEq for Claim {
     fn eq(&self, other: &Claim) -> bool {
-        self.states == other.states
+        self.states == other.states && self.as_bound() == other.as_bound()
+    }
+}
+
+/// How a measured value is held against a limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Cmp {
+    /// value <= limit
+    AtMost,
+    /// value >= limit
+    AtLeast,
+    /// value == limit
+    Exactly,
+}
+
+impl Cmp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Cmp::AtMost => "<=",
+            Cmp::AtLeast => ">=",
+            Cmp::Exactly => "==",
+        }
+    }
+
+    pub fn holds(self, value: f64, limit: f64) -> bool {
+        match self {
+            Cmp::AtMost => value <= limit,
+            Cmp::AtLeast => value >= limit,
+            Cmp::Exactly => value == limit,
+        }
+    }
+
+    /// Of two values, the one further from passing.
+    pub(crate) fn worse(self, a: f64, b: f64, limit: f64) -> f64 {
+        let pick_b = match self {
+            Cmp::AtMost => b > a,
+            Cmp::AtLeast => b < a,
+            Cmp::Exactly => (b - limit).abs() > (a - limit).abs(),
+        };
+        if pick_b {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+/// A bound on one counter of the run (a [`Report`] field): a comparison
+/// and a limit, as in `p99_ms <= 300`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bound {
+    pub metric: &'static str,
+    pub cmp: Cmp,
+    pub limit: f64,
+}
+
+impl Bound {
+    /// `p99_ms <= 300`: its name in the CLI and on the page.
+    pub fn name(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.metric,
+            self.cmp.symbol(),
+            crate::decimal::format(self.limit)
+        )
+    }
+
+    /// The counter's value in `r` (NaN for no such counter).
+    pub fn value(&self, r: &Report) -> f64 {
+        crate::lesson::value(r, self.metric).unwrap_or(f64::NAN)
+    }
+
+    /// The bound holds for the report `r`.
+    pub fn holds_for(&self, r: &Report) -> bool {
+        self.cmp.holds(self.value(r), self.limit)
     }
 }
 
@@ -84,7 +198,7 @@ impl<'a> Say<'a> {
     }
 
     fn all_hold(&self, claims: &[Claim]) -> bool {
-        claims.iter().all(|c| (c.holds)(&self.run))
+        claims.iter().all(|c| c.holds(&self.run))
     }
 
     /// Adds `text`, making `claims`, if they all hold for the run; says
@@ -142,10 +256,10 @@ pub fn text(clauses: &[Clause]) -> String {
 pub fn check(run: &Run, clauses: &[Clause]) -> Result<(), String> {
     for c in clauses {
         for claim in &c.claims {
-            if !(claim.holds)(run) {
+            if !claim.holds(run) {
                 return Err(format!(
-                    "\"{}\" claims \"{}\", which does not hold",
-                    c.text, claim.states
+                    "\"{}\" claims \"{claim:?}\", which does not hold",
+                    c.text
                 ));
             }
         }
@@ -159,6 +273,31 @@ mod tests {
 
     const SOME_RETRIES: Claim = Claim::new("some retries", |x| x.r.retries > 0);
     const ENDED: Claim = Claim::new("the run ended", |x| x.ended);
+
+    /// A bound (a drill's goal) is a claim like any other: said where it
+    /// holds, re-checked by [`check`], named by its bound.
+    #[test]
+    fn a_bound_is_a_claim() {
+        let s = Scenario::default();
+        let mut r = Report {
+            recomputes: 40,
+            ..Report::default()
+        };
+        let goal = Claim::bound(Bound {
+            metric: "recomputes",
+            cmp: Cmp::AtMost,
+            limit: 40.0,
+        });
+        assert_eq!(format!("{goal:?}"), "recomputes <= 40");
+        let mut say = Say::new(Run::new(&s, &r, true));
+        assert!(say.when(&[goal], "at most 40 recomputes"));
+        let clauses = say.done();
+        assert!(check(&Run::new(&s, &r, true), &clauses).is_ok());
+        r.recomputes = 41;
+        let e = check(&Run::new(&s, &r, true), &clauses).unwrap_err();
+        assert!(e.contains("recomputes <= 40"), "{e}");
+        assert_ne!(goal, Claim::new("recomputes", |_| true));
+    }
 
     #[test]
     fn a_clause_is_said_only_where_its_claims_hold() {

@@ -41,80 +41,29 @@ impl Level {
     }
 }
 
-/// How a measured value is held against a criterion's limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Cmp {
-    /// value <= limit
-    AtMost,
-    /// value >= limit
-    AtLeast,
-    /// value == limit
-    Exactly,
-}
+pub use crate::claims::Cmp;
 
-impl Cmp {
-    pub fn symbol(self) -> &'static str {
-        match self {
-            Cmp::AtMost => "<=",
-            Cmp::AtLeast => ">=",
-            Cmp::Exactly => "==",
-        }
-    }
-
-    pub fn holds(self, value: f64, limit: f64) -> bool {
-        match self {
-            Cmp::AtMost => value <= limit,
-            Cmp::AtLeast => value >= limit,
-            Cmp::Exactly => value == limit,
-        }
-    }
-
-    /// Of two values, the one further from passing.
-    fn worse(self, a: f64, b: f64, limit: f64) -> f64 {
-        let pick_b = match self {
-            Cmp::AtMost => b > a,
-            Cmp::AtLeast => b < a,
-            Cmp::Exactly => (b - limit).abs() > (a - limit).abs(),
-        };
-        if pick_b {
-            b
-        } else {
-            a
-        }
-    }
-}
-
-/// One goal: a counter of the run (a [`Report`] field), a comparison and a
-/// limit, as in `p99_ms <= 300`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Criterion {
-    pub metric: &'static str,
-    pub cmp: Cmp,
-    pub limit: f64,
-}
+/// One goal: a bound on a counter of the run (a [`Report`] field), as in
+/// `p99_ms <= 300`. It is a claim like any other ([`Criterion::claim`],
+/// [`crate::claims::Claim::bound`]): the grade and the claim hold by the
+/// same test, [`crate::claims::Bound::holds_for`].
+pub type Criterion = crate::claims::Bound;
 
 impl Criterion {
-    /// `p99_ms <= 300`: the criterion's name in the CLI and on the page.
-    pub fn name(&self) -> String {
-        format!(
-            "{} {} {}",
-            self.metric,
-            self.cmp.symbol(),
-            crate::decimal::format(self.limit)
-        )
-    }
-
     /// This criterion on one run (the page's live view while a run plays).
     pub fn check(&self, r: &Report) -> Graded {
-        let value = crate::lesson::value(r, self.metric).unwrap_or(f64::NAN);
         Graded {
             name: self.name(),
             metric: self.metric,
-            value,
+            value: self.value(r),
             limit: self.limit,
-            passed: self.cmp.holds(value, self.limit),
+            passed: self.holds_for(r),
         }
+    }
+
+    /// The criterion as a claim, to be said and checked as every other.
+    pub const fn claim(self) -> crate::claims::Claim {
+        crate::claims::Claim::bound(self)
     }
 }
 

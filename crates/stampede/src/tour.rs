@@ -911,7 +911,7 @@ mod tests {
             let clauses = said(step, &s, &r, ended, then.as_ref());
             let run = Run::new(&s, &r, ended);
             for claim in step.claims {
-                assert!((claim.holds)(&run), "{}: not {claim:?}", step.title);
+                assert!(claim.holds(&run), "{}: not {claim:?}", step.title);
             }
             assert_eq!(clauses.len(), 1, "{}", step.title);
             assert_eq!(crate::claims::check(&run, &clauses), Ok(()));
@@ -949,7 +949,7 @@ mod tests {
             if !step.metric.ends_with("_ms") {
                 let ended = step.pause_ms.is_none() && fleet.is_quiet();
                 assert!(
-                    (step.claims[0].holds)(&Run::new(&s, &r, ended)),
+                    step.claims[0].holds(&Run::new(&s, &r, ended)),
                     "{}: {:?} does not hold at the reveal",
                     step.title,
                     step.claims[0]
@@ -992,10 +992,10 @@ mod tests {
             let ended = step.pause_ms.is_none();
             let first = step.claims[0];
             let v = crate::lesson::value(&r, step.metric).unwrap() as u64;
-            assert!((first.holds)(&Run::new(&s, &r, ended)), "{}", step.title);
+            assert!(first.holds(&Run::new(&s, &r, ended)), "{}", step.title);
             let moved = [0, v + 1].iter().any(|&w| {
                 let other = with(&r, step.metric, w);
-                !(first.holds)(&Run::new(&s, &other, ended))
+                !first.holds(&Run::new(&s, &other, ended))
             });
             assert!(
                 moved,
@@ -1045,7 +1045,7 @@ mod tests {
                 if number == "0" {
                     // Only where the words claim the 0 (their first claim,
                     // on the number, holds of it) or a 0 is the lesson.
-                    let zero = (step.claims[0].holds)(&Run::new(&s, &r, false));
+                    let zero = step.claims[0].holds(&Run::new(&s, &r, false));
                     assert!(
                         zero || crate::lesson::ZERO_PROVES.contains(&step.metric),
                         "{}: shows 0 at {t} µs",

@@ -1290,6 +1290,11 @@ fn every_red_flag_rests_on_its_lessons_claims() {
         assert!(!flag.claims.is_empty(), "{}: claims nothing", flag.says);
         for seed in stampede::drill::SEEDS {
             let r = run(&s, seed);
+            // The run the kit puts on screen shows its criterion, a claim.
+            let shown = flag.shown.criterion.claim();
+            if !shown.holds(&Run::new(&s, &r, true)) {
+                wrong.push(format!("{} (seed {seed}): not {shown:?}", flag.says));
+            }
             let base = stampede::scenario::closest_preset(&s);
             let l = stampede::lesson::lesson(&s, base, &r, true, None);
             if l.name != flag.lesson {
@@ -1300,7 +1305,7 @@ fn every_red_flag_rests_on_its_lessons_claims() {
                 continue;
             }
             for claim in flag.claims {
-                if !(claim.holds)(&Run::new(&s, &r, true)) {
+                if !claim.holds(&Run::new(&s, &r, true)) {
                     wrong.push(format!("{} (seed {seed}): not {claim:?}", flag.says));
                 }
                 if !l.clauses.iter().any(|c| c.claims.contains(claim)) {
