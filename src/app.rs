@@ -13,7 +13,8 @@ use crate::knobs::KnobPanel;
 use crate::lesson::presenter::{self, Room};
 use crate::lesson::tour;
 use crate::lesson::tour_view;
-use crate::page::{contrast_of, Command, Contrast, Drive};
+use crate::page::action::Action;
+use crate::page::{contrast_of, Command, Contrast, Page};
 use crate::palette::{colour, Glyph, LOOKS};
 use crate::transport::PresetPicker;
 use crate::transport::Transport;
@@ -355,7 +356,7 @@ pub fn App() -> impl IntoView {
     // In the tour, the arrows and Page Up/Down (what presentation clickers
     // send) move through the steps instead; `.` (a clicker's other button)
     // plays and pauses like Space; End jumps to the end of the run.
-    let drive = Drive {
+    let drive = Page {
         tour,
         scenario,
         seed,
@@ -365,8 +366,10 @@ pub fn App() -> impl IntoView {
         proof,
         contrasts,
         send,
+        throw: Callback::new(move |b| crate::kit::throw_here(engine, scenario, b)),
         playing,
         asking,
+        presenting,
         opens_at: link.at.filter(|ms| *ms > 0).and(tour_start),
         first_pick: use_context::<crate::page::FirstPick>(),
         ab_clock: crate::compare::moment,
@@ -374,7 +377,7 @@ pub fn App() -> impl IntoView {
     let room = Room::new(drive, presenting);
     // The interviewer's kit in another window throws curveballs and opens
     // scenarios here (src/kit.rs).
-    crate::kit::listen(engine, scenario, seed, reading, move || tour.set(None));
+    crate::kit::listen(drive);
     // Reduced motion and the followed thread live in the engine (what it
     // paints), set from here. A new scenario forgets the followed thread.
     Effect::new(move |_| {
@@ -450,8 +453,12 @@ pub fn App() -> impl IntoView {
         }
         ev.prevent_default();
         match (command, key.as_str()) {
-            (Command::Tour, "ArrowRight" | "PageDown") => drive.next(),
-            (Command::Tour, _) => drive.back(),
+            (Command::Tour, "ArrowRight" | "PageDown") => {
+                drive.act(Action::TourNext);
+            }
+            (Command::Tour, _) => {
+                drive.act(Action::TourBack);
+            }
             (Command::Room, _) => {}
             // The A/B view answers the same keys, on its own clock.
             _ if compare.get_untracked().is_some() => {

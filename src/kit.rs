@@ -12,14 +12,15 @@
 //!   `refused <kind> <why>`.
 
 use leptos::prelude::*;
-use stampede::interview::{self, Curveball};
+use stampede::interview::Curveball;
 use stampede::interview::{Shown, CURVEBALLS, FOLLOW_UPS, LEVELS, QUESTION, RED_FLAGS};
 use stampede::scenario::Scenario;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::engine::Engine;
-use crate::reading::Reading;
+use crate::page::action::{Acted, Action};
+use crate::page::Page;
 use crate::web::window;
 
 /// The channel both windows open (same origin, same browser).
@@ -80,56 +81,49 @@ pub(crate) fn throw_here(
     }
 }
 
-/// The candidate's side, installed by the page: answers the kit, throws its
-/// curveballs into the running lab (the clock goes on; the link then carries
-/// the fault) and opens the scenarios it sends.
-pub(crate) fn listen(
-    engine: StoredValue<Engine, LocalStorage>,
-    scenario: RwSignal<Scenario>,
-    seed: RwSignal<u64>,
-    reading: RwSignal<Reading>,
-    leave_tour: impl Fn() + 'static,
-) {
+/// The candidate's side, installed by the page: answers the kit's `hello`
+/// with the run's moment and link, and applies every other line it sends
+/// as an [`Action`] (its wire form: `throw holder`, `open preset=naive`),
+/// saying back what came of it (`thrown`, `refused`, or the new state).
+pub(crate) fn listen(page: Page) {
     let Some(ch) = channel() else { return };
     let out = ch.clone();
     let say = move |text: String| {
         let _ = out.post_message(&JsValue::from_str(&text));
     };
     let state = move || {
-        let t = reading.with_untracked(|r| r.now / 1000);
+        let t = page.reading.with_untracked(|r| r.now / 1000);
         format!("state {t} {}", query_now())
     };
     on_message(&ch, move |msg| {
-        let (verb, rest) = msg.split_once(' ').unwrap_or((msg.as_str(), ""));
-        match verb {
-            "hello" => say(state()),
-            "throw" => {
-                let Some(ball) = interview::curveball(rest) else {
-                    say(format!("refused {rest} there is no such curveball"));
-                    return;
-                };
-                match throw_here(engine, scenario, ball) {
-                    Ok(at) => {
-                        // The link is written by the page's own effect; let it run.
-                        let say = say.clone();
-                        set_timeout(
-                            move || say(format!("thrown {} {at} {}", ball.kind, query_now())),
-                            std::time::Duration::ZERO,
-                        );
-                    }
-                    Err(why) => say(format!("refused {} {why}", ball.kind)),
-                }
-            }
-            "open" => {
-                let (st, _) = crate::url_state::parse(rest);
-                leave_tour();
-                scenario.set(st.scenario);
-                seed.set(st.seed);
-                let say = say.clone();
-                set_timeout(move || say(state()), std::time::Duration::ZERO);
-            }
-            _ => {}
+        if msg == "hello" {
+            return say(state());
         }
+        let action = match Action::from_wire(&msg) {
+            Ok(a) => a,
+            Err(why) => {
+                let what = msg.strip_prefix("throw ").unwrap_or(&msg);
+                return say(format!("refused {what} {why}"));
+            }
+        };
+        let kind = match &action {
+            Action::Throw(b) => Some(b.kind),
+            _ => None,
+        };
+        let said = match (page.act(action), kind) {
+            (Acted::Thrown { at_ms }, Some(kind)) => {
+                // The link is written by the page's own effect; let it run.
+                Box::new(move || format!("thrown {kind} {at_ms} {}", query_now()))
+                    as Box<dyn Fn() -> String>
+            }
+            (Acted::Refused(why), _) => {
+                let what = kind.unwrap_or(msg.as_str()).to_string();
+                return say(format!("refused {what} {why}"));
+            }
+            _ => Box::new(state),
+        };
+        let say = say.clone();
+        set_timeout(move || say(said()), std::time::Duration::ZERO);
     });
     // Open for the page's life: dropping the handle would close it.
     std::mem::forget(ch);

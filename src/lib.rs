@@ -21,7 +21,7 @@
 //!   `engine`, the animation loop the page and the A/B view drive
 //! - the page: `page` (what the views share: the transport's commands,
 //!   whom the code panel follows, the counters' labels, the contrast runs,
-//!   `Drive`, the page state a step or a link sets; `knob`, the knob table
+//!   `Page`, the page state a step or a link sets; `knob`, the knob table
 //!   and each knob's control), `panic` (the crash screen)
 //! - the experiment: `lab` (the fleet being animated, its comparison rows,
 //!   chart samples, markers; host-testable, no web types), `clock` (speed,

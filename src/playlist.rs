@@ -31,7 +31,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Element;
 
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
-use crate::page::Drive;
+use crate::page::Page;
 use crate::web::{document, storage, window};
 
 /// Where the list being built is kept (localStorage), in its link form.
@@ -225,7 +225,7 @@ fn moment_text(item: &Item) -> String {
 
 /// The strip, the editor and the add button; the clicker's keys come
 /// through [`key`], from the page's key handler.
-pub fn mount(drive: Drive) {
+pub fn mount(drive: Page) {
     mount_strip();
     mount_editor(drive);
 }
@@ -326,7 +326,7 @@ fn store(list: &Playlist) {
 
 /// The view on screen, at its moment: what "Add this view" adds (the A/B
 /// view's from its own clock).
-fn current(drive: Drive) -> Result<Item, String> {
+fn current(drive: Page) -> Result<Item, String> {
     let loc = window().location();
     let mut item = Item::from_link(
         &loc.search().unwrap_or_default(),
@@ -352,7 +352,7 @@ fn built<T>(f: impl FnOnce(&mut Playlist, &mut String) -> T) -> T {
     })
 }
 
-fn mount_editor(drive: Drive) {
+fn mount_editor(drive: Page) {
     let doc = document();
     let Some(lab) = doc.get_element_by_id("lab") else {
         return;

@@ -18,7 +18,7 @@ use web_sys::Element;
 use super::tour::{self, Level};
 use crate::dom::{button, set_text, Listeners};
 use crate::dom::{el, put, set, text_el};
-use crate::page::Drive;
+use crate::page::Page;
 use crate::web::document;
 use crate::web::local_storage;
 
@@ -170,7 +170,7 @@ fn section() -> Option<(web_sys::Element, web_sys::Element)> {
 }
 
 /// Builds the practice panel at the top of the reference under the page.
-pub fn mount(d: Drive) {
+pub fn mount(d: Page) {
     let Some((area, root)) = section() else {
         return;
     };
@@ -470,7 +470,7 @@ pub fn mount(d: Drive) {
 }
 
 /// A click on a `[data-step]` opens that step of the tour, at the top.
-fn open_step(d: Drive, ev: &web_sys::Event) {
+fn open_step(d: Page, ev: &web_sys::Event) {
     let place = ev
         .target()
         .and_then(|t| t.dyn_into::<Element>().ok())

@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use web_sys::Element;
 
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
-use crate::page::Drive;
+use crate::page::action::Action;
+use crate::page::Page;
 use crate::web::{document, storage};
 
 /// The card's five rows on the digit keys: no defence, singleflight, the
@@ -82,12 +83,12 @@ pub struct Room {
     pub toast: RwSignal<Option<(String, Option<super::tour::Place>)>>,
     pub reduced: RwSignal<bool>,
     pub help: RwSignal<bool>,
-    pub drive: Drive,
+    pub drive: Page,
     idle: StoredValue<u32>,
 }
 
 impl Room {
-    pub fn new(drive: Drive, presenter: RwSignal<bool>) -> Room {
+    pub fn new(drive: Page, presenter: RwSignal<bool>) -> Room {
         let reduced = crate::web::window()
             .match_media("(prefers-reduced-motion: reduce)")
             .ok()
@@ -119,7 +120,7 @@ impl Room {
                     // In the tour a digit leaves it for the sandbox, and
                     // says so, with the way back.
                     let from = self.drive.tour.get_untracked();
-                    self.drive.open(DIGITS[i].1);
+                    self.drive.act(Action::Open(DIGITS[i].1.to_string()));
                     if let Some(p) = from {
                         self.toast.set(Some((
                             format!(
@@ -260,7 +261,7 @@ pub fn mount(room: Room) {
     let toast_back = button("toast-back", "Back to the tour");
     on.on(&toast_back, "click", move |_| {
         if let Some((_, Some(p))) = room.toast.get_untracked() {
-            room.drive.tour.set(Some(p));
+            room.drive.act(Action::Tour(p));
         }
         room.toast.set(None);
     });

@@ -10,7 +10,8 @@ use web_sys::Element;
 
 use super::tour::{self, Level, Place};
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
-use crate::page::Drive;
+use crate::page::action::Action;
+use crate::page::Page;
 use crate::web::{document, local_storage};
 
 /// The shortest gap between two announcements of a running number: a
@@ -134,7 +135,7 @@ fn known_at(step: &tour::Step) -> u64 {
 /// Builds the tour bar (before the sandbox's `main`) and the header's
 /// "Guided tour" button, and keeps them in step with `d`. Does nothing if
 /// the page has no `main.lab` or the bar exists already.
-pub fn mount(d: Drive) {
+pub fn mount(d: Page) {
     let doc = document();
     let Some(main) = doc.query_selector("main.lab").ok().flatten() else {
         return;
@@ -216,7 +217,9 @@ pub fn mount(d: Drive) {
         "title",
         "Every knob, on the scenario you are looking at",
     );
-    on.on(&sandbox, "click", move |_| d.tour.set(None));
+    on.on(&sandbox, "click", move |_| {
+        d.act(Action::Sandbox);
+    });
     put(&head, &sandbox);
     put(root, &head);
 
@@ -341,9 +344,13 @@ pub fn mount(d: Drive) {
 
     let nav = el("div", "tour-nav");
     let back = button("tour-back", "← Back");
-    on.on(&back, "click", move |_| d.back());
+    on.on(&back, "click", move |_| {
+        d.act(Action::TourBack);
+    });
     let next = button("tour-next", "Next →");
-    on.on(&next, "click", move |_| d.next());
+    on.on(&next, "click", move |_| {
+        d.act(Action::TourNext);
+    });
     put(&nav, &back);
     put(&nav, &next);
     let toggle = button("predict-toggle", "Predict first");
@@ -382,13 +389,10 @@ pub fn mount(d: Drive) {
         else {
             return;
         };
-        match a.target {
-            tour::Target::Sandbox(q) => d.open(q),
-            tour::Target::Compare(name) => {
-                d.tour.set(None);
-                d.compare.set(Some(name));
-            }
-        }
+        d.act(match a.target {
+            tour::Target::Sandbox(q) => Action::Open(q.to_string()),
+            tour::Target::Compare(name) => Action::Compare(name),
+        });
     });
     put(&more, &action);
     let drill = el("a", "tour-drill");

@@ -1,18 +1,18 @@
 //! The page: what the views share and none of them owns. The commands the
 //! transport sends the animation loop, whom the code panel follows, the
-//! counters' names and labels, the contrast runs, `Drive` (the page state
-//! a tour step, a playlist item or a link sets), and each knob's control
+//! counters' names and labels, the contrast runs, `Page` (the page's state,
+//! changed by `Action`s), and each knob's control
 //! (`knob`: the knobs panel, the lesson's knobs and a drill's build theirs
 //! with it). No view of its own: every view imports from here, this
 //! imports no view.
 
+pub mod action;
 pub mod knob;
 
 use leptos::prelude::*;
 use stampede::tour::{self, Place};
 
 use crate::reading::Reading;
-use crate::url_state;
 
 /// What the buttons ask the animation loop to do.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -145,9 +145,11 @@ pub struct FirstPick {
     pub option: usize,
 }
 
-/// The page state a step sets.
+/// The page's state: what a tour step, a link, a playlist item, a key or
+/// the kit sets, through [`Page::act`] ([`action::Action`]). Signals and callbacks
+/// only, no web types: provided to the views, host-tested.
 #[derive(Clone, Copy)]
-pub struct Drive {
+pub struct Page {
     pub tour: RwSignal<Option<Place>>,
     pub scenario: RwSignal<stampede::Scenario>,
     pub seed: RwSignal<u64>,
@@ -160,11 +162,16 @@ pub struct Drive {
     pub contrasts: RwSignal<Vec<Contrast>>,
     /// The transport: a step that pauses mid-run seeks there.
     pub send: Callback<Command>,
+    /// Throws a curveball into the running lab now: its start (ms), or why
+    /// not (the engine is the stage's; the app wires it).
+    pub throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
     /// The run is playing (a jump past the pause, End, does not pause it).
     pub playing: RwSignal<bool>,
     /// A prediction is open: the step's run waits at t = 0. Any command of
     /// the transport (Space, End, the scrubber) clears it: "just show me".
     pub asking: RwSignal<bool>,
+    /// Presenter mode is on.
+    pub presenting: RwSignal<bool>,
     /// The step the page's link opens at a moment (`at=`): read at start,
     /// before the address is written again.
     pub opens_at: Option<Place>,
@@ -178,41 +185,9 @@ pub struct Drive {
     pub ab_clock: fn() -> Option<(u64, bool)>,
 }
 
-impl Drive {
-    pub fn next(&self) {
-        if let Some(p) = self.tour.get_untracked().and_then(tour::next) {
-            self.tour.set(Some(p));
-        }
-    }
-
-    pub fn back(&self) {
-        if let Some(p) = self.tour.get_untracked().and_then(tour::back) {
-            self.tour.set(Some(p));
-        }
-    }
-
-    /// Leaves the tour for the sandbox on a share link's scenario.
-    pub fn open(&self, query: &str) {
-        self.tour.set(None);
-        self.set_query(query);
-    }
-
-    /// Sets the step's scenario; the page then runs it from t = 0.
+impl Page {
+    /// Sets a tour step's scenario; the page then runs it from t = 0.
     pub(crate) fn apply(&self, step: &tour::Step) {
         self.set_query(step.query);
-    }
-
-    fn set_query(&self, query: &str) {
-        let (state, _) = url_state::parse(query);
-        self.compare.set(None);
-        self.speed.set(state.speed);
-        // Setting a signal reruns its effects even with an equal value, and
-        // a new seed or scenario rebuilds the fleet: only what changed.
-        if self.seed.get_untracked() != state.seed {
-            self.seed.set(state.seed);
-        }
-        if self.scenario.with_untracked(|s| *s != state.scenario) {
-            self.scenario.set(state.scenario);
-        }
     }
 }

@@ -9,7 +9,7 @@ use crate::page::knob::{KnobControl, GROUPS};
 
 /// The curveballs (`stampede::interview::CURVEBALLS`) as buttons of the
 /// Faults group: each throws its fault into the running run at the current
-/// moment (`throw`, [`crate::kit::throw_here`]): the clock does not go back, the run
+/// moment (`throw`, `crate::kit::throw_here`): the clock does not go back, the run
 /// is not restarted, and the link then carries the fault.
 #[component]
 fn Curveballs(
@@ -59,7 +59,7 @@ fn Curveballs(
 pub fn KnobPanel(
     scenario: RwSignal<Scenario>,
     notices: RwSignal<Vec<Notice>>,
-    /// Throws a curveball into the running run ([`crate::kit::throw_here`]).
+    /// Throws a curveball into the running run (`crate::kit::throw_here`).
     throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
 ) -> impl IntoView {
     // What the last change clamped or refused, in words (plain DOM calls:
