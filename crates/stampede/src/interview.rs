@@ -275,7 +275,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
     },
 ];
 
-/// The curveballs, each a fault of [`crate::sim::Fault`]'s kinds.
+/// The curveballs, each a fault of [`crate::scenario::Fault`]'s kinds.
 pub const CURVEBALLS: [Curveball; 6] = [
     Curveball {
         kind: "redis",

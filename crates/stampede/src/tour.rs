@@ -1,7 +1,9 @@
 //! The guided tour as data: one row per step, in three levels. A step names
 //! its scenario (a share link's query), what to notice (one to three
-//! sentences), the counter it points at, and what that counter must show
-//! for the words to be true.
+//! sentences), the counter it points at, and the claims its words make of
+//! the run ([`crate::claims::Claim`], the lessons' own where one fits),
+//! the one on that counter first: [`said`] makes the words a clause that
+//! carries them, said only where they hold.
 //!
 //! A step's text holds no number of its own. `{}` is the counter it points
 //! at; `{name}` is another counter of the run or a knob of its scenario;
@@ -13,7 +15,9 @@
 //! Each step also carries a [`Prediction`]: a question asked before its
 //! run plays, whose right option is the run's own number ([`answers`]) and
 //! whose wrong ones are the card's plausible mistakes, each with its why
-//! not.
+//! not, worked out from the step's own run where they can be
+//! ([`Choice::Worked`]), so that no option stands out as the one number of
+//! its kind (tests/tour.rs checks it as the page asks).
 
 use crate::claims::{Claim, Clause, Run, Say};
 use crate::lesson::{
