@@ -33,30 +33,13 @@ fn round(n: f64) -> bool {
     (lead - lead.round()).abs() < 1e-9
 }
 
-/// The numbers a text states (a digit glued to a letter, as in p99, is
-/// part of a name).
+/// The numbers a text states, as the lessons' own check reads them (a
+/// digit glued to a letter, as in p99, is part of a name).
 fn numbers_in(text: &str) -> Vec<f64> {
-    let mut out = Vec::new();
-    let mut word = String::new();
-    let mut glued = false;
-    let mut prev: Option<char> = None;
-    for c in text.chars().chain([' ']) {
-        if c.is_ascii_digit() || (c == '.' && !word.is_empty()) {
-            if word.is_empty() {
-                glued = prev.is_some_and(char::is_alphabetic);
-            }
-            word.push(c);
-        } else {
-            if !word.is_empty() && !glued {
-                if let Ok(n) = word.trim_end_matches('.').parse() {
-                    out.push(n);
-                }
-            }
-            word.clear();
-        }
-        prev = Some(c);
-    }
-    out
+    stampede::lesson::numbers_in(text)
+        .iter()
+        .filter_map(|n| n.replace(',', "").parse().ok())
+        .collect()
 }
 
 /// Why the options give their right answer away, if they do: the right
