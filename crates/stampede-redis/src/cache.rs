@@ -390,9 +390,10 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     ///   singleflight) and, with a claim, one per fleet; the others wait on
     ///   it, poll Redis, serve stale or degrade, as [`LoserPolicy`] says.
     /// - **Cancel.** Dropping the returned future leaves without cancelling
-    ///   anything: the request runs in a task of its own, so its origin
-    ///   call, write and claim release go on and the followers still get
-    ///   the value.
+    ///   anything but the first read: that read runs in the caller's own
+    ///   future (a hit is answered there, with no task), and everything
+    ///   after it in a task of its own, so its origin call, write and claim
+    ///   release go on and the followers still get the value.
     /// - **Deadline.** The deadline bounds the caller's wait only:
     ///   [`CacheError::Timeout`] when it passes, while the work goes on.
     ///   The origin call has its own bound
@@ -418,7 +419,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         if !self.has_origin {
             return Err(CacheError::NoOrigin);
         }
-        let answer = self.driver.get(key).await;
+        let answer = self.driver.get_inline(key, None).await;
         self.answered(answer)
     }
 
@@ -453,7 +454,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
                 None => Box::pin(async { Err("the loader was already run".into()) }),
             }
         });
-        let answer = self.driver.get_with(key, loader).await;
+        let answer = self.driver.get_inline(key, Some(loader)).await;
         self.answered(answer)
     }
 

@@ -217,6 +217,16 @@ impl Drop for RunningTask<'_> {
     }
 }
 
+/// [`RunningTask`] owning its instance: for a request whose task starts
+/// after its caller's future has begun it (the hit fast path).
+struct RunningGuard<O, K>(Arc<Inner<O, K>>);
+
+impl<O, K> Drop for RunningGuard<O, K> {
+    fn drop(&mut self) {
+        self.0.counters.running.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// What the driver needs besides the read path's [`Strategy`].
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Settings {
@@ -573,6 +583,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             .in_flight()
     }
 
+    #[cfg(feature = "harness")]
     /// The value for `key`, as the read path decides. The request's work
     /// goes on in its own task after the answer if the machine has more to
     /// do (a write, a settle, a release).
@@ -588,6 +599,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         self.get_since(key, None).await.0
     }
 
+    #[cfg(feature = "harness")]
     /// As [`Driver::get`], for a request that arrived at `since` (its first
     /// attempt's deadline runs from then: it waited for a thread in an
     /// accept queue), also handing back the last attempt's task, which ends
@@ -600,11 +612,128 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         self.attempts(key, since, None).await
     }
 
-    /// As [`Driver::get`], with this request's own loader: if it is the
-    /// one that computes, it runs `loader` instead of the origin (the
-    /// callers it coalesces with share its result).
-    pub(crate) async fn get_with(&self, key: K, loader: Loader) -> Answer {
-        self.attempts(key, None, Some(loader)).await.0
+    /// The cache's requests (no retries): as [`Driver::get`], with the
+    /// first step, the machine's first read, performed in the caller's own
+    /// future. A fresh value found there (the hit path) is answered there,
+    /// with no task and no channel; anything else goes on, from the same
+    /// machine, in a task of its own, as every request does. Dropping the
+    /// caller's future during that first read drops the read alone (it has
+    /// changed nothing); a deadline reached during it hands the command to
+    /// a task of its own, as a pending command always is.
+    pub(crate) async fn get_inline(&self, key: K, loader: Option<Loader>) -> Answer {
+        #[cfg(feature = "tracing")]
+        let span = obs::request_span(&key.name());
+        let first = self.first_inline(
+            key,
+            loader,
+            #[cfg(feature = "tracing")]
+            span.clone(),
+        );
+        #[cfg(feature = "tracing")]
+        let first = tracing::Instrument::instrument(first, span);
+        first.await
+    }
+
+    async fn first_inline(
+        &self,
+        key: K,
+        loader: Option<Loader>,
+        #[cfg(feature = "tracing")] span: tracing::Span,
+    ) -> Answer {
+        let inner = self.inner.clone();
+        let s = inner.strategy;
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut m = ReadPath::new(&s, key.machine_id(), id, inner.now());
+        let step = m.resume(&s, Input::Start, inner.now());
+        if !matches!(step, Step::CacheGet { .. }) {
+            // Every read path starts with a read; should one not, it runs
+            // as any request does.
+            return self.attempts(key, None, loader).await.0;
+        }
+        inner.counters.requests.fetch_add(1, Ordering::Relaxed);
+        inner.counters.running.fetch_add(1, Ordering::SeqCst);
+        let running = RunningGuard(inner.clone());
+        let mut carried = Carried {
+            loader,
+            ..Carried::default()
+        };
+        let mut read = perform(
+            &inner,
+            &key,
+            step,
+            m.is_first_read(),
+            &mut HashMap::new(),
+            &carried,
+        );
+        let got = match m.deadline() {
+            Some(d) => {
+                tokio::select! {
+                    r = &mut read => Some(r),
+                    _ = tokio::time::sleep_until(inner.at(d)) => None,
+                }
+            }
+            None => Some(read.as_mut().await),
+        };
+        let input = match got {
+            Some((input, got)) => {
+                if let Got::Read(v) = got {
+                    carried.read = v;
+                }
+                input
+            }
+            None => {
+                // The command was sent: its client waits for it to its
+                // timeout in a task of its own (see `drive`).
+                inner.counters.running.fetch_add(1, Ordering::SeqCst);
+                let guard = RunningGuard(inner.clone());
+                tokio::spawn(async move {
+                    let _running = guard;
+                    let _ = read.await;
+                });
+                Input::DeadlinePassed
+            }
+        };
+        let step = m.resume(&s, input, inner.now());
+        if let Step::Respond {
+            ending: Ending::Hit,
+            ..
+        } = step
+        {
+            obs::record("ending", ending_name(Ending::Hit));
+            obs::count(obs::HITS, "cache");
+            let answer = Answer {
+                ending: Ending::Hit,
+                value: carried.read.clone(),
+                waited: false,
+                error: None,
+            };
+            let next = m.resume(&s, Input::Ack, inner.now());
+            if next != Step::Finish {
+                // More work behind the answer (an early refresh).
+                let task = drive(inner, key, m, Some(next), carried, None);
+                #[cfg(feature = "tracing")]
+                let task = tracing::Instrument::instrument(task, span);
+                tokio::spawn(async move {
+                    let _running = running;
+                    task.await;
+                });
+            }
+            return answer;
+        }
+        let (tx, rx) = oneshot::channel();
+        let task = drive(inner, key, m, Some(step), carried, Some(tx));
+        #[cfg(feature = "tracing")]
+        let task = tracing::Instrument::instrument(task, span);
+        tokio::spawn(async move {
+            let _running = running;
+            task.await;
+        });
+        rx.await.unwrap_or(Answer {
+            ending: Ending::Error,
+            value: None,
+            waited: false,
+            error: None,
+        })
     }
 
     async fn attempts(
@@ -746,20 +875,34 @@ async fn run<O: Origin<K>, K: Key>(
     inner.counters.running.fetch_add(1, Ordering::SeqCst);
     let inner2 = inner.clone();
     let _running = RunningTask(&inner2.counters.running);
-    let s = inner.strategy;
     let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-    let mut m = ReadPath::new(
-        &s,
+    let m = ReadPath::new(
+        &inner.strategy,
         key.machine_id(),
         id,
         since.unwrap_or_else(|| inner.now()),
     );
-    let mut answer = Some(answer);
-    let mut tokens: HashMap<u64, Token> = HashMap::new();
-    let mut carried = Carried {
+    let carried = Carried {
         loader,
         ..Carried::default()
     };
+    drive(inner, key, m, None, carried, Some(answer)).await;
+}
+
+/// A request's machine stepped until it finishes: from its start, or (the
+/// hit fast path) from `first`, the step its caller's future got to after
+/// performing the first read itself, `carried` holding what that read
+/// brought. `answer`: `None` once the caller has been answered.
+async fn drive<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    key: K,
+    mut m: ReadPath,
+    mut first: Option<Step>,
+    mut carried: Carried,
+    mut answer: Option<oneshot::Sender<Answer>>,
+) {
+    let s = inner.strategy;
+    let mut tokens: HashMap<u64, Token> = HashMap::new();
     // The payload a flight leader handed this follower, or its origin's
     // error.
     let mut shared: Option<Arc<Vec<u8>>> = None;
@@ -774,7 +917,10 @@ async fn run<O: Origin<K>, K: Key>(
     let mut polled = false;
     let mut input = Input::Start;
     loop {
-        let step = m.resume(&s, input, inner.now());
+        let step = match first.take() {
+            Some(step) => step,
+            None => m.resume(&s, input, inner.now()),
+        };
         match step {
             Step::Finish => return,
             Step::Respond { ending, .. } => {
