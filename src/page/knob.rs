@@ -39,6 +39,8 @@ pub struct Group {
     pub title: &'static str,
     pub knobs: &'static [Knob],
     pub open: bool,
+    /// What the group holds, said in its summary while it is closed.
+    pub holds: &'static str,
 }
 
 const fn knob(name: &'static str, label: &'static str, help: &'static str, kind: Kind) -> Knob {
@@ -52,21 +54,30 @@ const fn knob(name: &'static str, label: &'static str, help: &'static str, kind:
 
 use Kind::{Count, Fraction, Switch};
 
-pub const GROUPS: [Group; 6] = [
+/// The knobs in their groups. The first, open, holds the interview card's
+/// knobs; every other group is one click away, and its summary says what
+/// it holds.
+pub const GROUPS: [Group; 8] = [
     Group {
-        title: "Fleet",
+        title: "The card",
         open: true,
+        holds: "the interview card's knobs: the fleet, the two layers, failures, a cold cache, Redis down",
         knobs: &[
             knob("instances", "Instances", "Processes (pods) behind the cache; the second multiplier.", Count),
             knob("threads", "Threads each", "Request threads per instance that miss at once; the first multiplier.", Count),
-            knob("keys", "Keys", "Distinct keys the traffic asks for; a burst always hits key 0.", Count),
+            knob("singleflight", "Singleflight", "Threads of one instance that miss the same key share one computation.", Switch),
+            knob("claim", "Redis claim", "SET lock:key token NX PX ttl so one instance wins the right to recompute.", Kind::Choice(&[("off", "off"), ("inner", "inside singleflight"), ("outer", "outside singleflight"), ("refresh", "refresh only")])),
+            knob("fail_rate", "Failure rate", "Chance that one recompute fails.", Fraction),
+            knob("workload", "Traffic", "Burst: one hot key expires; steady: traffic over time; cold: an empty cache after a restart.", Kind::Choice(&[("burst", "burst"), ("steady", "steady"), ("cold", "cold")])),
+            knob("redis_down", "Redis down", "Redis is unreachable for the whole run.", Switch),
         ],
     },
     Group {
-        title: "Workload",
+        title: "Traffic shape",
         open: false,
+        holds: "keys, the burst's spread, steady and open-loop traffic, key skew",
         knobs: &[
-            knob("workload", "Traffic", "Burst: one hot key expires; steady: traffic over time; cold: an empty cache after a restart.", Kind::Choice(&[("burst", "burst"), ("steady", "steady"), ("cold", "cold")])),
+            knob("keys", "Keys", "Distinct keys the traffic asks for; a burst always hits key 0.", Count),
             knob("spread_ms", "Burst spread ms", "The burst's requests all arrive within this window.", Count),
             knob("duration_ms", "Duration ms", "How long steady traffic runs.", Count),
             knob("think_ms", "Think time ms", "Steady traffic: mean pause between one thread's requests.", Count),
@@ -76,11 +87,10 @@ pub const GROUPS: [Group; 6] = [
         ],
     },
     Group {
-        title: "Protection",
-        open: true,
+        title: "Waiting",
+        open: false,
+        holds: "what a claim's loser does, fail open or closed, deadlines, retries, the origin timeout, the claim's TTL, fencing, polling",
         knobs: &[
-            knob("singleflight", "Singleflight", "Threads of one instance that miss the same key share one computation.", Switch),
-            knob("claim", "Redis claim", "SET lock:key token NX PX ttl so one instance wins the right to recompute.", Kind::Choice(&[("off", "off"), ("inner", "inside singleflight"), ("outer", "outside singleflight"), ("refresh", "refresh only")])),
             knob("loser", "Claim losers", "What a thread that lost the claim does instead of recomputing.", Kind::Choice(&[("wait", "wait (poll)"), ("stale", "serve stale"), ("degrade", "degrade"), ("compute", "recompute anyway")])),
             knob("redis_error", "If Redis errors", "Fail open: treat the claim as won and refresh; closed: treat it as lost.", Kind::Choice(&[("open", "fail open"), ("closed", "fail closed")])),
             knob("deadline_ms", "Deadline ms", "Each caller stops waiting after this long; a recompute it started runs on.", Count),
@@ -90,38 +100,52 @@ pub const GROUPS: [Group; 6] = [
             knob("claim_ttl_ms", "Claim TTL ms", "The claim expires on its own after this long; size it past the origin timeout plus the write.", Count),
             knob("fenced_writes", "Fenced writes", "A claim win takes a rising number; the cache refuses a write older than the one it holds.", Switch),
             knob("poll_ms", "Poll every ms", "How often a waiting loser looks for the value and whether the claim came free.", Count),
-            knob("rtt_ms", "Redis round trip ms", "Time for one command to reach Redis and answer.", Count),
-            knob("redis_ops_per_ms", "Redis commands per ms", "Redis serves commands one at a time at this rate; beyond it they queue (0 = unlimited).", Count),
-            knob("local_cache_ms", "Local copy ms", "Each instance answers reads from its own copy of a value this long: no round trip (0 = off).", Count),
-            knob("negative_ttl_ms", "Negative cache ms", "Cache a failure this long so retries back off (0 = off).", Count),
-            knob("admission", "Admission limit", "Recomputes one instance may run at once (0 = no limit).", Count),
-            knob("admission_wait_ms", "Admission queue ms", "A recompute waits this long for a permit, then answers degraded.", Count),
+        ],
+    },
+    Group {
+        title: "Caching",
+        open: false,
+        holds: "value TTLs and jitter, stale serving, early refresh, a local copy, negative caching, admission",
+        knobs: &[
             knob("value_ttl_ms", "Value TTL ms", "How long a computed value stays fresh.", Count),
             knob("jitter", "TTL jitter", "Spread each TTL by up to this fraction so keys stop expiring together.", Fraction),
             knob("stale_ms", "Stale window ms", "After expiry a value may still be served stale this long (0 = never).", Count),
             knob("stale_while_revalidate", "Serve stale, refresh behind", "On a stale hit answer at once and refresh in the background.", Switch),
             knob("xfetch_beta", "Early refresh (XFetch β)", "Readers refresh a value before it expires, more eagerly as β grows (0 = off, 1 = usual).", Kind::Beta),
+            knob("local_cache_ms", "Local copy ms", "Each instance answers reads from its own copy of a value this long: no round trip (0 = off).", Count),
+            knob("negative_ttl_ms", "Negative cache ms", "Cache a failure this long so retries back off (0 = off).", Count),
+            knob("admission", "Admission limit", "Recomputes one instance may run at once (0 = no limit).", Count),
+            knob("admission_wait_ms", "Admission queue ms", "A recompute waits this long for a permit, then answers degraded.", Count),
         ],
     },
     Group {
         title: "Origin",
         open: false,
+        holds: "recompute time, capacity, an outage, a hang",
         knobs: &[
             knob("recompute_ms", "Recompute ms", "Mean time the origin takes for one recompute.", Count),
             knob("origin_capacity", "Capacity", "Concurrent recomputes the origin absorbs before it slows down.", Count),
-            knob("fail_rate", "Failure rate", "Chance that one recompute fails.", Fraction),
             knob("origin_outage_ms", "Outage ms", "Every recompute started before this time fails.", Count),
             knob("hang", "Hangs", "The origin never answers.", Switch),
         ],
     },
     Group {
-        title: "Faults",
+        title: "Redis",
         open: false,
+        holds: "the round trip, throughput, how a down Redis fails, the client's timeout, the breaker",
         knobs: &[
-            knob("redis_down", "Redis down", "Redis is unreachable for the whole run.", Switch),
+            knob("rtt_ms", "Redis round trip ms", "Time for one command to reach Redis and answer.", Count),
+            knob("redis_ops_per_ms", "Redis commands per ms", "Redis serves commands one at a time at this rate; beyond it they queue (0 = unlimited).", Count),
             knob("redis_outage", "A down Redis", "Errors at once (connection refused), or hangs until the client's timeout (a partition).", Kind::Choice(&[("error", "errors at once"), ("hang", "hangs")])),
             knob("redis_timeout_ms", "Redis client timeout ms", "A command to a Redis that hangs fails after this long.", Count),
             knob("redis_breaker_ms", "Redis breaker ms", "After a Redis error or timeout an instance stops asking Redis this long (0 = no breaker).", Count),
+        ],
+    },
+    Group {
+        title: "Faults",
+        open: false,
+        holds: "a crashed claim holder, faults at a moment, and curveballs thrown now",
+        knobs: &[
             knob("holder_crash", "Claim holder crashes", "The first claim winner dies without releasing it.", Switch),
             knob("faults", "Faults at a moment", "kind@start+duration ms, comma-separated: redis, origin, origin-hang, origin-slow, holder, ttl-sync.", Kind::Text("redis@2000+3000")),
         ],
@@ -129,6 +153,7 @@ pub const GROUPS: [Group; 6] = [
     Group {
         title: "Pitfalls",
         open: false,
+        holds: "the classic bugs: remembered failures, no deadlines, a key mismatch, a shared mutable result",
         knobs: &[
             knob("pitfall-remember-failure", "Remember failures", "A failed result stays in the flight map and is handed to later callers.", Kind::Pitfall("remember-failure")),
             knob("pitfall-no-deadline", "No deadlines", "No caller deadlines and no origin timeout: a hung origin pins threads forever.", Kind::Pitfall("no-deadline")),

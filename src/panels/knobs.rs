@@ -87,7 +87,10 @@ pub fn KnobPanel(
                     .map(|g| {
                         view! {
                             <details class="group" open=g.open data-group=g.title.to_lowercase()>
-                                <summary>{g.title}</summary>
+                                <summary>
+                                    {g.title}
+                                    <span class="group-holds">{g.holds}</span>
+                                </summary>
                                 <div class="group-knobs">
                                     {g.knobs
                                         .iter()
