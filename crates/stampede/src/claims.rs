@@ -17,17 +17,31 @@ use crate::Report;
 use serde::Serialize;
 
 /// The run a sentence speaks of: its scenario, its counters so far, and
-/// whether it is over.
+/// whether it is over; and, where the sentence compares it with one
+/// ("against 156 with no jitter"), its contrast's report: the same traffic
+/// with one thing undone.
 #[derive(Clone, Copy, Debug)]
 pub struct Run<'a> {
     pub s: &'a Scenario,
     pub r: &'a Report,
     pub ended: bool,
+    pub then: Option<&'a Report>,
 }
 
 impl<'a> Run<'a> {
     pub fn new(s: &'a Scenario, r: &'a Report, ended: bool) -> Self {
-        Run { s, r, ended }
+        Run {
+            s,
+            r,
+            ended,
+            then: None,
+        }
+    }
+
+    /// The same run, compared with `then` (its contrast's report, once the
+    /// caller has it). A claim about the contrast holds only where it is.
+    pub fn against(self, then: Option<&'a Report>) -> Self {
+        Run { then, ..self }
     }
 }
 

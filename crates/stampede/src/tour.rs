@@ -113,6 +113,23 @@ const RAN_AT_THE_ORIGIN: Claim = Claim::new("a recompute ran at the origin", |x|
 });
 const NO_MISSES: Claim = Claim::new("no reader met a miss", |x| x.r.misses == 0);
 const EARLY: Claim = Claim::new("a reader refreshed early", |x| x.r.early_refreshes > 0);
+// What the words say against the step's contrast run (`{then.name}`): a
+// claim that holds only once the contrast is there to prove it.
+const MORE_ATTEMPTS_THAN_THEN: Claim =
+    Claim::new("more claim attempts than in the contrast", |x| {
+        x.then
+            .is_some_and(|t| x.r.claim_attempts > t.claim_attempts)
+    });
+const LOWER_PEAK_THAN_THEN: Claim = Claim::new(
+    "fewer recomputes at the origin at once than in the contrast",
+    |x| {
+        x.then
+            .is_some_and(|t| x.r.origin_peak_concurrency < t.origin_peak_concurrency)
+    },
+);
+const FEWER_MISSES_THAN_THEN: Claim = Claim::new("fewer misses than in the contrast", |x| {
+    x.then.is_some_and(|t| x.r.misses < t.misses)
+});
 const NO_OVERWRITES: Claim = Claim::new("no older value landed over a newer", |x| {
     x.r.stale_overwrites == 0
 });
@@ -318,7 +335,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=claim-outer",
         text: "Swap the layers and every clerk walks to the board before the office has coalesced: still {recomputes} recompute, but {} claim attempts at Redis instead of {then.claim_attempts}, one per office.",
         metric: "claim_attempts",
-        claims: &[CLAIM_PER_REQUEST, ONE_RECOMPUTE],
+        claims: &[CLAIM_PER_REQUEST, ONE_RECOMPUTE, MORE_ATTEMPTS_THAN_THEN],
         pause_ms: None,
         contrast: Some("preset=burst"),
         action: None,
@@ -539,7 +556,7 @@ pub const STEPS: &[Step] = &[
         query: "pf=key-mismatch",
         text: "Singleflight coalesces only what has the same key. Build its key differently from the cache's and nothing coalesces in-process: {} claim attempts instead of {then.claim_attempts}, every thread for itself.",
         metric: "claim_attempts",
-        claims: &[CLAIM_PER_REQUEST],
+        claims: &[CLAIM_PER_REQUEST, MORE_ATTEMPTS_THAN_THEN],
         pause_ms: None,
         contrast: Some("preset=burst"),
         action: None,
@@ -598,7 +615,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=jitter",
         text: "Keys written together expire together. Spread each TTL by a random fraction and their expiries spread too: at most {} recomputes ran at the origin at once, against {then.origin_peak_concurrency} with no jitter.",
         metric: "origin_peak_concurrency",
-        claims: &[RAN_AT_THE_ORIGIN],
+        claims: &[RAN_AT_THE_ORIGIN, LOWER_PEAK_THAN_THEN],
         pause_ms: None,
         contrast: Some("preset=jitter&j=0"),
         action: None,
@@ -618,7 +635,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=xfetch",
         text: "A reader of a value near expiry may refresh it early, the likelier the nearer and the longer the recompute takes: {} readers met a miss, against {then.misses} when everyone waits for expiry. With no lock {overlapping_recomputes} refreshes overlapped another: early refresh spreads the work, the claim still bounds it.",
         metric: "misses",
-        claims: &[NO_MISSES, EARLY, OVERLAPS],
+        claims: &[NO_MISSES, EARLY, OVERLAPS, FEWER_MISSES_THAN_THEN],
         pause_ms: None,
         contrast: Some("preset=xfetch&xfetch_beta=0"),
         action: Some(Action { label: "Compare it with the claim alone", target: Compare("xfetch"), claims: &[] }),
@@ -809,7 +826,7 @@ pub fn said(
     then: Option<&Report>,
 ) -> Vec<Clause> {
     let (before, number, after) = render(step, s, r, ended, then);
-    let mut say = Say::new(Run::new(s, r, ended));
+    let mut say = Say::new(Run::new(s, r, ended).against(then));
     say.when(step.claims, format!("{before}{number}{after}"));
     say.done()
 }
@@ -913,12 +930,20 @@ mod tests {
                 Fleet::new(&c, cs).run()
             });
             let clauses = said(step, &s, &r, ended, then.as_ref());
-            let run = Run::new(&s, &r, ended);
+            let run = Run::new(&s, &r, ended).against(then.as_ref());
             for claim in step.claims {
                 assert!(claim.holds(&run), "{}: not {claim:?}", step.title);
             }
             assert_eq!(clauses.len(), 1, "{}", step.title);
             assert_eq!(crate::claims::check(&run, &clauses), Ok(()));
+            // Words that quote the contrast claim something of it too: with
+            // no contrast to prove it they are not said.
+            assert_eq!(
+                said(step, &s, &r, ended, None).is_empty(),
+                step.contrast.is_some(),
+                "{}: the words against the contrast claim nothing of it",
+                step.title
+            );
             let text = crate::claims::text(&clauses);
             assert!(
                 !text.contains('{') && !text.contains(PENDING),
@@ -1194,7 +1219,11 @@ mod tests {
             // same run, shown at the reveal: said only where the claims hold.
             let (_, number, _) = render(step, &s, &r, true, None);
             assert_eq!(number, right[0].label, "{}", step.title);
-            let words = said(step, &s, &r, step.pause_ms.is_none(), None);
+            let then = step.contrast.map(|q| {
+                let (c, cs) = scenario_of(q);
+                Fleet::new(&c, cs).run()
+            });
+            let words = said(step, &s, &r, step.pause_ms.is_none(), then.as_ref());
             assert_eq!(words.len(), 1, "{}: the words are not said", step.title);
             for (c, x) in p.options.iter().zip(&a) {
                 if let Choice::Number(n, _) = c {
