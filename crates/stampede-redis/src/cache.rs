@@ -634,8 +634,11 @@ fn checked(key: String) -> Result<String, CacheError> {
 /// with the other defaults), a 50 ms poll, a 100 ms Redis timeout
 /// ([`REDIS_TIMEOUT`]), no breaker, no local
 /// copy, no negative caching, no admission limit, no jitter, no XFetch, unfenced
-/// writes. Every duration is a [`Duration`]; Redis keeps them in whole
-/// milliseconds (a shorter one counts as 1 ms).
+/// writes, no key prefix, no origin (each setter's documentation gives its
+/// default and its unit). Every duration is a [`Duration`]: those Redis
+/// keeps (the value TTL, the stale window, the claim TTL, the negative
+/// TTL, a per-entry TTL) in whole milliseconds (a shorter one counts as
+/// 1 ms), the others on tokio's clock.
 pub struct CacheBuilder<V, C = Json> {
     target: Option<Target>,
     /// The service's own connection, used instead of `target`.
