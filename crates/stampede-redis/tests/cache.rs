@@ -50,6 +50,53 @@ async fn settled<V: Send + 'static, C: stampede_redis::Codec<V>>(cache: &Cache<V
     }
 }
 
+/// The hit path runs in the caller's own future: while a hit is read, no
+/// task is alive beyond those the connection keeps; a miss runs in a task
+/// of its own (its work can outlive the caller).
+#[tokio::test(flavor = "current_thread")]
+async fn a_hit_is_answered_in_the_callers_future_with_no_task() {
+    let redis = TestRedis::start().await;
+    let cache = profiles(&redis.url, 20, counter()).await;
+    let metrics = tokio::runtime::Handle::current().metrics();
+    // The most tasks alive while `get` runs, polled in this task alone.
+    async fn most_alive_during(
+        metrics: &tokio::runtime::RuntimeMetrics,
+        get: impl std::future::Future<Output = Source>,
+    ) -> (Source, usize) {
+        let done = std::cell::Cell::new(false);
+        let mut most = 0;
+        let get = async {
+            let source = get.await;
+            done.set(true);
+            source
+        };
+        let probe = async {
+            while !done.get() {
+                most = most.max(metrics.num_alive_tasks());
+                tokio::task::yield_now().await;
+            }
+        };
+        let (source, ()) = tokio::join!(get, probe);
+        (source, most)
+    }
+    // The miss, and its work, first; then the tasks alive at rest.
+    let (source, during_miss) =
+        most_alive_during(&metrics, async { cache.get("k").await.unwrap().source }).await;
+    assert_eq!(source, Source::Computed);
+    settled(&cache).await;
+    let at_rest = metrics.num_alive_tasks();
+    assert!(
+        during_miss > at_rest,
+        "a miss runs in a task: {during_miss} > {at_rest}"
+    );
+    for _ in 0..20 {
+        let (source, during_hit) =
+            most_alive_during(&metrics, async { cache.get("k").await.unwrap().source }).await;
+        assert_eq!(source, Source::Hit);
+        assert_eq!(during_hit, at_rest, "a hit spawned a task");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_miss_computes_once_then_hits() {
     let redis = TestRedis::start().await;
