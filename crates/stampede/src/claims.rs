@@ -185,6 +185,55 @@ impl Bound {
     }
 }
 
+// ---- claims against a contrast ----------------------------------------------
+//
+// A run compared with its contrast ([`Run::against`]): the tour's words
+// "against 156 with no jitter", the A/B view's better side. Each holds only
+// where the contrast is there to prove it.
+
+/// Fewer recomputes than the contrast.
+pub const FEWER_RECOMPUTES_THAN_THEN: Claim =
+    Claim::new("fewer recomputes than the other run", |x| {
+        x.then.is_some_and(|t| x.r.recomputes < t.recomputes)
+    });
+/// Fewer claim attempts than the contrast.
+pub const FEWER_ATTEMPTS_THAN_THEN: Claim =
+    Claim::new("fewer claim attempts than the other run", |x| {
+        x.then
+            .is_some_and(|t| x.r.claim_attempts < t.claim_attempts)
+    });
+/// More claim attempts than the contrast.
+pub const MORE_ATTEMPTS_THAN_THEN: Claim =
+    Claim::new("more claim attempts than the other run", |x| {
+        x.then
+            .is_some_and(|t| x.r.claim_attempts > t.claim_attempts)
+    });
+/// Fewer callers timed out than in the contrast.
+pub const FEWER_TIMEOUTS_THAN_THEN: Claim =
+    Claim::new("fewer callers timed out than in the other run", |x| {
+        x.then.is_some_and(|t| x.r.timeouts < t.timeouts)
+    });
+/// A lower peak of recomputes at the origin at once than the contrast.
+pub const LOWER_PEAK_THAN_THEN: Claim = Claim::new(
+    "fewer recomputes at the origin at once than the other run",
+    |x| {
+        x.then
+            .is_some_and(|t| x.r.origin_peak_concurrency < t.origin_peak_concurrency)
+    },
+);
+/// Fewer readers met a miss than in the contrast.
+pub const FEWER_MISSES_THAN_THEN: Claim = Claim::new("fewer misses than the other run", |x| {
+    x.then.is_some_and(|t| x.r.misses < t.misses)
+});
+/// A lower p99 than the contrast.
+pub const LOWER_P99_THAN_THEN: Claim = Claim::new("a lower p99 than the other run", |x| {
+    x.then.is_some_and(|t| x.r.p99_ms < t.p99_ms)
+});
+/// A lower p50 than the contrast.
+pub const LOWER_P50_THAN_THEN: Claim = Claim::new("a lower p50 than the other run", |x| {
+    x.then.is_some_and(|t| x.r.p50_ms < t.p50_ms)
+});
+
 /// Words, and the claims they make.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Clause {

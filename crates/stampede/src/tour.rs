@@ -19,7 +19,9 @@
 //! ([`Choice::Worked`]), so that no option stands out as the one number of
 //! its kind (tests/tour.rs checks it as the page asks).
 
-use crate::claims::{Claim, Clause, Run, Say};
+use crate::claims::{
+    Claim, Clause, Run, Say, FEWER_MISSES_THAN_THEN, LOWER_PEAK_THAN_THEN, MORE_ATTEMPTS_THAN_THEN,
+};
 use crate::lesson::{
     CLAIM_SHORT, CORRUPTED, EVERY_THREAD, FAILURES_LEFT, NONE_PINNED, NO_TIMEOUTS, OVERLAPS,
     OVERWRITES, PER_INSTANCE, REMEMBERED, SHED, STALE, TIMEOUTS, UNCLAIMED,
@@ -113,23 +115,6 @@ const RAN_AT_THE_ORIGIN: Claim = Claim::new("a recompute ran at the origin", |x|
 });
 const NO_MISSES: Claim = Claim::new("no reader met a miss", |x| x.r.misses == 0);
 const EARLY: Claim = Claim::new("a reader refreshed early", |x| x.r.early_refreshes > 0);
-// What the words say against the step's contrast run (`{then.name}`): a
-// claim that holds only once the contrast is there to prove it.
-const MORE_ATTEMPTS_THAN_THEN: Claim =
-    Claim::new("more claim attempts than in the contrast", |x| {
-        x.then
-            .is_some_and(|t| x.r.claim_attempts > t.claim_attempts)
-    });
-const LOWER_PEAK_THAN_THEN: Claim = Claim::new(
-    "fewer recomputes at the origin at once than in the contrast",
-    |x| {
-        x.then
-            .is_some_and(|t| x.r.origin_peak_concurrency < t.origin_peak_concurrency)
-    },
-);
-const FEWER_MISSES_THAN_THEN: Claim = Claim::new("fewer misses than in the contrast", |x| {
-    x.then.is_some_and(|t| x.r.misses < t.misses)
-});
 const NO_OVERWRITES: Claim = Claim::new("no older value landed over a newer", |x| {
     x.r.stale_overwrites == 0
 });

@@ -725,6 +725,27 @@ fn every_comparison_shows_its_difference() {
                 .find(|x| x.name == c.metric)
                 .unwrap_or_else(|| panic!("{}: {} does not differ", c.name, c.metric));
             assert_eq!(on.better, Some(c.winner), "{}: {on:?}", c.name);
+            // The winner rests on a claim: its run against the other side's
+            // shows it, and the other side's against the winner's does not.
+            let (sa, sb) = (c.a(), c.b());
+            let ((win, ws), (lose, ls)) = if c.winner == 'a' {
+                ((&a, &sa), (&b, &sb))
+            } else {
+                ((&b, &sb), (&a, &sa))
+            };
+            let run = |s, r, then| stampede::claims::Run::new(s, r, true).against(Some(then));
+            assert!(
+                c.shows.holds(&run(ws, win, lose)),
+                "{} (seed {seed}): the winner does not show {:?}",
+                c.name,
+                c.shows
+            );
+            assert!(
+                !c.shows.holds(&run(ls, lose, win)),
+                "{} (seed {seed}): both sides show {:?}",
+                c.name,
+                c.shows
+            );
         });
     }
     let cost = stampede::scenario::comparison("cost").unwrap();

@@ -2,6 +2,10 @@
 //! the A/B view's comparisons, two designs on the same traffic.
 
 use super::*;
+use crate::claims::{
+    Claim, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN, FEWER_RECOMPUTES_THAN_THEN,
+    FEWER_TIMEOUTS_THAN_THEN, LOWER_P50_THAN_THEN, LOWER_P99_THAN_THEN, LOWER_PEAK_THAN_THEN,
+};
 use crate::lesson::Proof;
 
 /// A named starting point: the interview card's scenario and one per lesson.
@@ -404,7 +408,9 @@ pub const PRESETS: [Preset; 21] = [
 
 /// Two designs on the same traffic: the A/B view's presets. Both sides run
 /// the same fleet and seed; `metric` is the counter the question is about
-/// and `winner` the side that is better on it.
+/// and `winner` the side that is better on it, as `shows` claims: a claim
+/// of the winner's run against the other side's ([`crate::claims::Run::against`]),
+/// checked by the tests on every seed.
 #[derive(Clone, Copy, Debug)]
 pub struct Comparison {
     pub name: &'static str,
@@ -413,6 +419,8 @@ pub struct Comparison {
     pub b_label: &'static str,
     pub metric: &'static str,
     pub winner: char,
+    /// What the winner's run shows against the other side's.
+    pub shows: Claim,
     /// The view offers the recompute-cost control (both sides' recompute).
     pub cost_control: bool,
     a: fn() -> Scenario,
@@ -493,6 +501,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         b_label: "singleflight + claim",
         metric: "recomputes",
         winner: 'b',
+        shows: FEWER_RECOMPUTES_THAN_THEN,
         cost_control: false,
         a: p_singleflight,
         b: p_burst,
@@ -504,6 +513,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         b_label: "claim inside",
         metric: "claim_attempts",
         winner: 'b',
+        shows: FEWER_ATTEMPTS_THAN_THEN,
         cost_control: false,
         a: p_claim_outer,
         b: p_burst,
@@ -515,6 +525,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         b_label: "claim only on the refresh",
         metric: "timeouts",
         winner: 'b',
+        shows: FEWER_TIMEOUTS_THAN_THEN,
         cost_control: false,
         a: c_losers_wait,
         b: c_nobody_waits,
@@ -526,6 +537,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         b_label: "fail open",
         metric: "timeouts",
         winner: 'b',
+        shows: FEWER_TIMEOUTS_THAN_THEN,
         cost_control: false,
         a: c_fail_closed,
         b: p_redis_down,
@@ -537,6 +549,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         b_label: "TTL jitter",
         metric: "origin_peak_concurrency",
         winner: 'b',
+        shows: LOWER_PEAK_THAN_THEN,
         cost_control: false,
         a: c_no_jitter,
         b: p_jitter,
@@ -548,6 +561,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         b_label: "stale-while-revalidate",
         metric: "p99_ms",
         winner: 'b',
+        shows: LOWER_P99_THAN_THEN,
         cost_control: false,
         a: c_sync_refresh,
         b: c_swr_refresh,
@@ -559,6 +573,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         b_label: "early refresh (XFetch)",
         metric: "misses",
         winner: 'b',
+        shows: FEWER_MISSES_THAN_THEN,
         cost_control: false,
         a: c_claim_only,
         b: c_early_refresh,
@@ -571,6 +586,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         // At its own 20 ms cost; the A/B view's cost control flips it.
         metric: "p50_ms",
         winner: 'a',
+        shows: LOWER_P50_THAN_THEN,
         cost_control: true,
         a: p_cheap,
         b: p_cheap_claimed,
