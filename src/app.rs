@@ -34,11 +34,11 @@ fn current_hash() -> String {
 
 /// Writes the address: a new history entry for a new view (`push`), else
 /// in place.
-fn write_url(query: &str, hash: &str, push: bool) {
+fn write_url(lists: crate::playlist::Lists, query: &str, hash: &str, push: bool) {
     let w = window();
     let path = w.location().pathname().unwrap_or_default();
     // A trainer's list, while one is open, stays in the address.
-    let url = format!("{path}?{query}{}{hash}", crate::playlist::suffix());
+    let url = format!("{path}?{query}{}{hash}", crate::playlist::suffix(lists));
     if let Ok(h) = w.history() {
         let _ = if push {
             h.push_state_with_url(&JsValue::NULL, "", Some(&url))
@@ -167,7 +167,9 @@ pub fn App() -> impl IntoView {
         burst: true,
         ..Reading::default()
     });
-    let banner = RwSignal::new([url_notices, crate::playlist::start(&query)].concat());
+    // A trainer's list the link opened (src/playlist.rs), kept here.
+    let lists = crate::playlist::lists();
+    let banner = RwSignal::new([url_notices, crate::playlist::start(lists, &query)].concat());
     let knob_notices = RwSignal::new(Vec::<Notice>::new());
     let base = crate::transport::lesson_base(scenario);
     // The runs the words compare against: the preset a change was made
@@ -330,9 +332,9 @@ pub fn App() -> impl IntoView {
             .unwrap_or_default();
         // A drill's link carries only its allowed knobs: the learner's answer.
         if let Some(d) = drill_open.filter(|_| drilling.get()) {
-            return write_url(&d.link(&state.scenario), &hash, push);
+            return write_url(lists, &d.link(&state.scenario), &hash, push);
         }
-        write_url(&url_state::to_query(&state), &hash, push);
+        write_url(lists, &url_state::to_query(&state), &hash, push);
     });
 
     let send = Callback::new(move |c: Command| {
@@ -405,7 +407,7 @@ pub fn App() -> impl IntoView {
             return;
         }
         // With a trainer's list open, Page Up and Down step the list.
-        if crate::playlist::key(&ev) {
+        if crate::playlist::key(lists, &ev) {
             return;
         }
         let touring = tour.get_untracked().is_some();
@@ -567,7 +569,7 @@ pub fn App() -> impl IntoView {
             }));
         }
         crate::dom::task(Box::new(move || presenter::mount(room)));
-        crate::dom::task(Box::new(move || crate::playlist::mount(drive)));
+        crate::dom::task(Box::new(move || crate::playlist::mount(drive, lists)));
         crate::dom::task(Box::new(move || crate::panels::conformance::mount(base)));
     });
     // Said only while the fleet is drawn as bands.

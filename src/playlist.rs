@@ -22,8 +22,6 @@
 //!
 //! Built with plain DOM calls, like the tour bar.
 
-use std::cell::RefCell;
-
 use leptos::prelude::*;
 use stampede::playlist::{parse_item, Item, Playlist, View, ITEM_KEY, KEY};
 use stampede::scenario::{percent_decode, Notice};
@@ -46,12 +44,21 @@ struct Active {
     drill_page: bool,
 }
 
-thread_local! {
-    static ACTIVE: RefCell<Option<Active>> = const { RefCell::new(None) };
-    /// The strip's redraw, once it is built.
-    static SHOWN: RefCell<Option<RwSignal<u64>>> = const { RefCell::new(None) };
-    /// The list being built, and the editor's last word on it.
-    static BUILT: RefCell<(Playlist, String)> = RefCell::new((Playlist::default(), String::new()));
+/// The list a link opened, if any, and the strip's redraw once the strip
+/// is built: made by the app, passed to every part that reads it (the
+/// address's suffix, the clicker's keys, Back and Forward, the strip).
+#[derive(Default)]
+pub struct Open {
+    active: Option<Active>,
+    shown: Option<RwSignal<u64>>,
+}
+
+/// The app's handle on [`Open`].
+pub type Lists = StoredValue<Open, LocalStorage>;
+
+/// A handle on no list yet (the app's; [`start`] fills it from the link).
+pub fn lists() -> Lists {
+    StoredValue::new_local(Open::default())
 }
 
 fn value_of(query: &str, key: &str) -> Option<String> {
@@ -64,7 +71,7 @@ fn value_of(query: &str, key: &str) -> Option<String> {
 
 /// Reads the opening link's list (`list=`, `item=`): what could not be
 /// used is said. A list link without an item opens its first item.
-pub fn start(query: &str) -> Vec<Notice> {
+pub fn start(lists: Lists, query: &str) -> Vec<Notice> {
     let Some(raw) = value_of(query, KEY) else {
         return Vec::new();
     };
@@ -93,7 +100,7 @@ pub fn start(query: &str) -> Vec<Notice> {
     // Listening before the page's own Back handling does (this runs as the
     // page is built): the entry's item is read before that handling's
     // effects write the address again. For the page's life.
-    let pop = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(popped);
+    let pop = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || popped(lists));
     let _ = window().add_event_listener_with_callback_and_bool(
         "popstate",
         pop.as_ref().unchecked_ref(),
@@ -101,8 +108,8 @@ pub fn start(query: &str) -> Vec<Notice> {
     );
     pop.forget();
     let drill_page = crate::url_state::drill_of(query).is_some();
-    ACTIVE.with(|a| {
-        *a.borrow_mut() = Some(Active {
+    lists.update_value(|o| {
+        o.active = Some(Active {
             list,
             encoded,
             item,
@@ -114,12 +121,14 @@ pub fn start(query: &str) -> Vec<Notice> {
 
 /// What the page's address carries after its own query while a list is
 /// open: the list and the item showing.
-pub fn suffix() -> String {
-    ACTIVE.with(|a| {
-        a.borrow().as_ref().map_or_else(String::new, |a| {
-            format!("&{KEY}={}&{ITEM_KEY}={}", a.encoded, a.item + 1)
+pub fn suffix(lists: Lists) -> String {
+    lists
+        .try_with_value(|o| {
+            o.active.as_ref().map_or_else(String::new, |a| {
+                format!("&{KEY}={}&{ITEM_KEY}={}", a.encoded, a.item + 1)
+            })
         })
-    })
+        .unwrap_or_default()
 }
 
 fn url_of(list: &Playlist, k: usize, present: bool) -> Option<String> {
@@ -136,17 +145,16 @@ fn presenting() -> bool {
 }
 
 /// Opens item `k` of the open list: a history entry of its own.
-fn go(k: usize) {
-    let target = ACTIVE.with(|a| {
-        let mut a = a.borrow_mut();
-        let a = a.as_mut()?;
+fn go(lists: Lists, k: usize) {
+    let target = lists.try_update_value(|o| {
+        let a = o.active.as_mut()?;
         let item = a.list.items.get(k)?;
         let fresh = a.drill_page || matches!(item.view, View::Drill { .. });
         let url = url_of(&a.list, k, presenting())?;
         a.item = k;
         Some((url, fresh))
     });
-    let Some((url, fresh)) = target else {
+    let Some((url, fresh)) = target.flatten() else {
         return;
     };
     if fresh {
@@ -165,13 +173,15 @@ fn go(k: usize) {
 
 /// Page Down / Page Up while a list is open: its next / previous item.
 /// True when the key was the list's.
-pub fn key(ev: &web_sys::KeyboardEvent) -> bool {
+pub fn key(lists: Lists, ev: &web_sys::KeyboardEvent) -> bool {
     let step: isize = match ev.key().as_str() {
         "PageDown" => 1,
         "PageUp" => -1,
         _ => return false,
     };
-    let Some((k, len)) = ACTIVE.with(|a| a.borrow().as_ref().map(|a| (a.item, a.list.items.len())))
+    let Some((k, len)) = lists
+        .try_with_value(|o| o.active.as_ref().map(|a| (a.item, a.list.items.len())))
+        .flatten()
     else {
         return false;
     };
@@ -192,24 +202,23 @@ pub fn key(ev: &web_sys::KeyboardEvent) -> bool {
     ev.prevent_default();
     let to = k.saturating_add_signed(step);
     if to != k && to < len {
-        go(to);
+        go(lists, to);
     }
     true
 }
 
 /// Back or Forward to an entry of the list: the item it shows.
-fn popped() {
+fn popped(lists: Lists) {
     let search = window().location().search().unwrap_or_default();
     let Some(raw) = value_of(&search, ITEM_KEY) else {
         return;
     };
-    let k = ACTIVE.with(|a| {
-        let mut a = a.borrow_mut();
-        let a = a.as_mut()?;
+    let k = lists.try_update_value(|o| {
+        let a = o.active.as_mut()?;
         a.item = parse_item(&raw, a.list.items.len()).0;
-        Some(a.item)
+        Some((a.item, o.shown))
     });
-    if let (Some(k), Some(shown)) = (k, SHOWN.with(|s| *s.borrow())) {
+    if let Some(Some((k, Some(shown)))) = k {
         shown.set(k as u64);
     }
 }
@@ -225,23 +234,26 @@ fn moment_text(item: &Item) -> String {
 
 /// The strip, the editor and the add button; the clicker's keys come
 /// through [`key`], from the page's key handler.
-pub fn mount(drive: Page) {
-    mount_strip();
+pub fn mount(drive: Page, lists: Lists) {
+    mount_strip(lists);
     mount_editor(drive);
 }
 
-fn mount_strip() {
-    let Some((titles, item)) = ACTIVE.with(|a| {
-        a.borrow().as_ref().map(|a| {
-            let t: Vec<(String, String, String)> = a
-                .list
-                .items
-                .iter()
-                .map(|i| (i.kind().to_string(), i.title(), moment_text(i)))
-                .collect();
-            (t, a.item)
+fn mount_strip(lists: Lists) {
+    let Some((titles, item)) = lists
+        .try_with_value(|o| {
+            o.active.as_ref().map(|a| {
+                let t: Vec<(String, String, String)> = a
+                    .list
+                    .items
+                    .iter()
+                    .map(|i| (i.kind().to_string(), i.title(), moment_text(i)))
+                    .collect();
+                (t, a.item)
+            })
         })
-    }) else {
+        .flatten()
+    else {
         return;
     };
     let doc = document();
@@ -273,20 +285,20 @@ fn mount_strip() {
     let now = el("p", "playlist-now");
     put(&strip, &now);
     let mut on = Listeners::default();
-    on.on(&strip, "click", |ev| {
+    on.on(&strip, "click", move |ev| {
         let k = ev
             .target()
             .and_then(|t| t.dyn_into::<Element>().ok())
             .and_then(|e| e.get_attribute("data-k"))
             .and_then(|k| k.parse::<usize>().ok());
         if let Some(k) = k {
-            go(k);
+            go(lists, k);
         }
     });
     let _ = lab.insert_before(&strip, lab.first_child().as_ref());
     // Only signal types the page has already (each new one is code).
     let shown = RwSignal::new(item as u64);
-    SHOWN.with(|s| *s.borrow_mut() = Some(shown));
+    lists.update_value(|o| o.shown = Some(shown));
     let parts = StoredValue::new_local((chips, now, on));
     Effect::new(move |_| {
         let k = shown.get() as usize;
@@ -345,11 +357,11 @@ fn current(drive: Page) -> Result<Item, String> {
     Ok(item)
 }
 
-fn built<T>(f: impl FnOnce(&mut Playlist, &mut String) -> T) -> T {
-    BUILT.with(|b| {
-        let (list, said) = &mut *b.borrow_mut();
-        f(list, said)
-    })
+/// The list being built, and the editor's last word on it.
+type Building = StoredValue<(Playlist, String), LocalStorage>;
+
+fn built(b: Building, f: impl FnOnce(&mut Playlist, &mut String)) {
+    b.update_value(|(l, said)| f(l, said));
 }
 
 fn mount_editor(drive: Page) {
@@ -357,7 +369,9 @@ fn mount_editor(drive: Page) {
     let Some(lab) = doc.get_element_by_id("lab") else {
         return;
     };
-    built(|l, _| *l = stored());
+    // The list being built, and the editor's last word on it: the
+    // editor's own, for its life.
+    let building: Building = StoredValue::new_local((stored(), String::new()));
     // Redraws the editor (only signal types the page has already).
     let tick = RwSignal::new(0u64);
     let bump = move || tick.update(|n| *n = n.wrapping_add(1));
@@ -372,7 +386,7 @@ fn mount_editor(drive: Page) {
     );
     on.on(&add, "click", move |_| {
         let item = current(drive);
-        built(|l, said| {
+        built(building, |l, said| {
             *said = match item.and_then(|item| {
                 let what = format!("{}: {}", item.kind(), item.title());
                 l.push(item).map(|()| what)
@@ -435,7 +449,7 @@ fn mount_editor(drive: Page) {
             .get_attribute("data-k")
             .and_then(|k| k.parse::<usize>().ok());
         let control = b.get_attribute("data-control").unwrap_or_default();
-        built(|l, said| {
+        built(building, |l, said| {
             let len = l.items.len();
             match (control.as_str(), k) {
                 ("playlist-up", Some(k)) if k > 0 && k < len => l.items.swap(k, k - 1),
@@ -472,7 +486,7 @@ fn mount_editor(drive: Page) {
     Effect::new(move |_| {
         tick.track();
         let on_screen = current(drive).ok().map(|i| i.view);
-        built(|l, text| {
+        built(building, |l, text| {
             parts.with_value(|(sec, ol, link, said, add, _)| {
                 let _ = sec.toggle_attribute_with_force("hidden", l.items.is_empty());
                 set_text(said, text);
