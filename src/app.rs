@@ -556,7 +556,10 @@ pub fn App() -> impl IntoView {
                 .forget();
             }
         }));
-        crate::dom::task(Box::new(move || tour_view::mount(drive)));
+        // The learner's record (src/lesson/practice.rs): the tour, the drills
+        // and the practice panel share it.
+        let record = crate::lesson::practice::Record::load();
+        crate::dom::task(Box::new(move || tour_view::mount(drive, record)));
         if let Some(drill) = drill_open {
             crate::dom::task(Box::new(move || {
                 crate::lesson::drills::mount(crate::lesson::drills::DrillPage {
@@ -565,6 +568,7 @@ pub fn App() -> impl IntoView {
                     list: drill_list,
                     scenario,
                     reading,
+                    record,
                 })
             }));
         }

@@ -28,6 +28,8 @@ pub struct DrillPage {
     pub list: bool,
     pub scenario: RwSignal<Scenario>,
     pub reading: RwSignal<Reading>,
+    /// The learner's record, where a drill passed or given up is kept.
+    pub record: super::practice::Record,
 }
 
 struct View {
@@ -39,6 +41,7 @@ struct View {
 
 /// Builds the drills view before the sandbox's `main`, if a drill is open.
 pub fn mount(p: DrillPage) {
+    let record = p.record;
     let d = p.drill;
     let doc = document();
     let Some(main) = doc.query_selector("main.lab").ok().flatten() else {
@@ -75,8 +78,8 @@ pub fn mount(p: DrillPage) {
         marks.push((li, mark, x.name));
     }
     // Solved or attempted, from the progress kept in this browser.
-    super::practice::on_change(move || {
-        super::practice::read(|p| {
+    super::practice::on_change(record, move || {
+        super::practice::read(record, |p| {
             for (li, mark, name) in &marks {
                 let (state, words) = match p.drill_state(name) {
                     DrillState::Solved => ("solved", " ✓ solved"),
@@ -169,7 +172,7 @@ pub fn mount(p: DrillPage) {
         let gave_up = gave_up.clone();
         on.on(&solve, "click", move |_| {
             if !gave_up.replace(true) {
-                super::practice::record(&drill_key(d.name), Outcome::Missed);
+                super::practice::record(record, &drill_key(d.name), Outcome::Missed);
             }
             p.scenario.set(d.solved());
             let _ = reasoning.remove_attribute("hidden");
@@ -221,7 +224,15 @@ pub fn mount(p: DrillPage) {
             let have = g.1.as_ref().filter(|(at, _)| *at == s).map(|x| x.1.clone());
             if ended && have.is_none() && g.0.as_ref() != Some(&s) {
                 g.0 = Some(s.clone());
-                grade_in_slices(d, s, Vec::new(), graded.clone(), news, gave_up.clone());
+                grade_in_slices(
+                    d,
+                    s,
+                    Vec::new(),
+                    graded.clone(),
+                    news,
+                    gave_up.clone(),
+                    record,
+                );
             }
             have
         };
@@ -340,6 +351,7 @@ fn grade_in_slices(
     out: Graded,
     news: RwSignal<u64>,
     gave_up: std::rc::Rc<std::cell::Cell<bool>>,
+    record: super::practice::Record,
 ) {
     let Some(&seed) = drill::SEEDS.get(runs.len()) else {
         let g = drill::grade_reports(d, &runs);
@@ -348,6 +360,7 @@ fn grade_in_slices(
         // solution was shown first).
         if s != d.situation() && !(g.passed && gave_up.get()) {
             super::practice::record(
+                record,
                 &drill_key(d.name),
                 if g.passed {
                     Outcome::Right
@@ -367,7 +380,7 @@ fn grade_in_slices(
         u64::MAX,
         Box::new(move |r| {
             runs.push((seed, r));
-            grade_in_slices(d, s, runs, out, news, gave_up);
+            grade_in_slices(d, s, runs, out, news, gave_up, record);
         }),
     );
 }

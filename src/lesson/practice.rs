@@ -32,8 +32,28 @@ struct State {
     redraw: Vec<Box<dyn Fn()>>,
 }
 
-thread_local! {
-    static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
+/// The learner's record, which the tour, the drills and the practice
+/// panel read and change: made once by the app ([`Record::load`]) and
+/// passed to each, not kept in a global.
+#[derive(Clone, Copy)]
+pub struct Record(StoredValue<State, LocalStorage>);
+
+impl Record {
+    /// The record this browser keeps (or a fresh one, saying why).
+    pub fn load() -> Record {
+        let (progress, notice) = match local_storage("getItem", &[KEY]) {
+            None => (
+                Progress::default(),
+                Some("This browser keeps no storage for this page, so progress lasts until you leave it.".to_string()),
+            ),
+            Some(v) => Progress::parse(&v.as_string().unwrap_or_default()),
+        };
+        Record(StoredValue::new_local(State {
+            progress,
+            notice,
+            redraw: Vec::new(),
+        }))
+    }
 }
 
 /// The browser's clock in whole minutes (the schedule's unit).
@@ -41,63 +61,46 @@ pub fn now_min() -> u64 {
     (js_sys::Date::now() / 60_000.0) as u64
 }
 
-fn with_state<R>(f: impl FnOnce(&mut State) -> R) -> R {
-    STATE.with(|s| {
-        let mut s = s.borrow_mut();
-        let st = s.get_or_insert_with(|| {
-            let (progress, notice) = match local_storage("getItem", &[KEY]) {
-                None => (
-                    Progress::default(),
-                    Some("This browser keeps no storage for this page, so progress lasts until you leave it.".to_string()),
-                ),
-                Some(v) => Progress::parse(&v.as_string().unwrap_or_default()),
-            };
-            State {
-                progress,
-                notice,
-                redraw: Vec::new(),
-            }
-        });
-        f(st)
-    })
+fn with_state<R>(rec: Record, f: impl FnOnce(&mut State) -> R) -> Option<R> {
+    rec.0.try_update_value(f)
 }
 
 /// Reads the record.
-pub fn read<R>(f: impl FnOnce(&Progress) -> R) -> R {
-    with_state(|s| f(&s.progress))
+pub fn read<R: Default>(rec: Record, f: impl FnOnce(&Progress) -> R) -> R {
+    rec.0.try_with_value(|s| f(&s.progress)).unwrap_or_default()
 }
 
 /// Changes the record, keeps it, and redraws what shows it.
-pub fn change(f: impl FnOnce(&mut Progress)) {
-    let text = with_state(|s| {
+pub fn change(rec: Record, f: impl FnOnce(&mut Progress)) {
+    let text = with_state(rec, |s| {
         let before = s.progress.clone();
         f(&mut s.progress);
         (s.progress != before).then(|| s.progress.to_text())
     });
-    let Some(text) = text else {
+    let Some(text) = text.flatten() else {
         return;
     };
     if local_storage("setItem", &[KEY, &text]).is_none() {
-        with_state(|s| {
+        with_state(rec, |s| {
             s.notice = s.notice.take().or(Some("This browser refused to keep progress (its storage is full or off); it lasts until you leave the page.".into()))
         });
     }
-    redraw();
+    redraw(rec);
 }
 
 /// Records an attempt at an item now.
-pub fn record(key: &str, outcome: Outcome) {
+pub fn record(rec: Record, key: &str, outcome: Outcome) {
     let now = now_min();
-    change(|p| p.record(key, outcome, now));
+    change(rec, |p| p.record(key, outcome, now));
 }
 
-fn redraw() {
+fn redraw(rec: Record) {
     // The hooks read the state themselves: take them out while they run.
-    let hooks = with_state(|s| std::mem::take(&mut s.redraw));
+    let hooks = with_state(rec, |s| std::mem::take(&mut s.redraw)).unwrap_or_default();
     for h in &hooks {
         h();
     }
-    with_state(|s| {
+    with_state(rec, |s| {
         let mut hooks = hooks;
         hooks.append(&mut s.redraw);
         s.redraw = hooks;
@@ -105,13 +108,13 @@ fn redraw() {
 }
 
 /// Calls `f` now and whenever the record changes.
-pub fn on_change(f: impl Fn() + 'static) {
+pub fn on_change(rec: Record, f: impl Fn() + 'static) {
     f();
-    with_state(|s| s.redraw.push(Box::new(f)));
+    with_state(rec, |s| s.redraw.push(Box::new(f)));
 }
 
-fn notice() -> Option<String> {
-    with_state(|s| s.notice.clone())
+fn notice(rec: Record) -> Option<String> {
+    with_state(rec, |s| s.notice.clone()).flatten()
 }
 
 /// The interview questions under the page (static HTML): number, the
@@ -170,7 +173,7 @@ fn section() -> Option<(web_sys::Element, web_sys::Element)> {
 }
 
 /// Builds the practice panel at the top of the reference under the page.
-pub fn mount(d: Page) {
+pub fn mount(d: Page, rec: Record) {
     let Some((area, root)) = section() else {
         return;
     };
@@ -322,36 +325,36 @@ pub fn mount(d: Page) {
             let Some(n) = cur.borrow_mut().take() else {
                 return;
             };
-            record(&practice::question_key(n), outcome);
-            let back = read(|p| p.item(&practice::question_key(n)).map(|i| i.due));
+            record(rec, &practice::question_key(n), outcome);
+            let back = read(rec, |p| p.item(&practice::question_key(n)).map(|i| i.due));
             let when = back.map_or(String::new(), |due| {
                 practice::wait_words(due.saturating_sub(now_min()))
             });
-            next_question(&r, &cur, &format!("Question {n} comes back {when}. "));
+            next_question(rec, &r, &cur, &format!("Question {n} comes back {when}. "));
         });
     }
     on.on(&reset, "click", move |_| {
-        change(|p| *p = Progress::default());
-        with_state(|s| {
+        change(rec, |p| *p = Progress::default());
+        with_state(rec, |s| {
             s.notice = Some("Progress reset: this browser keeps nothing of it now.".into())
         });
         let _ = local_storage("removeItem", &[KEY]);
-        redraw();
+        redraw(rec);
     });
 
     {
         let r = review.clone();
         let cur = current.clone();
-        next_question(&r, &cur, "");
+        next_question(rec, &r, &cur, "");
     }
     // The listeners live as long as the page.
     std::mem::forget(on);
-    on_change(move || {
+    on_change(rec, move || {
         let now = now_min();
-        let line = notice().unwrap_or_default();
+        let line = notice(rec).unwrap_or_default();
         let _ = said.toggle_attribute_with_force("hidden", line.is_empty());
         set_text(&said, &line);
-        read(|p| {
+        read(rec, |p| {
             for (lv, marks, tally) in &rows {
                 let (mut seen, mut right, mut asked) = (0, 0, 0);
                 for (k, (b, step)) in marks.iter().enumerate() {
@@ -484,11 +487,11 @@ fn open_step(d: Page, ev: &web_sys::Event) {
 }
 
 /// Puts the next question to review on the card, after `lead`.
-fn next_question(r: &Review, cur: &RefCell<Option<u32>>, lead: &str) {
+fn next_question(rec: Record, r: &Review, cur: &RefCell<Option<u32>>, lead: &str) {
     let qs = questions();
     let keys: Vec<String> = qs.iter().map(|q| practice::question_key(q.0)).collect();
     let now = now_min();
-    let next = read(|p| p.next_of(&keys, now).map(str::to_string));
+    let next = read(rec, |p| p.next_of(&keys, now).map(str::to_string));
     let _ = js_sys::Reflect::set(&r.mine, &"value".into(), &"".into());
     r.answer.set_text_content(None);
     set(&r.answer, "hidden", "");
@@ -505,7 +508,7 @@ fn next_question(r: &Review, cur: &RefCell<Option<u32>>, lead: &str) {
         None => {
             *cur.borrow_mut() = None;
             set(&r.card, "data-review", "");
-            let later = read(|p| p.next_due(now, "question:"));
+            let later = read(rec, |p| p.next_due(now, "question:"));
             set_text(
                 &r.question,
                 &format!(

@@ -135,7 +135,7 @@ fn known_at(step: &tour::Step) -> u64 {
 /// Builds the tour bar (before the sandbox's `main`) and the header's
 /// "Guided tour" button, and keeps them in step with `d`. Does nothing if
 /// the page has no `main.lab` or the bar exists already.
-pub fn mount(d: Page) {
+pub fn mount(d: Page, rec: super::practice::Record) {
     let doc = document();
     let Some(main) = doc.query_selector("main.lab").ok().flatten() else {
         return;
@@ -559,7 +559,7 @@ pub fn mount(d: Page) {
                 }),
             );
         }
-        super::practice::change(|p| {
+        super::practice::change(rec, |p| {
             p.see(&tour::place_name((lv, k)));
         });
         bar.with_value(|b| {
@@ -650,6 +650,7 @@ pub fn mount(d: Page) {
             });
             if let (Some(right), Some(place)) = (right, at) {
                 super::practice::record(
+                    rec,
                     &stampede::practice::predict_key(&tour::place_name(place)),
                     if right {
                         stampede::practice::Outcome::Right
@@ -721,7 +722,7 @@ pub fn mount(d: Page) {
             bar.with_value(|b| draw_bet(&b.bet, step, state, p, room));
         });
     });
-    crate::dom::task(Box::new(move || super::practice::mount(d)));
+    crate::dom::task(Box::new(move || super::practice::mount(d, rec)));
 }
 
 /// The tab's room vote (sessionStorage): the step's place and its hands.
