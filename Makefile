@@ -144,6 +144,8 @@ test: setup
 	python3 scripts/import-graph.py
 	cargo clippy --workspace --all-targets -- -D warnings
 	cargo clippy -p stampede-lab --all-targets --target $(WASM_TARGET) -- -D warnings
+	# The library as a service gets it: the workspace switches on stampede-fleet's `harness` feature.
+	cargo clippy -p stampede-redis --all-targets -- -D warnings
 	cargo clippy -p stampede-redis --all-targets --all-features -- -D warnings
 	cargo test --workspace
 	cargo test -p stampede-redis --all-features --test observe
