@@ -59,6 +59,20 @@ export async function spec(name, body) {
     if (msg.type() === "error") problems.push(`console error: ${msg.text()}`);
   });
   page.on("pageerror", (err) => problems.push(`uncaught exception: ${err.message}`));
+  // Page loads the spec asked for (goto, reload, Back, Forward) against all
+  // of them: the rest are the page reloading itself, or a link that left
+  // the document (issue 30's budget: none). Reported, not asserted; the
+  // builds spec asserts it for the flows that once reloaded.
+  let loads = 0;
+  let asked = 0;
+  page.on("load", () => (loads += 1));
+  for (const m of ["goto", "reload", "goBack", "goForward"]) {
+    const f = page[m].bind(page);
+    page[m] = (...args) => {
+      asked += 1;
+      return f(...args);
+    };
+  }
   // Any Content-Security-Policy violation fails the spec, whatever it checks.
   const violations = [];
   await context.exposeBinding("__cspViolation", (_source, v) => {
@@ -147,5 +161,6 @@ export async function spec(name, body) {
     if (problems.length) console.error(`browser problems:\n  ${problems.join("\n  ")}`);
     process.exit(1);
   }
+  console.log(`# ${name}: ${Math.max(0, loads - asked)} page loads the spec did not ask for (${loads} in all)`);
   console.log(`${name}: ${checks} passed, 0 failed`);
 }
