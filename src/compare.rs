@@ -205,6 +205,42 @@ pub(crate) fn moment() -> Option<(u64, bool)> {
     Some((now, playing))
 }
 
+/// Throws `ball` into both sides of the open A/B view at its one clock's
+/// moment (the next whole millisecond): a side that has not reached it
+/// takes it live, a side that ended earlier is rebuilt with it and taken
+/// back to the clock, so both sides meet the same fault at the same
+/// moment. Both or neither: a side that refuses it (no claim to hold)
+/// refuses it for both. Returns the moment (ms); None when no A/B view is
+/// open. (The app wires this before the sandbox's thrower.)
+#[expect(
+    dead_code,
+    reason = "the app routes the kit's throw here once Page carries it"
+)]
+pub(crate) fn throw(ball: &'static stampede::interview::Curveball) -> Option<Result<u32, String>> {
+    let k = OPEN.with(std::cell::Cell::get)?;
+    k.engine.try_update_value(|e| e.throw(ball))
+}
+
+impl AbEngine {
+    fn throw(&mut self, ball: &stampede::interview::Curveball) -> Result<u32, String> {
+        if self.sides.len() != 2 {
+            return Err("the A/B view has not started yet".into());
+        }
+        let at = u32::try_from(self.clock() / 1000 + 1)
+            .map_err(|_| "the run is too long".to_string())?;
+        for (side, name) in self.sides.iter().zip(["A", "B"]) {
+            let mut fleet = stampede::sim::Fleet::new(side.lab.scenario(), side.lab.seed());
+            stampede::interview::throw(&mut fleet, ball, at)
+                .map_err(|why| format!("side {name}: {why}"))?;
+        }
+        for side in &mut self.sides {
+            side.lab.throw_at_moment(ball, at)?;
+            side.view.clear_pulses();
+        }
+        Ok(at)
+    }
+}
+
 /// Takes the open A/B view's clock to `ms` and plays on from there or not
 /// (a link's `at=` reached by Back, Forward or a playlist's step).
 pub(crate) fn seek_to(ms: u64, play: bool) {

@@ -220,18 +220,21 @@ impl Engine {
         mark("buildMs", &one_decimal(wall_now() - t0));
     }
 
-    /// Throws a curveball into the running lab (see [`Lab::throw`]) and
-    /// returns the scenario it is now, for the page's link.
+    /// Throws a curveball so that it bites the run (see [`Lab::throw`]:
+    /// now, at the next moment it finds work, or the run restarted with it
+    /// at an earlier one) and returns the scenario it is now, for the
+    /// page's link, and where it landed.
     pub(crate) fn throw(
         &mut self,
         ball: &stampede::interview::Curveball,
-    ) -> Result<Scenario, String> {
+    ) -> Result<(Scenario, crate::lab::Landed), String> {
         let lab = self.lab.as_mut().ok_or("the run has not started yet")?;
-        lab.throw(ball)?;
+        let landed = lab.throw(ball)?;
         let s = lab.scenario().clone();
         self.thrown = Some((s.clone(), lab.seed()));
         self.report = None;
-        Ok(s)
+        self.view.clear_pulses();
+        Ok((s, landed))
     }
 
     fn dark(&mut self) -> bool {

@@ -3,13 +3,37 @@
 //! because the candidate's window is the one shared on screen (a call, a
 //! projector): the rubric, the red flags and the notes must stay off it.
 //!
-//! The kit is the core's data (`stampede::interview`); this module draws it
-//! and speaks to the candidate's window. The messages are plain text:
+//! The kit is the core's data (`stampede::interview`); this module draws it,
+//! keeps the interviewer's scoresheet, and speaks to the candidate's window.
 //!
-//! - kit → page: `hello`, `throw <kind>` (a curveball at the current
-//!   moment), `open <query>` (a scenario to show);
-//! - page → kit: `state <t_ms> <query>`, `thrown <kind> <at_ms> <query>`,
-//!   `refused <kind> <why>`.
+//! **Pairing.** Every page window has a short code of its own (kept for the
+//! tab's life, `sessionStorage`), shown at its foot (`data-pair-code`) once a
+//! kit is open in the browser. The interviewer pairs the kit with the one
+//! window whose code the candidate's screen shows; from then on the kit's
+//! messages are addressed to that code and every other window ignores them.
+//! The messages are plain lines:
+//!
+//! - kit → all: `hello` (who is there?), `pair <code>` (the one paired);
+//! - kit → the paired window: `ping <code>` (each second), and
+//!   `to <code> <seq> <action>`: an [`Action`] in its wire form
+//!   (`throw holder`, `open preset=naive`);
+//! - page → kit: `here <code> <t_ms> <query>` (answering `hello`, `pair`
+//!   and `ping`), `ack <code> <seq> <reply>` where the reply is the page's
+//!   own report of what landed: `thrown <kind> <at_ms> <was_ms> <query>`,
+//!   `refused <kind> <why>` or `state <t_ms> <query>`; `bye <code>` as the
+//!   window goes.
+//!
+//! The kit says a message arrived only on its `ack`, and that the
+//! candidate's window is gone when it stops answering the pings (or says
+//! `bye`).
+//!
+//! **The scoresheet** (`data-scoresheet`): the candidate, the date, a tick
+//! per point, red flag and follow-up, the notes, an overall rating and a
+//! recommendation, with the timer: kept in `localStorage` on every change
+//! (the kit says so when the browser refuses storage), printed on one page,
+//! exported as Markdown.
+
+use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 use stampede::interview::Curveball;
@@ -25,8 +49,20 @@ use crate::web::window;
 
 /// The channel both windows open (same origin, same browser).
 const CHANNEL: &str = "stampede-lab-kit";
-/// Where the interviewer's notes survive a reload of the kit.
+/// Where the scoresheet (and the timer) survive a reload of the kit.
+const SHEET_KEY: &str = "stampede-kit-sheet";
+/// Where the notes were kept before the scoresheet (read once, if no sheet).
 const NOTES_KEY: &str = "stampede-kit-notes";
+/// A page window's pairing code, for the tab's life (`sessionStorage`).
+const CODE_KEY: &str = "stampede-pair-code";
+/// The kit's paired code, for the kit tab's life (`sessionStorage`).
+const PAIRED_KEY: &str = "stampede-kit-paired";
+/// The candidate's window is gone when it has not answered for this long.
+const GONE_AFTER_MS: f64 = 3_500.0;
+/// A message is "not arrived" when unanswered for this long.
+const ACK_WITHIN_MS: f64 = 3_000.0;
+/// Letters and digits nobody misreads off a shared screen (no 0/O, 1/I/L).
+const CODE_LETTERS: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
 /// True when the link asks for the kit.
 pub fn wanted(query: &str) -> bool {
@@ -34,6 +70,127 @@ pub fn wanted(query: &str) -> bool {
         .trim_start_matches('?')
         .split('&')
         .any(|kv| kv == "kit=1" || kv == "kit")
+}
+
+/// A four-letter pairing code from a random number.
+fn code_of(mut n: u32) -> String {
+    let base = CODE_LETTERS.len() as u32;
+    (0..4)
+        .map(|_| {
+            let c = CODE_LETTERS[(n % base) as usize] as char;
+            n /= base;
+            c
+        })
+        .collect()
+}
+
+/// A code as typed: upper case, no spaces; None unless it could be one.
+fn typed_code(s: &str) -> Option<String> {
+    let c: String = s
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .to_ascii_uppercase();
+    (c.len() == 4 && c.bytes().all(|b| CODE_LETTERS.contains(&b))).then_some(c)
+}
+
+/// One line on the channel (see the module's doc).
+#[derive(Debug, PartialEq)]
+enum Line<'a> {
+    Hello,
+    Pair(&'a str),
+    Ping(&'a str),
+    To {
+        code: &'a str,
+        seq: u32,
+        action: &'a str,
+    },
+    Here {
+        code: &'a str,
+        state: &'a str,
+    },
+    Ack {
+        code: &'a str,
+        seq: u32,
+        reply: &'a str,
+    },
+    Bye(&'a str),
+}
+
+fn parse(line: &str) -> Option<Line<'_>> {
+    let (verb, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let (code, tail) = rest.split_once(' ').unwrap_or((rest, ""));
+    let numbered = || {
+        let (n, t) = tail.split_once(' ').unwrap_or((tail, ""));
+        Some((n.parse::<u32>().ok()?, t))
+    };
+    Some(match verb {
+        "hello" => Line::Hello,
+        "pair" => Line::Pair(code),
+        "ping" => Line::Ping(code),
+        "bye" => Line::Bye(code),
+        "here" => Line::Here { code, state: tail },
+        "to" => {
+            let (seq, action) = numbered()?;
+            Line::To { code, seq, action }
+        }
+        "ack" => {
+            let (seq, reply) = numbered()?;
+            Line::Ack { code, seq, reply }
+        }
+        _ => return None,
+    })
+}
+
+/// What the kit says of a reply (`thrown`, `refused`, `state`): its words,
+/// and for a refused curveball its kind.
+fn said(reply: &str) -> (String, Option<String>) {
+    let mut parts = reply.splitn(3, ' ');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("thrown"), Some(kind), Some(rest)) => {
+            let mut r = rest.splitn(3, ' ');
+            let at: u64 = r.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+            let was: u64 = r.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+            let q = r.next().unwrap_or("");
+            let how = if at < was {
+                format!(
+                    "the run had nothing left for it after {was} ms, so it restarted with the fault at {at} ms"
+                )
+            } else if at > was + 1 {
+                format!("it lands at {at} ms, the next moment it finds work (the clock was at {was} ms)")
+            } else {
+                format!("it landed at {at} ms, without a restart")
+            };
+            (
+                format!("Thrown: {kind}: {how}. The link now replays it: ?{q}"),
+                None,
+            )
+        }
+        (Some("refused"), Some(kind), why) => (
+            format!("Not thrown: {kind}: {}", why.unwrap_or("")),
+            Some(kind.to_string()),
+        ),
+        (Some("state"), Some(t), q) => (
+            format!(
+                "Arrived. Candidate's window: t = {t} ms, ?{}",
+                q.unwrap_or("")
+            ),
+            None,
+        ),
+        _ => (format!("Arrived: {reply}"), None),
+    }
+}
+
+/// The one click that makes a refused curveball bite: the steady run with
+/// both layers (keys expire all along, so every curveball finds work), with
+/// the fault 5 s in, opened in the candidate's window.
+fn biting_link(ball: &Curveball) -> String {
+    let (mut s, _, _) = Scenario::from_query("preset=jitter&c=inner");
+    s.faults.push(stampede::interview::fault(ball, 5_001));
+    if let Some(outage) = ball.outage {
+        s.redis_outage = outage;
+    }
+    s.to_query(1)
 }
 
 fn channel() -> Option<web_sys::BroadcastChannel> {
@@ -60,8 +217,13 @@ fn query_now() -> String {
         .to_string()
 }
 
-/// Throws `ball` into the page's running lab at the current moment (the
-/// clock goes on, the run is not restarted) and puts the scenario that now
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Throws `ball` so that it bites the page's running lab (now, at the next
+/// moment it finds work, or the run restarted with it at an earlier
+/// moment: [`crate::lab::Lab::throw`]) and puts the scenario that now
 /// carries the fault in `scenario`, so the page's link replays this run.
 /// Returns the fault's start (ms). The kit's `throw` and the sandbox's
 /// Faults group both come here.
@@ -71,62 +233,152 @@ pub(crate) fn throw_here(
     ball: &'static Curveball,
 ) -> Result<u32, String> {
     match engine.try_update_value(|e| e.throw(ball)) {
-        Some(Ok(s)) => {
-            let at = s.faults.last().map_or(0, |f| f.start_ms);
+        Some(Ok((s, landed))) => {
             scenario.set(s);
-            Ok(at)
+            Ok(landed.at_ms())
         }
         Some(Err(why)) => Err(why),
         None => Err("the page is not running".to_string()),
     }
 }
 
+/// The window's own pairing code: kept for the tab's life, so a reload
+/// keeps the pairing.
+fn own_code() -> String {
+    if let Some(c) = crate::web::storage("sessionStorage", "getItem", &[CODE_KEY])
+        .and_then(|v| v.as_string())
+        .and_then(|c| typed_code(&c))
+    {
+        return c;
+    }
+    let c = code_of((js_sys::Math::random() * f64::from(u32::MAX)) as u32);
+    let _ = crate::web::storage("sessionStorage", "setItem", &[CODE_KEY, &c]);
+    c
+}
+
+/// The code at the foot of a page window, shown once a kit is open in the
+/// browser, and whether this window is the one paired (plain DOM: the
+/// page's view tree is the app's, and this is the kit's one part in it).
+struct Badge(web_sys::Element);
+
+impl Badge {
+    fn new(code: &str) -> Option<Badge> {
+        let body = crate::web::document().body()?;
+        let e = crate::dom::el("p", "pair-badge screen-only");
+        crate::dom::set(&e, "data-pair-code", code);
+        crate::dom::set(&e, "hidden", "");
+        crate::dom::set(&e, "role", "status");
+        crate::dom::put(&body, &e);
+        let b = Badge(e);
+        b.show(false);
+        Some(b)
+    }
+
+    fn show(&self, paired: bool) {
+        let code = self.0.get_attribute("data-pair-code").unwrap_or_default();
+        let words = if paired {
+            format!("Paired with the interviewer's kit · {code}")
+        } else {
+            format!("Kit pairing code: {code}")
+        };
+        crate::dom::set_text(&self.0, &words);
+        crate::dom::set(&self.0, "data-paired", if paired { "1" } else { "0" });
+        let _ = self.0.remove_attribute("hidden");
+    }
+}
+
 /// The candidate's side, installed by the page: answers the kit's `hello`
-/// with the run's moment and link, and applies every other line it sends
-/// as an [`Action`] (its wire form: `throw holder`, `open preset=naive`),
-/// saying back what came of it (`thrown`, `refused`, or the new state).
+/// with its code, the run's moment and link, and applies every action the
+/// kit addresses to its code (no other), saying back what came of it.
 pub(crate) fn listen(page: Page) {
     let Some(ch) = channel() else { return };
+    let code = own_code();
+    let badge = Badge::new(&code);
     let out = ch.clone();
     let say = move |text: String| {
         let _ = out.post_message(&JsValue::from_str(&text));
     };
-    let state = move || {
-        let t = page.reading.with_untracked(|r| r.now / 1000);
-        format!("state {t} {}", query_now())
+    let now_of = move || page.reading.with_untracked(|r| r.now / 1000);
+    let state = move || format!("state {} {}", now_of(), query_now());
+    let here = {
+        let code = code.clone();
+        move || format!("here {code} {} {}", now_of(), query_now())
     };
-    on_message(&ch, move |msg| {
-        if msg == "hello" {
-            return say(state());
+    let me = code.clone();
+    on_message(&ch, move |msg| match parse(&msg) {
+        Some(Line::Hello) => {
+            if let Some(b) = &badge {
+                let paired = b.0.get_attribute("data-paired").as_deref() == Some("1");
+                b.show(paired);
+            }
+            say(here());
         }
-        let action = match Action::from_wire(&msg) {
-            Ok(a) => a,
-            Err(why) => {
-                let what = msg.strip_prefix("throw ").unwrap_or(&msg);
-                return say(format!("refused {what} {why}"));
+        Some(Line::Pair(c)) => {
+            if let Some(b) = &badge {
+                b.show(c == me);
             }
-        };
-        let kind = match &action {
-            Action::Throw(b) => Some(b.kind),
-            _ => None,
-        };
-        let said = match (page.act(action), kind) {
-            (Acted::Thrown { at_ms }, Some(kind)) => {
-                // The link is written by the page's own effect; let it run.
-                Box::new(move || format!("thrown {kind} {at_ms} {}", query_now()))
-                    as Box<dyn Fn() -> String>
+            if c == me {
+                say(here());
             }
-            (Acted::Refused(why), _) => {
-                let what = kind.unwrap_or(msg.as_str()).to_string();
-                return say(format!("refused {what} {why}"));
-            }
-            _ => Box::new(state),
-        };
-        let say = say.clone();
-        set_timeout(move || say(said()), std::time::Duration::ZERO);
+        }
+        Some(Line::Ping(c)) if c == me => say(here()),
+        Some(Line::To {
+            code: c,
+            seq,
+            action,
+        }) if c == me => {
+            let was = now_of();
+            let reply: Box<dyn Fn() -> String> = match Action::from_wire(action) {
+                Err(why) => {
+                    let what = action.strip_prefix("throw ").unwrap_or(action).to_string();
+                    Box::new(move || format!("refused {what} {why}"))
+                }
+                Ok(action) => {
+                    let kind = match &action {
+                        Action::Throw(b) => Some(b.kind),
+                        _ => None,
+                    };
+                    match (page.act(action), kind) {
+                        (Acted::Thrown { at_ms }, Some(kind)) => {
+                            // A run restarted with the fault earlier plays
+                            // on from there.
+                            if u64::from(at_ms) < was && !page.playing.get_untracked() {
+                                page.act(Action::Transport(crate::page::Command::TogglePlay));
+                            }
+                            // The link is written by the page's own effect.
+                            Box::new(move || format!("thrown {kind} {at_ms} {was} {}", query_now()))
+                        }
+                        (Acted::Refused(why), kind) => {
+                            let what = kind.unwrap_or(action_verb(&msg)).to_string();
+                            Box::new(move || format!("refused {what} {why}"))
+                        }
+                        _ => Box::new(state),
+                    }
+                }
+            };
+            let say = say.clone();
+            let me = me.clone();
+            set_timeout(
+                move || say(format!("ack {me} {seq} {}", reply())),
+                std::time::Duration::ZERO,
+            );
+        }
+        _ => {}
     });
+    // The kit hears at once that this window is going.
+    let bye = ch.clone();
+    let gone = Closure::<dyn FnMut()>::new(move || {
+        let _ = bye.post_message(&JsValue::from_str(&format!("bye {code}")));
+    });
+    let _ = window().add_event_listener_with_callback("pagehide", gone.as_ref().unchecked_ref());
+    gone.forget();
     // Open for the page's life: dropping the handle would close it.
     std::mem::forget(ch);
+}
+
+/// The action's verb in a `to` line, for a refusal's words.
+fn action_verb(msg: &str) -> &str {
+    msg.split(' ').nth(3).unwrap_or("action")
 }
 
 /// The question's summary as the page's reference words it (`data-question`).
@@ -143,6 +395,239 @@ fn mm_ss(s: u32) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
+/// The overall ratings, 1 to 4.
+const RATINGS: [&str; 4] = ["1 · weak", "2 · mixed", "3 · solid", "4 · strong"];
+/// The recommendations (the empty one: not decided).
+const RECOMMENDATIONS: [&str; 4] = ["Strong hire", "Hire", "No hire", "Strong no hire"];
+
+/// The interviewer's scoresheet: what is kept across a reload.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Sheet {
+    candidate: String,
+    /// `YYYY-MM-DD`.
+    date: String,
+    /// Ticked points, red flags and follow-ups: `basics/0`, `flag/2`, `follow/1`.
+    ticks: BTreeSet<String>,
+    notes: String,
+    /// 1 to 4; 0 while not rated.
+    rating: u8,
+    /// One of [`RECOMMENDATIONS`], or empty.
+    recommendation: String,
+    /// The timer's seconds, whether it runs, and when it was saved (wall
+    /// ms), so that a reload of a running timer loses no time.
+    seconds: u32,
+    running: bool,
+    saved_at: f64,
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('\n', "\\n")
+        .replace('\t', "\\t")
+}
+
+fn unescape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+impl Sheet {
+    /// One `key<TAB>value` line each (values escaped), a tick per line.
+    fn to_store(&self) -> String {
+        let mut out = format!(
+            "candidate\t{}\ndate\t{}\nrating\t{}\nrecommendation\t{}\nseconds\t{}\nrunning\t{}\nsaved_at\t{}\nnotes\t{}\n",
+            escape(&self.candidate),
+            escape(&self.date),
+            self.rating,
+            escape(&self.recommendation),
+            self.seconds,
+            u8::from(self.running),
+            self.saved_at,
+            escape(&self.notes),
+        );
+        for t in &self.ticks {
+            out.push_str(&format!("tick\t{}\n", escape(t)));
+        }
+        out
+    }
+
+    /// Reads [`Sheet::to_store`]'s text; what it cannot read stays empty.
+    fn from_store(text: &str) -> Sheet {
+        let mut s = Sheet::default();
+        for line in text.lines() {
+            let Some((k, v)) = line.split_once('\t') else {
+                continue;
+            };
+            let v = unescape(v);
+            match k {
+                "candidate" => s.candidate = v,
+                "date" => s.date = v,
+                "rating" => s.rating = v.parse().unwrap_or(0).min(4),
+                "recommendation" => s.recommendation = v,
+                "seconds" => s.seconds = v.parse().unwrap_or(0),
+                "running" => s.running = v == "1",
+                "saved_at" => s.saved_at = v.parse().unwrap_or(0.0),
+                "notes" => s.notes = v,
+                "tick" => {
+                    s.ticks.insert(v);
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+
+    /// The timer as it reads at wall time `now` (ms): a running timer went
+    /// on while the kit was away.
+    fn resumed(mut self, now: f64) -> Sheet {
+        if self.running && now > self.saved_at && self.saved_at > 0.0 {
+            self.seconds += ((now - self.saved_at) / 1000.0) as u32;
+        }
+        self
+    }
+
+    fn ticked(&self, id: &str) -> bool {
+        self.ticks.contains(id)
+    }
+
+    /// The scoresheet as Markdown: the same words as on paper.
+    fn markdown(&self) -> String {
+        let tick = |id: String| if self.ticked(&id) { "[x]" } else { "[ ]" };
+        let or_dash = |s: &str| {
+            if s.trim().is_empty() {
+                "—".to_string()
+            } else {
+                s.trim().to_string()
+            }
+        };
+        let rating = match self.rating {
+            0 => "—".to_string(),
+            r => format!("{r} of 4 ({})", RATINGS[usize::from(r) - 1]),
+        };
+        let mut md = format!(
+            "# Interview scoresheet\n\n- Candidate: {}\n- Date: {}\n- Time taken: {}\n- Overall rating: {rating}\n- Recommendation: {}\n\n## The question\n\n{QUESTION}\n",
+            or_dash(&self.candidate),
+            or_dash(&self.date),
+            mm_ss(self.seconds),
+            or_dash(&self.recommendation),
+        );
+        for l in &LEVELS {
+            md.push_str(&format!("\n### {}: {}\n\n", capitalised(l.name), l.gist));
+            for (i, p) in l.names.iter().enumerate() {
+                md.push_str(&format!(
+                    "- {} {}\n",
+                    tick(format!("{}/{i}", l.name)),
+                    p.text
+                ));
+            }
+        }
+        md.push_str("\n## Red flags said\n\n");
+        for (i, f) in RED_FLAGS.iter().enumerate() {
+            md.push_str(&format!("- {} “{}”\n", tick(format!("flag/{i}")), f.says));
+        }
+        md.push_str("\n## Follow-ups answered\n\n");
+        for (i, f) in FOLLOW_UPS.iter().enumerate() {
+            md.push_str(&format!(
+                "- {} Question {}: listen for: {}\n",
+                tick(format!("follow/{i}")),
+                f.question,
+                f.listen_for
+            ));
+        }
+        md.push_str(&format!("\n## Notes\n\n{}\n", or_dash(&self.notes)));
+        md
+    }
+
+    /// A file name for the export: the candidate and the date.
+    fn file_name(&self) -> String {
+        let who: String = self
+            .candidate
+            .trim()
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        let who = who.trim_matches('-');
+        let who = if who.is_empty() { "candidate" } else { who };
+        let date = if self.date.is_empty() {
+            "undated"
+        } else {
+            &self.date
+        };
+        format!("scoresheet-{who}-{date}.md")
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+fn today() -> String {
+    js_sys::Date::new_0()
+        .to_iso_string()
+        .as_string()
+        .unwrap_or_default()
+        .chars()
+        .take(10)
+        .collect()
+}
+
+/// Offers `text` as a file download named `name`.
+fn download(name: &str, text: &str) -> Result<(), JsValue> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("text/markdown");
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)?;
+    let href = web_sys::Url::create_object_url_with_blob(&blob)?;
+    let a = crate::web::document().create_element("a")?;
+    a.set_attribute("href", &href)?;
+    a.set_attribute("download", name)?;
+    if let Some(a) = a.dyn_ref::<web_sys::HtmlElement>() {
+        a.click();
+    }
+    let _ = web_sys::Url::revoke_object_url(&href);
+    Ok(())
+}
+
+/// What the kit's status line says: the words, and for a refused
+/// curveball its kind (`data-refused`) and the link that makes it bite.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Status {
+    words: String,
+    refused: Option<String>,
+    fix: Option<String>,
+}
+
+impl Status {
+    fn says(words: impl Into<String>) -> Status {
+        Status {
+            words: words.into(),
+            ..Status::default()
+        }
+    }
+}
+
 /// The kit's window.
 #[component]
 pub fn Kit() -> impl IntoView {
@@ -150,9 +635,6 @@ pub fn Kit() -> impl IntoView {
         let _ = body.class_list().add_1("kit-window");
     }
     let ch = channel();
-    let status = RwSignal::new(String::from(
-        "No candidate window answers yet: open the page in another window of this browser.",
-    ));
     let post = {
         let ch = ch.clone();
         move |text: String| {
@@ -161,56 +643,193 @@ pub fn Kit() -> impl IntoView {
             }
         }
     };
+
+    // ---- pairing ----
+    let paired = RwSignal::new(
+        crate::web::storage("sessionStorage", "getItem", &[PAIRED_KEY])
+            .and_then(|v| v.as_string())
+            .and_then(|c| typed_code(&c)),
+    );
+    let heard = RwSignal::new(Vec::<String>::new());
+    let seen_at = StoredValue::new(0.0f64);
+    let alive = RwSignal::new(false);
+    let seq = StoredValue::new(0u32);
+    let waiting = StoredValue::new(None::<(u32, String, f64)>);
+    let status = RwSignal::new(Status::says(
+        "Not paired: pair with the candidate's window (its code shows at the foot of its page).",
+    ));
+    let typed = RwSignal::new(String::new());
+
+    let pair = {
+        let post = post.clone();
+        move |code: Option<String>| {
+            let _ = match &code {
+                Some(c) => crate::web::storage("sessionStorage", "setItem", &[PAIRED_KEY, c]),
+                None => crate::web::storage("sessionStorage", "removeItem", &[PAIRED_KEY]),
+            };
+            alive.set(false);
+            seen_at.set_value(0.0);
+            waiting.set_value(None);
+            post(format!("pair {}", code.as_deref().unwrap_or("-")));
+            status.set(Status::says(match &code {
+                Some(c) => format!("Pairing with {c}…"),
+                None => "Not paired.".to_string(),
+            }));
+            paired.set(code);
+        }
+    };
+    // Sends an action to the paired window, numbered for its `ack`.
+    let send = {
+        let post = post.clone();
+        move |wire: String| {
+            let Some(code) = paired.get_untracked() else {
+                status.set(Status::says(
+                    "Not sent: pair with the candidate's window first (its code shows at the foot of its page).",
+                ));
+                return;
+            };
+            let n = seq.get_value() + 1;
+            seq.set_value(n);
+            waiting.set_value(Some((n, wire.clone(), now_ms())));
+            status.set(Status::says(format!("Sent to {code}: {wire}…")));
+            post(format!("to {code} {n} {wire}"));
+        }
+    };
     if let Some(c) = &ch {
         on_message(c, move |msg| {
-            let mut parts = msg.splitn(3, ' ');
-            let words = match (parts.next(), parts.next(), parts.next()) {
-                (Some("state"), Some(t), q) => {
-                    format!("Candidate's window: t = {t} ms, ?{}", q.unwrap_or(""))
+            let mine = |code: &str| paired.get_untracked().as_deref() == Some(code);
+            match parse(&msg) {
+                Some(Line::Here { code, state }) => {
+                    if !heard.with_untracked(|h| h.iter().any(|c| c == code)) {
+                        heard.update(|h| h.push(code.to_string()));
+                    }
+                    if mine(code) {
+                        seen_at.set_value(now_ms());
+                        if !alive.get_untracked() {
+                            alive.set(true);
+                            if waiting.with_value(Option::is_none) {
+                                let (t, q) = state.split_once(' ').unwrap_or((state, ""));
+                                status.set(Status::says(format!(
+                                    "Paired with {code}: its run is at t = {t} ms, ?{q}"
+                                )));
+                            }
+                        }
+                    }
                 }
-                (Some("thrown"), Some(kind), rest) => {
-                    let (at, q) = rest.unwrap_or("").split_once(' ').unwrap_or(("", ""));
-                    format!("Thrown: {kind} from {at} ms. The link now replays it: ?{q}")
+                Some(Line::Ack {
+                    code,
+                    seq: n,
+                    reply,
+                }) if mine(code) => {
+                    seen_at.set_value(now_ms());
+                    alive.set(true);
+                    if waiting.with_value(|w| w.as_ref().is_some_and(|(s, _, _)| *s == n)) {
+                        waiting.set_value(None);
+                    }
+                    let (words, refused) = said(reply);
+                    let fix = refused
+                        .as_deref()
+                        .and_then(stampede::interview::curveball)
+                        .map(|b| format!("open {}", biting_link(b)));
+                    status.set(Status {
+                        words,
+                        refused,
+                        fix,
+                    });
                 }
-                (Some("refused"), Some(kind), why) => {
-                    format!("Not thrown: {kind}: {}", why.unwrap_or(""))
+                Some(Line::Bye(code)) if mine(code) => {
+                    alive.set(false);
+                    seen_at.set_value(0.0);
+                    heard.update(|h| h.retain(|c| c != code));
                 }
-                _ => return,
-            };
-            status.set(words);
+                Some(Line::Bye(code)) => heard.update(|h| h.retain(|c| c != code)),
+                _ => {}
+            }
         });
     }
     post("hello".to_string());
+    if let Some(c) = paired.get_untracked() {
+        post(format!("pair {c}"));
+    }
 
-    // The timer: started and paused by hand, shown as m:ss.
-    let seconds = RwSignal::new(0u32);
-    let running = RwSignal::new(false);
-    let _ = set_interval_with_handle(
-        move || {
-            if running.get_untracked() {
-                seconds.update(|s| *s += 1);
-            }
+    // ---- the scoresheet, kept on every change ----
+    let stored = crate::web::local_storage("getItem", &[SHEET_KEY]).and_then(|v| v.as_string());
+    let first = match stored {
+        Some(text) => Sheet::from_store(&text).resumed(now_ms()),
+        None => Sheet {
+            date: today(),
+            notes: crate::web::local_storage("getItem", &[NOTES_KEY])
+                .and_then(|v| v.as_string())
+                .unwrap_or_default(),
+            ..Sheet::default()
         },
-        std::time::Duration::from_secs(1),
-    );
-    let notes = RwSignal::new(
-        crate::web::storage("localStorage", "getItem", &[NOTES_KEY])
-            .and_then(|v| v.as_string())
-            .unwrap_or_default(),
-    );
+    };
+    let sheet = RwSignal::new(first);
+    let storage_ok = RwSignal::new(true);
     Effect::new(move |_| {
-        let text = notes.get();
-        let _ = crate::web::storage("localStorage", "setItem", &[NOTES_KEY, &text]);
+        let mut s = sheet.get();
+        s.saved_at = now_ms();
+        let ok = crate::web::local_storage("setItem", &[SHEET_KEY, &s.to_store()]).is_some();
+        if ok != storage_ok.get_untracked() {
+            storage_ok.set(ok);
+        }
     });
 
-    let show = {
+    // Each second: the timer, the heartbeat, and a message unanswered.
+    {
         let post = post.clone();
+        let _ = set_interval_with_handle(
+            move || {
+                if sheet.with_untracked(|s| s.running) {
+                    sheet.update(|s| s.seconds += 1);
+                }
+                let Some(code) = paired.get_untracked() else {
+                    return;
+                };
+                post(format!("ping {code}"));
+                let now = now_ms();
+                if alive.get_untracked() && now - seen_at.get_value() > GONE_AFTER_MS {
+                    alive.set(false);
+                }
+                if let Some((_, wire, sent)) = waiting.get_value() {
+                    if now - sent > ACK_WITHIN_MS {
+                        waiting.set_value(None);
+                        status.set(Status::says(format!(
+                            "Not arrived: {code} did not acknowledge “{wire}”. Is the candidate's window still open?"
+                        )));
+                    }
+                }
+            },
+            std::time::Duration::from_secs(1),
+        );
+    }
+
+    let tick_box = move |id: String| {
+        let id2 = id.clone();
+        let id3 = id.clone();
+        view! {
+            <input type="checkbox" data-tick=id.clone()
+                prop:checked=move || sheet.with(|s| s.ticked(&id2))
+                on:change=move |e| {
+                    let on = event_target_checked(&e);
+                    sheet.update(|s| {
+                        if on { s.ticks.insert(id.clone()); } else { s.ticks.remove(&id); }
+                    });
+                } />
+            <span class="tick-mark print-only" aria-hidden="true">
+                {move || if sheet.with(|s| s.ticked(&id3)) { "[x] " } else { "[ ] " }}
+            </span>
+        }
+    };
+
+    let show = {
+        let send = send.clone();
         move |s: Shown| {
-            let post = post.clone();
+            let send = send.clone();
             view! {
                 <button type="button" class="kit-show" data-show=s.link
                     title=format!("Open ?{} in the candidate's window; its {} shows it", s.link, s.criterion.name())
-                    on:click=move |_| post(format!("open {}", s.link))>
+                    on:click=move |_| send(format!("open {}", s.link))>
                     "Show"
                 </button>
             }
@@ -222,10 +841,12 @@ pub fn Kit() -> impl IntoView {
             let points = l
                 .names
                 .iter()
-                .map(|p| {
+                .enumerate()
+                .map(|(i, p)| {
                     let button = p.shown.map(show.clone());
+                    let id = format!("{}/{i}", l.name);
                     view! {
-                        <li><label><input type="checkbox" data-point=l.name />" " {p.text}</label> {button}</li>
+                        <li><label data-point=l.name>{tick_box(id)}" " {p.text}</label> {button}</li>
                     }
                 })
                 .collect_view();
@@ -240,11 +861,12 @@ pub fn Kit() -> impl IntoView {
         .collect_view();
     let flags = RED_FLAGS
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             let button = show.clone()(f.shown);
             view! {
                 <li data-red-flag="">
-                    <label><input type="checkbox" />" “" {f.says} "”"</label>
+                    <label>{tick_box(format!("flag/{i}"))}" “" {f.says} "”"</label>
                     <span class="kit-why">{f.because}</span> {button}
                 </li>
             }
@@ -252,11 +874,12 @@ pub fn Kit() -> impl IntoView {
         .collect_view();
     let follow = FOLLOW_UPS
         .iter()
-        .map(|f| {
+        .enumerate()
+        .map(|(i, f)| {
             let button = show.clone()(f.shown);
             view! {
                 <li data-follow-up=f.question>
-                    <strong>{question_text(f.question)}</strong>
+                    <label>{tick_box(format!("follow/{i}"))}" " <strong>{question_text(f.question)}</strong></label>
                     <span class="kit-listen">"Listen for: " {f.listen_for}</span> {button}
                 </li>
             }
@@ -265,33 +888,157 @@ pub fn Kit() -> impl IntoView {
     let balls = CURVEBALLS
         .iter()
         .map(|b: &'static Curveball| {
-            let post = post.clone();
+            let send = send.clone();
             view! {
                 <li>
                     <button type="button" data-curveball=b.kind
-                        on:click=move |_| post(format!("throw {}", b.kind))>{b.label}</button>
+                        on:click=move |_| send(format!("throw {}", b.kind))>{b.label}</button>
                     <span class="kit-ask">{b.ask}</span>
                 </li>
             }
         })
         .collect_view();
 
+    let pairing = {
+        let pair = pair.clone();
+        move || {
+            let pair = pair.clone();
+            match paired.get() {
+                Some(code) => {
+                    let unpair = pair.clone();
+                    view! {
+                        <p class="kit-paired">
+                            "Paired with the candidate's window "
+                            <strong class="kit-code" data-pair-code=code.clone()>{code.clone()}</strong>
+                            " · "
+                            <span data-pair-alive=move || if alive.get() { "1" } else { "0" }>
+                                {move || if alive.get() {
+                                    "it answers.".to_string()
+                                } else {
+                                    "its window is gone (closed, or not answering): reopen it, or pair again.".to_string()
+                                }}
+                            </span>
+                            " "
+                            <button type="button" on:click=move |_| unpair(None)>"Unpair"</button>
+                        </p>
+                    }
+                    .into_any()
+                }
+                None => {
+                    let by_button = pair.clone();
+                    let by_typing = pair.clone();
+                    let windows = move || {
+                        let by_button = by_button.clone();
+                        heard
+                            .get()
+                            .into_iter()
+                            .map(|c| {
+                                let pair = by_button.clone();
+                                let c2 = c.clone();
+                                view! {
+                                    <button type="button" data-pair-with=c.clone()
+                                        on:click=move |_| pair(Some(c2.clone()))>{format!("Pair with {c}")}</button>
+                                }
+                            })
+                            .collect_view()
+                    };
+                    view! {
+                        <form class="kit-pair-form" on:submit=move |e| {
+                            e.prevent_default();
+                            match typed_code(&typed.get_untracked()) {
+                                Some(c) => by_typing(Some(c)),
+                                None => status.set(Status::says("A pairing code is four letters or digits, as the candidate's window shows it.")),
+                            }
+                        }>
+                            <label>"Pair with the candidate's window: the code at the foot of its page "
+                                <input type="text" maxlength="4" size="5" data-pair-input="" autocomplete="off"
+                                    prop:value=move || typed.get()
+                                    on:input=move |e| typed.set(event_target_value(&e)) />
+                            </label>
+                            " " <button type="submit">"Pair"</button>
+                            " " {windows}
+                        </form>
+                    }
+                    .into_any()
+                }
+            }
+        }
+    };
+
+    let rating_radios = (1..=4u8)
+        .map(|r| {
+            view! {
+                <label class="kit-rating-option">
+                    <input type="radio" name="kit-rating" data-rating=r
+                        prop:checked=move || sheet.with(|s| s.rating == r)
+                        on:change=move |_| sheet.update(|s| s.rating = r) />
+                    " " {RATINGS[usize::from(r) - 1]}
+                </label>
+            }
+        })
+        .collect_view();
+    let recommendations = RECOMMENDATIONS
+        .iter()
+        .map(|r| view! { <option value=*r prop:selected=move || sheet.with(|s| s.recommendation == *r)>{*r}</option> })
+        .collect_view();
+    let export = move |_| {
+        let s = sheet.get_untracked();
+        if download(&s.file_name(), &s.markdown()).is_err() {
+            status.set(Status::says(
+                "The Markdown could not be offered for download.",
+            ));
+        }
+    };
+    let refused = move || status.with(|s| s.refused.clone());
+    let fix = {
+        let send = send.clone();
+        move || {
+            let send = send.clone();
+            status.with(|s| s.fix.clone()).map(|wire| {
+                view! {
+                    <button type="button" class="kit-fix" data-fix=wire.clone()
+                        on:click=move |_| send(wire.clone())>
+                        "Make it bite: show it on steady traffic"
+                    </button>
+                }
+            })
+        }
+    };
+
     view! {
-        <main class="kit" data-kit="">
+        <main class="kit" data-kit="" data-scoresheet="">
             <header class="kit-head">
-                <h1>"Interviewer's kit"</h1>
-                <p class="kit-question">{QUESTION}</p>
-                <div class="kit-timer">
-                    <span data-timer="" aria-live="off">{move || mm_ss(seconds.get())}</span>
-                    <button type="button" on:click=move |_| running.update(|r| *r = !*r)>
-                        {move || if running.get() { "Pause" } else { "Start" }}
-                    </button>
-                    <button type="button" on:click=move |_| seconds.set(0)>"Reset"</button>
-                    <button type="button" class="screen-only" on:click=move |_| { let _ = window().print(); }>
-                        "Print the scoresheet"
-                    </button>
+                <h1>"Interviewer's kit" <span class="print-only">" · scoresheet"</span></h1>
+                <div class="kit-sheet-head">
+                    <label>"Candidate "
+                        <input type="text" data-candidate="" class="screen-only"
+                            prop:value=move || sheet.with(|s| s.candidate.clone())
+                            on:input=move |e| { let v = event_target_value(&e); sheet.update(|s| s.candidate = v); } />
+                        <strong class="print-only" data-candidate-print="">{move || sheet.with(|s| s.candidate.clone())}</strong>
+                    </label>
+                    <label>"Date "
+                        <input type="date" data-date="" class="screen-only"
+                            prop:value=move || sheet.with(|s| s.date.clone())
+                            on:input=move |e| { let v = event_target_value(&e); sheet.update(|s| s.date = v); } />
+                        <span class="print-only">{move || sheet.with(|s| s.date.clone())}</span>
+                    </label>
+                    <span class="kit-timer">
+                        <span data-timer="" aria-live="off">{move || mm_ss(sheet.with(|s| s.seconds))}</span>
+                        <button type="button" class="screen-only" data-timer-toggle=""
+                            on:click=move |_| sheet.update(|s| s.running = !s.running)>
+                            {move || if sheet.with(|s| s.running) { "Pause" } else { "Start" }}
+                        </button>
+                        <button type="button" class="screen-only" on:click=move |_| sheet.update(|s| s.seconds = 0)>"Reset"</button>
+                    </span>
                 </div>
-                <p class="kit-status screen-only" data-kit-status="" role="status">{move || status.get()}</p>
+                <p class="kit-question">{QUESTION}</p>
+                <p class="kit-storage screen-only" data-storage-off="" role="alert" hidden=move || storage_ok.get()>
+                    "This browser keeps nothing for this page (storage is off, blocked or full): the scoresheet lasts until this window closes. Export it as Markdown before then."
+                </p>
+                <section class="kit-pair screen-only">{pairing}</section>
+                <p class="kit-status screen-only" data-kit-status="" role="status" data-refused=refused>
+                    {move || status.with(|s| s.words.clone())} " " {fix}
+                </p>
             </header>
             <div class="kit-levels">{levels}</div>
             <section class="kit-flags">
@@ -303,13 +1050,36 @@ pub fn Kit() -> impl IntoView {
                 <ol>{follow}</ol>
             </section>
             <section class="kit-curveballs screen-only">
-                <h2>"Curveballs: thrown into the candidate's run now, without a restart"</h2>
+                <h2>"Curveballs: each bites the candidate's run, or says why not"</h2>
                 <ul>{balls}</ul>
             </section>
             <section class="kit-notes">
                 <h2><label for="kit-notes">"Notes"</label></h2>
-                <textarea id="kit-notes" rows="8" prop:value=move || notes.get()
-                    on:input=move |e| notes.set(event_target_value(&e))></textarea>
+                <textarea id="kit-notes" class="screen-only" rows="6" prop:value=move || sheet.with(|s| s.notes.clone())
+                    on:input=move |e| { let v = event_target_value(&e); sheet.update(|s| s.notes = v); }></textarea>
+                <div class="kit-notes-print print-only">{move || sheet.with(|s| s.notes.clone())}</div>
+            </section>
+            <section class="kit-verdict">
+                <h2>"Verdict"</h2>
+                <fieldset class="kit-rating screen-only">
+                    <legend>"Overall rating"</legend>
+                    {rating_radios}
+                </fieldset>
+                <label class="screen-only">"Recommendation "
+                    <select data-recommendation="" on:change=move |e| { let v = event_target_value(&e); sheet.update(|s| s.recommendation = v); }>
+                        <option value="" prop:selected=move || sheet.with(|s| s.recommendation.is_empty())>"—"</option>
+                        {recommendations}
+                    </select>
+                </label>
+                <p class="print-only">
+                    "Overall rating: " {move || sheet.with(|s| match s.rating { 0 => "—".to_string(), r => format!("{r} of 4 ({})", RATINGS[usize::from(r) - 1]) })}
+                    " · Recommendation: " {move || sheet.with(|s| if s.recommendation.is_empty() { "—".to_string() } else { s.recommendation.clone() })}
+                </p>
+                <p class="kit-actions screen-only">
+                    <button type="button" data-print="" on:click=move |_| { let _ = window().print(); }>"Print the scoresheet"</button>
+                    " "
+                    <button type="button" data-export="" on:click=export>"Export as Markdown"</button>
+                </p>
             </section>
         </main>
     }
@@ -325,6 +1095,140 @@ mod tests {
         assert!(wanted("seed=3&kit"));
         assert!(!wanted("?kit=0"));
         assert!(!wanted("?skit=1&preset=burst"));
+    }
+
+    #[test]
+    fn pairing_codes_are_four_unmistakable_letters_and_typed_loosely() {
+        let codes: BTreeSet<String> = (0..2000u32)
+            .map(|n| code_of(n.wrapping_mul(2_654_435_761)))
+            .collect();
+        assert!(codes.len() > 1900, "codes repeat: {}", codes.len());
+        for c in &codes {
+            assert_eq!(typed_code(c).as_deref(), Some(c.as_str()));
+            assert!(!c.contains(['0', 'O', '1', 'I', 'L']), "{c}");
+        }
+        assert_eq!(typed_code(" k7q2 ").as_deref(), Some("K7Q2"));
+        assert_eq!(typed_code("K7Q"), None);
+        assert_eq!(typed_code("K0Q2"), None, "0 is never a code's");
+    }
+
+    #[test]
+    fn lines_are_addressed_and_numbered() {
+        assert_eq!(parse("hello"), Some(Line::Hello));
+        assert_eq!(parse("pair K7Q2"), Some(Line::Pair("K7Q2")));
+        assert_eq!(
+            parse("to K7Q2 12 open preset=naive&seed=3"),
+            Some(Line::To {
+                code: "K7Q2",
+                seq: 12,
+                action: "open preset=naive&seed=3"
+            })
+        );
+        assert_eq!(
+            parse("ack K7Q2 12 thrown holder 4001 4000 preset=burst&f=holder%404001"),
+            Some(Line::Ack {
+                code: "K7Q2",
+                seq: 12,
+                reply: "thrown holder 4001 4000 preset=burst&f=holder%404001"
+            })
+        );
+        assert_eq!(
+            parse("here K7Q2 3000 preset=burst"),
+            Some(Line::Here {
+                code: "K7Q2",
+                state: "3000 preset=burst"
+            })
+        );
+        assert_eq!(
+            parse("to K7Q2 x throw holder"),
+            None,
+            "no number, no message"
+        );
+        assert_eq!(parse("throw holder"), None, "an action must be addressed");
+    }
+
+    #[test]
+    fn the_kit_says_what_the_candidate_reports() {
+        let (w, r) = said("thrown holder 4001 4000 q");
+        assert!(w.contains("at 4001 ms, without a restart"), "{w}");
+        assert_eq!(r, None);
+        let (w, _) = said("thrown origin 900 12000 q");
+        assert!(w.contains("restarted with the fault at 900 ms"), "{w}");
+        let (w, _) = said("thrown origin 9000 5000 q");
+        assert!(w.contains("lands at 9000 ms, the next moment"), "{w}");
+        let (w, r) = said("refused ttl-sync nothing to hit");
+        assert!(w.starts_with("Not thrown: ttl-sync: nothing to hit"), "{w}");
+        assert_eq!(r.as_deref(), Some("ttl-sync"));
+    }
+
+    #[test]
+    fn every_refused_curveball_has_a_link_where_it_bites() {
+        use stampede::sim::Fleet;
+        let quiet = Fleet::new(&Scenario::from_query("preset=jitter&c=inner").0, 1).run();
+        for ball in &CURVEBALLS {
+            let link = biting_link(ball);
+            let (s, seed, notices) = Scenario::from_query(&link);
+            assert!(notices.is_empty(), "{link}: {notices:?}");
+            let hit = Fleet::new(&s, seed).run();
+            let (before, after) = (
+                stampede::lesson::value(&quiet, ball.metric).unwrap(),
+                stampede::lesson::value(&hit, ball.metric).unwrap(),
+            );
+            assert!(after > before, "{}: {link}: {before} -> {after}", ball.kind);
+        }
+    }
+
+    #[test]
+    fn the_scoresheet_survives_storage_and_reads_as_markdown() {
+        let mut s = Sheet {
+            candidate: "Ada\tLovelace".into(),
+            date: "2026-12-02".into(),
+            notes: "Line one\nLine\ttwo \\ end".into(),
+            rating: 3,
+            recommendation: "Hire".into(),
+            seconds: 754,
+            running: true,
+            saved_at: 1_000_000.0,
+            ..Sheet::default()
+        };
+        s.ticks.insert("basics/1".into());
+        s.ticks.insert("flag/0".into());
+        s.ticks.insert("follow/2".into());
+        let back = Sheet::from_store(&s.to_store());
+        assert_eq!(back, s);
+        // A running timer went on while the kit was reloading.
+        assert_eq!(back.clone().resumed(1_065_500.0).seconds, 754 + 65);
+        let stopped = Sheet {
+            running: false,
+            ..back
+        };
+        assert_eq!(stopped.clone().resumed(2_000_000.0).seconds, 754);
+        let md = s.markdown();
+        for want in [
+            "- Candidate: Ada\tLovelace",
+            "- Date: 2026-12-02",
+            "- Time taken: 12:34",
+            "- Overall rating: 3 of 4",
+            "- Recommendation: Hire",
+            "Line one\nLine\ttwo",
+        ] {
+            assert!(md.contains(want), "{want:?} in\n{md}");
+        }
+        let ticked = md.lines().filter(|l| l.starts_with("- [x]")).count();
+        assert_eq!(ticked, 3, "{md}");
+        assert!(
+            md.contains(&format!("- [x] {}", LEVELS[0].names[1].text)),
+            "{md}"
+        );
+        assert!(
+            md.contains(&format!("- [ ] {}", LEVELS[0].names[0].text)),
+            "{md}"
+        );
+        assert_eq!(s.file_name(), "scoresheet-ada-lovelace-2026-12-02.md");
+        assert_eq!(
+            Sheet::default().file_name(),
+            "scoresheet-candidate-undated.md"
+        );
     }
 
     #[test]

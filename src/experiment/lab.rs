@@ -414,15 +414,87 @@ impl Lab {
         self.target = t;
     }
 
-    /// Throws an interviewer's curveball into the run at the current moment
-    /// (the next whole millisecond after the fleet's clock), without
-    /// restarting it: the animated fleet takes the fault and goes on; what
-    /// was known ahead of it (the scout's end, markers and samples past now)
-    /// is worked out again, and the comparison runs replay with the fault.
-    /// The scenario now carries it, so its link replays this very run.
-    pub fn throw(&mut self, ball: &stampede::interview::Curveball) -> Result<(), String> {
-        let at_ms = u32::try_from(self.fleet.now() / 1000 + 1)
+    /// Throws an interviewer's curveball so that it bites the run on
+    /// screen, or says why it cannot (the kit's and the Faults group's
+    /// curveballs come here):
+    ///
+    /// 1. into the running fleet, without a restart, at the current moment
+    ///    (the next whole millisecond after the fleet's clock) if it finds
+    ///    work to hit from there; else at the next moment it does (the run's
+    ///    own markers ahead: for an origin fault, the next recompute's
+    ///    start; for the holder's death, the next claim won);
+    /// 2. else (the run has ended, or nothing of its kind is still to come)
+    ///    the run restarts with the fault at the latest earlier moment at
+    ///    which it bites, and the clock goes there;
+    /// 3. else it is refused, with the reason.
+    ///
+    /// "Bites" means the fault's counter ([`Curveball::metric`]) ends the
+    /// run higher than without it: each moment is tried on a copy of the
+    /// fleet run to its end (a fleet too big for the scout is thrown into
+    /// now, unchecked, as before). The scenario then carries the fault, so
+    /// its link replays this very run.
+    ///
+    /// [`Curveball::metric`]: stampede::interview::Curveball::metric
+    pub fn throw(&mut self, ball: &stampede::interview::Curveball) -> Result<Landed, String> {
+        use stampede::interview;
+        let now_ms = u32::try_from(self.fleet.now() / 1000 + 1)
             .map_err(|_| "the run is too long".to_string())?;
+        if estimated_events(&self.scenario) > PREVIEW_EVENTS {
+            self.throw_at(ball, now_ms)?;
+            return Ok(Landed::Live(now_ms));
+        }
+        let mut quiet = self.fleet.clone();
+        quiet.set_recording(false);
+        let baseline = metric(&quiet.run(), ball.metric);
+        let aims = aims(ball, quiet.markers());
+        let bites = |mut fleet: Fleet, at: u32| -> Result<bool, String> {
+            fleet.set_recording(false);
+            interview::throw(&mut fleet, ball, at)?;
+            Ok(metric(&fleet.run(), ball.metric) > baseline)
+        };
+        let mut ahead = vec![now_ms];
+        ahead.extend(aims.iter().copied().filter(|at| *at > now_ms).take(8));
+        for (i, at) in ahead.into_iter().enumerate() {
+            match bites(self.fleet.clone(), at) {
+                Ok(true) => {
+                    self.throw_at(ball, at)?;
+                    return Ok(Landed::Live(at));
+                }
+                Ok(false) => {}
+                // The core's own refusal (no claim to hold, an outage that
+                // cannot change kind) holds at every moment.
+                Err(why) if i == 0 => return Err(why),
+                Err(_) => {}
+            }
+        }
+        // At most eight earlier moments, latest first, spread over the run
+        // (a deploy's wave needs traffic one TTL after it).
+        let behind: Vec<u32> = aims.iter().copied().filter(|at| *at <= now_ms).collect();
+        let stride = behind.len().div_ceil(8).max(1);
+        for at in behind.into_iter().rev().step_by(stride) {
+            if bites(Fleet::new(&self.scenario, self.seed), at)? {
+                let mut fleet = Fleet::new(&self.scenario, self.seed);
+                interview::throw(&mut fleet, ball, at)?;
+                let with_rows = !self.compare.is_empty();
+                let hold = self.hold;
+                *self = Lab::build(fleet.scenario(), self.seed, with_rows);
+                self.hold = hold;
+                self.seek(u64::from(at.saturating_sub(1)) * 1000);
+                return Ok(Landed::Restarted(at));
+            }
+        }
+        Err(nothing_to_hit(ball, &self.scenario, ms_of(quiet.now())))
+    }
+
+    /// Throws `ball` into the running fleet at `at_ms` (after its clock):
+    /// the animated fleet takes the fault and goes on; what was known ahead
+    /// of it (the scout's end, markers and samples past now) is worked out
+    /// again, and the comparison runs replay with the fault.
+    pub fn throw_at(
+        &mut self,
+        ball: &stampede::interview::Curveball,
+        at_ms: u32,
+    ) -> Result<(), String> {
         stampede::interview::throw(&mut self.fleet, ball, at_ms)?;
         self.scenario = self.fleet.scenario().clone();
         let pos = self.pos;
@@ -443,6 +515,29 @@ impl Lab {
         if self.checkpoint_every > 0 {
             self.checkpoint_every = CHECKPOINT_WORK;
         }
+        Ok(())
+    }
+
+    /// The fault at `at_ms` on this run, whatever the clock: thrown into the
+    /// running fleet if it has not reached `at_ms`, else the run rebuilt
+    /// with it and taken back to where it was (the A/B view's sides, which
+    /// share one clock while one side may have ended).
+    pub fn throw_at_moment(
+        &mut self,
+        ball: &stampede::interview::Curveball,
+        at_ms: u32,
+    ) -> Result<(), String> {
+        if self.fleet.now() < u64::from(at_ms) * 1000 {
+            return self.throw_at(ball, at_ms);
+        }
+        let mut fleet = Fleet::new(&self.scenario, self.seed);
+        stampede::interview::throw(&mut fleet, ball, at_ms)?;
+        let t = self.now();
+        let with_rows = !self.compare.is_empty();
+        let hold = self.hold;
+        *self = Lab::build(fleet.scenario(), self.seed, with_rows);
+        self.hold = hold;
+        self.seek(t);
         Ok(())
     }
 
@@ -771,6 +866,92 @@ impl Lab {
     pub fn scouting(&self) -> bool {
         self.scout.is_some()
     }
+}
+
+/// Where a curveball landed (see [`Lab::throw`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Landed {
+    /// In the running fleet, at this moment (ms): now, or the next moment
+    /// it finds work to hit.
+    Live(u32),
+    /// Nothing was left for it from the moment on screen: the run restarted
+    /// with the fault at this earlier moment (ms).
+    Restarted(u32),
+}
+
+impl Landed {
+    pub fn at_ms(self) -> u32 {
+        match self {
+            Landed::Live(at) | Landed::Restarted(at) => at,
+        }
+    }
+}
+
+fn metric(r: &Report, name: &str) -> f64 {
+    stampede::lesson::value(r, name).unwrap_or(0.0)
+}
+
+fn ms_of(t: Micros) -> u32 {
+    u32::try_from(t / 1000).unwrap_or(u32::MAX)
+}
+
+/// The moments (ms, in time order) where a fault of `ball` may find its
+/// work, from a run's markers: an origin fault at a recompute's start, the
+/// holder's death just after a claim is won or as its recompute starts, a Redis outage where traffic
+/// meets Redis, a deploy's synced TTLs after a value is written.
+fn aims(ball: &stampede::interview::Curveball, markers: &[stampede::sim::Marker]) -> Vec<u32> {
+    use stampede::scenario::FaultKind;
+    use stampede::sim::Milestone as M;
+    let mut out: Vec<u32> = markers
+        .iter()
+        .filter_map(|m| {
+            let at = ms_of(m.t);
+            match (ball.fault, m.what) {
+                (
+                    FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow,
+                    M::RecomputeStarts,
+                ) => Some(at.max(1)),
+                // The winner holds the claim once the reply is back, and
+                // holds it through its recompute.
+                (FaultKind::Holder, M::ClaimWon) => Some(at + 1),
+                (FaultKind::Holder, M::RecomputeStarts) => Some(at.max(1)),
+                (FaultKind::Redis, M::KeyExpires | M::ClaimWon | M::RecomputeStarts) => {
+                    Some(at.max(1))
+                }
+                (FaultKind::TtlSync, M::ValueWritten) => Some(at + 1),
+                _ => None,
+            }
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Why `ball` cannot bite a run of `s` whose work ends at `end_ms`, at any
+/// moment.
+fn nothing_to_hit(ball: &stampede::interview::Curveball, s: &Scenario, end_ms: u32) -> String {
+    use stampede::scenario::FaultKind;
+    let what = match ball.fault {
+        FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow => {
+            "no recompute calls the origin where it could catch one"
+        }
+        FaultKind::Holder => "no claim is held where its holder could die",
+        FaultKind::Redis => "no traffic meets Redis where it could be down",
+        FaultKind::TtlSync => {
+            "a deploy's synced TTLs bite the traffic one TTL later, and none comes"
+        }
+    };
+    let workload = match s.workload {
+        Workload::Burst => "one burst",
+        Workload::Steady => "steady traffic",
+        Workload::Cold => "a cold start",
+    };
+    format!(
+        "{}: this run ({workload}, its work over by {end_ms} ms) has nothing for it: {what}, from now or from any earlier moment; the {} counter would not move",
+        ball.label,
+        stampede::metrics::label(ball.metric)
+    )
 }
 
 #[cfg(test)]
@@ -1168,6 +1349,130 @@ mod tests {
         assert!(lab.advance(&|| false));
         assert_eq!(lab.checkpoint_every, 0);
         assert!(lab.checkpoints.is_empty());
+    }
+
+    /// The fault's counter at the end of `lab`'s run and of the quiet run.
+    fn bit(lab: &mut Lab, quiet: &Report, ball: &stampede::interview::Curveball) -> (f64, f64) {
+        run_to_end(lab);
+        let live = lab.fleet().report();
+        assert_eq!(
+            live,
+            Fleet::new(lab.scenario(), lab.seed()).run(),
+            "{}: the link replays another run",
+            ball.kind
+        );
+        (metric(quiet, ball.metric), metric(&live, ball.metric))
+    }
+
+    #[test]
+    fn a_curveball_thrown_after_the_end_bites_or_says_why() {
+        // The card's run, smaller: one burst, both layers' claim.
+        for (query, refused) in [
+            ("preset=burst&i=6&t=30", &["ttl-sync"][..]),
+            ("preset=jitter&c=inner&i=6&t=30", &[][..]),
+        ] {
+            let (s, _, n) = Scenario::from_query(query);
+            assert!(n.is_empty(), "{n:?}");
+            let quiet = Fleet::new(&s, 2).run();
+            for ball in &stampede::interview::CURVEBALLS {
+                let mut lab = Lab::new(&s, 2);
+                run_to_end(&mut lab);
+                let end = lab.now();
+                match lab.throw(ball) {
+                    Ok(landed) => {
+                        assert!(
+                            !refused.contains(&ball.kind),
+                            "{query}: {}: {landed:?}",
+                            ball.kind
+                        );
+                        let at = u64::from(landed.at_ms()) * 1000;
+                        assert!(
+                            matches!(landed, Landed::Restarted(_)),
+                            "{query}: {}: {landed:?}",
+                            ball.kind
+                        );
+                        assert!(
+                            at <= end + 1000,
+                            "{query}: {}: {at} after the end {end}",
+                            ball.kind
+                        );
+                        assert!(
+                            lab.now() < at,
+                            "{query}: {}: the clock stays at {}",
+                            ball.kind,
+                            lab.now()
+                        );
+                        let (before, after) = bit(&mut lab, &quiet, ball);
+                        assert!(
+                            after > before,
+                            "{query}: {}: {} {before} -> {after}",
+                            ball.kind,
+                            ball.metric
+                        );
+                    }
+                    Err(why) => {
+                        assert!(
+                            refused.contains(&ball.kind),
+                            "{query}: {}: refused: {why}",
+                            ball.kind
+                        );
+                        assert!(why.contains("nothing for it"), "{why}");
+                        assert_eq!(lab.scenario(), &s, "a refused curveball changes nothing");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_origin_fault_on_the_card_s_run_means_the_next_recompute() {
+        // One burst: the recompute starts within the first milliseconds. An
+        // origin fault thrown before it waits for it; thrown after it (its
+        // call runs on unharmed, and no other follows) the run restarts
+        // with the fault at that recompute.
+        let (s, _, _) = Scenario::from_query("preset=burst&i=6&t=30");
+        let quiet = Fleet::new(&s, 2).run();
+        let ball = stampede::interview::curveball("origin").unwrap();
+        let mut lab = Lab::new(&s, 2);
+        lab.seek(100_000);
+        assert!(lab.advance(&|| false));
+        let landed = lab.throw(ball).unwrap();
+        assert!(matches!(landed, Landed::Restarted(_)), "{landed:?}");
+        let (before, after) = bit(&mut lab, &quiet, ball);
+        assert!(after > before, "origin_failures {before} -> {after}");
+        // On steady traffic a recompute comes again: no restart.
+        let (s, _, _) = Scenario::from_query("preset=jitter&c=inner&i=6&t=30");
+        let quiet = Fleet::new(&s, 2).run();
+        let mut lab = Lab::new(&s, 2);
+        lab.seek(5_000_000);
+        assert!(lab.advance(&|| false));
+        let landed = lab.throw(ball).unwrap();
+        assert!(
+            matches!(landed, Landed::Live(at) if at > 5_000),
+            "{landed:?}"
+        );
+        let (before, after) = bit(&mut lab, &quiet, ball);
+        assert!(after > before, "origin_failures {before} -> {after}");
+    }
+
+    #[test]
+    fn a_fault_at_a_moment_lands_there_whether_the_run_passed_it_or_not() {
+        let (s, _, _) = Scenario::from_query("preset=jitter&c=inner&i=6&t=30");
+        let ball = stampede::interview::curveball("redis").unwrap();
+        for at in [3_000, 9_000] {
+            let mut lab = Lab::single(&s, 2);
+            lab.seek(6_000_000);
+            assert!(lab.advance(&|| false));
+            lab.throw_at_moment(ball, at).unwrap();
+            assert_eq!(lab.target(), 6_000_000, "the clock stays");
+            assert_eq!(lab.scenario().faults.last().map(|f| f.start_ms), Some(at));
+            run_to_end(&mut lab);
+            assert_eq!(
+                lab.fleet().report(),
+                Fleet::new(lab.scenario(), 2).run(),
+                "at {at}"
+            );
+        }
     }
 
     #[test]

@@ -167,10 +167,19 @@ impl Page {
             }
             Action::Transport(c) => self.send.run(c),
             Action::Throw(ball) => {
+                // The A/B view's two runs are not the sandbox's: until the
+                // app routes a throw to them (compare::throw), say so
+                // rather than throw into the run behind the view.
+                if self.compare.get_untracked().is_some() {
+                    let at = (self.ab_clock)().map_or(0, |(us, _)| us / 1000 + 1);
+                    return Acted::Refused(format!(
+                        "the A/B view is open: its two runs take no curveball from the kit yet (it would land at {at} ms on both); open a side in the sandbox to throw it there"
+                    ));
+                }
                 return match self.throw.run(ball) {
                     Ok(at_ms) => Acted::Thrown { at_ms },
                     Err(why) => Acted::Refused(why),
-                }
+                };
             }
             Action::Present(on) => {
                 if self.presenting.get_untracked() != on {
@@ -294,6 +303,24 @@ mod tests {
             let ball = interview::curveball("holder").unwrap();
             assert_eq!(p.act(Action::Throw(ball)), Acted::Thrown { at_ms: 120 });
             assert_eq!(*log.lock().unwrap(), ["throw holder"]);
+        });
+    }
+
+    #[test]
+    fn a_curveball_into_the_a_b_view_is_refused_not_thrown_behind_it() {
+        with_owner(|| {
+            let (mut p, log) = page();
+            p.ab_clock = || Some((6_400_000, false));
+            p.act(Action::Compare(stampede::scenario::COMPARISONS[0].name));
+            let ball = interview::curveball("holder").unwrap();
+            match p.act(Action::Throw(ball)) {
+                Acted::Refused(why) => assert!(why.contains("6401 ms on both"), "{why}"),
+                other => panic!("{other:?}"),
+            }
+            assert!(
+                log.lock().unwrap().is_empty(),
+                "thrown into the run behind the view"
+            );
         });
     }
 

@@ -1,9 +1,12 @@
 // The interviewer's kit (?kit=1) in a second window of the same browser,
-// beside the candidate's page: it shows the card's three levels, the red
-// flags and the follow-ups; a curveball thrown from it reaches the
-// candidate's running run without a restart (the clock does not go back),
-// the fault's counter rises after it, and the candidate's link afterwards
-// replays the same run (the same numbers as stampede-sim --url).
+// beside two open windows of the page: it pairs with one of them through
+// the short code that window shows (data-pair-code in both), and its
+// curveballs and Show buttons reach that window only. A curveball reaches
+// the paired window's running run without a restart (the clock does not go
+// back), the fault's counter rises after it, and the candidate's link
+// afterwards replays the same run (the same numbers as stampede-sim --url).
+// Each message is acknowledged; when the candidate's window closes the kit
+// says it is gone, and a message sent then did not arrive.
 
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -11,12 +14,23 @@ import { spec, root, baseUrl, metric } from "./lib/harness.mjs";
 
 const cli = path.join(root, "target", "debug", "stampede-sim");
 const simulate = (query) => JSON.parse(execFileSync(cli, ["--url", query, "--json"], { encoding: "utf8" }));
+const status = (kit) => kit.locator("[data-kit-status]").textContent().then((s) => s.trim());
 
 await spec("kit", async (t) => {
-  const { page } = t;
-  // The candidate: steady traffic with both layers, keys expiring all along.
-  await t.open("preset=jitter&c=inner&i=6&t=30&seed=2");
-  const kit = await page.context().newPage();
+  const { page: other } = t;
+  const link = "preset=jitter&c=inner&i=6&t=30&seed=2";
+  // Two windows of the page: the interviewer's own preview, and the
+  // candidate's (the one shared on screen).
+  await t.open(link);
+  const candidate = await other.context().newPage();
+  for (const p of [candidate]) {
+    p.on("console", (m) => m.type() === "error" && t.problems.push(`candidate console error: ${m.text()}`));
+    p.on("pageerror", (e) => t.problems.push(`candidate exception: ${e.message}`));
+  }
+  await candidate.goto(`${baseUrl}?${link}`, { waitUntil: "load" });
+  await candidate.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
+
+  const kit = await other.context().newPage();
   kit.on("console", (m) => m.type() === "error" && t.problems.push(`kit console error: ${m.text()}`));
   kit.on("pageerror", (e) => t.problems.push(`kit exception: ${e.message}`));
   await kit.goto(`${baseUrl}?kit=1`, { waitUntil: "load" });
@@ -32,40 +46,83 @@ await spec("kit", async (t) => {
   if (follow.length < 5 || follow.some((q) => !q.endsWith("?"))) throw new Error(`follow-ups: ${follow.join(" | ")}`);
   t.ok(`5 red flags and ${follow.length} follow-ups, worded as the page's questions`);
   if (await kit.locator(".reference-area").isVisible()) throw new Error("the kit's window shows the reference");
-  await kit.waitForFunction(() => document.querySelector("[data-kit-status]")?.textContent.startsWith("Candidate's window"), null, { timeout: 10_000 });
-  t.ok("the candidate's window answers the kit");
 
-  // Let the run play a few seconds in, pause it, then throw.
-  await page.waitForFunction((sel) => Number(document.querySelector(sel)?.textContent) > 3000, metric("now_ms"), { timeout: 60_000 });
-  await page.keyboard.press("Space");
-  const before = await t.number("now_ms");
-  const quietErrors = await t.number("redis_errors").catch(() => 0);
+  // Both page windows show their code once the kit is open; they differ.
+  const codeOf = async (p) => {
+    await p.locator(".pair-badge[data-pair-code]:not([hidden])").waitFor({ timeout: 10_000 });
+    return p.locator(".pair-badge").getAttribute("data-pair-code");
+  };
+  const [mine, theirs] = [await codeOf(other), await codeOf(candidate)];
+  if (!/^[A-Z2-9]{4}$/.test(theirs) || mine === theirs) throw new Error(`codes ${mine} and ${theirs}`);
+  await kit.locator(`[data-pair-with="${theirs}"]`).waitFor({ timeout: 10_000 });
+  await kit.locator(`[data-pair-with="${mine}"]`).waitFor({ timeout: 10_000 });
+  t.ok(`both windows show a pairing code (${mine}, ${theirs}) and the kit hears both`);
+  // Throwing before pairing reaches nobody.
   await kit.locator('[data-curveball="redis"]').click();
-  await kit.waitForFunction(() => document.querySelector("[data-kit-status]")?.textContent.startsWith("Thrown: redis"), null, { timeout: 10_000 });
-  await page.waitForFunction(() => /(^|&)f=redis/.test(location.search.slice(1)), null, { timeout: 10_000 });
-  const after = await t.number("now_ms");
+  if (!/pair with the candidate's window first/.test(await status(kit))) throw new Error(`unpaired: ${await status(kit)}`);
+  await kit.locator("[data-pair-input]").fill(theirs.toLowerCase());
+  await kit.locator(".kit-pair-form button[type=submit]").click();
+  await kit.locator(`.kit-paired [data-pair-code="${theirs}"]`).waitFor({ timeout: 10_000 });
+  await kit.locator('[data-pair-alive="1"]').waitFor({ timeout: 10_000 });
+  await candidate.waitForFunction(() => document.querySelector(".pair-badge")?.dataset.paired === "1", null, { timeout: 10_000 });
+  if ((await other.locator(".pair-badge").getAttribute("data-paired")) !== "0") throw new Error("the other window says it is paired");
+  t.ok(`the kit is paired with ${theirs} (typed in lower case), which says so; ${mine} is not`);
+  await kit.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit-paired.png") });
+  await candidate.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit-candidate-badge.png") });
+
+  // Let the candidate's run play a few seconds in, pause it, then throw.
+  const number = async (p, name) => Number((await p.locator(metric(name)).first().textContent()).trim());
+  await candidate.waitForFunction((sel) => Number(document.querySelector(sel)?.textContent) > 3000, metric("now_ms"), { timeout: 60_000 });
+  await candidate.keyboard.press("Space");
+  const before = await number(candidate, "now_ms");
+  const quietErrors = await number(candidate, "redis_errors").catch(() => 0);
+  const otherLink = new URL(other.url()).search;
+  await kit.locator('[data-curveball="redis"]').click();
+  await kit.waitForFunction(() => document.querySelector("[data-kit-status]")?.textContent.startsWith("Thrown: redis"), null, { timeout: 20_000 });
+  await candidate.waitForFunction(() => /(^|&)f=redis/.test(location.search.slice(1)), null, { timeout: 10_000 });
+  const after = await number(candidate, "now_ms");
   if (after < before) throw new Error(`the clock went back: ${before} -> ${after}`);
-  t.ok(`the curveball lands at ${before} ms without a restart (clock ${after} ms)`);
-  const link = new URL(page.url()).search.slice(1);
-  await page.keyboard.press("End");
-  await t.untilEnd(120_000);
-  // The run was paused, so "play" reads paused at once: wait for the seek
-  // to the end to have caught up, its counters numbers again (the flake:
-  // redis_errors read as "…" mid-replay).
-  await page
-    .waitForFunction(
-      ([sel, quiet]) => Number(document.querySelector(sel)?.textContent) > quiet,
-      [metric("redis_errors"), quietErrors],
-      { timeout: 120_000 },
-    )
+  t.ok(`the curveball lands in ${theirs} at ${before} ms without a restart (clock ${after} ms): ${await status(kit)}`);
+  const thrown = new URL(candidate.url()).search.slice(1);
+  await candidate.keyboard.press("End");
+  await candidate.waitForFunction(() => document.querySelector('[data-control="play"]')?.getAttribute("aria-pressed") === "false", null, { timeout: 120_000 });
+  await candidate
+    .waitForFunction(([sel, quiet]) => Number(document.querySelector(sel)?.textContent) > quiet, [metric("redis_errors"), quietErrors], { timeout: 120_000 })
     .catch(() => {});
-  const errors = await t.number("redis_errors");
+  const errors = await number(candidate, "redis_errors");
   if (!(errors > quietErrors)) throw new Error(`redis_errors ${quietErrors} -> ${errors}`);
-  const want = simulate(link);
+  const want = simulate(thrown);
   for (const m of ["redis_errors", "recomputes", "claim_attempts"]) {
-    await t.expectMetric(m, String(want[m]), `the link ${link} replays the run`);
+    await candidate.waitForFunction(([sel, v]) => document.querySelector(sel)?.textContent.trim() === v, [metric(m), String(want[m])], { timeout: 30_000 }).catch(async () => {
+      throw new Error(`${m}: the link ${thrown} gives ${want[m]}, the page ${await number(candidate, m)}`);
+    });
   }
+  t.ok(`redis_errors ${quietErrors} -> ${errors}; the link ${thrown} replays the run`);
+
+  // Show reaches the paired window only.
+  const show = kit.locator("[data-show]").first();
+  const shown = await show.getAttribute("data-show");
+  await show.click();
+  await kit.waitForFunction(() => document.querySelector("[data-kit-status]")?.textContent.startsWith("Arrived"), null, { timeout: 20_000 });
+  const opened = Object.fromEntries(new URLSearchParams(shown));
+  await candidate.waitForFunction(
+    (want) => Object.entries(want).every(([k, v]) => new URLSearchParams(location.search).get(k) === v),
+    opened,
+    { timeout: 10_000 },
+  );
+  if (new URL(other.url()).search !== otherLink) throw new Error(`the other window moved: ${otherLink} -> ${new URL(other.url()).search}`);
+  if (/(^|&)f=/.test(new URL(other.url()).search.slice(1))) throw new Error("the curveball reached the other window");
+  t.ok(`Show (?${shown}) and the curveball reached ${theirs} only; ${mine} still shows ${otherLink} (${await status(kit)})`);
+
+  // The candidate's window closes: the kit says it is gone, and a message
+  // sent then is not acknowledged.
+  await candidate.close();
+  await kit.locator('[data-pair-alive="0"]').waitFor({ timeout: 10_000 });
+  const gone = (await kit.locator("[data-pair-alive]").textContent()).trim();
+  await kit.locator('[data-curveball="holder"]').click();
+  await kit.waitForFunction(() => document.querySelector("[data-kit-status]")?.textContent.startsWith("Not arrived"), null, { timeout: 10_000 });
+  t.ok(`with the candidate's window closed the kit says "${gone}" and "${await status(kit)}"`);
   await kit.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit.png"), fullPage: true });
   await kit.close();
-  t.noProblems("the kit and the candidate's window");
+  t.noProblems("the kit and the page's windows");
 });

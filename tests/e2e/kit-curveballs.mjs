@@ -1,0 +1,93 @@
+// Curveballs always bite: each of the kit's curveballs, thrown into the
+// card's run (one burst, 40 × 200) after it has ended, either bites (the
+// run restarts with the fault at the latest earlier moment it finds work,
+// and the fault's counter ends higher than without it) or is refused with
+// its reason in [data-kit-status] (data-refused) and a one-click way to
+// make it bite, which does. The kit's words are the candidate window's own
+// report (its `thrown` or `refused`).
+
+import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { spec, root, baseUrl, metric } from "./lib/harness.mjs";
+
+const cli = path.join(root, "target", "debug", "stampede-sim");
+const simulate = (query) => JSON.parse(execFileSync(cli, ["--url", query, "--json"], { encoding: "utf8" }));
+const search = (page) => new URL(page.url()).search.slice(1);
+
+await spec("kit-curveballs", async (t) => {
+  const { page } = t;
+  await t.open("seed=1");
+  const kit = await page.context().newPage();
+  kit.on("console", (m) => m.type() === "error" && t.problems.push(`kit console error: ${m.text()}`));
+  kit.on("pageerror", (e) => t.problems.push(`kit exception: ${e.message}`));
+  await kit.goto(`${baseUrl}?kit=1`, { waitUntil: "load" });
+  await kit.locator("[data-kit]").waitFor({ timeout: 30_000 });
+  await page.locator(".pair-badge:not([hidden])").waitFor({ timeout: 10_000 });
+  const code = await page.locator(".pair-badge").getAttribute("data-pair-code");
+  await kit.locator(`[data-pair-with="${code}"]`).click();
+  await kit.locator('[data-pair-alive="1"]').waitFor({ timeout: 10_000 });
+  t.ok(`the kit is paired with the candidate's window ${code}`);
+  const kinds = await kit.locator("[data-curveball]").evaluateAll((bs) => bs.map((b) => b.dataset.curveball));
+  const metricOf = { redis: "redis_errors", "redis-hang": "redis_errors", holder: "crashed", origin: "origin_failures", "origin-hang": "timeouts", "ttl-sync": "origin_peak_concurrency" };
+  const quiet = simulate("seed=1");
+  let bitten = 0;
+  let refused = 0;
+  for (const kind of kinds) {
+    const m = metricOf[kind];
+    if (!m) throw new Error(`no counter known for the curveball ${kind}`);
+    // The card's run, played to its end (the page keeps its code on a reload).
+    await t.open("seed=1");
+    await page.keyboard.press("End");
+    await t.untilEnd(120_000);
+    await page.waitForFunction(([sel, end]) => Number(document.querySelector(sel)?.textContent) >= end, [metric("now_ms"), Math.floor(quiet.elapsed_ms)], { timeout: 60_000 });
+    await t.expectMetric("recomputes", String(quiet.recomputes), `${kind}: the card's run has ended`, 60_000);
+    const end = await t.number("now_ms");
+    // The link's name of the fault (Redis hanging is Redis down, hanging).
+    const fault = kind === "redis-hang" ? "redis" : kind;
+    await kit.locator(`[data-curveball="${kind}"]`).click();
+    await kit.waitForFunction(
+      () => {
+        const s = document.querySelector("[data-kit-status]");
+        return s?.hasAttribute("data-refused") || s?.textContent.startsWith("Thrown");
+      },
+      null,
+      { timeout: 60_000 },
+    );
+    const said = (await kit.locator("[data-kit-status]").textContent()).trim();
+    const why = await kit.locator("[data-kit-status]").getAttribute("data-refused");
+    if (why === null) {
+      // It bit: the link carries the fault, and the run it replays ends with
+      // the fault's counter above the quiet run's.
+      const re = new RegExp(`(^|&)f=${fault}(%40|@)\\d+`);
+      await page.waitForFunction((src) => new RegExp(src).test(location.search.slice(1)), re.source, { timeout: 10_000 });
+      const link = search(page);
+      const want = simulate(link);
+      if (!(want[m] > quiet[m])) throw new Error(`${kind}: the link ${link} gives ${m} ${want[m]}, quiet ${quiet[m]}`);
+      if (!/restarted with the fault at \d+ ms|lands at|landed at/.test(said)) throw new Error(`${kind}: the kit says ${said}`);
+      await page.keyboard.press("End");
+      await t.untilEnd(120_000);
+      await t.expectMetric(m, String(want[m]), `${kind} thrown after the end (${end} ms) bites: ${m} ${quiet[m]} -> ${want[m]}; the kit: ${said}`, 60_000);
+      bitten += 1;
+    } else {
+      if (why !== kind) throw new Error(`${kind}: data-refused="${why}"`);
+      if (!/^Not thrown: .*nothing for it/.test(said)) throw new Error(`${kind}: refused without its reason: ${said}`);
+      if (/(^|&)f=/.test(search(page))) throw new Error(`${kind}: refused, yet the link carries a fault: ${search(page)}`);
+      const fix = kit.locator("[data-kit-status] [data-fix]");
+      await fix.click();
+      const re = new RegExp(`(^|&)f=${fault}(%40|@)\\d+`);
+      await page.waitForFunction((src) => new RegExp(src).test(location.search.slice(1)), re.source, { timeout: 20_000 });
+      const link = search(page);
+      const want = simulate(link);
+      const base = simulate(link.replace(/(^|&)f=[^&]*/, ""));
+      if (!(want[m] > base[m])) throw new Error(`${kind}: the fix ${link} gives ${m} ${want[m]}, without the fault ${base[m]}`);
+      await page.keyboard.press("End");
+      await t.untilEnd(120_000);
+      await t.expectMetric(m, String(want[m]), `${kind} is refused after the end ("${said}"), and its one click bites: ${m} ${base[m]} -> ${want[m]} on ?${link}`, 60_000);
+      refused += 1;
+    }
+  }
+  t.ok(`${bitten} curveballs bit the ended run, ${refused} were refused with their reason and a fix that bites`);
+  await kit.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit-curveballs.png"), fullPage: true });
+  await kit.close();
+  t.noProblems("the curveballs after the end");
+});

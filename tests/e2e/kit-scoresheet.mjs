@@ -1,0 +1,200 @@
+// The interviewer's scoresheet (?kit=1, data-scoresheet): the candidate,
+// the date, ticks, notes, a rating and a recommendation survive a reload
+// (the timer too); printed to PDF (A4 and Letter) it is one page whose text
+// carries the candidate's name and the ticks; it exports as Markdown; and a
+// browser that refuses storage is told so.
+
+import { readFileSync } from "node:fs";
+import { inflateSync } from "node:zlib";
+import path from "node:path";
+import { spec, baseUrl, shots } from "./lib/harness.mjs";
+
+/// The text a PDF shows, page by page, read from its content streams
+/// through each font's ToUnicode map (what Chromium's PDFs carry): enough
+/// to find words, not a layout. Each text object is a line.
+function pdfText(bytes) {
+  const raw = bytes.toString("latin1");
+  const objects = new Map();
+  for (const m of raw.matchAll(/(\d+) 0 obj\b([\s\S]*?)endobj/g)) {
+    const body = m[2];
+    const s = /stream\r?\n/.exec(body);
+    let data = null;
+    if (s) {
+      const start = m.index + m[0].indexOf(body) + s.index + s[0].length;
+      const end = raw.indexOf("endstream", start);
+      let buf = bytes.subarray(start, end);
+      if (/\/FlateDecode/.test(body.slice(0, s.index))) {
+        try {
+          buf = inflateSync(buf);
+        } catch {
+          buf = Buffer.alloc(0);
+        }
+      }
+      data = buf.toString("latin1");
+    }
+    objects.set(Number(m[1]), { dict: s ? body.slice(0, s.index) : body, data });
+  }
+  const hexCodes = (hex, width) => {
+    const out = [];
+    for (let i = 0; i + width <= hex.length; i += width) out.push(parseInt(hex.slice(i, i + width), 16));
+    return out;
+  };
+  const utf16 = (hex) => String.fromCharCode(...hexCodes(hex, 4));
+  // Font object -> (code -> text), and the code width.
+  const cmaps = new Map();
+  for (const [n, o] of objects) {
+    const to = /\/ToUnicode (\d+) 0 R/.exec(o.dict);
+    if (!/\/Type\s*\/Font/.test(o.dict) || !to) continue;
+    const cmap = objects.get(Number(to[1]))?.data ?? "";
+    const map = new Map();
+    let width = 4;
+    const range = /<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>/.exec(cmap.split("begincodespacerange")[1] ?? "");
+    if (range) width = range[1].length;
+    for (const block of cmap.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
+      for (const p of block[1].matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>/g)) map.set(parseInt(p[1], 16), utf16(p[2]));
+    }
+    for (const block of cmap.matchAll(/beginbfrange([\s\S]*?)endbfrange/g)) {
+      for (const p of block[1].matchAll(/<([0-9a-fA-F]+)>\s*<([0-9a-fA-F]+)>\s*(<[0-9a-fA-F]+>|\[[^\]]*\])/g)) {
+        const [lo, hi] = [parseInt(p[1], 16), parseInt(p[2], 16)];
+        if (p[3].startsWith("[")) {
+          [...p[3].matchAll(/<([0-9a-fA-F]+)>/g)].forEach((d, i) => map.set(lo + i, utf16(d[1])));
+        } else {
+          const base = p[3].slice(1, -1);
+          for (let c = lo; c <= hi; c++) {
+            const last = parseInt(base.slice(-4), 16) + (c - lo);
+            map.set(c, utf16(base.slice(0, -4)) + String.fromCharCode(last));
+          }
+        }
+      }
+    }
+    cmaps.set(n, { map, width });
+  }
+  // Resource names (/F4) -> font objects, wherever the resources are.
+  const fonts = new Map();
+  for (const o of objects.values()) {
+    for (const d of o.dict.matchAll(/\/Font\s*<<([^>]*)>>/g)) {
+      for (const f of d[1].matchAll(/\/([^\s/]+)\s+(\d+) 0 R/g)) fonts.set(f[1], Number(f[2]));
+    }
+  }
+  const pages = [];
+  const pageObjects = [...objects.values()].filter((o) => /\/Type\s*\/Page\b/.test(o.dict));
+  for (const p of pageObjects) {
+    const refs = /\/Contents\s*(\[[^\]]*\]|\d+ 0 R)/.exec(p.dict);
+    const ids = refs ? [...refs[1].matchAll(/(\d+) 0 R/g)].map((r) => Number(r[1])) : [];
+    let text = "";
+    let font = null;
+    for (const id of ids) {
+      const content = objects.get(id)?.data ?? "";
+      for (const tok of content.matchAll(/\/([^\s/\[\]<>()]+)\s+[\d.]+\s+Tf|(\[(?:[^\]\\]|\\.)*\])\s*TJ|(<[0-9a-fA-F]*>|\((?:[^)\\]|\\.)*\))\s*Tj|\bET\b/g)) {
+        if (tok[1]) {
+          font = cmaps.get(fonts.get(tok[1]));
+          continue;
+        }
+        if (tok[0] === "ET") {
+          text += "\n";
+          continue;
+        }
+        const parts = tok[2] ? [...tok[2].matchAll(/<([0-9a-fA-F]*)>|\(((?:[^)\\]|\\.)*)\)/g)] : [[tok[3], tok[3].startsWith("<") ? tok[3].slice(1, -1) : undefined, tok[3].startsWith("(") ? tok[3].slice(1, -1) : undefined]];
+        for (const part of parts) {
+          if (part[1] !== undefined && font) text += hexCodes(part[1], font.width).map((c) => font.map.get(c) ?? "").join("");
+          else if (part[2] !== undefined) text += part[2].replace(/\\(.)/g, "$1");
+        }
+      }
+    }
+    // Ligatures (ﬂ, ﬁ) read as their letters.
+    pages.push(text.normalize("NFKC"));
+  }
+  return pages;
+}
+
+await spec("kit-scoresheet", async (t) => {
+  const { page } = t;
+  await page.goto(`${baseUrl}?kit=1`, { waitUntil: "load" });
+  await page.locator("[data-scoresheet]").waitFor({ timeout: 30_000 });
+  const name = "Ada Lovelace";
+  await page.locator("[data-candidate]").fill(name);
+  await page.locator("[data-date]").fill("2026-12-02");
+  const ticks = ["basics/1", "solid/0", "flag/2", "follow/0"];
+  for (const id of ticks) await page.locator(`[data-tick="${id}"]`).check();
+  await page.locator("#kit-notes").fill("Knew the fencing token.\nSlow on the jitter maths.");
+  await page.locator('[data-rating="3"]').check();
+  await page.locator("[data-recommendation]").selectOption("Hire");
+  await page.locator("[data-timer-toggle]").click();
+  await page.waitForFunction(() => document.querySelector("[data-timer]")?.textContent >= "0:02", null, { timeout: 10_000 });
+  t.ok("the scoresheet is filled in: name, date, four ticks, notes, rating 3, Hire, the timer running");
+
+  // A reload keeps it all, and the running timer has not lost its time.
+  await page.reload({ waitUntil: "load" });
+  await page.locator("[data-scoresheet]").waitFor({ timeout: 30_000 });
+  const kept = await page.evaluate(() => ({
+    name: document.querySelector("[data-candidate]").value,
+    date: document.querySelector("[data-date]").value,
+    ticks: [...document.querySelectorAll("[data-tick]")].filter((c) => c.checked).map((c) => c.dataset.tick),
+    notes: document.querySelector("#kit-notes").value,
+    rating: document.querySelector('[data-rating="3"]').checked,
+    rec: document.querySelector("[data-recommendation]").value,
+    timer: document.querySelector("[data-timer]").textContent,
+    running: document.querySelector("[data-timer-toggle]").textContent,
+  }));
+  if (kept.name !== name || kept.date !== "2026-12-02" || kept.ticks.sort().join() !== [...ticks].sort().join() || !kept.notes.includes("fencing") || !kept.rating || kept.rec !== "Hire" || kept.running !== "Pause" || kept.timer < "0:02") {
+    throw new Error(`after a reload: ${JSON.stringify(kept)}`);
+  }
+  t.ok(`a reload keeps the scoresheet and the running timer (${kept.timer})`);
+  await page.locator("[data-timer-toggle]").click();
+
+  // Printed: one page, A4 and Letter, its text the scoresheet's.
+  for (const format of ["A4", "Letter"]) {
+    const pdf = await page.pdf({ format, printBackground: false });
+    const pages = pdfText(pdf);
+    const count = (pdf.toString("latin1").match(/\/Type\s*\/Page\b/g) ?? []).length;
+    if (count !== 1 || pages.length !== 1) throw new Error(`${format}: ${count} pages`);
+    const text = pages[0];
+    const flat = text.replace(/\s+/g, " ");
+    for (const want of [name, "2026-12-02", "Overall rating: 3 of 4", "Recommendation: Hire", "Knew the fencing token.", "Red flags"]) {
+      if (!flat.includes(want)) throw new Error(`${format}: the printed text has no ${JSON.stringify(want)}:\n${text.slice(0, 3000)}`);
+    }
+    const marks = (flat.match(/\[x\]/g) ?? []).length;
+    const empty = (flat.match(/\[ \]/g) ?? []).length;
+    if (marks !== ticks.length || empty < 10) throw new Error(`${format}: ${marks} ticks and ${empty} blanks printed:\n${text.slice(0, 3000)}`);
+    for (const hidden of ["Curveballs", "Print the scoresheet", "Pair with"]) {
+      if (flat.includes(hidden)) throw new Error(`${format}: the printed page shows ${JSON.stringify(hidden)}`);
+    }
+    t.ok(`printed on ${format}: one page, its text names ${name}, the date, ${marks} ticks of ${marks + empty}, the rating and Hire`);
+  }
+  await page.emulateMedia({ media: "print" });
+  await page.setViewportSize({ width: 794, height: 1123 });
+  await page.screenshot({ path: path.join(shots, "kit-scoresheet-print.png"), fullPage: true });
+  await page.emulateMedia({ media: "screen" });
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // Exported as Markdown.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.locator("[data-export]").click()]);
+  const md = readFileSync(await download.path(), "utf8");
+  if (download.suggestedFilename() !== "scoresheet-ada-lovelace-2026-12-02.md") throw new Error(`the file is ${download.suggestedFilename()}`);
+  for (const want of [`- Candidate: ${name}`, "- Recommendation: Hire", "- Overall rating: 3 of 4", "Slow on the jitter maths."]) {
+    if (!md.includes(want)) throw new Error(`the Markdown has no ${JSON.stringify(want)}:\n${md}`);
+  }
+  const mdTicks = md.split("\n").filter((l) => l.startsWith("- [x]")).length;
+  if (mdTicks !== ticks.length) throw new Error(`the Markdown has ${mdTicks} ticks:\n${md}`);
+  t.ok(`exported as ${download.suggestedFilename()} with ${mdTicks} ticks`);
+  await page.screenshot({ path: path.join(shots, "kit-scoresheet.png"), fullPage: true });
+
+  // A browser that refuses storage: the kit says so.
+  const blocked = await page.context().newPage();
+  await blocked.addInitScript(() => {
+    Object.defineProperty(window, "localStorage", {
+      get() {
+        throw new DOMException("denied", "SecurityError");
+      },
+    });
+  });
+  await blocked.goto(`${baseUrl}?kit=1`, { waitUntil: "load" });
+  await blocked.locator("[data-scoresheet]").waitFor({ timeout: 30_000 });
+  await blocked.locator("[data-candidate]").fill("Grace Hopper");
+  await blocked.locator("[data-storage-off]").waitFor({ state: "visible", timeout: 5_000 });
+  const says = (await blocked.locator("[data-storage-off]").textContent()).trim();
+  if (!/keeps nothing/.test(says)) throw new Error(`the storage warning: ${says}`);
+  t.ok(`without storage the kit says: ${says}`);
+  await blocked.close();
+  t.noProblems("the scoresheet");
+});
