@@ -948,3 +948,46 @@ mod clock_tests {
         }
     }
 }
+
+#[cfg(test)]
+mod throw_tests {
+    use super::*;
+
+    /// A curveball thrown into the A/B view lands at the one clock's moment
+    /// on both sides: live on a side still running, and on a side that had
+    /// ended the run is rebuilt with it and taken back to where it was.
+    /// Each side's run is then the run its scenario's link replays.
+    #[test]
+    fn a_curveball_lands_on_both_sides_at_the_one_clock_s_moment() {
+        let c = comparison("layered").unwrap();
+        let (mut a, mut b) = (c.a(), c.b());
+        for s in [&mut a, &mut b] {
+            s.instances = 6;
+            s.threads = 30;
+        }
+        let ball = stampede::interview::curveball("redis").unwrap();
+        for t in [2_000u64, 400_000] {
+            let mut e = AbEngine::default();
+            e.build(&a, &b, 1);
+            e.seek(t);
+            for s in &mut e.sides {
+                while !s.lab.advance(&|| false) {}
+            }
+            let clock = e.clock();
+            let at = e.throw(ball).unwrap();
+            assert_eq!(u64::from(at), clock / 1000 + 1, "at {t}");
+            for s in &mut e.sides {
+                assert_eq!(
+                    s.lab.scenario().faults.last().map(|f| f.start_ms),
+                    Some(at),
+                    "at {t}"
+                );
+                assert_eq!(s.lab.target(), clock.min(s.lab.target()), "at {t}");
+                s.lab.seek(u64::MAX);
+                while !s.lab.advance(&|| false) {}
+                let link = stampede::sim::Fleet::new(s.lab.scenario(), 1).run();
+                assert_eq!(s.lab.fleet().report(), link, "at {t}");
+            }
+        }
+    }
+}
