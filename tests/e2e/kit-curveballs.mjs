@@ -4,7 +4,8 @@
 // and the fault's counter ends higher than without it) or is refused with
 // its reason in [data-kit-status] (data-refused) and a one-click way to
 // make it bite, which does. The kit's words are the candidate window's own
-// report (its `thrown` or `refused`).
+// report (its `thrown` or `refused`). In the A/B view a curveball is refused
+// for now, with the moment it would land at on both sides.
 
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -87,6 +88,21 @@ await spec("kit-curveballs", async (t) => {
     }
   }
   t.ok(`${bitten} curveballs bit the ended run, ${refused} were refused with their reason and a fix that bites`);
+
+  // The A/B view: its two runs are not the sandbox's. Until the page routes
+  // a throw to them (compare::throw, which lands it at the A/B clock's
+  // moment on both sides), the kit's curveball is refused with the moment
+  // it would land at, and nothing is thrown into the run behind the view
+  // (the link used to record f=holder@1).
+  await page.goto(`${baseUrl}?cmp=layered&seed=1`, { waitUntil: "load" });
+  await page.locator(".ab-main").waitFor({ timeout: 30_000 });
+  await kit.locator('[data-pair-alive="1"]').waitFor({ timeout: 10_000 });
+  await kit.locator('[data-curveball="holder"]').click();
+  await kit.waitForFunction(() => document.querySelector("[data-kit-status]")?.getAttribute("data-refused") === "holder", null, { timeout: 20_000 });
+  const ab = (await kit.locator("[data-kit-status]").textContent()).trim();
+  if (!/A\/B view is open.*land at \d+ ms on both/.test(ab)) throw new Error(`the A/B view's refusal: ${ab}`);
+  if (/(^|&)f=/.test(search(page))) throw new Error(`thrown behind the A/B view: ${search(page)}`);
+  t.ok(`in the A/B view the curveball is refused, nothing thrown behind it: ${ab}`);
   await kit.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit-curveballs.png"), fullPage: true });
   await kit.close();
   t.noProblems("the curveballs after the end");
