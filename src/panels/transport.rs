@@ -470,17 +470,20 @@ pub fn parse_from(text: &str) -> Option<(u32, String, String)> {
     (clean(&metric) && clean(&side)).then_some((n, metric, side))
 }
 
-/// The interview questions link scenarios (static HTML under the page): a
-/// click on one remembers its question, and the page it opens offers the
-/// way back ("Back to question 13", `data-control="back-to-question"`) and
-/// brings the counter the answer names into view.
+/// The interview questions link scenarios (static HTML under the page). A
+/// click on one opens its scenario in this page, with no reload: a history
+/// entry of its own (Back returns), read by the page's own Back handling.
+/// The page then offers the way back ("Back to question 13",
+/// `data-control="back-to-question"`) and brings the counter the answer
+/// names into view. A link the page cannot open in place (a drill, a list,
+/// the kit) or a click that asks for a new tab loads as a link does, and
+/// the page it opens offers the same way back.
 pub fn question_links() {
-    use crate::dom::{el, put, set, set_text};
     use crate::web::document;
     use wasm_bindgen::JsCast;
     let doc = document();
-    let remember =
-        wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(|ev: web_sys::Event| {
+    let follow = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::MouseEvent)>::new(
+        |ev: web_sys::MouseEvent| {
             let Some(a) = ev
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -498,18 +501,78 @@ pub fn question_links() {
             };
             let metric = a.get_attribute("data-expect-metric").unwrap_or_default();
             let side = a.get_attribute("data-expect-side").unwrap_or_default();
-            session("setItem", &[FROM_KEY, &format!("{n}|{metric}|{side}")]);
-        });
-    let _ = doc.add_event_listener_with_callback("click", remember.as_ref().unchecked_ref());
-    remember.forget();
-    let Some((n, metric, side)) = session("getItem", &[FROM_KEY])
+            let href = a.get_attribute("href").unwrap_or_default();
+            let new_tab = ev.button() != 0
+                || ev.ctrl_key()
+                || ev.meta_key()
+                || ev.shift_key()
+                || ev.alt_key()
+                || a.get_attribute("target").is_some_and(|t| t != "_self");
+            let in_place = !new_tab
+                && !href.trim_start_matches('?').split('&').any(|p| {
+                    matches!(p.split('=').next(), Some("drill" | "list" | "item" | "kit"))
+                });
+            let from = format!("{n}|{metric}|{side}");
+            if !in_place {
+                session("setItem", &[FROM_KEY, &from]);
+                return;
+            }
+            ev.prevent_default();
+            let w = crate::web::window();
+            let path = w.location().pathname().unwrap_or_default();
+            if let Ok(h) = w.history() {
+                let _ = h.push_state_with_url(
+                    &wasm_bindgen::JsValue::NULL,
+                    "",
+                    Some(&format!("{path}{href}")),
+                );
+            }
+            // The page's own Back handling opens the entry's view.
+            if let Ok(pop) = web_sys::Event::new("popstate") {
+                let _ = w.dispatch_event(&pop);
+            }
+            w.scroll_to_with_x_and_y(0.0, 0.0);
+            if let Some(from) = parse_from(&from) {
+                way_back(from);
+            }
+        },
+    );
+    let _ = doc.add_event_listener_with_callback("click", follow.as_ref().unchecked_ref());
+    follow.forget();
+    if let Some(from) = session("getItem", &[FROM_KEY])
         .and_then(|v| v.as_string())
         .and_then(|s| parse_from(&s))
-    else {
-        return;
-    };
-    session("removeItem", &[FROM_KEY]);
+    {
+        session("removeItem", &[FROM_KEY]);
+        way_back(from);
+    }
+}
+
+/// "Back to question N", once (a newer one replaces it), and the counter
+/// the answer names brought into view and marked.
+fn way_back((n, metric, side): (u32, String, String)) {
+    use crate::dom::{el, put, set, set_text};
+    use crate::web::document;
+    use wasm_bindgen::JsCast;
+    let doc = document();
     let Some(body) = doc.body() else { return };
+    if let Some(old) = doc
+        .query_selector("[data-control=back-to-question]")
+        .ok()
+        .flatten()
+    {
+        old.remove();
+    }
+    if let Ok(marked) = doc.query_selector_all(".from-question") {
+        for i in 0..marked.length() {
+            if let Some(e) = marked
+                .item(i)
+                .and_then(|e| e.dyn_into::<web_sys::Element>().ok())
+            {
+                let _ = e.class_list().remove_1("from-question");
+            }
+        }
+    }
     let back = el("a", "back-to-question");
     set(&back, "href", "#questions");
     set(&back, "data-control", "back-to-question");
