@@ -1035,11 +1035,15 @@ pub fn Kit() -> impl IntoView {
                 <p class="kit-storage screen-only" data-storage-off="" role="alert" hidden=move || storage_ok.get()>
                     "This browser keeps nothing for this page (storage is off, blocked or full): the scoresheet lasts until this window closes. Export it as Markdown before then."
                 </p>
-                <section class="kit-pair screen-only">{pairing}</section>
-                <p class="kit-status screen-only" data-kit-status="" role="status" data-refused=refused>
+            </header>
+            // Pairing and the last message's fate stay in view while the
+            // interviewer scrolls to the curveballs.
+            <div class="kit-bar screen-only">
+                <section class="kit-pair">{pairing}</section>
+                <p class="kit-status" data-kit-status="" role="status" data-refused=refused>
                     {move || status.with(|s| s.words.clone())} " " {fix}
                 </p>
-            </header>
+            </div>
             <div class="kit-levels">{levels}</div>
             <section class="kit-flags">
                 <h2>"Red flags: saying one costs the question"</h2>
