@@ -20,7 +20,7 @@
 //! - page → kit: `here <code> <t_ms> <query>` (answering `hello`, `pair`
 //!   and `ping`), `ack <code> <seq> <reply>` where the reply is the page's
 //!   own report of what landed: `thrown <kind> <at_ms> <was_ms> <query>`,
-//!   `refused <kind> <why>` or `state <t_ms> <query>`; `bye <code>` as the
+//!   `refused <kind> <why>` or `done <action>`; `bye <code>` as the
 //!   window goes.
 //!
 //! The kit says a message arrived only on its `ack`, and that the
@@ -170,6 +170,13 @@ fn said(reply: &str) -> (String, Option<String>) {
             format!("Not thrown: {kind}: {}", why.unwrap_or("")),
             Some(kind.to_string()),
         ),
+        (Some("done"), Some(verb), rest) => (
+            format!(
+                "Arrived: the candidate's window did it: {verb} {}",
+                rest.unwrap_or("")
+            ),
+            None,
+        ),
         (Some("state"), Some(t), q) => (
             format!(
                 "Arrived. Candidate's window: t = {t} ms, ?{}",
@@ -299,7 +306,6 @@ pub(crate) fn listen(page: Page) {
         let _ = out.post_message(&JsValue::from_str(&text));
     };
     let now_of = move || page.reading.with_untracked(|r| r.now / 1000);
-    let state = move || format!("state {} {}", now_of(), query_now());
     let here = {
         let code = code.clone();
         move || format!("here {code} {} {}", now_of(), query_now())
@@ -333,12 +339,12 @@ pub(crate) fn listen(page: Page) {
                     let what = action.strip_prefix("throw ").unwrap_or(action).to_string();
                     Box::new(move || format!("refused {what} {why}"))
                 }
-                Ok(action) => {
-                    let kind = match &action {
+                Ok(parsed) => {
+                    let kind = match &parsed {
                         Action::Throw(b) => Some(b.kind),
                         _ => None,
                     };
-                    match (page.act(action), kind) {
+                    match (page.act(parsed), kind) {
                         (Acted::Thrown { at_ms }, Some(kind)) => {
                             // A run restarted with the fault earlier plays
                             // on from there.
@@ -352,7 +358,12 @@ pub(crate) fn listen(page: Page) {
                             let what = kind.unwrap_or(action_verb(&msg)).to_string();
                             Box::new(move || format!("refused {what} {why}"))
                         }
-                        _ => Box::new(state),
+                        // Done: what it did, in its own words (its run
+                        // and link are rebuilt after this).
+                        _ => {
+                            let did = action.to_string();
+                            Box::new(move || format!("done {did}"))
+                        }
                     }
                 }
             };
@@ -1160,6 +1171,8 @@ mod tests {
         assert!(w.contains("restarted with the fault at 900 ms"), "{w}");
         let (w, _) = said("thrown origin 9000 5000 q");
         assert!(w.contains("lands at 9000 ms, the next moment"), "{w}");
+        let (w, _) = said("done open sf=0&c=off");
+        assert_eq!(w, "Arrived: the candidate's window did it: open sf=0&c=off");
         let (w, r) = said("refused ttl-sync nothing to hit");
         assert!(w.starts_with("Not thrown: ttl-sync: nothing to hit"), "{w}");
         assert_eq!(r.as_deref(), Some("ttl-sync"));
