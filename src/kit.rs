@@ -161,10 +161,15 @@ fn said(reply: &str) -> (String, Option<String>) {
             } else {
                 format!("it landed at {at} ms, without a restart")
             };
-            (
-                format!("Thrown: {kind}: {how}. The link now replays it: ?{q}"),
-                None,
-            )
+            // Only a link that carries the fault replays it (the A/B view's
+            // link does not yet).
+            let carries = q.split('&').any(|p| p.starts_with("f="));
+            let replay = if carries {
+                format!("The link now replays it: ?{q}")
+            } else {
+                format!("The link (?{q}) does not carry it: a reload plays the run without it")
+            };
+            (format!("Thrown: {kind}: {how}. {replay}"), None)
         }
         (Some("refused"), Some(kind), why) => (
             format!("Not thrown: {kind}: {}", why.unwrap_or("")),
@@ -276,9 +281,9 @@ impl Badge {
         crate::dom::set(&e, "hidden", "");
         crate::dom::set(&e, "role", "status");
         crate::dom::put(&body, &e);
-        let b = Badge(e);
-        b.show(false);
-        Some(b)
+        // Hidden until a kit in this browser says hello: a visitor with no
+        // kit open never sees it.
+        Some(Badge(e))
     }
 
     fn show(&self, paired: bool) {
@@ -333,7 +338,12 @@ pub(crate) fn listen(page: Page) {
             seq,
             action,
         }) if c == me => {
-            let was = now_of();
+            // The clock on screen: the A/B view's own while it is open.
+            let was = if page.compare.get_untracked().is_some() {
+                (page.ab_clock)().map_or(0, |(us, _)| us / 1000)
+            } else {
+                now_of()
+            };
             let reply: Box<dyn Fn() -> String> = match Action::from_wire(action) {
                 Err(why) => {
                     let what = action.strip_prefix("throw ").unwrap_or(action).to_string();
@@ -794,7 +804,10 @@ pub fn Kit() -> impl IntoView {
                 if sheet.with_untracked(|s| s.running) {
                     sheet.update(|s| s.seconds += 1);
                 }
+                // Unpaired, the kit says hello each second, so a window
+                // opened after it shows its code and joins the list.
                 let Some(code) = paired.get_untracked() else {
+                    post("hello".to_string());
                     return;
                 };
                 post(format!("ping {code}"));
