@@ -375,6 +375,7 @@ pub fn App() -> impl IntoView {
         opens_at: link.at.filter(|ms| *ms > 0).and(tour_start),
         first_pick: use_context::<crate::page::FirstPick>(),
         ab_clock: crate::compare::moment,
+        ab_throw: crate::compare::throw,
     };
     let room = Room::new(drive, presenting);
     // The interviewer's kit in another window throws curveballs and opens

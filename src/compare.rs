@@ -212,10 +212,6 @@ pub(crate) fn moment() -> Option<(u64, bool)> {
 /// moment. Both or neither: a side that refuses it (no claim to hold)
 /// refuses it for both. Returns the moment (ms); None when no A/B view is
 /// open. (The app wires this before the sandbox's thrower.)
-#[expect(
-    dead_code,
-    reason = "the app routes the kit's throw here once Page carries it"
-)]
 pub(crate) fn throw(ball: &'static stampede::interview::Curveball) -> Option<Result<u32, String>> {
     let k = OPEN.with(std::cell::Cell::get)?;
     k.engine.try_update_value(|e| e.throw(ball))

@@ -167,14 +167,15 @@ impl Page {
             }
             Action::Transport(c) => self.send.run(c),
             Action::Throw(ball) => {
-                // The A/B view's two runs are not the sandbox's: until the
-                // app routes a throw to them (compare::throw), say so
-                // rather than throw into the run behind the view.
+                // The A/B view's two runs are not the sandbox's: the fault
+                // lands in both at the A/B clock's moment, never in the run
+                // behind the view.
                 if self.compare.get_untracked().is_some() {
-                    let at = (self.ab_clock)().map_or(0, |(us, _)| us / 1000 + 1);
-                    return Acted::Refused(format!(
-                        "the A/B view is open: its two runs take no curveball from the kit yet (it would land at {at} ms on both); open a side in the sandbox to throw it there"
-                    ));
+                    return match (self.ab_throw)(ball) {
+                        Some(Ok(at_ms)) => Acted::Thrown { at_ms },
+                        Some(Err(why)) => Acted::Refused(why),
+                        None => Acted::Refused("the A/B view has not started yet".into()),
+                    };
                 }
                 return match self.throw.run(ball) {
                     Ok(at_ms) => Acted::Thrown { at_ms },
@@ -244,6 +245,7 @@ mod tests {
             opens_at: None,
             first_pick: None,
             ab_clock: || None,
+            ab_throw: |_| None,
         };
         (page, log)
     }
@@ -307,19 +309,32 @@ mod tests {
     }
 
     #[test]
-    fn a_curveball_into_the_a_b_view_is_refused_not_thrown_behind_it() {
+    fn a_curveball_into_the_a_b_view_lands_there_not_behind_it() {
         with_owner(|| {
             let (mut p, log) = page();
-            p.ab_clock = || Some((6_400_000, false));
+            p.ab_throw = |b| {
+                Some(if b.kind == "holder" {
+                    Ok(6401)
+                } else {
+                    Err("no claim to hold".into())
+                })
+            };
             p.act(Action::Compare(stampede::scenario::COMPARISONS[0].name));
             let ball = interview::curveball("holder").unwrap();
-            match p.act(Action::Throw(ball)) {
-                Acted::Refused(why) => assert!(why.contains("6401 ms on both"), "{why}"),
-                other => panic!("{other:?}"),
-            }
+            assert_eq!(p.act(Action::Throw(ball)), Acted::Thrown { at_ms: 6401 });
+            let other = interview::curveball("redis").unwrap();
+            assert_eq!(
+                p.act(Action::Throw(other)),
+                Acted::Refused("no claim to hold".into())
+            );
             assert!(
                 log.lock().unwrap().is_empty(),
                 "thrown into the run behind the view"
+            );
+            // Before the A/B view has started, it says so.
+            p.ab_throw = |_| None;
+            assert!(
+                matches!(p.act(Action::Throw(ball)), Acted::Refused(w) if w.contains("not started"))
             );
         });
     }

@@ -165,6 +165,9 @@ pub struct Page {
     /// Throws a curveball into the running lab now: its start (ms), or why
     /// not (the engine is the stage's; the app wires it).
     pub throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
+    /// Throws into the open A/B view at its one clock's moment, on both
+    /// sides: the moment (ms), or why not; None when no A/B view has started.
+    pub ab_throw: fn(&'static stampede::interview::Curveball) -> Option<Result<u32, String>>,
     /// The run is playing (a jump past the pause, End, does not pause it).
     pub playing: RwSignal<bool>,
     /// A prediction is open: the step's run waits at t = 0. Any command of

@@ -4,8 +4,8 @@
 // and the fault's counter ends higher than without it) or is refused with
 // its reason in [data-kit-status] (data-refused) and a one-click way to
 // make it bite, which does. The kit's words are the candidate window's own
-// report (its `thrown` or `refused`). In the A/B view a curveball is refused
-// for now, with the moment it would land at on both sides.
+// report (its `thrown` or `refused`). In the A/B view a curveball lands in
+// both runs at the A/B clock's moment, never in the run behind the view.
 
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -89,20 +89,43 @@ await spec("kit-curveballs", async (t) => {
   }
   t.ok(`${bitten} curveballs bit the ended run, ${refused} were refused with their reason and a fix that bites`);
 
-  // The A/B view: its two runs are not the sandbox's. Until the page routes
-  // a throw to them (compare::throw, which lands it at the A/B clock's
-  // moment on both sides), the kit's curveball is refused with the moment
-  // it would land at, and nothing is thrown into the run behind the view
-  // (the link used to record f=holder@1).
+  // The A/B view: its two runs are not the sandbox's. The kit's curveball
+  // lands in both at the A/B clock's moment (compare::throw), and nothing
+  // is thrown into the run behind the view (the link used to record
+  // f=holder@1). Paused mid-run, so the moment is the clock's.
   await page.goto(`${baseUrl}?cmp=layered&seed=1`, { waitUntil: "load" });
   await page.locator(".ab-main").waitFor({ timeout: 30_000 });
   await kit.locator('[data-pair-alive="1"]').waitFor({ timeout: 10_000 });
-  await kit.locator('[data-curveball="holder"]').click();
-  await kit.waitForFunction(() => document.querySelector("[data-kit-status]")?.getAttribute("data-refused") === "holder", null, { timeout: 20_000 });
-  const ab = (await kit.locator("[data-kit-status]").textContent()).trim();
-  if (!/A\/B view is open.*land at \d+ ms on both/.test(ab)) throw new Error(`the A/B view's refusal: ${ab}`);
+  const throwAb = async (kind) => {
+    const before = (await kit.locator("[data-kit-status]").textContent()).trim();
+    await kit.locator(`[data-curveball="${kind}"]`).click();
+    try {
+      await kit.waitForFunction(
+        ([k, was]) => {
+          const s = document.querySelector("[data-kit-status]");
+          const text = s?.textContent.trim() ?? "";
+          return text !== was && (s?.getAttribute("data-refused") === k || text.startsWith("Thrown"));
+        },
+        [kind, before],
+        { timeout: 20_000 },
+      );
+    } catch {
+      throw new Error(`${kind} in the A/B view: the kit says ${(await kit.locator("[data-kit-status]").textContent()).trim()}`);
+    }
+    return [(await kit.locator("[data-kit-status]").textContent()).trim(), await kit.locator("[data-kit-status]").getAttribute("data-refused")];
+  };
+  // Both sides go to the origin: an origin failure bites both.
+  const [ab, abWhy] = await throwAb("origin");
+  if (abWhy !== null || !/^Thrown/.test(ab)) throw new Error(`the A/B view's origin curveball: ${ab}`);
+  // Its link does not carry the fault yet, and the kit does not claim it does.
+  if (!/does not carry it/.test(ab)) throw new Error(`the kit claims the A/B link replays the fault: ${ab}`);
   if (/(^|&)f=/.test(search(page))) throw new Error(`thrown behind the A/B view: ${search(page)}`);
-  t.ok(`in the A/B view the curveball is refused, nothing thrown behind it: ${ab}`);
+  t.ok(`in the A/B view an origin failure lands in both runs, nothing thrown behind it: ${ab}`);
+  // Side A (singleflight alone) has no claim: a dying holder bites neither,
+  // and the refusal names the side.
+  const [no, noWhy] = await throwAb("holder");
+  if (noWhy !== "holder" || !/side A/.test(no)) throw new Error(`the A/B view's holder curveball: ${no}`);
+  t.ok(`in the A/B view a curveball that cannot bite one side is refused for both, saying why: ${no}`);
   await kit.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit-curveballs.png"), fullPage: true });
   await kit.close();
   t.noProblems("the curveballs after the end");
