@@ -446,7 +446,7 @@ impl Lab {
         let mut quiet = self.fleet.clone();
         quiet.set_recording(false);
         let baseline = metric(&quiet.run(), ball.metric);
-        let aims = aims(ball, quiet.markers());
+        let aims = interview::aims(ball, quiet.markers());
         let bites = |mut fleet: Fleet, at: u32| -> Result<bool, String> {
             fleet.set_recording(false);
             interview::throw(&mut fleet, ball, at)?;
@@ -483,7 +483,11 @@ impl Lab {
                 return Ok(Landed::Restarted(at));
             }
         }
-        Err(nothing_to_hit(ball, &self.scenario, ms_of(quiet.now())))
+        Err(interview::nothing_to_hit(
+            ball,
+            &self.scenario,
+            ms_of(quiet.now()),
+        ))
     }
 
     /// Throws `ball` into the running fleet at `at_ms` (after its clock):
@@ -893,65 +897,6 @@ fn metric(r: &Report, name: &str) -> f64 {
 
 fn ms_of(t: Micros) -> u32 {
     u32::try_from(t / 1000).unwrap_or(u32::MAX)
-}
-
-/// The moments (ms, in time order) where a fault of `ball` may find its
-/// work, from a run's markers: an origin fault at a recompute's start, the
-/// holder's death just after a claim is won or as its recompute starts, a Redis outage where traffic
-/// meets Redis, a deploy's synced TTLs after a value is written.
-fn aims(ball: &stampede::interview::Curveball, markers: &[stampede::sim::Marker]) -> Vec<u32> {
-    use stampede::scenario::FaultKind;
-    use stampede::sim::Milestone as M;
-    let mut out: Vec<u32> = markers
-        .iter()
-        .filter_map(|m| {
-            let at = ms_of(m.t);
-            match (ball.fault, m.what) {
-                (
-                    FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow,
-                    M::RecomputeStarts,
-                ) => Some(at.max(1)),
-                // The winner holds the claim once the reply is back, and
-                // holds it through its recompute.
-                (FaultKind::Holder, M::ClaimWon) => Some(at + 1),
-                (FaultKind::Holder, M::RecomputeStarts) => Some(at.max(1)),
-                (FaultKind::Redis, M::KeyExpires | M::ClaimWon | M::RecomputeStarts) => {
-                    Some(at.max(1))
-                }
-                (FaultKind::TtlSync, M::ValueWritten) => Some(at + 1),
-                _ => None,
-            }
-        })
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
-/// Why `ball` cannot bite a run of `s` whose work ends at `end_ms`, at any
-/// moment.
-fn nothing_to_hit(ball: &stampede::interview::Curveball, s: &Scenario, end_ms: u32) -> String {
-    use stampede::scenario::FaultKind;
-    let what = match ball.fault {
-        FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow => {
-            "no recompute calls the origin where it could catch one"
-        }
-        FaultKind::Holder => "no claim is held where its holder could die",
-        FaultKind::Redis => "no traffic meets Redis where it could be down",
-        FaultKind::TtlSync => {
-            "a deploy's synced TTLs bite the traffic one TTL later, and none comes"
-        }
-    };
-    let workload = match s.workload {
-        Workload::Burst => "one burst",
-        Workload::Steady => "steady traffic",
-        Workload::Cold => "a cold start",
-    };
-    format!(
-        "{}: this run ({workload}, its work over by {end_ms} ms) has nothing for it: {what}, from now or from any earlier moment; the {} counter would not move",
-        ball.label,
-        stampede::metrics::label(ball.metric)
-    )
 }
 
 #[cfg(test)]

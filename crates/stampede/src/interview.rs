@@ -391,6 +391,63 @@ pub fn curveball(kind: &str) -> Option<&'static Curveball> {
     CURVEBALLS.iter().find(|c| c.kind == kind)
 }
 
+/// The moments (ms, in time order) where a fault of `ball` may find its
+/// work, from a run's markers: an origin fault at a recompute's start, the
+/// holder's death just after a claim is won or as its recompute starts, a Redis outage where traffic
+/// meets Redis, a deploy's synced TTLs after a value is written.
+pub fn aims(ball: &Curveball, markers: &[crate::sim::Marker]) -> Vec<u32> {
+    use crate::sim::Milestone as M;
+    let mut out: Vec<u32> = markers
+        .iter()
+        .filter_map(|m| {
+            let at = u32::try_from(m.t / 1000).unwrap_or(u32::MAX);
+            match (ball.fault, m.what) {
+                (
+                    FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow,
+                    M::RecomputeStarts,
+                ) => Some(at.max(1)),
+                // The winner holds the claim once the reply is back, and
+                // holds it through its recompute.
+                (FaultKind::Holder, M::ClaimWon) => Some(at + 1),
+                (FaultKind::Holder, M::RecomputeStarts) => Some(at.max(1)),
+                (FaultKind::Redis, M::KeyExpires | M::ClaimWon | M::RecomputeStarts) => {
+                    Some(at.max(1))
+                }
+                (FaultKind::TtlSync, M::ValueWritten) => Some(at + 1),
+                _ => None,
+            }
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Why `ball` cannot bite a run of `s` whose work ends at `end_ms`, at any
+/// moment.
+pub fn nothing_to_hit(ball: &Curveball, s: &crate::scenario::Scenario, end_ms: u32) -> String {
+    let what = match ball.fault {
+        FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow => {
+            "no recompute calls the origin where it could catch one"
+        }
+        FaultKind::Holder => "no claim is held where its holder could die",
+        FaultKind::Redis => "no traffic meets Redis where it could be down",
+        FaultKind::TtlSync => {
+            "a deploy's synced TTLs bite the traffic one TTL later, and none comes"
+        }
+    };
+    let workload = match s.workload {
+        crate::scenario::Workload::Burst => "one burst",
+        crate::scenario::Workload::Steady => "steady traffic",
+        crate::scenario::Workload::Cold => "a cold start",
+    };
+    format!(
+        "{}: this run ({workload}, its work over by {end_ms} ms) has nothing for it: {what}, from now or from any earlier moment; the {} counter would not move",
+        ball.label,
+        crate::metrics::label(ball.metric)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
