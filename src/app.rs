@@ -656,7 +656,7 @@ pub fn App() -> impl IntoView {
         .into_any(),
         view! {
             <Show when=move || knobs_ready.get()>
-                <KnobPanel scenario=scenario notices=knob_notices
+                <KnobPanel scenario=scenario notices=knob_notices reading=reading
                     throw=Callback::new(move |b| crate::kit::throw_here(engine, scenario, b)) />
             </Show>
         }

@@ -8,13 +8,16 @@ use stampede::scenario::{Notice, Scenario};
 use crate::page::knob::{KnobControl, GROUPS};
 
 /// The curveballs (`stampede::interview::CURVEBALLS`) as buttons of the
-/// Faults group: each throws its fault into the running run at the current
-/// moment (`throw`, `crate::kit::throw_here`): the clock does not go back, the run
-/// is not restarted, and the link then carries the fault.
+/// Faults group: each throws its fault so that it bites the run on screen
+/// (`throw`, `crate::kit::throw_here`): now or at the next moment it finds
+/// work, the clock going on; or, with nothing left for it, the run
+/// restarted with it at an earlier moment, which the sentence then says.
+/// The link then carries the fault.
 #[component]
 fn Curveballs(
     throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
     scenario: RwSignal<Scenario>,
+    reading: RwSignal<crate::reading::Reading>,
 ) -> impl IntoView {
     use stampede::interview::{Curveball, CURVEBALLS};
     let status = RwSignal::new(String::new());
@@ -22,11 +25,15 @@ fn Curveballs(
         .iter()
         .map(|b: &'static Curveball| {
             let throw = move |_| {
+                // The clock before: a fault that lands before it restarted
+                // the run (see `Lab::throw`).
+                let was = reading.with_untracked(|r| r.now / 1000);
                 status.set(match throw.run(b) {
                     Ok(at) => stampede::interview::thrown_sentence(
                         b,
                         at,
                         scenario.with_untracked(|s| s.value_ttl_ms),
+                        u64::from(at) < was,
                     ),
                     Err(why) => format!("{}: not thrown: {why}", b.label),
                 });
@@ -61,6 +68,8 @@ pub fn KnobPanel(
     notices: RwSignal<Vec<Notice>>,
     /// Throws a curveball into the running run (`crate::kit::throw_here`).
     throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
+    /// The run on screen: its clock says whether a throw restarted it.
+    reading: RwSignal<crate::reading::Reading>,
 ) -> impl IntoView {
     // What the last change clamped or refused, in words (plain DOM calls:
     // the list is there only while it has something to say).
@@ -98,7 +107,7 @@ pub fn KnobPanel(
                                         .collect_view()}
                                 </div>
                                 {(g.title == "Faults")
-                                    .then(|| view! { <Curveballs throw=throw scenario=scenario /> })}
+                                    .then(|| view! { <Curveballs throw=throw scenario=scenario reading=reading /> })}
                             </details>
                         }
                     })

@@ -364,7 +364,7 @@ pub fn throw(fleet: &mut Fleet, ball: &Curveball, at_ms: u32) -> Result<(), Stri
 /// What the page says once `ball` is thrown at `at_ms` into a run whose
 /// values live `value_ttl_ms`: when, that nothing restarted, that the link
 /// carries it, which counter to watch, and for a deploy when its wave comes.
-pub fn thrown_sentence(ball: &Curveball, at_ms: u32, value_ttl_ms: u32) -> String {
+pub fn thrown_sentence(ball: &Curveball, at_ms: u32, value_ttl_ms: u32, restarted: bool) -> String {
     let wave = if ball.fault == FaultKind::TtlSync {
         format!(
             " The deploy set every key holding a value to expire at {} ms.",
@@ -373,14 +373,26 @@ pub fn thrown_sentence(ball: &Curveball, at_ms: u32, value_ttl_ms: u32) -> Strin
     } else {
         String::new()
     };
-    // An origin fault takes the calls started from now on, not one running.
-    let from_now = if matches!(ball.fault, FaultKind::Origin | FaultKind::OriginHang) {
-        " It takes the origin calls started from now on; one already running ends as it would."
+    // An origin fault takes the calls started from its moment on, not one
+    // running.
+    let from_now = match (ball.fault, restarted) {
+        (FaultKind::Origin | FaultKind::OriginHang, false) => {
+            " It takes the origin calls started from now on; one already running ends as it would."
+        }
+        (FaultKind::Origin | FaultKind::OriginHang, true) => {
+            " It takes the origin calls started from then on; one already running ends as it would."
+        }
+        _ => "",
+    };
+    // Nothing was left for it after the moment on screen: the run was
+    // rebuilt with it at an earlier moment (the page's lab decides).
+    let how = if restarted {
+        "the run restarted with it there, as nothing was left for it later"
     } else {
-        ""
+        "without a restart"
     };
     format!(
-        "{} at {at_ms} ms, without a restart; the link now carries it.{wave}{from_now} Watch the {} counter.",
+        "{} at {at_ms} ms, {how}; the link now carries it.{wave}{from_now} Watch the {} counter.",
         ball.label,
         crate::metrics::label(ball.metric)
     )
@@ -637,9 +649,17 @@ mod tests {
         let (card, _, n) = Scenario::from_query("preset=jitter&c=inner");
         assert!(n.is_empty(), "{n:?}");
         for ball in &CURVEBALLS {
-            let said = thrown_sentence(ball, 6_000, card.value_ttl_ms);
+            let said = thrown_sentence(ball, 6_000, card.value_ttl_ms, false);
             assert!(said.starts_with(ball.label), "{said}");
             assert!(said.contains(" at 6000 ms, without a restart"), "{said}");
+            // Restarted with it earlier, it says so, and not "without".
+            let again = thrown_sentence(ball, 6_000, card.value_ttl_ms, true);
+            assert!(
+                again.contains(" at 6000 ms, the run restarted with it there"),
+                "{again}"
+            );
+            assert!(!again.contains("without a restart"), "{again}");
+            assert!(!again.contains("from now on"), "{again}");
             // The counter in words, as the page labels it, not its field name.
             let watch = format!("Watch the {} counter.", crate::metrics::label(ball.metric));
             assert!(said.ends_with(&watch), "{said}");
@@ -661,7 +681,7 @@ mod tests {
         // 300 ms from it hold several times the recomputes of the same run
         // without the deploy, and the 300 ms before it do not.
         let sync = curveball("ttl-sync").unwrap();
-        let said = thrown_sentence(sync, 6_000, card.value_ttl_ms);
+        let said = thrown_sentence(sync, 6_000, card.value_ttl_ms, false);
         let wave: u32 = said
             .split("expire at ")
             .nth(1)
