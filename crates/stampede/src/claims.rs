@@ -18,7 +18,7 @@ use serde::Serialize;
 
 /// The run a sentence speaks of: its scenario, its counters so far, and
 /// whether it is over; and, where the sentence compares it with one
-/// ("against 156 with no jitter"), its contrast's report: the same traffic
+/// ("against {then.origin_peak_concurrency} with no jitter"), its contrast's report: the same traffic
 /// with one thing undone.
 #[derive(Clone, Copy, Debug)]
 pub struct Run<'a> {
@@ -188,7 +188,7 @@ impl Bound {
 // ---- claims against a contrast ----------------------------------------------
 //
 // A run compared with its contrast ([`Run::against`]): the tour's words
-// "against 156 with no jitter", the A/B view's better side. Each holds only
+// "against {then.origin_peak_concurrency} with no jitter", the A/B view's better side. Each holds only
 // where the contrast is there to prove it.
 
 /// Fewer recomputes than the contrast.

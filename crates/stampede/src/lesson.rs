@@ -1123,7 +1123,7 @@ const RULES: &[Rule] = &[
             // A deploy's re-warm that never came: said, with the reason.
             if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
                 x.when(
-                    &[NO_BITES, AFTER_END],
+                    &[ENDED, NO_BITES, AFTER_END],
                     format!(
                         " The deploy that was to re-warm every key at {} did nothing: the run's last event was at {}, before it.",
                         ms(f.start_ms),

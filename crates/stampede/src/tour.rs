@@ -104,9 +104,6 @@ const REFILLED: Claim = Claim::new("a value was written to the cache", |x| {
 });
 const EVERY_REQUEST_TIMED_OUT: Claim =
     Claim::new("every request timed out", |x| x.r.timeouts == x.r.requests);
-const EVERY_REQUEST_PINNED: Claim = Claim::new("every request was still waiting", |x| {
-    x.r.pinned == x.r.requests
-});
 const EVERY_REQUEST_STALE: Claim = Claim::new("every request was served stale", |x| {
     x.r.stale_served == x.r.requests
 });
@@ -501,7 +498,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=hang&pf=no-deadline",
         text: "Without deadlines a hung origin holds every thread that asked for the key: {} requests are still pinned when the run stops.",
         metric: "pinned",
-        claims: &[EVERY_REQUEST_PINNED],
+        claims: &[crate::lesson::EVERY_PINNED],
         pause_ms: None,
         contrast: None,
         action: Some(Action { label: "Give every wait a deadline", target: Sandbox("preset=hang"), claims: &[NONE_PINNED] }),
