@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use stampede::scenario::Scenario;
-use stampede_redis::driver::{Driver, Origin, OriginFuture};
+use stampede_redis::driver::{Driver, FillFuture, Origin, OriginFuture};
 use stampede_redis::Target;
 
 /// An origin with the fleet's holder faults.
@@ -47,6 +47,12 @@ impl<O> Faulty<O> {
 impl<O: Origin> Origin for Faulty<O> {
     fn compute(&self, key: u32) -> OriginFuture {
         self.origin.compute(key)
+    }
+
+    /// The wrapped origin's own fill (its TTL per entry, if it has one):
+    /// the driver calls `fill`, not `compute`.
+    fn fill(&self, key: u32) -> FillFuture {
+        self.origin.fill(key)
     }
 
     fn accepts(&self, payload: &[u8]) -> bool {
