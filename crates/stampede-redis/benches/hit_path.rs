@@ -3,8 +3,9 @@
 //! round trip).
 //!
 //! - `hit/cache_get`: `Cache::<String>::get` on a key whose fresh value is
-//!   in Redis: its request task, the read path's machine, one `HMGET` of
-//!   the value hash, the JSON decode.
+//!   in Redis: the first read in the caller's own future (no task on a
+//!   hit), the read path's machine, one `HMGET` of the value hash, the
+//!   JSON decode.
 //! - `hit/raw_get`: `GET` of a string key holding the same bytes, on a
 //!   clone of the connection the cache was built with (one multiplexed
 //!   connection), decoded the same way.
