@@ -210,7 +210,18 @@ proptest! {
         let r = Fleet::new(&s, seed).run();
         prop_assert!(r.recomputes <= 1, "{:?}", r);
         prop_assert_eq!(r.overlapping_recomputes, 0);
-        prop_assert_eq!(r.releases_refused, 0);
+        // No release ever finds another holder's claim. One can find its own
+        // claim expired only when a saturated Redis (a few ops per ms) queued
+        // the write and the release past the TTL, which covers the recompute
+        // and not the queue.
+        prop_assert_eq!(r.releases_refused_taken, 0, "{:?}", r);
+        if s.redis_ops_per_ms == 0 {
+            prop_assert_eq!(r.releases_refused, 0, "{:?}", r);
+        } else if r.releases_refused_expired > 0 {
+            // The write and the release each waited at most the queue's peak.
+            let queued = r.redis_queue_peak / s.redis_ops_per_ms as u64 + s.rtt_ms as u64 + 1;
+            prop_assert!(slowest as u64 + 2 * queued >= s.claim_ttl_ms as u64, "expired with a quick Redis: {:?}", r);
+        }
         if r.recomputes == 1 {
             prop_assert!(r.claim_wins >= 1, "the one recompute was claimed: {:?}", r);
         }
