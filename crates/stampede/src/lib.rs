@@ -4,6 +4,7 @@
 //! - [`claim`]: `SET NX PX` and compare-and-delete release on an explicit clock.
 //! - [`read_path`]: one request as a sans-IO state machine, configured by a
 //!   [`read_path::Strategy`].
+//! - [`trace`]: the simulation's log lines, below the read path and the simulation.
 //! - [`sim`]: a deterministic fleet simulation that drives the read path.
 //! - [`scenario`]: every knob and its validation, the presets and
 //!   comparisons (`scenario::catalogue`), the URL form (`scenario::link`).
@@ -38,6 +39,7 @@ pub mod scenario;
 pub mod sim;
 pub mod sizing;
 pub mod tour;
+pub mod trace;
 pub mod walkthrough;
 
 pub use metrics::Report;

@@ -1130,8 +1130,8 @@ impl Place {
     /// deadline, a handover, a shed permit, an answer (which comes from the
     /// line the request is on; only a first read's fresh hit moves it, to
     /// `Served`).
-    pub fn after(self, kind: crate::sim::EventKind, detail: u8) -> Place {
-        use crate::sim::EventKind as E;
+    pub fn after(self, kind: crate::trace::EventKind, detail: u8) -> Place {
+        use crate::trace::EventKind as E;
         match kind {
             E::Arrive | E::Retry => Place::Arrived,
             E::CacheGet if matches!(self, Place::Leading | Place::Won) => Place::Rechecking,
@@ -1165,17 +1165,17 @@ pub struct Places {
 
 impl Places {
     /// Takes one logged event into account.
-    pub fn record(&mut self, e: &crate::sim::Event) {
+    pub fn record(&mut self, e: &crate::trace::Event) {
         let i = e.thread as usize;
         if i >= self.at.len() {
             self.at.resize(i + 1, Place::None);
         }
         self.at[i] = self.at[i].after(e.kind, e.detail);
         match e.kind {
-            crate::sim::EventKind::ClaimWon if self.first_winner.is_none() => {
+            crate::trace::EventKind::ClaimWon if self.first_winner.is_none() => {
                 self.first_winner = Some(e.thread)
             }
-            crate::sim::EventKind::Crash if self.crashes.len() < 64 => {
+            crate::trace::EventKind::Crash if self.crashes.len() < 64 => {
                 self.crashes.push((e.thread, e.t))
             }
             _ => {}
@@ -1230,67 +1230,6 @@ mod tests {
             crate::flight::Join::Lead(l) => l,
             _ => unreachable!(),
         }
-    }
-
-    #[test]
-    fn the_claim_holders_place_follows_its_steps_down_the_path() {
-        use crate::scenario::preset;
-        // The card's run: the first winner's places, in the order they
-        // change, run down the listing, through the recompute, the write
-        // and the release; nobody else is ever on the winner's lines.
-        let mut fleet = crate::Fleet::new(&preset("burst").unwrap(), 1);
-        fleet.set_recording(true);
-        let mut places = Places::default();
-        let mut seen = Vec::new();
-        let mut holder = None;
-        while !fleet.is_quiet() {
-            let t = fleet.now() + 1000;
-            fleet.advance_to(t, usize::MAX);
-            for e in fleet.drain_events() {
-                places.record(&e);
-                holder = holder.or(places.first_winner());
-                if Some(e.thread) == holder {
-                    let p = places.of(e.thread);
-                    if seen.last() != Some(&p) {
-                        seen.push(p);
-                    }
-                }
-            }
-        }
-        assert_eq!(
-            seen,
-            [
-                Place::Won,
-                Place::Rechecking,
-                Place::Recomputing,
-                Place::Writing,
-                Place::Settling,
-                Place::Releasing
-            ]
-        );
-        let h = holder.unwrap();
-        assert_eq!(places.of(h), Place::Releasing);
-        // A follower answered from its flight stays on the follower's line.
-        let follower = (0..8000u32).find(|t| places.of(*t) == Place::Following);
-        assert!(follower.is_some());
-        // The claim holder that dies as it wins: its crash is on record.
-        let mut fleet = crate::Fleet::new(&preset("holder-crash").unwrap(), 1);
-        fleet.set_recording(true);
-        let mut places = Places::default();
-        fleet.advance_to(8_000_000, usize::MAX);
-        for e in fleet.drain_events() {
-            places.record(&e);
-        }
-        let w = places.first_winner().unwrap();
-        assert!(places.crashed_at(w).is_some());
-        assert_eq!(
-            Place::Reading.after(crate::sim::EventKind::Respond, Ending::Hit as u8),
-            Place::Served
-        );
-        assert_eq!(
-            Place::Following.after(crate::sim::EventKind::Respond, Ending::Shared as u8),
-            Place::Following
-        );
     }
 
     #[test]

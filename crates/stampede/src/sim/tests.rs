@@ -1,4 +1,6 @@
 use super::*;
+use crate::read_path::{Place, Places};
+use crate::scenario::preset;
 
 #[test]
 fn samples_only_grow_and_end_where_the_run_does() {
@@ -134,4 +136,65 @@ fn an_open_breaker_skips_redis_after_redis_is_back_until_it_closes() {
     );
     let (_, trips_closed) = at(&mut fleet, 4_000);
     assert!(trips_closed > trips_open, "the breaker never closed");
+}
+
+/// The read path's places, read from the fleet's log.
+#[test]
+fn the_claim_holders_place_follows_its_steps_down_the_path() {
+    // The card's run: the first winner's places, in the order they
+    // change, run down the listing, through the recompute, the write
+    // and the release; nobody else is ever on the winner's lines.
+    let mut fleet = Fleet::new(&preset("burst").unwrap(), 1);
+    fleet.set_recording(true);
+    let mut places = Places::default();
+    let mut seen = Vec::new();
+    let mut holder = None;
+    while !fleet.is_quiet() {
+        let t = fleet.now() + 1000;
+        fleet.advance_to(t, usize::MAX);
+        for e in fleet.drain_events() {
+            places.record(&e);
+            holder = holder.or(places.first_winner());
+            if Some(e.thread) == holder {
+                let p = places.of(e.thread);
+                if seen.last() != Some(&p) {
+                    seen.push(p);
+                }
+            }
+        }
+    }
+    assert_eq!(
+        seen,
+        [
+            Place::Won,
+            Place::Rechecking,
+            Place::Recomputing,
+            Place::Writing,
+            Place::Settling,
+            Place::Releasing
+        ]
+    );
+    let h = holder.unwrap();
+    assert_eq!(places.of(h), Place::Releasing);
+    // A follower answered from its flight stays on the follower's line.
+    let follower = (0..8000u32).find(|t| places.of(*t) == Place::Following);
+    assert!(follower.is_some());
+    // The claim holder that dies as it wins: its crash is on record.
+    let mut fleet = Fleet::new(&preset("holder-crash").unwrap(), 1);
+    fleet.set_recording(true);
+    let mut places = Places::default();
+    fleet.advance_to(8_000_000, usize::MAX);
+    for e in fleet.drain_events() {
+        places.record(&e);
+    }
+    let w = places.first_winner().unwrap();
+    assert!(places.crashed_at(w).is_some());
+    assert_eq!(
+        Place::Reading.after(EventKind::Respond, Ending::Hit as u8),
+        Place::Served
+    );
+    assert_eq!(
+        Place::Following.after(EventKind::Respond, Ending::Shared as u8),
+        Place::Following
+    );
 }
