@@ -158,7 +158,7 @@ test: setup
 # The host's event-log hash for the interview card (seed 7) is baked into the
 # wasm test, which must reproduce it bit for bit in the browser.
 test-browser: setup
-	@hash="$$(cargo run -q -p stampede --bin stampede-sim -- --seed 7 --json \
+	@hash="$$(cargo run -q -p stampede-catalogue --bin stampede-sim -- --seed 7 --json \
 	  | python3 -c 'import json, sys; h = json.load(sys.stdin)["log_hash"]; \
 	      print(format(h, "016x") if isinstance(h, int) else h.lower().removeprefix("0x").zfill(16))')"; \
 	echo "test-browser: host log_hash for seed 7 is $$hash"; \
@@ -166,7 +166,7 @@ test-browser: setup
 	HOST_LOG_HASHES="$$(scripts/host-hashes.sh)" cargo test -p stampede-lab --target $(WASM_TARGET) --test determinism
 
 e2e: setup-debian setup-node
-	cargo build -q -p stampede --bin stampede-sim
+	cargo build -q -p stampede-catalogue --bin stampede-sim
 	tests/e2e/run.sh
 
 # ---------------------------------------------------------------- measure

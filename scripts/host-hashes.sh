@@ -3,7 +3,7 @@
 # computes them; the wasm determinism test must reproduce each one exactly.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build -q -p stampede --bin stampede-sim
+cargo build -q -p stampede-catalogue --bin stampede-sim
 sim=target/debug/stampede-sim
 out=()
 for preset in $("$sim" --list-presets | awk '{print $1}'); do

@@ -50,14 +50,14 @@ fn write_url(lists: crate::playlist::Lists, query: &str, hash: &str, push: bool)
 
 /// A drill link (`?drill=NAME`): the drill, whether the list opens, and
 /// what the link asked for that does not exist.
-fn open_drill(query: &str) -> (Option<&'static stampede::drill::Drill>, bool, Vec<Notice>) {
+fn open_drill(query: &str) -> (Option<&'static catalogue::drill::Drill>, bool, Vec<Notice>) {
     match url_state::drill_of(query) {
         None => (None, false, Vec::new()),
-        Some(name) => match stampede::drill::drill(&name) {
+        Some(name) => match catalogue::drill::drill(&name) {
             Some(d) => (Some(d), false, Vec::new()),
-            None if name.is_empty() => (stampede::drill::DRILLS.first(), true, Vec::new()),
+            None if name.is_empty() => (catalogue::drill::DRILLS.first(), true, Vec::new()),
             None => (
-                stampede::drill::DRILLS.first(),
+                catalogue::drill::DRILLS.first(),
                 true,
                 vec![Notice::new(
                     "drill",
@@ -98,7 +98,7 @@ pub fn App() -> impl IntoView {
                 .split('&')
                 .filter(|p| !stampede::scenario::is_page_key(p))
                 .collect();
-            let (s, n) = stampede::drill::apply(d, &knobs.join("&"));
+            let (s, n) = catalogue::drill::apply(d, &knobs.join("&"));
             drill_notices.extend(n);
             let state = PageState {
                 speed: crate::clock::default_speed(&s),
@@ -135,7 +135,7 @@ pub fn App() -> impl IntoView {
         let away = tour.get().is_some();
         let away = away
             || drill_open
-                .is_some_and(|d| scenario.with(|s| stampede::drill::apply(d, &d.link(s)).0 != *s));
+                .is_some_and(|d| scenario.with(|s| catalogue::drill::apply(d, &d.link(s)).0 != *s));
         if away && drilling.get_untracked() {
             drilling.set(false);
         }
@@ -178,7 +178,7 @@ pub fn App() -> impl IntoView {
     let contrasts = RwSignal::new(Vec::<Contrast>::new());
     let wanted = Memo::new(move |_| {
         let mut want = Vec::new();
-        if let Some(c) = scenario.with(|s| stampede::lesson::contrast(s, base.get())) {
+        if let Some(c) = scenario.with(|s| catalogue::lesson::contrast(s, base.get())) {
             want.push((c, seed.get()));
         }
         if let Some(q) = tour
@@ -215,11 +215,11 @@ pub fn App() -> impl IntoView {
         let b = base.get();
         let sd = seed.get();
         scenario.with(|s| {
-            let want = stampede::lesson::contrast(s, b);
+            let want = catalogue::lesson::contrast(s, b);
             contrasts.with(|have| {
                 reading.with(|r| {
                     let then = want.as_ref().and_then(|w| contrast_of(have, w, sd));
-                    stampede::lesson::lesson(s, b, &r.report, r.at_end, then)
+                    catalogue::lesson::lesson(s, b, &r.report, r.at_end, then)
                 })
             })
         })
@@ -233,10 +233,10 @@ pub fn App() -> impl IntoView {
             .map(|s| s.metric);
         lesson.with(|l| {
             let metric = step.unwrap_or(l.metric);
-            stampede::lesson::Proof {
+            catalogue::lesson::Proof {
                 metric,
                 note: "",
-                damage: stampede::lesson::is_damage(metric),
+                damage: catalogue::lesson::is_damage(metric),
             }
         })
     });
@@ -681,7 +681,7 @@ pub fn App() -> impl IntoView {
                 on:click=move |_| {
                     tour.set(None);
                     compare.update(|c| {
-                        *c = if c.is_some() { None } else { Some(stampede::scenario::COMPARISONS[0].name) }
+                        *c = if c.is_some() { None } else { Some(catalogue::presets::COMPARISONS[0].name) }
                     })
                 }>
                 {move || if compare.get().is_some() { "Back to the sandbox" } else { "Compare two designs" }}

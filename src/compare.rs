@@ -3,11 +3,12 @@
 //! two sides show at a virtual time is the same instant for both; their
 //! charts share one time axis. The comparisons themselves (which two
 //! designs, which counter the question is about, which side wins it) are
-//! the core's `scenario::COMPARISONS`; this module only runs and draws them.
+//! the catalogue's `presets::COMPARISONS`; this module only runs and draws them.
 
+use catalogue::presets::{comparison, Comparison, COMPARISONS};
 use leptos::prelude::*;
 use stampede::metrics::{differences, Report};
-use stampede::scenario::{comparison, Comparison, Scenario, COMPARISONS};
+use stampede::scenario::Scenario;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlCanvasElement};
 
@@ -212,13 +213,13 @@ pub(crate) fn moment() -> Option<(u64, bool)> {
 /// moment. Both or neither: a side that refuses it (no claim to hold)
 /// refuses it for both. Returns the moment (ms); None when no A/B view is
 /// open. (The app wires this before the sandbox's thrower.)
-pub(crate) fn throw(ball: &'static stampede::interview::Curveball) -> Option<Result<u32, String>> {
+pub(crate) fn throw(ball: &'static catalogue::interview::Curveball) -> Option<Result<u32, String>> {
     let k = OPEN.with(std::cell::Cell::get)?;
     k.engine.try_update_value(|e| e.throw(ball))
 }
 
 impl AbEngine {
-    fn throw(&mut self, ball: &stampede::interview::Curveball) -> Result<u32, String> {
+    fn throw(&mut self, ball: &catalogue::interview::Curveball) -> Result<u32, String> {
         if self.sides.len() != 2 {
             return Err("the A/B view has not started yet".into());
         }
@@ -226,7 +227,7 @@ impl AbEngine {
             .map_err(|_| "the run is too long".to_string())?;
         for (side, name) in self.sides.iter().zip(["A", "B"]) {
             let mut fleet = stampede::sim::Fleet::new(side.lab.scenario(), side.lab.seed());
-            stampede::interview::throw(&mut fleet, ball, at)
+            catalogue::interview::throw(&mut fleet, ball, at)
                 .map_err(|why| format!("side {name}: {why}"))?;
         }
         for side in &mut self.sides {
@@ -961,7 +962,7 @@ mod throw_tests {
             s.instances = 6;
             s.threads = 30;
         }
-        let ball = stampede::interview::curveball("redis").unwrap();
+        let ball = catalogue::interview::curveball("redis").unwrap();
         for t in [2_000u64, 400_000] {
             let mut e = AbEngine::default();
             e.build(&a, &b, 1);

@@ -226,7 +226,7 @@ impl Engine {
     /// page's link, and where it landed.
     pub(crate) fn throw(
         &mut self,
-        ball: &stampede::interview::Curveball,
+        ball: &catalogue::interview::Curveball,
     ) -> Result<(Scenario, crate::lab::Landed), String> {
         let lab = self.lab.as_mut().ok_or("the run has not started yet")?;
         let landed = lab.throw(ball)?;

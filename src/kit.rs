@@ -3,7 +3,7 @@
 //! because the candidate's window is the one shared on screen (a call, a
 //! projector): the rubric, the red flags and the notes must stay off it.
 //!
-//! The kit is the core's data (`stampede::interview`); this module draws it,
+//! The kit is the core's data (`catalogue::interview`); this module draws it,
 //! keeps the interviewer's scoresheet, and speaks to the candidate's window.
 //!
 //! **Pairing.** Every page window has a short code of its own (kept for the
@@ -35,9 +35,9 @@
 
 use std::collections::BTreeSet;
 
+use catalogue::interview::Curveball;
+use catalogue::interview::{Shown, CURVEBALLS, FOLLOW_UPS, LEVELS, QUESTION, RED_FLAGS};
 use leptos::prelude::*;
-use stampede::interview::Curveball;
-use stampede::interview::{Shown, CURVEBALLS, FOLLOW_UPS, LEVELS, QUESTION, RED_FLAGS};
 use stampede::scenario::Scenario;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -198,7 +198,7 @@ fn said(reply: &str) -> (String, Option<String>) {
 /// the fault 5 s in, opened in the candidate's window.
 fn biting_link(ball: &Curveball) -> String {
     let (mut s, _, _) = Scenario::from_query("preset=jitter&c=inner");
-    s.faults.push(stampede::interview::fault(ball, 5_001));
+    s.faults.push(catalogue::interview::fault(ball, 5_001));
     if let Some(outage) = ball.outage {
         s.redis_outage = outage;
     }
@@ -750,7 +750,7 @@ pub fn Kit() -> impl IntoView {
                     let (words, refused) = said(reply);
                     let fix = refused
                         .as_deref()
-                        .and_then(stampede::interview::curveball)
+                        .and_then(catalogue::interview::curveball)
                         .map(|b| format!("open {}", biting_link(b)));
                     status.set(Status {
                         words,
@@ -1201,8 +1201,8 @@ mod tests {
             assert!(notices.is_empty(), "{link}: {notices:?}");
             let hit = Fleet::new(&s, seed).run();
             let (before, after) = (
-                stampede::lesson::value(&quiet, ball.metric).unwrap(),
-                stampede::lesson::value(&hit, ball.metric).unwrap(),
+                catalogue::lesson::value(&quiet, ball.metric).unwrap(),
+                catalogue::lesson::value(&hit, ball.metric).unwrap(),
             );
             assert!(after > before, "{}: {link}: {before} -> {after}", ball.kind);
         }

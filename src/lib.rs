@@ -102,7 +102,7 @@ fn mount() {
 fn take_first_screen(root: &web_sys::HtmlElement) -> Option<page::FirstPick> {
     let screen = root.query_selector("[data-first-screen]").ok().flatten();
     let pick = screen.and_then(|s| {
-        let place = stampede::tour::parse_hash(&format!(
+        let place = catalogue::tour::parse_hash(&format!(
             "#tour/{}",
             s.get_attribute("data-first-screen")?
         ))?;

@@ -1,5 +1,5 @@
 //! A trainer's playlist on the page (the list itself, its link form and its
-//! titles are the core's: `stampede::playlist`).
+//! titles are the core's: `catalogue::playlist`).
 //!
 //! - **Building one**: "Add this view" (`data-playlist-add`) adds the view
 //!   on screen at its moment; the editor (`data-playlist`) reorders,
@@ -22,8 +22,8 @@
 //!
 //! Built with plain DOM calls, like the tour bar.
 
+use catalogue::playlist::{parse_item, Item, Playlist, View, ITEM_KEY, KEY};
 use leptos::prelude::*;
-use stampede::playlist::{parse_item, Item, Playlist, View, ITEM_KEY, KEY};
 use stampede::scenario::{percent_decode, Notice};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Element;

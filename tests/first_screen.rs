@@ -6,9 +6,9 @@
 //! block to paste. A host test; on wasm32 it compiles to nothing.
 #![cfg(not(target_arch = "wasm32"))]
 
+use catalogue::tour::{self, Level};
 use stampede::scenario::Scenario;
 use stampede::sim::Fleet;
-use stampede::tour::{self, Level};
 
 const HTML: &str = include_str!("../index.html");
 

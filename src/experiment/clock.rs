@@ -275,7 +275,7 @@ mod tests {
             assert_eq!(speed_at(position_of(v)), v, "{v}");
         }
         let speed = |name: &str| default_speed(&stampede::scenario::preset(name).unwrap());
-        for p in stampede::scenario::PRESETS {
+        for p in catalogue::presets::PRESETS {
             let v = default_speed(&p.scenario());
             assert_eq!(speed_at(position_of(v)), v, "{}", p.name);
         }
@@ -286,7 +286,7 @@ mod tests {
         assert!(speed("hang") > 3.0 * speed("burst"));
         assert_eq!(speed("failure"), STEADY_SPEED);
         // Longer steady runs start faster, their story within 7.5 s.
-        for p in stampede::scenario::PRESETS {
+        for p in catalogue::presets::PRESETS {
             let s = p.scenario();
             if s.workload == stampede::scenario::Workload::Steady {
                 let v = default_speed(&s);
@@ -360,7 +360,7 @@ mod tests {
     /// (the first only paints), the lab always catching up within its frame
     /// (the host is not the page's frame budget). Also: the virtual time
     /// then and the frames spent fast-forwarding.
-    fn wall_until_known(step: &stampede::tour::Step) -> (f64, u64, u32) {
+    fn wall_until_known(step: &catalogue::tour::Step) -> (f64, u64, u32) {
         // A step's link leaves the speed out: it plays at the default.
         assert!(!step.query.contains("speed="), "{}", step.query);
         let (scenario, seed, _) = stampede::Scenario::from_query(step.query);
@@ -393,7 +393,7 @@ mod tests {
     /// `--nocapture`.
     #[test]
     fn every_tour_step_gives_its_verdict_within_8_s() {
-        use stampede::tour;
+        use catalogue::tour;
         let mut slow = Vec::new();
         for level in tour::Level::ALL {
             for (k, step) in tour::steps(level).enumerate() {

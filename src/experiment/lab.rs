@@ -434,9 +434,9 @@ impl Lab {
     /// now, unchecked, as before). The scenario then carries the fault, so
     /// its link replays this very run.
     ///
-    /// [`Curveball::metric`]: stampede::interview::Curveball::metric
-    pub fn throw(&mut self, ball: &stampede::interview::Curveball) -> Result<Landed, String> {
-        use stampede::interview;
+    /// [`Curveball::metric`]: catalogue::interview::Curveball::metric
+    pub fn throw(&mut self, ball: &catalogue::interview::Curveball) -> Result<Landed, String> {
+        use catalogue::interview;
         let now_ms = u32::try_from(self.fleet.now() / 1000 + 1)
             .map_err(|_| "the run is too long".to_string())?;
         if estimated_events(&self.scenario) > PREVIEW_EVENTS {
@@ -496,10 +496,10 @@ impl Lab {
     /// again, and the comparison runs replay with the fault.
     pub fn throw_at(
         &mut self,
-        ball: &stampede::interview::Curveball,
+        ball: &catalogue::interview::Curveball,
         at_ms: u32,
     ) -> Result<(), String> {
-        stampede::interview::throw(&mut self.fleet, ball, at_ms)?;
+        catalogue::interview::throw(&mut self.fleet, ball, at_ms)?;
         self.scenario = self.fleet.scenario().clone();
         let pos = self.pos;
         self.samples.retain(|s| s.t <= pos);
@@ -528,14 +528,14 @@ impl Lab {
     /// share one clock while one side may have ended).
     pub fn throw_at_moment(
         &mut self,
-        ball: &stampede::interview::Curveball,
+        ball: &catalogue::interview::Curveball,
         at_ms: u32,
     ) -> Result<(), String> {
         if self.fleet.now() < u64::from(at_ms) * 1000 {
             return self.throw_at(ball, at_ms);
         }
         let mut fleet = Fleet::new(&self.scenario, self.seed);
-        stampede::interview::throw(&mut fleet, ball, at_ms)?;
+        catalogue::interview::throw(&mut fleet, ball, at_ms)?;
         let t = self.now();
         let with_rows = !self.compare.is_empty();
         let hold = self.hold;
@@ -892,7 +892,7 @@ impl Landed {
 }
 
 fn metric(r: &Report, name: &str) -> f64 {
-    stampede::lesson::value(r, name).unwrap_or(0.0)
+    catalogue::lesson::value(r, name).unwrap_or(0.0)
 }
 
 fn ms_of(t: Micros) -> u32 {
@@ -920,7 +920,7 @@ mod tests {
     fn a_curveball_goes_on_from_now_and_the_link_replays_the_run() {
         let (s, _, n) = Scenario::from_query("preset=jitter&c=inner&i=6&t=30");
         assert!(n.is_empty(), "{n:?}");
-        for ball in &stampede::interview::CURVEBALLS {
+        for ball in &catalogue::interview::CURVEBALLS {
             let mut lab = Lab::new(&s, 2);
             lab.seek(5_000_000);
             assert!(lab.advance(&|| false));
@@ -1297,7 +1297,7 @@ mod tests {
     }
 
     /// The fault's counter at the end of `lab`'s run and of the quiet run.
-    fn bit(lab: &mut Lab, quiet: &Report, ball: &stampede::interview::Curveball) -> (f64, f64) {
+    fn bit(lab: &mut Lab, quiet: &Report, ball: &catalogue::interview::Curveball) -> (f64, f64) {
         run_to_end(lab);
         let live = lab.fleet().report();
         assert_eq!(
@@ -1319,7 +1319,7 @@ mod tests {
             let (s, _, n) = Scenario::from_query(query);
             assert!(n.is_empty(), "{n:?}");
             let quiet = Fleet::new(&s, 2).run();
-            for ball in &stampede::interview::CURVEBALLS {
+            for ball in &catalogue::interview::CURVEBALLS {
                 let mut lab = Lab::new(&s, 2);
                 run_to_end(&mut lab);
                 let end = lab.now();
@@ -1377,7 +1377,7 @@ mod tests {
         // with the fault at that recompute.
         let (s, _, _) = Scenario::from_query("preset=burst&i=6&t=30");
         let quiet = Fleet::new(&s, 2).run();
-        let ball = stampede::interview::curveball("origin").unwrap();
+        let ball = catalogue::interview::curveball("origin").unwrap();
         let mut lab = Lab::new(&s, 2);
         lab.seek(100_000);
         assert!(lab.advance(&|| false));
@@ -1403,7 +1403,7 @@ mod tests {
     #[test]
     fn a_fault_at_a_moment_lands_there_whether_the_run_passed_it_or_not() {
         let (s, _, _) = Scenario::from_query("preset=jitter&c=inner&i=6&t=30");
-        let ball = stampede::interview::curveball("redis").unwrap();
+        let ball = catalogue::interview::curveball("redis").unwrap();
         for at in [3_000, 9_000] {
             let mut lab = Lab::single(&s, 2);
             lab.seek(6_000_000);
@@ -1423,7 +1423,7 @@ mod tests {
     #[test]
     fn after_a_curveball_seeking_back_replays_the_run_with_it() {
         let (s, _, _) = Scenario::from_query("preset=jitter&c=inner&i=6&t=30");
-        let ball = &stampede::interview::CURVEBALLS[0];
+        let ball = &catalogue::interview::CURVEBALLS[0];
         let mut lab = Lab::new(&s, 2);
         lab.checkpoint_every = 50;
         lab.scrubbed = true;

@@ -42,7 +42,7 @@ impl Default for PageState {
 
 /// The drill a link opens (`?drill=NAME`; an empty name for the list), if
 /// it names one at all. The rest of such a link is the drill's to read
-/// (`stampede::drill::apply`).
+/// (`catalogue::drill::apply`).
 pub fn drill_of(query: &str) -> Option<String> {
     let q = query.strip_prefix('?').unwrap_or(query);
     q.split('&').find_map(|part| {
@@ -69,7 +69,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
                 Some(("speed", v)) => speed = parse_speed(v, &mut notices),
                 Some(("cmp", v)) => {
                     let name = percent_decode(v);
-                    match stampede::scenario::comparison(&name) {
+                    match catalogue::presets::comparison(&name) {
                         Some(c) => compare = Some(c.name),
                         None => notices.push(Notice::new(
                             "cmp",
@@ -211,7 +211,8 @@ pub fn room_link(href: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stampede::scenario::{preset, ClaimMode, PRESETS};
+    use catalogue::presets::PRESETS;
+    use stampede::scenario::{preset, ClaimMode};
 
     #[test]
     fn the_page_s_own_keys_are_no_scenario_s() {

@@ -1,14 +1,14 @@
 //! The drills view (`?drill=NAME`): a graded puzzle on the same fleet,
 //! canvas and counters as the sandbox. The drill, its knobs and its grading
-//! are the core's (`stampede::drill`); this only draws them: the story, the
+//! are the core's (`catalogue::drill`); this only draws them: the story, the
 //! allowed knobs (the locked ones are not shown), the goals checked live on
 //! the run on screen, three hints one at a time, the worked solution, and
 //! the grade over the drill's seeds once the run ends, the CLI's own.
 //! Built once with plain DOM calls, like the tour bar.
 
+use catalogue::drill::{self, Drill, Grade};
+use catalogue::practice::{drill_key, DrillState, Outcome};
 use leptos::prelude::*;
-use stampede::drill::{self, Drill, Grade};
-use stampede::practice::{drill_key, DrillState, Outcome};
 use stampede::scenario::Notice;
 use stampede::{Report, Scenario};
 use web_sys::Element;
@@ -246,14 +246,14 @@ pub fn mount(p: DrillPage) {
                     format!(
                         "{}: this run {} {}",
                         c.name,
-                        stampede::lesson::shown(c.metric, c.value),
+                        catalogue::lesson::shown(c.metric, c.value),
                         mark(c.passed)
                     )
                 } else {
                     format!(
                         "{}: so far {}",
                         c.name,
-                        stampede::lesson::shown(c.metric, c.value)
+                        catalogue::lesson::shown(c.metric, c.value)
                     )
                 };
                 match grade.as_ref().and_then(|g| g.criteria.get(i)) {
@@ -261,7 +261,7 @@ pub fn mount(p: DrillPage) {
                         line += &format!(
                             "; on {} seeds, worst {} {}",
                             drill::SEEDS.len(),
-                            stampede::lesson::shown(g.metric, g.value),
+                            catalogue::lesson::shown(g.metric, g.value),
                             mark(g.passed)
                         );
                         set(li, "data-graded", if g.passed { "true" } else { "false" });

@@ -1,5 +1,5 @@
 //! Practice that remembers, on the page: the core's progress record
-//! (`stampede::practice`) kept in this browser's localStorage only, a map
+//! (`catalogue::practice`) kept in this browser's localStorage only, a map
 //! of the tour's three levels (steps seen, predictions right or missed,
 //! the level's drill), the drills' tally, what is due for review, and the
 //! interview questions as retrieval practice (the question, your own
@@ -10,8 +10,8 @@ use std::cell::RefCell;
 
 use leptos::prelude::*;
 
-use stampede::practice::{self, DrillState};
-use stampede::practice::{Outcome, Progress};
+use catalogue::practice::{self, DrillState};
+use catalogue::practice::{Outcome, Progress};
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
@@ -386,7 +386,7 @@ pub fn mount(d: Page, rec: Record) {
                     );
                     set(b, "title", &format!("{}: {what}", step.title));
                 }
-                let drill = stampede::drill::drill(lv.drill());
+                let drill = catalogue::drill::drill(lv.drill());
                 let drill_words = drill.map_or(String::new(), |x| {
                     let st = match p.drill_state(x.name) {
                         DrillState::Solved => "solved",
@@ -405,7 +405,7 @@ pub fn mount(d: Page, rec: Record) {
                 );
             }
             let (mut solved, mut tried) = (0, 0);
-            for x in stampede::drill::DRILLS {
+            for x in catalogue::drill::DRILLS {
                 match p.drill_state(x.name) {
                     DrillState::Solved => solved += 1,
                     DrillState::Attempted => tried += 1,
@@ -417,7 +417,7 @@ pub fn mount(d: Page, rec: Record) {
             drills.set_text_content(None);
             let _ = drills.append_with_str_1(&format!(
                 "Drills: {solved} solved and {tried} attempted of {}. ",
-                stampede::drill::DRILLS.len()
+                catalogue::drill::DRILLS.len()
             ));
             let a = text_el("a", "", "Open the drills");
             set(&a, "href", "?drill=");
@@ -428,7 +428,7 @@ pub fn mount(d: Page, rec: Record) {
             for item in p.due(now, "") {
                 let li = el("li", "");
                 if let Some(name) = item.key.strip_prefix("drill:") {
-                    let Some(x) = stampede::drill::drill(name) else {
+                    let Some(x) = catalogue::drill::drill(name) else {
                         continue;
                     };
                     let a = text_el("a", "", &format!("Drill: {}", x.title));

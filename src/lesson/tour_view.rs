@@ -571,7 +571,7 @@ pub fn mount(d: Page, rec: super::practice::Record) {
                 None => set(&b.action, "hidden", ""),
             }
             let end = tour::next((lv, k)).is_none_or(|(l, _)| l != lv);
-            match stampede::drill::drill(lv.drill()).filter(|_| end) {
+            match catalogue::drill::drill(lv.drill()).filter(|_| end) {
                 Some(x) => {
                     set_text(
                         &b.drill,
@@ -651,11 +651,11 @@ pub fn mount(d: Page, rec: super::practice::Record) {
             if let (Some(right), Some(place)) = (right, at) {
                 super::practice::record(
                     rec,
-                    &stampede::practice::predict_key(&tour::place_name(place)),
+                    &catalogue::practice::predict_key(&tour::place_name(place)),
                     if right {
-                        stampede::practice::Outcome::Right
+                        catalogue::practice::Outcome::Right
                     } else {
-                        stampede::practice::Outcome::Missed
+                        catalogue::practice::Outcome::Missed
                     },
                 );
             }

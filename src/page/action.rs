@@ -6,8 +6,8 @@
 //! selector. `Page::act` touches no web API: the host tests below run
 //! sequences of actions and read the state.
 
-use stampede::interview::{self, Curveball};
-use stampede::tour::{self, Place};
+use catalogue::interview::{self, Curveball};
+use catalogue::tour::{self, Place};
 
 use leptos::prelude::{Callable, GetUntracked, Set, WithUntracked};
 
@@ -80,7 +80,7 @@ impl Action {
             "tour-back" => Ok(Action::TourBack),
             "sandbox" => Ok(Action::Sandbox),
             "open" => Ok(Action::Open(rest.to_string())),
-            "compare" => stampede::scenario::comparison(rest)
+            "compare" => catalogue::presets::comparison(rest)
                 .map(|c| Action::Compare(c.name))
                 .ok_or_else(|| format!("there is no comparison named '{rest}'")),
             "transport" => command_of(rest)
@@ -211,8 +211,8 @@ impl Page {
 #[cfg(all(test, not(target_family = "wasm")))]
 mod tests {
     use super::*;
+    use catalogue::tour::Level;
     use leptos::prelude::{Callback, Memo, Owner, RwSignal};
-    use stampede::tour::Level;
     use std::sync::{Arc, Mutex};
 
     /// A page on fresh signals, with the transport and the thrower recording
@@ -228,7 +228,7 @@ mod tests {
             speed: RwSignal::new(1.0),
             compare: RwSignal::new(None),
             reading: RwSignal::new(crate::reading::Reading::default()),
-            proof: Memo::new(|_| stampede::lesson::Proof {
+            proof: Memo::new(|_| catalogue::lesson::Proof {
                 metric: "recomputes",
                 note: "",
                 damage: false,
@@ -319,7 +319,7 @@ mod tests {
                     Err("no claim to hold".into())
                 })
             };
-            p.act(Action::Compare(stampede::scenario::COMPARISONS[0].name));
+            p.act(Action::Compare(catalogue::presets::COMPARISONS[0].name));
             let ball = interview::curveball("holder").unwrap();
             assert_eq!(p.act(Action::Throw(ball)), Acted::Thrown { at_ms: 6401 });
             let other = interview::curveball("redis").unwrap();
@@ -357,7 +357,7 @@ mod tests {
             Action::TourBack,
             Action::Sandbox,
             Action::Open("preset=naive&seed=3".into()),
-            Action::Compare(stampede::scenario::COMPARISONS[0].name),
+            Action::Compare(catalogue::presets::COMPARISONS[0].name),
             Action::Present(true),
             Action::Present(false),
         ];

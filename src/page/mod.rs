@@ -9,8 +9,8 @@
 pub mod action;
 pub mod knob;
 
+use catalogue::tour::{self, Place};
 use leptos::prelude::*;
-use stampede::tour::{self, Place};
 
 use crate::reading::Reading;
 
@@ -157,17 +157,17 @@ pub struct Page {
     pub compare: RwSignal<Option<&'static str>>,
     pub reading: RwSignal<Reading>,
     /// The counter that proves the running lesson (announced outside the tour).
-    pub proof: Memo<stampede::lesson::Proof>,
+    pub proof: Memo<catalogue::lesson::Proof>,
     /// The runs a step's words compare against (`then.` in its text).
     pub contrasts: RwSignal<Vec<Contrast>>,
     /// The transport: a step that pauses mid-run seeks there.
     pub send: Callback<Command>,
     /// Throws a curveball into the running lab now: its start (ms), or why
     /// not (the engine is the stage's; the app wires it).
-    pub throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
+    pub throw: Callback<&'static catalogue::interview::Curveball, Result<u32, String>>,
     /// Throws into the open A/B view at its one clock's moment, on both
     /// sides: the moment (ms), or why not; None when no A/B view has started.
-    pub ab_throw: fn(&'static stampede::interview::Curveball) -> Option<Result<u32, String>>,
+    pub ab_throw: fn(&'static catalogue::interview::Curveball) -> Option<Result<u32, String>>,
     /// The run is playing (a jump past the pause, End, does not pause it).
     pub playing: RwSignal<bool>,
     /// A prediction is open: the step's run waits at t = 0. Any command of

@@ -2,11 +2,11 @@
 //! run it so far (counted from the simulation's events), so the numbers in
 //! the arithmetic can be traced to the line that produced them.
 
+use catalogue::walkthrough::Walk;
+use catalogue::walkthrough::{Level, Who};
 use leptos::prelude::*;
 use stampede::read_path::Place;
 use stampede::sim::EventKind;
-use stampede::walkthrough::Walk;
-use stampede::walkthrough::{Level, Who};
 
 use crate::page::Follow;
 use crate::reading::Reading;
@@ -99,7 +99,7 @@ pub const FOLLOW_CHOICES: [(&str, &str); 4] = [
 /// The picker's value as whom to follow: the core's reading of it (the
 /// CLI's `--follow` takes the same values).
 pub fn follow_of(value: &str, threads: u32) -> Follow {
-    match stampede::walkthrough::who(value, threads) {
+    match catalogue::walkthrough::who(value, threads) {
         Some(Who::Holder) => Follow::ClaimHolder,
         Some(Who::Thread(g)) => Follow::Thread(g),
         None => Follow::Nobody,
@@ -113,7 +113,7 @@ pub fn line_of(place: Place) -> Option<usize> {
     // order; a crashed request died with its thread: no line.
     match place {
         Place::Arrived => Some(0),
-        p => stampede::walkthrough::LINES
+        p => catalogue::walkthrough::LINES
             .iter()
             .position(|l| *l == p)
             .map(|i| i + 1),
@@ -482,7 +482,7 @@ fn sync_walk(
             let mut fresh = false;
             if !same {
                 let t0 = crate::web::wall_now();
-                st.walk = stampede::walkthrough::walk(&r.scenario, r.seed, who, level);
+                st.walk = catalogue::walkthrough::walk(&r.scenario, r.seed, who, level);
                 // What working it out cost (BENCHMARKS.md), on <html>.
                 if let Some(html) = crate::web::document().document_element() {
                     let ms = stampede::metrics::one_decimal(crate::web::wall_now() - t0);
@@ -688,7 +688,7 @@ mod tests {
         assert_eq!(line_of(Place::None), None);
         assert_eq!(line_of(Place::Crashed), None);
         // Every line after `handle(key):` is one of the core's places.
-        assert_eq!(LISTING.len(), stampede::walkthrough::LINES.len() + 1);
+        assert_eq!(LISTING.len(), catalogue::walkthrough::LINES.len() + 1);
         assert_eq!(line_of(Place::Settling), Some(LISTING.len() - 1));
         // The claim holder's path, as the core tells it, runs down the
         // listing through the recompute, the write and the release.

@@ -2,8 +2,8 @@
 //! defence, formula beside measurement) and every counter of the core's
 //! `Report`, each carrying `data-metric="<field>"` with its plain value.
 
+use catalogue::lesson::Proof;
 use leptos::prelude::*;
-use stampede::lesson::Proof;
 use stampede::metrics::Report;
 use wasm_bindgen::JsCast;
 
@@ -38,7 +38,7 @@ pub fn detail_names() -> Vec<String> {
 pub fn ProofCounter(
     reading: RwSignal<Reading>,
     proof: Memo<Proof>,
-    lesson: Memo<stampede::lesson::Lesson>,
+    lesson: Memo<catalogue::lesson::Lesson>,
     needs: Callback<&'static str>,
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
@@ -53,7 +53,7 @@ fn build_proof(
     div: &web_sys::Element,
     reading: RwSignal<Reading>,
     proof: Memo<Proof>,
-    lesson: Memo<stampede::lesson::Lesson>,
+    lesson: Memo<catalogue::lesson::Lesson>,
     needs: Callback<&'static str>,
 ) {
     use crate::dom::{el, put, set, set_changed, set_text, text_el, Listeners};
@@ -112,9 +112,9 @@ fn build_proof(
         let Proof { metric, damage, .. } = proof.get();
         let (raw, ended) = reading.with(|r| (r.field(metric), r.at_end));
         let v = stampede::decimal::parse(&raw);
-        let pending = stampede::lesson::pending(metric, v.unwrap_or(0.0), ended);
+        let pending = catalogue::lesson::pending(metric, v.unwrap_or(0.0), ended);
         let hurt = damage && v.is_some_and(|v| v > 0.0);
-        let meant = stampede::lesson::meaning(metric).unwrap_or_default();
+        let meant = catalogue::lesson::meaning(metric).unwrap_or_default();
         parts.with_value(
             |(div, label, meaning, value, note, more, need, need_text, go, _)| {
                 let _ = div.class_list().toggle_with_force("damage", hurt);
@@ -127,7 +127,7 @@ fn build_proof(
                 set_text(
                     value,
                     if pending {
-                        stampede::tour::PENDING
+                        catalogue::tour::PENDING
                     } else {
                         &raw
                     },
@@ -214,7 +214,7 @@ fn build_counters(section: &web_sys::Element, reading: RwSignal<Reading>, proof:
             set(
                 &dt,
                 "title",
-                stampede::lesson::meaning(&name).unwrap_or_default(),
+                catalogue::lesson::meaning(&name).unwrap_or_default(),
             );
             put(&div, &dt);
             let dd = el("dd", "");
@@ -268,7 +268,7 @@ pub fn parse_slo(text: &str) -> Result<u64, String> {
     }
 }
 
-/// The core's sizing rules (`stampede::sizing`) worked out for the
+/// The core's sizing rules (`catalogue::sizing`) worked out for the
 /// scenario on screen, each beside what the run shows; the SLO is typed in.
 #[component]
 fn Sizing(reading: RwSignal<Reading>) -> impl IntoView {
@@ -332,7 +332,7 @@ fn build_sizing(details: &web_sys::Element, reading: RwSignal<Reading>) {
         let v = slo.get();
         reading.with(|r| {
             keep.with_value(|(list, _)| {
-                let rules = stampede::sizing::rules(&r.scenario, v);
+                let rules = catalogue::sizing::rules(&r.scenario, v);
                 let fresh = list.child_element_count() as usize != rules.len();
                 if fresh {
                     list.set_text_content(None);
@@ -358,7 +358,7 @@ fn build_sizing(details: &web_sys::Element, reading: RwSignal<Reading>) {
                         set_text(&a, &rule.text);
                         set_text(
                             &b,
-                            &stampede::sizing::evidence(rule.name, &r.report, &r.scenario),
+                            &catalogue::sizing::evidence(rule.name, &r.report, &r.scenario),
                         );
                     }
                 }
@@ -437,7 +437,7 @@ fn build_losers(details: &web_sys::Element, reading: RwSignal<Reading>) {
         let gen = generation.with_value(|g| g.0) + 1;
         generation.update_value(|g| g.0 = gen);
         tbody.set_text_content(None);
-        let choices = stampede::scenario::loser_choices(&s);
+        let choices = catalogue::presets::loser_choices(&s);
         let threads = u64::from(s.instances) * u64::from(s.threads);
         if threads > 200_000 || s.claim == stampede::scenario::ClaimMode::Off {
             set_text(

@@ -7,7 +7,7 @@ use stampede::scenario::{Notice, Scenario};
 
 use crate::page::knob::{KnobControl, GROUPS};
 
-/// The curveballs (`stampede::interview::CURVEBALLS`) as buttons of the
+/// The curveballs (`catalogue::interview::CURVEBALLS`) as buttons of the
 /// Faults group: each throws its fault so that it bites the run on screen
 /// (`throw`, `crate::kit::throw_here`): now or at the next moment it finds
 /// work, the clock going on; or, with nothing left for it, the run
@@ -15,11 +15,11 @@ use crate::page::knob::{KnobControl, GROUPS};
 /// The link then carries the fault.
 #[component]
 fn Curveballs(
-    throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
+    throw: Callback<&'static catalogue::interview::Curveball, Result<u32, String>>,
     scenario: RwSignal<Scenario>,
     reading: RwSignal<crate::reading::Reading>,
 ) -> impl IntoView {
-    use stampede::interview::{Curveball, CURVEBALLS};
+    use catalogue::interview::{Curveball, CURVEBALLS};
     let status = RwSignal::new(String::new());
     let balls = CURVEBALLS
         .iter()
@@ -29,7 +29,7 @@ fn Curveballs(
                 // the run (see `Lab::throw`).
                 let was = reading.with_untracked(|r| r.now / 1000);
                 status.set(match throw.run(b) {
-                    Ok(at) => stampede::interview::thrown_sentence(
+                    Ok(at) => catalogue::interview::thrown_sentence(
                         b,
                         at,
                         scenario.with_untracked(|s| s.value_ttl_ms),
@@ -67,7 +67,7 @@ pub fn KnobPanel(
     scenario: RwSignal<Scenario>,
     notices: RwSignal<Vec<Notice>>,
     /// Throws a curveball into the running run (`crate::kit::throw_here`).
-    throw: Callback<&'static stampede::interview::Curveball, Result<u32, String>>,
+    throw: Callback<&'static catalogue::interview::Curveball, Result<u32, String>>,
     /// The run on screen: its clock says whether a throw restarted it.
     reading: RwSignal<crate::reading::Reading>,
 ) -> impl IntoView {

@@ -2,9 +2,9 @@
 //! restart, replay, the logarithmic speed, the timeline scrubber and the seed.
 //! It only sends commands; the animation loop in `app` carries them out.
 
+use catalogue::presets::PRESETS;
 use leptos::prelude::*;
 use stampede::scenario::Scenario;
-use stampede::scenario::PRESETS;
 
 use crate::clock::default_speed;
 use crate::clock::{position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
@@ -134,7 +134,7 @@ fn build_picker(
                     (Some(p), false) => format!(
                         "Changed from “{}”: {}. The proof below says what that did; pick the preset again to reset.",
                         p.title,
-                        scenario.with(|s| stampede::lesson::changes(&p.scenario(), s))
+                        scenario.with(|s| catalogue::lesson::changes(&p.scenario(), s))
                     ),
                     (None, _) => "Your own scenario: every knob is below.".to_string(),
                 },

@@ -68,7 +68,7 @@ impl ActorStats {
 }
 
 /// The words the Redis and origin boxes use, each with the counter it
-/// shows; what each means is the core's (`stampede::lesson::meaning`).
+/// shows; what each means is the core's (`catalogue::lesson::meaning`).
 pub const TERMS: [(&str, &str, &str); 11] = [
     ("Redis", "claim attempts", "claim_attempts"),
     ("Redis", "round trips", "redis_round_trips"),
@@ -94,7 +94,7 @@ pub fn build_terms(root: &web_sys::Element) {
         put(&div, &text_el("dt", "", &format!("{actor}: {term}")));
         put(
             &div,
-            &text_el("dd", "", stampede::lesson::meaning(metric).unwrap_or("")),
+            &text_el("dd", "", catalogue::lesson::meaning(metric).unwrap_or("")),
         );
         put(&dl, &div);
     }
@@ -745,7 +745,7 @@ mod tests {
     #[test]
     fn every_box_word_is_explained_by_the_core() {
         for (_, term, metric) in TERMS {
-            assert!(stampede::lesson::meaning(metric).is_some(), "{term}");
+            assert!(catalogue::lesson::meaning(metric).is_some(), "{term}");
         }
     }
 

@@ -20,7 +20,7 @@ import path from "node:path";
 import { control, root, spec } from "./lib/harness.mjs";
 
 const cli = process.env.STAMPEDE_SIM ?? path.join(root, "target", "debug", "stampede-sim");
-if (!existsSync(cli)) throw new Error(`${cli} is missing: run cargo build -p stampede --bin stampede-sim first`);
+if (!existsSync(cli)) throw new Error(`${cli} is missing: run cargo build -p stampede-catalogue --bin stampede-sim first`);
 const sim = (query, ...flags) =>
   JSON.parse(execFileSync(cli, ["--url", query, ...flags, "--json"], { encoding: "utf8" }));
 

@@ -11,7 +11,7 @@ import { spec, root } from "./lib/harness.mjs";
 
 // make e2e builds it first (debug: what cargo test built already).
 const cli = path.join(root, "target", "debug", "stampede-sim");
-if (!existsSync(cli)) throw new Error(`${cli} is missing: run cargo build -p stampede first`);
+if (!existsSync(cli)) throw new Error(`${cli} is missing: run cargo build -p stampede-catalogue first`);
 
 const simulate = (query) =>
   JSON.parse(execFileSync(cli, ["--url", query, "--json"], { encoding: "utf8" }));

@@ -3,87 +3,14 @@
 //! pitfalls break these rules on purpose, and `lessons.rs` shows the damage
 //! (remembered failures, pinned threads, no coalescing, corrupted answers).
 
+mod strategies;
+
 use proptest::prelude::*;
 use stampede::scenario::{
-    Arrivals, ClaimMode, LoserPolicy, Pitfalls, RedisErrorPolicy, RedisOutage, Scenario, Workload,
+    Arrivals, ClaimMode, LoserPolicy, Pitfalls, RedisErrorPolicy, Scenario, Workload,
 };
 use stampede::sim::{EventKind, Fleet};
-
-fn workload() -> impl Strategy<Value = Workload> {
-    prop_oneof![
-        Just(Workload::Burst),
-        Just(Workload::Steady),
-        Just(Workload::Cold)
-    ]
-}
-fn claim() -> impl Strategy<Value = ClaimMode> {
-    prop_oneof![
-        Just(ClaimMode::Off),
-        Just(ClaimMode::Inner),
-        Just(ClaimMode::Outer),
-        Just(ClaimMode::Refresh)
-    ]
-}
-fn loser() -> impl Strategy<Value = LoserPolicy> {
-    prop_oneof![
-        Just(LoserPolicy::Stale),
-        Just(LoserPolicy::Wait),
-        Just(LoserPolicy::Degrade),
-        Just(LoserPolicy::Compute)
-    ]
-}
-
-prop_compose! {
-    fn pitfalls()(r in any::<bool>(), n in any::<bool>(), k in any::<bool>(), m in any::<bool>()) -> Pitfalls {
-        Pitfalls { remember_failure: r, no_deadline: n, key_mismatch: k, mutable_result: m }
-    }
-}
-
-prop_compose! {
-    /// Small fleets with every knob in play, including faults and pitfalls.
-    fn scenario()(
-        (instances, threads, keys, workload) in (1u32..6, 1u32..30, 1u32..6, workload()),
-        (singleflight, claim, loser, open) in (any::<bool>(), claim(), loser(), any::<bool>()),
-        (recompute_ms, origin_capacity, claim_ttl_ms, rtt_ms) in (1u32..300, 1u32..20, 1u32..2000, 0u32..5),
-        (deadline_ms, value_ttl_ms, jitter, stale_ms) in (1u32..1500, 1u32..2000, 0.0f64..1.0, prop_oneof![Just(0u32), 1u32..2000]),
-        (swr, admission, negative_ttl_ms, fail_rate) in (any::<bool>(), prop_oneof![Just(0u32), 1u32..4], prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0.0f64), 0.0f64..0.5]),
-        (origin_outage_ms, hang, redis_down, holder_crash) in (prop_oneof![Just(0u32), 1u32..800], prop::bool::weighted(0.1), prop::bool::weighted(0.1), prop::bool::weighted(0.2)),
-        (poll_ms, spread_ms, duration_ms, think_ms) in (5u32..100, 0u32..50, 100u32..2000, 10u32..400),
-        pitfalls in pitfalls(),
-        (origin_timeout_ms, admission_wait_ms, xfetch_beta, fenced_writes) in (1u32..2000, prop_oneof![Just(0u32), 1u32..300], prop_oneof![Just(0.0f64), 0.0f64..3.0], any::<bool>()),
-        (hangs, redis_timeout_ms, redis_breaker_ms, redis_ops_per_ms) in (any::<bool>(), 1u32..300, prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0u32), 1u32..50]),
-        (local_cache_ms, key_skew) in (prop_oneof![Just(0u32), 1u32..500], prop_oneof![Just(0.0f64), 0.0f64..2.0]),
-        faults in prop::collection::vec(fault(), 0..3),
-        (retries, retry_backoff_ms) in (prop_oneof![Just(0u32), 1u32..4], 0u32..200),
-        (open_loop, rate_per_s) in (prop::bool::weighted(0.3), 1u32..2000),
-    ) -> Scenario {
-        Scenario {
-            instances, threads, keys, workload, singleflight, claim, loser,
-            redis_error: if open { RedisErrorPolicy::Open } else { RedisErrorPolicy::Closed },
-            recompute_ms, origin_capacity, claim_ttl_ms, rtt_ms, deadline_ms, origin_timeout_ms,
-            value_ttl_ms, jitter, stale_ms, stale_while_revalidate: swr, xfetch_beta, fenced_writes, admission,
-            admission_wait_ms, negative_ttl_ms, fail_rate,
-            origin_outage_ms, hang, redis_down, holder_crash, pitfalls, poll_ms, spread_ms,
-            duration_ms, think_ms,
-            redis_outage: if hangs { RedisOutage::Hang } else { RedisOutage::Error },
-            redis_timeout_ms, redis_breaker_ms, redis_ops_per_ms, local_cache_ms, key_skew, faults,
-            retries, retry_backoff_ms,
-            arrivals: if open_loop { Arrivals::Open } else { Arrivals::Closed },
-            rate_per_s,
-        }
-    }
-}
-
-fn cfg() -> ProptestConfig {
-    ProptestConfig {
-        // PROPTEST_CASES=5000 for a deeper search than the everyday 192.
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(192),
-        ..ProptestConfig::default()
-    }
-}
+use strategies::{cfg, claim, fault_kind, scenario};
 
 proptest! {
     #![proptest_config(cfg())]
@@ -458,89 +385,6 @@ proptest! {
     }
 }
 
-/// Every way the run, its contrast and the knobs can write a number.
-fn writable(s: &Scenario, reports: &[&stampede::Report]) -> Vec<String> {
-    let mut out = Vec::new();
-    for r in reports {
-        for (name, v) in r.fields() {
-            let v: f64 = v.parse().unwrap();
-            out.push(
-                stampede::lesson::shown(&name, v)
-                    .trim_end_matches(" ms")
-                    .to_string(),
-            );
-        }
-    }
-    for k in stampede::scenario::knob_names() {
-        let v = s.get(k).unwrap();
-        if let Ok(n) = v.parse::<u64>() {
-            out.push(stampede::lesson::count(n));
-        }
-        if let Ok(f) = v.parse::<f64>() {
-            out.push(stampede::lesson::count((f * 100.0).round() as u64));
-            out.push(v.clone());
-        }
-        // A list knob (the faults) states the numbers in its text.
-        out.extend(
-            v.split(|c: char| !c.is_ascii_digit())
-                .filter(|n| !n.is_empty())
-                .map(String::from),
-        );
-    }
-    out
-}
-
-fn any_base() -> impl Strategy<Value = Option<&'static str>> {
-    prop_oneof![
-        Just(None),
-        (0..stampede::scenario::PRESETS.len())
-            .prop_map(|i| Some(stampede::scenario::PRESETS[i].name)),
-    ]
-}
-
-proptest! {
-    #![proptest_config(cfg())]
-
-    /// The lesson of any scenario, made from any preset, is true to its run:
-    /// its value is its counter's, every number in its sentence is a
-    /// counter of the run or of its contrast, or a knob; a pending number
-    /// is a zero; what it says it needs it lacks, and its link is a good one.
-    #[test]
-    fn every_lesson_is_made_of_the_run(s in scenario(), seed in any::<u64>(), base in any_base()) {
-        let r = Fleet::new(&s, seed).run();
-        let then = stampede::lesson::contrast(&s, base).map(|c| Fleet::new(&c, seed).run());
-        let l = stampede::lesson::lesson(&s, base, &r, true, then.as_ref());
-        prop_assert_eq!(Some(l.value), stampede::lesson::value(&r, l.metric), "{:?}", l);
-        prop_assert!(!l.pending);
-        // Every clause holds its claims on this run (the claims issue).
-        let run = stampede::claims::Run::new(&s, &r, true);
-        prop_assert_eq!(stampede::claims::check(&run, &l.clauses), Ok(()), "{}", l.sentence);
-        prop_assert_eq!(stampede::claims::text(&l.clauses), l.sentence.clone());
-        let mut reports = vec![&r];
-        reports.extend(then.as_ref());
-        let ok = writable(&s, &reports);
-        for n in stampede::lesson::numbers_in(&l.sentence) {
-            prop_assert!(ok.contains(&n), "{n} in {:?} is neither a counter nor a knob", l.sentence);
-        }
-        if let Some(needs) = &l.needs {
-            prop_assert!(l.value == 0.0 || !l.damage, "{:?}", l);
-            prop_assert!(Scenario::from_query(needs.link).2.is_empty(), "{}", needs.link);
-        }
-        // Mid-run, the same counters: pending only while the counter is 0.
-        let live = stampede::lesson::lesson(&s, base, &r, false, None);
-        prop_assert_eq!(live.metric, l.metric);
-        prop_assert!(!live.pending || live.value == 0.0, "{:?}", live);
-    }
-}
-
-#[test]
-fn numbers_in_reads_what_a_sentence_writes() {
-    assert_eq!(
-        stampede::lesson::numbers_in("8,000 claim attempts, a p99 of 56.3 ms, 30 % and 1."),
-        ["8,000", "56.3", "30", "1"]
-    );
-}
-
 proptest! {
     #![proptest_config(cfg())]
 
@@ -564,24 +408,6 @@ proptest! {
             prop_assert_eq!(r.local_hits, 0);
         }
     }
-}
-
-fn fault() -> impl Strategy<Value = stampede::scenario::Fault> {
-    (
-        fault_kind(),
-        0u32..1500,
-        prop_oneof![Just(None), (1u32..2000).prop_map(Some)],
-    )
-        .prop_map(|(kind, start_ms, d)| stampede::scenario::Fault {
-            kind,
-            start_ms,
-            duration_ms: if kind.is_moment() { None } else { d },
-        })
-}
-
-fn fault_kind() -> impl Strategy<Value = stampede::scenario::FaultKind> {
-    (0..stampede::scenario::FaultKind::ALL.len())
-        .prop_map(|i| stampede::scenario::FaultKind::ALL[i])
 }
 
 proptest! {

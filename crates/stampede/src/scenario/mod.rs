@@ -3,15 +3,15 @@
 //! garbled input falls back to the default, and every such decision is
 //! reported as a [`Notice`] that says which knob and why.
 //!
-//! - [`catalogue`]: the lessons as data: the presets and the A/B view's
-//!   comparisons.
+//! - [`presets`]: named scenarios, the interview card's and one per lesson
+//!   (their words are the catalogue crate's).
 //! - [`link`]: the compact share-link form, the knobs by name, the parsers.
 
-mod catalogue;
 mod link;
+mod presets;
 
-pub use catalogue::*;
 pub use link::*;
+pub use presets::*;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -25,7 +25,7 @@ pub const MAX_QUERY_LEN: usize = 4096;
 /// Keys of a page link that are the page's own, not the scenario's: the
 /// playback speed, presenter mode, a moment (`at`, `play`), embed mode and
 /// the interviewer's kit, a trainer's playlist and the item of it showing
-/// (`list`, `item`: [`crate::playlist`]). Whoever reads a link for its scenario (the page,
+/// (`list`, `item`: the catalogue's `playlist`). Whoever reads a link for its scenario (the page,
 /// `stampede-sim --url`) passes over them.
 pub const PAGE_KEYS: [&str; 8] = [
     "speed", "present", "at", "play", "embed", "kit", "list", "item",
@@ -641,7 +641,7 @@ mod tests {
 
     #[test]
     fn query_round_trips_every_preset() {
-        for p in PRESETS {
+        for p in NAMED {
             let s = p.scenario();
             let q = s.to_query(42);
             let (back, seed, notices) = Scenario::from_query(&q);
@@ -669,7 +669,7 @@ mod tests {
 
     #[test]
     fn presets_are_valid() {
-        for p in PRESETS {
+        for p in NAMED {
             assert!(p.scenario().validated().is_ok(), "{}", p.name);
         }
     }

@@ -11,8 +11,9 @@
 //! the good ones stay. Nothing here panics on any input.
 
 use crate::drill::{self, Drill};
-use crate::scenario::{self, clip, comparison, Notice, Scenario, PRESETS};
+use crate::presets::{comparison, PRESETS};
 use crate::tour::{self, Place};
+use stampede::scenario::{self, clip, Notice, Scenario};
 
 /// The page link's key for the list.
 pub const KEY: &str = "list";
@@ -538,7 +539,7 @@ mod tests {
             ),
             Item::new(
                 View::Compare {
-                    name: scenario::COMPARISONS[0].name,
+                    name: crate::presets::COMPARISONS[0].name,
                     cost: Some(900),
                     seed: 2,
                 },

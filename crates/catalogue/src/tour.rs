@@ -26,8 +26,8 @@ use crate::lesson::{
     CLAIM_SHORT, CORRUPTED, EVERY_THREAD, FAILURES_LEFT, NONE_PINNED, NO_TIMEOUTS, OVERLAPS,
     OVERWRITES, PER_INSTANCE, REMEMBERED, SHED, STALE, TIMEOUTS, UNCLAIMED,
 };
-use crate::scenario::Scenario;
-use crate::Report;
+use stampede::scenario::Scenario;
+use stampede::Report;
 
 /// The tour's three levels, shortest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -861,7 +861,7 @@ pub fn split_text(text: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Fleet;
+    use stampede::Fleet;
 
     fn scenario_of(query: &str) -> (Scenario, u64) {
         let (s, seed, notices) = Scenario::from_query(query);
@@ -1022,7 +1022,7 @@ mod tests {
     fn every_step_points_at_the_proof_on_screen() {
         for step in STEPS {
             let (s, seed) = scenario_of(step.query);
-            let base = crate::scenario::closest_preset(&s);
+            let base = stampede::scenario::closest_preset(&s);
             let report = Fleet::new(&s, seed).run();
             let l = crate::lesson::lesson(&s, base, &report, true, None);
             let v = crate::lesson::value(&report, step.metric).unwrap();
@@ -1274,7 +1274,7 @@ mod tests {
             match a.target {
                 Target::Compare(name) => {
                     assert!(
-                        crate::scenario::comparison(name).is_some(),
+                        crate::presets::comparison(name).is_some(),
                         "{}: no comparison {name}",
                         step.title
                     );

@@ -6,11 +6,13 @@
 //! biased toward faults, pitfalls, one instance, one thread, short
 //! deadlines and fault windows after the run's end.
 
+use catalogue::claims::{check, text, Run};
+use catalogue::lesson;
+use catalogue::presets::{self, PRESETS};
 use proptest::prelude::*;
-use stampede::claims::{check, text, Run};
 use stampede::metrics::{verdict, Score};
 use stampede::scenario::{self, Fault, FaultKind, Scenario};
-use stampede::{lesson, Fleet, Report};
+use stampede::{Fleet, Report};
 
 /// `preset` with `knobs` set (long names, as `Scenario::set` takes them).
 fn scenario_of(preset: Option<&str>, knobs: &[(&str, &str)]) -> Scenario {
@@ -153,7 +155,7 @@ fn a_success_story_names_the_callers_who_timed_out() {
 
 #[test]
 fn polling_hits_are_never_called_better() {
-    let c = scenario::comparison("claim-order").unwrap();
+    let c = presets::comparison("claim-order").unwrap();
     let (a, b) = (Fleet::new(&c.a(), 1).run(), Fleet::new(&c.b(), 1).run());
     let diffs = stampede::metrics::differences(&a, &b);
     let hits = diffs.iter().find(|d| d.name == "hits").unwrap();
@@ -261,8 +263,8 @@ fn changed_preset() -> impl Strategy<Value = (Scenario, u64)> {
         ],
         1..4,
     );
-    (0..scenario::PRESETS.len(), changes, any::<u64>()).prop_map(|(p, changes, seed)| {
-        let mut s = scenario::PRESETS[p].scenario();
+    (0..PRESETS.len(), changes, any::<u64>()).prop_map(|(p, changes, seed)| {
+        let mut s = PRESETS[p].scenario();
         s.instances = s.instances.min(6);
         s.threads = s.threads.min(25);
         s.keys = s.keys.min(50);
@@ -341,7 +343,7 @@ proptest! {
 /// virtual end a minute later: the page reveals it then (`Fleet::is_final`).
 #[test]
 fn the_first_steps_number_is_final_long_before_its_run_ends() {
-    let step = stampede::tour::STEPS[0];
+    let step = catalogue::tour::STEPS[0];
     let (s, seed, _) = Scenario::from_query(step.query);
     let mut f = Fleet::new(&s, seed);
     let mut t = 0;

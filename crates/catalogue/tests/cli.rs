@@ -130,8 +130,8 @@ fn the_json_carries_the_lesson_of_the_link() {
     let card = json(&["--preset", "burst", "--seed", "3"]);
     let want = format!(
         "singleflight off: claim attempts {} → {} against the preset's own run.",
-        stampede::lesson::count(card["claim_attempts"].as_u64().unwrap()),
-        stampede::lesson::count(v["claim_attempts"].as_u64().unwrap())
+        catalogue::lesson::count(card["claim_attempts"].as_u64().unwrap()),
+        catalogue::lesson::count(v["claim_attempts"].as_u64().unwrap())
     );
     assert_eq!(l["sentence"], want.as_str());
     let (code, out, _) = sim(&["--url", "preset=burst&sf=0&seed=3"]);
@@ -276,8 +276,8 @@ fn drills_are_listed_one_a_line() {
     let (code, out, _) = sim(&["--list-drills"]);
     assert_eq!(code, 0);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), stampede::drill::DRILLS.len());
-    for (line, d) in lines.iter().zip(stampede::drill::DRILLS) {
+    assert_eq!(lines.len(), catalogue::drill::DRILLS.len());
+    for (line, d) in lines.iter().zip(catalogue::drill::DRILLS) {
         let (name, title) = line.split_once(' ').unwrap();
         assert_eq!(name, d.name);
         assert_eq!(title.trim(), d.title);
@@ -288,13 +288,13 @@ fn drills_are_listed_one_a_line() {
 /// does not, and the grade is the core's for the same link, key for key.
 #[test]
 fn a_drill_is_graded_as_the_core_grades_it() {
-    for d in stampede::drill::DRILLS {
+    for d in catalogue::drill::DRILLS {
         let v = json(&["--drill", d.name, "--solution"]);
         assert_eq!(v["drill"], d.name);
         assert_eq!(v["passed"], true, "{}: {v}", d.name);
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["criteria", "drill", "passed", "seeds"]);
-        let (grade, _) = stampede::drill::grade_link(d, d.solution);
+        let (grade, _) = catalogue::drill::grade_link(d, d.solution);
         assert_eq!(v["seeds"], serde_json::json!(grade.seeds));
         assert!(grade.seeds.len() >= 5);
         let criteria = v["criteria"].as_array().unwrap();
@@ -312,7 +312,7 @@ fn a_drill_is_graded_as_the_core_grades_it() {
         assert_eq!(start["passed"], false, "{}", d.name);
     }
     // The solution given as a link is the same grade as --solution.
-    for d in stampede::drill::DRILLS.iter().take(3) {
+    for d in catalogue::drill::DRILLS.iter().take(3) {
         let linked = json(&["--drill", d.name, "--url", d.solution]);
         assert_eq!(linked, json(&["--drill", d.name, "--solution"]));
     }

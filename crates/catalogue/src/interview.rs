@@ -12,8 +12,8 @@ use crate::drill::{at_least, at_most, exactly, Criterion};
 use crate::lesson::{
     COALESCED, EVERY_MISS_CLAIMED, EVERY_PINNED, PER_INSTANCE, REMEMBERED, SWAMPED,
 };
-use crate::scenario::{Fault, FaultKind, RedisOutage};
-use crate::sim::Fleet;
+use stampede::scenario::{Fault, FaultKind, RedisOutage};
+use stampede::sim::Fleet;
 
 /// The question the kit is for (the card's).
 pub const QUESTION: &str = "40 instances with 200 threads each sit in front of Redis. Compare \
@@ -70,7 +70,7 @@ pub struct FollowUp {
 }
 
 /// A fault thrown into the candidate's running scenario at the current
-/// moment ([`crate::sim::Fleet::inject`]), and the question to ask as it
+/// moment ([`stampede::sim::Fleet::inject`]), and the question to ask as it
 /// bites.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Curveball {
@@ -275,7 +275,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
     },
 ];
 
-/// The curveballs, each a fault of [`crate::scenario::Fault`]'s kinds.
+/// The curveballs, each a fault of [`stampede::scenario::Fault`]'s kinds.
 pub const CURVEBALLS: [Curveball; 6] = [
     Curveball {
         kind: "redis",
@@ -350,7 +350,8 @@ pub fn fault(ball: &Curveball, at_ms: u32) -> Fault {
 pub fn throw(fleet: &mut Fleet, ball: &Curveball, at_ms: u32) -> Result<(), String> {
     // Thrown where it cannot bite, it would only promise a counter that
     // stays at 0.
-    if ball.fault == FaultKind::Holder && fleet.scenario().claim == crate::scenario::ClaimMode::Off
+    if ball.fault == FaultKind::Holder
+        && fleet.scenario().claim == stampede::scenario::ClaimMode::Off
     {
         return Err("this run has no Redis claim, so nobody holds one to die".into());
     }
@@ -394,7 +395,7 @@ pub fn thrown_sentence(ball: &Curveball, at_ms: u32, value_ttl_ms: u32, restarte
     format!(
         "{} at {at_ms} ms, {how}; the link now carries it.{wave}{from_now} Watch the {} counter.",
         ball.label,
-        crate::metrics::label(ball.metric)
+        stampede::metrics::label(ball.metric)
     )
 }
 
@@ -407,8 +408,8 @@ pub fn curveball(kind: &str) -> Option<&'static Curveball> {
 /// work, from a run's markers: an origin fault at a recompute's start, the
 /// holder's death just after a claim is won or as its recompute starts, a Redis outage where traffic
 /// meets Redis, a deploy's synced TTLs after a value is written.
-pub fn aims(ball: &Curveball, markers: &[crate::sim::Marker]) -> Vec<u32> {
-    use crate::sim::Milestone as M;
+pub fn aims(ball: &Curveball, markers: &[stampede::sim::Marker]) -> Vec<u32> {
+    use stampede::sim::Milestone as M;
     let mut out: Vec<u32> = markers
         .iter()
         .filter_map(|m| {
@@ -437,7 +438,7 @@ pub fn aims(ball: &Curveball, markers: &[crate::sim::Marker]) -> Vec<u32> {
 
 /// Why `ball` cannot bite a run of `s` whose work ends at `end_ms`, at any
 /// moment.
-pub fn nothing_to_hit(ball: &Curveball, s: &crate::scenario::Scenario, end_ms: u32) -> String {
+pub fn nothing_to_hit(ball: &Curveball, s: &stampede::scenario::Scenario, end_ms: u32) -> String {
     let what = match ball.fault {
         FaultKind::Origin | FaultKind::OriginHang | FaultKind::OriginSlow => {
             "no recompute calls the origin where it could catch one"
@@ -449,14 +450,14 @@ pub fn nothing_to_hit(ball: &Curveball, s: &crate::scenario::Scenario, end_ms: u
         }
     };
     let workload = match s.workload {
-        crate::scenario::Workload::Burst => "one burst",
-        crate::scenario::Workload::Steady => "steady traffic",
-        crate::scenario::Workload::Cold => "a cold start",
+        stampede::scenario::Workload::Burst => "one burst",
+        stampede::scenario::Workload::Steady => "steady traffic",
+        stampede::scenario::Workload::Cold => "a cold start",
     };
     format!(
         "{}: this run ({workload}, its work over by {end_ms} ms) has nothing for it: {what}, from now or from any earlier moment; the {} counter would not move",
         ball.label,
-        crate::metrics::label(ball.metric)
+        stampede::metrics::label(ball.metric)
     )
 }
 
@@ -464,8 +465,8 @@ pub fn nothing_to_hit(ball: &Curveball, s: &crate::scenario::Scenario, end_ms: u
 mod tests {
     use super::*;
     use crate::drill::SEEDS;
-    use crate::scenario::Scenario;
-    use crate::sim::Fleet;
+    use stampede::scenario::Scenario;
+    use stampede::sim::Fleet;
 
     fn every_shown() -> Vec<(String, Shown)> {
         let mut out = Vec::new();
@@ -661,7 +662,10 @@ mod tests {
             assert!(!again.contains("without a restart"), "{again}");
             assert!(!again.contains("from now on"), "{again}");
             // The counter in words, as the page labels it, not its field name.
-            let watch = format!("Watch the {} counter.", crate::metrics::label(ball.metric));
+            let watch = format!(
+                "Watch the {} counter.",
+                stampede::metrics::label(ball.metric)
+            );
             assert!(said.ends_with(&watch), "{said}");
             assert!(!said.contains('_'), "{said}");
             assert_eq!(said.contains("expire at"), ball.fault == FaultKind::TtlSync);
@@ -672,7 +676,7 @@ mod tests {
         }
         // A holder cannot die where nobody claims: refused, with the reason.
         let (cheap, _, _) = Scenario::from_query("preset=cheap");
-        assert_eq!(cheap.claim, crate::scenario::ClaimMode::Off);
+        assert_eq!(cheap.claim, stampede::scenario::ClaimMode::Off);
         let mut fleet = Fleet::new(&cheap, 1);
         let why = throw(&mut fleet, curveball("holder").unwrap(), 10).unwrap_err();
         assert!(why.contains("no Redis claim"), "{why}");

@@ -10,11 +10,11 @@
 //! a true one is said instead. [`check`] re-checks a finished sentence
 //! against its run; the property tests call it on thousands of runs.
 //!
-//! (Not to be confused with the Redis claim, the lock of [`crate::claim`].)
+//! (Not to be confused with the Redis claim, the lock of [`stampede::claim`].)
 
-use crate::scenario::Scenario;
-use crate::Report;
 use serde::Serialize;
+use stampede::scenario::Scenario;
+use stampede::Report;
 
 /// The run a sentence speaks of: its scenario, its counters so far, and
 /// whether it is over; and, where the sentence compares it with one
@@ -170,7 +170,7 @@ impl Bound {
             "{} {} {}",
             self.metric,
             self.cmp.symbol(),
-            crate::decimal::format(self.limit)
+            stampede::decimal::format(self.limit)
         )
     }
 

@@ -11,11 +11,11 @@
 
 use serde::Serialize;
 
-use crate::claim::Micros;
-use crate::metrics::{one_decimal, Ending};
-use crate::read_path::Place;
-use crate::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario};
-use crate::sim::{Event, EventKind, Fleet};
+use stampede::claim::Micros;
+use stampede::metrics::{one_decimal, Ending};
+use stampede::read_path::Place;
+use stampede::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario};
+use stampede::sim::{Event, EventKind, Fleet};
 
 /// How much the walk-through asks.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -915,7 +915,7 @@ mod tests {
     #[test]
     fn a_shown_answer_is_not_said_to_be_the_learner_s() {
         let walk = walk(
-            &crate::scenario::preset("burst").unwrap(),
+            &stampede::scenario::preset("burst").unwrap(),
             1,
             Who::Holder,
             Level::Faded,

@@ -1,12 +1,12 @@
 //! The lessons as data: one preset per lesson (the interview card first) and
 //! the A/B view's comparisons, two designs on the same traffic.
 
-use super::*;
 use crate::claims::{
     Claim, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN, FEWER_RECOMPUTES_THAN_THEN,
     FEWER_TIMEOUTS_THAN_THEN, LOWER_P50_THAN_THEN, LOWER_P99_THAN_THEN, LOWER_PEAK_THAN_THEN,
 };
 use crate::lesson::Proof;
+use stampede::scenario::*;
 
 /// A named starting point: the interview card's scenario and one per lesson.
 #[derive(Clone, Copy, Debug)]
@@ -19,219 +19,17 @@ pub struct Preset {
     /// The knobs the lesson asks a visitor to turn (long names, or
     /// `pitfall-<name>`), shown beside its text.
     pub turn: &'static [&'static str],
-    build: fn() -> Scenario,
 }
 
 impl Preset {
     pub fn scenario(&self) -> Scenario {
-        (self.build)()
+        named(self.name)
     }
 
     /// Its counter and what to watch for (the lesson's own words come
     /// from the run: [`crate::lesson::lesson`]).
     pub fn proof(&self) -> Proof {
         crate::lesson::proof_for(&self.scenario(), Some(self.name))
-    }
-}
-
-fn p_burst() -> Scenario {
-    Scenario::default()
-}
-fn p_naive() -> Scenario {
-    Scenario {
-        singleflight: false,
-        claim: ClaimMode::Off,
-        ..Scenario::default()
-    }
-}
-fn p_singleflight() -> Scenario {
-    Scenario {
-        claim: ClaimMode::Off,
-        ..Scenario::default()
-    }
-}
-fn p_claim_outer() -> Scenario {
-    Scenario {
-        claim: ClaimMode::Outer,
-        ..Scenario::default()
-    }
-}
-fn p_stale() -> Scenario {
-    Scenario {
-        stale_ms: 60_000,
-        loser: LoserPolicy::Stale,
-        ..Scenario::default()
-    }
-}
-fn p_failure() -> Scenario {
-    Scenario {
-        instances: 4,
-        threads: 20,
-        workload: Workload::Steady,
-        claim: ClaimMode::Off,
-        value_ttl_ms: 2000,
-        origin_outage_ms: 3000,
-        duration_ms: 12_000,
-        think_ms: 200,
-        ..Scenario::default()
-    }
-}
-fn p_hang() -> Scenario {
-    Scenario {
-        hang: true,
-        ..Scenario::default()
-    }
-}
-fn p_holder_crash() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 20,
-        workload: Workload::Steady,
-        value_ttl_ms: 5000,
-        holder_crash: true,
-        claim_ttl_ms: 10_000,
-        duration_ms: 20_000,
-        think_ms: 200,
-        ..Scenario::default()
-    }
-}
-fn p_short_ttl() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 20,
-        workload: Workload::Steady,
-        value_ttl_ms: 5000,
-        recompute_ms: 400,
-        claim_ttl_ms: 100,
-        duration_ms: 20_000,
-        think_ms: 100,
-        ..Scenario::default()
-    }
-}
-fn p_redis_down() -> Scenario {
-    Scenario {
-        redis_down: true,
-        ..Scenario::default()
-    }
-}
-fn p_cold() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 100,
-        keys: 5000,
-        workload: Workload::Cold,
-        admission: 6,
-        ..Scenario::default()
-    }
-}
-fn p_jitter() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 20,
-        keys: 200,
-        workload: Workload::Steady,
-        claim: ClaimMode::Off,
-        value_ttl_ms: 5000,
-        jitter: 0.3,
-        duration_ms: 30_000,
-        think_ms: 100,
-        ..Scenario::default()
-    }
-}
-fn p_swr() -> Scenario {
-    Scenario {
-        stale_ms: 60_000,
-        stale_while_revalidate: true,
-        claim: ClaimMode::Refresh,
-        redis_error: RedisErrorPolicy::Open,
-        ..Scenario::default()
-    }
-}
-fn p_xfetch() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 20,
-        workload: Workload::Steady,
-        claim: ClaimMode::Off,
-        value_ttl_ms: 5000,
-        duration_ms: 30_000,
-        think_ms: 100,
-        xfetch_beta: 1.0,
-        ..Scenario::default()
-    }
-}
-fn p_late_writer() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 20,
-        workload: Workload::Steady,
-        value_ttl_ms: 5000,
-        recompute_ms: 1000,
-        claim_ttl_ms: 100,
-        duration_ms: 20_000,
-        think_ms: 100,
-        ..Scenario::default()
-    }
-}
-fn p_redis_hang() -> Scenario {
-    Scenario {
-        redis_down: true,
-        redis_outage: RedisOutage::Hang,
-        redis_timeout_ms: 1500,
-        ..Scenario::default()
-    }
-}
-fn p_hot_key() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 50,
-        workload: Workload::Steady,
-        value_ttl_ms: 2000,
-        duration_ms: 5000,
-        think_ms: 10,
-        redis_ops_per_ms: 10,
-        ..Scenario::default()
-    }
-}
-fn p_cold_skew() -> Scenario {
-    Scenario {
-        key_skew: 1.0,
-        ..p_cold()
-    }
-}
-fn p_retry_storm() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 20,
-        singleflight: false,
-        claim: ClaimMode::Off,
-        origin_outage_ms: 2000,
-        retries: 3,
-        ..Scenario::default()
-    }
-}
-fn p_open_loop() -> Scenario {
-    Scenario {
-        instances: 10,
-        threads: 20,
-        workload: Workload::Steady,
-        value_ttl_ms: 5000,
-        duration_ms: 20_000,
-        arrivals: Arrivals::Open,
-        rate_per_s: 1000,
-        faults: vec![Fault {
-            kind: FaultKind::OriginHang,
-            start_ms: 5000,
-            duration_ms: Some(3000),
-        }],
-        ..Scenario::default()
-    }
-}
-fn p_cheap() -> Scenario {
-    Scenario {
-        claim: ClaimMode::Off,
-        recompute_ms: 20,
-        ..Scenario::default()
     }
 }
 
@@ -242,7 +40,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Singleflight outside, claim inside: one recompute for the fleet, one claim attempt per instance.",
         proof: "recomputes",
         turn: &["singleflight", "claim"],
-        build: p_burst,
     },
     Preset {
         name: "naive",
@@ -250,7 +47,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Every thread that misses recomputes: instances x threads when all of them miss within one recompute, and the swamped origin answers most callers too late.",
         proof: "recomputes",
         turn: &["singleflight"],
-        build: p_naive,
     },
     Preset {
         name: "singleflight",
@@ -258,7 +54,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Threads collapse inside each instance: one recompute per instance.",
         proof: "recomputes",
         turn: &["claim"],
-        build: p_singleflight,
     },
     Preset {
         name: "claim-outer",
@@ -266,7 +61,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Still one recompute, but every thread claims, and polls, at Redis on its own.",
         proof: "claim_attempts",
         turn: &["claim"],
-        build: p_claim_outer,
     },
     Preset {
         name: "stale",
@@ -274,7 +68,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
         proof: "stale_served",
         turn: &["loser"],
-        build: p_stale,
     },
     Preset {
         name: "failure",
@@ -282,7 +75,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Failures reach the current waiters only; turn on remember-failure to see a sticky outage.",
         proof: "errors",
         turn: &["pitfall-remember-failure"],
-        build: p_failure,
     },
     Preset {
         name: "hang",
@@ -290,7 +82,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Deadlines free the callers and the origin timeout frees the flight and the claim (the call itself runs on at the origin); turn on no-deadline to pin them all.",
         proof: "timeouts",
         turn: &["pitfall-no-deadline"],
-        build: p_hang,
     },
     Preset {
         name: "holder-crash",
@@ -298,7 +89,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
         proof: "timeouts",
         turn: &["claim_ttl_ms"],
-        build: p_holder_crash,
     },
     Preset {
         name: "short-ttl",
@@ -306,7 +96,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "The claim expires mid-recompute: another instance starts an overlapping one, and the token check refuses every late release.",
         proof: "releases_refused",
         turn: &["claim_ttl_ms"],
-        build: p_short_ttl,
     },
     Preset {
         name: "redis-down",
@@ -314,7 +103,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Fail open and the refresh goes on, as long as Redis fails fast; fail closed and nobody may refresh.",
         proof: "redis_errors",
         turn: &["redis_error"],
-        build: p_redis_down,
     },
     Preset {
         name: "redis-hang",
@@ -322,7 +110,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "A Redis that hangs holds every command for the client's timeout: with a long one, failing open still times everyone out. A short timeout and a breaker let the refresh go on.",
         proof: "timeouts",
         turn: &["redis_timeout_ms", "redis_breaker_ms", "redis_error"],
-        build: p_redis_hang,
     },
     Preset {
         name: "retry-storm",
@@ -330,7 +117,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Callers retry a failing origin: with no coalescing every retry is another origin call, up to (1 + retries) times the load; with singleflight the retries join the flight already running.",
         proof: "recomputes",
         turn: &["singleflight", "retries", "retry_backoff_ms"],
-        build: p_retry_storm,
     },
     Preset {
         name: "open-loop",
@@ -338,7 +124,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Open-loop traffic does not slow down when the service does: while the origin hangs, the threads fill, the accept queue backs up and requests are turned away. A closed-loop test hides this.",
         proof: "rejected",
         turn: &["arrivals", "rate_per_s", "faults"],
-        build: p_open_loop,
     },
     Preset {
         name: "hot-key",
@@ -346,7 +131,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Every read of one hot key is a command on one Redis: at its throughput the queue, not the origin, sets the latency. A short local copy in each instance brings it back.",
         proof: "p99_ms",
         turn: &["local_cache_ms", "redis_ops_per_ms"],
-        build: p_hot_key,
     },
     Preset {
         name: "cold-skew",
@@ -354,7 +138,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "After a restart a few keys are hot: coalescing merges the requests that share them, and admission bounds the rest. Do both.",
         proof: "admission_shed",
         turn: &["singleflight", "claim", "admission"],
-        build: p_cold_skew,
     },
     Preset {
         name: "cold",
@@ -362,7 +145,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "After a restart the misses are for many keys, equally popular here: little to coalesce. Admission bounds the origin and sheds the rest at once; with skewed keys, do both.",
         proof: "admission_shed",
         turn: &["admission", "admission_wait_ms"],
-        build: p_cold,
     },
     Preset {
         name: "jitter",
@@ -370,7 +152,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Keys written together expire together unless their TTLs are spread.",
         proof: "origin_peak_concurrency",
         turn: &["jitter"],
-        build: p_jitter,
     },
     Preset {
         name: "swr",
@@ -378,7 +159,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder never stalls a request. The stale copy lives in Redis: an outage leaves none to serve.",
         proof: "stale_served",
         turn: &["holder_crash", "redis_down"],
-        build: p_swr,
     },
     Preset {
         name: "xfetch",
@@ -386,7 +166,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Readers refresh a hot key before it expires, the earlier the busier the key, so nobody meets a miss; with no lock a few instances may refresh at once.",
         proof: "misses",
         turn: &["xfetch_beta", "claim"],
-        build: p_xfetch,
     },
     Preset {
         name: "late-writer",
@@ -394,7 +173,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last; fenced writes refuse it.",
         proof: "stale_overwrites",
         turn: &["fenced_writes", "claim_ttl_ms"],
-        build: p_late_writer,
     },
     Preset {
         name: "cheap",
@@ -402,7 +180,6 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "One copy per instance of a 20 ms query is no load: singleflight alone is enough, with nothing to poll and less Redis load.",
         proof: "p99_ms",
         turn: &["claim"],
-        build: p_cheap,
     },
 ];
 
@@ -446,19 +223,19 @@ fn c_losers_wait() -> Scenario {
 fn c_nobody_waits() -> Scenario {
     Scenario {
         holder_crash: true,
-        ..p_swr()
+        ..named("swr")
     }
 }
 fn c_fail_closed() -> Scenario {
     Scenario {
         redis_error: RedisErrorPolicy::Closed,
-        ..p_redis_down()
+        ..named("redis-down")
     }
 }
 fn c_no_jitter() -> Scenario {
     Scenario {
         jitter: 0.0,
-        ..p_jitter()
+        ..named("jitter")
     }
 }
 fn c_sync_refresh() -> Scenario {
@@ -483,13 +260,13 @@ fn c_claim_only() -> Scenario {
     Scenario {
         claim: ClaimMode::Inner,
         xfetch_beta: 0.0,
-        ..p_xfetch()
+        ..named("xfetch")
     }
 }
 fn c_early_refresh() -> Scenario {
     Scenario {
         claim: ClaimMode::Inner,
-        ..p_xfetch()
+        ..named("xfetch")
     }
 }
 
@@ -503,8 +280,8 @@ pub const COMPARISONS: [Comparison; 8] = [
         winner: 'b',
         shows: FEWER_RECOMPUTES_THAN_THEN,
         cost_control: false,
-        a: p_singleflight,
-        b: p_burst,
+        a: || named("singleflight"),
+        b: || named("burst"),
     },
     Comparison {
         name: "claim-order",
@@ -515,8 +292,8 @@ pub const COMPARISONS: [Comparison; 8] = [
         winner: 'b',
         shows: FEWER_ATTEMPTS_THAN_THEN,
         cost_control: false,
-        a: p_claim_outer,
-        b: p_burst,
+        a: || named("claim-outer"),
+        b: || named("burst"),
     },
     Comparison {
         name: "losers",
@@ -540,7 +317,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         shows: FEWER_TIMEOUTS_THAN_THEN,
         cost_control: false,
         a: c_fail_closed,
-        b: p_redis_down,
+        b: || named("redis-down"),
     },
     Comparison {
         name: "jitter",
@@ -552,7 +329,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         shows: LOWER_PEAK_THAN_THEN,
         cost_control: false,
         a: c_no_jitter,
-        b: p_jitter,
+        b: || named("jitter"),
     },
     Comparison {
         name: "swr",
@@ -588,55 +365,24 @@ pub const COMPARISONS: [Comparison; 8] = [
         winner: 'a',
         shows: LOWER_P50_THAN_THEN,
         cost_control: true,
-        a: p_cheap,
+        a: || named("cheap"),
         b: p_cheap_claimed,
     },
 ];
-
 fn p_cheap_claimed() -> Scenario {
     Scenario {
         claim: ClaimMode::Inner,
-        ..p_cheap()
+        ..named("cheap")
     }
+}
+
+/// A preset's scenario, by the name the core gives it.
+fn named(name: &str) -> Scenario {
+    preset(name).expect("every preset of the catalogue is named in the core")
 }
 
 pub fn comparison(name: &str) -> Option<&'static Comparison> {
     COMPARISONS.iter().find(|c| c.name == name)
-}
-
-pub fn preset(name: &str) -> Option<Scenario> {
-    PRESETS
-        .iter()
-        .find(|p| p.name == name)
-        .map(Preset::scenario)
-}
-
-/// The preset the scenario is, if it is one exactly.
-pub fn preset_of(s: &Scenario) -> Option<&'static str> {
-    PRESETS.iter().find(|p| p.scenario() == *s).map(|p| p.name)
-}
-
-/// The preset a scenario was made from: the one it equals, else the one it
-/// differs from in the fewest knobs (at most four), so a link that turns a
-/// knob or two of a lesson still names that lesson.
-pub fn closest_preset(s: &Scenario) -> Option<&'static str> {
-    if let Some(p) = preset_of(s) {
-        return Some(p);
-    }
-    PRESETS
-        .iter()
-        .map(|p| {
-            let base = p.scenario();
-            let differ = knob_names().filter(|k| base.get(k) != s.get(k)).count();
-            (differ, p.name)
-        })
-        .filter(|(differ, _)| *differ <= 4)
-        .min_by_key(|(differ, _)| *differ)
-        .map(|(_, name)| name)
-}
-
-pub fn preset_names() -> Vec<&'static str> {
-    PRESETS.iter().map(|p| p.name).collect()
 }
 
 /// What the losers of the claim can do, side by side on the same traffic:
@@ -675,10 +421,23 @@ mod loser_tests {
     use super::*;
 
     #[test]
+    fn every_preset_has_words_and_every_word_a_preset() {
+        // The core names the scenarios; the catalogue gives each its words,
+        // in the same order (the page lists them in it).
+        let words: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+        assert_eq!(words, preset_names());
+        for c in COMPARISONS {
+            // Every side builds (a side is a preset or made from one).
+            assert!(c.a().validated().is_ok(), "{}: side a", c.name);
+            assert!(c.b().validated().is_ok(), "{}: side b", c.name);
+        }
+    }
+
+    #[test]
     fn the_losers_choices_trade_latency_load_and_staleness() {
-        let runs: Vec<(String, crate::Report)> = loser_choices(&Scenario::default())
+        let runs: Vec<(String, stampede::Report)> = loser_choices(&Scenario::default())
             .into_iter()
-            .map(|(l, s)| (l, crate::Fleet::new(&s, 1).run()))
+            .map(|(l, s)| (l, stampede::Fleet::new(&s, 1).run()))
             .collect();
         let r = |label: &str| &runs.iter().find(|(l, _)| l == label).unwrap().1;
         let (stale, wait, fast, degrade, anyway) = (

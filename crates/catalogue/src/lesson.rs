@@ -13,10 +13,11 @@
 //! sentence on screen and the CLI's agree word for word.
 
 use crate::claims::{self, Claim, Clause, Run, Say};
-use crate::scenario::{
-    ClaimMode, FaultKind, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload, PRESETS,
+use crate::presets::PRESETS;
+use stampede::scenario::{
+    ClaimMode, FaultKind, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload,
 };
-use crate::Report;
+use stampede::Report;
 
 /// What proves the running scenario's lesson, before any run: its counter
 /// and what to watch for.
@@ -130,7 +131,7 @@ pub fn value(r: &Report, name: &str) -> Option<f64> {
     r.fields()
         .into_iter()
         .find(|(k, _)| k == name)
-        .and_then(|(_, v)| crate::decimal::parse(&v))
+        .and_then(|(_, v)| stampede::decimal::parse(&v))
 }
 
 /// The numbers a sentence states, as written (`8,000`, `56.3`, `30`): runs
@@ -168,7 +169,7 @@ pub fn count(n: u64) -> String {
 /// does (`8000`, `56.319`), a time with its unit.
 pub fn shown(name: &str, v: f64) -> String {
     if name.ends_with("_ms") {
-        format!("{} ms", crate::decimal::format_json(v))
+        format!("{} ms", stampede::decimal::format_json(v))
     } else {
         count(v.max(0.0) as u64)
     }
@@ -509,7 +510,7 @@ const RULES: &[Rule] = &[
     },
     Rule {
         name: "open-loop",
-        fits: |s| s.workload == Workload::Steady && s.arrivals == crate::scenario::Arrivals::Open,
+        fits: |s| s.workload == Workload::Steady && s.arrivals == stampede::scenario::Arrivals::Open,
         base_only: false,
         metric: |_| "rejected",
         watch: "Requests keep arriving whatever the latency: watch the threads and the queue.",
@@ -1355,7 +1356,7 @@ fn capital(mut s: String) -> String {
 /// "Redis down from 4000 ms for 3000 ms", "the claim holder dies at 5000 ms".
 /// A fault of `s` in words, with its moment: "Redis hanging from 120 ms
 /// for 5 s".
-pub fn fault_words(s: &Scenario, f: &crate::scenario::Fault) -> String {
+pub fn fault_words(s: &Scenario, f: &stampede::scenario::Fault) -> String {
     let what = match f.kind {
         FaultKind::Redis if s.redis_outage == RedisOutage::Hang => "Redis hanging",
         FaultKind::Redis => "Redis down",
@@ -1558,7 +1559,7 @@ fn did_nothing(rule: &Rule, x: &mut Say) {
     }
 }
 
-fn base_preset(base: Option<&str>) -> Option<&'static crate::scenario::Preset> {
+fn base_preset(base: Option<&str>) -> Option<&'static crate::presets::Preset> {
     base.and_then(|b| PRESETS.iter().find(|p| p.name == b))
 }
 
@@ -1594,7 +1595,7 @@ pub fn contrast(s: &Scenario, base: Option<&str>) -> Option<Scenario> {
 /// The knobs `s` changed from `base`, in words: `singleflight off, claim
 /// TTL 100 ms`.
 pub fn changes(base: &Scenario, s: &Scenario) -> String {
-    crate::scenario::knob_names()
+    stampede::scenario::knob_names()
         .filter_map(|k| {
             let (was, now) = (base.get(k)?, s.get(k)?);
             (was != now).then(|| describe(k, &now))
@@ -1743,7 +1744,7 @@ pub fn lesson(
         };
     };
     let what = changes(&preset.scenario(), s);
-    let label = |m: &str| crate::metrics::label(m);
+    let label = |m: &str| stampede::metrics::label(m);
     match then.filter(|_| ended) {
         Some(then) => {
             let metric = moved_most(preset.proof, then, r).unwrap_or(preset.proof);
@@ -1871,7 +1872,7 @@ pub fn meaning(name: &str) -> Option<&'static str> {
 mod tests {
     #[test]
     fn every_counter_has_a_meaning() {
-        for (name, _) in crate::Report::default().fields() {
+        for (name, _) in stampede::Report::default().fields() {
             let m = super::meaning(&name).unwrap_or_else(|| panic!("no meaning for {name}"));
             assert!(m.ends_with('.') && m.len() < 120, "{name}: {m}");
         }
@@ -1885,7 +1886,8 @@ mod tests {
     #[test]
     fn a_thrown_fault_is_the_lesson() {
         use crate::interview::{fault, CURVEBALLS};
-        use crate::scenario::{preset, preset_names, PRESETS};
+        use crate::presets::PRESETS;
+        use stampede::scenario::{preset, preset_names};
         let mut taken = 0;
         for name in preset_names() {
             let card = preset(name).unwrap();
@@ -1898,7 +1900,7 @@ mod tests {
                 if let Some(o) = ball.outage {
                     s.redis_outage = o;
                 }
-                let r = crate::sim::Fleet::new(&s, 1).run();
+                let r = stampede::sim::Fleet::new(&s, 1).run();
                 let l = super::lesson(&s, Some(base.name), &r, true, None);
                 let pitfall = super::RULES.iter().take(4).any(|x| (x.fits)(&s));
                 let spoken = super::SPEAKS_OF.contains(&(name, ball.fault));
@@ -1933,7 +1935,7 @@ mod tests {
                     known.extend(super::numbers_in(&v));
                 }
                 known.extend(super::numbers_in(&super::shown("p99_ms", r.p99_ms)));
-                for k in crate::scenario::knob_names() {
+                for k in stampede::scenario::knob_names() {
                     known.extend(super::numbers_in(&s.get(k).unwrap_or_default()));
                 }
                 known.push(super::count((s.jitter * 100.0).round() as u64));

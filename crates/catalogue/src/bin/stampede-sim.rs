@@ -3,6 +3,7 @@
 
 use std::process::ExitCode;
 
+use catalogue::presets;
 use stampede::scenario::{self, Scenario};
 use stampede::sim::Fleet;
 
@@ -343,7 +344,7 @@ fn walk_through(
     follow: &str,
     json: bool,
 ) -> Result<String, Exit> {
-    use stampede::walkthrough::{self as w, Level};
+    use catalogue::walkthrough::{self as w, Level};
     let level = Level::parse(level).ok_or_else(|| {
         Exit::Bad(format!(
             "--level: '{}' is not narrated, faded or own",
@@ -396,8 +397,8 @@ fn run(args: &[String]) -> Result<String, Exit> {
         let name = args
             .get(i + 1)
             .ok_or_else(|| Exit::Bad("--comparison needs a name".into()))?;
-        let c = scenario::comparison(name).ok_or_else(|| {
-            let names: Vec<&str> = scenario::COMPARISONS.iter().map(|c| c.name).collect();
+        let c = presets::comparison(name).ok_or_else(|| {
+            let names: Vec<&str> = presets::COMPARISONS.iter().map(|c| c.name).collect();
             Exit::Bad(format!(
                 "unknown comparison '{}' (comparisons: {})",
                 scenario::clip(name),
@@ -473,21 +474,21 @@ fn run(args: &[String]) -> Result<String, Exit> {
         match flag.as_str() {
             "-h" | "--help" => return Err(Exit::Help),
             "--list-comparisons" => {
-                let lines: Vec<String> = scenario::COMPARISONS
+                let lines: Vec<String> = presets::COMPARISONS
                     .iter()
                     .map(|c| format!("{:<14} {}", c.name, c.question))
                     .collect();
                 return Ok(lines.join("\n"));
             }
             "--list-drills" => {
-                let lines: Vec<String> = stampede::drill::DRILLS
+                let lines: Vec<String> = catalogue::drill::DRILLS
                     .iter()
                     .map(|d| format!("{:<22} {}", d.name, d.title))
                     .collect();
                 return Ok(lines.join("\n"));
             }
             "--list-presets" => {
-                let lines: Vec<String> = scenario::PRESETS
+                let lines: Vec<String> = presets::PRESETS
                     .iter()
                     .map(|p| format!("{:<14} {}", p.name, p.lesson))
                     .collect();
@@ -559,8 +560,8 @@ fn run(args: &[String]) -> Result<String, Exit> {
     // The lesson, as the page words it for the same link: made from the
     // closest preset, against that preset's own run when no lesson fits.
     let base = scenario::closest_preset(&s);
-    let then = stampede::lesson::contrast(&s, base).map(|c| Fleet::new(&c, seed).run());
-    let lesson = stampede::lesson::lesson(&s, base, &report, true, then.as_ref());
+    let then = catalogue::lesson::contrast(&s, base).map(|c| Fleet::new(&c, seed).run());
+    let lesson = catalogue::lesson::lesson(&s, base, &report, true, then.as_ref());
     if format != Format::Text {
         let rows: Vec<Vec<String>> = TABLE
             .iter()
@@ -640,7 +641,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
 /// scenario (the drill's situation with the link's allowed knobs), graded
 /// on the drill's seeds as the page grades it.
 fn drill(args: &[String], i: usize) -> Result<String, Exit> {
-    use stampede::drill;
+    use catalogue::drill;
     let names = || {
         drill::DRILLS
             .iter()

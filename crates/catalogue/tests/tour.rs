@@ -2,7 +2,7 @@
 //! options are worked out on the step's own run, at its pause or its end
 //! (`src/lesson/tour_view.rs` runs `tour::answers` on that report).
 
-use stampede::tour::{self, Answer, Step};
+use catalogue::tour::{self, Answer, Step};
 use stampede::{Fleet, Report, Scenario};
 
 /// The step's run as the page reveals it: at its pause, or its end.
@@ -36,7 +36,7 @@ fn round(n: f64) -> bool {
 /// The numbers a text states, as the lessons' own check reads them (a
 /// digit glued to a letter, as in p99, is part of a name).
 fn numbers_in(text: &str) -> Vec<f64> {
-    stampede::lesson::numbers_in(text)
+    catalogue::lesson::numbers_in(text)
         .iter()
         .filter_map(|n| n.replace(',', "").parse().ok())
         .collect()

@@ -14,10 +14,10 @@
 //! - [`grade`], [`grade_link`], [`grade_reports`]: the grade, the same on
 //!   the page and in the CLI.
 
-use crate::scenario::{self, knob_names, Notice, Pitfalls, Scenario};
-use crate::sim::Fleet;
-use crate::Report;
 use serde::Serialize;
+use stampede::scenario::{self, knob_names, Notice, Pitfalls, Scenario};
+use stampede::sim::Fleet;
+use stampede::Report;
 
 /// The seeds every drill is graded on, in order.
 pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];

@@ -5,10 +5,10 @@
 
 use std::collections::HashSet;
 
+use catalogue::walkthrough::{self as w, Asked, Kind, Level, ThreadLog, Who};
 use stampede::metrics::{one_decimal, Ending};
 use stampede::scenario::{self, LoserPolicy, RedisErrorPolicy, Scenario};
 use stampede::sim::{Event, EventKind as E};
-use stampede::walkthrough::{self as w, Asked, Kind, Level, ThreadLog, Who};
 
 const SEEDS: [u64; 5] = [1, 2, 3, 7, 42];
 
@@ -177,7 +177,7 @@ fn check(
 #[test]
 fn the_walk_throughs_answers_are_what_the_thread_did_next() {
     let mut seen = HashSet::new();
-    for p in scenario::PRESETS.iter() {
+    for p in catalogue::presets::PRESETS.iter() {
         let s = scenario::preset(p.name).unwrap();
         for seed in SEEDS {
             for (v, who) in whos(&s) {

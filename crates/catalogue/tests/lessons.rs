@@ -3,10 +3,9 @@
 //! the lesson is a comparison, the same scenario with one knob turned) over
 //! several seeds and checks every number the sentence promises.
 
+use catalogue::presets::PRESETS;
 use stampede::metrics::Report;
-use stampede::scenario::{
-    preset, ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario, Workload, PRESETS,
-};
+use stampede::scenario::{preset, ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario, Workload};
 use stampede::sim::Fleet;
 
 const SEEDS: [u64; 4] = [1, 7, 42, 2026];
@@ -598,7 +597,7 @@ fn every_preset_points_at_its_proof() {
     for pr in PRESETS {
         let proof = pr.proof();
         assert_eq!(
-            stampede::lesson::proof_for(&pr.scenario(), Some(pr.name)),
+            catalogue::lesson::proof_for(&pr.scenario(), Some(pr.name)),
             proof
         );
         assert!(!pr.turn.is_empty(), "{} asks for no knob", pr.name);
@@ -631,7 +630,7 @@ fn every_pitfall_points_at_its_damage() {
     ] {
         let mut s = p(base);
         s.pitfalls.enable(pitfall).unwrap();
-        let proof = stampede::lesson::proof_for(&s, Some(base));
+        let proof = catalogue::lesson::proof_for(&s, Some(base));
         assert_eq!(proof.metric, metric, "{pitfall}");
         each_seed(|seed| {
             let quiet = value_of(&run(&p(base), seed), metric);
@@ -714,8 +713,8 @@ fn xfetch_removes_the_expiry_cliff_on_a_hot_key() {
 /// sooner.
 #[test]
 fn every_comparison_shows_its_difference() {
+    use catalogue::presets::COMPARISONS;
     use stampede::metrics::differences;
-    use stampede::scenario::COMPARISONS;
     for c in COMPARISONS {
         each_seed(|seed| {
             let (a, b) = (run(&c.a(), seed), run(&c.b(), seed));
@@ -733,7 +732,7 @@ fn every_comparison_shows_its_difference() {
             } else {
                 ((&b, &sb), (&a, &sa))
             };
-            let run = |s, r, then| stampede::claims::Run::new(s, r, true).against(Some(then));
+            let run = |s, r, then| catalogue::claims::Run::new(s, r, true).against(Some(then));
             assert!(
                 c.shows.holds(&run(ws, win, lose)),
                 "{} (seed {seed}): the winner does not show {:?}",
@@ -748,7 +747,7 @@ fn every_comparison_shows_its_difference() {
             );
         });
     }
-    let cost = stampede::scenario::comparison("cost").unwrap();
+    let cost = catalogue::presets::comparison("cost").unwrap();
     for recompute_ms in [20, 200, 700] {
         let a = run(
             &Scenario {
@@ -848,10 +847,10 @@ fn the_burst_formula_is_what_the_fleet_measures() {
 
 // ---- the lesson's words, from the run --------------------------------------
 
-fn lesson_of(s: &Scenario, base: Option<&str>, seed: u64) -> stampede::lesson::Lesson {
+fn lesson_of(s: &Scenario, base: Option<&str>, seed: u64) -> catalogue::lesson::Lesson {
     let r = run(s, seed);
-    let then = stampede::lesson::contrast(s, base).map(|c| run(&c, seed));
-    stampede::lesson::lesson(s, base, &r, true, then.as_ref())
+    let then = catalogue::lesson::contrast(s, base).map(|c| run(&c, seed));
+    catalogue::lesson::lesson(s, base, &r, true, then.as_ref())
 }
 
 /// Each preset is its own lesson: the lesson the core picks for it is the
@@ -888,8 +887,8 @@ fn a_changed_knob_changes_the_words() {
             l.sentence,
             format!(
                 "singleflight off: claim attempts {} → {} against the preset's own run.",
-                stampede::lesson::count(card.claim_attempts),
-                stampede::lesson::count(now.claim_attempts)
+                catalogue::lesson::count(card.claim_attempts),
+                catalogue::lesson::count(now.claim_attempts)
             )
         );
         assert!(!l.sentence.contains("singleflight took"));
@@ -981,7 +980,7 @@ fn refused_releases_are_told_apart() {
         assert!(
             l.sentence.contains(&format!(
                 "{} because another instance held the claim by then",
-                stampede::lesson::count(r.releases_refused_taken)
+                catalogue::lesson::count(r.releases_refused_taken)
             )),
             "{}",
             l.sentence
@@ -998,16 +997,16 @@ fn preset_words_state_only_their_knobs() {
         let knobs: Vec<String> = stampede::scenario::knob_names()
             .filter_map(|k| s.get(k))
             .filter_map(|v| v.parse::<u64>().ok())
-            .map(stampede::lesson::count)
+            .map(catalogue::lesson::count)
             .collect();
-        for n in stampede::lesson::numbers_in(&format!("{} {}", pr.title, pr.lesson)) {
+        for n in catalogue::lesson::numbers_in(&format!("{} {}", pr.title, pr.lesson)) {
             assert!(knobs.contains(&n), "{}: {n} is not a knob", pr.name);
         }
     }
-    for c in stampede::scenario::COMPARISONS {
+    for c in catalogue::presets::COMPARISONS {
         let text = format!("{} {} {}", c.question, c.a_label, c.b_label);
         assert!(
-            stampede::lesson::numbers_in(&text).is_empty(),
+            catalogue::lesson::numbers_in(&text).is_empty(),
             "{}: {text}",
             c.name
         );
@@ -1302,14 +1301,14 @@ fn a_hung_command_fails_at_its_timeout() {
 /// lesson's words make every claim the flag's reason makes, each holding.
 #[test]
 fn every_red_flag_rests_on_its_lessons_claims() {
-    use stampede::claims::Run;
-    use stampede::interview::RED_FLAGS;
+    use catalogue::claims::Run;
+    use catalogue::interview::RED_FLAGS;
     let mut wrong = Vec::new();
     for flag in &RED_FLAGS {
         let (s, _, notices) = Scenario::from_query(flag.shown.link);
         assert!(notices.is_empty(), "{}: {notices:?}", flag.shown.link);
         assert!(!flag.claims.is_empty(), "{}: claims nothing", flag.says);
-        for seed in stampede::drill::SEEDS {
+        for seed in catalogue::drill::SEEDS {
             let r = run(&s, seed);
             // The run the kit puts on screen shows its criterion, a claim.
             let shown = flag.shown.criterion.claim();
@@ -1317,7 +1316,7 @@ fn every_red_flag_rests_on_its_lessons_claims() {
                 wrong.push(format!("{} (seed {seed}): not {shown:?}", flag.says));
             }
             let base = stampede::scenario::closest_preset(&s);
-            let l = stampede::lesson::lesson(&s, base, &r, true, None);
+            let l = catalogue::lesson::lesson(&s, base, &r, true, None);
             if l.name != flag.lesson {
                 wrong.push(format!(
                     "{} (seed {seed}): the page's lesson is {}, not {}",

@@ -11,8 +11,8 @@
 //! - the per-instance **admission limit** from the origin's capacity shared
 //!   by every instance.
 
-use crate::metrics::Report;
-use crate::scenario::Scenario;
+use stampede::metrics::Report;
+use stampede::scenario::Scenario;
 
 /// One rule worked out for a scenario.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,7 +35,7 @@ pub struct Rule {
 
 fn ms(v: u64) -> String {
     if v >= 1000 && v.is_multiple_of(100) {
-        format!("{} s", crate::decimal::format(v as f64 / 1000.0))
+        format!("{} s", stampede::decimal::format(v as f64 / 1000.0))
     } else {
         format!("{v} ms")
     }
@@ -149,7 +149,7 @@ pub fn rules(s: &Scenario, slo_ms: u64) -> Vec<Rule> {
 /// What a run shows about a rule's knob, in a few words: the counters the
 /// rule is about (the sizing panel prints it beside the rule).
 pub fn evidence(rule: &str, r: &Report, s: &Scenario) -> String {
-    use crate::decimal::format as dec;
+    use stampede::decimal::format as dec;
     match rule {
         "deadline" => format!(
             "This run: p99 {} ms, {} timeouts.",
@@ -175,17 +175,17 @@ pub fn evidence(rule: &str, r: &Report, s: &Scenario) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::preset;
+    use stampede::scenario::preset;
 
     #[test]
     fn every_number_in_the_evidence_is_the_run_s() {
         for name in ["short-ttl", "cold", "burst", "redis-hang"] {
             let s = preset(name).unwrap();
-            let r = crate::sim::Fleet::new(&s, 1).run();
+            let r = stampede::sim::Fleet::new(&s, 1).run();
             let mut known: Vec<String> = r.fields().into_iter().map(|(_, v)| v).collect();
             known.extend([
-                crate::decimal::format(r.p99_ms),
-                crate::decimal::format(r.max_wait_ms),
+                stampede::decimal::format(r.p99_ms),
+                stampede::decimal::format(r.max_wait_ms),
                 s.origin_capacity.to_string(),
             ]);
             for rule in rules(&s, 1000) {
@@ -241,13 +241,13 @@ mod tests {
             ttl.text
         );
         // The rule's bound is safe where the short TTL was not.
-        let report = crate::Fleet::new(&s, 1).run();
+        let report = stampede::Fleet::new(&s, 1).run();
         assert!(report.overlapping_recomputes > 0);
         let sized = Scenario {
             claim_ttl_ms: ttl.bound as u32,
             ..s
         };
-        let report = crate::Fleet::new(&sized, 1).run();
+        let report = stampede::Fleet::new(&sized, 1).run();
         assert_eq!(report.overlapping_recomputes, 0, "{report:?}");
         assert_eq!(report.releases_refused, 0);
     }
@@ -292,7 +292,7 @@ mod tests {
     fn a_smaller_poll_costs_more_gets_and_less_wait() {
         // The poll's effect on the run: a waiter's extra wait and its GETs.
         let base = preset("burst").unwrap();
-        let slow = crate::Fleet::new(
+        let slow = stampede::Fleet::new(
             &Scenario {
                 poll_ms: 100,
                 ..base.clone()
@@ -300,7 +300,7 @@ mod tests {
             1,
         )
         .run();
-        let fast = crate::Fleet::new(&Scenario { poll_ms: 5, ..base }, 1).run();
+        let fast = stampede::Fleet::new(&Scenario { poll_ms: 5, ..base }, 1).run();
         assert!(fast.redis_round_trips > slow.redis_round_trips);
         assert!(
             fast.max_ms < slow.max_ms,

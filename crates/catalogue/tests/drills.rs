@@ -2,7 +2,7 @@
 //! setting solves them all, grading takes the worst of every seed, and a
 //! learner's link can turn only the knobs a drill allows.
 
-use stampede::drill::{self, apply, grade, grade_reports, Cmp, Drill, DRILLS, SEEDS};
+use catalogue::drill::{self, apply, grade, grade_reports, Cmp, Drill, DRILLS, SEEDS};
 use stampede::scenario::{self, knob_names, Pitfalls, Scenario};
 use stampede::Report;
 

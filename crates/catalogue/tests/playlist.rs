@@ -2,11 +2,11 @@
 //! garbage never panics and keeps what it can, and the limits are refused
 //! with a message.
 
+use catalogue::drill::DRILLS;
+use catalogue::playlist::{Item, Playlist, View, MAX_ITEMS, MAX_LINK_LEN};
+use catalogue::presets::{COMPARISONS, PRESETS};
+use catalogue::tour::{self, Level};
 use proptest::prelude::*;
-use stampede::drill::DRILLS;
-use stampede::playlist::{Item, Playlist, View, MAX_ITEMS, MAX_LINK_LEN};
-use stampede::scenario::{COMPARISONS, PRESETS};
-use stampede::tour::{self, Level};
 
 fn cfg() -> ProptestConfig {
     ProptestConfig {

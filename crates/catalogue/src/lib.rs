@@ -1,0 +1,27 @@
+//! Stampede Lab's catalogue: what the page and the CLI say about a run, as
+//! data checked against the run. The mechanism (the read path, the fleet
+//! simulation, the scenario and its counters) is the core's (`stampede`).
+//!
+//! - [`claims`]: a claim is a predicate over a run with the words that state
+//!   it; a sentence is said only where its claims hold.
+//! - [`presets`]: the presets' titles, lessons and proofs, and the A/B view's
+//!   comparisons.
+//! - [`lesson`]: what proves the running lesson, and its sentence.
+//! - [`tour`]: the guided tour as data, its words filled from the run.
+//! - [`walkthrough`]: the interview mode's decisions, asked from the thread's log.
+//! - [`sizing`]: rules for sizing the knobs, worked out from a scenario.
+//! - [`interview`]: the interviewer's kit: levels, red flags, follow-ups, curveballs.
+//! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
+//! - [`playlist`]: a trainer's list of views as one link parameter.
+//! - [`practice`]: progress and the spaced review schedule, as text.
+
+pub mod claims;
+pub mod drill;
+pub mod interview;
+pub mod lesson;
+pub mod playlist;
+pub mod practice;
+pub mod presets;
+pub mod sizing;
+pub mod tour;
+pub mod walkthrough;
