@@ -1201,8 +1201,8 @@ mod tests {
             assert!(notices.is_empty(), "{link}: {notices:?}");
             let hit = Fleet::new(&s, seed).run();
             let (before, after) = (
-                catalogue::lesson::value(&quiet, ball.metric).unwrap(),
-                catalogue::lesson::value(&hit, ball.metric).unwrap(),
+                stampede::metrics::value(&quiet, ball.metric).unwrap(),
+                stampede::metrics::value(&hit, ball.metric).unwrap(),
             );
             assert!(after > before, "{}: {link}: {before} -> {after}", ball.kind);
         }

@@ -892,7 +892,7 @@ impl Landed {
 }
 
 fn metric(r: &Report, name: &str) -> f64 {
-    catalogue::lesson::value(r, name).unwrap_or(0.0)
+    stampede::metrics::value(r, name).unwrap_or(0.0)
 }
 
 fn ms_of(t: Micros) -> u32 {

@@ -176,7 +176,7 @@ impl Bound {
 
     /// The counter's value in `r` (NaN for no such counter).
     pub fn value(&self, r: &Report) -> f64 {
-        crate::lesson::value(r, self.metric).unwrap_or(f64::NAN)
+        stampede::metrics::value(r, self.metric).unwrap_or(f64::NAN)
     }
 
     /// The bound holds for the report `r`.

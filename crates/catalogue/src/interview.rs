@@ -583,8 +583,8 @@ mod tests {
             }
             let hit = fleet.run();
             let hash = fleet.log_hash();
-            let before = crate::lesson::value(&quiet, ball.metric).unwrap();
-            let after = crate::lesson::value(&hit, ball.metric).unwrap();
+            let before = stampede::metrics::value(&quiet, ball.metric).unwrap();
+            let after = stampede::metrics::value(&hit, ball.metric).unwrap();
             assert!(
                 after > before,
                 "{}: {} {before} -> {after}",
@@ -764,5 +764,83 @@ mod tests {
         assert!(throw(&mut fleet, curveball("redis").unwrap(), 30).is_ok());
         // And never in the past.
         assert!(throw(&mut fleet, curveball("origin").unwrap(), 10).is_err());
+    }
+
+    /// A curveball thrown into a preset's run: its lesson is the fault's
+    /// (the base's would say what the run no longer shows: "the claim took
+    /// the fleet to 1" with 7,999 callers timed out), unless a pitfall
+    /// comes first or the base's lesson speaks of that fault itself.
+    #[test]
+    fn a_thrown_fault_is_the_lesson() {
+        use crate::presets::PRESETS;
+        use stampede::scenario::{preset, preset_names};
+        let mut taken = 0;
+        for name in preset_names() {
+            let card = preset(name).unwrap();
+            let base = PRESETS.iter().find(|p| p.name == name).unwrap();
+            for ball in &CURVEBALLS {
+                let mut s = card.clone();
+                s.instances = s.instances.min(4);
+                s.threads = s.threads.min(20);
+                s.faults.push(fault(ball, 50));
+                if let Some(o) = ball.outage {
+                    s.redis_outage = o;
+                }
+                let r = stampede::sim::Fleet::new(&s, 1).run();
+                let l = crate::lesson::lesson(&s, Some(base.name), &r, true, None);
+                let pitfall = crate::lesson::a_pitfall_fits(&s);
+                let spoken = crate::lesson::SPEAKS_OF.contains(&(name, ball.fault));
+                if pitfall || spoken {
+                    assert_ne!(l.name, "fault", "{name} + {}", ball.kind);
+                    continue;
+                }
+                taken += 1;
+                // A fault that did nothing says so, then the run's lesson.
+                if r.fault_bites == 0 {
+                    assert!(
+                        l.sentence.starts_with("The fault did nothing ("),
+                        "{name} + {}: {}",
+                        ball.kind,
+                        l.sentence
+                    );
+                    assert_ne!(l.name, "fault", "{name} + {}", ball.kind);
+                } else {
+                    assert_eq!(l.name, "fault", "{name} + {}: {}", ball.kind, l.sentence);
+                }
+                let words = crate::lesson::fault_words(&s, s.faults.last().unwrap());
+                assert!(
+                    l.sentence.to_lowercase().contains(&words.to_lowercase()),
+                    "{name} + {}: {}",
+                    ball.kind,
+                    l.sentence
+                );
+                // Every number in it is the fault's or the run's own.
+                let all: Vec<String> = s
+                    .faults
+                    .iter()
+                    .map(|f| crate::lesson::fault_words(&s, f))
+                    .collect();
+                let mut known = crate::lesson::numbers_in(&all.join(" "));
+                for (_, v) in r.fields() {
+                    known.extend(crate::lesson::numbers_in(&v));
+                }
+                known.extend(crate::lesson::numbers_in(&crate::lesson::shown(
+                    "p99_ms", r.p99_ms,
+                )));
+                for k in stampede::scenario::knob_names() {
+                    known.extend(crate::lesson::numbers_in(&s.get(k).unwrap_or_default()));
+                }
+                known.push(crate::lesson::count((s.jitter * 100.0).round() as u64));
+                for n in crate::lesson::numbers_in(&l.sentence) {
+                    assert!(
+                        known.contains(&n),
+                        "{name} + {}: {n} in {}",
+                        ball.kind,
+                        l.sentence
+                    );
+                }
+            }
+        }
+        assert!(taken > 100, "{taken}");
     }
 }

@@ -5,7 +5,6 @@ use crate::claims::{
     Claim, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN, FEWER_RECOMPUTES_THAN_THEN,
     FEWER_TIMEOUTS_THAN_THEN, LOWER_P50_THAN_THEN, LOWER_P99_THAN_THEN, LOWER_PEAK_THAN_THEN,
 };
-use crate::lesson::Proof;
 use stampede::scenario::*;
 
 /// A named starting point: the interview card's scenario and one per lesson.
@@ -24,12 +23,6 @@ pub struct Preset {
 impl Preset {
     pub fn scenario(&self) -> Scenario {
         named(self.name)
-    }
-
-    /// Its counter and what to watch for (the lesson's own words come
-    /// from the run: [`crate::lesson::lesson`]).
-    pub fn proof(&self) -> Proof {
-        crate::lesson::proof_for(&self.scenario(), Some(self.name))
     }
 }
 

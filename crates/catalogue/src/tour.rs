@@ -215,7 +215,7 @@ pub fn question(p: &Prediction, s: &Scenario) -> String {
 /// [`Choice::TheRun`] reads the run, so the right option is always the
 /// number the reveal shows.
 pub fn answers(step: &Step, p: &Prediction, r: &Report) -> Vec<Answer> {
-    let run = crate::lesson::value(r, step.metric).unwrap_or(0.0);
+    let run = stampede::metrics::value(r, step.metric).unwrap_or(0.0);
     let (s, _, _) = Scenario::from_query(step.query);
     let at = Run::new(&s, r, step.pause_ms.is_none());
     p.options
@@ -784,7 +784,7 @@ pub fn render(
     ended: bool,
     then: Option<&Report>,
 ) -> (String, String, String) {
-    let v = crate::lesson::value(r, step.metric).unwrap_or(0.0);
+    let v = stampede::metrics::value(r, step.metric).unwrap_or(0.0);
     let number = if crate::lesson::pending(step.metric, v, ended) {
         PENDING.to_string()
     } else {
@@ -836,7 +836,8 @@ pub fn fill(text: &str, s: &Scenario, r: &Report, then: Option<&Report>) -> Stri
 }
 
 fn placeholder(name: &str, s: &Scenario, r: &Report, then: Option<&Report>) -> String {
-    use crate::lesson::{count, shown, value};
+    use crate::lesson::{count, shown};
+    use stampede::metrics::value;
     if let Some(m) = name.strip_prefix("then.") {
         return match then.and_then(|t| value(t, m)) {
             Some(v) => shown(m, v),
@@ -949,8 +950,8 @@ mod tests {
             while !fleet.advance_to(until, 2_000) && !fleet.is_final(step.metric) {}
             let r = fleet.report();
             let (now, then) = (
-                crate::lesson::value(&r, step.metric),
-                crate::lesson::value(&at_reveal, step.metric),
+                stampede::metrics::value(&r, step.metric),
+                stampede::metrics::value(&at_reveal, step.metric),
             );
             assert_eq!(
                 now, then,
@@ -1002,7 +1003,7 @@ mod tests {
             let (s, r) = revealed(step);
             let ended = step.pause_ms.is_none();
             let first = step.claims[0];
-            let v = crate::lesson::value(&r, step.metric).unwrap() as u64;
+            let v = stampede::metrics::value(&r, step.metric).unwrap() as u64;
             assert!(first.holds(&Run::new(&s, &r, ended)), "{}", step.title);
             let moved = [0, v + 1].iter().any(|&w| {
                 let other = with(&r, step.metric, w);
@@ -1025,7 +1026,7 @@ mod tests {
             let base = stampede::scenario::closest_preset(&s);
             let report = Fleet::new(&s, seed).run();
             let l = crate::lesson::lesson(&s, base, &report, true, None);
-            let v = crate::lesson::value(&report, step.metric).unwrap();
+            let v = stampede::metrics::value(&report, step.metric).unwrap();
             let shown = crate::lesson::shown(step.metric, v);
             assert!(
                 l.metric == step.metric || l.sentence.contains(shown.trim_end_matches(" ms")),
@@ -1068,7 +1069,7 @@ mod tests {
                 let mut fleet = Fleet::new(&s, seed);
                 fleet.advance_to(u64::from(at) * 1000, usize::MAX);
                 let r = fleet.report();
-                let v = crate::lesson::value(&r, step.metric).unwrap();
+                let v = stampede::metrics::value(&r, step.metric).unwrap();
                 assert!(v > 0.0, "{}: at its pause {} is 0", step.title, step.metric);
                 assert_eq!(
                     r.values_written, 0,
@@ -1191,7 +1192,7 @@ mod tests {
                 p.options.len()
             );
             let (s, r) = revealed(step);
-            let run = crate::lesson::value(&r, step.metric).unwrap();
+            let run = stampede::metrics::value(&r, step.metric).unwrap();
             let shown_run = crate::lesson::shown(step.metric, run);
             let a = answers(step, &p, &r);
             let right: Vec<&Answer> = a.iter().filter(|x| x.right).collect();
@@ -1237,7 +1238,7 @@ mod tests {
                 let close = rest[open..].find('}').unwrap() + open;
                 let name = &rest[open + 1..close];
                 assert!(
-                    crate::lesson::value(&r, name).is_none() && s.get(name).is_some(),
+                    stampede::metrics::value(&r, name).is_none() && s.get(name).is_some(),
                     "{}: {{{name}}} is not a knob",
                     step.title
                 );

@@ -352,9 +352,9 @@ fn the_first_steps_number_is_final_long_before_its_run_ends() {
         while !f.advance_to(t, 1 << 20) {}
     }
     let at = f.now_ms();
-    let v = lesson::value(&f.report(), step.metric);
+    let v = stampede::metrics::value(&f.report(), step.metric);
     let end = Fleet::new(&s, seed).run();
-    assert_eq!(v, lesson::value(&end, step.metric));
+    assert_eq!(v, stampede::metrics::value(&end, step.metric));
     assert!(at < 1000.0, "final at {at} ms");
     assert!(end.elapsed_ms > 10.0 * at, "{} ms", end.elapsed_ms);
 }

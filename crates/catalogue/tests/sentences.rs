@@ -58,7 +58,7 @@ proptest! {
         let r = Fleet::new(&s, seed).run();
         let then = lesson::contrast(&s, base).map(|c| Fleet::new(&c, seed).run());
         let l = lesson::lesson(&s, base, &r, true, then.as_ref());
-        prop_assert_eq!(Some(l.value), lesson::value(&r, l.metric), "{:?}", l);
+        prop_assert_eq!(Some(l.value), stampede::metrics::value(&r, l.metric), "{:?}", l);
         prop_assert!(!l.pending);
         // Every clause holds its claims on this run (the claims issue).
         let run = claims::Run::new(&s, &r, true);
