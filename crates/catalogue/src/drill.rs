@@ -112,6 +112,22 @@ pub struct Drill {
     pub solution: &'static str,
     /// Why the solution works, shown after a pass or on giving up.
     pub reasoning: &'static str,
+    /// What the story and the reasoning say about runs, as claims checked
+    /// on every seed the drill is graded on (the tests run them).
+    pub shows: Shows,
+}
+
+/// A drill's words as claims about runs: bounds on counters, as its goals
+/// are. Each holds on every one of [`SEEDS`].
+#[derive(Clone, Copy, Debug)]
+pub struct Shows {
+    /// The story's, about the situation's run.
+    pub story: &'static [Criterion],
+    /// The reasoning's, about the solved run.
+    pub solved: &'static [Criterion],
+    /// The reasoning's other choices: a query applied to the situation (any
+    /// knob, locked or not), and what that run shows.
+    pub other: &'static [(&'static str, &'static [Criterion])],
 }
 
 impl Drill {
@@ -119,6 +135,12 @@ impl Drill {
     /// parses without notices; a test checks it).
     pub fn situation(&self) -> Scenario {
         Scenario::from_query(self.situation).0
+    }
+
+    /// The situation with `query` applied, locked knobs included: one of
+    /// the reasoning's other choices ([`Shows::other`]).
+    pub fn other(&self, query: &str) -> Scenario {
+        Scenario::from_query(&format!("{}&{}", self.situation, query)).0
     }
 
     /// The situation with the worked solution applied.
@@ -428,7 +450,12 @@ pub const DRILLS: &[Drill] = &[
             "Turn singleflight on and leave the claim off.",
         ],
         solution: "sf=1",
-        reasoning: "Singleflight makes the first thread of each instance ask and the others wait for its answer: one recompute per instance, 40, and no Redis command beyond the GET. A claim would take the fleet to one recompute, but costs a claim per instance, which this drill forbids.",
+        reasoning: "Singleflight makes the first thread of each instance ask and the others wait for its answer: one recompute per instance, 40, and no Redis command but each thread's GET and each instance's write: 8080 round trips. A claim would take the fleet to one recompute, but costs a claim per instance, which this drill forbids.",
+        shows: Shows {
+            story: &[],
+            solved: &[exactly("recomputes", 40.0), exactly("claim_attempts", 0.0), exactly("redis_round_trips", 8080.0)],
+            other: &[("sf=1&c=inner", &[exactly("recomputes", 1.0), exactly("claim_attempts", 40.0)])],
+        },
     },
     Drill {
         name: "claim-order",
@@ -450,6 +477,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "c=inner",
         reasoning: "With the claim outside, every thread claims before its instance has coalesced: 8000 attempts. With singleflight outside, only each instance's leader claims: 40 attempts, and the one winner still recomputes once for the fleet.",
+        shows: Shows {
+            story: &[exactly("recomputes", 1.0), exactly("claim_attempts", 8000.0)],
+            solved: &[exactly("recomputes", 1.0), exactly("claim_attempts", 40.0)],
+            other: &[],
+        },
     },
     Drill {
         name: "losers-serve-stale",
@@ -470,7 +502,12 @@ pub const DRILLS: &[Drill] = &[
             "Set the losers' policy to stale.",
         ],
         solution: "l=stale",
-        reasoning: "A loser with a stale copy can answer at once instead of polling for the winner's value: the 39 losing offices serve stale and only the winner's 200 threads, coalesced on its 2 s recompute, reach their deadline. Degrading would answer quickly with nothing useful; computing would send 40 recomputes to the origin.",
+        reasoning: "A loser with a stale copy can answer at once instead of polling for the winner's value: the losing offices serve stale (7800 answers) and only the winner's 200 threads, coalesced on its 2 s recompute, reach their deadline. Degrading would answer quickly with nothing useful; computing would send 40 recomputes to the origin.",
+        shows: Shows {
+            story: &[exactly("timeouts", 8000.0)],
+            solved: &[exactly("stale_served", 7800.0), exactly("timeouts", 200.0)],
+            other: &[("l=degrade", &[at_least("degraded", 7800.0)]), ("l=compute", &[exactly("recomputes", 40.0)])],
+        },
     },
     Drill {
         name: "fence-the-late-writer",
@@ -488,6 +525,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "fw=1",
         reasoning: "A claim that expires mid-recompute lets a second office start; whichever write lands last wins, and sometimes that is the older value. A fencing number taken with each claim win and carried by the write lets the cache refuse any write older than the one it holds. Turning the claim off would not help: fills without a lock race the same way.",
+        shows: Shows {
+            story: &[at_least("releases_refused", 1.0), at_least("overlapping_recomputes", 1.0), at_least("stale_overwrites", 1.0)],
+            solved: &[exactly("stale_overwrites", 0.0), at_least("writes_refused", 1.0)],
+            other: &[("c=off", &[at_least("stale_overwrites", 1.0)])],
+        },
     },
     Drill {
         name: "redis-down-fail-open",
@@ -509,6 +551,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "re=open",
         reasoning: "Failing closed, every office counts the failed claim as lost and waits for a value nobody computes. Failing open, each office's leader treats it as won and refreshes: 40 recomputes, one per office (singleflight still coalesces the threads), and nobody waits on a lock that cannot be taken. Degrading would answer at once, but with no value.",
+        shows: Shows {
+            story: &[exactly("timeouts", 8000.0), exactly("recomputes", 0.0)],
+            solved: &[exactly("recomputes", 40.0), exactly("timeouts", 0.0)],
+            other: &[("l=degrade", &[exactly("degraded", 8000.0)])],
+        },
     },
     Drill {
         name: "claim-ttl",
@@ -530,6 +577,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "ct=900",
         reasoning: "The origin timeout bounds how long a recompute can run, so a TTL above it plus the write never expires under a live holder: no overlap, no refused release. But the TTL is also how long a crashed holder blocks the key; at 10 s every caller times out again and again, so size it just above the bound, not far above.",
+        shows: Shows {
+            story: &[at_least("overlapping_recomputes", 1.0), at_least("releases_refused", 1.0)],
+            solved: &[exactly("overlapping_recomputes", 0.0), exactly("releases_refused", 0.0)],
+            other: &[("ct=10000", &[at_least("timeouts", 201.0)])],
+        },
     },
     Drill {
         name: "hung-origin",
@@ -550,7 +602,12 @@ pub const DRILLS: &[Drill] = &[
             "Remove the no-deadline pitfall, set the deadline to about 250 ms, and give the origin call a longer timeout (3000 ms).",
         ],
         solution: "pf=&dl=250&ot=3000",
-        reasoning: "The caller's deadline bounds the wait: at 250 ms every caller gets its answer (a timeout) in time and nothing stays pinned. The origin timeout bounds the call: each time it fires, the flight and the claim are freed and the next caller starts another recompute at the hung origin. A 1 s timeout retries it 9 times in 10 s; 3 s keeps it to 3.",
+        reasoning: "The caller's deadline bounds the wait: at 250 ms every caller gets its answer (a timeout) in time and nothing stays pinned. The origin timeout bounds the call: each time it fires, the flight and the claim are freed and the next caller starts another recompute at the hung origin. A 1 s timeout calls it 9 times in 10 s; 3 s keeps it to 3.",
+        shows: Shows {
+            story: &[at_least("pinned", 1.0), exactly("timeouts", 0.0)],
+            solved: &[exactly("pinned", 0.0), at_most("max_ms", 250.0), exactly("recomputes", 3.0)],
+            other: &[("pf=&dl=250&ot=1000", &[exactly("recomputes", 9.0)])],
+        },
     },
     Drill {
         name: "retry-storm",
@@ -567,7 +624,12 @@ pub const DRILLS: &[Drill] = &[
             "Singleflight and the inner claim, and a backoff that outlasts the outage (retry_backoff_ms 1500).",
         ],
         solution: "sf=1&c=inner&rbo=1500",
-        reasoning: "Coalescing turns the retries of a key into one call per flight, and the claim into one for the fleet, so the failing origin sees about ten calls. But a retry 50 ms later still lands in the outage and fails: a backoff longer than the outage lets the last attempts succeed. Dropping the retries fails every caller; singleflight alone still makes about 80 calls with the long backoff. The price is latency: the callers that succeed waited seconds.",
+        reasoning: "Coalescing turns the retries of a key into one call per flight, and the claim into one for the fleet, so the failing origin sees about ten calls. But a retry 50 ms later still lands in the outage and fails: a backoff longer than the outage lets the last attempts succeed. Dropping the retries fails every caller; singleflight alone still makes 60 to 100 calls with the long backoff. The price is latency: the callers that succeed waited seconds.",
+        shows: Shows {
+            story: &[exactly("requests", 200.0), at_least("recomputes", 780.0), at_most("recomputes", 800.0)],
+            solved: &[at_least("recomputes", 5.0), at_most("recomputes", 15.0)],
+            other: &[("sf=1&rbo=1500", &[at_least("recomputes", 60.0), at_most("recomputes", 100.0)])],
+        },
     },
     Drill {
         name: "holder-crash",
@@ -585,6 +647,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "st=60000&l=stale",
         reasoning: "The stall lasts the claim's TTL and the TTL is locked, so the fix is in what losers do meanwhile: with a stale window they answer from the old value at once, and nobody waits out the dead claim. Recomputing anyway would also answer, but at a recompute per loser.",
+        shows: Shows {
+            story: &[at_least("timeouts", 1.0), exactly("recomputes", 1.0)],
+            solved: &[exactly("timeouts", 0.0), at_least("stale_served", 1.0)],
+            other: &[("l=compute", &[at_least("recomputes", 2.0)])],
+        },
     },
     Drill {
         name: "jitter",
@@ -604,7 +671,12 @@ pub const DRILLS: &[Drill] = &[
             "About 0.3: enough to spread them, small enough that short TTLs do not add many recomputes.",
         ],
         solution: "j=0.3",
-        reasoning: "Jitter draws each TTL from ttl x [1 - j, 1 + j], so keys written together expire over a window instead of at one instant, and the peak falls. But the mean TTL stays the same while the short draws refresh more often: at j = 1 some TTLs are near zero and the recomputes climb past the cap. A middle value spreads the peak at little cost.",
+        reasoning: "Jitter draws each TTL from ttl x [1 - j, 1 + j], so keys written together expire over a window instead of at one instant, and the peak falls. But the mean TTL stays the same while the short draws refresh more often: at j = 1 some TTLs are near zero and the recomputes climb above 2240, close to the cap. A middle value spreads the peak at little cost.",
+        shows: Shows {
+            story: &[at_least("origin_peak_concurrency", 150.0)],
+            solved: &[at_most("origin_peak_concurrency", 60.0)],
+            other: &[("j=1", &[at_least("recomputes", 2240.0)])],
+        },
     },
     Drill {
         name: "hot-key",
@@ -626,6 +698,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "l1=500",
         reasoning: "A hot key's reads all land on one Redis shard, so at its throughput they queue. A local copy in each instance answers repeat reads from memory and sends Redis only the occasional refresh. Its lifetime is how stale an answer may be: keep it well under the value's TTL, or the local copies outlive the value and nobody refreshes it (at 5 s, none does in this run).",
+        shows: Shows {
+            story: &[at_least("p99_ms", 250.0)],
+            solved: &[at_most("p99_ms", 5.0)],
+            other: &[("l1=5000", &[exactly("recomputes", 0.0)])],
+        },
     },
     Drill {
         name: "negative-cache",
@@ -648,6 +725,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "pf=&nt=500",
         reasoning: "A flight that remembers its failure keeps failing after the origin recovers. Removing it alone retries the failing origin on nearly every request (about 20 failures). A short negative cache answers retries from the cached failure for 500 ms, so the origin sees a few calls during the outage; a long one (2 s) keeps serving the error after the origin is back and fails too many requests.",
+        shows: Shows {
+            story: &[at_least("remembered_failures", 1.0)],
+            solved: &[exactly("remembered_failures", 0.0)],
+            other: &[("pf=", &[at_least("recomputes", 15.0)]), ("pf=&nt=2000", &[at_least("errors", 601.0)])],
+        },
     },
     Drill {
         name: "xfetch",
@@ -665,6 +747,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "xfetch_beta=1",
         reasoning: "XFetch makes a reader of a fresh value refresh it early with a probability that rises as expiry nears, scaled by the recompute's duration and beta: the value is rewritten before it expires and nobody misses. Beta sets how early: at 3 the refreshes start so early that recomputes double, at 10 they run constantly.",
+        shows: Shows {
+            story: &[at_least("misses", 1.0)],
+            solved: &[exactly("misses", 0.0)],
+            other: &[("xfetch_beta=3", &[at_least("recomputes", 40.0)])],
+        },
     },
     Drill {
         name: "swr",
@@ -686,6 +773,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "swr=1",
         reasoning: "With stale-while-revalidate every request, the refreshing one included, gets the stale value at once; the claim guards only the refresh running behind, so one recompute happens and nobody waits. The losers' stale policy alone leaves the winning office's 200 threads waiting on the 2 s recompute until their 1 s deadline.",
+        shows: Shows {
+            story: &[exactly("timeouts", 8000.0)],
+            solved: &[exactly("recomputes", 1.0), exactly("timeouts", 0.0), at_most("p99_ms", 5.0)],
+            other: &[("l=stale", &[exactly("timeouts", 200.0)])],
+        },
     },
     Drill {
         name: "cheap-recompute",
@@ -707,6 +799,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "c=off",
         reasoning: "For a cheap query, one copy per instance is no load, so the claim buys nothing but Redis commands: each claim, poll and release is a round trip. Singleflight alone coalesces the threads for free and leaves the GETs and one write per instance. Even the inner claim adds commands over that.",
+        shows: Shows {
+            story: &[at_least("redis_round_trips", 24000.0)],
+            solved: &[exactly("redis_round_trips", 8080.0)],
+            other: &[("c=inner", &[at_least("redis_round_trips", 8081.0)])],
+        },
     },
     Drill {
         name: "cold-start",
@@ -728,6 +825,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "sf=1&c=inner&adm=4&aw=500",
         reasoning: "Sixty keys need only 60 recomputes; the rest are duplicates that coalescing removes. Four permits per instance bound the origin at 40; the 500 ms queue lets the second round of recomputes wait for a permit instead of being shed. Serving stale as the losers' policy would hurt here: after a restart there is no stale copy, so the losers compute and the shed count climbs.",
+        shows: Shows {
+            story: &[exactly("requests", 1000.0), at_least("timeouts", 1.0)],
+            solved: &[exactly("recomputes", 60.0), at_most("origin_peak_concurrency", 40.0)],
+            other: &[("sf=1&c=inner&adm=4&aw=500&l=stale", &[at_least("admission_shed", 1.0)])],
+        },
     },
     Drill {
         name: "fragile-origin",
@@ -749,6 +851,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "re=closed&l=degrade",
         reasoning: "Fail open versus closed is a judgement about the origin: open lets each office refresh, 40 at once, which a 4-wide origin cannot take. Closed keeps the origin safe, but then nobody wins and waiting losers time out, so they must degrade: an explicit, quick answer without the value, until Redis returns. Admission per instance still allows one recompute per office, 40 in all.",
+        shows: Shows {
+            story: &[exactly("origin_peak_concurrency", 40.0), at_least("timeouts", 4000.0)],
+            solved: &[exactly("degraded", 8000.0), exactly("recomputes", 0.0)],
+            other: &[],
+        },
     },
     Drill {
         name: "cold-skewed",
@@ -770,6 +877,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "adm=4&aw=600",
         reasoning: "Four permits per instance bound the origin at 40. With fewer permits the queue is longer, so a 100 ms wait sheds requests a longer wait would have answered; 600 ms lets most wait their turn and still answer inside the 1 s deadline, while a full second's wait turns the shed into timeouts. The claim matters too: without it each instance recomputes the hot keys itself and sheds more.",
+        shows: Shows {
+            story: &[exactly("requests", 1000.0)],
+            solved: &[at_most("origin_peak_concurrency", 40.0)],
+            other: &[("adm=4&aw=1000", &[at_least("timeouts", 1.0)]), ("adm=4&aw=600&c=off", &[at_least("admission_shed", 1.0)])],
+        },
     },
     Drill {
         name: "open-loop-hang",
@@ -791,6 +903,11 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "st=10000&swr=1",
         reasoning: "Open-loop arrivals do not slow down when the service does, so every thread held by the hung refresh is lost capacity. With a stale copy and stale-while-revalidate every caller is answered at once and only the refresh waits on the origin. Serving stale from the losers alone still holds the winning instance's threads, and it turns arrivals away; a short deadline frees the threads but answers them with timeouts.",
+        shows: Shows {
+            story: &[at_least("rejected", 1.0)],
+            solved: &[exactly("rejected", 0.0), exactly("timeouts", 0.0)],
+            other: &[("st=10000&l=stale", &[at_least("rejected", 1.0)]), ("dl=100", &[at_least("timeouts", 1.0)])],
+        },
     },
     Drill {
         name: "redis-hangs",
@@ -819,5 +936,10 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: "rto=50&rbk=5000&re=closed&l=degrade",
         reasoning: "A hung Redis holds every command for the client's timeout, so the timeout must be short, and a breaker stops paying it on every request. Failing open would then send every office to a 2 s origin: 40 calls, and nobody answered in time. Failing closed keeps the origin at rest, and the losers degrade at once instead of waiting for a value nobody computes. A shorter deadline alone just turns the waits into timeouts.",
+        shows: Shows {
+            story: &[exactly("timeouts", 8000.0)],
+            solved: &[at_most("max_ms", 300.0)],
+            other: &[("rto=50&rbk=5000&re=open", &[exactly("recomputes", 40.0), exactly("timeouts", 8000.0)]), ("dl=100", &[exactly("timeouts", 8000.0)])],
+        },
     },
 ];

@@ -351,3 +351,91 @@ fn the_tempting_answers_fail_the_failure_mode_drills() {
         assert!(!g.passed);
     }
 }
+
+/// What a drill's story says of the situation's run, and its reasoning of
+/// the solved run and of each other choice it names, holds on every seed
+/// the drill is graded on.
+#[test]
+fn a_drills_words_hold_on_every_seed() {
+    let mut wrong = Vec::new();
+    for d in DRILLS {
+        let mut runs: Vec<(String, Scenario, &[drill::Criterion])> = vec![
+            ("story".into(), d.situation(), d.shows.story),
+            ("solved".into(), d.solved(), d.shows.solved),
+        ];
+        for (q, bounds) in d.shows.other {
+            assert!(
+                Scenario::from_query(&format!("{}&{q}", d.situation))
+                    .2
+                    .is_empty(),
+                "{}: {q} is not a clean query",
+                d.name
+            );
+            runs.push((format!("with {q}"), d.other(q), bounds));
+        }
+        for (what, s, bounds) in runs {
+            let reports: Vec<Report> = SEEDS
+                .iter()
+                .map(|&seed| stampede::Fleet::new(&s, seed).run())
+                .collect();
+            for b in bounds {
+                let values: Vec<f64> = reports.iter().map(|r| b.value(r)).collect();
+                if !reports.iter().all(|r| b.holds_for(r)) {
+                    wrong.push(format!("{} ({what}): {} but {values:?}", d.name, b.name()));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "words a run does not bear out:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Every number a drill's story or reasoning writes is a knob of a run it
+/// speaks of (in ms or in s), or a bound it claims or grades.
+#[test]
+fn a_drills_numbers_are_knobs_or_claimed_bounds() {
+    let mut wrong = Vec::new();
+    for d in DRILLS {
+        let mut scenarios = vec![d.situation(), d.solved()];
+        scenarios.extend(d.shows.other.iter().map(|(q, _)| d.other(q)));
+        let mut known: Vec<String> = Vec::new();
+        for s in &scenarios {
+            for k in knob_names() {
+                let v = s.get(k).unwrap_or_default();
+                known.push(v.clone());
+                if let Ok(n) = v.parse::<u64>() {
+                    if k.ends_with("_ms") && n % 100 == 0 {
+                        known.push(catalogue::lesson::count(n / 1000));
+                        known.push(format!("{}", n as f64 / 1000.0));
+                    }
+                    known.push(catalogue::lesson::count(n));
+                }
+            }
+        }
+        let bounds = d
+            .goals
+            .iter()
+            .chain(d.shows.story)
+            .chain(d.shows.solved)
+            .chain(d.shows.other.iter().flat_map(|(_, b)| b.iter()));
+        for b in bounds {
+            known.push(format!("{}", b.limit));
+            known.push(catalogue::lesson::count(b.limit as u64));
+        }
+        for (what, text) in [("story", d.story), ("reasoning", d.reasoning)] {
+            for n in catalogue::lesson::numbers_in(text) {
+                if !known.contains(&n) {
+                    wrong.push(format!("{} ({what}): {n}", d.name));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "numbers neither a knob nor a claimed bound:\n{}",
+        wrong.join("\n")
+    );
+}
