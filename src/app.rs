@@ -249,6 +249,8 @@ pub fn App() -> impl IntoView {
     // Rebuilt only when the markers change, not on every frame's reading.
     let markers = Memo::new(move |_| reading.with(|r| r.markers.clone()));
     let engine = StoredValue::new_local(Engine::default());
+    // The A/B view's controls while it is open (src/compare.rs).
+    let ab_open = crate::compare::open_slot();
     let knobs_ready = RwSignal::new(false);
     set_timeout(move || knobs_ready.set(true), KNOBS_AFTER);
 
@@ -374,8 +376,8 @@ pub fn App() -> impl IntoView {
         presenting,
         opens_at: link.at.filter(|ms| *ms > 0).and(tour_start),
         first_pick: use_context::<crate::page::FirstPick>(),
-        ab_clock: crate::compare::moment,
-        ab_throw: crate::compare::throw,
+        ab_clock: Callback::new(move |_| crate::compare::moment(ab_open)),
+        ab_throw: Callback::new(move |b| crate::compare::throw(ab_open, b)),
     };
     let room = Room::new(drive, presenting);
     // The interviewer's kit in another window throws curveballs and opens
@@ -390,6 +392,15 @@ pub fn App() -> impl IntoView {
     Effect::new(move |_| {
         let f = follow.get();
         engine.update_value(|e| e.follow = f);
+    });
+    // What presenter mode asks of the stage: its box, its theme.
+    Effect::new(move |_| {
+        let d = crate::stage::room::Display {
+            presenting: room.presenter.get(),
+            dark: room.room_dark.get(),
+            stage_h: room.stage_h.get(),
+        };
+        engine.update_value(|e| e.room = d);
     });
     // The walk-through's pause (src/panels/code_panel.rs).
     let hold = RwSignal::new(None::<u64>);
@@ -465,7 +476,7 @@ pub fn App() -> impl IntoView {
             (Command::Room, _) => {}
             // The A/B view answers the same keys, on its own clock.
             _ if compare.get_untracked().is_some() => {
-                crate::compare::key(command);
+                crate::compare::key(ab_open, command);
             }
             _ => send.run(command),
         }
@@ -508,7 +519,7 @@ pub fn App() -> impl IntoView {
             let play = st.play;
             ab_moment.set_value(Some((ms, play)));
             set_timeout(
-                move || crate::compare::seek_to(ms, play),
+                move || crate::compare::seek_to(ab_open, ms, play),
                 std::time::Duration::ZERO,
             );
         }
@@ -649,7 +660,7 @@ pub fn App() -> impl IntoView {
         view! {
             <Show when=move || compare.get().is_some()>
                 <main class="ab-main">
-                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at />
+                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open />
                 </main>
             </Show>
         }

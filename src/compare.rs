@@ -159,16 +159,20 @@ impl AbEngine {
     }
 }
 
-thread_local! {
-    /// The open A/B view's controls, for the page's keys.
-    static OPEN: std::cell::Cell<Option<Controls>> = const { std::cell::Cell::new(None) };
+/// The open A/B view's controls, for the page's keys, the kit and the
+/// playlist: the app holds the slot, the view fills it while it is open.
+pub type Open = StoredValue<Option<Controls>, LocalStorage>;
+
+/// An empty slot for the A/B view's controls.
+pub fn open_slot() -> Open {
+    StoredValue::new_local(None)
 }
 
 /// The sandbox's keys in the A/B view: Space and `.` play and pause, the
 /// arrows (and Page Up/Down) step the one clock, `n` pauses at the next
 /// marker, End jumps to the end. False when no A/B view is open.
-pub(crate) fn key(c: Command) -> bool {
-    let Some(k) = OPEN.with(std::cell::Cell::get) else {
+pub(crate) fn key(open: Open, c: Command) -> bool {
+    let Some(k) = open.try_get_value().flatten() else {
         return false;
     };
     let Some(playing) = k.playing.try_get_untracked() else {
@@ -197,8 +201,8 @@ pub(crate) fn key(c: Command) -> bool {
 
 /// The open A/B view's one clock (µs) and whether it plays: where a
 /// playlist adds it from. None when no A/B view is open.
-pub(crate) fn moment() -> Option<(u64, bool)> {
-    let k = OPEN.with(std::cell::Cell::get)?;
+pub(crate) fn moment(open: Open) -> Option<(u64, bool)> {
+    let k = open.try_get_value().flatten()?;
     let playing = k.playing.try_get_untracked()?;
     let now = k
         .engine
@@ -213,8 +217,11 @@ pub(crate) fn moment() -> Option<(u64, bool)> {
 /// moment. Both or neither: a side that refuses it (no claim to hold)
 /// refuses it for both. Returns the moment (ms); None when no A/B view is
 /// open. (The app wires this before the sandbox's thrower.)
-pub(crate) fn throw(ball: &'static catalogue::interview::Curveball) -> Option<Result<u32, String>> {
-    let k = OPEN.with(std::cell::Cell::get)?;
+pub(crate) fn throw(
+    open: Open,
+    ball: &'static catalogue::interview::Curveball,
+) -> Option<Result<u32, String>> {
+    let k = open.try_get_value().flatten()?;
     k.engine.try_update_value(|e| e.throw(ball))
 }
 
@@ -240,8 +247,8 @@ impl AbEngine {
 
 /// Takes the open A/B view's clock to `ms` and plays on from there or not
 /// (a link's `at=` reached by Back, Forward or a playlist's step).
-pub(crate) fn seek_to(ms: u64, play: bool) {
-    let Some(k) = OPEN.with(std::cell::Cell::get) else {
+pub(crate) fn seek_to(open: Open, ms: u64, play: bool) {
+    let Some(k) = open.try_get_value().flatten() else {
         return;
     };
     if k.engine
@@ -429,7 +436,7 @@ struct AbDom {
 
 /// Everything the controls change, in one place.
 #[derive(Clone, Copy)]
-struct Controls {
+pub struct Controls {
     compare: RwSignal<Option<&'static str>>,
     cost: RwSignal<Option<u32>>,
     seed: RwSignal<u64>,
@@ -787,6 +794,8 @@ pub fn CompareView(
     moment: StoredValue<Option<(u64, bool)>>,
     /// Where the view stands paused mid-run (ms), for the address to keep.
     paused_at: RwSignal<Option<u64>>,
+    /// The app's slot for the open view's controls.
+    open: Open,
 ) -> impl IntoView {
     let engine = StoredValue::new_local(AbEngine::default());
     let k = Controls {
@@ -798,8 +807,10 @@ pub fn CompareView(
         engine,
     };
     let reading = RwSignal::new(AbReading::default());
-    OPEN.with(|o| o.set(Some(k)));
-    on_cleanup(|| OPEN.with(|o| o.set(None)));
+    open.set_value(Some(k));
+    on_cleanup(move || {
+        open.try_set_value(None);
+    });
     let root = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |_| {
         if let Some(r) = root.get() {

@@ -136,6 +136,8 @@ pub(crate) struct Engine {
     pub(crate) follow: crate::page::Follow,
     /// Where playback pauses for the walk-through's question (µs).
     pub(crate) hold: Option<u64>,
+    /// What the room's display asks of the stage (presenter mode).
+    pub(crate) room: crate::stage::room::Display,
     /// The virtual time last painted under reduced motion, and how many
     /// such paints there were (for the end-to-end test).
     settled: Option<(u64, f64, f64)>,
@@ -244,7 +246,8 @@ impl Engine {
                 .ok()
                 .flatten();
         }
-        crate::stage::room::dark(self.dark.as_ref().is_some_and(MediaQueryList::matches))
+        self.room
+            .dark(self.dark.as_ref().is_some_and(MediaQueryList::matches))
     }
 
     /// The thread drawn at a point of the stage (css px), if any.
@@ -319,8 +322,9 @@ impl Engine {
         let s = lab.scenario().clone();
 
         let (base, overlay) = self.stage.as_mut()?;
-        let (w, h) = base.fit(crate::stage::room::stage_height)?;
-        overlay.fit(crate::stage::room::stage_height)?;
+        let room = self.room;
+        let (w, h) = base.fit(|w| room.stage_height(w))?;
+        overlay.fit(|w| room.stage_height(w))?;
         let fitted = wall_now();
         self.view.fit(w, h, s.instances, s.threads);
         // Under reduced motion nothing moves: no pulses, and the fleet and
@@ -388,7 +392,7 @@ impl Engine {
             _ => None,
         };
         if let (Some((g, a, ..)), Some(l), false) = (followed, self.view.layout(), first) {
-            crate::stage::room::ring_followed(&overlay.ctx, l, g, a, scheme(dark));
+            crate::stage::room::ring_followed(room.presenting, &overlay.ctx, l, g, a, scheme(dark));
         }
         let drawn = wall_now();
         if let Some((c, size)) = (!first && paint)

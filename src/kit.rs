@@ -340,7 +340,7 @@ pub(crate) fn listen(page: Page) {
         }) if c == me => {
             // The clock on screen: the A/B view's own while it is open.
             let was = if page.compare.get_untracked().is_some() {
-                (page.ab_clock)().map_or(0, |(us, _)| us / 1000)
+                page.ab_clock.run(()).map_or(0, |(us, _)| us / 1000)
             } else {
                 now_of()
             };

@@ -345,7 +345,7 @@ fn current(drive: Page) -> Result<Item, String> {
         &loc.hash().unwrap_or_default(),
     )?;
     item = if matches!(item.view, View::Compare { .. }) {
-        let (at, play) = (drive.ab_clock)().map_or((None, false), |(us, play)| {
+        let (at, play) = drive.ab_clock.run(()).map_or((None, false), |(us, play)| {
             (u32::try_from(us / 1000).ok(), play)
         });
         Item::new(item.view, at, play)

@@ -83,6 +83,8 @@ pub struct Room {
     pub toast: RwSignal<Option<(String, Option<super::tour::Place>)>>,
     pub reduced: RwSignal<bool>,
     pub help: RwSignal<bool>,
+    /// The height the room's layout gives the stage's box (css px).
+    pub stage_h: RwSignal<f64>,
     pub drive: Page,
     idle: StoredValue<u32>,
 }
@@ -103,6 +105,7 @@ impl Room {
             toast: RwSignal::new(None),
             reduced: RwSignal::new(reduced),
             help: RwSignal::new(false),
+            stage_h: RwSignal::new(0.0),
             drive,
             idle: StoredValue::new(0),
         }
@@ -286,7 +289,7 @@ pub fn mount(room: Room) {
     });
 
     let numbers = mount_numbers(room.drive.reading);
-    watch_stage();
+    watch_stage(room.stage_h);
     keep_questions_open(&mut on);
 
     let parts = StoredValue::new_local((
@@ -317,7 +320,6 @@ pub fn mount(room: Room) {
                 }
             }
         });
-        crate::stage::room::present(p, dark);
         if p {
             storage("sessionStorage", "setItem", &[PRESENT_KEY, "1"]);
         } else {
@@ -410,7 +412,7 @@ fn mount_numbers(reading: RwSignal<crate::reading::Reading>) -> Option<()> {
 /// In presenter mode the stage's box takes the height the layout leaves
 /// it; a ResizeObserver hands that height to the canvas (no layout read in
 /// a frame).
-fn watch_stage() {
+fn watch_stage(stage_h: RwSignal<f64>) {
     use wasm_bindgen::closure::Closure;
     let Some(host) = document()
         .query_selector(".stage .stage-canvas")
@@ -421,7 +423,7 @@ fn watch_stage() {
     };
     let seen = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
         if let Ok(e) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() {
-            crate::stage::room::set_stage_height(e.content_rect().height());
+            stage_h.set(e.content_rect().height());
         }
     });
     if let Ok(o) = web_sys::ResizeObserver::new(seen.as_ref().unchecked_ref()) {

@@ -171,7 +171,7 @@ impl Page {
                 // lands in both at the A/B clock's moment, never in the run
                 // behind the view.
                 if self.compare.get_untracked().is_some() {
-                    return match (self.ab_throw)(ball) {
+                    return match self.ab_throw.run(ball) {
                         Some(Ok(at_ms)) => Acted::Thrown { at_ms },
                         Some(Err(why)) => Acted::Refused(why),
                         None => Acted::Refused("the A/B view has not started yet".into()),
@@ -244,8 +244,8 @@ mod tests {
             presenting: RwSignal::new(false),
             opens_at: None,
             first_pick: None,
-            ab_clock: || None,
-            ab_throw: |_| None,
+            ab_clock: Callback::new(|_| None),
+            ab_throw: Callback::new(|_| None),
         };
         (page, log)
     }
@@ -312,13 +312,13 @@ mod tests {
     fn a_curveball_into_the_a_b_view_lands_there_not_behind_it() {
         with_owner(|| {
             let (mut p, log) = page();
-            p.ab_throw = |b| {
+            p.ab_throw = Callback::new(|b: &'static interview::Curveball| {
                 Some(if b.kind == "holder" {
                     Ok(6401)
                 } else {
                     Err("no claim to hold".into())
                 })
-            };
+            });
             p.act(Action::Compare(catalogue::presets::COMPARISONS[0].name));
             let ball = interview::curveball("holder").unwrap();
             assert_eq!(p.act(Action::Throw(ball)), Acted::Thrown { at_ms: 6401 });
@@ -332,7 +332,7 @@ mod tests {
                 "thrown into the run behind the view"
             );
             // Before the A/B view has started, it says so.
-            p.ab_throw = |_| None;
+            p.ab_throw = Callback::new(|_| None);
             assert!(
                 matches!(p.act(Action::Throw(ball)), Acted::Refused(w) if w.contains("not started"))
             );

@@ -167,7 +167,7 @@ pub struct Page {
     pub throw: Callback<&'static catalogue::interview::Curveball, Result<u32, String>>,
     /// Throws into the open A/B view at its one clock's moment, on both
     /// sides: the moment (ms), or why not; None when no A/B view has started.
-    pub ab_throw: fn(&'static catalogue::interview::Curveball) -> Option<Result<u32, String>>,
+    pub ab_throw: Callback<&'static catalogue::interview::Curveball, Option<Result<u32, String>>>,
     /// The run is playing (a jump past the pause, End, does not pause it).
     pub playing: RwSignal<bool>,
     /// A prediction is open: the step's run waits at t = 0. Any command of
@@ -185,7 +185,7 @@ pub struct Page {
     /// The open A/B view's one clock (µs) and whether it plays, None when
     /// no A/B view is open: where a playlist adds it from (the app wires
     /// the A/B view's own, so that no view imports another).
-    pub ab_clock: fn() -> Option<(u64, bool)>,
+    pub ab_clock: Callback<(), Option<(u64, bool)>>,
 }
 
 impl Page {

@@ -1,47 +1,49 @@
 //! What the room's display asks of the stage: presenter mode on, the
 //! room's theme, and the height the room's layout gives the fleet. Presenter
-//! mode (`crate::lesson::presenter`) sets it; the animation loop reads it
-//! each frame.
-
-use std::cell::Cell;
+//! mode (`crate::lesson::presenter`) holds them as signals; the app copies
+//! them into the engine, which paints by them each frame.
 
 use crate::fleet_layout::Layout;
 use crate::palette::Scheme;
 
-thread_local! {
-    /// Presenter mode is on (read by the engine each frame).
-    static PRESENTING: Cell<bool> = const { Cell::new(false) };
+/// The room's display, as the engine paints by it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct Display {
+    /// Presenter mode is on.
+    pub(crate) presenting: bool,
     /// The room's theme is dark (light by default on a projector).
-    static ROOM_DARK: Cell<bool> = const { Cell::new(false) };
+    pub(crate) dark: bool,
     /// The height the stage's box has in presenter mode (css px).
-    static STAGE_H: Cell<f64> = const { Cell::new(0.0) };
+    pub(crate) stage_h: f64,
 }
 
-/// The fleet canvas's height for a width: in presenter mode the height of
-/// the box the room's layout gives it (the screen less the legend), else
-/// the page's own proportion.
-pub(crate) fn stage_height(width: f64) -> f64 {
-    let h = STAGE_H.with(Cell::get);
-    if PRESENTING.with(Cell::get) && h >= 200.0 {
-        h.floor()
-    } else {
-        crate::fleet_layout::stage_height(width)
+impl Display {
+    /// The fleet canvas's height for a width: in presenter mode the height
+    /// of the box the room's layout gives it (the screen less the legend),
+    /// else the page's own proportion.
+    pub(crate) fn stage_height(&self, width: f64) -> f64 {
+        if self.presenting && self.stage_h >= 200.0 {
+            self.stage_h.floor()
+        } else {
+            crate::fleet_layout::stage_height(width)
+        }
     }
-}
 
-/// Whether the canvases paint dark: the room's theme in presenter mode,
-/// the system's otherwise.
-pub(crate) fn dark(system: bool) -> bool {
-    if PRESENTING.with(Cell::get) {
-        ROOM_DARK.with(Cell::get)
-    } else {
-        system
+    /// Whether the canvases paint dark: the room's theme in presenter mode,
+    /// the system's otherwise.
+    pub(crate) fn dark(&self, system: bool) -> bool {
+        if self.presenting {
+            self.dark
+        } else {
+            system
+        }
     }
 }
 
 /// Rings the followed thread on the overlay: in presenter mode a ring the
 /// back row sees, and a caption beside it (who it is and what it does).
 pub(crate) fn ring_followed(
+    presenting: bool,
     ctx: &web_sys::CanvasRenderingContext2d,
     l: &Layout,
     g: u32,
@@ -53,7 +55,7 @@ pub(crate) fn ring_followed(
     }
     let r = l.thread(g / l.threads, g % l.threads);
     ctx.set_stroke_style_str(sc.text);
-    if !PRESENTING.with(Cell::get) {
+    if !presenting {
         ctx.set_line_width(2.0);
         ctx.stroke_rect(r.x - 2.0, r.y - 2.0, r.w + 4.0, r.h + 4.0);
         return;
@@ -86,15 +88,4 @@ pub(crate) fn ring_followed(
     ctx.set_text_align("left");
     ctx.set_text_baseline("middle");
     let _ = ctx.fill_text(&text, x + 8.0, y + 17.0);
-}
-
-/// Presenter mode is on or off, in the room's theme (`dark`).
-pub(crate) fn present(on: bool, dark: bool) {
-    PRESENTING.with(|c| c.set(on));
-    ROOM_DARK.with(|c| c.set(dark));
-}
-
-/// The height the stage's box has in presenter mode (css px).
-pub(crate) fn set_stage_height(h: f64) {
-    STAGE_H.with(|c| c.set(h));
 }
