@@ -544,6 +544,12 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || hash_change.remove());
 
     let side_ref = NodeRef::<leptos::html::Div>::new();
+    let (header_ref, modes_ref, room_ref) = (
+        NodeRef::<leptos::html::Header>::new(),
+        NodeRef::<leptos::html::Div>::new(),
+        NodeRef::<leptos::html::Div>::new(),
+    );
+    let main_ref = NodeRef::<leptos::html::Main>::new();
     // The tour bar and its button are built once the page has mounted, each
     // part in a task of its own so that no start-up task runs long; the
     // real-Redis panel (which runs a small fleet) last.
@@ -571,22 +577,43 @@ pub fn App() -> impl IntoView {
         // The learner's record (src/lesson/practice.rs): the tour, the drills
         // and the practice panel share it.
         let record = crate::lesson::practice::Record::load();
-        crate::dom::task(Box::new(move || tour_view::mount(drive, record)));
+        let parts = || -> Option<crate::dom::Parts> {
+            Some(crate::dom::Parts {
+                main: main_ref.get_untracked()?.into(),
+                header: header_ref.get_untracked()?.into(),
+                modes: modes_ref.get_untracked()?.into(),
+                room: room_ref.get_untracked()?.into(),
+                side: side_ref.get_untracked()?.into(),
+            })
+        };
+        let Some(parts) = parts() else {
+            return;
+        };
+        let p = parts.clone();
+        crate::dom::task(Box::new(move || tour_view::mount(drive, record, &p)));
         if let Some(drill) = drill_open {
+            let p = parts.clone();
             crate::dom::task(Box::new(move || {
-                crate::lesson::drills::mount(crate::lesson::drills::DrillPage {
-                    drill,
-                    open: drilling,
-                    list: drill_list,
-                    scenario,
-                    reading,
-                    record,
-                })
+                crate::lesson::drills::mount(
+                    crate::lesson::drills::DrillPage {
+                        drill,
+                        open: drilling,
+                        list: drill_list,
+                        scenario,
+                        reading,
+                        record,
+                    },
+                    &p,
+                )
             }));
         }
-        crate::dom::task(Box::new(move || presenter::mount(room)));
-        crate::dom::task(Box::new(move || crate::playlist::mount(drive, lists)));
-        crate::dom::task(Box::new(move || crate::panels::conformance::mount(base)));
+        let p = parts.clone();
+        crate::dom::task(Box::new(move || presenter::mount(room, &p)));
+        let p = parts.clone();
+        crate::dom::task(Box::new(move || crate::playlist::mount(drive, lists, &p)));
+        crate::dom::task(Box::new(move || {
+            crate::panels::conformance::mount(base, &parts.side)
+        }));
     });
     // Said only while the fleet is drawn as bands.
     let aggregated_ref = NodeRef::<leptos::html::P>::new();
@@ -677,7 +704,7 @@ pub fn App() -> impl IntoView {
     );
 
     view! {
-        <header class="topbar" class:comparing=move || compare.get().is_some()>
+        <header class="topbar" class:comparing=move || compare.get().is_some() node_ref=header_ref>
             <div class="brand">
                 <h1>"Stampede Lab"</h1>
                 <p class="tagline">
@@ -686,6 +713,7 @@ pub fn App() -> impl IntoView {
             </div>
             {preset_picker}
             <Transport playing=playing speed=speed seed=seed reading=reading send=send />
+            <div class="modes" node_ref=modes_ref>
             <button type="button" class="to-compare" data-control="compare"
                 aria-pressed=move || compare.get().is_some().to_string()
                 title="Two designs on the same traffic, side by side"
@@ -697,11 +725,13 @@ pub fn App() -> impl IntoView {
                 }>
                 {move || if compare.get().is_some() { "Back to the sandbox" } else { "Compare two designs" }}
             </button>
+            <div class="room" node_ref=room_ref></div>
+            </div>
 
         </header>
         <Banner notices=banner />
         {ab_view}
-        <main class="lab" hidden=move || compare.get().is_some()>
+        <main class="lab" hidden=move || compare.get().is_some() node_ref=main_ref>
             <div class="main-col">
             <section class="panel stage" aria-labelledby="stage-title">
                 <h2 id="stage-title" class="sr-only">"The fleet"</h2>

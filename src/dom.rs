@@ -176,3 +176,17 @@ pub(crate) fn typing(e: &web_sys::KeyboardEvent) -> bool {
         .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
     field || e.ctrl_key() || e.meta_key() || e.alt_key()
 }
+
+/// The page's own parts the views build around, handed out by the app, so
+/// that no view finds another's part by selector: the sandbox's `main`, the
+/// header, its row of modes (the A/B view's button first; the tour adds its
+/// own), the room's switches at the row's end (presenter mode's, then the
+/// playlist's "Add this view"), and the numbers' column.
+#[derive(Clone)]
+pub struct Parts {
+    pub main: web_sys::Element,
+    pub header: web_sys::Element,
+    pub modes: web_sys::Element,
+    pub room: web_sys::Element,
+    pub side: web_sys::Element,
+}

@@ -234,12 +234,15 @@ fn moment_text(item: &Item) -> String {
 
 /// The strip, the editor and the add button; the clicker's keys come
 /// through [`key`], from the page's key handler.
-pub fn mount(drive: Page, lists: Lists) {
-    mount_strip(lists);
-    mount_editor(drive);
+pub fn mount(drive: Page, lists: Lists, parts: &crate::dom::Parts) {
+    let Some(lab) = parts.main.parent_element() else {
+        return;
+    };
+    mount_strip(lists, &lab);
+    mount_editor(drive, &lab, parts);
 }
 
-fn mount_strip(lists: Lists) {
+fn mount_strip(lists: Lists, lab: &Element) {
     let Some((titles, item)) = lists
         .try_with_value(|o| {
             o.active.as_ref().map(|a| {
@@ -254,10 +257,6 @@ fn mount_strip(lists: Lists) {
         })
         .flatten()
     else {
-        return;
-    };
-    let doc = document();
-    let Some(lab) = doc.get_element_by_id("lab") else {
         return;
     };
     let strip = el("nav", "playlist-strip");
@@ -364,11 +363,7 @@ fn built(b: Building, f: impl FnOnce(&mut Playlist, &mut String)) {
     b.update_value(|(l, said)| f(l, said));
 }
 
-fn mount_editor(drive: Page) {
-    let doc = document();
-    let Some(lab) = doc.get_element_by_id("lab") else {
-        return;
-    };
+fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
     // The list being built, and the editor's last word on it: the
     // editor's own, for its life.
     let building: Building = StoredValue::new_local((stored(), String::new()));
@@ -400,14 +395,7 @@ fn mount_editor(drive: Page) {
         });
         bump();
     });
-    if let Some(host) = doc
-        .query_selector("header.topbar .room")
-        .ok()
-        .flatten()
-        .or_else(|| doc.query_selector("header.topbar").ok().flatten())
-    {
-        put(&host, &add);
-    }
+    put(&parts.room, &add);
 
     let sec = el("section", "panel playlist-editor");
     set(&sec, "data-playlist", "");
@@ -434,8 +422,7 @@ fn mount_editor(drive: Page) {
     let said = el("p", "playlist-status");
     set(&said, "role", "status");
     put(&sec, &said);
-    let main = doc.query_selector("#lab > main.lab").ok().flatten();
-    let _ = lab.insert_before(&sec, main.as_deref());
+    let _ = lab.insert_before(&sec, Some(&parts.main));
 
     on.on(&sec, "click", move |ev| {
         let Some(b) = ev

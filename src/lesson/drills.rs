@@ -15,7 +15,6 @@ use web_sys::Element;
 
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::reading::Reading;
-use crate::web::document;
 
 /// The page state the drills view reads and sets.
 #[derive(Clone, Copy)]
@@ -40,14 +39,11 @@ struct View {
 }
 
 /// Builds the drills view before the sandbox's `main`, if a drill is open.
-pub fn mount(p: DrillPage) {
+pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
     let record = p.record;
     let d = p.drill;
-    let doc = document();
-    let Some(main) = doc.query_selector("main.lab").ok().flatten() else {
-        return;
-    };
-    let header = doc.query_selector("header.topbar").ok().flatten();
+    let main = parts.main.clone();
+    let header = Some(parts.header.clone());
     let mut on = Listeners::default();
     let root = el("section", "panel drill");
     set(&root, "data-drill", d.name);

@@ -175,17 +175,19 @@ fn full_screen() {
 
 /// Builds the header's presenter and reduced-motion switches and the
 /// shortcuts overlay, and keeps the page's classes in step.
-pub fn mount(room: Room) {
+pub fn mount(room: Room, parts: &crate::dom::Parts) {
     let doc = document();
-    let find = |sel: &str| doc.query_selector(sel).ok().flatten();
-    let Some(header) = find("header.topbar .modes").or_else(|| find("header.topbar")) else {
-        return;
-    };
-    if find("[data-control=presenter]").is_some() {
+    if doc
+        .query_selector("[data-control=presenter]")
+        .ok()
+        .flatten()
+        .is_some()
+    {
         return;
     }
     let mut on = Listeners::default();
-    let modes = el("div", "room");
+    // The room's switches, at the end of the header's row of modes.
+    let modes = parts.room.clone();
     let switches = [
         (
             "presenter",
@@ -215,7 +217,6 @@ pub fn mount(room: Room) {
     });
     set(&switches[2], "aria-keyshortcuts", "?");
     let [presenter, reduced, _] = switches;
-    put(&header, &modes);
 
     let overlay = el("div", "shortcuts panel");
     set(&overlay, "role", "dialog");

@@ -135,11 +135,8 @@ fn known_at(step: &tour::Step) -> u64 {
 /// Builds the tour bar (before the sandbox's `main`) and the header's
 /// "Guided tour" button, and keeps them in step with `d`. Does nothing if
 /// the page has no `main.lab` or the bar exists already.
-pub fn mount(d: Page, rec: super::practice::Record) {
-    let doc = document();
-    let Some(main) = doc.query_selector("main.lab").ok().flatten() else {
-        return;
-    };
+pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
+    let main = &parts.main;
     // The page's own host (the tests mount several pages one after another).
     let Some(host) = main.parent_element() else {
         return;
@@ -147,11 +144,11 @@ pub fn mount(d: Page, rec: super::practice::Record) {
     if host.query_selector("section.tour").ok().flatten().is_some() {
         return;
     }
-    let header = host.query_selector("header.topbar").ok().flatten();
+    let header = Some(parts.header.clone());
     let mut on = Listeners::default();
     let root = &el("section", "panel tour");
     if let Some(parent) = main.parent_node() {
-        let _ = parent.insert_before(root, Some(&main));
+        let _ = parent.insert_before(root, Some(main));
     }
     let open = button("tour", "Guided tour");
     open.set_class_name("to-tour");
@@ -173,16 +170,10 @@ pub fn mount(d: Page, rec: super::practice::Record) {
     let questions = text_el("a", "to-questions", "Interview questions");
     set(&questions, "href", "#questions");
     set(&questions, "data-control", "questions");
-    // One row for the page's modes: the A/B view's button joins it.
-    if let Some(h) = &header {
-        let modes = el("div", "modes");
-        if let Some(compare) = h.query_selector(".to-compare").ok().flatten() {
-            put(&modes, &compare);
-        }
-        put(&modes, &open);
-        put(&modes, &questions);
-        put(h, &modes);
-    }
+    // The page's row of modes: after the A/B view's button, before the
+    // room's switches.
+    let _ = parts.modes.insert_before(&open, Some(&parts.room));
+    let _ = parts.modes.insert_before(&questions, Some(&parts.room));
     set(root, "aria-labelledby", "tour-title");
     set(root, "aria-roledescription", "guided tour");
 
@@ -410,7 +401,7 @@ pub fn mount(d: Page, rec: super::practice::Record) {
 
     let bar = StoredValue::new_local(Bar {
         root: root.clone(),
-        main,
+        main: main.clone(),
         header,
         open,
         level,

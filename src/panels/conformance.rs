@@ -103,17 +103,19 @@ impl<'a> Table<'a> {
 
 /// Builds the panel at the end of the side column and keeps it on the
 /// running lesson's preset.
-pub fn mount(base: leptos::prelude::Memo<Option<&'static str>>) {
+pub fn mount(base: leptos::prelude::Memo<Option<&'static str>>, side: &web_sys::Element) {
     use crate::dom::{el, put, set, set_text, text_el};
     use crate::web::document;
     use leptos::prelude::*;
     let doc = document();
-    let (Some(side), None) = (
-        doc.query_selector(".lab .side").ok().flatten(),
-        doc.query_selector("section.conformance").ok().flatten(),
-    ) else {
+    if doc
+        .query_selector("section.conformance")
+        .ok()
+        .flatten()
+        .is_some()
+    {
         return;
-    };
+    }
     let table = parse(DATA);
     let section = el("section", "panel conformance");
     set(&section, "aria-labelledby", "conf-title");
@@ -133,7 +135,7 @@ pub fn mount(base: leptos::prelude::Memo<Option<&'static str>>) {
     );
     let body = el("div", "");
     put(&section, &body);
-    put(&side, &section);
+    put(side, &section);
 
     let body = StoredValue::new_local(body);
     Effect::new(move |_| {
