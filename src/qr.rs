@@ -44,6 +44,42 @@ pub fn path(text: &str) -> Option<(String, i32)> {
     Some((d, n + 2 * QUIET))
 }
 
+/// Why a phone in the room cannot open `link`, if it cannot: a page opened
+/// from a file, or served on this computer's own loopback address, makes a
+/// code no phone can follow. None for any other address.
+pub fn unreachable_from_a_phone(link: &str) -> Option<String> {
+    let lower = link.trim().to_ascii_lowercase();
+    if lower.starts_with("file:") {
+        return Some(
+            "A phone cannot open this code: the page was opened from a file on this computer. \
+             Put the built page (dist/, or the one-file dist-single) on a web server the room's phones reach."
+                .into(),
+        );
+    }
+    let rest = lower.split_once("://").map_or(lower.as_str(), |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split(']').next().map_or(host, |h| &h[1..])
+    } else {
+        host.split(':').next().unwrap_or(host)
+    };
+    let loopback = host == "localhost"
+        || host.ends_with(".localhost")
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback() || a.is_unspecified())
+        || host
+            .parse::<std::net::Ipv6Addr>()
+            .is_ok_and(|a| a.is_loopback() || a.is_unspecified());
+    loopback.then(|| {
+        format!(
+            "A phone cannot open this code: {host} is this computer's own address. \
+             Serve the page where the room's phones reach it (a public site, or this computer's address on the room's network)."
+        )
+    })
+}
+
 fn draw(host: &web_sys::Element, link: &str) {
     let doc = document();
     let Some((d, side)) = path(link) else {
@@ -85,8 +121,13 @@ pub fn install() {
             "",
             "Scan to open this run on your phone. q or Esc closes it.",
         );
+        let warning = crate::dom::el("p", "qr-warning");
+        crate::dom::set(&warning, "data-qr-warning", "");
+        crate::dom::set(&warning, "role", "note");
+        crate::dom::set(&warning, "hidden", "");
         let _ = figure.append_child(&code);
         let _ = figure.append_child(&caption);
+        let _ = figure.append_child(&warning);
         let _ = overlay.append_child(&figure);
         let _ = body.append_child(&overlay);
         let keys = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
@@ -114,6 +155,20 @@ pub fn install() {
     }
     let refresh = move || {
         let link = crate::url_state::room_link(&window().location().href().unwrap_or_default());
+        // Said beside every code (the room's and the printed one).
+        let why = unreachable_from_a_phone(&link);
+        if let Ok(notes) = document().query_selector_all("[data-qr-warning]") {
+            for i in 0..notes.length() {
+                let Some(note) = notes
+                    .item(i)
+                    .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+                else {
+                    continue;
+                };
+                crate::dom::set_text(&note, why.as_deref().unwrap_or(""));
+                let _ = note.toggle_attribute_with_force("hidden", why.is_none());
+            }
+        }
         let Ok(all) = document().query_selector_all("[data-qr]") else {
             return;
         };
@@ -153,6 +208,36 @@ mod tests {
         assert!(d.starts_with("M4,4h7v1h-7z"), "{}", &d[..40]);
         let (other, _) = path("https://lab.example/?preset=burst&seed=4").unwrap();
         assert_ne!(d, other, "another link, another code");
+    }
+
+    #[test]
+    fn a_code_no_phone_can_open_says_why() {
+        for (link, says) in [
+            (
+                "file:///home/t/dist/index.html?preset=burst",
+                Some("from a file"),
+            ),
+            (
+                "http://127.0.0.1:8080/?preset=burst",
+                Some("127.0.0.1 is this computer's"),
+            ),
+            ("http://localhost:8080/#tour/basics/1", Some("localhost is")),
+            ("http://[::1]:8080/", Some("::1 is")),
+            ("http://lab.localhost:3000/", Some("lab.localhost is")),
+            ("HTTP://0.0.0.0/", Some("0.0.0.0 is")),
+            ("https://lab.example/?preset=burst", None),
+            ("http://192.168.1.20:8080/?preset=burst", None),
+            ("https://user@127.0.0.1.example.com/", None),
+        ] {
+            let why = unreachable_from_a_phone(link);
+            match says {
+                Some(words) => assert!(
+                    why.as_deref().is_some_and(|w| w.contains(words)),
+                    "{link}: {why:?}"
+                ),
+                None => assert_eq!(why, None, "{link}"),
+            }
+        }
     }
 
     #[test]

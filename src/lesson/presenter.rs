@@ -31,7 +31,7 @@ const ROWS: [&str; 5] = [
 ];
 
 /// Every key the page answers to, for the `?` overlay.
-pub const SHORTCUTS: [(&str, &str); 12] = [
+pub const SHORTCUTS: [(&str, &str); 13] = [
     ("Space or .", "play or pause"),
     (
         "→ or Page Down",
@@ -47,6 +47,10 @@ pub const SHORTCUTS: [(&str, &str); 12] = [
     (
         "1 to 5",
         "the card's rows: none, singleflight, claim alone, both, claim outside",
+    ),
+    (
+        "A to D (Shift: take one back)",
+        "in presenter mode, while a tour step asks: a hand for that option in the room's vote",
     ),
     ("p", "presenter mode on or off"),
     ("f", "full screen"),

@@ -58,6 +58,81 @@ pub fn size_text(bytes: u64) -> String {
     }
 }
 
+/// A clip's file name from the page's address and when it was recorded
+/// (`YYYY-MM-DD-HHMM`): what it shows, so that a talk's clips sort and read
+/// apart. `stampede-lab-tour-basics-2-….webm` for a tour step,
+/// `stampede-lab-ab-layered-…` for an A/B view, `stampede-lab-drill-…` for
+/// a drill, `stampede-lab-<preset>-…` for a preset's sandbox (`-changed`
+/// when knobs were turned), `stampede-lab-sandbox-…` otherwise.
+pub fn clip_name(href: &str, when: &str) -> String {
+    let (rest, hash) = href.split_once('#').unwrap_or((href, ""));
+    let query = rest.split_once('?').map_or("", |(_, q)| q);
+    let pairs: Vec<(&str, &str)> = query
+        .split('&')
+        .filter_map(|p| p.split_once('=').or(Some((p, ""))))
+        .filter(|(k, _)| !k.is_empty())
+        .collect();
+    let get = |key: &str| pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
+    let slug = |text: &str| -> String {
+        let s: String = text
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() {
+                    c.to_ascii_lowercase()
+                } else {
+                    '-'
+                }
+            })
+            .collect();
+        s.split('-')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join("-")
+    };
+    let what = if let Some(step) = hash.strip_prefix("tour") {
+        format!(
+            "tour{}",
+            if step.is_empty() {
+                String::new()
+            } else {
+                format!("-{}", slug(step))
+            }
+        )
+    } else if let Some(c) = get("cmp") {
+        format!("ab-{}", slug(c))
+    } else if let Some(d) = get("drill") {
+        format!("drill-{}", slug(d))
+    } else if let Some(p) = get("preset") {
+        // Any knob besides the preset, the seed and the page's own keys.
+        let turned = pairs
+            .iter()
+            .any(|(k, _)| !matches!(*k, "preset" | "seed") && !stampede::scenario::is_page_key(k));
+        format!("{}{}", slug(p), if turned { "-changed" } else { "" })
+    } else {
+        "sandbox".to_string()
+    };
+    let what: String = what.chars().take(60).collect();
+    let when = slug(when);
+    if when.is_empty() {
+        format!("stampede-lab-{what}.webm")
+    } else {
+        format!("stampede-lab-{what}-{when}.webm")
+    }
+}
+
+/// Now, as `YYYY-MM-DD-HHMM` in the visitor's time zone.
+fn now_stamp() -> String {
+    let d = js_sys::Date::new_0();
+    format!(
+        "{:04}-{:02}-{:02}-{:02}{:02}",
+        d.get_full_year(),
+        d.get_month() + 1,
+        d.get_date(),
+        d.get_hours(),
+        d.get_minutes()
+    )
+}
+
 /// The WebM type this browser records, if any.
 fn webm_type() -> Option<&'static str> {
     let has = js_sys::Reflect::has(&window(), &JsValue::from_str("MediaRecorder")).unwrap_or(false);
@@ -225,7 +300,8 @@ fn start(
                 return;
             };
             set(&link, "href", &href);
-            set(&link, "download", "stampede-lab-clip.webm");
+            let href_now = window().location().href().unwrap_or_default();
+            set(&link, "download", &clip_name(&href_now, &now_stamp()));
             set(&link, "data-bytes", &bytes.to_string());
             set_text(&link, &format!("Download .webm ({})", size_text(bytes)));
             let _ = link.remove_attribute("hidden");
@@ -268,6 +344,47 @@ fn start(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clip_is_named_for_what_it_shows() {
+        let when = "2026-12-02-1105";
+        for (href, name) in [
+            (
+                "https://x/lab/#tour/basics/2",
+                "stampede-lab-tour-basics-2-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?cmp=claim-order&at=3000",
+                "stampede-lab-ab-claim-order-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?drill=hot-key&l1=500",
+                "stampede-lab-drill-hot-key-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?preset=holder-crash&seed=3&present=1",
+                "stampede-lab-holder-crash-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?preset=burst&i=4",
+                "stampede-lab-burst-changed-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?i=4&t=20",
+                "stampede-lab-sandbox-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?preset=..%2F..%2Fetc",
+                "stampede-lab-2f-2fetc-2026-12-02-1105.webm",
+            ),
+        ] {
+            assert_eq!(clip_name(href, when), name, "{href}");
+        }
+        assert_eq!(
+            clip_name("file:///a/index.html", ""),
+            "stampede-lab-sandbox.webm"
+        );
+    }
 
     #[test]
     fn lengths_and_sizes_read_in_words() {
