@@ -22,7 +22,7 @@ while IFS= read -r f; do
   name="${f#"$dist"/}"
   # Trunk names files <crate>-<hash>.<ext>; the hash changes every build.
   # shellcheck disable=SC2001
-  stable=$(echo "$name" | sed -E 's/-[0-9a-f]{16}(_bg)?\./\1./')
+  stable=$(echo "$name" | sed -E 's/-[0-9a-f]{1,16}(_bg)?\./\1./')
   echo "| $stable | ${f##*.} | $(kib "$raw") ($raw B) | $(kib "$gz") ($gz B) |"
 done < <(find "$dist" -type f \( -name '*.wasm' -o -name '*.js' -o -name '*.css' -o -name '*.html' \) | sort)
 echo "| **total** | | $(kib "$total_raw") ($total_raw B) | $(kib "$total_gz") ($total_gz B) |"
