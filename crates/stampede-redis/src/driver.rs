@@ -27,7 +27,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use redis::Script;
 use stampede::claim::Micros;
-use stampede::flight::{Abandoned, FlightPolicy, FlightTable, Join, Value};
+use stampede::flight::{Outcome, Value};
 use stampede::metrics::Ending;
 use stampede::read_path::{
     CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
@@ -41,6 +41,7 @@ use crate::claim::{Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED};
 use crate::conn::Conn;
 #[cfg(feature = "harness")]
 use crate::conn::Target;
+use crate::flights::{Flights, Joined, Woken};
 use crate::group::CatchUnwind;
 use crate::obs;
 
@@ -288,9 +289,10 @@ impl Settings {
     }
 }
 
-/// A parked follower's way back: the flight's reply, and the leader's
-/// payload when it settled with a value.
-type ParkedReply = (FlightReply, Option<Payload>, Option<SharedError>);
+/// What a flight settles with, for each of its followers: the machine's
+/// outcome, the leader's payload when it settled with a value, and its
+/// origin's error when it failed with one.
+type Settled = (Outcome, Option<Payload>, Option<SharedError>);
 
 struct Inner<O, K> {
     strategy: Strategy,
@@ -305,11 +307,10 @@ struct Inner<O, K> {
     negative: Script,
     /// Flights by the request's key and the machine's coalescing key (the
     /// same for every request of a key unless the key-mismatch pitfall
-    /// salts it).
-    flights: Mutex<FlightTable<(K, FlightKey), u64>>,
-    /// Each parked follower's way back, by waiter id. The leader's payload
-    /// travels with the reply, so nothing is kept once a flight settles.
-    parked: Mutex<HashMap<u64, oneshot::Sender<ParkedReply>>>,
+    /// salts it): the crate's one singleflight, the `Group`'s too. The
+    /// leader's payload travels with the settle, so nothing is kept once a
+    /// flight settles.
+    flights: Flights<(K, FlightKey), Settled>,
     admission: Option<Arc<Semaphore>>,
     origin: O,
     epoch: Instant,
@@ -386,47 +387,6 @@ fn ready(input: Input) -> Op {
     Box::pin(async move { (input, Got::Nothing) })
 }
 
-/// A parked follower: its way back from the flight, and its exit if it
-/// stops waiting first (its deadline, or its task dropped).
-///
-/// Lock order, everywhere: `flights`, then `parked`; a reply to a parked
-/// follower (a settle's value, a promotion) is sent with `flights` held.
-/// So when a follower leaves, holding `flights`, either the reply is
-/// already in its channel or no reply is coming. A promotion found there
-/// makes it the flight's leader without its machine ever knowing: it hands
-/// the flight on at once (to the next follower, or closes it), instead of
-/// leaving a flight whose leader is gone and whose next callers would wait
-/// on it until their deadlines.
-struct Parked<O, K: Key> {
-    inner: Arc<Inner<O, K>>,
-    key: (K, FlightKey),
-    id: u64,
-    ticket: stampede::flight::WaiterTicket,
-    /// `None` once the reply was taken by the machine.
-    rx: Option<oneshot::Receiver<ParkedReply>>,
-}
-
-impl<O, K: Key> Drop for Parked<O, K> {
-    fn drop(&mut self) {
-        let mut f = self
-            .inner
-            .flights
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let unread = self.rx.as_mut().and_then(|rx| rx.try_recv().ok());
-        if let Some((FlightReply::Promoted(ticket), _, _)) = unread {
-            abandon_locked(&self.inner, &mut f, self.key.clone(), ticket);
-        } else {
-            f.detach(&self.key, self.ticket);
-        }
-        self.inner
-            .parked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.id);
-    }
-}
-
 #[cfg(feature = "harness")]
 impl<O: Origin> Driver<O> {
     /// One instance for `scenario`'s read path (the core's, pitfalls
@@ -488,8 +448,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 claim,
                 write_fenced,
                 negative,
-                flights: Mutex::new(FlightTable::new(FlightPolicy::default())),
-                parked: Mutex::new(HashMap::new()),
+                flights: Flights::new(),
                 admission: (settings.admission > 0)
                     .then(|| Arc::new(Semaphore::new(settings.admission))),
                 origin,
@@ -576,11 +535,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     /// Flights open in this instance's table right now (0 once every
     /// request's task has ended: a flight nobody leads must not remain).
     pub fn in_flight(&self) -> usize {
-        self.inner
-            .flights
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .in_flight()
+        self.inner.flights.in_flight()
     }
 
     #[cfg(feature = "harness")]
@@ -1032,7 +987,9 @@ async fn drive<O: Origin<K>, K: Key>(
                 // instance until its TTL.
                 inner.counters.crashed.fetch_add(1, Ordering::Relaxed);
                 if let Some(ticket) = m.leader_ticket() {
-                    abandon(&inner, (key.clone(), m.flight_key(&s)), ticket);
+                    inner
+                        .flights
+                        .abandon(&(key.clone(), m.flight_key(&s)), ticket);
                 }
                 if let Some(a) = answer.take() {
                     let _ = a.send(Answer {
@@ -1081,36 +1038,6 @@ fn ending_name(ending: Ending) -> &'static str {
         Ending::Degraded => "Degraded",
         Ending::Error => "Error",
         Ending::Timeout => "Timeout",
-    }
-}
-
-/// A leader leaves its flight: the oldest follower, if any, takes it over.
-fn abandon<O, K: Key>(
-    inner: &Inner<O, K>,
-    fk: (K, FlightKey),
-    ticket: stampede::flight::LeaderTicket,
-) {
-    let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
-    abandon_locked(inner, &mut f, fk, ticket);
-}
-
-/// [`abandon`] with `flights` already held (the promotion is sent before
-/// it is released; see [`Parked`]).
-fn abandon_locked<O, K: Key>(
-    inner: &Inner<O, K>,
-    f: &mut FlightTable<(K, FlightKey), u64>,
-    fk: (K, FlightKey),
-    ticket: stampede::flight::LeaderTicket,
-) {
-    if let Ok(Abandoned::Promoted { leader, ticket }) = f.abandon(&fk, ticket) {
-        if let Some(tx) = inner
-            .parked
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&leader)
-        {
-            let _ = tx.send((FlightReply::Promoted(ticket), None, None));
-        }
     }
 }
 
@@ -1181,76 +1108,41 @@ fn perform<O: Origin<K>, K: Key>(
                 ),
             }
         }),
-        Step::JoinFlight { key: fk } => {
-            let fk = (request_key.clone(), fk);
-            let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-            let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
-            let joined = f.join(fk.clone(), id);
-            match joined {
-                Join::Lead(t) => {
+        Step::JoinFlight { key: fk } => match inner.flights.join((request_key.clone(), fk)) {
+            Joined::Lead(t) => {
+                obs::count(obs::FLIGHTS, "cache");
+                obs::record("role", "leader");
+                ready(Input::Flight(FlightReply::Lead(t)))
+            }
+            Joined::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
+            Joined::Follow(mut follower) => {
+                obs::count(obs::FOLLOWERS, "cache");
+                obs::record("role", "follower");
+                // Dropped before its wait ends (the request's deadline, or
+                // its task dropped), the follower leaves the flight, or
+                // hands it on if it was promoted meanwhile.
+                Box::pin(async move {
+                    match follower.wait().await {
+                        Woken::Settled((o, payload, error)) => (
+                            Input::Flight(FlightReply::Shared(o)),
+                            Got::Shared(payload, error),
+                        ),
+                        Woken::Promoted(t) => (
+                            Input::Flight(FlightReply::Promoted(t)),
+                            Got::Shared(None, None),
+                        ),
+                    }
+                })
+            }
+        },
+        Step::TryLead { key: fk } => {
+            let reply = match inner.flights.try_lead((request_key.clone(), fk)) {
+                Some(t) => {
                     obs::count(obs::FLIGHTS, "cache");
                     obs::record("role", "leader");
-                    ready(Input::Flight(FlightReply::Lead(t)))
+                    FlightReply::Lead(t)
                 }
-                Join::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
-                Join::Follow(w) => {
-                    obs::count(obs::FOLLOWERS, "cache");
-                    obs::record("role", "follower");
-                    // Parked before `flights` is released: a settle or a
-                    // promotion right after the join finds the way back.
-                    let (tx, rx) = oneshot::channel();
-                    inner
-                        .parked
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(id, tx);
-                    drop(f);
-                    let mut guard = Parked {
-                        inner: inner.clone(),
-                        key: fk,
-                        id,
-                        ticket: w,
-                        rx: Some(rx),
-                    };
-                    Box::pin(async move {
-                        let reply = match guard.rx.as_mut() {
-                            Some(rx) => rx.await,
-                            None => unreachable!("the receiver is taken only here"),
-                        };
-                        guard.rx = None;
-                        drop(guard);
-                        match reply {
-                            Ok((r, payload, error)) => {
-                                (Input::Flight(r), Got::Shared(payload, error))
-                            }
-                            Err(_) => (
-                                Input::Flight(FlightReply::Shared(
-                                    stampede::flight::Outcome::Failed(
-                                        stampede::flight::Failure::Crashed,
-                                    ),
-                                )),
-                                Got::Nothing,
-                            ),
-                        }
-                    })
-                }
-            }
-        }
-        Step::TryLead { key: fk } => {
-            let fk = (request_key.clone(), fk);
-            let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
-            let reply = if f.leader(&fk).is_some() {
-                FlightReply::Busy
-            } else {
-                let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-                match f.join(fk, id) {
-                    Join::Lead(t) => {
-                        obs::count(obs::FLIGHTS, "cache");
-                        obs::record("role", "leader");
-                        FlightReply::Lead(t)
-                    }
-                    _ => FlightReply::Busy,
-                }
+                None => FlightReply::Busy,
             };
             ready(Input::Flight(reply))
         }
@@ -1261,29 +1153,20 @@ fn perform<O: Origin<K>, K: Key>(
         } => {
             // The followers' payload: what this leader computed, or read
             // back when its re-check found the value already there. It
-            // travels with each reply; nothing keeps it after the settle.
+            // travels with the settle; nothing keeps it after.
             let payload = match outcome {
-                stampede::flight::Outcome::Fresh(_) => {
-                    carried.computed.as_ref().or(carried.read.as_ref()).cloned()
-                }
+                Outcome::Fresh(_) => carried.computed.as_ref().or(carried.read.as_ref()).cloned(),
                 _ => None,
             };
             let error = carried.failed.clone();
             let fk = (request_key.clone(), fk);
-            let mut f = inner.flights.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Ok(settled) = f.settle(&fk, ticket, outcome) {
-                let mut parked = inner.parked.lock().unwrap_or_else(PoisonError::into_inner);
-                for (w, o) in settled.deliveries {
-                    if let Some(tx) = parked.remove(&w) {
-                        let _ = tx.send((FlightReply::Shared(o), payload.clone(), error.clone()));
-                    }
-                }
-            }
-            drop(f);
+            inner
+                .flights
+                .settle(&fk, ticket, outcome, (outcome, payload, error));
             ready(Input::Ack)
         }
         Step::AbandonFlight { key: fk, ticket } => {
-            abandon(&inner, (request_key.clone(), fk), ticket);
+            inner.flights.abandon(&(request_key.clone(), fk), ticket);
             ready(Input::Ack)
         }
         Step::Claim { token, ttl, .. } => {

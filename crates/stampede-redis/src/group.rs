@@ -15,6 +15,13 @@
 //! - Each waiter has its own deadline.
 //!
 //! How, and where the time goes:
+//! - **One singleflight in the crate.** The flights are the crate's
+//!   `flights` module, the one the driver behind [`crate::Cache`] runs on:
+//!   the core's flight table (`stampede::flight::FlightTable`) decides who
+//!   leads and follows and which flight a settle belongs to (by its
+//!   generation, so a settle can never end a later flight of the same key),
+//!   behind sharded locks, with one result and one wake-up list per flight
+//!   (no per-waiter channel, no wake-up when nobody followed).
 //! - **The leader runs the work inline**, in its own task: no task is
 //!   spawned and no channel made for a flight whose leader stays until it
 //!   settles. The work is moved to a task of its own (detached) only if the
@@ -22,38 +29,21 @@
 //!   no runtime to take it, the flight settles as [`Failure::Panicked`]. So
 //!   a leader's future must be polled for its flight to progress, as any
 //!   future must; one that is held but never polled holds its followers
-//!   until their deadlines.
-//! - **One wake-up list per flight**: followers wait on the flight's
-//!   [`Notify`], woken all at once when it settles (no per-waiter channel,
-//!   no per-waiter allocation); the list is not touched at all when nobody
-//!   followed.
-//! - **A sharded map**, hashed once per call: flights live in one of
-//!   several locked tables, chosen by the key's hash, so callers of
-//!   different keys rarely meet on a lock. A lock is held only to find,
-//!   insert or remove a flight, never while user code runs (except the
-//!   key's own `Hash` and `Eq`).
-//! - **A settle removes its own flight only** (compared by identity, not by
-//!   key), so it can never remove a later flight of the same key.
-//!
-//! The core's flight table (`stampede::flight::FlightTable`) is the model
-//! of these rules and drives the Redis read path (the driver behind [`crate::Cache`]); this
-//! group keeps the rules with less bookkeeping than the table's (which
-//! tracks tickets, waiter ids and promotions), because here the one caller
-//! that could vanish mid-flight, the leader, hands its work over instead of
-//! leaving it.
+//!   until their deadlines. (The core's table would hand a leaving
+//!   leader's flight to its oldest follower, as the cache's driver does;
+//!   here the leader hands over its work instead, so nobody is promoted.)
 
 use std::future::Future;
-use std::hash::{BuildHasher, Hash};
+use std::hash::Hash;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use hashbrown::HashTable;
-use tokio::sync::Notify;
+use stampede::flight::{Failure as Ended, LeaderTicket, Outcome, Value};
 use tokio::time::{Instant, Sleep};
 
+use crate::flights::{Flights, Joined, Woken};
 use crate::obs;
 
 /// Why a shared computation produced no value.
@@ -73,66 +63,16 @@ pub type Shared<V, E> = Arc<Result<V, Failure<E>>>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimedOut;
 
-/// One execution and the callers waiting on it.
-///
-/// Laid out so that what woken followers read (the result) shares no cache
-/// line with what is written while they are woken (the `Arc`'s count just
-/// before this struct, as each follower lets go of the flight; the wake-up
-/// list, as it is drained): a line of padding on each side of the result,
-/// rather than an alignment, which would make the allocation slower.
-#[repr(C)]
-struct Flight<V, E> {
-    _before: [u8; 64],
-    /// Set once, before the followers are woken.
-    result: OnceLock<Shared<V, E>>,
-    _after: [u8; 64],
-    /// The followers' wake-up list.
-    notify: Notify,
-    /// Followers attached now: each joins under its shard's lock and leaves
-    /// when it returns or is dropped (uncounted once the result is out:
-    /// nothing reads the count after the settle).
-    followers: AtomicUsize,
-}
-
-/// The running flights of one shard, by key.
-type Table<K, V, E> = HashTable<(K, Arc<Flight<V, E>>)>;
-
-/// A shard on a cache line of its own (its lock is written by every call).
-#[repr(align(64))]
-struct Shard<K, V, E>(Mutex<Table<K, V, E>>);
-
-struct Inner<K, V, E> {
-    hasher: foldhash::fast::RandomState,
-    shards: Box<[Shard<K, V, E>]>,
-}
-
 /// One process's coalescing map for keys `K` and results `Result<V, E>`.
 /// Cheap to clone: clones share the flights.
 pub struct Group<K, V, E> {
-    inner: Arc<Inner<K, V, E>>,
+    flights: Flights<K, Shared<V, E>>,
 }
 
-/// Shards per group: four per available core, a power of two, 8 to 256.
-fn shard_count() -> usize {
-    static COUNT: OnceLock<usize> = OnceLock::new();
-    *COUNT.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        (cores * 4).next_power_of_two().clamp(8, 256)
-    })
-}
-
-impl<K, V, E> Default for Group<K, V, E>
-where
-    K: Hash + Eq + Clone,
-{
+impl<K: Hash + Eq + Clone, V, E> Default for Group<K, V, E> {
     fn default() -> Self {
         Group {
-            inner: Arc::new(Inner {
-                hasher: foldhash::fast::RandomState::default(),
-                shards: (0..shard_count())
-                    .map(|_| Shard(Mutex::new(HashTable::new())))
-                    .collect(),
-            }),
+            flights: Flights::new(),
         }
     }
 }
@@ -140,43 +80,29 @@ where
 impl<K, V, E> Clone for Group<K, V, E> {
     fn clone(&self) -> Self {
         Group {
-            inner: self.inner.clone(),
+            flights: self.flights.clone(),
         }
     }
 }
 
-impl<K: Hash + Eq, V, E> Inner<K, V, E> {
-    fn hash(&self, key: &K) -> u64 {
-        self.hasher.hash_one(key)
+/// What the core's table is told a flight ended with (the group's callers
+/// get the result itself, from the flight's board).
+fn outcome<V, E>(shared: &Shared<V, E>) -> Outcome {
+    match **shared {
+        Ok(_) => Outcome::Fresh(Value::fresh(0, 0)),
+        Err(Failure::Error(_)) => Outcome::Failed(Ended::Origin),
+        Err(Failure::Panicked) => Outcome::Failed(Ended::Crashed),
     }
+}
 
-    /// The shard for `hash`: bits the tables themselves use little (their
-    /// buckets take the low bits, their tags the top seven).
-    fn shard(&self, hash: u64) -> MutexGuard<'_, Table<K, V, E>> {
-        let i = (hash >> 40) as usize & (self.shards.len() - 1);
-        self.shards[i]
-            .0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Ends `flight` with `shared`: the result first, then the flight out
-    /// of the map (if it is still this flight), then its followers woken.
-    fn settle(&self, hash: u64, flight: &Arc<Flight<V, E>>, shared: Shared<V, E>) {
-        let _ = flight.result.set(shared);
-        {
-            let mut table = self.shard(hash);
-            if let Ok(entry) = table.find_entry(hash, |(_, f)| Arc::ptr_eq(f, flight)) {
-                entry.remove();
-            }
-        }
-        // A follower joins under the shard's lock, taken and released just
-        // above: any follower of this flight is counted by now, and none can
-        // join any more. With none, there is nobody to wake.
-        if flight.followers.load(Ordering::Acquire) > 0 {
-            flight.notify.notify_waiters();
-        }
-    }
+/// Ends the flight of `key` led with `ticket`, for everyone attached.
+fn settle<K: Hash + Eq + Clone, V, E>(
+    flights: &Flights<K, Shared<V, E>>,
+    key: &K,
+    ticket: LeaderTicket,
+    shared: Shared<V, E>,
+) {
+    flights.settle(key, ticket, outcome(&shared), shared);
 }
 
 impl<K, V, E> Group<K, V, E>
@@ -201,33 +127,27 @@ where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<V, E>> + Send + 'static,
     {
-        let inner = &self.inner;
-        let hash = inner.hash(&key);
-        // The shard's lock is held for this block only, never across an
-        // await.
-        let joined = {
-            let mut table = inner.shard(hash);
-            match table.find(hash, |(k, _)| *k == key) {
-                Some((_, running)) => {
-                    running.followers.fetch_add(1, Ordering::Relaxed);
-                    Err(running.clone())
-                }
-                None => {
-                    let flight = Arc::new(Flight {
-                        _before: [0; 64],
-                        result: OnceLock::new(),
-                        _after: [0; 64],
-                        notify: Notify::new(),
-                        followers: AtomicUsize::new(0),
-                    });
-                    table.insert_unique(hash, (key, flight.clone()), |(k, _)| inner.hash(k));
-                    Ok(flight)
-                }
+        let flights = &self.flights;
+        let ticket = match flights.join(key.clone()) {
+            Joined::Lead(ticket) => ticket,
+            Joined::Follow(mut follower) => {
+                obs::count(obs::FOLLOWERS, "group");
+                let span = obs::Span::group("follower");
+                let out = match tokio::time::timeout_at(deadline, follower.wait()).await {
+                    // Nobody is promoted in a group: its leaders hand over
+                    // their work instead of leaving the flight.
+                    Ok(Woken::Settled(shared)) => Ok(shared),
+                    Ok(Woken::Promoted(_)) => Ok(Arc::new(Err(Failure::Panicked))),
+                    // It may have landed as the deadline passed.
+                    Err(_) => match follower.look() {
+                        Some(Woken::Settled(shared)) => Ok(shared),
+                        _ => Err(TimedOut),
+                    },
+                };
+                return observed(out, &span);
             }
-        };
-        let flight = match joined {
-            Ok(flight) => flight,
-            Err(running) => return follow(running, deadline).await,
+            // The core's pitfall, never on in the crate's tables.
+            Joined::Remembered(_) => return Ok(Arc::new(Err(Failure::Panicked))),
         };
         obs::count(obs::FLIGHTS, "group");
         let span = obs::Span::group("leader");
@@ -238,14 +158,14 @@ where
             Ok(work) => work,
             Err(_) => {
                 let shared: Shared<V, E> = Arc::new(Err(Failure::Panicked));
-                inner.settle(hash, &flight, shared.clone());
+                settle(flights, &key, ticket, shared.clone());
                 return observed(Ok(shared), &span);
             }
         };
         let lead = Lead {
-            inner,
-            hash,
-            flight,
+            flights,
+            key,
+            ticket,
             work: Some(Box::pin(work)),
             deadline,
             sleep: None,
@@ -255,21 +175,13 @@ where
 
     /// Flights running now (0 once everything settled: nothing is kept).
     pub fn in_flight(&self) -> usize {
-        self.inner
-            .shards
-            .iter()
-            .map(|s| s.0.lock().unwrap_or_else(PoisonError::into_inner).len())
-            .sum()
+        self.flights.in_flight()
     }
 
     /// Followers attached to `key`'s flight right now (its leader not
     /// counted).
     pub fn waiting(&self, key: &K) -> usize {
-        let hash = self.inner.hash(key);
-        self.inner
-            .shard(hash)
-            .find(hash, |(k, _)| k == key)
-            .map_or(0, |(_, f)| f.followers.load(Ordering::Relaxed))
+        self.flights.waiting(key)
     }
 }
 
@@ -277,16 +189,16 @@ where
 /// hands it to a task of its own if dropped before it is done.
 struct Lead<
     'a,
-    K: Hash + Eq + Send + 'static,
+    K: Hash + Eq + Clone + Send + 'static,
     V: Send + Sync + 'static,
     E: Send + Sync + 'static,
     Fut,
 > where
     Fut: Future<Output = Result<V, E>> + Send + 'static,
 {
-    inner: &'a Arc<Inner<K, V, E>>,
-    hash: u64,
-    flight: Arc<Flight<V, E>>,
+    flights: &'a Flights<K, Shared<V, E>>,
+    key: K,
+    ticket: LeaderTicket,
     /// `None` once the flight settled.
     work: Option<Pin<Box<Fut>>>,
     deadline: Instant,
@@ -295,9 +207,19 @@ struct Lead<
     sleep: Option<Pin<Box<Sleep>>>,
 }
 
+// No field is pinned in place (the work is boxed): a `Lead` moves freely.
+impl<K, V, E, Fut> Unpin for Lead<'_, K, V, E, Fut>
+where
+    K: Hash + Eq + Clone + Send + 'static,
+    V: Send + Sync + 'static,
+    E: Send + Sync + 'static,
+    Fut: Future<Output = Result<V, E>> + Send + 'static,
+{
+}
+
 impl<K, V, E, Fut> Future for Lead<'_, K, V, E, Fut>
 where
-    K: Hash + Eq + Send + 'static,
+    K: Hash + Eq + Clone + Send + 'static,
     V: Send + Sync + 'static,
     E: Send + Sync + 'static,
     Fut: Future<Output = Result<V, E>> + Send + 'static,
@@ -308,7 +230,7 @@ where
         let this = self.get_mut();
         let Some(work) = this.work.as_mut() else {
             // Polled again after it settled.
-            return Poll::Ready(this.flight.result.get().cloned().ok_or(TimedOut));
+            return Poll::Ready(Err(TimedOut));
         };
         // A panicking future is never polled again (it is dropped below),
         // so nothing observes what the panic left half-changed.
@@ -330,14 +252,14 @@ where
         };
         this.work = None;
         let shared = Arc::new(result);
-        this.inner.settle(this.hash, &this.flight, shared.clone());
+        settle(this.flights, &this.key, this.ticket, shared.clone());
         Poll::Ready(Ok(shared))
     }
 }
 
 impl<K, V, E, Fut> Drop for Lead<'_, K, V, E, Fut>
 where
-    K: Hash + Eq + Send + 'static,
+    K: Hash + Eq + Clone + Send + 'static,
     V: Send + Sync + 'static,
     E: Send + Sync + 'static,
     Fut: Future<Output = Result<V, E>> + Send + 'static,
@@ -349,9 +271,9 @@ where
         // The leader left before the work was done: the work goes on in a
         // task of its own, and settles the flight there.
         let unsettled = Unsettled {
-            inner: self.inner.clone(),
-            hash: self.hash,
-            flight: Some(self.flight.clone()),
+            flights: self.flights.clone(),
+            key: self.key.clone(),
+            ticket: Some(self.ticket),
         };
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             runtime.spawn(async move {
@@ -371,69 +293,31 @@ where
 /// dropped as the runtime shuts down, or no runtime to run it), it settles
 /// the flight as [`Failure::Panicked`]: no follower waits on a flight that
 /// nobody runs.
-struct Unsettled<K: Hash + Eq, V, E> {
-    inner: Arc<Inner<K, V, E>>,
-    hash: u64,
-    flight: Option<Arc<Flight<V, E>>>,
+struct Unsettled<K: Hash + Eq + Clone, V, E> {
+    flights: Flights<K, Shared<V, E>>,
+    key: K,
+    ticket: Option<LeaderTicket>,
 }
 
-impl<K: Hash + Eq, V, E> Unsettled<K, V, E> {
+impl<K: Hash + Eq + Clone, V, E> Unsettled<K, V, E> {
     fn finish(mut self, shared: Shared<V, E>) {
-        if let Some(flight) = self.flight.take() {
-            self.inner.settle(self.hash, &flight, shared);
+        if let Some(ticket) = self.ticket.take() {
+            settle(&self.flights, &self.key, ticket, shared);
         }
     }
 }
 
-impl<K: Hash + Eq, V, E> Drop for Unsettled<K, V, E> {
+impl<K: Hash + Eq + Clone, V, E> Drop for Unsettled<K, V, E> {
     fn drop(&mut self) {
-        if let Some(flight) = self.flight.take() {
-            self.inner
-                .settle(self.hash, &flight, Arc::new(Err(Failure::Panicked)));
+        if let Some(ticket) = self.ticket.take() {
+            settle(
+                &self.flights,
+                &self.key,
+                ticket,
+                Arc::new(Err(Failure::Panicked)),
+            );
         }
     }
-}
-
-/// Counts a follower as attached until it returns or is dropped.
-struct Attached<'a, V, E>(&'a Flight<V, E>);
-
-impl<V, E> Drop for Attached<'_, V, E> {
-    fn drop(&mut self) {
-        // After the settle nothing reads the count: a woken follower leaves
-        // without writing to a line every other follower is reading.
-        if self.0.result.get().is_none() {
-            self.0.followers.fetch_sub(1, Ordering::Relaxed);
-        }
-    }
-}
-
-/// A follower waits for `flight` (already counted in its `followers`) until
-/// `deadline`.
-async fn follow<V, E>(
-    flight: Arc<Flight<V, E>>,
-    deadline: Instant,
-) -> Result<Shared<V, E>, TimedOut> {
-    obs::count(obs::FOLLOWERS, "group");
-    let span = obs::Span::group("follower");
-    let _attached = Attached(&flight);
-    // Made before the result is checked: a settle after this point wakes it
-    // (tokio's `Notified` counts `notify_waiters` calls from its creation),
-    // and one before it has set the result already.
-    let notified = flight.notify.notified();
-    if let Some(shared) = flight.result.get() {
-        return observed(Ok(shared.clone()), &span);
-    }
-    let out = match tokio::time::timeout_at(deadline, notified).await {
-        // The result is set before the followers are woken.
-        Ok(()) => Ok(flight
-            .result
-            .get()
-            .cloned()
-            .unwrap_or_else(|| Arc::new(Err(Failure::Panicked)))),
-        // It may have landed as the deadline passed.
-        Err(_) => flight.result.get().cloned().ok_or(TimedOut),
-    };
-    observed(out, &span)
 }
 
 /// Records how a caller's wait ended on its span (and a timeout in the

@@ -20,6 +20,10 @@
 //!   leader leaves first; results shared as an `Arc` with the waiters
 //!   attached when it settles, each waiter bounded by its own deadline.
 //!
+//! - The group and the cache's in-process flights are one singleflight (a
+//!   private module on the core's flight table; the crate's
+//!   ARCHITECTURE.md says which and why).
+//!
 //! - [`claim`]: the claim on a real Redis, `SET NX PX` with an unguessable
 //!   token and a compare-and-delete release invoked by its script hash; and
 //!   fenced writes: a claim win takes a fencing number, and a value written
@@ -54,6 +58,7 @@ pub mod conn;
 pub mod driver;
 #[cfg(not(feature = "harness"))]
 pub(crate) mod driver;
+mod flights;
 pub mod group;
 #[cfg(feature = "tower")]
 pub mod layer;

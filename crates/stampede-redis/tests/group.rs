@@ -72,6 +72,39 @@ async fn a_failure_reaches_the_current_waiters_and_is_not_remembered() {
     assert_eq!(runs.load(Ordering::SeqCst), 2);
 }
 
+/// A follower that leaves at its deadline is detached from the flight at
+/// once (the core's table no longer counts it); the flight goes on and
+/// answers the followers still attached.
+#[tokio::test(start_paused = true)]
+async fn a_follower_that_leaves_is_detached_and_the_others_still_get_the_result() {
+    let g: Group<u8, u64, ()> = Group::new();
+    let leader = {
+        let g = g.clone();
+        tokio::spawn(async move {
+            g.get_or_compute(1, far(), || async {
+                sleep(Duration::from_millis(500)).await;
+                Ok(7)
+            })
+            .await
+        })
+    };
+    let stays = {
+        let g = g.clone();
+        tokio::spawn(async move { g.get_or_compute(1, far(), || async { Ok(0) }).await })
+    };
+    while g.waiting(&1) < 1 {
+        tokio::task::yield_now().await;
+    }
+    let leaves = g.get_or_compute(1, Instant::now() + Duration::from_millis(100), || async {
+        Ok(0)
+    });
+    assert_eq!(leaves.await, Err(TimedOut));
+    assert_eq!(g.waiting(&1), 1, "only the follower that stays is attached");
+    assert_eq!(*stays.await.unwrap().unwrap(), Ok(7));
+    assert_eq!(*leader.await.unwrap().unwrap(), Ok(7));
+    assert_eq!(g.in_flight(), 0);
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_waiter_leaves_at_its_own_deadline_without_cancelling_the_work() {
     let g: Group<u8, u64, ()> = Group::new();

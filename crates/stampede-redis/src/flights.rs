@@ -1,0 +1,393 @@
+//! The crate's one in-process singleflight: the core's flight table
+//! (`stampede::flight::FlightTable`) decides who leads, who follows, which
+//! flight a settle or a leave belongs to and who takes over from a leader
+//! that left; this module only parks the followers on tokio and hands them
+//! the leader's result. Both [`crate::Group`] and the driver behind
+//! [`crate::Cache`] run on it (see ARCHITECTURE.md).
+//!
+//! - **The rules are the core's.** A key's first caller leads; later ones
+//!   follow; a settle hands one result to the followers attached at that
+//!   moment and removes the flight (nothing is remembered); a follower
+//!   leaves at its own deadline ([`FlightTable::detach`]); a leader that
+//!   leaves hands the flight to its oldest follower
+//!   ([`FlightTable::abandon`]). A settle or a leave with the ticket of a
+//!   flight that is over, or of a leader that was replaced, changes nothing.
+//! - **One board per flight**: the result, set once before the followers
+//!   are woken, and one wake-up list ([`Notify`]) for all of them: no
+//!   channel and no map entry per follower, and no wake-up at all when
+//!   nobody followed. A promotion (rare) is posted on the board and wakes
+//!   every follower; the one it names takes the lead, the others wait on.
+//! - **Sharded**: flights live in one of several locked tables chosen by
+//!   the key's hash, so callers of different keys rarely meet on a lock. A
+//!   lock is held only to join, settle, leave or hand on a flight, never
+//!   while user code runs (except the key's own `Hash`, `Eq` and `Clone`).
+
+use std::hash::{BuildHasher, Hash};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use hashbrown::HashTable;
+use stampede::flight::{
+    Abandoned, FlightPolicy, FlightTable, Join, LeaderTicket, Outcome, WaiterTicket,
+};
+use tokio::sync::Notify;
+
+/// One flight's board: what its followers read when woken.
+///
+/// Laid out so that what woken followers read (the result) shares no cache
+/// line with what is written while they are woken (the `Arc`'s count just
+/// before this struct, as each follower lets go of the board; the wake-up
+/// list, as it is drained): a line of padding on each side of the result,
+/// rather than an alignment, which would make the allocation slower.
+#[repr(C)]
+struct Board<P> {
+    _before: [u8; 64],
+    /// Set once, before the followers are woken.
+    result: OnceLock<P>,
+    _after: [u8; 64],
+    /// The followers' wake-up list.
+    notify: Notify,
+    /// A follower promoted to lead (its id and ticket) and not yet told.
+    promoted: Mutex<Option<(u64, LeaderTicket)>>,
+}
+
+impl<P> Board<P> {
+    fn new() -> Self {
+        Board {
+            _before: [0; 64],
+            result: OnceLock::new(),
+            _after: [0; 64],
+            notify: Notify::new(),
+            promoted: Mutex::new(None),
+        }
+    }
+
+    fn promoted(&self) -> MutexGuard<'_, Option<(u64, LeaderTicket)>> {
+        self.promoted.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One shard: the core's table, and the board of each flight it runs.
+struct Table<K, P> {
+    flights: FlightTable<K, u64>,
+    boards: HashTable<(K, Arc<Board<P>>)>,
+}
+
+/// A shard on a cache line of its own (its lock is written by every call).
+#[repr(align(64))]
+struct Shard<K, P>(Mutex<Table<K, P>>);
+
+struct Inner<K, P> {
+    hasher: foldhash::fast::RandomState,
+    shards: Box<[Shard<K, P>]>,
+    /// Waiter ids, as the core's table names its leaders and followers.
+    next_id: AtomicU64,
+}
+
+/// The flights of one process (one `Group`, one cache instance), by key
+/// `K`, settled with results `P` that every follower gets a clone of.
+/// Cheap to clone: clones share the flights.
+pub(crate) struct Flights<K, P> {
+    inner: Arc<Inner<K, P>>,
+}
+
+impl<K, P> Clone for Flights<K, P> {
+    fn clone(&self) -> Self {
+        Flights {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+/// Shards per table: four per available core, a power of two, 8 to 256.
+fn shard_count() -> usize {
+    static COUNT: OnceLock<usize> = OnceLock::new();
+    *COUNT.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        (cores * 4).next_power_of_two().clamp(8, 256)
+    })
+}
+
+/// How a call joined.
+pub(crate) enum Joined<K: Hash + Eq + Clone, P: Clone> {
+    /// No flight was running: this caller leads it, and must settle it (or
+    /// hand it on) with this ticket.
+    Lead(LeaderTicket),
+    /// A flight was running: this caller follows it.
+    Follow(Follower<K, P>),
+    /// The core's `remember_failure` pitfall handed an old failure out (off
+    /// in every table this crate makes).
+    Remembered(Outcome),
+}
+
+/// What a follower's wait ended with.
+pub(crate) enum Woken<P> {
+    /// The flight settled with this result.
+    Settled(P),
+    /// Its leader left and this follower leads the flight now.
+    Promoted(LeaderTicket),
+}
+
+impl<K: Hash + Eq + Clone, P: Clone> Default for Flights<K, P> {
+    fn default() -> Self {
+        Flights {
+            inner: Arc::new(Inner {
+                hasher: foldhash::fast::RandomState::default(),
+                shards: (0..shard_count())
+                    .map(|_| {
+                        Shard(Mutex::new(Table {
+                            flights: FlightTable::new(FlightPolicy::default()),
+                            boards: HashTable::new(),
+                        }))
+                    })
+                    .collect(),
+                next_id: AtomicU64::new(0),
+            }),
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone, P: Clone> Inner<K, P> {
+    fn hash(&self, key: &K) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
+    /// The shard for `hash`: bits the tables themselves use little (their
+    /// buckets take the low bits, their tags the top seven).
+    fn shard(&self, hash: u64) -> MutexGuard<'_, Table<K, P>> {
+        let i = (hash >> 40) as usize & (self.shards.len() - 1);
+        self.shards[i]
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<K: Hash + Eq + Clone, P: Clone> Table<K, P> {
+    fn board(&self, hash: u64, key: &K) -> Option<&Arc<Board<P>>> {
+        self.boards.find(hash, |(k, _)| k == key).map(|(_, b)| b)
+    }
+
+    /// A new flight's board.
+    fn open(&mut self, hasher: &foldhash::fast::RandomState, hash: u64, key: K) {
+        self.boards
+            .insert_unique(hash, (key, Arc::new(Board::new())), |(k, _)| {
+                hasher.hash_one(k)
+            });
+    }
+
+    /// The core hands `key`'s flight on from the leader holding `ticket`:
+    /// to its oldest follower, told on the board, or (none left) closed.
+    fn abandon(&mut self, hash: u64, key: &K, ticket: LeaderTicket) {
+        match self.flights.abandon(key, ticket) {
+            Ok(Abandoned::Promoted { leader, ticket }) => {
+                if let Some(board) = self.board(hash, key) {
+                    *board.promoted() = Some((leader, ticket));
+                    board.notify.notify_waiters();
+                }
+            }
+            Ok(Abandoned::Empty) => {
+                if let Ok(entry) = self.boards.find_entry(hash, |(k, _)| k == key) {
+                    entry.remove();
+                }
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Leads `key`'s flight, or follows the one running.
+    pub(crate) fn join(&self, key: K) -> Joined<K, P> {
+        let inner = &self.inner;
+        let hash = inner.hash(&key);
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut table = inner.shard(hash);
+        match table.flights.join(key.clone(), id) {
+            Join::Lead(ticket) => {
+                table.open(&inner.hasher, hash, key);
+                Joined::Lead(ticket)
+            }
+            Join::Follow(ticket) => {
+                let board = table
+                    .board(hash, &key)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::new(Board::new()));
+                drop(table);
+                Joined::Follow(Follower {
+                    flights: self.clone(),
+                    key,
+                    hash,
+                    id,
+                    ticket,
+                    board,
+                    done: false,
+                })
+            }
+            Join::Remembered(outcome) => Joined::Remembered(outcome),
+        }
+    }
+
+    /// Leads `key`'s flight if none is running (`None`: one is).
+    pub(crate) fn try_lead(&self, key: K) -> Option<LeaderTicket> {
+        let inner = &self.inner;
+        let hash = inner.hash(&key);
+        let mut table = inner.shard(hash);
+        if table.flights.leader(&key).is_some() {
+            return None;
+        }
+        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        match table.flights.join(key.clone(), id) {
+            Join::Lead(ticket) => {
+                table.open(&inner.hasher, hash, key);
+                Some(ticket)
+            }
+            _ => None,
+        }
+    }
+
+    /// Ends `key`'s flight led with `ticket`: `result` to every follower
+    /// attached now. Nothing, if the ticket's flight is over or its leader
+    /// was replaced.
+    pub(crate) fn settle(&self, key: &K, ticket: LeaderTicket, outcome: Outcome, result: P) {
+        let inner = &self.inner;
+        let hash = inner.hash(key);
+        let (board, woken) = {
+            let mut table = inner.shard(hash);
+            let Ok(settled) = table.flights.settle(key, ticket, outcome) else {
+                return;
+            };
+            let board = table
+                .boards
+                .find_entry(hash, |(k, _)| k == key)
+                .ok()
+                .map(|entry| entry.remove().0 .1);
+            (board, !settled.deliveries.is_empty())
+        };
+        // The flight is out of the table: no follower can join it any more,
+        // and every one attached was counted in the deliveries. With none,
+        // there is nobody to wake.
+        if let Some(board) = board {
+            let _ = board.result.set(result);
+            if woken {
+                board.notify.notify_waiters();
+            }
+        }
+    }
+
+    /// The leader holding `ticket` leaves `key`'s flight: its oldest
+    /// follower, if any, takes it over.
+    pub(crate) fn abandon(&self, key: &K, ticket: LeaderTicket) {
+        let hash = self.inner.hash(key);
+        self.inner.shard(hash).abandon(hash, key, ticket);
+    }
+
+    /// Flights running now (0 once everything settled: nothing is kept).
+    pub(crate) fn in_flight(&self) -> usize {
+        self.inner
+            .shards
+            .iter()
+            .map(|s| {
+                s.0.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .flights
+                    .in_flight()
+            })
+            .sum()
+    }
+
+    /// Followers attached to `key`'s flight right now (its leader not
+    /// counted).
+    pub(crate) fn waiting(&self, key: &K) -> usize {
+        let hash = self.inner.hash(key);
+        self.inner.shard(hash).flights.waiting(key)
+    }
+}
+
+/// A caller attached to a running flight. Dropped before its wait ended (its
+/// deadline, or its future dropped), it leaves the flight; if it had been
+/// promoted meanwhile without being told, it hands the flight on at once,
+/// so no flight is left with a leader that is gone.
+pub(crate) struct Follower<K: Hash + Eq + Clone, P: Clone> {
+    flights: Flights<K, P>,
+    key: K,
+    hash: u64,
+    id: u64,
+    ticket: WaiterTicket,
+    board: Arc<Board<P>>,
+    /// The wait ended (settled or promoted): nothing to leave.
+    done: bool,
+}
+
+impl<K: Hash + Eq + Clone, P: Clone> Follower<K, P> {
+    /// Waits until the flight settles or hands this follower the lead.
+    pub(crate) async fn wait(&mut self) -> Woken<P> {
+        loop {
+            // Made before the board is read: a settle or a promotion after
+            // this point wakes it (tokio's `Notified` counts
+            // `notify_waiters` calls from its creation), and one before it
+            // is on the board already.
+            let notified = self.board.notify.notified();
+            if let Some(woken) = look(&self.board, self.id) {
+                self.done = true;
+                return woken;
+            }
+            notified.await;
+        }
+    }
+
+    /// The flight's result or this follower's promotion, if either is
+    /// there yet.
+    pub(crate) fn look(&mut self) -> Option<Woken<P>> {
+        let woken = look(&self.board, self.id);
+        self.done |= woken.is_some();
+        woken
+    }
+}
+
+/// `board`'s result, or the promotion of follower `id` (taken off it).
+fn look<P: Clone>(board: &Board<P>, id: u64) -> Option<Woken<P>> {
+    if let Some(result) = board.result.get() {
+        return Some(Woken::Settled(result.clone()));
+    }
+    let mut promoted = board.promoted();
+    match *promoted {
+        Some((promoted_id, ticket)) if promoted_id == id => {
+            *promoted = None;
+            Some(Woken::Promoted(ticket))
+        }
+        _ => None,
+    }
+}
+
+impl<K: Hash + Eq + Clone, P: Clone> Drop for Follower<K, P> {
+    fn drop(&mut self) {
+        if self.done || self.board.result.get().is_some() {
+            return;
+        }
+        let flights = &self.flights.inner;
+        let mut table = flights.shard(self.hash);
+        // Under the shard's lock, where every promotion is posted: either
+        // this follower's is on the board now, or none is coming.
+        let promoted = {
+            let mut posted = self.board.promoted();
+            match *posted {
+                Some((id, ticket)) if id == self.id => {
+                    *posted = None;
+                    Some(ticket)
+                }
+                _ => None,
+            }
+        };
+        match promoted {
+            Some(ticket) => table.abandon(self.hash, &self.key, ticket),
+            None => {
+                table.flights.detach(&self.key, self.ticket);
+            }
+        }
+    }
+}
