@@ -144,6 +144,9 @@ pub enum CacheError {
     Redis(String),
     /// [`Cache::set`]: the value did not encode.
     Encode(String),
+    /// [`Cache::drain`] has started on this cache (or a clone): it takes
+    /// no new request. Another instance of the service serves it.
+    Draining,
     /// The bytes read did not decode. A stored value that does not decode
     /// is read as a miss and recomputed, so this is only met with a codec
     /// whose decode of the same bytes can fail once and not the next time.
@@ -164,6 +167,7 @@ impl fmt::Display for CacheError {
             CacheError::Redis(why) => write!(f, "Redis: {why}"),
             CacheError::Encode(why) => write!(f, "the value did not encode: {why}"),
             CacheError::Decode(why) => write!(f, "the stored value did not decode: {why}"),
+            CacheError::Draining => f.write_str("the cache is draining: it takes no new request"),
         }
     }
 }
@@ -420,7 +424,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             return Err(CacheError::NoOrigin);
         }
         let answer = self.driver.get_inline(key, None).await;
-        self.answered(answer)
+        self.answered(answer.map_err(|_| CacheError::Draining)?)
     }
 
     /// As [`Cache::get`], with this call's own loader instead of the
@@ -455,7 +459,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             }
         });
         let answer = self.driver.get_inline(key, Some(loader)).await;
-        self.answered(answer)
+        self.answered(answer.map_err(|_| CacheError::Draining)?)
     }
 
     /// What a request's answer means for its caller.
@@ -532,15 +536,22 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             .map_err(|e| CacheError::Redis(e.to_string()))
     }
 
-    /// For a graceful shutdown, once no new request is sent: waits until
-    /// every request's task has ended (its flight settled and its waiters
+    /// For a graceful shutdown. From the call on, this cache and its clones
+    /// refuse every new [`Cache::get`] and [`Cache::get_with`] with
+    /// [`CacheError::Draining`] (refused rather than served without a
+    /// claim, which would stampede the origin beside another instance's
+    /// holder; see ARCHITECTURE.md); [`Cache::set`] and
+    /// [`Cache::invalidate`] still write. Then it waits until every request
+    /// already let in has ended (its flight settled and its waiters
     /// answered, its value written, its claim released), or `within` has
-    /// passed. True when they all ended. A runtime shut down under running
-    /// requests cuts them where they stand, and a claim one held then
-    /// blocks its key on every instance until its TTL.
+    /// passed. True when they all ended. The drain is never undone: a
+    /// service drains the cache it is about to drop. A runtime shut down
+    /// under running requests cuts them where they stand, and a claim one
+    /// held then blocks its key on every instance until its TTL.
     pub async fn drain(&self, within: Duration) -> bool {
+        self.driver.start_drain();
         let until = tokio::time::Instant::now() + within;
-        while self.running() > 0 {
+        while self.driver.unfinished() > 0 {
             if tokio::time::Instant::now() >= until {
                 return false;
             }

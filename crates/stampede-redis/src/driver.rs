@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -337,7 +337,27 @@ struct Inner<O, K> {
     /// payload, and until when it answers this instance's reads (µs on the
     /// driver's clock), whatever Redis holds meanwhile.
     local: Mutex<HashMap<K, (Value, Payload, Micros)>>,
+    /// A drain has started: requests that arrive from now on are refused.
+    draining: AtomicBool,
+    /// Requests past the drain's gate whose caller's future has not
+    /// returned yet (their task, if any, is counted in `running` before
+    /// they leave the gate).
+    entered: AtomicU64,
 }
+
+/// A request let in before the drain: counted in `entered` until its
+/// caller's future returns or is dropped.
+struct Entered<'a>(&'a AtomicU64);
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A request that arrived after a drain started ([`Driver::start_drain`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Draining;
 
 /// One instance's read path: its own flight table and admission limit, a
 /// connection to the shared Redis. Cheap to clone.
@@ -467,6 +487,8 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 retry_backoff: settings.retry_backoff,
                 local_cache: settings.local_cache,
                 local: Mutex::new(HashMap::new()),
+                draining: AtomicBool::new(false),
+                entered: AtomicU64::new(0),
             }),
         })
     }
@@ -575,7 +597,22 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     /// caller's future during that first read drops the read alone (it has
     /// changed nothing); a deadline reached during it hands the command to
     /// a task of its own, as a pending command always is.
-    pub(crate) async fn get_inline(&self, key: K, loader: Option<Loader>) -> Answer {
+    ///
+    /// Refused ([`Draining`]) once a drain has started.
+    pub(crate) async fn get_inline(
+        &self,
+        key: K,
+        loader: Option<Loader>,
+    ) -> Result<Answer, Draining> {
+        let inner = &self.inner;
+        // Counted first, then the gate read (both sequentially consistent,
+        // as the drain's flag and its read of the count): either this
+        // request sees the drain, or the drain sees this request.
+        inner.entered.fetch_add(1, Ordering::SeqCst);
+        let _entered = Entered(&inner.entered);
+        if inner.draining.load(Ordering::SeqCst) {
+            return Err(Draining);
+        }
         #[cfg(feature = "tracing")]
         let span = obs::request_span(&key.name());
         let first = self.first_inline(
@@ -586,7 +623,21 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         );
         #[cfg(feature = "tracing")]
         let first = tracing::Instrument::instrument(first, span);
-        first.await
+        Ok(first.await)
+    }
+
+    /// Starts a drain: every request that arrives from now on is refused
+    /// ([`Draining`]); those already let in run to their end.
+    pub(crate) fn start_drain(&self) {
+        self.inner.draining.store(true, Ordering::SeqCst);
+    }
+
+    /// Requests let in and not ended: callers still in their first read,
+    /// and tasks still running (0 once a drain has nothing left to wait
+    /// for).
+    pub(crate) fn unfinished(&self) -> u64 {
+        let inner = &self.inner;
+        inner.entered.load(Ordering::SeqCst) + inner.counters.running.load(Ordering::SeqCst)
     }
 
     async fn first_inline(

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::TestRedis;
+use common::{settled, TestRedis};
 use stampede_redis::cache::{BuildError, Cache, CacheError, ClaimMode, Source};
 use stampede_redis::{fence_key, lock_key, value_key};
 use tokio::time::{sleep, Instant};
@@ -26,22 +26,6 @@ impl std::fmt::Display for Upstream {
 }
 
 impl std::error::Error for Upstream {}
-
-async fn exists(redis: &TestRedis, key: &str) -> bool {
-    redis::cmd("EXISTS")
-        .arg(key)
-        .query_async::<bool>(&mut redis.connection().await)
-        .await
-        .unwrap()
-}
-
-/// Waits (5 s at most) until every request's task has ended.
-async fn drained(cache: &Cache<String>) {
-    assert!(
-        cache.drain(Duration::from_secs(5)).await,
-        "requests still running"
-    );
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_prefix_is_put_before_every_redis_key() {
@@ -83,18 +67,18 @@ async fn a_key_prefix_is_put_before_every_redis_key() {
     });
     // The claim is taken under the prefix while the origin runs.
     let until = Instant::now() + Duration::from_secs(2);
-    while !exists(&redis, &format!("svc-a:{}", lock_key("k"))).await {
+    while !redis.exists(&format!("svc-a:{}", lock_key("k"))).await {
         assert!(Instant::now() < until, "no prefixed claim seen");
         sleep(Duration::from_millis(5)).await;
     }
     assert_eq!(pending.await.unwrap().unwrap().value, "svc-a: k");
-    drained(&a).await;
+    settled(&[&a]).await;
     // The value and the fence are under the prefix; nothing is unprefixed.
-    assert!(exists(&redis, &format!("svc-a:{}", value_key("k"))).await);
-    assert!(exists(&redis, &format!("svc-a:{}", fence_key("k"))).await);
+    assert!(redis.exists(&format!("svc-a:{}", value_key("k"))).await);
+    assert!(redis.exists(&format!("svc-a:{}", fence_key("k"))).await);
     for key in [value_key("k"), lock_key("k"), fence_key("k")] {
         assert!(
-            !exists(&redis, &key).await,
+            !redis.exists(&key).await,
             "{key} written without the prefix"
         );
     }
@@ -104,7 +88,7 @@ async fn a_key_prefix_is_put_before_every_redis_key() {
     assert_eq!(calls.load(Ordering::SeqCst), 2);
     // The negative mark lives in the prefixed value hash.
     assert!(bad.get("k").await.is_err());
-    drained(&bad).await;
+    settled(&[&bad]).await;
     let neg: Option<u64> = redis::cmd("HGET")
         .arg(format!("svc-c:{}", value_key("k")))
         .arg("neg")
@@ -114,10 +98,10 @@ async fn a_key_prefix_is_put_before_every_redis_key() {
     assert!(neg.is_some(), "no negative mark under the prefix");
     // invalidate and set use the prefix too.
     a.invalidate("k").await.unwrap();
-    assert!(!exists(&redis, &format!("svc-a:{}", value_key("k"))).await);
+    assert!(!redis.exists(&format!("svc-a:{}", value_key("k"))).await);
     assert!(a.set("k", &"set".to_string()).await.unwrap());
-    assert!(exists(&redis, &format!("svc-a:{}", value_key("k"))).await);
-    assert!(!exists(&redis, &value_key("k")).await);
+    assert!(redis.exists(&format!("svc-a:{}", value_key("k"))).await);
+    assert!(!redis.exists(&value_key("k")).await);
 
     // A brace would move the keys' hash tag: refused by name.
     let braced = Cache::<String>::builder()
@@ -278,7 +262,7 @@ async fn each_entry_can_have_its_own_ttl() {
         .unwrap();
     cache.get("short:1").await.unwrap();
     cache.get("long:1").await.unwrap();
-    drained(&cache).await;
+    settled(&[&cache]).await;
     let short = redis.pttl(&value_key("short:1")).await;
     let long = redis.pttl(&value_key("long:1")).await;
     assert!((1..=300).contains(&short), "short entry: PTTL {short}");

@@ -101,12 +101,8 @@ async fn two_instances_of_the_readme_service_make_one_origin_call() {
         "{sources:?}"
     );
     // The value sits under the service's prefix, and the next request hits.
-    let stored: bool = redis::cmd("EXISTS")
-        .arg(format!("profiles:{}", stampede_redis::value_key("42")))
-        .query_async(&mut redis.connection().await)
-        .await
-        .unwrap();
-    assert!(stored);
+    let stored = format!("profiles:{}", stampede_redis::value_key("42"));
+    assert!(redis.exists(&stored).await);
     let (status, source, _) = get(&services[1], "/profile/42").await;
     assert_eq!((status, source.as_str()), (200, "Hit"));
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::TestRedis;
+use common::{settled, TestRedis};
 use serde::{Deserialize, Serialize};
 use stampede_redis::cache::{Bytes, Cache, CacheError, ClaimMode, LoserPolicy, Source};
 use tokio::time::sleep;
@@ -41,13 +41,6 @@ async fn profiles(url: &str, ms: u64, calls: Arc<AtomicU64>) -> Cache<Profile> {
         .build()
         .await
         .expect("a cache")
-}
-
-/// Waits until every request's task has ended (writes, settles, releases).
-async fn settled<V: Send + 'static, C: stampede_redis::Codec<V>>(cache: &Cache<V, C>) {
-    while cache.running() > 0 {
-        sleep(Duration::from_millis(5)).await;
-    }
 }
 
 /// The hit path runs in the caller's own future: while a hit is read, no
@@ -83,7 +76,7 @@ async fn a_hit_is_answered_in_the_callers_future_with_no_task() {
     let (source, during_miss) =
         most_alive_during(&metrics, async { cache.get("k").await.unwrap().source }).await;
     assert_eq!(source, Source::Computed);
-    settled(&cache).await;
+    settled(&[&cache]).await;
     let at_rest = metrics.num_alive_tasks();
     assert!(
         during_miss > at_rest,
@@ -111,7 +104,7 @@ async fn a_miss_computes_once_then_hits() {
             visits: 0
         }
     );
-    settled(&cache).await;
+    settled(&[&cache]).await;
     let second = cache.get("user:1").await.unwrap();
     assert_eq!(second.source, Source::Hit);
     assert_eq!(second.value, first.value);
@@ -120,7 +113,7 @@ async fn a_miss_computes_once_then_hits() {
     let other = cache.get(String::from("user:2")).await.unwrap();
     assert_eq!(other.source, Source::Computed);
     assert_eq!(other.value.id, "user:2");
-    settled(&cache).await;
+    settled(&[&cache]).await;
     assert_eq!(cache.in_flight(), 0);
 }
 
@@ -146,7 +139,7 @@ async fn concurrent_callers_of_one_key_share_one_origin_call() {
     assert!(sources
         .iter()
         .all(|s| matches!(s, Source::Computed | Source::Shared | Source::Hit)));
-    settled(&cache).await;
+    settled(&[&cache]).await;
     assert_eq!(cache.in_flight(), 0);
 }
 
@@ -205,21 +198,11 @@ async fn the_claim_makes_one_origin_call_across_instances() {
         "{sources:?}"
     );
     for cache in &instances {
-        settled(cache).await;
+        settled(&[cache]).await;
         assert_eq!(cache.in_flight(), 0);
     }
     // The claim was released: nothing but the value is left in Redis.
-    let mut con = redis::Client::open(redis.url.as_str())
-        .unwrap()
-        .get_multiplexed_async_connection()
-        .await
-        .unwrap();
-    let held: bool = redis::cmd("EXISTS")
-        .arg(stampede_redis::lock_key("k"))
-        .query_async(&mut con)
-        .await
-        .unwrap();
-    assert!(!held);
+    assert!(!redis.exists(&stampede_redis::lock_key("k")).await);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -265,7 +248,7 @@ async fn bytes_pass_through_as_they_are() {
         .await
         .unwrap();
     assert_eq!(cache.get("abc").await.unwrap().value, vec![0xff, 0, 3]);
-    settled(&cache).await;
+    settled(&[&cache]).await;
     let mut con = redis::Client::open(redis.url.as_str())
         .unwrap()
         .get_multiplexed_async_connection()
@@ -381,7 +364,7 @@ async fn answered_to_all_and_not_remembered(first: Behave) {
         }),
         "{answers:?}"
     );
-    settled(&cache).await;
+    settled(&[&cache]).await;
     assert_eq!(cache.in_flight(), 0, "the key is free again");
     let again = ten(&cache, "k").await;
     assert!(again.iter().all(|a| a.as_deref() == Ok("value of k")));
@@ -426,7 +409,7 @@ async fn a_deadline_ends_the_wait_not_the_work() {
         .unwrap();
     let answers = ten(&cache, "slow").await;
     assert!(answers.iter().all(|a| *a == Err(CacheError::Timeout)));
-    settled(&cache).await;
+    settled(&[&cache]).await;
     // The work went on and filled the cache.
     let got = cache.get("slow").await.unwrap();
     assert_eq!((got.value.as_str(), got.source), ("slow", Source::Hit));
@@ -456,7 +439,7 @@ async fn a_caller_that_leaves_cancels_nothing() {
         assert_eq!(f.await.unwrap().unwrap().value.id, "k");
     }
     assert_eq!(calls.load(Ordering::SeqCst), 1);
-    settled(&cache).await;
+    settled(&[&cache]).await;
     assert_eq!(cache.in_flight(), 0);
 }
 
@@ -475,7 +458,7 @@ async fn a_redis_outage_fails_open_and_still_coalesces() {
         assert_eq!(t.await.unwrap().unwrap().value.id, "k");
     }
     assert_eq!(calls.load(Ordering::SeqCst), 1, "singleflight still holds");
-    settled(&cache).await;
+    settled(&[&cache]).await;
     assert_eq!(cache.in_flight(), 0);
 }
 
@@ -510,7 +493,7 @@ async fn a_value_of_another_type_is_a_miss() {
     let redis = TestRedis::start().await;
     let strings = scripted(&redis.url, counter(), |_, _| Behave::Ok).await;
     strings.get("k").await.unwrap();
-    settled(&strings).await;
+    settled(&[&strings]).await;
     // Another writer's type (a rolling deploy's other schema) is no value
     // for this cache: it computes its own, and writes it over.
     let calls = counter();
@@ -518,7 +501,7 @@ async fn a_value_of_another_type_is_a_miss() {
     let got = profiles.get("k").await.unwrap();
     assert_eq!(got.source, Source::Computed);
     assert!(profiles.stats().decode_misses >= 1);
-    settled(&profiles).await;
+    settled(&[&profiles]).await;
     assert_eq!(profiles.get("k").await.unwrap().source, Source::Hit);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
@@ -583,7 +566,7 @@ async fn a_set_during_a_fill_wins_only_when_fenced() {
             expect,
             "fenced {fenced}"
         );
-        settled(&cache).await;
+        settled(&[&cache]).await;
         assert_eq!(cache.get(key.as_str()).await.unwrap().value, expect);
     }
 }
@@ -601,7 +584,7 @@ async fn a_local_copy_answers_until_this_instance_writes() {
     let a = build(Duration::from_secs(10)).await.unwrap();
     let b = build(Duration::ZERO).await.unwrap();
     a.get("k").await.unwrap();
-    settled(&a).await;
+    settled(&[&a]).await;
     assert_eq!(a.get("k").await.unwrap().value, "v1", "read, kept locally");
     b.set("k", &"v2".to_string()).await.unwrap();
     assert_eq!(b.get("k").await.unwrap().value, "v2");
@@ -623,7 +606,7 @@ async fn a_cache_on_the_services_own_connection() {
         .await
         .unwrap();
     assert_eq!(cache.get("k").await.unwrap().source, Source::Computed);
-    settled(&cache).await;
+    settled(&[&cache]).await;
     let got = cache.get("k").await.unwrap();
     assert_eq!((got.value.as_str(), got.source), ("v k", Source::Hit));
     // Written through that connection: the service reads it there.
@@ -658,5 +641,73 @@ async fn drain_waits_for_the_work_behind_the_answers() {
     assert_eq!(cache.running(), 0);
     assert_eq!(cache.in_flight(), 0);
     assert_eq!(redis.pttl(&stampede_redis::lock_key("k")).await, -2);
-    assert_eq!(cache.get("k").await.unwrap().value, "late");
+    assert_eq!(cache.get("k").await, Err(CacheError::Draining));
+    // The value the drained work wrote is there for the next instance.
+    let next: Cache<String> = Cache::builder().redis(&redis.url).build().await.unwrap();
+    let got = next.get_with("k", async { Err::<String, _>("not called") });
+    assert_eq!(got.await.unwrap().value, "late");
+}
+
+/// Once a drain starts, new requests are refused (on every clone), while
+/// the flight already running finishes: its leader's followers get its
+/// value, its value is written and its claim released.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drain_refuses_new_requests_and_finishes_the_running_flight() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    // The origin waits for the test's go, so the flight is still running
+    // when the drain starts.
+    let go = Arc::new(tokio::sync::Semaphore::new(0));
+    let (origin_calls, origin_go) = (calls.clone(), go.clone());
+    let cache: Cache<String> = Cache::builder()
+        .redis(&redis.url)
+        .deadline(Duration::from_secs(30))
+        .origin(move |key: String| {
+            let (calls, go) = (origin_calls.clone(), origin_go.clone());
+            async move {
+                calls.fetch_add(1, Ordering::SeqCst);
+                let _go = go.acquire().await.map_err(|e| e.to_string())?;
+                Ok::<_, String>(format!("v {key}"))
+            }
+        })
+        .build()
+        .await
+        .unwrap();
+    let callers: Vec<_> = (0..5)
+        .map(|_| {
+            let cache = cache.clone();
+            tokio::spawn(async move { cache.get("k").await })
+        })
+        .collect();
+    while calls.load(Ordering::SeqCst) == 0 || cache.running() < 5 {
+        sleep(Duration::from_millis(1)).await;
+    }
+    assert!(
+        redis.pttl(&stampede_redis::lock_key("k")).await > 0,
+        "claimed"
+    );
+    // Started, not finished: the origin has not been let go yet.
+    let _ = cache.drain(Duration::ZERO).await;
+    let refused = cache.get_with("new", async { Ok::<_, String>("x".to_string()) });
+    assert_eq!(refused.await, Err(CacheError::Draining));
+    let clone = cache.clone();
+    let refused = clone.get_with("k", async { Ok::<_, String>("x".to_string()) });
+    assert_eq!(refused.await, Err(CacheError::Draining), "on a clone too");
+    go.add_permits(1);
+    assert!(cache.drain(Duration::from_secs(30)).await);
+    for caller in callers {
+        assert_eq!(caller.await.unwrap().unwrap().value, "v k");
+    }
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "one origin call, none refused ran"
+    );
+    assert_eq!((cache.running(), cache.in_flight()), (0, 0));
+    assert_eq!(
+        redis.pttl(&stampede_redis::lock_key("k")).await,
+        -2,
+        "released"
+    );
+    assert_eq!(cache.stats().released, 1);
 }

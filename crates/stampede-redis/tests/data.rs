@@ -10,11 +10,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::TestRedis;
+use common::{settled, TestRedis};
 use serde::{Deserialize, Serialize};
 use stampede_redis::cache::{Cache, CacheStats, Fetched, Source};
 use stampede_redis::{fence_key, lock_key, value_key, ClaimStore};
-use tokio::time::{sleep, Instant};
+use tokio::time::sleep;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct Item {
@@ -44,22 +44,13 @@ async fn cache(url: &str, by: &str, calls: &Arc<AtomicU64>, fenced: bool) -> Cac
         .expect("a cache")
 }
 
-/// Waits (5 s at most) until every request's task has ended.
-async fn drained(caches: &[&Cache<Item>]) {
-    let until = Instant::now() + Duration::from_secs(5);
-    while caches.iter().any(|c| c.running() > 0) {
-        assert!(Instant::now() < until, "requests still running");
-        sleep(Duration::from_millis(5)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fencing_counters_expire_with_their_value() {
     let redis = TestRedis::start().await;
     let calls = Arc::new(AtomicU64::new(0));
     let c = cache(&redis.url, "a", &calls, true).await;
     c.get("k").await.unwrap();
-    drained(&[&c]).await;
+    settled(&[&c]).await;
     let value = redis.pttl(&value_key("k")).await;
     let fence = redis.pttl(&fence_key("k")).await;
     // The value is kept for its TTL and stale window (5.3 s); the counter
@@ -118,7 +109,7 @@ async fn the_claim_store_and_the_cache_share_one_value_layout() {
     assert_eq!(calls.load(Ordering::SeqCst), 0);
     // Written by the cache, read by the store, with the claim's fence.
     c.get("two").await.unwrap();
-    drained(&[&c]).await;
+    settled(&[&c]).await;
     let (payload, fence) = store.read("two").await.unwrap().expect("written");
     assert_eq!(payload, br#"{"by":"cache","n":0}"#.to_vec());
     assert!(fence >= 1, "fenced writes carry the claim's fence: {fence}");
@@ -150,7 +141,7 @@ async fn a_value_that_does_not_decode_is_a_miss_and_is_overwritten() {
         .unwrap();
     let got = c.get("k").await.expect("a miss, recomputed");
     assert_eq!(got.source, Source::Computed);
-    drained(&[&c]).await;
+    settled(&[&c]).await;
     // Its first read and its re-check (after winning the claim) each met it.
     let misses = c.stats().decode_misses;
     assert_eq!(misses, 2);
@@ -200,7 +191,7 @@ async fn fenced_and_unfenced_writers_never_lock_each_other_out() {
                 Source::Stale
             };
             assert_eq!(got.source, expect, "{key}, write {i}: {got:?}");
-            drained(&[&fenced, &unfenced]).await;
+            settled(&[&fenced, &unfenced]).await;
             let now = stored(writer, key).await;
             let by = if std::ptr::eq(*writer, &fenced) {
                 "fenced"
@@ -238,7 +229,7 @@ async fn a_release_tells_released_expired_and_taken_apart() {
         }
         let _: redis::Value = cmd.query_async(&mut raw).await.unwrap();
         request.await.unwrap().unwrap();
-        drained(&[&c]).await;
+        settled(&[&c]).await;
     }
     let CacheStats {
         released,
@@ -298,7 +289,7 @@ async fn a_fill_refused_as_older_answers_the_newer_value() {
     for r in requests {
         assert_eq!(r.await.unwrap().unwrap().value, newer);
     }
-    drained(&[&c]).await;
+    settled(&[&c]).await;
     assert_eq!(c.stats().writes_refused, 1);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
@@ -316,7 +307,7 @@ async fn a_failure_mark_expires_with_it() {
         .await
         .unwrap();
     assert!(c.get("k").await.is_err());
-    drained(&[&c]).await;
+    settled(&[&c]).await;
     let left = redis.pttl(&value_key("k")).await;
     assert!(left > 1500 && left <= 2000, "value:{{k}}: {left} ms left");
     // The mark answers meanwhile: no second origin call.

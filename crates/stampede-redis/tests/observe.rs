@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use common::TestRedis;
+use common::{settled, TestRedis};
 use metrics::{Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit};
 use stampede_redis::cache::{Cache, ClaimMode, LoserPolicy, Source};
 use stampede_redis::{obs, Group};
@@ -199,12 +199,6 @@ fn with(spans: &[SpanRecord], field: &str, value: &str) -> usize {
         .count()
 }
 
-async fn settled<V: Send + 'static, C: stampede_redis::Codec<V>>(cache: &Cache<V, C>) {
-    while cache.running() > 0 {
-        sleep(Duration::from_millis(5)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spans_and_counters_follow_every_flight() {
     let (counters, spans) = installed();
@@ -285,7 +279,7 @@ async fn spans_and_counters_follow_every_flight() {
         t.await.unwrap().unwrap();
     }
     for cache in &instances {
-        settled(cache).await;
+        settled(&[cache]).await;
     }
     assert_eq!(origin_calls.load(Ordering::SeqCst), 1);
     assert_eq!(counters.get(obs::FLIGHTS, "cache"), 4, "one per instance");
@@ -326,7 +320,7 @@ async fn spans_and_counters_follow_every_flight() {
         .unwrap();
     let odd = instances[0].get("odd").await.unwrap();
     assert_eq!(odd.source, Source::Computed);
-    settled(&instances[0]).await;
+    settled(&[&instances[0]]).await;
     assert!(counters.get(obs::DECODE_MISSES, "cache") >= 1);
 
     // Past its TTL the value is served stale (and refreshed behind it).
@@ -336,7 +330,7 @@ async fn spans_and_counters_follow_every_flight() {
     assert!(counters.get(obs::STALE_SERVED, "cache") >= 1);
     assert!(with(&spans.named("stampede.get"), "ending", "Stale") >= 1);
     for cache in &instances {
-        settled(cache).await;
+        settled(&[cache]).await;
     }
 
     // A Redis outage: every failed command is counted.

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::TestRedis;
+use common::{settled, TestRedis};
 use stampede_redis::cache::{Cache, CacheError, Fetched, RedisErrorPolicy, Source};
 use tokio::time::{sleep, Instant};
 
@@ -195,15 +195,6 @@ async fn one(url: &str, open: bool, deadline: Duration) -> Cache<String> {
         .expect("a cache")
 }
 
-/// Waits (5 s at most) until the cache's requests have all ended.
-async fn drained(cache: &Cache<String>) {
-    let until = Instant::now() + Duration::from_secs(5);
-    while cache.running() > 0 {
-        assert!(Instant::now() < until, "requests still running");
-        sleep(Duration::from_millis(5)).await;
-    }
-}
-
 /// The orphaned claim: a request claims while Redis is paused, its client
 /// gives up (fail open: it computes without the claim), and Redis runs the
 /// claim when it resumes. Its release by token, sent after it on the same
@@ -216,7 +207,7 @@ async fn a_claim_that_timed_out_is_released_once_redis_resumes() {
     let paused = redis.pause();
     let got = cache.get("k").await.expect("fail open: computed");
     assert_eq!(got.value, "k!");
-    drained(&cache).await;
+    settled(&[&cache]).await;
     paused.resume();
     // What was sent during the pause has run once a command sent after it
     // answers: the claim, its release, and the write (which timed out on
@@ -263,7 +254,7 @@ async fn a_failed_poll_follows_the_redis_error_policy() {
         sleep(Duration::from_millis(150)).await;
         let paused = redis.pause();
         let got = request.await.unwrap();
-        drained(&cache).await;
+        settled(&[&cache]).await;
         paused.resume();
         if open {
             let got = got.expect("open: computed without the claim");

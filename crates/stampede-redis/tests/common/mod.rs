@@ -8,6 +8,7 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use stampede_redis::Cache;
 use tokio::time::sleep;
 
 /// A throwaway Redis, killed on drop.
@@ -162,6 +163,15 @@ impl TestRedis {
             .unwrap()
     }
 
+    /// `EXISTS key`.
+    pub async fn exists(&self, key: &str) -> bool {
+        redis::cmd("EXISTS")
+            .arg(key)
+            .query_async(&mut self.connection().await)
+            .await
+            .unwrap()
+    }
+
     /// `SIGSTOP` the server until the guard resumes it (or is dropped).
     pub fn pause(&self) -> Paused {
         signal(self.child.id(), "STOP");
@@ -177,6 +187,16 @@ impl Drop for TestRedis {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Waits until every request's task of each cache has ended (its write,
+/// its settle and its release done). Waiting, not [`Cache::drain`], which
+/// would also refuse the test's next requests. Not bounded in time: a
+/// request that never ends hangs the test.
+pub async fn settled<V: Send + 'static, C: stampede_redis::Codec<V>>(caches: &[&Cache<V, C>]) {
+    while caches.iter().any(|c| c.running() > 0) {
+        sleep(Duration::from_millis(5)).await;
     }
 }
 
