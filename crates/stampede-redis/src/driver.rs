@@ -1159,33 +1159,35 @@ fn perform<O: Origin<K>, K: Key>(
                 ),
             }
         }),
-        Step::JoinFlight { key: fk } => match inner.flights.join((request_key.clone(), fk)) {
-            Joined::Lead(t) => {
-                obs::count(obs::FLIGHTS, "cache");
-                obs::record("role", "leader");
-                ready(Input::Flight(FlightReply::Lead(t)))
+        Step::JoinFlight { key: fk } => {
+            match Flights::join(inner.flights.clone(), (request_key.clone(), fk)) {
+                Joined::Lead(t) => {
+                    obs::count(obs::FLIGHTS, "cache");
+                    obs::record("role", "leader");
+                    ready(Input::Flight(FlightReply::Lead(t)))
+                }
+                Joined::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
+                Joined::Follow(mut follower) => {
+                    obs::count(obs::FOLLOWERS, "cache");
+                    obs::record("role", "follower");
+                    // Dropped before its wait ends (the request's deadline, or
+                    // its task dropped), the follower leaves the flight, or
+                    // hands it on if it was promoted meanwhile.
+                    Box::pin(async move {
+                        match follower.wait().await {
+                            Woken::Settled((o, payload, error)) => (
+                                Input::Flight(FlightReply::Shared(o)),
+                                Got::Shared(payload, error),
+                            ),
+                            Woken::Promoted(t) => (
+                                Input::Flight(FlightReply::Promoted(t)),
+                                Got::Shared(None, None),
+                            ),
+                        }
+                    })
+                }
             }
-            Joined::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
-            Joined::Follow(mut follower) => {
-                obs::count(obs::FOLLOWERS, "cache");
-                obs::record("role", "follower");
-                // Dropped before its wait ends (the request's deadline, or
-                // its task dropped), the follower leaves the flight, or
-                // hands it on if it was promoted meanwhile.
-                Box::pin(async move {
-                    match follower.wait().await {
-                        Woken::Settled((o, payload, error)) => (
-                            Input::Flight(FlightReply::Shared(o)),
-                            Got::Shared(payload, error),
-                        ),
-                        Woken::Promoted(t) => (
-                            Input::Flight(FlightReply::Promoted(t)),
-                            Got::Shared(None, None),
-                        ),
-                    }
-                })
-            }
-        },
+        }
         Step::TryLead { key: fk } => {
             let reply = match inner.flights.try_lead((request_key.clone(), fk)) {
                 Some(t) => {

@@ -22,6 +22,7 @@
 //!   lock is held only to join, settle, leave or hand on a flight, never
 //!   while user code runs (except the key's own `Hash`, `Eq` and `Clone`).
 
+use std::borrow::Borrow;
 use std::hash::{BuildHasher, Hash};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
@@ -108,13 +109,13 @@ fn shard_count() -> usize {
     })
 }
 
-/// How a call joined.
-pub(crate) enum Joined<K: Hash + Eq + Clone, P: Clone> {
+/// How a call joined (`H`: how its follower holds the flights).
+pub(crate) enum Joined<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> {
     /// No flight was running: this caller leads it, and must settle it (or
     /// hand it on) with this ticket.
     Lead(LeaderTicket),
     /// A flight was running: this caller follows it.
-    Follow(Follower<K, P>),
+    Follow(Follower<K, P, H>),
     /// The core's `remember_failure` pitfall handed an old failure out (off
     /// in every table this crate makes).
     Remembered(Outcome),
@@ -201,9 +202,13 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
         Self::default()
     }
 
-    /// Leads `key`'s flight, or follows the one running.
-    pub(crate) fn join(&self, key: K) -> Joined<K, P> {
-        let inner = &self.inner;
+    /// Leads `key`'s flight, or follows the one running. A follower holds
+    /// the flights as `flights` is (borrowed, for a caller that waits in
+    /// place, as the group's do, which spares each follower a write to the
+    /// flights' shared count; or a clone, for one whose wait must be
+    /// `'static`, as the driver's are).
+    pub(crate) fn join<H: Borrow<Self>>(flights: H, key: K) -> Joined<K, P, H> {
+        let inner = &flights.borrow().inner;
         let hash = inner.hash(&key);
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let mut table = inner.shard(hash);
@@ -219,7 +224,7 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
                     .unwrap_or_else(|| Arc::new(Board::new()));
                 drop(table);
                 Joined::Follow(Follower {
-                    flights: self.clone(),
+                    flights,
                     key,
                     hash,
                     id,
@@ -312,8 +317,8 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
 /// deadline, or its future dropped), it leaves the flight; if it had been
 /// promoted meanwhile without being told, it hands the flight on at once,
 /// so no flight is left with a leader that is gone.
-pub(crate) struct Follower<K: Hash + Eq + Clone, P: Clone> {
-    flights: Flights<K, P>,
+pub(crate) struct Follower<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> {
+    flights: H,
     key: K,
     hash: u64,
     id: u64,
@@ -323,7 +328,7 @@ pub(crate) struct Follower<K: Hash + Eq + Clone, P: Clone> {
     done: bool,
 }
 
-impl<K: Hash + Eq + Clone, P: Clone> Follower<K, P> {
+impl<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> Follower<K, P, H> {
     /// Waits until the flight settles or hands this follower the lead.
     pub(crate) async fn wait(&mut self) -> Woken<P> {
         loop {
@@ -364,12 +369,12 @@ fn look<P: Clone>(board: &Board<P>, id: u64) -> Option<Woken<P>> {
     }
 }
 
-impl<K: Hash + Eq + Clone, P: Clone> Drop for Follower<K, P> {
+impl<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> Drop for Follower<K, P, H> {
     fn drop(&mut self) {
         if self.done || self.board.result.get().is_some() {
             return;
         }
-        let flights = &self.flights.inner;
+        let flights = &self.flights.borrow().inner;
         let mut table = flights.shard(self.hash);
         // Under the shard's lock, where every promotion is posted: either
         // this follower's is on the board now, or none is coming.

@@ -128,7 +128,7 @@ where
         Fut: Future<Output = Result<V, E>> + Send + 'static,
     {
         let flights = &self.flights;
-        let ticket = match flights.join(key.clone()) {
+        let ticket = match Flights::join(flights, key.clone()) {
             Joined::Lead(ticket) => ticket,
             Joined::Follow(mut follower) => {
                 obs::count(obs::FOLLOWERS, "group");
