@@ -1,11 +1,13 @@
 //! The values a fleet run starts from, written straight into Redis in the
-//! cache's layout (`value:{k}`, read by the driver), and a deploy's
+//! cache's layout (`value:{k}`, read by the driver; its field names are the
+//! driver's, `stampede_redis::driver::field`), and a deploy's
 //! re-warm (the `ttl-sync` fault). Test helpers: a service fills its cache
 //! through `Cache::set` or its origin.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use stampede::claim::Micros;
+use stampede_redis::driver::field;
 use stampede_redis::value_key;
 
 /// Wall-clock milliseconds since the Unix epoch (the value hash's times,
@@ -20,12 +22,20 @@ fn wall_ms() -> u64 {
 /// value is written again fresh until `ARGV[1]` and stale until `ARGV[2]`
 /// (wall-clock ms), its negative mark cleared, kept `ARGV[3]` ms; a key
 /// with no value is left alone. Returns 1 when it re-warmed the key.
-const SYNC_TTL: &str = r"
-if redis.call('HEXISTS', KEYS[1], 'v') == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'fresh', ARGV[1], 'stale', ARGV[2], 'neg', 0)
+fn sync_ttl_script() -> redis::Script {
+    redis::Script::new(&format!(
+        "
+if redis.call('HEXISTS', KEYS[1], '{payload}') == 0 then return 0 end
+redis.call('HSET', KEYS[1], '{fresh}', ARGV[1], '{stale}', ARGV[2], '{neg}', 0)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
-";
+",
+        payload = field::PAYLOAD,
+        fresh = field::FRESH,
+        stale = field::STALE,
+        neg = field::NEGATIVE,
+    ))
+}
 
 /// Performs a `ttl-sync` fault on keys `0..keys`: every key holding a
 /// value is made fresh for exactly `ttl` from one instant (no jitter),
@@ -38,7 +48,7 @@ pub async fn sync_ttls(
     ttl: Duration,
     stale: Duration,
 ) -> redis::RedisResult<u32> {
-    let script = redis::Script::new(SYNC_TTL);
+    let script = sync_ttl_script();
     let now = wall_ms();
     let fresh = now + (ttl.as_millis() as u64).max(1);
     let stale_until = fresh + stale.as_millis() as u64;
@@ -85,15 +95,15 @@ pub async fn seed_value(
     let stale_until = fresh_until + stale.as_millis() as u64;
     redis::cmd("HSET")
         .arg(value_key(&key.to_string()))
-        .arg("v")
+        .arg(field::PAYLOAD)
         .arg(payload)
-        .arg("version")
+        .arg(field::VERSION)
         .arg(0)
-        .arg("fresh")
+        .arg(field::FRESH)
         .arg(fresh_until)
-        .arg("stale")
+        .arg(field::STALE)
         .arg(stale_until)
-        .arg("delta")
+        .arg(field::DELTA)
         .arg(delta)
         .query_async::<i64>(con)
         .await?;

@@ -19,6 +19,7 @@ use stampede::sim::Fleet;
 use stampede_fleet::fleet;
 use stampede_fleet::proxy::FaultProxy;
 use stampede_fleet::{connect_in, Answer, Instance, Origin, OriginFuture};
+use stampede_redis::driver::field;
 use stampede_redis::{lock_key, value_key, Target};
 use tokio::time::sleep;
 
@@ -538,8 +539,8 @@ async fn a_ttl_sync_rewarms_every_key_to_one_expiry() {
     for k in 0..5u32 {
         let row: (Option<u64>, Option<u64>) = redis::cmd("HMGET")
             .arg(value_key(&k.to_string()))
-            .arg("fresh")
-            .arg("stale")
+            .arg(field::FRESH)
+            .arg(field::STALE)
             .query_async(&mut con)
             .await
             .unwrap();

@@ -17,6 +17,7 @@ use std::time::Duration;
 use redis::{ErrorKind, RedisError, RedisResult, Script};
 
 use crate::conn::{Conn, Target};
+use crate::driver::field;
 
 // The scripts carry no comments: the page shows them as they are, in its
 // first visit's bundle. What each does is said here.
@@ -300,8 +301,8 @@ impl ClaimStore {
         check_key(key)?;
         let (value, fence): (Option<Vec<u8>>, Option<u64>) = redis::cmd("HMGET")
             .arg(value_key(key))
-            .arg("v")
-            .arg("fence")
+            .arg(field::PAYLOAD)
+            .arg(field::FENCE)
             .query_async(&mut self.con.clone())
             .await?;
         Ok(value.map(|v| (v, fence.unwrap_or(0))))

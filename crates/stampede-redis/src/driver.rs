@@ -1607,8 +1607,38 @@ where
     }
 }
 
+/// The value hash `value:{key}`: the names of its fields, the one layout
+/// the driver, [`ClaimStore`](crate::ClaimStore) and the scripts in
+/// `src/scripts/` share (the scripts spell the same names). Public with
+/// the `harness` feature, for the test fleet's seeding.
+pub mod field {
+    /// The payload, as the origin's codec wrote it.
+    pub const PAYLOAD: &str = "v";
+    /// The value's version: when its computation started (wall-clock ms,
+    /// low 32 bits).
+    pub const VERSION: &str = "version";
+    /// Fresh until then (wall-clock ms).
+    pub const FRESH: &str = "fresh";
+    /// Servable stale until then (wall-clock ms).
+    pub const STALE: &str = "stale";
+    /// A cached failure (negative caching) until then (wall-clock ms; 0:
+    /// none).
+    pub const NEGATIVE: &str = "neg";
+    /// The recompute's duration (µs), for XFetch.
+    pub const DELTA: &str = "delta";
+    /// The fencing number the value was written under (absent: unfenced).
+    pub const FENCE: &str = "fence";
+}
+
 /// The fields of `value:{key}` a read asks for, in `Row`'s order.
-const ROW_FIELDS: [&str; 6] = ["v", "version", "fresh", "stale", "neg", "delta"];
+const ROW_FIELDS: [&str; 6] = [
+    field::PAYLOAD,
+    field::VERSION,
+    field::FRESH,
+    field::STALE,
+    field::NEGATIVE,
+    field::DELTA,
+];
 
 /// `HMGET value:{key} v version fresh stale neg delta`.
 type Row = (
