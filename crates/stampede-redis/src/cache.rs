@@ -357,12 +357,11 @@ impl<V: Send + 'static, C: Codec<V>> Origin<String> for ServiceOrigin<V, C> {
 }
 
 /// A service's cache: one instance's read path against a shared Redis.
-/// Cheap to clone (clones share the flight table and the connection).
+/// Cheap to clone (clones share the flight table and the connection). Its
+/// origin, codec and per-entry TTL are the driver's origin's
+/// (`ServiceOrigin`), kept there once.
 pub struct Cache<V, C = Json> {
     driver: Driver<ServiceOrigin<V, C>, String>,
-    codec: Arc<C>,
-    has_origin: bool,
-    ttl_for: Option<TtlFor<V>>,
     _value: PhantomData<fn() -> V>,
 }
 
@@ -370,9 +369,6 @@ impl<V, C> Clone for Cache<V, C> {
     fn clone(&self) -> Self {
         Cache {
             driver: self.driver.clone(),
-            codec: self.codec.clone(),
-            has_origin: self.has_origin,
-            ttl_for: self.ttl_for.clone(),
             _value: PhantomData,
         }
     }
@@ -420,7 +416,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     ///   answered). Singleflight still holds inside the process.
     pub async fn get(&self, key: impl Into<String>) -> Result<Fetched<V>, CacheError> {
         let key = checked(key.into())?;
-        if !self.has_origin {
+        if self.service().origin.is_none() {
             return Err(CacheError::NoOrigin);
         }
         let answer = self.driver.get_inline(key, None).await;
@@ -450,7 +446,9 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         let key = checked(key.into())?;
         let init: TypedFill<V> = Box::pin(async move { init.await.map_err(Into::into) });
         let once = Mutex::new(Some(init));
-        let (codec, ttl_for, for_key) = (self.codec.clone(), self.ttl_for.clone(), key.clone());
+        let service = self.service();
+        let (codec, ttl_for, for_key) =
+            (service.codec.clone(), service.ttl_for.clone(), key.clone());
         let loader: Loader = Arc::new(move || {
             let init = once.lock().unwrap_or_else(PoisonError::into_inner).take();
             match init {
@@ -460,6 +458,11 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         });
         let answer = self.driver.get_inline(key, Some(loader)).await;
         self.answered(answer.map_err(|_| CacheError::Draining)?)
+    }
+
+    /// The origin, codec and per-entry TTL the cache was built with.
+    fn service(&self) -> &ServiceOrigin<V, C> {
+        self.driver.origin()
     }
 
     /// What a request's answer means for its caller.
@@ -480,7 +483,11 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             }
         };
         let bytes = answer.value.ok_or(CacheError::Failed)?;
-        let value = self.codec.decode(&bytes).map_err(CacheError::Decode)?;
+        let value = self
+            .service()
+            .codec
+            .decode(&bytes)
+            .map_err(CacheError::Decode)?;
         Ok(Fetched { value, source })
     }
 
@@ -506,7 +513,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     /// the builder's [`CacheBuilder::ttl`].
     pub async fn set(&self, key: impl Into<String>, value: &V) -> Result<bool, CacheError> {
         let key = checked(key.into())?;
-        let ttl = self.ttl_for.as_ref().and_then(|f| f(&key, value));
+        let ttl = self.service().ttl_for.as_ref().and_then(|f| f(&key, value));
         self.write(key, value, ttl).await
     }
 
@@ -529,7 +536,11 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         value: &V,
         ttl: Option<Duration>,
     ) -> Result<bool, CacheError> {
-        let payload = self.codec.encode(value).map_err(CacheError::Encode)?;
+        let payload = self
+            .service()
+            .codec
+            .encode(value)
+            .map_err(CacheError::Encode)?;
         self.driver
             .set(&key, &payload, ttl)
             .await
@@ -970,12 +981,10 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
         if self.prefix.contains(['{', '}']) {
             return Err(BuildError::KeyPrefix(self.prefix));
         }
-        let has_origin = self.origin.is_some();
-        let codec = Arc::new(self.codec);
         let origin = ServiceOrigin {
             origin: self.origin,
-            codec: codec.clone(),
-            ttl_for: self.ttl_for.clone(),
+            codec: Arc::new(self.codec),
+            ttl_for: self.ttl_for,
         };
         let (strategy, settings) = (self.strategy, self.settings);
         let con = match (self.connection, self.target) {
@@ -990,9 +999,6 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
         let driver = Driver::with_connection(con, strategy, settings, self.prefix, origin).await?;
         Ok(Cache {
             driver,
-            codec,
-            has_origin,
-            ttl_for: self.ttl_for,
             _value: PhantomData,
         })
     }

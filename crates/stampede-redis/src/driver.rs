@@ -159,6 +159,19 @@ pub struct Answer {
     pub error: Option<SharedError>,
 }
 
+impl Answer {
+    /// An error with nothing more to say: a caller whose request's task
+    /// ended without answering, or a holder the harness made die.
+    fn failed() -> Answer {
+        Answer {
+            ending: Ending::Error,
+            value: None,
+            waited: false,
+            error: None,
+        }
+    }
+}
+
 /// Counts the conformance run compares with the simulation's.
 #[derive(Debug, Default)]
 pub struct Counters {
@@ -209,20 +222,28 @@ pub struct Counters {
     pub running: AtomicU64,
 }
 
-/// Counts a request's task as running until it ends, however it ends.
-struct RunningTask<'a>(&'a AtomicU64);
+/// Counts a request's task, or a command left to finish after its caller,
+/// in [`Counters::running`] until it ends, however it ends.
+struct Running<O, K>(Arc<Inner<O, K>>);
 
-impl Drop for RunningTask<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+impl<O, K> Running<O, K> {
+    fn start(inner: &Arc<Inner<O, K>>) -> Self {
+        inner.counters.running.fetch_add(1, Ordering::SeqCst);
+        Running(inner.clone())
     }
 }
 
-/// [`RunningTask`] owning its instance: for a request whose task starts
-/// after its caller's future has begun it (the hit fast path).
-struct RunningGuard<O, K>(Arc<Inner<O, K>>);
+impl<O: Send + Sync + 'static, K: Send + Sync + 'static> Running<O, K> {
+    /// `work` in a task of its own, counted until it ends.
+    fn spawn(self, work: impl Future<Output = ()> + Send + 'static) {
+        tokio::spawn(async move {
+            let _running = self;
+            work.await;
+        });
+    }
+}
 
-impl<O, K> Drop for RunningGuard<O, K> {
+impl<O, K> Drop for Running<O, K> {
     fn drop(&mut self) {
         self.0.counters.running.fetch_sub(1, Ordering::SeqCst);
     }
@@ -497,6 +518,11 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         &self.inner.counters
     }
 
+    /// The origin the driver was built with.
+    pub fn origin(&self) -> &O {
+        &self.inner.origin
+    }
+
     /// Deletes `key`'s value from Redis, and this instance's local copy:
     /// the next request recomputes. (Other instances' local copies answer
     /// until they age out.) Bounded by the Redis timeout.
@@ -657,8 +683,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             return self.attempts(key, None, loader).await.0;
         }
         inner.counters.requests.fetch_add(1, Ordering::Relaxed);
-        inner.counters.running.fetch_add(1, Ordering::SeqCst);
-        let running = RunningGuard(inner.clone());
+        let running = Running::start(&inner);
         let mut carried = Carried {
             loader,
             ..Carried::default()
@@ -690,10 +715,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             None => {
                 // The command was sent: its client waits for it to its
                 // timeout in a task of its own (see `drive`).
-                inner.counters.running.fetch_add(1, Ordering::SeqCst);
-                let guard = RunningGuard(inner.clone());
-                tokio::spawn(async move {
-                    let _running = guard;
+                Running::start(&inner).spawn(async move {
                     let _ = read.await;
                 });
                 Input::DeadlinePassed
@@ -705,24 +727,14 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             ..
         } = step
         {
-            obs::record("ending", ending_name(Ending::Hit));
-            obs::count(obs::HITS, "cache");
-            let answer = Answer {
-                ending: Ending::Hit,
-                value: carried.read.clone(),
-                waited: false,
-                error: None,
-            };
+            let answer = carried.answer(Ending::Hit, false);
             let next = m.resume(&s, Input::Ack, inner.now());
             if next != Step::Finish {
                 // More work behind the answer (an early refresh).
                 let task = drive(inner, key, m, Some(next), carried, None);
                 #[cfg(feature = "tracing")]
                 let task = tracing::Instrument::instrument(task, span);
-                tokio::spawn(async move {
-                    let _running = running;
-                    task.await;
-                });
+                running.spawn(task);
             }
             return answer;
         }
@@ -730,16 +742,8 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         let task = drive(inner, key, m, Some(step), carried, Some(tx));
         #[cfg(feature = "tracing")]
         let task = tracing::Instrument::instrument(task, span);
-        tokio::spawn(async move {
-            let _running = running;
-            task.await;
-        });
-        rx.await.unwrap_or(Answer {
-            ending: Ending::Error,
-            value: None,
-            waited: false,
-            error: None,
-        })
+        running.spawn(task);
+        rx.await.unwrap_or_else(|_| Answer::failed())
     }
 
     async fn attempts(
@@ -753,12 +757,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             since.map(|t| t.saturating_duration_since(self.inner.epoch).as_micros() as Micros);
         loop {
             let (answer, task) = self.attempt(key.clone(), since.take(), loader.clone());
-            let answer = answer.await.unwrap_or(Answer {
-                ending: Ending::Error,
-                value: None,
-                waited: false,
-                error: None,
-            });
+            let answer = answer.await.unwrap_or_else(|_| Answer::failed());
             if !matches!(answer.ending, Ending::Error | Ending::Timeout)
                 || attempt >= self.inner.retries
             {
@@ -867,6 +866,40 @@ struct Carried {
     computed_ttl: Option<Duration>,
     /// This request's origin call failed with this error of the origin's.
     failed: Option<SharedError>,
+    /// The payload a flight leader handed this follower, or its origin's
+    /// error.
+    shared: Option<Payload>,
+    shared_error: Option<SharedError>,
+}
+
+impl Carried {
+    /// The caller's answer for `ending` (`waited`: it polled for another
+    /// holder's value), recorded on its span and counted.
+    fn answer(&self, ending: Ending, waited: bool) -> Answer {
+        obs::record("ending", ending_name(ending));
+        match ending {
+            Ending::Hit => obs::count(obs::HITS, "cache"),
+            Ending::Stale => obs::count(obs::STALE_SERVED, "cache"),
+            Ending::Timeout => obs::count(obs::TIMEOUTS, "cache"),
+            _ => {}
+        }
+        let value = match ending {
+            Ending::Hit | Ending::Stale => self.read.clone(),
+            Ending::Computed => self.computed.clone(),
+            Ending::Shared => self.shared.clone(),
+            _ => None,
+        };
+        let error = match ending {
+            Ending::Error => self.failed.clone().or_else(|| self.shared_error.clone()),
+            _ => None,
+        };
+        Answer {
+            ending,
+            value,
+            waited,
+            error,
+        }
+    }
 }
 
 /// One request: the machine, stepped until it finishes.
@@ -878,9 +911,7 @@ async fn run<O: Origin<K>, K: Key>(
     loader: Option<Loader>,
 ) {
     inner.counters.requests.fetch_add(1, Ordering::Relaxed);
-    inner.counters.running.fetch_add(1, Ordering::SeqCst);
-    let inner2 = inner.clone();
-    let _running = RunningTask(&inner2.counters.running);
+    let _running = Running::start(&inner);
     let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
     let m = ReadPath::new(
         &inner.strategy,
@@ -909,10 +940,6 @@ async fn drive<O: Origin<K>, K: Key>(
 ) {
     let s = inner.strategy;
     let mut tokens: HashMap<u64, Token> = HashMap::new();
-    // The payload a flight leader handed this follower, or its origin's
-    // error.
-    let mut shared: Option<Arc<Vec<u8>>> = None;
-    let mut shared_error: Option<SharedError> = None;
     // Held (never read) while the origin call runs: dropping it frees the
     // admission slot.
     let mut _permit: Option<OwnedSemaphorePermit> = None;
@@ -930,30 +957,9 @@ async fn drive<O: Origin<K>, K: Key>(
         match step {
             Step::Finish => return,
             Step::Respond { ending, .. } => {
-                obs::record("ending", ending_name(ending));
-                match ending {
-                    Ending::Hit => obs::count(obs::HITS, "cache"),
-                    Ending::Stale => obs::count(obs::STALE_SERVED, "cache"),
-                    Ending::Timeout => obs::count(obs::TIMEOUTS, "cache"),
-                    _ => {}
-                }
-                let value = match ending {
-                    Ending::Hit | Ending::Stale => carried.read.clone(),
-                    Ending::Computed => carried.computed.clone(),
-                    Ending::Shared => shared.clone(),
-                    _ => None,
-                };
-                let error = match ending {
-                    Ending::Error => carried.failed.clone().or_else(|| shared_error.clone()),
-                    _ => None,
-                };
+                let answered = carried.answer(ending, polled);
                 if let Some(a) = answer.take() {
-                    let _ = a.send(Answer {
-                        ending,
-                        value,
-                        waited: polled,
-                        error,
-                    });
+                    let _ = a.send(answered);
                 }
                 input = Input::Ack;
                 continue;
@@ -984,12 +990,7 @@ async fn drive<O: Origin<K>, K: Key>(
         let Some(fut) = op.as_mut() else {
             // Nothing pending and nothing to do: a machine bug; answer.
             if let Some(a) = answer.take() {
-                let _ = a.send(Answer {
-                    ending: Ending::Error,
-                    value: None,
-                    waited: false,
-                    error: None,
-                });
+                let _ = a.send(Answer::failed());
             }
             return;
         };
@@ -1006,10 +1007,7 @@ async fn drive<O: Origin<K>, K: Key>(
                             // opens the breaker, as in the simulation), in a
                             // task of its own whose answer nobody reads.
                             if let Some(sent) = op.take().filter(|_| op_is_command) {
-                                inner.counters.running.fetch_add(1, Ordering::SeqCst);
-                                let inner = inner.clone();
-                                tokio::spawn(async move {
-                                    let _running = RunningTask(&inner.counters.running);
+                                Running::start(&inner).spawn(async move {
                                     let _ = sent.await;
                                 });
                             }
@@ -1043,12 +1041,7 @@ async fn drive<O: Origin<K>, K: Key>(
                         .abandon(&(key.clone(), m.flight_key(&s)), ticket);
                 }
                 if let Some(a) = answer.take() {
-                    let _ = a.send(Answer {
-                        ending: Ending::Error,
-                        value: None,
-                        waited: false,
-                        error: None,
-                    });
+                    let _ = a.send(Answer::failed());
                 }
                 return;
             }
@@ -1066,8 +1059,8 @@ async fn drive<O: Origin<K>, K: Key>(
             }
             Got::Failed(e) => carried.failed = e,
             Got::Shared(v, e) => {
-                shared = v;
-                shared_error = e;
+                carried.shared = v;
+                carried.shared_error = e;
             }
             Got::Permit(p) => _permit = Some(p),
         }
@@ -1598,12 +1591,7 @@ where
     // being re-established sends it once it is).
     let done = std::future::poll_fn(|cx| Poll::Ready(release.as_mut().poll(cx).is_ready())).await;
     if !done {
-        inner.counters.running.fetch_add(1, Ordering::SeqCst);
-        let inner = inner.clone();
-        tokio::spawn(async move {
-            let _running = RunningTask(&inner.counters.running);
-            release.await;
-        });
+        Running::start(inner).spawn(release);
     }
 }
 
