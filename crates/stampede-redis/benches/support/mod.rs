@@ -5,9 +5,12 @@
 //! a part of it.
 #![allow(dead_code)]
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
+
+/// The server's process, as the tests start it.
+#[path = "../../tests/common/server.rs"]
+mod server;
 
 /// A throwaway redis-server on a free loopback port, killed on drop.
 pub struct BenchRedis {
@@ -18,22 +21,9 @@ pub struct BenchRedis {
 
 impl BenchRedis {
     pub fn start() -> BenchRedis {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .unwrap();
-        let dir =
-            std::env::temp_dir().join(format!("stampede-bench-{}-{port}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let child = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-            .args(["--save", "", "--appendonly", "no"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("redis-server on PATH");
+        let port = server::free_port();
+        let dir = server::temp_dir("bench", port);
+        let child = server::spawn_server(port, &dir, &[]);
         let url = format!("redis://127.0.0.1:{port}/");
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
