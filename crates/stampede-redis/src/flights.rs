@@ -396,3 +396,113 @@ impl<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> Drop for Follower
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stampede::flight::{Failure, Value};
+
+    type Table = Flights<u32, &'static str>;
+
+    fn lead(flights: &Table, key: u32) -> LeaderTicket {
+        match Flights::join(flights, key) {
+            Joined::Lead(ticket) => ticket,
+            _ => panic!("expected to lead"),
+        }
+    }
+
+    fn follow(flights: &Table, key: u32) -> Follower<u32, &'static str, &Table> {
+        match Flights::join(flights, key) {
+            Joined::Follow(follower) => follower,
+            _ => panic!("expected to follow"),
+        }
+    }
+
+    fn fresh() -> Outcome {
+        Outcome::Fresh(Value::fresh(1, 1))
+    }
+
+    #[test]
+    fn a_settle_answers_the_followers_attached_and_frees_the_key() {
+        let flights = Table::new();
+        let ticket = lead(&flights, 1);
+        let (mut a, mut b) = (follow(&flights, 1), follow(&flights, 1));
+        assert_eq!(flights.waiting(&1), 2);
+        assert!(a.look().is_none(), "nothing yet");
+        flights.settle(&1, ticket, fresh(), "v");
+        assert!(matches!(a.look(), Some(Woken::Settled("v"))));
+        assert!(matches!(b.look(), Some(Woken::Settled("v"))));
+        assert_eq!(flights.in_flight(), 0);
+        // The next caller starts a new flight, which the old ticket cannot
+        // settle.
+        let next = lead(&flights, 1);
+        flights.settle(&1, ticket, fresh(), "stale ticket");
+        assert_eq!(flights.in_flight(), 1);
+        flights.settle(&1, next, fresh(), "v2");
+        assert_eq!(flights.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_follower_that_leaves_is_detached() {
+        let flights = Table::new();
+        let ticket = lead(&flights, 1);
+        let a = follow(&flights, 1);
+        let mut b = follow(&flights, 1);
+        drop(a);
+        assert_eq!(flights.waiting(&1), 1);
+        flights.settle(&1, ticket, Outcome::Failed(Failure::Origin), "e");
+        assert!(matches!(b.look(), Some(Woken::Settled("e"))));
+    }
+
+    #[test]
+    fn a_leader_that_leaves_hands_the_flight_to_its_oldest_follower() {
+        let flights = Table::new();
+        let ticket = lead(&flights, 1);
+        let (mut a, mut b) = (follow(&flights, 1), follow(&flights, 1));
+        flights.abandon(&1, ticket);
+        assert!(b.look().is_none(), "the promotion is not b's");
+        let Some(Woken::Promoted(promoted)) = a.look() else {
+            panic!("a, the oldest, leads now");
+        };
+        assert_eq!(flights.waiting(&1), 1);
+        flights.settle(&1, promoted, fresh(), "by a");
+        assert!(matches!(b.look(), Some(Woken::Settled("by a"))));
+        assert_eq!(flights.in_flight(), 0);
+    }
+
+    /// A follower promoted and dropped before it was told hands the flight
+    /// on at once: the next follower leads, nobody waits on a leader that
+    /// is gone.
+    #[test]
+    fn a_follower_dropped_while_promoted_hands_the_flight_on() {
+        let flights = Table::new();
+        let ticket = lead(&flights, 1);
+        let (a, mut b) = (follow(&flights, 1), follow(&flights, 1));
+        flights.abandon(&1, ticket);
+        drop(a);
+        let Some(Woken::Promoted(promoted)) = b.look() else {
+            panic!("b leads once a, promoted, is gone");
+        };
+        flights.settle(&1, promoted, fresh(), "by b");
+        assert_eq!(flights.in_flight(), 0);
+        // With nobody left to promote, the flight closes.
+        let ticket = lead(&flights, 2);
+        let c = follow(&flights, 2);
+        flights.abandon(&2, ticket);
+        drop(c);
+        assert_eq!(flights.in_flight(), 0, "no flight left without a leader");
+    }
+
+    #[tokio::test]
+    async fn a_waiting_follower_is_woken_by_the_settle() {
+        let flights = Table::new();
+        let ticket = lead(&flights, 1);
+        let mut a = follow(&flights, 1);
+        let settler = flights.clone();
+        let woken = tokio::join!(a.wait(), async move {
+            tokio::task::yield_now().await;
+            settler.settle(&1, ticket, fresh(), "v");
+        });
+        assert!(matches!(woken.0, Woken::Settled("v")));
+    }
+}
