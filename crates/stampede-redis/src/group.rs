@@ -169,6 +169,7 @@ where
             work: Some(Box::pin(work)),
             deadline,
             sleep: None,
+            settled: None,
         };
         observed(lead.await, &span)
     }
@@ -201,6 +202,8 @@ struct Lead<
     ticket: LeaderTicket,
     /// `None` once the flight settled.
     work: Option<Pin<Box<Fut>>>,
+    /// What it settled with, for a poll after the answer.
+    settled: Option<Shared<V, E>>,
     deadline: Instant,
     /// Made at the first `Pending` only: a flight that is ready at once
     /// never touches the timer.
@@ -230,7 +233,7 @@ where
         let this = self.get_mut();
         let Some(work) = this.work.as_mut() else {
             // Polled again after it settled.
-            return Poll::Ready(Err(TimedOut));
+            return Poll::Ready(this.settled.clone().ok_or(TimedOut));
         };
         // A panicking future is never polled again (it is dropped below),
         // so nothing observes what the panic left half-changed.
@@ -253,6 +256,7 @@ where
         this.work = None;
         let shared = Arc::new(result);
         settle(this.flights, &this.key, this.ticket, shared.clone());
+        this.settled = Some(shared.clone());
         Poll::Ready(Ok(shared))
     }
 }
