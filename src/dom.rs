@@ -177,6 +177,39 @@ pub(crate) fn typing(e: &web_sys::KeyboardEvent) -> bool {
     field || e.ctrl_key() || e.meta_key() || e.alt_key()
 }
 
+/// Gives `button` a key: pressing `key` (either case) outside a text field
+/// and without Ctrl, Alt or Meta clicks it, while it is on the page, in no
+/// `hidden` part, and enabled.
+/// A room's action is a key as well as a button (`?` lists them); the
+/// button's own handler does the work, so the two cannot drift apart.
+pub(crate) fn press_on_key(key: &'static str, button: &Element) {
+    use wasm_bindgen::JsCast;
+    let b = button.clone();
+    let on_key = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
+        move |e: web_sys::KeyboardEvent| {
+            if typing(&e) || !e.key().eq_ignore_ascii_case(key) {
+                return;
+            }
+            let Some(h) = b.dyn_ref::<web_sys::HtmlElement>() else {
+                return;
+            };
+            // On the page, in no hidden part of it, and not disabled. (A
+            // part the tour or presenter mode tucks away by style still
+            // answers: that is what the key is for.)
+            let hidden = h.closest("[hidden]").ok().flatten().is_some();
+            if !h.is_connected() || hidden || h.has_attribute("disabled") {
+                return;
+            }
+            e.prevent_default();
+            h.click();
+        },
+    );
+    let _ = crate::web::window()
+        .add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+    // As long as the page (the button's view is never unmounted).
+    on_key.forget();
+}
+
 /// The page's own parts the views build around, handed out by the app, so
 /// that no view finds another's part by selector: the sandbox's `main`, the
 /// header, its row of modes (the A/B view's button first; the tour adds its

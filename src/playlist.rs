@@ -373,6 +373,8 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
     let mut on = Listeners::default();
 
     let add = button("playlist-add", "Add this view");
+    crate::dom::press_on_key("+", &add);
+    set(&add, "aria-keyshortcuts", "+");
     set(&add, "data-playlist-add", "");
     set(
         &add,

@@ -44,9 +44,29 @@ pub fn path(text: &str) -> Option<(String, i32)> {
     Some((d, n + 2 * QUIET))
 }
 
+/// Where the room's public address of the page is kept (localStorage).
+const BASE_KEY: &str = "stampede-public-base";
+
+/// `link` moved onto `base`, the page's public address (kept by the
+/// trainer): the base's scheme, host and path with the link's own query and
+/// step. `None` for a base that is not an http(s) address; a base's own
+/// query and step are dropped.
+pub fn on_base(link: &str, base: &str) -> Option<String> {
+    let base = base.trim();
+    let lower = base.to_ascii_lowercase();
+    if !(lower.starts_with("https://") || lower.starts_with("http://")) || base.len() < 10 {
+        return None;
+    }
+    let base = base.split(['?', '#']).next().unwrap_or(base);
+    let tail = link.find(['?', '#']).map_or("", |i| &link[i..]);
+    Some(format!("{base}{tail}"))
+}
+
 /// Why a phone in the room cannot open `link`, if it cannot: a page opened
 /// from a file, or served on this computer's own loopback address, makes a
-/// code no phone can follow. None for any other address.
+/// code no phone can follow; a private address (10/8, 172.16/12,
+/// 192.168/16, link-local, `.local`) one only phones on the same network
+/// can. None for any other address.
 pub fn unreachable_from_a_phone(link: &str) -> Option<String> {
     let lower = link.trim().to_ascii_lowercase();
     if lower.starts_with("file:") {
@@ -72,6 +92,19 @@ pub fn unreachable_from_a_phone(link: &str) -> Option<String> {
         || host
             .parse::<std::net::Ipv6Addr>()
             .is_ok_and(|a| a.is_loopback() || a.is_unspecified());
+    let private = host.ends_with(".local")
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_private() || a.is_link_local())
+        || host.parse::<std::net::Ipv6Addr>().is_ok_and(|a| {
+            (a.segments()[0] & 0xfe00) == 0xfc00 || (a.segments()[0] & 0xffc0) == 0xfe80
+        });
+    if private && !loopback {
+        return Some(format!(
+            "Only a phone on this computer's network can open this code: {host} is a private address. \
+             For phones on mobile data, give the page's public address below."
+        ));
+    }
     loopback.then(|| {
         format!(
             "A phone cannot open this code: {host} is this computer's own address. \
@@ -106,6 +139,45 @@ fn draw(host: &web_sys::Element, link: &str) {
     crate::dom::set(host, "data-qr", link);
 }
 
+/// Draws every code on the page from the current link (on the kept public
+/// address, if any) and says beside each whether a phone can open it.
+fn redraw() {
+    let own = crate::url_state::room_link(&window().location().href().unwrap_or_default());
+    let link = crate::web::local_storage("getItem", &[BASE_KEY])
+        .and_then(|v| v.as_string())
+        .and_then(|base| on_base(&own, &base))
+        .unwrap_or(own);
+
+    // Said beside every code (the room's and the printed one).
+    let why = unreachable_from_a_phone(&link);
+    if let Ok(notes) = document().query_selector_all("[data-qr-warning]") {
+        for i in 0..notes.length() {
+            let Some(note) = notes
+                .item(i)
+                .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+            else {
+                continue;
+            };
+            crate::dom::set_text(&note, why.as_deref().unwrap_or(""));
+            let _ = note.toggle_attribute_with_force("hidden", why.is_none());
+        }
+    }
+    let Ok(all) = document().query_selector_all("[data-qr]") else {
+        return;
+    };
+    for i in 0..all.length() {
+        let Some(host) = all
+            .item(i)
+            .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+        else {
+            continue;
+        };
+        if host.get_attribute("data-qr").as_deref() != Some(link.as_str()) {
+            draw(&host, &link);
+        }
+    }
+}
+
 /// Draws every `[data-qr]` on the page, and the room's large code (shown
 /// and hidden by `q`, closed by Esc), and keeps them on the current link.
 pub fn install() {
@@ -121,6 +193,63 @@ pub fn install() {
             "",
             "Scan to open this run on your phone. q or Esc closes it.",
         );
+        // The page's public address, kept: the code then encodes it (the
+        // room's phones cannot reach a trainer's laptop).
+        let form = crate::dom::el("form", "qr-base");
+        crate::dom::set(&form, "data-qr-base", "");
+        let label = crate::dom::text_el("label", "", "Public address of this page (kept): ");
+        let input = crate::dom::el("input", "");
+        crate::dom::set(&input, "type", "url");
+        crate::dom::set(&input, "placeholder", "https://lab.example/stampede/");
+        crate::dom::set(&input, "data-qr-base-input", "");
+        if let Some(kept) =
+            crate::web::local_storage("getItem", &[BASE_KEY]).and_then(|v| v.as_string())
+        {
+            crate::dom::set(&input, "value", &kept);
+        }
+        let _ = label.append_child(&input);
+        let use_it = crate::dom::text_el("button", "", "Use");
+        crate::dom::set(&use_it, "type", "submit");
+        let _ = form.append_child(&label);
+        let _ = form.append_child(&use_it);
+        let said = crate::dom::el("p", "qr-base-said");
+        crate::dom::set(&said, "role", "status");
+        crate::dom::set(&said, "data-qr-base-said", "");
+        let _ = form.append_child(&said);
+        let submit = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new({
+            let (input, said) = (input.clone(), said.clone());
+            move |e: web_sys::Event| {
+                e.prevent_default();
+                let v = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlInputElement>(&input)
+                    .map(|i| i.value())
+                    .unwrap_or_default();
+                let v = v.trim().to_string();
+                if v.is_empty() {
+                    let _ = crate::web::local_storage("removeItem", &[BASE_KEY]);
+                    crate::dom::set_text(&said, "The code encodes this page's own address.");
+                } else if on_base("", &v).is_some() {
+                    let _ = crate::web::local_storage("setItem", &[BASE_KEY, &v]);
+                    crate::dom::set_text(
+                        &said,
+                        &format!("The code now encodes {v} with this run's link."),
+                    );
+                } else {
+                    crate::dom::set_text(
+                        &said,
+                        "Not used: the public address starts with https:// (or http://). The code keeps this page's own address.",
+                    );
+                }
+                if let Some(body) = document().body() {
+                    let _ = body.class_list().add_1("qr-open");
+                }
+                redraw();
+            }
+        });
+        let _ = form.add_event_listener_with_callback(
+            "submit",
+            wasm_bindgen::JsCast::unchecked_ref(submit.as_ref()),
+        );
+        submit.forget();
         let warning = crate::dom::el("p", "qr-warning");
         crate::dom::set(&warning, "data-qr-warning", "");
         crate::dom::set(&warning, "role", "note");
@@ -128,6 +257,7 @@ pub fn install() {
         let _ = figure.append_child(&code);
         let _ = figure.append_child(&caption);
         let _ = figure.append_child(&warning);
+        let _ = figure.append_child(&form);
         let _ = overlay.append_child(&figure);
         let _ = body.append_child(&overlay);
         let keys = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::KeyboardEvent)>::new(
@@ -153,37 +283,7 @@ pub fn install() {
         );
         keys.forget();
     }
-    let refresh = move || {
-        let link = crate::url_state::room_link(&window().location().href().unwrap_or_default());
-        // Said beside every code (the room's and the printed one).
-        let why = unreachable_from_a_phone(&link);
-        if let Ok(notes) = document().query_selector_all("[data-qr-warning]") {
-            for i in 0..notes.length() {
-                let Some(note) = notes
-                    .item(i)
-                    .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
-                else {
-                    continue;
-                };
-                crate::dom::set_text(&note, why.as_deref().unwrap_or(""));
-                let _ = note.toggle_attribute_with_force("hidden", why.is_none());
-            }
-        }
-        let Ok(all) = document().query_selector_all("[data-qr]") else {
-            return;
-        };
-        for i in 0..all.length() {
-            let Some(host) = all
-                .item(i)
-                .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
-            else {
-                continue;
-            };
-            if host.get_attribute("data-qr").as_deref() != Some(link.as_str()) {
-                draw(&host, &link);
-            }
-        }
-    };
+    let refresh = redraw;
     refresh();
     let before = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(refresh);
     let _ = window().add_event_listener_with_callback(
@@ -211,6 +311,31 @@ mod tests {
     }
 
     #[test]
+    fn a_kept_public_address_takes_the_links_query_and_step() {
+        let link = "http://127.0.0.1:8080/?preset=hang&seed=3#tour/basics/2";
+        assert_eq!(
+            on_base(link, "https://lab.example/stampede/").as_deref(),
+            Some("https://lab.example/stampede/?preset=hang&seed=3#tour/basics/2")
+        );
+        assert_eq!(
+            on_base("http://127.0.0.1:8080/", " https://lab.example/x/?old=1#y ").as_deref(),
+            Some("https://lab.example/x/")
+        );
+        for bad in [
+            "",
+            "lab.example",
+            "ftp://lab.example/",
+            "javascript:alert(1)",
+            "http://",
+        ] {
+            assert_eq!(on_base(link, bad), None, "{bad}");
+        }
+        // What it encodes, a phone can open.
+        let moved = on_base(link, "https://lab.example/").unwrap();
+        assert_eq!(unreachable_from_a_phone(&moved), None);
+    }
+
+    #[test]
     fn a_code_no_phone_can_open_says_why() {
         for (link, says) in [
             (
@@ -226,7 +351,16 @@ mod tests {
             ("http://lab.localhost:3000/", Some("lab.localhost is")),
             ("HTTP://0.0.0.0/", Some("0.0.0.0 is")),
             ("https://lab.example/?preset=burst", None),
-            ("http://192.168.1.20:8080/?preset=burst", None),
+            (
+                "http://192.168.1.20:8080/?preset=burst",
+                Some("192.168.1.20 is a private address"),
+            ),
+            ("http://10.0.0.7/", Some("private address")),
+            (
+                "http://laptop.local:8080/",
+                Some("laptop.local is a private"),
+            ),
+            ("http://172.32.0.1/", None),
             ("https://user@127.0.0.1.example.com/", None),
         ] {
             let why = unreachable_from_a_phone(link);

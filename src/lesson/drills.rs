@@ -138,6 +138,8 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
 
     let hints = el("ol", "drill-hints");
     let more = button("drill-hint", "A hint");
+    crate::dom::press_on_key("h", &more);
+    set(&more, "aria-keyshortcuts", "h");
     let shown = std::rc::Rc::new(std::cell::Cell::new(0usize));
     {
         let hints = hints.clone();
@@ -160,6 +162,8 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
     let reasoning = text_el("p", "drill-reasoning", d.reasoning);
     set(&reasoning, "hidden", "");
     let solve = button("drill-solution", "Show the solution");
+    crate::dom::press_on_key("s", &solve);
+    set(&solve, "aria-keyshortcuts", "s");
     // Given up: the drill comes back for review, and a pass of the shown
     // solution is not the learner's.
     let gave_up = std::rc::Rc::new(std::cell::Cell::new(false));

@@ -31,7 +31,7 @@ const ROWS: [&str; 5] = [
 ];
 
 /// Every key the page answers to, for the `?` overlay.
-pub const SHORTCUTS: [(&str, &str); 13] = [
+pub const SHORTCUTS: [(&str, &str); 17] = [
     ("Space or .", "play or pause"),
     (
         "→ or Page Down",
@@ -52,6 +52,10 @@ pub const SHORTCUTS: [(&str, &str); 13] = [
         "A to D (Shift: take one back)",
         "in presenter mode, while a tour step asks: a hand for that option in the room's vote",
     ),
+    ("r", "record a clip of the fleet, or stop recording"),
+    ("+", "add this view to your list for a talk"),
+    ("h", "in a drill, the next hint"),
+    ("s", "in a drill, show the solution"),
     ("p", "presenter mode on or off"),
     ("f", "full screen"),
     (

@@ -2,7 +2,10 @@
 // step the clock and never scroll the page; the A/B view answers Space, '.',
 // End, the arrows, Page Up/Down and n on its one clock; a digit in the tour
 // says it left the tour and offers the way back; entering and leaving the
-// A/B view leaves no console error.
+// A/B view leaves no console error. Every room action has a key, listed by
+// `?` (issue 28): r records a clip and stops it, + adds the view to the
+// list, h shows a drill's next hint and s its solution; a QR code of this
+// machine's own address says a phone cannot open it.
 import { control, spec } from "./lib/harness.mjs";
 
 const abNow = async (page) => {
@@ -115,5 +118,55 @@ await spec("room-keys", async (t) => {
   await page.locator(control("toast-back")).click();
   await page.waitForFunction(() => document.querySelector("[data-tour-step]")?.dataset.tourStep === "basics/2" && !document.querySelector("section.tour").hidden);
   t.ok(`a digit in the tour says so ("${said.trim()}") and its button goes back to the step`);
+
+  // The room's actions by key, as listed by `?`.
+  await t.open("preset=burst&seed=1");
+  await page.keyboard.press("?");
+  const listed = (await page.locator(".shortcuts").textContent()) ?? "";
+  for (const [key, what] of [["r", "record a clip"], ["+", "add this view"], ["h", "next hint"], ["s", "show the solution"], ["A to D", "vote"]]) {
+    if (!listed.includes(key) || !listed.includes(what)) throw new Error(`? does not list ${key} (${what}): ${listed.slice(0, 200)}`);
+  }
+  await page.keyboard.press("Escape");
+  const record = page.locator(control("clip"));
+  await page.keyboard.press("r");
+  await page.waitForFunction(() => document.querySelector('[data-control="clip"]')?.getAttribute("aria-pressed") === "true", null, { timeout: 10_000 });
+  await page.waitForTimeout(1200);
+  await page.keyboard.press("r");
+  const link = page.locator("[data-clip-download]");
+  await link.waitFor({ state: "visible", timeout: 10_000 });
+  const name = await link.getAttribute("download");
+  if (!/^stampede-lab-burst-\d{4}-\d{2}-\d{2}-\d{4}\.webm$/.test(name ?? "")) throw new Error(`the clip is named ${name}`);
+  if ((await record.getAttribute("aria-pressed")) !== "false") throw new Error("r did not stop the recording");
+  t.ok(`r records a clip and r stops it: ${name}`);
+  const items = () => page.locator("[data-playlist] [data-playlist-item]").count();
+  const before = await items();
+  await page.keyboard.type("+");
+  await page.waitForFunction((n) => document.querySelectorAll("[data-playlist] [data-playlist-item]").length === n, before + 1, { timeout: 10_000 });
+  t.ok(`+ adds this view to the list (${before} → ${before + 1} items)`);
+  await t.open("drill=hot-key");
+  await page.locator('[data-drill="hot-key"]').waitFor({ state: "visible" });
+  await page.keyboard.press("h");
+  await page.keyboard.press("h");
+  await page.waitForFunction(() => document.querySelectorAll(".drill-hints li").length === 2, null, { timeout: 10_000 });
+  await page.keyboard.press("s");
+  await page.locator(".drill-reasoning").waitFor({ state: "visible", timeout: 10_000 });
+  t.ok("in a drill, h shows the next hint (twice: two hints) and s the solution with its reasoning");
+
+  // This machine's own address: a phone cannot open the code, and it says so.
+  await page.keyboard.press("q");
+  const warning = page.locator("[data-qr-overlay] [data-qr-warning]");
+  await warning.waitFor({ state: "visible", timeout: 10_000 });
+  const why = (await warning.textContent()) ?? "";
+  if (!/127\.0\.0\.1 is this computer's own address/.test(why)) throw new Error(`the QR code's warning says ${JSON.stringify(why)}`);
+  // A public address, kept: the code encodes it with this run's link, and
+  // the warning goes.
+  await page.locator("[data-qr-base-input]").fill("https://lab.example/stampede/");
+  await page.locator("[data-qr-base] button").click();
+  await page.waitForFunction(() => (document.querySelector("[data-qr-overlay] [data-qr]")?.dataset.qr ?? "").startsWith("https://lab.example/stampede/?"), null, { timeout: 10_000 });
+  const encoded = await page.locator("[data-qr-overlay] [data-qr]").getAttribute("data-qr");
+  if (!encoded.includes("drill=hot-key")) throw new Error(`the code on the public address lost the run's link: ${encoded}`);
+  if (await warning.isVisible()) throw new Error("the warning stays on a public address");
+  await page.keyboard.press("Escape");
+  t.ok(`a QR code of 127.0.0.1 warns: "${why.slice(0, 60)}…"; with a public address kept it encodes ${encoded}`);
   t.noProblems("at the end");
 });

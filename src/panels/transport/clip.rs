@@ -174,6 +174,8 @@ pub(crate) fn build(parent: &Element, on: &mut Listeners) {
     let link = el("a", "clip-download");
     set(&link, "data-clip-download", "");
     set(&link, "hidden", "");
+    crate::dom::press_on_key("r", &record);
+    set(&record, "aria-keyshortcuts", "r");
     put(&boxed, &record);
     put(&boxed, &length);
     put(&boxed, &link);
