@@ -148,7 +148,8 @@ fn redraw() {
         .and_then(|base| on_base(&own, &base))
         .unwrap_or(own);
 
-    // Said beside every code (the room's and the printed one).
+    // Said under the room's code (the printed summary keeps to one page;
+    // it encodes the kept public address when there is one).
     let why = unreachable_from_a_phone(&link);
     if let Ok(notes) = document().query_selector_all("[data-qr-warning]") {
         for i in 0..notes.length() {

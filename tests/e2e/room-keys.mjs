@@ -139,10 +139,10 @@ await spec("room-keys", async (t) => {
   if ((await record.getAttribute("aria-pressed")) !== "false") throw new Error("r did not stop the recording");
   t.ok(`r records a clip and r stops it: ${name}`);
   const items = () => page.locator("[data-playlist] [data-playlist-item]").count();
-  const before = await items();
+  const listed0 = await items();
   await page.keyboard.type("+");
-  await page.waitForFunction((n) => document.querySelectorAll("[data-playlist] [data-playlist-item]").length === n, before + 1, { timeout: 10_000 });
-  t.ok(`+ adds this view to the list (${before} → ${before + 1} items)`);
+  await page.waitForFunction((n) => document.querySelectorAll("[data-playlist] [data-playlist-item]").length === n, listed0 + 1, { timeout: 10_000 });
+  t.ok(`+ adds this view to the list (${listed0} → ${listed0 + 1} items)`);
   await t.open("drill=hot-key");
   await page.locator('[data-drill="hot-key"]').waitFor({ state: "visible" });
   await page.keyboard.press("h");
