@@ -120,9 +120,24 @@ await spec("room-projector", async (t) => {
     const off = [["fleet", b.canvas], ["proof", b.proof], ...b.rooms.map((r) => [r.n, r.box]), ...b.rows.map((r, i) => [`row ${i + 1}`, r.box]), ...b.legend.map((l, i) => [`legend ${i + 1}`, l])].filter(([, x]) => !inside(x, 1280, 720));
     if (off.length) throw new Error(`on the tour at 1280x720, off the first screen: ${off.map(([n, x]) => `${n} ${JSON.stringify(x)}`).join("; ")}`);
     if (!(b.proofFont > Math.max(...b.rooms.flatMap((r) => r.fonts)))) throw new Error(`on the tour the proof (${b.proofFont}px) is not the largest type`);
+    // What the room reads to vote, and the verdict: at least 28 px here.
+    const read = await page.evaluate((sel) => [...document.querySelectorAll(sel)].filter((e) => e.offsetParent).map((e) => [e.className || e.tagName, parseFloat(getComputedStyle(e).fontSize)]), when === "asking" ? ".tour-question, .tour-options button" : ".tour-verdict");
+    if (!read.length) throw new Error(`on the tour (${when}): nothing to read for the vote`);
+    const small = read.filter(([, f]) => f < 28);
+    if (small.length) throw new Error(`on the tour at 1280x720 (${when}), under 28 px: ${JSON.stringify(small)}`);
     await page.screenshot({ path: path.join(shots, `room-presenter-tour-${when}-1280x720.png`) });
-    t.ok(`on the tour at 1280x720 (${when}): the step's words, the fleet, the proof, the counts, ${b.rows.length} arithmetic rows (they wait while a question is open) and the legend on the first screen`);
+    t.ok(`on the tour at 1280x720 (${when}): the step's words, the fleet, the proof, the counts, ${b.rows.length} arithmetic rows (they wait while a question is open) and the legend on the first screen; the ${when === "asking" ? "question and options" : "verdict"} in ${Math.min(...read.map(([, f]) => f))} px type`);
   }
+  // The same at 1920 x 1080: 40 px.
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await page.goto(new URL("?present=1#tour/basics/1", page.url()).href);
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame);
+  await page.waitForTimeout(800);
+  const big = await page.evaluate(() => [...document.querySelectorAll(".tour-question, .tour-options button")].filter((e) => e.offsetParent).map((e) => parseFloat(getComputedStyle(e).fontSize)));
+  if (!big.length || big.some((f) => f < 40)) throw new Error(`on the tour at 1920x1080 the vote's type is ${big} px, under 40`);
+  await page.screenshot({ path: path.join(shots, "room-presenter-tour-asking-1920x1080.png") });
+  t.ok(`on the tour at 1920x1080: the question and options in ${Math.min(...big)} px type`);
+  await page.setViewportSize({ width: 1280, height: 720 });
 
   // The mouse brings the header back; resting, it steps back again.
   await page.mouse.move(300, 300);

@@ -62,8 +62,9 @@ pub fn size_text(bytes: u64) -> String {
 /// (`YYYY-MM-DD-HHMM`): what it shows, so that a talk's clips sort and read
 /// apart. `stampede-lab-tour-basics-2-….webm` for a tour step,
 /// `stampede-lab-ab-layered-…` for an A/B view, `stampede-lab-drill-…` for
-/// a drill, `stampede-lab-<preset>-…` for a preset's sandbox (`-changed`
-/// when knobs were turned), `stampede-lab-sandbox-…` otherwise.
+/// a drill, `stampede-lab-<preset>-…` for a preset's run (`-changed` when
+/// knobs were turned), `stampede-lab-sandbox-…` for a run far from every
+/// preset.
 pub fn clip_name(href: &str, when: &str) -> String {
     let (rest, hash) = href.split_once('#').unwrap_or((href, ""));
     let query = rest.split_once('?').map_or("", |(_, q)| q);
@@ -102,14 +103,19 @@ pub fn clip_name(href: &str, when: &str) -> String {
         format!("ab-{}", slug(c))
     } else if let Some(d) = get("drill") {
         format!("drill-{}", slug(d))
-    } else if let Some(p) = get("preset") {
-        // Any knob besides the preset, the seed and the page's own keys.
-        let turned = pairs
-            .iter()
-            .any(|(k, _)| !matches!(*k, "preset" | "seed") && !stampede::scenario::is_page_key(k));
-        format!("{}{}", slug(p), if turned { "-changed" } else { "" })
     } else {
-        "sandbox".to_string()
+        // The run's scenario (the page writes a preset's link in its
+        // shortest form, without `preset=`): the preset it is, or the one
+        // it was made from with knobs turned.
+        let (st, _) = crate::url_state::parse(query);
+        match (
+            stampede::scenario::preset_of(&st.scenario),
+            stampede::scenario::closest_preset(&st.scenario),
+        ) {
+            (Some(p), _) => slug(p),
+            (None, Some(p)) => format!("{}-changed", slug(p)),
+            (None, None) => "sandbox".to_string(),
+        }
     };
     let what: String = what.chars().take(60).collect();
     let when = slug(when);
@@ -373,18 +379,30 @@ mod tests {
             ),
             (
                 "https://x/lab/?i=4&t=20",
+                "stampede-lab-burst-changed-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?seed=1",
+                "stampede-lab-burst-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?c=off&seed=2",
+                "stampede-lab-singleflight-2026-12-02-1105.webm",
+            ),
+            (
+                "https://x/lab/?i=4&t=20&w=cold&k=900&rc=7&ct=9&dl=40&vt=11&sp=5",
                 "stampede-lab-sandbox-2026-12-02-1105.webm",
             ),
             (
                 "https://x/lab/?preset=..%2F..%2Fetc",
-                "stampede-lab-2f-2fetc-2026-12-02-1105.webm",
+                "stampede-lab-burst-2026-12-02-1105.webm",
             ),
         ] {
             assert_eq!(clip_name(href, when), name, "{href}");
         }
         assert_eq!(
             clip_name("file:///a/index.html", ""),
-            "stampede-lab-sandbox.webm"
+            "stampede-lab-burst.webm"
         );
     }
 
