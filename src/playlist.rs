@@ -238,11 +238,11 @@ pub fn mount(drive: Page, lists: Lists, parts: &crate::dom::Parts) {
     let Some(lab) = parts.main.parent_element() else {
         return;
     };
-    mount_strip(lists, &lab);
+    mount_strip(lists, &lab, drive);
     mount_editor(drive, &lab, parts);
 }
 
-fn mount_strip(lists: Lists, lab: &Element) {
+fn mount_strip(lists: Lists, lab: &Element, drive: Page) {
     let Some((titles, item)) = lists
         .try_with_value(|o| {
             o.active.as_ref().map(|a| {
@@ -298,10 +298,46 @@ fn mount_strip(lists: Lists, lab: &Element) {
     // Only signal types the page has already (each new one is code).
     let shown = RwSignal::new(item as u64);
     lists.update_value(|o| o.shown = Some(shown));
-    let parts = StoredValue::new_local((chips, now, on));
+    // Whether the view on screen is still the item's: a digit, an arrow in
+    // a tour item or a knob turned leaves it, and the strip says so rather
+    // than keep a title that no longer matches.
+    let changed = RwSignal::new(false);
+    Effect::new(move |_| {
+        // What the view is made of (the address follows them).
+        drive.scenario.track();
+        drive.seed.track();
+        drive.tour.track();
+        drive.compare.track();
+        let k = shown.get() as usize;
+        // After the address is written for the change (its own effect).
+        set_timeout(
+            move || {
+                let loc = window().location();
+                let on_screen = Item::from_link(
+                    &loc.search().unwrap_or_default(),
+                    &loc.hash().unwrap_or_default(),
+                )
+                .ok()
+                .map(|i| i.view);
+                let item = lists
+                    .try_with_value(|o| {
+                        o.active
+                            .as_ref()
+                            .and_then(|a| a.list.items.get(k))
+                            .map(|i| i.view.clone())
+                    })
+                    .flatten();
+                let _ = changed.try_set(item.is_some() && on_screen != item);
+            },
+            std::time::Duration::from_millis(50),
+        );
+    });
+    let parts = StoredValue::new_local((strip.clone(), chips, now, on));
     Effect::new(move |_| {
         let k = shown.get() as usize;
-        parts.with_value(|(chips, now, _)| {
+        let changed = changed.get();
+        parts.with_value(|(strip, chips, now, _)| {
+            let _ = strip.toggle_attribute_with_force("data-changed", changed);
             for (i, li) in chips.iter().enumerate() {
                 let _ = li.toggle_attribute_with_force("data-current", i == k);
                 if let Some(b) = li.first_element_child() {
@@ -309,7 +345,14 @@ fn mount_strip(lists: Lists, lab: &Element) {
                 }
             }
             if let Some((kind, title, when)) = titles.get(k) {
-                let said = format!("{} of {n} · {kind}: {title}, {when}", k + 1);
+                let said = if changed {
+                    format!(
+                        "{} of {n}, changed: the view on screen is no longer {kind}: {title}",
+                        k + 1
+                    )
+                } else {
+                    format!("{} of {n} · {kind}: {title}, {when}", k + 1)
+                };
                 set_text(now, &said);
                 set(now, "title", &said);
             }

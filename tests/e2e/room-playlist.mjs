@@ -181,6 +181,16 @@ await spec("room-playlist", async (t) => {
   if (await page.locator("[data-playlist]").isVisible()) throw new Error("the editor shows in presenter mode");
   t.ok(`item 1: tour step basics/2; the strip reads "${s.now}"`);
   await projector(t, 1280, 720, "tour", 0.55);
+  // An arrow takes the tour to its next step: the view on screen is no
+  // longer item 1's, and the strip says so; back, and it is again.
+  await page.keyboard.press("ArrowRight");
+  await page.waitForFunction(() => document.querySelector("[data-playlist-strip]")?.hasAttribute("data-changed"), null, { timeout: 10_000 });
+  const changed = (await strip(page)).now;
+  if (!/^1 of 4, changed/.test(changed)) throw new Error(`the strip says ${JSON.stringify(changed)} once the view changed`);
+  await page.keyboard.press("ArrowLeft");
+  await page.waitForFunction(() => !document.querySelector("[data-playlist-strip]")?.hasAttribute("data-changed"), null, { timeout: 10_000 });
+  if ((await tourStep(page)) !== "basics/2") throw new Error(`back is tour step ${await tourStep(page)}`);
+  t.ok(`the strip says when the view on screen left the item ("${changed}") and when it is back`);
   // Inside a tour step, Page Down is the list's (the arrows are the tour's).
   await page.keyboard.press("PageDown");
   await untilCurrent(page, 2);
