@@ -98,6 +98,10 @@ await spec("tour", async (t) => {
   // with callers given up and the dead holder's claim still held.
   await page.goto(`${process.env.E2E_URL}#tour/deeper/11`, { waitUntil: "load" });
   await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
+  // From another step the address changes only its hash (no new page):
+  // wait for this step's own bar before pressing its button, or a loaded
+  // machine presses the step before's (and reads its revealed number).
+  await page.waitForFunction(() => document.querySelector("[data-tour-step]")?.dataset.tourStep === "deeper/11" && !document.querySelector(".tour-number[data-revealed]"), null, { timeout: 30_000 });
   // The step opens on its prediction, paused: "just show me" plays it.
   await page.locator(control("predict-show")).click();
   await page.waitForFunction(() => document.querySelector(".tour-number[data-revealed]"), null, { timeout: 60_000 });
