@@ -489,6 +489,15 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
                 ("playlist-remove", Some(k)) if k < len => {
                     l.items.remove(k);
                 }
+                // The moment: from the view's own start, or paused there.
+                ("playlist-start", Some(k)) if k < len => {
+                    let i = &l.items[k];
+                    l.items[k] = Item::new(i.view.clone(), None, false);
+                }
+                ("playlist-pause", Some(k)) if k < len => {
+                    let i = &l.items[k];
+                    l.items[k] = Item::new(i.view.clone(), i.at, !i.play);
+                }
                 ("playlist-clear", _) => l.items.clear(),
                 ("playlist-copy", _) => {
                     copy(&link_text(l));
@@ -501,6 +510,43 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
             }
             store(l);
             said.clear();
+        });
+        bump();
+    });
+
+    // An item's moment typed in (ms): kept paused or playing as it was.
+    on.on(&sec, "change", move |ev| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        let Some(k) = input
+            .get_attribute("data-k")
+            .and_then(|k| k.parse::<usize>().ok())
+        else {
+            return;
+        };
+        let typed = input.value();
+        built(building, |l, said| {
+            let Some(i) = l.items.get(k) else {
+                return;
+            };
+            match typed.trim().parse::<u32>() {
+                Ok(ms) => {
+                    l.items[k] = Item::new(i.view.clone(), Some(ms), i.play);
+                    store(l);
+                    said.clear();
+                }
+                Err(_) => {
+                    *said = format!(
+                        "Item {}'s moment stays {}: a moment is a whole number of ms, 0 for the start.",
+                        k + 1,
+                        moment_text(i)
+                    );
+                }
+            }
         });
         bump();
     });
@@ -548,6 +594,46 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
                         moment_text(item)
                     ));
                     put(&li, &words);
+                    // Its moment, to edit: the ms it opens at, paused or
+                    // playing from there, or the view's own start.
+                    let at = el("input", "playlist-at");
+                    set(&at, "type", "number");
+                    set(&at, "min", "0");
+                    set(&at, "step", "1");
+                    set(&at, "inputmode", "numeric");
+                    set(&at, "data-k", &k.to_string());
+                    set(&at, "data-playlist-at", "");
+                    set(&at, "value", &item.at.unwrap_or(0).to_string());
+                    set(
+                        &at,
+                        "aria-label",
+                        &format!("Item {}'s moment, in ms", k + 1),
+                    );
+                    put(&li, &at);
+                    let pause = button("playlist-pause", if item.play { "▶" } else { "⏸" });
+                    set(&pause, "data-k", &k.to_string());
+                    set(
+                        &pause,
+                        "aria-pressed",
+                        if item.play { "false" } else { "true" },
+                    );
+                    set(
+                        &pause,
+                        "aria-label",
+                        &format!("Item {}: paused at its moment, or playing on", k + 1),
+                    );
+                    if item.at.is_none() {
+                        set(&pause, "disabled", "");
+                    }
+                    put(&li, &pause);
+                    let start = button("playlist-start", "⏮");
+                    set(&start, "data-k", &k.to_string());
+                    set(
+                        &start,
+                        "aria-label",
+                        &format!("Item {}: from the view's own start", k + 1),
+                    );
+                    put(&li, &start);
                     for (control, label, what) in [
                         ("playlist-up", "↑", "Earlier"),
                         ("playlist-down", "↓", "Later"),

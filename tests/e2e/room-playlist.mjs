@@ -155,6 +155,26 @@ await spec("room-playlist", async (t) => {
   const kinds = items.map((i) => i.text.split(":")[0]);
   if (kinds.join() !== "Tour step,Scenario,A/B view,Drill") throw new Error(`the list reads ${kinds}`);
   t.ok(`the editor removes and reorders: ${kinds.join(", ")}`);
+  // An item's moment is edited: typed in, paused or playing, or the start.
+  const item2 = async () => (await editorItems(page))[1].text;
+  const was = await item2();
+  const at = page.locator('[data-playlist] [data-playlist-at][data-k="1"]');
+  await at.fill("300");
+  await at.press("Enter");
+  await at.blur();
+  await page.waitForFunction(() => /at 300 ms, paused/.test(document.querySelectorAll("[data-playlist] [data-playlist-item]")[1]?.textContent ?? ""), null, { timeout: 10_000 });
+  await page.locator('[data-playlist] [data-control="playlist-pause"][data-k="1"]').click();
+  if (!/from 300 ms, playing/.test(await item2())) throw new Error(`play from the moment: ${await item2()}`);
+  await page.locator('[data-playlist] [data-control="playlist-start"][data-k="1"]').click();
+  if (!/from its start/.test(await item2())) throw new Error(`from the start: ${await item2()}`);
+  await at.fill("");
+  await at.blur();
+  await page.waitForFunction(() => /a moment is a whole number of ms/.test(document.querySelector("[data-playlist] .playlist-status")?.textContent ?? ""), null, { timeout: 10_000 });
+  const back = page.locator('[data-playlist] [data-playlist-at][data-k="1"]');
+  await back.fill("120");
+  await back.blur();
+  await page.waitForFunction(() => /at 120 ms, paused/.test(document.querySelectorAll("[data-playlist] [data-playlist-item]")[1]?.textContent ?? ""), null, { timeout: 10_000 });
+  t.ok(`an item's moment is edited: 300 ms paused, playing from there, its start, a bad entry said, then back to "${(await item2()).match(/at 120 ms, paused/)[0]}" (was "${was.match(/(at|from) [^⏸▶⏮↑↓✕]*/)?.[0]}")`);
   // Kept while being built: a reload finds it.
   await page.reload();
   await firstFrame(page);
