@@ -101,10 +101,12 @@ await spec("tour", async (t) => {
   // From another step the address changes only its hash (no new page):
   // wait for this step's own bar before pressing its button, or a loaded
   // machine presses the step before's (and reads its revealed number).
-  await page.waitForFunction(() => document.querySelector("[data-tour-step]")?.dataset.tourStep === "deeper/11" && !document.querySelector(".tour-number[data-revealed]"), null, { timeout: 30_000 });
-  // The step opens on its prediction, paused: "just show me" plays it.
+  // Its prediction open (its own question, not the step before's), then
+  // "just show me" plays it, and it runs to its pause at 13 s.
+  await page.waitForFunction(() => document.querySelector("[data-tour-step]")?.dataset.tourStep === "deeper/11" && /claim holder crashes/.test(document.querySelector(".tour-question")?.textContent ?? "") && document.querySelector('[data-control="predict-show"]')?.offsetParent, null, { timeout: 30_000 });
+  await page.waitForTimeout(300);
   await page.locator(control("predict-show")).click();
-  await page.waitForFunction(() => document.querySelector(".tour-number[data-revealed]"), null, { timeout: 60_000 });
+  await page.waitForFunction(() => Number(document.querySelector('[data-control="timeline"]')?.value) >= 12_000 && document.querySelector(".tour-number[data-revealed]"), null, { timeout: 60_000 });
   await t.untilEnd(60_000);
   const stopped = await page.evaluate(() => ({
     clock: document.querySelector('[data-control="timeline"]')?.value,
