@@ -261,7 +261,7 @@ fn build_transport(
         }
     });
     put(&buttons, &more);
-    clip::build(&buttons, &mut on);
+    clip::build(&buttons, &mut on, reading);
     put(root, &buttons);
 
     let speed_box = el("label", "speed");

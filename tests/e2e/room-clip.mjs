@@ -38,7 +38,11 @@ await spec("room-clip", async (t) => {
     return m && Number(m[1]) >= 1.5;
   }, null, { timeout: 30_000 });
   const shown = (await length.textContent()).trim();
-  t.ok(`while recording the clip's length shows: ${shown}`);
+  // The band above the fleet: what it shows, the clock, the proof's number
+  // (the jitter lesson's proof, the origin's peak), as the page shows them.
+  const caption = (await length.getAttribute("data-clip-caption")) ?? "";
+  if (!/ · t = [\d.]+ ms · [^:]+: \d/.test(caption)) throw new Error(`the clip's caption reads ${JSON.stringify(caption)}`);
+  t.ok(`while recording the clip's length shows: ${shown}; its caption: "${caption}"`);
   await t.shot("clip-recording-1280x800.png");
   await record.click();
   const link = clip.locator("[data-clip-download]");
@@ -68,5 +72,17 @@ await spec("room-clip", async (t) => {
   await clip.scrollIntoViewIfNeeded();
   await t.shot("clip-done-390x844.png");
   if (!(await link.isVisible())) throw new Error("on a phone the download is not visible");
+  // In presenter mode the clip is for slides: at least 1280 px wide.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.keyboard.press("p");
+  await page.waitForFunction(() => document.body.classList.contains("presenter"));
+  await page.keyboard.press("r");
+  await page.waitForFunction(() => document.querySelector('[data-control="clip"]')?.getAttribute("aria-pressed") === "true", null, { timeout: 10_000 });
+  const size = await length.getAttribute("data-clip-size");
+  await page.keyboard.press("r");
+  const [cw] = (size ?? "0x0").split("x").map(Number);
+  if (!(cw >= 1280)) throw new Error(`in presenter mode the clip is ${size}`);
+  await page.keyboard.press("p");
+  t.ok(`in presenter mode the clip is ${size}`);
   t.noProblems("the clip export");
 });

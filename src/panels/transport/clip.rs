@@ -5,13 +5,17 @@
 //! underneath and the moving parts (the pulses, Redis and the origin, the
 //! followed thread's ring) on the overlay above. Recording either alone
 //! would lose half of the picture, so each frame of the recording copies
-//! both, in their order, onto one canvas of the fleet's size, and that
-//! canvas's `captureStream()` is what is recorded. The timeline chart is
-//! left out: a clip is the fleet's picture at the fleet's shape.
+//! both, in their order, onto one canvas, under a band that says what the
+//! clip shows, the clock and the proof's number (so a clip in a slide
+//! carries its own caption), and that canvas's `captureStream()` is what
+//! is recorded. In presenter mode the clip is at least 1280 px wide. The
+//! timeline chart is left out: a clip is the fleet's picture.
 //!
 //! Hooks: `data-clip` (the box), `data-control="clip"` (Record / Stop),
 //! `data-clip-length` (the recorded length while recording, then the
-//! clip's length and size), `data-clip-download` (the `.webm` link).
+//! clip's length and size; while recording it carries `data-clip-size`,
+//! the recorded canvas's `WxH`, and `data-clip-caption`, the band's line),
+//! `data-clip-download` (the `.webm` link).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -126,6 +130,50 @@ pub fn clip_name(href: &str, when: &str) -> String {
     }
 }
 
+/// What a clip says above the fleet, from the page's address when the
+/// recording starts: the view's title and the counter that proves it (a
+/// tour step's own, a drill's lesson's, else the running lesson's proof).
+pub fn caption_for(href: &str) -> (String, &'static str) {
+    let (rest, hash) = href.split_once('#').unwrap_or((href, ""));
+    let query = rest.split_once('?').map_or("", |(_, q)| q);
+    let (st, _) = crate::url_state::parse(query);
+    if let Some(step) = catalogue::tour::parse_hash(&format!("#{hash}"))
+        .and_then(|(level, k)| catalogue::tour::step(level, k))
+    {
+        return (step.title.to_string(), step.metric);
+    }
+    let base = stampede::scenario::closest_preset(&st.scenario);
+    let metric = catalogue::lesson::proof_for(&st.scenario, base).metric;
+    let drill = query
+        .split('&')
+        .find_map(|p| p.strip_prefix("drill="))
+        .and_then(catalogue::drill::drill);
+    if let Some(d) = drill {
+        return (format!("Drill: {}", d.title), metric);
+    }
+    let preset = |name: &str| catalogue::presets::PRESETS.iter().find(|p| p.name == name);
+    let title = match (stampede::scenario::preset_of(&st.scenario), base) {
+        (Some(p), _) => preset(p).map_or("Stampede Lab".to_string(), |p| p.title.to_string()),
+        (None, Some(b)) => preset(b).map_or("Stampede Lab".to_string(), |p| {
+            format!("{}, changed", p.title)
+        }),
+        (None, None) => "Stampede Lab: a scenario of its own".to_string(),
+    };
+    (title, metric)
+}
+
+/// The caption's line at one moment: the title, the clock and the proof's
+/// number, all from the run on screen.
+pub fn caption_line(title: &str, metric: &str, report: &stampede::Report, now_us: u64) -> String {
+    let value = stampede::metrics::value(report, metric).unwrap_or(0.0);
+    format!(
+        "{title} · t = {} ms · {}: {}",
+        stampede::metrics::one_decimal(now_us as f64 / 1000.0),
+        crate::page::label_of(metric),
+        catalogue::lesson::shown(metric, value)
+    )
+}
+
 /// Now, as `YYYY-MM-DD-HHMM` in the visitor's time zone.
 fn now_stamp() -> String {
     let d = js_sys::Date::new_0();
@@ -163,7 +211,11 @@ fn context(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 }
 
 /// Builds the Record clip box into `parent`.
-pub(crate) fn build(parent: &Element, on: &mut Listeners) {
+pub(crate) fn build(
+    parent: &Element,
+    on: &mut Listeners,
+    reading: leptos::prelude::RwSignal<crate::reading::Reading>,
+) {
     let boxed = el("span", "clip");
     set(&boxed, "data-clip", "");
     let record = button("clip", "● Record clip");
@@ -201,7 +253,7 @@ pub(crate) fn build(parent: &Element, on: &mut Listeners) {
                     set_text(&record, "● Record clip");
                     set(&record, "aria-pressed", "false");
                 }
-                None => match start(&length, &link, &url) {
+                None => match start(&length, &link, &url, reading) {
                     Ok(r) => {
                         *state.borrow_mut() = Some(r);
                         set_text(&record, "■ Stop");
@@ -218,7 +270,9 @@ fn start(
     length: &Element,
     link: &Element,
     url: &Rc<RefCell<Option<String>>>,
+    reading: leptos::prelude::RwSignal<crate::reading::Reading>,
 ) -> Result<Recording, String> {
+    use leptos::prelude::WithUntracked;
     let Some(mime) = webm_type() else {
         return Err(
             "This browser cannot record WebM video (MediaRecorder has no video/webm).".into(),
@@ -231,9 +285,33 @@ fn start(
     if w == 0 || h == 0 {
         return Err("There is no fleet on screen to record.".into());
     }
+    // In presenter mode the clip is for slides: at least 1280 px wide.
+    let presenting = document()
+        .body()
+        .is_some_and(|b| b.class_list().contains("presenter"));
+    let scale = if presenting {
+        (1280.0 / f64::from(w)).max(1.0)
+    } else {
+        1.0
+    };
+    let (cw, ch) = (
+        (f64::from(w) * scale).round(),
+        (f64::from(h) * scale).round(),
+    );
+    // A band above the fleet: what it shows, the clock, the proof's number.
+    let font_px = (cw / 40.0).clamp(14.0, 40.0).round();
+    let band = (font_px * 1.6).round();
+    let (title, metric) = caption_for(&window().location().href().unwrap_or_default());
     let mix: HtmlCanvasElement = el("canvas", "").unchecked_into();
-    mix.set_width(w);
-    mix.set_height(h);
+    mix.set_width(cw as u32);
+    mix.set_height((ch + band) as u32);
+    set(
+        length,
+        "data-clip-size",
+        &format!("{}x{}", cw as u32, (ch + band) as u32),
+    );
+    let said = Rc::new(RefCell::new(String::new()));
+    let caption_host = length.clone();
     let ctx = context(&mix).ok_or("This browser gave no canvas to record into.")?;
     // The page's background under the fleet (the canvases are transparent).
     let bg = base
@@ -244,18 +322,31 @@ fn start(
         .and_then(|s| s.get_property_value("background-color").ok())
         .filter(|c| !c.is_empty())
         .unwrap_or_else(|| "#ffffff".to_string());
+    let ink = window()
+        .get_computed_style(&base)
+        .ok()
+        .flatten()
+        .and_then(|s| s.get_property_value("color").ok())
+        .filter(|c| !c.is_empty())
+        .unwrap_or_else(|| "#111111".to_string());
     let paint = move || {
         ctx.set_fill_style_str(&bg);
-        ctx.fill_rect(0.0, 0.0, f64::from(w), f64::from(h));
+        ctx.fill_rect(0.0, 0.0, cw, ch + band);
+        let line = reading
+            .try_with_untracked(|r| caption_line(&title, metric, &r.report, r.now))
+            .unwrap_or_default();
+        ctx.set_fill_style_str(&ink);
+        ctx.set_font(&format!("600 {font_px}px {}", crate::palette::SANS));
+        ctx.set_text_align("left");
+        ctx.set_text_baseline("middle");
+        let _ = ctx.fill_text_with_max_width(&line, font_px * 0.5, band / 2.0, cw - font_px);
+        if *said.borrow() != line {
+            set(&caption_host, "data-clip-caption", &line);
+            *said.borrow_mut() = line;
+        }
         for c in [&base, &overlay] {
             if c.width() > 0 && c.height() > 0 {
-                let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
-                    c,
-                    0.0,
-                    0.0,
-                    f64::from(w),
-                    f64::from(h),
-                );
+                let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(c, 0.0, band, cw, ch);
             }
         }
     };
@@ -403,6 +494,28 @@ mod tests {
         assert_eq!(
             clip_name("file:///a/index.html", ""),
             "stampede-lab-burst.webm"
+        );
+    }
+
+    #[test]
+    fn a_clip_says_what_it_shows_with_the_clock_and_the_proof() {
+        let (title, metric) = caption_for("https://x/lab/#tour/basics/1");
+        let step = catalogue::tour::step(catalogue::tour::Level::Basics, 0).unwrap();
+        assert_eq!((title.as_str(), metric), (step.title, step.metric));
+        let (title, metric) = caption_for("https://x/lab/?seed=1");
+        assert_eq!(title, catalogue::presets::PRESETS[0].title);
+        assert_eq!(metric, "recomputes");
+        let (title, _) = caption_for("https://x/lab/?i=4&seed=1");
+        assert!(title.ends_with(", changed"), "{title}");
+        let (title, _) = caption_for("https://x/lab/?drill=hot-key");
+        assert!(title.starts_with("Drill: "), "{title}");
+        let r = stampede::Report {
+            recomputes: 40,
+            ..stampede::Report::default()
+        };
+        assert_eq!(
+            caption_line("Singleflight only", "recomputes", &r, 206_250),
+            "Singleflight only · t = 206.3 ms · recomputes: 40"
         );
     }
 
