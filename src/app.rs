@@ -150,7 +150,9 @@ pub fn App() -> impl IntoView {
     );
     let cost = RwSignal::new(initial.cost);
     let speed = RwSignal::new(initial.speed);
-    let playing = RwSignal::new(true);
+    // An embedded run (a slide, a wiki page) waits at its start for the
+    // reader's Play: a slide shows the start, not the end state.
+    let playing = RwSignal::new(!crate::embed::wanted(&query));
     // A tour step's prediction is open: its run waits at t = 0.
     let asking = RwSignal::new(false);
     let follow = RwSignal::new(crate::page::Follow::Nobody);

@@ -21,6 +21,14 @@ await spec("embed", async (t) => {
     }
   }
   t.ok("the fleet, the proof and the play button are in the frame");
+  // A slide shows the start, not the end state: the run waits for Play.
+  await page.waitForTimeout(1000);
+  const waiting = await page.evaluate(() => ({
+    pressed: document.querySelector('[data-control="play"]')?.getAttribute("aria-pressed"),
+    now: document.querySelector('[data-metric="now_ms"]')?.textContent.trim(),
+  }));
+  if (waiting.pressed !== "false" || waiting.now !== "0.0") throw new Error(`an embedded run does not wait at its start: ${JSON.stringify(waiting)}`);
+  t.ok(`an embedded run waits at its start for Play (t = ${waiting.now} ms)`);
   await page.keyboard.press("End");
   await t.expectMetric("claim_attempts", "8000", "the embedded run plays to its proof");
   await t.shot("embed-960x540.png");
