@@ -150,9 +150,11 @@ pub fn App() -> impl IntoView {
     );
     let cost = RwSignal::new(initial.cost);
     let speed = RwSignal::new(initial.speed);
+    let playing = RwSignal::new(true);
     // An embedded run (a slide, a wiki page) waits at its start for the
-    // reader's Play: a slide shows the start, not the end state.
-    let playing = RwSignal::new(!crate::embed::wanted(&query));
+    // reader's Play: a slide shows the start, not the end state. Once: a
+    // run the reader starts plays as everywhere.
+    let wait_for_play = StoredValue::new(crate::embed::wanted(&query));
     // A tour step's prediction is open: its run waits at t = 0.
     let asking = RwSignal::new(false);
     let follow = RwSignal::new(crate::page::Follow::Nobody);
@@ -282,7 +284,12 @@ pub fn App() -> impl IntoView {
                             });
                             playing.set(play);
                         }
-                        None => playing.set(!asking.get_untracked()),
+                        None => {
+                            let held = wait_for_play
+                                .try_update_value(std::mem::take)
+                                .unwrap_or(false);
+                            playing.set(!asking.get_untracked() && !held);
+                        }
                     }
                 }
             },
