@@ -87,6 +87,24 @@ pub fn start(lists: Lists, query: &str) -> Vec<Notice> {
         Some(raw) => {
             let (k, n) = parse_item(&raw, list.items.len());
             notices.extend(n);
+            // A hand-edited `item=` with another item's view (another
+            // step, drill, comparison or kind of view): the view is the
+            // item's, in place of this entry, so the strip's title is what
+            // is on screen. Two scenarios are not told apart here (their
+            // knobs' text may differ from the list's by rounding, and a
+            // reload must never repeat): the strip says "changed" instead.
+            let hash = window().location().hash().unwrap_or_default();
+            let shown = Item::from_link(query, &hash).ok().map(|i| i.view);
+            let wanted = list.items.get(k).map(|i| &i.view);
+            if !shown
+                .as_ref()
+                .zip(wanted)
+                .is_some_and(|(a, b)| same_kind(a, b))
+            {
+                if let Some(url) = url_of(&list, k, query.contains("present=1")) {
+                    let _ = window().location().replace(&url);
+                }
+            }
             k
         }
         None => {
@@ -117,6 +135,18 @@ pub fn start(lists: Lists, query: &str) -> Vec<Notice> {
         })
     });
     notices
+}
+
+/// Two views of the same kind and name: the same tour step, drill or
+/// comparison, or two scenarios.
+fn same_kind(a: &View, b: &View) -> bool {
+    match (a, b) {
+        (View::Tour(p), View::Tour(q)) => p == q,
+        (View::Drill { name: x, .. }, View::Drill { name: y, .. }) => x == y,
+        (View::Compare { name: x, .. }, View::Compare { name: y, .. }) => x == y,
+        (View::Scenario { .. }, View::Scenario { .. }) => true,
+        _ => false,
+    }
 }
 
 /// What the page's address carries after its own query while a list is

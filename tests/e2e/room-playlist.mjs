@@ -280,6 +280,14 @@ await spec("room-playlist", async (t) => {
   await firstFrame(page);
   await untilCurrent(page, 1);
   t.ok("a bare list= link opens its first item");
+  // A hand-edited item= on another item's view: the page opens the item's
+  // view, so the strip's title is what is on screen.
+  await page.goto(`${baseUrl}?list=${list}&item=3#tour/basics/2`);
+  await page.waitForSelector(".ab-side", { timeout: 30_000 });
+  await untilCurrent(page, 3);
+  const edited = await strip(page);
+  if (/changed/.test(edited.now)) throw new Error(`item=3 by hand: the strip says ${JSON.stringify(edited.now)}`);
+  t.ok(`a hand-edited item=3 over item 1's view opens item 3's view: "${edited.now}"`);
 
   // Clear empties the editor.
   await page.goto(`${baseUrl}?preset=burst`);
