@@ -24,6 +24,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, MediaRecorder};
 
+use catalogue::playlist::{Item, View};
+
 use crate::dom::{button, el, put, set, set_text, Listeners};
 use crate::web::{document, wall_now, window};
 
@@ -62,6 +64,38 @@ pub fn size_text(bytes: u64) -> String {
     }
 }
 
+/// The view a page address shows, read as "Add this view" and the list's
+/// strip read it ([`Item::from_link`]); `None` for an address that shows no
+/// view of its own (an unknown drill or comparison).
+fn view_of(href: &str) -> Option<Item> {
+    let (rest, hash) = href.split_once('#').unwrap_or((href, ""));
+    let query = rest.split_once('?').map_or("", |(_, q)| q);
+    let hash = if hash.is_empty() {
+        String::new()
+    } else {
+        format!("#{hash}")
+    };
+    Item::from_link(query, &hash).ok()
+}
+
+/// Lower-case letters and digits, runs of anything else one `-`.
+fn slug(text: &str) -> String {
+    let s: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.split('-')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
 /// A clip's file name from the page's address and when it was recorded
 /// (`YYYY-MM-DD-HHMM`): what it shows, so that a talk's clips sort and read
 /// apart. `stampede-lab-tour-basics-2-….webm` for a tour step,
@@ -70,56 +104,22 @@ pub fn size_text(bytes: u64) -> String {
 /// knobs were turned), `stampede-lab-sandbox-…` for a run far from every
 /// preset.
 pub fn clip_name(href: &str, when: &str) -> String {
-    let (rest, hash) = href.split_once('#').unwrap_or((href, ""));
-    let query = rest.split_once('?').map_or("", |(_, q)| q);
-    let pairs: Vec<(&str, &str)> = query
-        .split('&')
-        .filter_map(|p| p.split_once('=').or(Some((p, ""))))
-        .filter(|(k, _)| !k.is_empty())
-        .collect();
-    let get = |key: &str| pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v);
-    let slug = |text: &str| -> String {
-        let s: String = text
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        s.split('-')
-            .filter(|w| !w.is_empty())
-            .collect::<Vec<_>>()
-            .join("-")
-    };
-    let what = if let Some(step) = hash.strip_prefix("tour") {
-        format!(
-            "tour{}",
-            if step.is_empty() {
-                String::new()
-            } else {
-                format!("-{}", slug(step))
-            }
-        )
-    } else if let Some(c) = get("cmp") {
-        format!("ab-{}", slug(c))
-    } else if let Some(d) = get("drill") {
-        format!("drill-{}", slug(d))
-    } else {
+    let what = match view_of(href).map(|i| i.view) {
+        Some(View::Tour(place)) => format!("tour-{}", slug(&catalogue::tour::place_name(place))),
+        Some(View::Compare { name, .. }) => format!("ab-{name}"),
+        Some(View::Drill { name, .. }) => format!("drill-{name}"),
         // The run's scenario (the page writes a preset's link in its
         // shortest form, without `preset=`): the preset it is, or the one
         // it was made from with knobs turned.
-        let (st, _) = crate::url_state::parse(query);
-        match (
-            stampede::scenario::preset_of(&st.scenario),
-            stampede::scenario::closest_preset(&st.scenario),
+        Some(View::Scenario { scenario, .. }) => match (
+            stampede::scenario::preset_of(&scenario),
+            stampede::scenario::closest_preset(&scenario),
         ) {
-            (Some(p), _) => slug(p),
-            (None, Some(p)) => format!("{}-changed", slug(p)),
+            (Some(p), _) => p.to_string(),
+            (None, Some(p)) => format!("{p}-changed"),
             (None, None) => "sandbox".to_string(),
-        }
+        },
+        None => "sandbox".to_string(),
     };
     let what: String = what.chars().take(60).collect();
     let when = slug(when);
@@ -131,35 +131,32 @@ pub fn clip_name(href: &str, when: &str) -> String {
 }
 
 /// What a clip says above the fleet, from the page's address when the
-/// recording starts: the view's title and the counter that proves it (a
-/// tour step's own, a drill's lesson's, else the running lesson's proof).
+/// recording starts: the view's title (the list's strip's, [`Item::title`])
+/// and the counter that proves it (a tour step's own, a comparison's, else
+/// the lesson's proof for the run's scenario).
 pub fn caption_for(href: &str) -> (String, &'static str) {
-    let (rest, hash) = href.split_once('#').unwrap_or((href, ""));
-    let query = rest.split_once('?').map_or("", |(_, q)| q);
-    let (st, _) = crate::url_state::parse(query);
-    if let Some(step) = catalogue::tour::parse_hash(&format!("#{hash}"))
-        .and_then(|(level, k)| catalogue::tour::step(level, k))
-    {
-        return (step.title.to_string(), step.metric);
-    }
-    let base = stampede::scenario::closest_preset(&st.scenario);
-    let metric = catalogue::lesson::proof_for(&st.scenario, base).metric;
-    let drill = query
-        .split('&')
-        .find_map(|p| p.strip_prefix("drill="))
-        .and_then(catalogue::drill::drill);
-    if let Some(d) = drill {
-        return (format!("Drill: {}", d.title), metric);
-    }
-    let preset = |name: &str| catalogue::presets::PRESETS.iter().find(|p| p.name == name);
-    let title = match (stampede::scenario::preset_of(&st.scenario), base) {
-        (Some(p), _) => preset(p).map_or("Stampede Lab".to_string(), |p| p.title.to_string()),
-        (None, Some(b)) => preset(b).map_or("Stampede Lab".to_string(), |p| {
-            format!("{}, changed", p.title)
-        }),
-        (None, None) => "Stampede Lab: a scenario of its own".to_string(),
+    let proof = |s: &stampede::Scenario| {
+        catalogue::lesson::proof_for(s, stampede::scenario::closest_preset(s)).metric
     };
-    (title, metric)
+    let Some(item) = view_of(href) else {
+        return (
+            "Stampede Lab".to_string(),
+            proof(&stampede::Scenario::default()),
+        );
+    };
+    let title = item.title();
+    match &item.view {
+        View::Tour((level, k)) => (
+            title,
+            catalogue::tour::step(*level, *k).map_or("recomputes", |s| s.metric),
+        ),
+        View::Drill { knobs, .. } => (format!("Drill: {title}"), proof(knobs)),
+        View::Compare { name, .. } => (
+            title,
+            catalogue::presets::comparison(name).map_or("recomputes", |c| c.metric),
+        ),
+        View::Scenario { scenario, .. } => (title, proof(scenario)),
+    }
 }
 
 /// The caption's line at one moment: the title, the clock and the proof's
