@@ -139,6 +139,21 @@ fn draw(host: &web_sys::Element, link: &str) {
     crate::dom::set(host, "data-qr", link);
 }
 
+/// Runs `f` on every element of the page that `selector` finds.
+fn every(selector: &str, mut f: impl FnMut(web_sys::Element)) {
+    let Ok(all) = document().query_selector_all(selector) else {
+        return;
+    };
+    for i in 0..all.length() {
+        if let Some(e) = all
+            .item(i)
+            .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
+        {
+            f(e);
+        }
+    }
+}
+
 /// Draws every code on the page from the current link (on the kept public
 /// address, if any) and says beside each whether a phone can open it.
 fn redraw() {
@@ -151,32 +166,15 @@ fn redraw() {
     // Said under the room's code (the printed summary keeps to one page;
     // it encodes the kept public address when there is one).
     let why = unreachable_from_a_phone(&link);
-    if let Ok(notes) = document().query_selector_all("[data-qr-warning]") {
-        for i in 0..notes.length() {
-            let Some(note) = notes
-                .item(i)
-                .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
-            else {
-                continue;
-            };
-            crate::dom::set_text(&note, why.as_deref().unwrap_or(""));
-            let _ = note.toggle_attribute_with_force("hidden", why.is_none());
-        }
-    }
-    let Ok(all) = document().query_selector_all("[data-qr]") else {
-        return;
-    };
-    for i in 0..all.length() {
-        let Some(host) = all
-            .item(i)
-            .and_then(|n| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(n).ok())
-        else {
-            continue;
-        };
+    every("[data-qr-warning]", |note| {
+        crate::dom::set_text(&note, why.as_deref().unwrap_or(""));
+        let _ = note.toggle_attribute_with_force("hidden", why.is_none());
+    });
+    every("[data-qr]", |host| {
         if host.get_attribute("data-qr").as_deref() != Some(link.as_str()) {
             draw(&host, &link);
         }
-    }
+    });
 }
 
 /// Draws every `[data-qr]` on the page, and the room's large code (shown
