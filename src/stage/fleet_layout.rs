@@ -6,6 +6,13 @@
 pub const MIN_CELL: f64 = 2.0;
 /// Above this many threads the fleet is drawn aggregated whatever the size.
 pub const MAX_DRAWN: u64 = 250_000;
+/// A fleet of at most this many threads is small enough to follow by eye:
+/// each office is named and each thread drawn large with its state in words.
+pub const SMALL_FLEET: u64 = 64;
+/// The smallest cell (css px) that holds a thread's glyph and its words.
+pub const LABEL_CELL: f64 = 44.0;
+/// Room above an office's threads for its name, in a small fleet.
+const HEADER: f64 = 18.0;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rect {
@@ -44,6 +51,10 @@ pub struct Layout {
     pub per_row: u32,
     pub pad: f64,
     pub aggregated: bool,
+    /// A small fleet: offices named, threads large with their state in words.
+    pub labelled: bool,
+    /// Room above the threads of each office (its name, when labelled).
+    pub header: f64,
     pub redis: Rect,
     pub origin_actor: Rect,
 }
@@ -92,6 +103,7 @@ impl Layout {
         };
         let pad = if n <= 100 { 3.0 } else { 1.0 };
         let total = u64::from(n) * u64::from(threads);
+        let header = if total <= SMALL_FLEET { HEADER } else { 0.0 };
         let mut best: Option<(f64, f64, u32, f64, f64, f64, u32)> = None;
         for cols in 1..=n {
             let rows = n.div_ceil(cols);
@@ -100,7 +112,7 @@ impl Layout {
             if ow <= 2.0 || oh <= 2.0 {
                 continue;
             }
-            let (cell, per_row) = fit_cells(threads, ow - 2.0 * pad, oh - 2.0 * pad);
+            let (cell, per_row) = fit_cells(threads, ow - 2.0 * pad, oh - 2.0 * pad - header);
             // Prefer big threads; among aggregated layouts, square offices.
             let score = if cell >= MIN_CELL {
                 cell * 1000.0
@@ -147,6 +159,8 @@ impl Layout {
             per_row: per_row.max(1),
             pad,
             aggregated: cell < MIN_CELL || total > MAX_DRAWN,
+            labelled: total <= SMALL_FLEET && cell >= LABEL_CELL,
+            header,
             redis,
             origin_actor,
         }
@@ -169,13 +183,44 @@ impl Layout {
         let used_w = f64::from(self.per_row) * self.cell;
         let used_h = f64::from(rows) * self.cell;
         let x0 = o.x + (o.w - used_w) / 2.0;
-        let y0 = o.y + (o.h - used_h) / 2.0;
+        let y0 = o.y + self.header + (o.h - self.header - used_h) / 2.0;
         Rect {
             x: x0 + f64::from(t % self.per_row) * self.cell,
             y: y0 + f64::from(t / self.per_row) * self.cell,
             w: self.cell,
             h: self.cell,
         }
+    }
+
+    /// Where thread `t` of instance `i` is drawn: its glyph's square. In a
+    /// labelled (small) fleet the glyph sits above its words, at most 44 px;
+    /// otherwise it nearly fills its cell.
+    pub fn glyph(&self, i: u32, t: u32) -> Rect {
+        let c = self.thread(i, t);
+        if self.labelled {
+            let size = (self.cell * 0.42).clamp(24.0, 44.0).round();
+            let block = size + 4.0 + 2.0 * self.label_px() * 1.2;
+            Rect {
+                x: (c.x + (c.w - size) / 2.0).round(),
+                y: (c.y + ((c.h - block) / 2.0).max(0.0)).round(),
+                w: size,
+                h: size,
+            }
+        } else {
+            let size = (self.cell * 0.78).round().max(1.0);
+            let inset = ((self.cell - size) / 2.0).max(0.0);
+            Rect {
+                x: (c.x + inset).round(),
+                y: (c.y + inset).round(),
+                w: size,
+                h: size,
+            }
+        }
+    }
+
+    /// The size (css px) of a labelled thread's words.
+    pub fn label_px(&self) -> f64 {
+        (self.cell * 0.15).clamp(10.0, 13.0).round()
     }
 
     /// The thread (global index) whose cell holds the point, if the fleet
@@ -212,7 +257,7 @@ impl Layout {
         if self.aggregated {
             self.office(i).centre()
         } else {
-            self.thread(i, k).centre()
+            self.glyph(i, k).centre()
         }
     }
 }
@@ -257,6 +302,34 @@ mod tests {
         assert!(!l.aggregated, "one office of 10,000 still fits: {}", l.cell);
         let l = Layout::new(358.0, 376.0, 40, 10_000);
         assert!(l.aggregated);
+    }
+
+    /// The tour's small fleet, 3 offices of 4 threads, is drawn large
+    /// enough to follow by eye on a laptop, a phone and a projector: every
+    /// thread's cell holds a glyph of at least 24 px and its words, inside
+    /// its office, below the office's name.
+    #[test]
+    fn a_small_fleet_is_drawn_large_and_labelled() {
+        // The stage canvas at 1280x800, 390x844, 1280x720 and 1920x1080.
+        for w in [760.0, 358.0, 1000.0, 1400.0] {
+            let l = Layout::new(w, stage_height(w), 3, 4);
+            assert!(l.labelled, "{w}: cell {}", l.cell);
+            assert!(l.cell >= LABEL_CELL, "{w}: cell {}", l.cell);
+            for i in 0..3 {
+                let o = l.office(i);
+                for t in 0..4 {
+                    let c = l.thread(i, t);
+                    assert!(o.contains(&c), "thread {i}/{t} at {w}");
+                    assert!(c.y >= o.y + l.header - 1e-6, "under the name at {w}");
+                    let g = l.glyph(i, t);
+                    assert!(g.w >= 24.0 && c.contains(&g), "glyph {g:?} at {w}");
+                    let words = g.y + g.h + 4.0 + 2.4 * l.label_px();
+                    assert!(words <= c.y + c.h + 1.0, "words below the cell at {w}");
+                }
+            }
+        }
+        let big = Layout::new(760.0, stage_height(760.0), 40, 200);
+        assert!(!big.labelled && big.header == 0.0);
     }
 
     #[test]

@@ -33,6 +33,8 @@ struct Pulse {
 pub struct ActorStats {
     pub redis_round_trips: u64,
     pub live_claims: u64,
+    /// The office (instance) whose token is the live claim, if one is.
+    pub claim_office: Option<u32>,
     pub claim_attempts: u64,
     pub origin_running: u64,
     pub origin_capacity: u32,
@@ -54,6 +56,7 @@ impl ActorStats {
         ActorStats {
             redis_round_trips: report.redis_round_trips,
             live_claims: fleet.live_claims() as u64,
+            claim_office: fleet.live_claim_office(),
             claim_attempts: report.claim_attempts,
             origin_running: fleet.origin_running(),
             origin_capacity: s.origin_capacity,
@@ -72,7 +75,7 @@ impl ActorStats {
 pub const TERMS: [(&str, &str, &str); 11] = [
     ("Redis", "claim attempts", "claim_attempts"),
     ("Redis", "round trips", "redis_round_trips"),
-    ("Redis", "claim: held / free", "live_claims"),
+    ("Redis", "claim: office N / held / free", "live_claims"),
     ("Redis", "errors", "redis_errors"),
     ("Redis", "releases refused", "releases_refused"),
     ("Origin", "recomputes", "recomputes"),
@@ -223,9 +226,11 @@ impl FleetView {
                 if new != old {
                     // A filled square paints over an old square or ring
                     // exactly; anything else needs its cell cleared first.
-                    let covers = !shapes
-                        || (look_of(*new).glyph == Glyph::Square
-                            && matches!(look_of(*old).glyph, Glyph::Square | Glyph::Ring));
+                    // A labelled thread's words change too: always cleared.
+                    let covers = !l.labelled
+                        && (!shapes
+                            || (look_of(*new).glyph == Glyph::Square
+                                && matches!(look_of(*old).glyph, Glyph::Square | Glyph::Ring)));
                     self.covered.push((g as u32, covers));
                     changed.push((g as u32, *new));
                     *old = *new;
@@ -271,6 +276,22 @@ impl FleetView {
         if l.instances <= 400 {
             pen.stroke(ctx, sc.office_line, 1.0);
         }
+        if l.labelled {
+            // A small fleet's offices by name, so one can be followed.
+            ctx.set_font(&format!("600 12px {SANS}"));
+            ctx.set_text_align("left");
+            ctx.set_text_baseline("middle");
+            ctx.set_fill_style_str(sc.muted);
+            for i in 0..l.instances {
+                let o = l.office(i);
+                let _ = ctx.fill_text_with_max_width(
+                    &format!("office {}", i + 1),
+                    o.x + 6.0,
+                    o.y + l.header / 2.0 + 2.0,
+                    o.w - 12.0,
+                );
+            }
+        }
     }
 
     /// Draws the threads sorted by `sort_states`, one path per state; with
@@ -283,10 +304,7 @@ impl FleetView {
             covered,
             ..
         } = self;
-        let c = l.cell;
-        let size = (c * 0.78).round().max(1.0);
-        let inset = ((c - size) / 2.0).max(0.0);
-        let shapes = c >= 5.0;
+        let shapes = l.cell >= 5.0;
         let t = l.threads.max(1);
         if let Some(bg) = clear {
             pen.clear();
@@ -303,23 +321,23 @@ impl FleetView {
             let look = &LOOKS[k];
             let glyph = if shapes { look.glyph } else { Glyph::Square };
             pen.clear();
+            let mut size = 1.0;
             for g in members {
-                let r = l.thread(g / t, g % t);
-                glyph_path(
-                    pen,
-                    glyph,
-                    (r.x + inset).round(),
-                    (r.y + inset).round(),
-                    size,
-                );
+                let r = l.glyph(g / t, g % t);
+                size = r.w;
+                glyph_path(pen, glyph, r.x, r.y, r.w);
             }
+            let line = if l.labelled { 3.0 } else { 2.0 };
             paint(
                 ctx,
                 pen,
                 glyph,
                 colour(look, dark),
-                (size / 4.0).clamp(1.0, 2.0),
+                (size / 4.0).clamp(1.0, line),
             );
+            if l.labelled {
+                draw_words(ctx, l, members, look.label, dark);
+            }
         }
     }
 
@@ -409,7 +427,14 @@ impl FleetView {
                 self.arrivals[k] = now;
             }
         }
-        let size = if self.pulses.len() > 2000 { 2.0 } else { 3.0 };
+        let size = if self.layout.as_ref().is_some_and(|l| l.labelled) {
+            // A small fleet's few pulses are followed one by one.
+            8.0
+        } else if self.pulses.len() > 2000 {
+            2.0
+        } else {
+            3.0
+        };
         for ch in 0..Channel::COUNT {
             self.pen.clear();
             for p in self.pulses.iter().filter(|p| p.channel as usize == ch) {
@@ -435,20 +460,17 @@ impl FleetView {
         } else {
             (s.origin_running as f64 / f64::from(s.origin_capacity)).min(1.0)
         };
-        let claim = if s.live_claims > 0 {
-            "claim: held"
-        } else {
-            "claim: free"
+        let claim = match (s.live_claims, s.claim_office) {
+            (0, _) => "claim: free".to_string(),
+            (1, Some(i)) => format!("claim: office {}", i + 1),
+            _ => "claim: held".to_string(),
         };
         let redis = actor_lines(
             &[
                 (s.redis_errors, "errors"),
                 (s.releases_refused, "releases refused"),
             ],
-            [
-                format!("{} round trips", s.redis_round_trips),
-                claim.to_string(),
-            ],
+            [format!("{} round trips", s.redis_round_trips), claim],
         );
         Actor {
             name: "Redis",
@@ -492,7 +514,7 @@ impl FleetView {
             return;
         }
         let t = l.threads.max(1);
-        let radius = l.cell * 0.75 + 5.0;
+        let radius = l.glyph(0, 0).w * 0.75 + 5.0;
         for state in [Activity::Recomputing, Activity::Holding] {
             let marked: Vec<u32> = states
                 .iter()
@@ -511,7 +533,7 @@ impl FleetView {
             let colour = look_of(state as u8).colour(dark);
             ctx.begin_path();
             for g in &marked {
-                let r = l.thread(g / t, g % t);
+                let r = l.glyph(g / t, g % t);
                 let (x, y) = r.centre();
                 ctx.move_to(x + radius, y);
                 let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
@@ -519,8 +541,9 @@ impl FleetView {
             ctx.set_stroke_style_str(colour);
             ctx.set_line_width(if alone { 3.0 } else { 2.0 });
             ctx.stroke();
-            if alone {
-                let r = l.thread(marked[0] / t, marked[0] % t);
+            // A small fleet's threads say what they do under their glyphs.
+            if alone && !l.labelled {
+                let r = l.glyph(marked[0] / t, marked[0] % t);
                 let (x, y) = r.centre();
                 let text = if state == Activity::Holding {
                     "holds the claim, recomputing"
@@ -660,6 +683,41 @@ impl Actor {
             }
             let _ = ctx.fill_text_with_max_width(line, cx, y, max_w);
             y += f64::from(small) + 5.0;
+        }
+    }
+}
+
+/// A labelled thread's state in words under its glyph, on at most two
+/// lines (broken between words), in the text colour.
+fn draw_words(ctx: &Ctx, l: &Layout, members: &[u32], label: &str, dark: bool) {
+    let px = l.label_px();
+    let width = l.cell - 4.0;
+    ctx.set_font(&format!("{px}px {SANS}"));
+    ctx.set_text_align("center");
+    ctx.set_text_baseline("top");
+    ctx.set_fill_style_str(scheme(dark).text);
+    let wide = |s: &str| ctx.measure_text(s).map(|m| m.width()).unwrap_or(0.0);
+    let lines: Vec<String> = if wide(label) <= width {
+        vec![label.to_string()]
+    } else {
+        // Break at the last space that leaves the first line fitting.
+        let cut = label
+            .match_indices(' ')
+            .map(|(i, _)| i)
+            .rfind(|i| wide(&label[..*i]) <= width)
+            .or_else(|| label.find(' '));
+        match cut {
+            Some(i) => vec![label[..i].to_string(), label[i + 1..].to_string()],
+            None => vec![label.to_string()],
+        }
+    };
+    let t = l.threads.max(1);
+    for g in members {
+        let r = l.glyph(g / t, g % t);
+        let mut y = r.y + r.h + 4.0;
+        for line in &lines {
+            let _ = ctx.fill_text_with_max_width(line, r.x + r.w / 2.0, y, width);
+            y += px * 1.2;
         }
     }
 }

@@ -58,16 +58,16 @@ await spec("builds", async (t) => {
     await page.goto("about:blank");
     await page.goto(base, { waitUntil: "domcontentloaded" });
     const title = (await page.locator("[data-first-screen] [data-first=title]").textContent()).trim();
-    await page.locator("[data-first-screen] label", { hasText: /^8000$/ }).click();
-    if (!(await page.locator("input[name=first-pick][value='1']").isChecked())) throw new Error("the static option 8000 is not picked");
+    await page.locator("[data-first-screen] label", { hasText: /^12$/ }).click();
+    if (!(await page.locator("input[name=first-pick][value='1']").isChecked())) throw new Error("the static option 12 is not picked");
     if (await page.evaluate(() => document.documentElement.dataset.firstFrame)) throw new Error("the wasm ran before it was let through");
     release();
     await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
     if (await page.locator("[data-first-screen]").count()) throw new Error("the static first screen is still there under the page");
-    await page.waitForFunction(() => /^Right: the run shows 8000\./.test(document.querySelector(".tour-verdict")?.textContent ?? ""), null, { timeout: 60_000 });
+    await page.waitForFunction(() => /^Right: the run shows 12\./.test(document.querySelector(".tour-verdict")?.textContent ?? ""), null, { timeout: 60_000 });
     const pressed = await page.locator("[data-predict-option][aria-pressed=true]").textContent();
-    if (!/8000/.test(pressed)) throw new Error(`the page's pressed option is ${pressed}`);
-    t.ok(`before the wasm, the first screen reads "${title}" and takes an answer (8000); the page keeps it and says "Right: the run shows 8000."`);
+    if (!/12/.test(pressed)) throw new Error(`the page's pressed option is ${pressed}`);
+    t.ok(`before the wasm, the first screen reads "${title}" and takes an answer (12); the page keeps it and says "Right: the run shows 12."`);
 
     let release2;
     const gate2 = new Promise((r) => (release2 = r));

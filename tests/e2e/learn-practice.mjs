@@ -38,35 +38,35 @@ await spec("learn-practice", async (t) => {
   const { page } = t;
 
   // ---- a right and a wrong prediction, kept over a reload.
-  await page.goto(`${process.env.E2E_URL}#tour/basics/2`, { waitUntil: "load" });
+  await page.goto(`${process.env.E2E_URL}#tour/basics/5`, { waitUntil: "load" });
   await firstFrame(page);
   const fresh = await stored(page);
-  if (fresh !== "stampede-progress 1\ns basics/2") throw new Error(`a fresh browser's progress: ${JSON.stringify(fresh)}`);
+  if (fresh !== "stampede-progress 1\ns basics/5") throw new Error(`a fresh browser's progress: ${JSON.stringify(fresh)}`);
   t.ok("the tour keeps the step seen");
   // The map is under the tour, on the same page.
   await page.locator("[data-practice]").waitFor({ state: "attached", timeout: 30_000 });
-  if ((await stateOf(page, "basics/2")) !== "seen") throw new Error(`basics/2 on the map: ${await stateOf(page, "basics/2")}`);
+  if ((await stateOf(page, "basics/5")) !== "seen") throw new Error(`basics/5 on the map: ${await stateOf(page, "basics/5")}`);
   t.ok("Your practice: the map under the tour has the step seen");
   await page.evaluate(() => scrollTo(0, 0));
   await predict(page, "40");
-  await waitFor(page, () => document.querySelector('[data-practice] [data-step="basics/2"]')?.dataset.state === "right", null, "basics/2 marked right");
+  await waitFor(page, () => document.querySelector('[data-practice] [data-step="basics/5"]')?.dataset.state === "right", null, "basics/5 marked right");
   const text = await stored(page);
-  if (!/^stampede-progress 1\n/.test(text) || !/\ni predict:basics\/2 1 \d+ 1 1 1 r/.test(text) || !/\ns basics\/2/.test(text)) {
+  if (!/^stampede-progress 1\n/.test(text) || !/\ni predict:basics\/5 1 \d+ 1 1 1 r/.test(text) || !/\ns basics\/5/.test(text)) {
     throw new Error(`stored progress: ${JSON.stringify(text)}`);
   }
   t.ok("a right prediction is kept in localStorage and marked on the map");
   await page.locator(control("tour-next")).click();
-  await waitFor(page, () => document.querySelector("[data-tour-step]")?.dataset.tourStep === "basics/3", null, "basics/3");
+  await waitFor(page, () => document.querySelector("[data-tour-step]")?.dataset.tourStep === "basics/6", null, "basics/6");
   await predict(page, "40");
-  await waitFor(page, () => document.querySelector('[data-practice] [data-step="basics/3"]')?.dataset.state === "missed", null, "basics/3 missed");
+  await waitFor(page, () => document.querySelector('[data-practice] [data-step="basics/6"]')?.dataset.state === "missed", null, "basics/6 missed");
   const due = (await page.locator("[data-practice-due]").textContent()).trim();
   if (due !== "Nothing due now; the next drill or prediction comes back in 10 minutes.") throw new Error(`due: ${due}`);
   t.ok(`a missed prediction is scheduled back: "${due}"`);
   const tally = (await page.locator('[data-level="basics"] .practice-tally').textContent()).trim();
-  if (tally !== "2 of 4 seen; 1 of 2 predictions right; its drill not tried") throw new Error(`tally: ${tally}`);
+  if (tally !== "2 of 7 seen; 1 of 2 predictions right; its drill not tried") throw new Error(`tally: ${tally}`);
   // The level's last step ends with its drill.
   await page.locator(control("tour-next")).click();
-  await waitFor(page, () => document.querySelector("[data-tour-step]")?.dataset.tourStep === "basics/4", null, "basics/4");
+  await waitFor(page, () => document.querySelector("[data-tour-step]")?.dataset.tourStep === "basics/7", null, "basics/7");
   const drillLink = page.locator("[data-level-drill]");
   if ((await drillLink.getAttribute("href")) !== "?drill=claim-order" || !(await drillLink.isVisible())) {
     throw new Error(`the level's drill link: ${await drillLink.getAttribute("href")}`);
@@ -76,7 +76,7 @@ await spec("learn-practice", async (t) => {
   await page.reload({ waitUntil: "load" });
   await firstFrame(page);
   await page.locator("[data-practice]").waitFor({ state: "attached", timeout: 30_000 });
-  if ((await stateOf(page, "basics/2")) !== "right" || (await stateOf(page, "basics/3")) !== "missed" || (await stateOf(page, "basics/4")) !== "seen" || (await stateOf(page, "basics/1")) !== "new") {
+  if ((await stateOf(page, "basics/5")) !== "right" || (await stateOf(page, "basics/6")) !== "missed" || (await stateOf(page, "basics/7")) !== "seen" || (await stateOf(page, "basics/1")) !== "new") {
     throw new Error("the map after a reload lost its marks");
   }
   t.ok("the map is kept over a reload: right, missed, seen, new");
@@ -195,11 +195,11 @@ await spec("learn-practice", async (t) => {
     const p2 = other.context.pages()[0] ?? (await other.context.newPage());
     const errors = [];
     p2.on("pageerror", (e) => errors.push(e.message));
-    await p2.goto(`${process.env.E2E_URL}#tour/basics/2`, { waitUntil: "load" });
+    await p2.goto(`${process.env.E2E_URL}#tour/basics/5`, { waitUntil: "load" });
     await firstFrame(p2);
     await p2.locator("[data-practice]").waitFor({ state: "attached", timeout: 30_000 });
     await predict(p2, "40");
-    await waitFor(p2, () => document.querySelector('[data-practice] [data-step="basics/2"]')?.dataset.state === "right", null, "the map without storage");
+    await waitFor(p2, () => document.querySelector('[data-practice] [data-step="basics/5"]')?.dataset.state === "right", null, "the map without storage");
     const said = (await p2.locator("[data-practice-notice]").textContent()).trim();
     if (!said.startsWith("This browser keeps no storage for this page")) throw new Error(`no-storage notice: ${said}`);
     if (errors.length) throw new Error(`errors without storage: ${errors}`);

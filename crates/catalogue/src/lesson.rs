@@ -1859,7 +1859,7 @@ pub const MEANINGS: [(&str, &str); 52] = [
     ("naive", "Instances × threads: the recomputes when every thread misses at once with no defence."),
     ("origin_running", "Recomputes running at the origin at this moment."),
     ("origin_capacity", "Concurrent recomputes the origin absorbs before latency grows."),
-    ("live_claims", "Held: a caller holds the claim (lock) now, and nobody else may recompute; free: nobody does."),
+    ("live_claims", "Office N (or held, with several keys claimed): a caller of that office holds the claim (lock) now, and nobody else may recompute; free: nobody does."),
 ];
 
 /// What `name` (a `Report` field or one of the page's derived numbers)

@@ -250,12 +250,73 @@ use Level::{Basics, Deeper, Solid};
 use Target::{Compare, Sandbox};
 
 pub const STEPS: &[Step] = &[
-    // ---- basics
+    // ---- basics: first a fleet small enough to follow by eye (3 x 4),
+    // then the same three steps at the interview's 40 x 200.
     Step {
         level: Basics,
-        title: "One hot key, a whole fleet",
+        title: "A small fleet first: follow it by eye",
+        query: "preset=naive&i=3&t=4",
+        text: "A hot key has just expired. Start small: {instances} offices (instances) of {threads} clerks (threads), every clerk missing the key at once. With no protection each clerk walks to the origin itself: {} recomputes of the same value, one per clerk.",
+        metric: "recomputes",
+        claims: &[EVERY_THREAD],
+        pause_ms: None,
+        contrast: None,
+        action: None,
+        predict: Some(Prediction {
+            question: "No protection: {instances} offices of {threads} clerks each miss the key at once. How many recomputes?",
+            options: &[
+                Number(3.0, "That is one per office: singleflight does that, and it is off here."),
+                TheRun,
+                Worked(|x| 2.0 * x.r.requests as f64, "That counts each clerk's GET at Redis too; only the recomputes reach the origin."),
+                Number(4.0, "That is one office's clerks, but every office misses too."),
+            ],
+        }),
+    },
+    Step {
+        level: Basics,
+        title: "Singleflight: the leader asks, the others wait at the door",
+        query: "preset=singleflight&i=3&t=4",
+        text: "Inside each office the clerks now share one question: the first to miss, the leader, goes to the origin, and the others wait at the office's door for the same answer. An office cannot see the others: {} recomputes, one per office.",
+        metric: "recomputes",
+        claims: &[PER_INSTANCE],
+        pause_ms: None,
+        contrast: None,
+        action: None,
+        predict: Some(Prediction {
+            question: "Singleflight on, no claim, the same small fleet: how many recomputes?",
+            options: &[
+                Number(1.0, "An office cannot see the others' flights: one for the fleet needs a claim."),
+                TheRun,
+                Number(12.0, "That is no protection: singleflight collapses the clerks inside each office."),
+                Words("one per clerk that misses", "Singleflight shares one flight per key inside each office."),
+            ],
+        }),
+    },
+    Step {
+        level: Basics,
+        title: "The claim: one token for the fleet",
+        query: "preset=burst&i=3&t=4",
+        text: "Each office's leader now also tries to take a token at the shared board, Redis (SET NX with a TTL). One office wins it and asks the origin; the other leaders wait for its answer, and their clerks wait for their leader: {} recompute for the whole fleet.",
+        metric: "recomputes",
+        claims: &[ONE_RECOMPUTE],
+        pause_ms: None,
+        contrast: None,
+        action: None,
+        predict: Some(Prediction {
+            question: "Singleflight outside, a claim at Redis inside: {instances} offices of {threads} clerks. How many recomputes?",
+            options: &[
+                Number(3.0, "That is singleflight alone: the claim lets only one office recompute."),
+                Number(12.0, "That is no protection at all."),
+                TheRun,
+                Words("depends on the claim's TTL", "The TTL matters only when it runs out mid-recompute; here it outlasts the work."),
+            ],
+        }),
+    },
+    Step {
+        level: Basics,
+        title: "The same rule at full size: instances × threads",
         query: "preset=naive",
-        text: "A hot key has just expired. {instances} offices (instances) of {threads} clerks (threads) each miss it at once, and with no protection every clerk asks the origin directly: {} recomputes of the same value.",
+        text: "Now the interview's fleet: {instances} offices of {threads} clerks, every clerk missing the key at once. The rule you saw in the small fleet holds: with no protection every clerk asks the origin, instances × threads, {} recomputes of the same value.",
         metric: "recomputes",
         claims: &[EVERY_THREAD],
         pause_ms: None,
@@ -273,9 +334,9 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Basics,
-        title: "Singleflight: one clerk per office asks",
+        title: "Singleflight at full size: one per office",
         query: "preset=singleflight",
-        text: "Inside each office the clerks now share one question: the first to miss asks, the others wait for the same answer. That costs nothing, but an office cannot see the others: {} recomputes, one per office.",
+        text: "Singleflight collapses each office's {threads} clerks into its leader's one question, as it did in the small fleet: it costs nothing, but an office cannot see the others, so the fleet makes {} recomputes, one per office.",
         metric: "recomputes",
         claims: &[PER_INSTANCE],
         pause_ms: None,
@@ -293,9 +354,9 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Basics,
-        title: "The claim: one sign-up sheet for the fleet",
+        title: "The claim at full size: still one",
         query: "preset=burst",
-        text: "Now each office's one clerk also tries to sign a sheet on the shared board, Redis (SET NX with a TTL). One office wins and asks; the others wait for its answer: {} recompute for the whole fleet.",
+        text: "Each office's leader tries to take the token at Redis (SET NX with a TTL), as the small fleet's leaders did. One office of {instances} wins and asks; the others wait for its answer: {} recompute for the whole fleet, whatever its size.",
         metric: "recomputes",
         claims: &[ONE_RECOMPUTE],
         pause_ms: None,

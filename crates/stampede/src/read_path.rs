@@ -480,6 +480,11 @@ impl ReadPath {
         self.token.is_some()
     }
 
+    /// The claim token it holds and has not released, if any.
+    pub fn token(&self) -> Option<Token> {
+        self.token
+    }
+
     pub fn leader_ticket(&self) -> Option<LeaderTicket> {
         self.leader
     }

@@ -547,6 +547,25 @@ impl Fleet {
             .map(|i| self.thread_of[i])
     }
 
+    /// The instance whose token is a live claim at Redis now, if one is:
+    /// the office the page names as the claim's holder. Unlike
+    /// [`Fleet::claim_holder`] it skips a holder whose claim expired (and
+    /// may have passed to another).
+    pub fn live_claim_office(&self) -> Option<u32> {
+        self.slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.active)
+            .find(|(_, s)| {
+                s.path.token().is_some_and(|t| {
+                    self.claims
+                        .holder(&s.path.key(), self.now)
+                        .is_some_and(|c| c.token == t)
+                })
+            })
+            .map(|(i, _)| self.thread_of[i] / self.scenario.threads.max(1))
+    }
+
     /// Virtual time of the next event, if any remain before the horizon.
     pub fn next_event_at(&self) -> Option<Micros> {
         self.next_source()

@@ -198,3 +198,42 @@ fn the_claim_holders_place_follows_its_steps_down_the_path() {
         Place::Following
     );
 }
+
+/// The office the page names as the claim's holder is the instance whose
+/// token is live at Redis: named exactly while a claim lives, and never
+/// the holder of a claim that expired (short-ttl's claims run out
+/// mid-recompute, and the next winner's office is named instead).
+#[test]
+fn the_named_holder_office_holds_the_live_claim() {
+    for (name, seed) in [
+        ("burst", 1),
+        ("short-ttl", 1),
+        ("short-ttl", 2),
+        ("short-ttl", 3),
+    ] {
+        let s = preset(name).unwrap();
+        let mut fleet = Fleet::new(&s, seed);
+        fleet.set_recording(true);
+        let mut winner = None;
+        let mut named = 0;
+        while !fleet.is_quiet() {
+            let t = fleet.now() + 500;
+            fleet.advance_to(t, usize::MAX);
+            for e in fleet.drain_events() {
+                if e.kind == EventKind::ClaimWon {
+                    winner = Some(e.thread / s.threads);
+                }
+            }
+            let office = fleet.live_claim_office();
+            if fleet.live_claims() == 0 {
+                assert_eq!(office, None, "{name}: an expired claim's office named");
+            }
+            if let Some(o) = office {
+                named += 1;
+                // Claims are exclusive: the live one is the latest won.
+                assert_eq!(Some(o), winner, "{name}: the winner's office");
+            }
+        }
+        assert!(named > 0, "{name}: a live claim was never named");
+    }
+}
