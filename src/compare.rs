@@ -296,7 +296,7 @@ impl Animate for AbEngine {
             *report = side.lab.report();
             let _ = side.lab.take_pulses();
             if let (Some((w, h)), Some(_)) = (base.fit(stage_height), overlay.fit(stage_height)) {
-                side.view.fit(w, h, s.instances, s.threads);
+                let _ = side.view.fit(w, h, s.instances, s.threads);
                 let fleet = side.lab.fleet();
                 let stats = ActorStats::of(fleet, report, &s);
                 side.view.draw(

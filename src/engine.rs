@@ -326,7 +326,16 @@ impl Engine {
         let (w, h) = base.fit(|w| room.stage_height(w))?;
         overlay.fit(|w| room.stage_height(w))?;
         let fitted = wall_now();
-        self.view.fit(w, h, s.instances, s.threads);
+        if self.view.fit(w, h, s.instances, s.threads) {
+            // How large a thread is drawn (css px; 0 when the fleet is drawn
+            // as bands) and whether it says its state in words: what the
+            // small-fleet tests and the frame probe read.
+            if let Some(l) = self.view.layout() {
+                let px = if l.aggregated { 0.0 } else { l.glyph(0, 0).w };
+                mark("threadGlyph", &px.to_string());
+                mark("threadWords", if l.labelled { "1" } else { "0" });
+            }
+        }
         // Under reduced motion nothing moves: no pulses, and the fleet and
         // the chart are painted only when the clock has settled somewhere new.
         let here = (lab.now(), w, h);

@@ -193,12 +193,12 @@ impl Layout {
     }
 
     /// Where thread `t` of instance `i` is drawn: its glyph's square. In a
-    /// labelled (small) fleet the glyph sits above its words, at most 44 px;
+    /// labelled (small) fleet the glyph sits above its words, at most 60 px;
     /// otherwise it nearly fills its cell.
     pub fn glyph(&self, i: u32, t: u32) -> Rect {
         let c = self.thread(i, t);
         if self.labelled {
-            let size = (self.cell * 0.42).clamp(24.0, 44.0).round();
+            let size = (self.cell * 0.42).clamp(24.0, 60.0).round();
             let block = size + 4.0 + 2.0 * self.label_px() * 1.2;
             Rect {
                 x: (c.x + (c.w - size) / 2.0).round(),
@@ -220,7 +220,7 @@ impl Layout {
 
     /// The size (css px) of a labelled thread's words.
     pub fn label_px(&self) -> f64 {
-        (self.cell * 0.15).clamp(10.0, 13.0).round()
+        (self.cell * 0.15).clamp(10.0, 16.0).round()
     }
 
     /// The thread (global index) whose cell holds the point, if the fleet

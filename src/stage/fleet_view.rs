@@ -127,9 +127,10 @@ impl FleetView {
         self.layout.as_ref()
     }
 
-    /// Recomputes the layout when the size or the fleet's shape changed.
+    /// Recomputes the layout when the size or the fleet's shape changed;
+    /// says whether it did.
     #[inline(never)]
-    pub fn fit(&mut self, width: f64, height: f64, instances: u32, threads: u32) {
+    pub fn fit(&mut self, width: f64, height: f64, instances: u32, threads: u32) -> bool {
         let same = self.layout.as_ref().is_some_and(|l| {
             l.width == width
                 && l.height == height
@@ -141,6 +142,7 @@ impl FleetView {
             self.pulses.clear();
             self.shown = None;
         }
+        !same
     }
 
     pub fn clear_pulses(&mut self) {
@@ -691,7 +693,8 @@ impl Actor {
 /// lines (broken between words), in the text colour.
 fn draw_words(ctx: &Ctx, l: &Layout, members: &[u32], label: &str, dark: bool) {
     let px = l.label_px();
-    let width = l.cell - 4.0;
+    // Room to spare on each side: neighbours' words must not run together.
+    let width = l.cell * 0.84;
     ctx.set_font(&format!("{px}px {SANS}"));
     ctx.set_text_align("center");
     ctx.set_text_baseline("top");
@@ -810,7 +813,7 @@ mod tests {
     #[test]
     fn a_crowd_of_pulses_is_thinned_per_channel() {
         let mut v = FleetView::default();
-        v.fit(1200.0, 560.0, 40, 200);
+        let _ = v.fit(1200.0, 560.0, 40, 200);
         let mut burst: Vec<(u32, Channel)> = (0..8000).map(|g| (g, Channel::Read)).collect();
         burst.push((17, Channel::Recompute));
         v.add_pulses(&burst, 0.0);

@@ -61,7 +61,13 @@ pub(crate) fn ring_followed(
         return;
     }
     let (cx, cy) = r.centre();
-    let radius = (r.w * 2.0).max(16.0);
+    // A small fleet's cell is already large (glyph and words): ring it
+    // close; a dense fleet's few pixels need a ring the back row sees.
+    let radius = if l.labelled {
+        r.w * 0.62
+    } else {
+        (r.w * 2.0).max(16.0)
+    };
     ctx.set_line_width(4.0);
     ctx.begin_path();
     let _ = ctx.arc(cx, cy, radius, 0.0, std::f64::consts::TAU);
