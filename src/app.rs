@@ -559,6 +559,7 @@ pub fn App() -> impl IntoView {
         NodeRef::<leptos::html::Div>::new(),
     );
     let main_ref = NodeRef::<leptos::html::Main>::new();
+    let stage_box_ref = NodeRef::<leptos::html::Div>::new();
     // The tour bar and its button are built once the page has mounted, each
     // part in a task of its own so that no start-up task runs long; the
     // real-Redis panel (which runs a small fleet) last.
@@ -593,6 +594,7 @@ pub fn App() -> impl IntoView {
                 modes: modes_ref.get_untracked()?.into(),
                 room: room_ref.get_untracked()?.into(),
                 side: side_ref.get_untracked()?.into(),
+                stage: stage_box_ref.get_untracked()?.into(),
             })
         };
         let Some(parts) = parts() else {
@@ -744,7 +746,7 @@ pub fn App() -> impl IntoView {
             <div class="main-col">
             <section class="panel stage" aria-labelledby="stage-title">
                 <h2 id="stage-title" class="sr-only">"The fleet"</h2>
-                <div class="stage-canvas">
+                <div class="stage-canvas" node_ref=stage_box_ref>
                     <canvas
                         node_ref=stage_ref
                         role="img"

@@ -221,5 +221,8 @@ pub struct Parts {
     pub header: web_sys::Element,
     pub modes: web_sys::Element,
     pub room: web_sys::Element,
+    /// The numbers' column; its first child is the proof.
     pub side: web_sys::Element,
+    /// The sandbox's fleet: the box that holds its two canvases.
+    pub stage: web_sys::Element,
 }

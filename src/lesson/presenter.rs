@@ -297,8 +297,8 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
         }
     });
 
-    let numbers = mount_numbers(room.drive.reading);
-    watch_stage(room.stage_h);
+    let numbers = mount_numbers(room.drive.reading, &parts.side);
+    watch_stage(room.stage_h, &parts.stage);
     keep_questions_open(&mut on);
 
     let parts = StoredValue::new_local((
@@ -355,10 +355,9 @@ fn doc_root() -> Option<Element> {
 
 /// The numbers the back row reads, beside the fleet in presenter mode:
 /// Redis's and the origin's counts (the canvas's boxes, in large type) and
-/// the clock, from the run on screen.
-fn mount_numbers(reading: RwSignal<crate::reading::Reading>) -> Option<()> {
-    let doc = document();
-    let side = doc.query_selector(".side").ok().flatten()?;
+/// the clock, from the run on screen. They go right under the proof, the
+/// column's first part (`Parts::side`).
+fn mount_numbers(reading: RwSignal<crate::reading::Reading>, side: &Element) -> Option<()> {
     let sec = el("section", "panel room-numbers");
     set(&sec, "aria-label", "Redis, the origin and the clock");
     let dl = el("dl", "");
@@ -381,11 +380,7 @@ fn mount_numbers(reading: RwSignal<crate::reading::Reading>) -> Option<()> {
         row("clock", "Clock"),
     ];
     put(&sec, &dl);
-    let after = side
-        .query_selector(".proof-panel")
-        .ok()
-        .flatten()
-        .and_then(|p| p.next_sibling());
+    let after = side.first_element_child().and_then(|p| p.next_sibling());
     let _ = side.insert_before(&sec, after.as_ref());
     let parts = StoredValue::new_local(parts);
     Effect::new(move |_| {
@@ -421,22 +416,15 @@ fn mount_numbers(reading: RwSignal<crate::reading::Reading>) -> Option<()> {
 /// In presenter mode the stage's box takes the height the layout leaves
 /// it; a ResizeObserver hands that height to the canvas (no layout read in
 /// a frame).
-fn watch_stage(stage_h: RwSignal<f64>) {
+fn watch_stage(stage_h: RwSignal<f64>, host: &Element) {
     use wasm_bindgen::closure::Closure;
-    let Some(host) = document()
-        .query_selector(".stage .stage-canvas")
-        .ok()
-        .flatten()
-    else {
-        return;
-    };
     let seen = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
         if let Ok(e) = entries.get(0).dyn_into::<web_sys::ResizeObserverEntry>() {
             stage_h.set(e.content_rect().height());
         }
     });
     if let Ok(o) = web_sys::ResizeObserver::new(seen.as_ref().unchecked_ref()) {
-        o.observe(&host);
+        o.observe(host);
     }
     // Mounted once for the page's life.
     seen.forget();

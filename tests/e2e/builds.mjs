@@ -185,8 +185,8 @@ await spec("builds", async (t) => {
   t.ok("q: the QR code opens in the same document");
 
   // A walk-through level that asks, with the claim holder followed
-  // (basics/4 has both layers on: a claim holder to follow).
-  await open("#tour/basics/4");
+  // (basics/3 has both layers on: a claim holder to follow).
+  await open("#tour/basics/3");
   await page.locator(control("follow")).selectOption("holder");
   await page.locator("[data-walk-level]").selectOption("faded");
   if (await page.locator(control("predict-show")).isVisible()) await page.locator(control("predict-show")).click();
