@@ -54,7 +54,8 @@ func New(addr string, origin func(string) (string, error)) *Cache {
 
 // Get returns key's value. ctx's deadline ends this caller's wait, not the
 // work: the flight goes on and fills the cache for the others.
-func (c *Cache) Get(ctx context.Context, key string) (string, error) {
+func (c *Cache) Get(ctx context.Context, key string) (string, error) { // card 1: handle(key)
+	// card 4: singleflight(key): one flight per key in this process
 	c.mu.Lock()
 	f, running := c.flights[key]
 	if !running { // the leader: start the flight, in its own goroutine
@@ -65,10 +66,11 @@ func (c *Cache) Get(ctx context.Context, key string) (string, error) {
 			c.mu.Lock()
 			delete(c.flights, key) // settled: a failure is shared, never remembered
 			c.mu.Unlock()
-			close(f.done)
+			close(f.done) // card 13: answer every waiter with the same result
 		}()
 	}
 	c.mu.Unlock()
+	// card 5: wait for the flight, until my own deadline
 	select {
 	case <-f.done:
 		return f.val, f.err
@@ -81,25 +83,30 @@ func (c *Cache) Get(ctx context.Context, key string) (string, error) {
 func (c *Cache) load(key string) (string, error) {
 	conn := c.Pool.Get()
 	defer conn.Close()
-	if v, err := redis.String(conn.Do("GET", "value:"+key)); err == nil {
-		return v, nil // a hit (a Redis error counts as a miss: fail open)
+	if v, err := redis.String(conn.Do("GET", "value:"+key)); err == nil { // card 2: GET key
+		return v, nil // card 3: a hit (a Redis error counts as a miss: fail open)
 	}
 	if c.Claim {
+		// card 6: SET lock:key token NX PX ttl, with a random token
 		token := newToken()
 		c.Claims.Add(1)
 		_, err := redis.String(conn.Do("SET", "lock:"+key, token, "NX", "PX", c.LockTTL.Milliseconds()))
-		if err == redis.ErrNil { // lost: another instance computes
+		// card 12: lost: another instance computes; poll for its value
+		if err == redis.ErrNil {
 			return c.poll(conn, key)
 		}
-		if err == nil { // won (on a Redis error: compute without the lock)
-			defer release(conn, key, token)
+		// card 7: won (on a Redis error: compute without the lock)
+		if err == nil {
+			defer release(conn, key, token) // card 11: release the claim if it is still mine
 		}
 	}
+	// card 9: call the origin; the flight runs on past every caller's deadline
 	v, err := c.Origin(key)
 	if err != nil {
 		return "", err
 	}
-	conn.Do("SET", "value:"+key, v, "PX", c.TTL.Milliseconds()) // a failed write still answers v
+	// card 10: SET key v (a failed write still answers v)
+	conn.Do("SET", "value:"+key, v, "PX", c.TTL.Milliseconds())
 	return v, nil
 }
 

@@ -32,19 +32,20 @@ class Cache:
         self.flights: dict[str, asyncio.Future] = {}
         self._release = self.redis.register_script(RELEASE)
 
-    async def get(self, key, timeout=None):
+    async def get(self, key, timeout=None):  # card 1: handle(key)
         """key's value. The timeout ends this caller's wait, not the work:
         the flight goes on and fills the cache for the others."""
-        # No lock: one event loop, and nothing is awaited between the
-        # lookup and the insert.
+        # card 4: singleflight(key). No lock: one event loop, and nothing is
+        # awaited between the lookup and the insert.
         flight = self.flights.get(key)
         if flight is None:  # the leader: start the flight as a task of its own
             flight = asyncio.ensure_future(self._load(key))
             self.flights[key] = flight
             flight.add_done_callback(lambda f: self._settled(key, f))
+        # card 5: wait for the flight, until my own timeout
         return await asyncio.wait_for(asyncio.shield(flight), timeout)
 
-    def _settled(self, key, flight):
+    def _settled(self, key, flight):  # card 13: every waiter gets this result
         del self.flights[key]  # a failure is shared with this flight, never remembered
         if not flight.cancelled():
             flight.exception()  # retrieved, even if every caller gave up
@@ -52,30 +53,32 @@ class Cache:
     async def _load(self, key):
         """The flight's work: GET, else claim, compute, write, release."""
         try:
-            value = await self.redis.get(f"value:{key}")
+            value = await self.redis.get(f"value:{key}")  # card 2: GET key
+            # card 3: a hit is answered at once
             if value is not None:
                 return value
         except REDIS_DOWN:
             pass  # a miss: fail open
         token = None
         if self.claim:
+            # card 6: SET lock:key token NX PX ttl, with a random token
             self.claims += 1
             token = secrets.token_hex(16)
             try:
                 if not await self.redis.set(f"lock:{key}", token, nx=True, px=self.lock_ttl_ms):
-                    return await self._poll(key)  # lost: another instance computes
+                    return await self._poll(key)  # card 12: lost: poll for the value
             except REDIS_DOWN:
                 token = None  # fail open: compute without the lock
-        try:
-            value = await self.origin(key)
+        try:  # card 7: won (or failed open): compute, write, release
+            value = await self.origin(key)  # card 9: the origin; runs on past every timeout
             try:
-                await self.redis.set(f"value:{key}", value, px=self.ttl_ms)
+                await self.redis.set(f"value:{key}", value, px=self.ttl_ms)  # card 10: SET key v
             except REDIS_DOWN:
                 pass  # a failed write still answers the value
             return value
         finally:
             if token:
-                await self.release(key, token)
+                await self.release(key, token)  # card 11: only if the claim is still mine
 
     async def _poll(self, key):
         """Read the value until the claim's holder has written it, or give up."""

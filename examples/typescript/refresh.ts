@@ -30,31 +30,35 @@ export class RefreshCache {
     this.connected = this.redis.connect().then(() => {}, () => {});
   }
 
-  async get(key: string): Promise<string> {
+  async get(key: string): Promise<string> { // card 1: handle(key)
     await this.connected;
-    const raw = await this.cmd((r) => r.get(`value:${key}`)).catch(() => null); // an error: a miss
+    const raw = await this.cmd((r) => r.get(`value:${key}`)).catch(() => null); // card 2: GET key (an error: a miss)
     const entry: Entry | null = raw === null ? null : JSON.parse(raw);
-    if (entry && Date.now() < entry.freshUntil) return entry.value;
+    if (entry && Date.now() < entry.freshUntil) return entry.value; // card 3: fresh: answered at once
+    // card 12: stale: answered at once, while one instance refreshes it
     if (entry) {
       this.coalesce(key, () => this.refresh(key)); // in the background
       return entry.value; // stale, at once
     }
-    return this.coalesce(key, () => this.compute(key)); // cold: compute, no lock
+    // card 5: cold: wait for this process's flight (no lock, and no deadline here)
+    return this.coalesce(key, () => this.compute(key));
   }
 
   /** One flight per key in this process; it leaves the map when it settles. */
   private coalesce(key: string, work: () => Promise<string>): Promise<string> {
+    // card 4: singleflight(key)
     let flight = this.flights.get(key);
     if (!flight) {
       flight = work().finally(() => this.flights.delete(key));
       flight.catch(() => {});
       this.flights.set(key, flight);
     }
-    return flight;
+    return flight; // card 13: one result for every caller of the key
   }
 
   private async compute(key: string): Promise<string> {
-    const value = await this.origin(key);
+    const value = await this.origin(key); // card 9: the origin
+    // card 10: SET key v, kept stale for staleMs after it is no longer fresh
     const entry: Entry = { value, freshUntil: Date.now() + this.freshMs };
     const px = this.freshMs + this.staleMs;
     await this.cmd((r) => r.set(`value:${key}`, JSON.stringify(entry), { PX: px })).catch(() => {});
@@ -63,6 +67,7 @@ export class RefreshCache {
 
   /** The claim guards the refresh only: a loser leaves it to the holder. */
   private async refresh(key: string): Promise<string> {
+    // card 6: SET lock:key token NX PX ttl, with a random token
     this.claims++;
     let token: string | undefined = randomBytes(16).toString("hex");
     try {
@@ -71,9 +76,11 @@ export class RefreshCache {
     } catch {
       token = undefined; // Redis failed: fail open, refresh without the lock
     }
+    // card 7: won (or failed open): compute, write, release
     try {
       return await this.compute(key);
     } finally {
+      // card 11: release the claim only if it is still mine
       if (token) await this.cmd((r) => r.eval(RELEASE, { keys: [`lock:${key}`], arguments: [token!] })).catch(() => 0);
     }
   }

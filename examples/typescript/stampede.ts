@@ -49,24 +49,27 @@ export class Cache {
 
   /** key's value. The deadline ends this caller's wait, not the work:
    *  the flight goes on and fills the cache for the others. */
-  get(key: string, deadlineMs?: number): Promise<string> {
+  get(key: string, deadlineMs?: number): Promise<string> { // card 1: handle(key)
+    // card 4: singleflight(key): one flight per key in this process
     let flight = this.flights.get(key);
     if (!flight) { // the leader: start the flight
       // Settled, it leaves the map: a failure is shared, never remembered.
-      flight = this.load(key).finally(() => this.flights.delete(key));
+      flight = this.load(key).finally(() => this.flights.delete(key)); // card 13: one result for every caller
       flight.catch(() => {}); // handled, even if every caller gave up
       this.flights.set(key, flight);
     }
+    // card 5: wait for the flight, until my own deadline
     return deadlineMs === undefined ? flight : within(flight, deadlineMs);
   }
 
   /** The flight's work: GET, else claim, compute, write, release. */
   private async load(key: string): Promise<string> {
     await this.connected;
-    const hit = await this.cmd((r) => r.get(`value:${key}`)).catch(() => null); // an error: a miss
-    if (hit !== null) return hit;
+    const hit = await this.cmd((r) => r.get(`value:${key}`)).catch(() => null); // card 2: GET key (an error: a miss)
+    if (hit !== null) return hit; // card 3: a hit is answered at once
     let token: string | undefined;
     if (this.opts.claim) {
+      // card 6: SET lock:key token NX PX ttl, with a random token
       this.claims++;
       token = randomBytes(16).toString("hex");
       let won = true;
@@ -75,14 +78,14 @@ export class Cache {
       } catch {
         token = undefined; // Redis failed: fail open, compute without the lock
       }
-      if (!won) return this.poll(key); // lost: another instance computes
+      if (!won) return this.poll(key); // card 12: lost: poll for the holder's value
     }
-    try {
-      const value = await this.origin(key);
-      await this.cmd((r) => r.set(`value:${key}`, value, { PX: this.opts.ttlMs })).catch(() => {});
+    try { // card 7: won (or failed open): compute, write, release
+      const value = await this.origin(key); // card 9: the origin; runs on past every deadline
+      await this.cmd((r) => r.set(`value:${key}`, value, { PX: this.opts.ttlMs })).catch(() => {}); // card 10: SET key v
       return value; // a failed write still answers the value
     } finally {
-      if (token) await this.release(key, token);
+      if (token) await this.release(key, token); // card 11: only if the claim is still mine
     }
   }
 

@@ -14,9 +14,12 @@
 //! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
 //! - [`playlist`]: a trainer's list of views as one link parameter.
 //! - [`practice`]: progress and the spaced review schedule, as text.
+//! - [`examples`]: the card's read path in Go, Python, TypeScript and Rust,
+//!   the files' text and where each marks the card's steps.
 
 pub mod claims;
 pub mod drill;
+pub mod examples;
 pub mod interview;
 pub mod lesson;
 pub mod playlist;

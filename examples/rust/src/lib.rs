@@ -1,10 +1,8 @@
-//! The cache read path from the interview card, in Rust: singleflight
-//! inside the process, a Redis claim across processes.
-//!
-//! The singleflight is this project's `stampede_redis::Group`: a map from
-//! key to the running flight under a lock, each waiter with its own
-//! deadline, the entry removed when the flight settles
-//! (crates/stampede-redis/src/group.rs). The claim is written out here.
+//! The cache read path from the interview card, in Rust: singleflight inside
+//! the process (this project's `stampede_redis::Group`, crates/stampede-redis/
+//! src/group.rs: one flight per key under a lock, each waiter with its own
+//! deadline, the entry removed when the flight settles), and a Redis claim
+//! across processes, written out here.
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -73,12 +71,15 @@ impl Cache {
     /// `key`'s value. The deadline ends this caller's wait, not the work:
     /// the flight goes on and fills the cache for the others.
     pub async fn get(&self, key: &str, deadline: Duration) -> Result<String, Error> {
+        // card 1: handle(key)
         let (this, k, until) = (self.clone(), key.to_owned(), Instant::now() + deadline);
+        // card 4: singleflight(key): the group's one flight per key
         let shared = self
             .group
             .get_or_compute(key.to_owned(), until, move || this.load(k));
+        // card 5: wait for the flight, until my own deadline
         match &*shared.await.map_err(|_| Error::TimedOut)? {
-            Ok(value) => Ok(value.clone()),
+            Ok(value) => Ok(value.clone()), // card 13: every waiter shares one result
             Err(Failure::Error(e)) => Err(e.clone()),
             Err(Failure::Panicked) => Err(Error::Origin("the origin panicked".into())),
         }
@@ -87,9 +88,11 @@ impl Cache {
     /// The flight's work: GET, else claim, compute, write, release.
     async fn load(self, key: String) -> Result<String, Error> {
         let (value_key, lock_key) = (format!("value:{key}"), format!("lock:{key}"));
+        // card 2: GET key (a Redis error counts as a miss: fail open)
         if let Ok(Some(value)) = self.run(redis::cmd("GET").arg(&value_key)).await {
-            return Ok(value); // a hit (a Redis error counts as a miss: fail open)
+            return Ok(value); // card 3: a hit is answered at once
         }
+        // card 6: SET lock:key token NX PX ttl, with a random token
         let mut token = None;
         if self.claim {
             self.claims.fetch_add(1, Ordering::Relaxed);
@@ -98,18 +101,21 @@ impl Cache {
             let mut claim = redis::cmd("SET");
             claim.arg(&lock_key).arg(&mine).arg("NX").arg("PX").arg(px);
             match self.run::<Option<String>>(&claim).await {
-                Ok(None) => return self.poll(&value_key).await, // lost: another instance computes
-                Ok(Some(_)) => token = Some(mine),
+                Ok(None) => return self.poll(&value_key).await, // card 12: lost: poll for the value
+                Ok(Some(_)) => token = Some(mine),              // card 7: won
                 Err(_) => {} // Redis failed: fail open, compute without the lock
             }
         }
+        // card 9: the origin; runs on past every caller's deadline
         let result = (self.origin)(key.clone()).await.map_err(Error::Origin);
+        // card 10: SET key v (a failed write still answers the value)
         if let Ok(value) = &result {
             let px = TTL.as_millis() as u64;
             let mut write = redis::cmd("SET");
             write.arg(&value_key).arg(value).arg("PX").arg(px);
             let _: RedisResult<()> = self.run(&write).await;
-        } // a failed write still answers the value
+        }
+        // card 11: release the claim only if it is still mine
         if let Some(token) = token {
             self.release(&key, &token).await;
         }
