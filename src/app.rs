@@ -383,6 +383,7 @@ pub fn App() -> impl IntoView {
         playing,
         asking,
         presenting,
+        language: RwSignal::new(crate::code_panel::stored_language()),
         opens_at: link.at.filter(|ms| *ms > 0).and(tour_start),
         first_pick: use_context::<crate::page::FirstPick>(),
         ab_clock: Callback::new(move |_| crate::compare::moment(ab_open)),
@@ -576,7 +577,7 @@ pub fn App() -> impl IntoView {
                         </section>
                         <Arithmetic reading=reading />
                         <Counters reading=reading proof=proof />
-                        <CodePanel reading=reading follow=follow playing=playing hold=hold />
+                        <CodePanel reading=reading follow=follow playing=playing hold=hold page=drive />
                     }
                 })
                 // The page is never unmounted (only the browser tests mount

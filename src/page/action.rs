@@ -37,6 +37,9 @@ pub enum Action {
     Throw(&'static Curveball),
     /// Presenter mode on or off.
     Present(bool),
+    /// The read path as the card's pseudo-code (None) or in a language
+    /// (an example's name, `catalogue::examples`).
+    Language(Option<&'static str>),
 }
 
 /// What an action did, for whoever sent it (the kit says it back).
@@ -64,6 +67,7 @@ impl Action {
             Action::Transport(c) => format!("transport {}", transport_word(*c)),
             Action::Throw(b) => format!("throw {}", b.kind),
             Action::Present(on) => format!("present {}", u8::from(*on)),
+            Action::Language(l) => format!("language {}", l.unwrap_or("card")),
         }
     }
 
@@ -94,8 +98,20 @@ impl Action {
                 "0" => Ok(Action::Present(false)),
                 _ => Err(format!("present takes 1 or 0, not '{rest}'")),
             },
+            "language" => language_of(rest)
+                .map(Action::Language)
+                .ok_or_else(|| format!("there is no language '{rest}'")),
             _ => Err(format!("'{verb}' is not an action")),
         }
+    }
+}
+
+/// A language's wire name as the page's state: `card` is the card's
+/// pseudo-code, any other an example's name.
+pub fn language_of(name: &str) -> Option<Option<&'static str>> {
+    match name {
+        "card" => Some(None),
+        _ => catalogue::examples::example(name).map(|e| Some(e.name)),
     }
 }
 
@@ -187,6 +203,11 @@ impl Page {
                     self.presenting.set(on);
                 }
             }
+            Action::Language(l) => {
+                if self.language.get_untracked() != l {
+                    self.language.set(l);
+                }
+            }
         }
         Acted::Done
     }
@@ -242,6 +263,7 @@ mod tests {
             playing: RwSignal::new(true),
             asking: RwSignal::new(false),
             presenting: RwSignal::new(false),
+            language: RwSignal::new(None),
             opens_at: None,
             first_pick: None,
             ab_clock: Callback::new(|_| None),
@@ -351,6 +373,31 @@ mod tests {
     }
 
     #[test]
+    fn the_language_is_page_state_and_the_card_is_none() {
+        with_owner(|| {
+            let (p, log) = page();
+            assert_eq!(p.act(Action::Language(Some("go"))), Acted::Done);
+            assert_eq!(p.language.get_untracked(), Some("go"));
+            // A tour step or a link keeps the learner's language.
+            p.act(Action::TourNext);
+            p.act(Action::Open("preset=naive".into()));
+            assert_eq!(p.language.get_untracked(), Some("go"));
+            p.act(Action::Language(None));
+            assert_eq!(p.language.get_untracked(), None);
+            assert!(log.lock().unwrap().is_empty());
+            // Every example has a wire name, and only those.
+            for e in &catalogue::examples::EXAMPLES {
+                assert_eq!(
+                    Action::from_wire(&format!("language {}", e.name)),
+                    Ok(Action::Language(Some(e.name)))
+                );
+            }
+            assert_eq!(language_of("card"), Some(None));
+            assert_eq!(language_of("cobol"), None);
+        });
+    }
+
+    #[test]
     fn every_action_survives_the_wire() {
         let mut all = vec![
             Action::TourNext,
@@ -360,6 +407,8 @@ mod tests {
             Action::Compare(catalogue::presets::COMPARISONS[0].name),
             Action::Present(true),
             Action::Present(false),
+            Action::Language(None),
+            Action::Language(Some("rust")),
         ];
         for l in Level::ALL {
             for k in 0..tour::count(l) {
@@ -400,6 +449,7 @@ mod tests {
             ("compare nothing", "no comparison named 'nothing'"),
             ("transport fly", "not a transport command"),
             ("present maybe", "present takes 1 or 0"),
+            ("language cobol", "no language 'cobol'"),
         ] {
             let why = Action::from_wire(line).unwrap_err();
             assert!(why.contains(says), "{line:?}: {why}");

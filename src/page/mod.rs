@@ -175,6 +175,9 @@ pub struct Page {
     pub asking: RwSignal<bool>,
     /// Presenter mode is on.
     pub presenting: RwSignal<bool>,
+    /// The read path's panel shows the card's pseudo-code (None) or the
+    /// same path in a language: the name of one of `catalogue::examples`.
+    pub language: RwSignal<Option<&'static str>>,
     /// The step the page's link opens at a moment (`at=`): read at start,
     /// before the address is written again.
     pub opens_at: Option<Place>,

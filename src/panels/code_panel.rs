@@ -1,14 +1,21 @@
 //! The read path as pseudo-code, each line with how many times the fleet has
 //! run it so far (counted from the simulation's events), so the numbers in
-//! the arithmetic can be traced to the line that produced them.
+//! the arithmetic can be traced to the line that produced them. "Write it
+//! in" shows the same path in a language instead (`catalogue::examples`,
+//! the files of `examples/` as they are), with the followed thread's step
+//! lit in that code too.
 
+use std::ops::Range;
+
+use catalogue::examples::{self, Example};
 use catalogue::walkthrough::Walk;
 use catalogue::walkthrough::{Level, Who};
 use leptos::prelude::*;
 use stampede::read_path::Place;
 use stampede::sim::EventKind;
 
-use crate::page::Follow;
+use crate::page::action::{language_of, Action};
+use crate::page::{Follow, Page};
 use crate::reading::Reading;
 
 pub use crate::lab::{count, Tally, KINDS};
@@ -167,13 +174,123 @@ pub fn counts_text(t: &Tally, l: &Line) -> String {
         .join(" · ")
 }
 
+/// Where the chosen language is remembered.
+const LANGUAGE_KEY: &str = "stampede-language";
+
+/// The language remembered from the last visit (None: the card).
+pub fn stored_language() -> Option<&'static str> {
+    crate::web::local_storage("getItem", &[LANGUAGE_KEY])
+        .and_then(|v| v.as_string())
+        .and_then(|v| language_of(&v))
+        .flatten()
+}
+
+/// The picker's choices: (name, label), the card first.
+fn choices() -> impl Iterator<Item = (&'static str, &'static str)> {
+    std::iter::once(("card", "Card")).chain(examples::EXAMPLES.iter().map(|e| (e.name, e.label)))
+}
+
+/// The lines (from 0) of `e` that light up while the followed thread is on
+/// the listing's line `here`: the step's marked lines, none where the code
+/// leaves the step out or nobody is followed.
+pub fn lit(e: &Example, here: Option<usize>) -> Option<Range<usize>> {
+    here.and_then(|step| examples::lines(e, step))
+}
+
+/// What the line over the code says about the followed thread's step in
+/// `e`: which card line, where it is in this code (or why it is not), and
+/// its counts so far.
+pub fn step_text(e: &Example, here: Option<usize>, t: &Tally) -> String {
+    let Some(step) = here.filter(|s| *s < LISTING.len()) else {
+        return format!(
+            "Follow a thread (above): the card line it is on lights up here, in {}.",
+            e.label
+        );
+    };
+    let l = &LISTING[step];
+    let card = format!("Card line {}, {}", step + 1, l.code);
+    let counts = counts_text(t, l);
+    let counts = if counts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({counts})")
+    };
+    match (lit(e, here), examples::absent(e, step)) {
+        (Some(r), _) if r.len() == 1 => format!("{card}: line {}{counts}.", r.start + 1),
+        (Some(r), _) => format!("{card}: lines {}–{}{counts}.", r.start + 1, r.end),
+        (None, Some(why)) => format!("{card}: not in this code. {why}"),
+        (None, None) => format!("{card}: not marked in this code."),
+    }
+}
+
+/// The chosen example's file, each line a span (the text is the file's, byte
+/// for byte), the followed thread's step lit.
+fn source_view(
+    e: &'static Example,
+    here: Memo<Option<usize>>,
+    reading: RwSignal<Reading>,
+) -> impl IntoView {
+    let lit_lines = Memo::new(move |_| lit(e, here.get()));
+    let code = NodeRef::<leptos::html::Code>::new();
+    let pre = NodeRef::<leptos::html::Pre>::new();
+    // The step's first line scrolled into the box (never the page).
+    Effect::new(move |_| {
+        let (Some(r), Some(code), Some(pre)) = (lit_lines.get(), code.get(), pre.get()) else {
+            return;
+        };
+        let Some(first) = code
+            .children()
+            .item(r.start as u32)
+            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
+        else {
+            return;
+        };
+        let (top, h) = (first.offset_top(), pre.client_height());
+        let bottom = top + first.offset_height() * r.len() as i32;
+        if top < pre.scroll_top() || bottom > pre.scroll_top() + h {
+            pre.set_scroll_top(top - h / 4);
+        }
+    });
+    let n = e.text.lines().count();
+    let lines = e
+        .text
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, l)| {
+            let on = move || lit_lines.with(|r| r.as_ref().is_some_and(|r| r.contains(&i)));
+            view! { <span class="ln" class:here=on>{l}</span> }
+        })
+        .collect_view();
+    view! {
+        <p class="source-file">
+            <code>{e.path}</code>
+            {format!(", {n} lines as they are, tested on a real Redis (make examples). Its card N comments mark the card's lines.")}
+        </p>
+        <p class="source-step" data-source-step>
+            {move || reading.with(|r| step_text(e, here.get(), &r.tally))}
+        </p>
+        <pre class="source" tabindex="0" node_ref=pre aria-label=format!("{}: {}", e.label, e.path)>
+            <code data-source=e.name node_ref=code>{lines}</code>
+        </pre>
+    }
+}
+
 #[component]
 pub fn CodePanel(
     reading: RwSignal<Reading>,
     follow: RwSignal<Follow>,
     playing: RwSignal<bool>,
     hold: RwSignal<Option<u64>>,
+    page: Page,
 ) -> impl IntoView {
+    let language = page.language;
+    // Remembered over a reload.
+    Effect::new(move |_| {
+        let l = language.get().unwrap_or("card");
+        crate::web::local_storage("setItem", &[LANGUAGE_KEY, l]);
+    });
+    // The listing's line the followed thread is on.
+    let here = Memo::new(move |_| reading.with(|r| r.followed.and_then(|(_, _, p, _)| line_of(p))));
     // Following a thread: the picker and the line it is on, with plain DOM
     // calls (see `crate::dom`).
     let root = NodeRef::<leptos::html::Div>::new();
@@ -196,7 +313,27 @@ pub fn CodePanel(
         <section class="panel code" aria-labelledby="code-title">
             <h2 id="code-title">"The read path, counted"</h2>
             <div class="follow" node_ref=root></div>
-            <ol class="listing">
+            <fieldset class="write-it" data-write-it>
+                <legend>"Write it in"</legend>
+                <div class="choices">
+                    {choices()
+                        .map(|(name, label)| {
+                            let picked = move || language.get().unwrap_or("card") == name;
+                            let pick = move |_| {
+                                let l = language_of(name).flatten();
+                                page.act(Action::Language(l));
+                            };
+                            view! {
+                                <label>
+                                    <input type="radio" name="write-it" value=name prop:checked=picked on:change=pick />
+                                    <span>{label}</span>
+                                </label>
+                            }
+                        })
+                        .collect_view()}
+                </div>
+            </fieldset>
+            <ol class="listing" hidden=move || language.get().is_some()>
                 {LISTING
                     .iter()
                     .map(|l| {
@@ -210,7 +347,10 @@ pub fn CodePanel(
                     })
                     .collect_view()}
             </ol>
-            <p class="code-note">
+            {move || {
+                language.get().and_then(examples::example).map(|e| source_view(e, here, reading))
+            }}
+            <p class="code-note" hidden=move || language.get().is_some()>
                 "Counted since t = 0 from the simulation's events. With the claim outside singleflight, the claim lines run before the flight; without singleflight every thread leads its own."
             </p>
         </section>
@@ -720,6 +860,55 @@ mod tests {
         assert_eq!(follow_of("office3", 200), Follow::Thread(401));
         assert_eq!(follow_of("holder", 200), Follow::ClaimHolder);
         assert_eq!(follow_of("bogus", 200), Follow::Nobody);
+    }
+
+    #[test]
+    fn the_followed_step_lights_the_same_step_in_every_language() {
+        assert_eq!(LISTING.len(), examples::STEPS);
+        let mut t = [0u64; KINDS];
+        t[E::Claim as usize] = 40;
+        t[E::ClaimWon as usize] = 1;
+        for e in &examples::EXAMPLES {
+            let text: Vec<&str> = e.text.lines().collect();
+            // Nobody followed: nothing lit, and the line says how to light it.
+            assert_eq!(lit(e, None), None);
+            assert!(step_text(e, None, &t).starts_with("Follow a thread"));
+            // Every place of the core's path lights its lines, or says why
+            // this code leaves it out.
+            for p in std::iter::once(Place::Arrived).chain(catalogue::walkthrough::LINES) {
+                let here = line_of(p);
+                let step = here.unwrap();
+                let said = step_text(e, here, &t);
+                match lit(e, here) {
+                    Some(r) => {
+                        assert!(r.end <= text.len(), "{}: {p:?}", e.path);
+                        assert!(
+                            said.contains(&format!("line {}", r.start + 1))
+                                || said.contains(&format!("lines {}", r.start + 1)),
+                            "{said}"
+                        );
+                    }
+                    None => {
+                        assert!(examples::absent(e, step).is_some(), "{}: {p:?}", e.path);
+                        assert!(said.contains("not in this code"), "{said}");
+                    }
+                }
+            }
+            // The holder's claim: its SET NX, with the card line's counts.
+            let r = lit(e, line_of(Place::Claiming)).unwrap();
+            assert!(text[r].iter().any(|l| l.contains("NX")), "{}", e.path);
+            let said = step_text(e, line_of(Place::Claiming), &t);
+            assert!(
+                said.starts_with("Card line 6, SET lock:key token NX PX ttl: line"),
+                "{said}"
+            );
+            assert!(said.ends_with("(40 attempts · 1 won)."), "{said}");
+        }
+        // The second read after a win is in none of them, and said so.
+        let go = examples::example("go").unwrap();
+        assert!(
+            step_text(go, line_of(Place::Rechecking), &t).contains("does not GET the value again")
+        );
     }
 
     #[test]

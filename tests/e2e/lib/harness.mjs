@@ -133,6 +133,20 @@ export async function spec(name, body) {
         { timeout },
       );
     },
+    /// Presses `n` (the next timeline marker) and waits for the clock to
+    /// move there; false when it did not (no marker left), then waits a
+    /// moment for the views to follow.
+    async nextEvent() {
+      const before = await t.text("now_ms");
+      await page.keyboard.press("n");
+      try {
+        await page.waitForFunction((b) => document.querySelector('[data-metric="now_ms"]').textContent !== b, before, { timeout: 5000 });
+      } catch {
+        return false;
+      }
+      await page.waitForTimeout(300);
+      return true;
+    },
     async setNumber(name, value) {
       const input = page.locator(control(name));
       await input.fill(String(value));
