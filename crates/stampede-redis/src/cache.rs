@@ -356,6 +356,13 @@ impl<V: Send + 'static, C: Codec<V>> Origin<String> for ServiceOrigin<V, C> {
     }
 }
 
+/// A cache's first read: the stored payload decoded once, both to tell a
+/// value of another schema (a miss, as [`Origin::accepts`] says) from a hit
+/// and for the caller.
+fn decoded<V, C: Codec<V>>(origin: &ServiceOrigin<V, C>, payload: &[u8]) -> Option<V> {
+    origin.codec.decode(payload).ok()
+}
+
 /// A service's cache: one instance's read path against a shared Redis.
 /// Cheap to clone (clones share the flight table and the connection). Its
 /// origin, codec and per-entry TTL are the driver's origin's
@@ -419,7 +426,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         if self.service().origin.is_none() {
             return Err(CacheError::NoOrigin);
         }
-        let answer = self.driver.get_inline(key, None).await;
+        let answer = self.driver.get_inline(key, None, decoded).await;
         self.answered(answer.map_err(|_| CacheError::Draining)?)
     }
 
@@ -456,7 +463,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
                 None => Box::pin(async { Err("the loader was already run".into()) }),
             }
         });
-        let answer = self.driver.get_inline(key, Some(loader)).await;
+        let answer = self.driver.get_inline(key, Some(loader), decoded).await;
         self.answered(answer.map_err(|_| CacheError::Draining)?)
     }
 
@@ -465,8 +472,13 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         self.driver.origin()
     }
 
-    /// What a request's answer means for its caller.
-    fn answered(&self, answer: crate::driver::Answer) -> Result<Fetched<V>, CacheError> {
+    /// What a request's answer means for its caller; `read`, the value a
+    /// hit's read already decoded from the answer's payload (else the
+    /// payload is decoded here).
+    fn answered(
+        &self,
+        (answer, read): (crate::driver::Answer, Option<V>),
+    ) -> Result<Fetched<V>, CacheError> {
         let source = match answer.ending {
             Ending::Hit if answer.waited => Source::Waited,
             Ending::Hit => Source::Hit,
@@ -482,12 +494,16 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
                 })
             }
         };
-        let bytes = answer.value.ok_or(CacheError::Failed)?;
-        let value = self
-            .service()
-            .codec
-            .decode(&bytes)
-            .map_err(CacheError::Decode)?;
+        let value = match read {
+            Some(value) => value,
+            None => {
+                let bytes = answer.value.ok_or(CacheError::Failed)?;
+                self.service()
+                    .codec
+                    .decode(&bytes)
+                    .map_err(CacheError::Decode)?
+            }
+        };
         Ok(Fetched { value, source })
     }
 

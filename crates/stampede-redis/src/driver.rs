@@ -618,18 +618,22 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     /// The cache's requests (no retries): as [`Driver::get`], with the
     /// first step, the machine's first read, performed in the caller's own
     /// future. A fresh value found there (the hit path) is answered there,
-    /// with no task and no channel; anything else goes on, from the same
+    /// with no task and no channel, and with the value `decode` read of its
+    /// payload (decoded once, to tell a value it cannot read from a hit and
+    /// for the caller alike; `None` for any other answer, and for a local
+    /// copy, read when it was kept); anything else goes on, from the same
     /// machine, in a task of its own, as every request does. Dropping the
     /// caller's future during that first read drops the read alone (it has
     /// changed nothing); a deadline reached during it hands the command to
     /// a task of its own, as a pending command always is.
     ///
     /// Refused ([`Draining`]) once a drain has started.
-    pub(crate) async fn get_inline(
+    pub(crate) async fn get_inline<T: Send + 'static>(
         &self,
         key: K,
         loader: Option<Loader>,
-    ) -> Result<Answer, Draining> {
+        decode: Decode<O, T>,
+    ) -> Result<(Answer, Option<T>), Draining> {
         let inner = &self.inner;
         // Counted first, then the gate read (both sequentially consistent,
         // as the drain's flag and its read of the count): either this
@@ -644,6 +648,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         let first = self.first_inline(
             key,
             loader,
+            decode,
             #[cfg(feature = "tracing")]
             span.clone(),
         );
@@ -666,60 +671,70 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         inner.entered.load(Ordering::SeqCst) + inner.counters.running.load(Ordering::SeqCst)
     }
 
-    async fn first_inline(
+    /// See [`Driver::get_inline`]. Until it returns, the request is
+    /// counted by its caller's gate (`entered`); a task it leaves work to
+    /// is counted in `running` from before it is spawned.
+    async fn first_inline<T: Send + 'static>(
         &self,
         key: K,
         loader: Option<Loader>,
+        decode: Decode<O, T>,
         #[cfg(feature = "tracing")] span: tracing::Span,
-    ) -> Answer {
+    ) -> (Answer, Option<T>) {
         let inner = self.inner.clone();
         let s = inner.strategy;
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let mut m = ReadPath::new(&s, key.machine_id(), id, inner.now());
         let step = m.resume(&s, Input::Start, inner.now());
-        if !matches!(step, Step::CacheGet { .. }) {
+        let Step::CacheGet { key: read_key } = step else {
             // Every read path starts with a read; should one not, it runs
             // as any request does.
-            return self.attempts(key, None, loader).await.0;
-        }
+            return (self.attempts(key, None, loader).await.0, None);
+        };
         inner.counters.requests.fetch_add(1, Ordering::Relaxed);
-        let running = Running::start(&inner);
         let mut carried = Carried {
             loader,
             ..Carried::default()
         };
-        let mut read = perform(
-            &inner,
+        let con = inner.con.clone();
+        let read = read_op(
+            inner.clone(),
+            con,
             &key,
-            step,
+            read_key,
             m.is_first_read(),
-            &mut HashMap::new(),
-            &carried,
+            decode,
         );
-        let got = match m.deadline() {
-            Some(d) => {
+        // The read is bounded by the Redis timeout. A deadline more than a
+        // tick of tokio's timer (1 ms) past that bound cannot pass during
+        // it: no timer is set for it then (the default 1 s deadline against
+        // the 100 ms Redis timeout), and the read is awaited as it is.
+        let bound = Instant::now() + inner.redis_timeout + Duration::from_millis(2);
+        let got = match m.deadline().map(|d| inner.at(d)) {
+            Some(at) if at < bound => {
+                let mut read = Box::pin(read);
                 tokio::select! {
                     r = &mut read => Some(r),
-                    _ = tokio::time::sleep_until(inner.at(d)) => None,
+                    _ = tokio::time::sleep_until(at) => {
+                        // The command was sent: its client waits for it to
+                        // its timeout in a task of its own (see `drive`).
+                        Running::start(&inner).spawn(async move {
+                            let _ = read.await;
+                        });
+                        None
+                    }
                 }
             }
-            None => Some(read.as_mut().await),
+            _ => Some(read.await),
         };
-        let input = match got {
-            Some((input, got)) => {
+        let (input, read) = match got {
+            Some((input, got, read)) => {
                 if let Got::Read(v) = got {
                     carried.read = v;
                 }
-                input
+                (input, read)
             }
-            None => {
-                // The command was sent: its client waits for it to its
-                // timeout in a task of its own (see `drive`).
-                Running::start(&inner).spawn(async move {
-                    let _ = read.await;
-                });
-                Input::DeadlinePassed
-            }
+            None => (Input::DeadlinePassed, None),
         };
         let step = m.resume(&s, input, inner.now());
         if let Step::Respond {
@@ -731,19 +746,21 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             let next = m.resume(&s, Input::Ack, inner.now());
             if next != Step::Finish {
                 // More work behind the answer (an early refresh).
+                let running = Running::start(&inner);
                 let task = drive(inner, key, m, Some(next), carried, None);
                 #[cfg(feature = "tracing")]
                 let task = tracing::Instrument::instrument(task, span);
                 running.spawn(task);
             }
-            return answer;
+            return (answer, read);
         }
         let (tx, rx) = oneshot::channel();
+        let running = Running::start(&inner);
         let task = drive(inner, key, m, Some(step), carried, Some(tx));
         #[cfg(feature = "tracing")]
         let task = tracing::Instrument::instrument(task, span);
         running.spawn(task);
-        rx.await.unwrap_or_else(|_| Answer::failed())
+        (rx.await.unwrap_or_else(|_| Answer::failed()), None)
     }
 
     async fn attempts(
@@ -1085,6 +1102,46 @@ fn ending_name(ending: Ending) -> &'static str {
     }
 }
 
+/// The machine's read of the value ([`Step::CacheGet`]) for the request's
+/// own key: this instance's local copy while it lives, else an `HMGET` of
+/// the value hash, whose payload `decode` reads once (one it cannot read
+/// is a miss). With what it read, if anything: a local copy is not read
+/// again (it was when it was kept).
+fn read_op<O: Origin<K>, K: Key, T>(
+    inner: Arc<Inner<O, K>>,
+    mut con: Conn,
+    request_key: &K,
+    key: u32,
+    first_read: bool,
+    decode: Decode<O, T>,
+) -> impl Future<Output = (Input, Got, Option<T>)> + Send + 'static
+where
+    T: Send + 'static,
+{
+    let value_key = inner.value_key(&request_key.name());
+    // The key itself, for the local copies (only when they are on).
+    let local_key = (!inner.local_cache.is_zero()).then(|| request_key.clone());
+    async move {
+        if let Some((value, bytes)) = inner.local_copy(local_key.as_ref()) {
+            inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
+            return (
+                Input::Cache(CacheReply::Fresh(value)),
+                Got::Read(Some(bytes)),
+                None,
+            );
+        }
+        let (reply, bytes, read) = read_value(&inner, &mut con, &value_key, key, decode).await;
+        if let (Some(k), Some(b)) = (local_key, &bytes) {
+            inner.keep_local(k, &reply, b);
+        }
+        if first_read && reply.is_miss() {
+            inner.counters.misses.fetch_add(1, Ordering::Relaxed);
+            obs::count(obs::MISSES, "cache");
+        }
+        (Input::Cache(reply), Got::Read(bytes), read)
+    }
+}
+
 /// Performs one step: what the machine asked for, nothing more.
 fn perform<O: Origin<K>, K: Key>(
     inner: &Arc<Inner<O, K>>,
@@ -1099,27 +1156,14 @@ fn perform<O: Origin<K>, K: Key>(
     // Every step is performed for the request's own key: the machine's
     // `u32` is only relayed back to it.
     let k = request_key.name().into_owned();
-    // The key itself, for the local copies (only when they are on).
-    let request_key_owned = (!inner.local_cache.is_zero()).then(|| request_key.clone());
     match step {
-        Step::CacheGet { key } => Box::pin(async move {
-            if let Some((value, bytes)) = inner.local_copy(request_key_owned.as_ref()) {
-                inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
-                return (
-                    Input::Cache(CacheReply::Fresh(value)),
-                    Got::Read(Some(bytes)),
-                );
-            }
-            let (reply, bytes) = read_value(&inner, &mut con, &k, key).await;
-            if let (Some(k), Some(b)) = (request_key_owned, &bytes) {
-                inner.keep_local(k, &reply, b);
-            }
-            if first_read && reply.is_miss() {
-                inner.counters.misses.fetch_add(1, Ordering::Relaxed);
-                obs::count(obs::MISSES, "cache");
-            }
-            (Input::Cache(reply), Got::Read(bytes))
-        }),
+        Step::CacheGet { key } => {
+            let read = read_op(inner, con, request_key, key, first_read, accepted::<O, K>);
+            Box::pin(async move {
+                let (input, got, _) = read.await;
+                (input, got)
+            })
+        }
         Step::Poll { key } => Box::pin(async move {
             // One transaction: the value and the claim seen at one instant
             // (two separate reads could see "no value" before a holder's
@@ -1135,7 +1179,7 @@ fn perform<O: Origin<K>, K: Key>(
                 .query_async::<(Row, bool)>(&mut con);
             match bounded(&inner, r).await {
                 Ok((row, held)) => {
-                    let (cache, bytes) = reply_of(&inner, key, row);
+                    let (cache, bytes, _) = reply_of(&inner, key, row, accepted::<O, K>);
                     let claim_free = !held;
                     (Input::Polled { cache, claim_free }, Got::Read(bytes))
                 }
@@ -1376,7 +1420,9 @@ fn perform<O: Origin<K>, K: Key>(
                         // value, read back, is what this request's caller
                         // and its flight's followers get (this one is
                         // older); if it cannot be read, they get this one.
-                        let (reply, newer) = read_value(&inner, &mut con, &k, key).await;
+                        let value_key = inner.value_key(&k);
+                        let (reply, newer, _) =
+                            read_value(&inner, &mut con, &value_key, key, accepted::<O, K>).await;
                         if let (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(newer)) =
                             (reply, newer)
                         {
@@ -1638,41 +1684,58 @@ type Row = (
     Option<u64>,
 );
 
-/// Reads `value:{key}` and says what the machine should hear.
-async fn read_value<O: Origin<K>, K>(
+/// How a read tells a payload it can serve from one it cannot (another
+/// writer's, or another schema's in a rolling deploy: a miss), as the
+/// caller reads it: `Some` of the value read. The task's reads ask the
+/// origin ([`Origin::accepts`], nothing kept); a cache's first read
+/// decodes the value its caller gets, once.
+type Decode<O, T> = fn(&O, &[u8]) -> Option<T>;
+
+/// [`Origin::accepts`] as a [`Decode`] that keeps nothing.
+fn accepted<O: Origin<K>, K>(origin: &O, payload: &[u8]) -> Option<()> {
+    origin.accepts(payload).then_some(())
+}
+
+/// Reads the value hash `value_key` and says what the machine should
+/// hear, with the payload and what `decode` read of it.
+async fn read_value<O, K, T>(
     inner: &Inner<O, K>,
     con: &mut Conn,
-    name: &str,
+    value_key: &str,
     key: u32,
-) -> (CacheReply, Option<Payload>) {
+    decode: Decode<O, T>,
+) -> (CacheReply, Option<Payload>, Option<T>) {
     let row = bounded(
         inner,
         redis::cmd("HMGET")
-            .arg(inner.value_key(name))
+            .arg(value_key)
             .arg(&ROW_FIELDS[..])
             .query_async::<Row>(con),
     )
     .await;
     match row {
-        Err(_) => (CacheReply::Error, None),
-        Ok(row) => reply_of(inner, key, row),
+        Err(_) => (CacheReply::Error, None, None),
+        Ok(row) => reply_of(inner, key, row, decode),
     }
 }
 
 /// What a stored row means now: fresh, stale, a negative mark (with the
-/// stale value under it, if servable) or a miss.
+/// stale value under it, if servable) or a miss; with the payload, and
+/// what `decode` read of it (a payload it cannot read is a miss).
 /// With XFetch on, a fresh read carries its expiry (on the driver's
 /// clock), the stored recompute delta and a draw, for the machine to decide
 /// on an early refresh.
-fn reply_of<O: Origin<K>, K>(
+fn reply_of<O, K, T>(
     inner: &Inner<O, K>,
     key: u32,
     row: Row,
-) -> (CacheReply, Option<Payload>) {
+    decode: Decode<O, T>,
+) -> (CacheReply, Option<Payload>, Option<T>) {
     let now = wall_ms();
     let (mut bytes, mut version, fresh, stale, neg, delta) = row;
+    let read = bytes.as_deref().and_then(|b| decode(&inner.origin, b));
     // A payload the service cannot read is no value at all: a miss.
-    if bytes.as_deref().is_some_and(|b| !inner.origin.accepts(b)) {
+    if bytes.is_some() && read.is_none() {
         inner.counters.decode_misses.fetch_add(1, Ordering::Relaxed);
         obs::count(obs::DECODE_MISSES, "cache");
         obs::decode_miss();
@@ -1692,11 +1755,11 @@ fn reply_of<O: Origin<K>, K>(
                 delta: delta.unwrap_or(0),
                 draw: (inner.unit() * f64::from(u32::MAX)) as u32,
             };
-            (reply, bytes)
+            (reply, bytes, read)
         }
-        (Some(v), true, _, _) => (CacheReply::Fresh(v), bytes),
-        (v, _, stale_ok, true) => (CacheReply::Negative(v.filter(|_| stale_ok)), bytes),
-        (Some(v), false, true, false) => (CacheReply::Stale(v), bytes),
-        _ => (CacheReply::Miss, None),
+        (Some(v), true, _, _) => (CacheReply::Fresh(v), bytes, read),
+        (v, _, stale_ok, true) => (CacheReply::Negative(v.filter(|_| stale_ok)), bytes, read),
+        (Some(v), false, true, false) => (CacheReply::Stale(v), bytes, read),
+        _ => (CacheReply::Miss, None, None),
     }
 }
