@@ -567,7 +567,8 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     /// refuse every new [`Cache::get`] and [`Cache::get_with`] with
     /// [`CacheError::Draining`] (refused rather than served without a
     /// claim, which would stampede the origin beside another instance's
-    /// holder; see ARCHITECTURE.md); [`Cache::set`] and
+    /// holder; see ARCHITECTURE.md; with the `metrics` feature each refusal
+    /// is counted in `stampede_drain_refused_total`); [`Cache::set`] and
     /// [`Cache::invalidate`] still write. Then it waits until every request
     /// already let in has ended (its flight settled and its waiters
     /// answered, its value written, its claim released), or `within` has

@@ -641,6 +641,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         inner.entered.fetch_add(1, Ordering::SeqCst);
         let _entered = Entered(&inner.entered);
         if inner.draining.load(Ordering::SeqCst) {
+            obs::count(obs::DRAIN_REFUSED, "cache");
             return Err(Draining);
         }
         #[cfg(feature = "tracing")]

@@ -32,7 +32,9 @@
 //!   failed (an error, a panic, the origin timeout); with the histogram
 //!   [`ORIGIN_SECONDS`], each call's length in seconds;
 //! - [`DECODE_MISSES`]: stored values that did not decode, read as misses
-//!   (each also a `WARN` event in the request's span, feature `tracing`).
+//!   (each also a `WARN` event in the request's span, feature `tracing`);
+//! - [`DRAIN_REFUSED`]: requests refused because the cache was draining
+//!   ([`CacheError::Draining`](crate::cache::CacheError::Draining)).
 
 /// Counter: flights started.
 pub const FLIGHTS: &str = "stampede_flights_total";
@@ -79,6 +81,13 @@ pub(crate) fn seconds(name: &'static str, component: &'static str, d: std::time:
 
 /// Counter: stored values that did not decode, read as misses.
 pub const DECODE_MISSES: &str = "stampede_decode_misses_total";
+
+/// Counter: requests ([`Cache::get`](crate::Cache::get),
+/// [`Cache::get_with`](crate::Cache::get_with)) refused because a drain
+/// had started ([`Cache::drain`](crate::Cache::drain)): each answered
+/// [`CacheError::Draining`](crate::cache::CacheError::Draining), with no
+/// read, flight or claim.
+pub const DRAIN_REFUSED: &str = "stampede_drain_refused_total";
 
 /// A stored value that did not decode was read as a miss: a `WARN` event
 /// in the request's span (feature `tracing`).

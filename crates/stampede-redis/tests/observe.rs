@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use common::{settled, TestRedis};
 use metrics::{Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit};
-use stampede_redis::cache::{Cache, ClaimMode, LoserPolicy, Source};
+use stampede_redis::cache::{Cache, CacheError, ClaimMode, LoserPolicy, Source};
 use stampede_redis::{obs, Group};
 use tokio::time::{sleep, Instant};
 use tracing::field::{Field, Visit};
@@ -332,6 +332,20 @@ async fn spans_and_counters_follow_every_flight() {
     for cache in &instances {
         settled(&[cache]).await;
     }
+
+    // A draining cache refuses every new request, `get` and `get_with`
+    // alike, and counts each refusal; a write is no request (it still
+    // lands, uncounted).
+    let draining = instances[3].clone();
+    assert!(draining.drain(Duration::from_secs(5)).await);
+    assert_eq!(counters.get(obs::DRAIN_REFUSED, "cache"), 0);
+    assert_eq!(draining.get("k").await, Err(CacheError::Draining));
+    let loaded = draining
+        .get_with("k", async { Ok::<_, String>("loaded".to_string()) })
+        .await;
+    assert_eq!(loaded, Err(CacheError::Draining));
+    assert!(draining.set("drained", &"v".to_string()).await.unwrap());
+    assert_eq!(counters.get(obs::DRAIN_REFUSED, "cache"), 2);
 
     // A Redis outage: every failed command is counted.
     redis.kill();
