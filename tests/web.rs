@@ -113,7 +113,13 @@ async fn page_has_its_hooks() {
         stampede::decimal::parse(&now).is_some_and(|ms| ms >= 0.0),
         "the clock shows virtual ms: {now:?}"
     );
-    assert_eq!(metric(&host, "naive"), "8000", "40 instances x 200 threads");
+    // A first visit is the tour's first step: its fleet (3 x 4) misses at once.
+    let (first, _, _) = Scenario::from_query(catalogue::tour::STEPS[0].query);
+    assert_eq!(
+        metric(&host, "naive"),
+        (first.instances * first.threads).to_string(),
+        "the first step's instances x threads"
+    );
     for control in [
         "play",
         "step",
