@@ -80,6 +80,18 @@ const ONE_RECOMPUTE: Claim = Claim::new("one recompute for the fleet", |x| x.r.r
 const CLAIM_PER_REQUEST: Claim = Claim::new("a claim attempt per request", |x| {
     x.r.claim_attempts == x.r.requests
 });
+/// "The others wait for its answer": every request but each instance's
+/// leader was answered by its instance's flight.
+const LEADERS_ANSWER_THE_REST: Claim = Claim::new(
+    "every request but one per instance was answered by its instance's flight",
+    |x| x.r.shared + u64::from(x.s.instances) == x.r.requests,
+);
+/// "The other leaders wait for its answer": every leader but the one that
+/// computed read the value it wrote.
+const LOSERS_READ_THE_VALUE: Claim = Claim::new(
+    "every other instance's leader read the value the winner wrote",
+    |x| x.r.computed == 1 && x.r.hits + 1 == u64::from(x.s.instances),
+);
 const CLAIM_PER_INSTANCE: Claim = Claim::new("as many claim attempts as instances", |x| {
     x.r.claim_attempts == u64::from(x.s.instances)
 });
@@ -265,10 +277,10 @@ pub const STEPS: &[Step] = &[
         predict: Some(Prediction {
             question: "No protection: {instances} offices of {threads} clerks each miss the key at once. How many recomputes?",
             options: &[
-                Number(3.0, "That is one per office: singleflight does that, and it is off here."),
+                Worked(|x| f64::from(x.s.instances), "That is one per office: singleflight does that, and it is off here."),
                 TheRun,
                 Worked(|x| 2.0 * x.r.requests as f64, "That counts each clerk's GET at Redis too; only the recomputes reach the origin."),
-                Number(4.0, "That is one office's clerks, but every office misses too."),
+                Worked(|x| f64::from(x.s.threads), "That is one office's clerks, but every office misses too."),
             ],
         }),
     },
@@ -278,7 +290,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=singleflight&i=3&t=4",
         text: "In each office the clerks now share one question: the first to miss, the leader, asks the origin; the others wait at the door for its answer. An office cannot see the others: {} recomputes, one per office.",
         metric: "recomputes",
-        claims: &[PER_INSTANCE],
+        claims: &[PER_INSTANCE, LEADERS_ANSWER_THE_REST],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -287,7 +299,7 @@ pub const STEPS: &[Step] = &[
             options: &[
                 Number(1.0, "An office cannot see the others' flights: one for the fleet needs a claim."),
                 TheRun,
-                Number(12.0, "That is no protection: singleflight collapses the clerks inside each office."),
+                Worked(|x| x.r.requests as f64, "That is no protection: singleflight collapses the clerks inside each office."),
                 Words("one per clerk that misses", "Singleflight shares one flight per key inside each office."),
             ],
         }),
@@ -298,15 +310,15 @@ pub const STEPS: &[Step] = &[
         query: "preset=burst&i=3&t=4",
         text: "Each office's leader now also tries to take one token at Redis (SET NX with a TTL). One office wins and asks the origin; the other leaders wait for its answer, their clerks for their leader: {} recompute for the whole fleet.",
         metric: "recomputes",
-        claims: &[ONE_RECOMPUTE],
+        claims: &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE, LOSERS_READ_THE_VALUE, LEADERS_ANSWER_THE_REST],
         pause_ms: None,
         contrast: None,
         action: None,
         predict: Some(Prediction {
             question: "Singleflight outside, a claim at Redis inside: {instances} offices of {threads} clerks. How many recomputes?",
             options: &[
-                Number(3.0, "That is singleflight alone: the claim lets only one office recompute."),
-                Number(12.0, "That is no protection at all."),
+                Worked(|x| f64::from(x.s.instances), "That is singleflight alone: the claim lets only one office recompute."),
+                Worked(|x| x.r.requests as f64, "That is no protection at all."),
                 TheRun,
                 Words("depends on the claim's TTL", "The TTL matters only when it runs out mid-recompute; here it outlasts the work."),
             ],
@@ -338,7 +350,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=singleflight",
         text: "Singleflight collapses each office's {threads} clerks into its leader's one question, as it did in the small fleet: it costs nothing, but an office cannot see the others, so the fleet makes {} recomputes, one per office.",
         metric: "recomputes",
-        claims: &[PER_INSTANCE],
+        claims: &[PER_INSTANCE, LEADERS_ANSWER_THE_REST],
         pause_ms: None,
         contrast: None,
         action: None,
@@ -358,7 +370,7 @@ pub const STEPS: &[Step] = &[
         query: "preset=burst",
         text: "Each office's leader tries to take the token at Redis (SET NX with a TTL), as the small fleet's leaders did. One office of {instances} wins and asks; the others wait for its answer: {} recompute for the whole fleet, whatever its size.",
         metric: "recomputes",
-        claims: &[ONE_RECOMPUTE],
+        claims: &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE, LOSERS_READ_THE_VALUE, LEADERS_ANSWER_THE_REST],
         pause_ms: None,
         contrast: None,
         action: None,
