@@ -314,10 +314,51 @@ pub fn text(clauses: &[Clause]) -> String {
     clauses.iter().map(|c| c.text.as_str()).collect()
 }
 
-/// Every claim of every clause holds for `run`; otherwise the first that
+/// Words that state a cause or an effect that did not happen on its own
+/// ("so", "because", "in time", "nobody was allowed"): a clause that says
+/// one must carry the claim that proves it ([`Say::plain`] states only
+/// counters and knobs).
+pub const CAUSAL: [&str; 15] = [
+    " so ",
+    "so that",
+    "because",
+    "thanks to",
+    "therefore",
+    "which is why",
+    "would have",
+    "instead of",
+    "was allowed",
+    "with no lock",
+    " in time",
+    "prevent",
+    "spared",
+    "saved",
+    "left the map",
+];
+
+/// The first causal word of [`CAUSAL`] in `text`, if any.
+pub fn causal_word(text: &str) -> Option<&'static str> {
+    // "so far" and "so many" say how much, not why.
+    let lower = text
+        .to_lowercase()
+        .replace("so far", "")
+        .replace("so many", "");
+    CAUSAL.into_iter().find(|w| lower.contains(w))
+}
+
+/// Every clause with a causal word carries a claim, and every claim of
+/// every clause holds for `run`; otherwise the first that
 /// does not, with its words.
 pub fn check(run: &Run, clauses: &[Clause]) -> Result<(), String> {
     for c in clauses {
+        if c.claims.is_empty() {
+            if let Some(word) = causal_word(&c.text) {
+                return Err(format!(
+                    "\"{}\" says \"{word}\", a cause, with no claim to prove it",
+                    c.text
+                ));
+            }
+        }
         for claim in &c.claims {
             if !claim.holds(run) {
                 return Err(format!(

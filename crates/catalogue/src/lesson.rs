@@ -252,6 +252,15 @@ pub const NO_RETRY_CALLED: Claim = Claim::new("no retry made an origin call", |x
 pub const COALESCED: Claim = Claim::new("singleflight coalesced", |x| {
     coalesces(x.s) && x.r.shared > 0
 });
+pub const NO_RECOMPUTES: Claim = Claim::new("no recompute ran", |x| x.r.recomputes == 0);
+/// The refused releases are told apart by why: each was refused because
+/// another holder had the claim or because it had expired.
+pub const REFUSALS_SPLIT: Claim = Claim::new("each refused release was taken or expired", |x| {
+    x.r.releases_refused == x.r.releases_refused_taken + x.r.releases_refused_expired
+});
+pub const REFUSED_TAKEN: Claim = Claim::new("a release found another holder's claim", |x| {
+    x.r.releases_refused_taken > 0
+});
 pub const REDIS_FAILED: Claim = Claim::new("a Redis command failed", |x| x.r.redis_errors > 0);
 pub const NO_TIMEOUTS: Claim = Claim::new("no caller timed out", |x| x.r.timeouts == 0);
 pub const TIMEOUTS: Claim = Claim::new("a caller timed out", |x| x.r.timeouts > 0);
@@ -677,16 +686,30 @@ const RULES: &[Rule] = &[
                     "{errors}: every read missed, and {} went to the origin.",
                     plural(r.recomputes, "recompute", "recomputes")
                 )),
-                (_, RedisErrorPolicy::Open) => x.plain(format!(
-                    "{errors}, and each claim failed open: {} from {}, with no lock. That is only as good as a fast failure: a Redis that hangs holds every caller until the client's timeout.",
-                    plural(r.recomputes, "recompute", "recomputes"),
-                    plural(u64::from(s.instances), "instance", "instances")
-                )),
-                (_, RedisErrorPolicy::Closed) => x.plain(format!(
-                    "{errors}, and each claim failed closed: {} ran, and {} gave up waiting for a value nobody was allowed to compute.",
-                    plural(r.recomputes, "recompute", "recomputes"),
-                    plural(r.timeouts, "caller", "callers")
-                )),
+                (_, RedisErrorPolicy::Open) => {
+                    x.plain(format!(
+                        "{errors}, and each claim failed open: {} from {}",
+                        plural(r.recomputes, "recompute", "recomputes"),
+                        plural(u64::from(s.instances), "instance", "instances")
+                    ));
+                    // No claim landed: every command failed, claims too.
+                    x.when(&[REDIS_FAILED, NO_WINS], ", with no lock");
+                    x.plain(". That is only as good as a fast failure: a Redis that hangs holds every caller until the client's timeout.");
+                }
+                (_, RedisErrorPolicy::Closed) => {
+                    x.plain(format!(
+                        "{errors}, and each claim failed closed: {} ran, and {} gave up waiting",
+                        plural(r.recomputes, "recompute", "recomputes"),
+                        plural(r.timeouts, "caller", "callers")
+                    ));
+                    x.first(vec![
+                        (
+                            &[NO_WINS, NO_RECOMPUTES],
+                            " for a value nobody was allowed to compute.".into(),
+                        ),
+                        (&[], ".".into()),
+                    ]);
+                }
             }
             if s.stale_ms > 0 {
                 x.when(
@@ -909,12 +932,19 @@ const RULES: &[Rule] = &[
                     ),
                 ),
             ]);
-            x.plain(format!(
-                " {} refused: {} because another instance held the claim by then (a plain DEL would have freed it for a third), {} because it had simply expired.",
-                plural(r.releases_refused, "release was", "releases were"),
-                count(r.releases_refused_taken),
-                count(r.releases_refused_expired)
-            ));
+            x.when(
+                &[REFUSALS_SPLIT],
+                format!(
+                    " {} refused: {} because another instance held the claim by then, {} because it had simply expired.",
+                    plural(r.releases_refused, "release was", "releases were"),
+                    count(r.releases_refused_taken),
+                    count(r.releases_refused_expired)
+                ),
+            );
+            x.when(
+                &[REFUSED_TAKEN],
+                " A plain DEL would have freed another holder's claim for a third.",
+            );
         },
         needs: no_needs,
     },
