@@ -25,7 +25,8 @@ use stampede::Report;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Proof {
     pub metric: &'static str,
-    /// What to watch for, with no number in it.
+    /// What to watch for, with no number in it and no event still to
+    /// come: the run may never reach it, so it names a setting or asks.
     pub note: &'static str,
     /// The lesson is damage: the counter must be above zero to prove it.
     pub damage: bool,
@@ -358,7 +359,7 @@ const RULES: &[Rule] = &[
         fits: |s| s.pitfalls.mutable_result,
         base_only: false,
         metric: |_| "corrupted",
-        watch: "Watch the followers: the first to get the shared result changes it in place.",
+        watch: "Watch the followers: what if one of them changes the shared result in place?",
         say: |x| {
             let r = x.run().r;
             x.first(vec![
@@ -519,7 +520,9 @@ const RULES: &[Rule] = &[
     },
     Rule {
         name: "open-loop",
-        fits: |s| s.workload == Workload::Steady && s.arrivals == stampede::scenario::Arrivals::Open,
+        fits: |s| {
+            s.workload == Workload::Steady && s.arrivals == stampede::scenario::Arrivals::Open
+        },
         base_only: false,
         metric: |_| "rejected",
         watch: "Requests keep arriving whatever the latency: watch the threads and the queue.",
@@ -541,7 +544,7 @@ const RULES: &[Rule] = &[
         fits: |s| s.retries > 0 && (origin_fails(s) || s.hang || s.redis_down),
         base_only: false,
         metric: |_| "recomputes",
-        watch: "The origin is failing and callers retry: watch the origin's load.",
+        watch: "Callers retry what fails: watch the origin's load.",
         say: |x| {
             let (s, r) = (x.run().s, x.run().r);
             x.plain(format!(
@@ -619,7 +622,7 @@ const RULES: &[Rule] = &[
         fits: |s| s.redis_down && s.redis_outage == RedisOutage::Hang,
         base_only: false,
         metric: |_| "timeouts",
-        watch: "Redis will hang: watch how long each command waits.",
+        watch: "Redis is set to hang: watch how long each command waits.",
         say: |x| {
             let (s, r) = (x.run().s, x.run().r);
             x.when(
@@ -673,7 +676,7 @@ const RULES: &[Rule] = &[
         fits: |s| s.redis_down,
         base_only: false,
         metric: |_| "redis_errors",
-        watch: "Every Redis command will fail: watch what the claim does about it.",
+        watch: "Redis is set to fail every command: watch what the claim does about it.",
         say: |x| {
             let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
             let errors = format!(
@@ -725,7 +728,7 @@ const RULES: &[Rule] = &[
         fits: |s| s.holder_crash && s.claim != ClaimMode::Off && !s.stale_while_revalidate,
         base_only: false,
         metric: |_| "timeouts",
-        watch: "The first claim winner is about to die without releasing: watch who may refresh.",
+        watch: "The first claim winner is set to die without releasing: watch who may refresh.",
         say: |x| {
             let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
             let (could, gave) = if ended {
@@ -755,7 +758,7 @@ const RULES: &[Rule] = &[
         fits: |s| s.hang,
         base_only: false,
         metric: |_| "timeouts",
-        watch: "The origin will never answer: watch what frees the callers.",
+        watch: "The origin is set never to answer: watch what frees the callers.",
         say: |x| {
             let (s, r) = (x.run().s, x.run().r);
             x.first(vec![
@@ -790,7 +793,7 @@ const RULES: &[Rule] = &[
         fits: origin_fails,
         base_only: false,
         metric: |_| "errors",
-        watch: "The origin is about to fail for a while: watch who gets the failure.",
+        watch: "The origin is set to fail for a while: watch who gets the failure.",
         say: |x| {
             let (s, r) = (x.run().s, x.run().r);
             let errors = plural(r.errors, "request", "requests");
@@ -868,7 +871,7 @@ const RULES: &[Rule] = &[
                 "stale_overwrites"
             }
         },
-        watch: "Watch the writes: a slow recompute outlives its claim.",
+        watch: "Watch the writes: can a slow recompute outlive its claim?",
         say: |x| {
             let (s, r) = (x.run().s, x.run().r);
             if s.fenced_writes {
@@ -910,7 +913,8 @@ const RULES: &[Rule] = &[
         // The claim's own counter: the token check refusing the late
         // holder's release (the overlap is in the sentence and the tour).
         metric: |_| "releases_refused",
-        watch: "Watch the claim's TTL run out while its holder is still recomputing, and its late release refused.",
+        watch:
+            "Watch the claim's TTL against its holder's recompute: what becomes of a late release?",
         say: |x| {
             let (s, r) = (x.run().s, x.run().r);
             x.first(vec![
@@ -1038,10 +1042,7 @@ const RULES: &[Rule] = &[
                 plural(r.recomputes, "recompute", "recomputes"),
                 count(r.origin_peak_concurrency)
             );
-            let admission = format!(
-                "admission ({} per instance)",
-                count(u64::from(s.admission))
-            );
+            let admission = format!("admission ({} per instance)", count(u64::from(s.admission)));
             let shed = plural(r.admission_shed, "recompute", "recomputes");
             x.first(vec![
                 (
@@ -1266,7 +1267,9 @@ const RULES: &[Rule] = &[
             x.first(vec![
                 (
                     &[MANY_THREADS, ONE_PER_INSTANCE, COALESCED],
-                    format!(": singleflight took each instance to one caller ({attempts} at Redis)"),
+                    format!(
+                        ": singleflight took each instance to one caller ({attempts} at Redis)"
+                    ),
                 ),
                 (&[], format!(": {attempts} at Redis")),
             ]);
@@ -1900,6 +1903,25 @@ pub fn meaning(name: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    /// A watch line is shown before the run has done anything: it may
+    /// speak of what the scenario is set to do, never of what will happen
+    /// (a holder set to die may never win a claim, a hang may come after
+    /// the run's end).
+    #[test]
+    fn no_watch_line_tells_the_future() {
+        for rule in super::RULES {
+            let w = rule.watch.to_lowercase();
+            for future in ["will ", "about to", "going to", "is to "] {
+                assert!(
+                    !w.contains(future),
+                    "{}: \"{}\" says \"{future}\"",
+                    rule.name,
+                    rule.watch
+                );
+            }
+        }
+    }
+
     #[test]
     fn every_counter_has_a_meaning() {
         for (name, _) in stampede::Report::default().fields() {
