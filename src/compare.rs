@@ -350,7 +350,10 @@ impl Animate for AbEngine {
 
 /// The differences in words, the question's counter first: (counter,
 /// sentence, is the question's subject).
-fn diff_rows(a: &Report, b: &Report, subject: &str) -> Vec<(String, String, bool)> {
+///
+/// A side is "better" on a counter only once both runs are over; until
+/// then it is better "so far", as the verdict is.
+fn diff_rows(a: &Report, b: &Report, subject: &str, at_end: bool) -> Vec<(String, String, bool)> {
     let num = stampede::decimal::format;
     // The factor between the sides, read from the larger one: "B is 200× A".
     let factor = |x: &stampede::metrics::Difference| {
@@ -383,10 +386,11 @@ fn diff_rows(a: &Report, b: &Report, subject: &str) -> Vec<(String, String, bool
         .into_iter()
         .chain(rest)
         .map(|x| {
+            let so_far = if at_end { "" } else { " so far" };
             let better = match x.better {
-                Some('a') => " — A is better",
-                Some('b') => " — B is better",
-                _ => "",
+                Some('a') => format!(" — A is better{so_far}"),
+                Some('b') => format!(" — B is better{so_far}"),
+                _ => String::new(),
             };
             let text = format!(
                 "{}: A {} vs B {}{}{better}",
@@ -431,6 +435,8 @@ struct AbDom {
     verdict: Element,
     shown: Vec<String>,
     shown_diffs: Vec<(String, String, bool)>,
+    /// The rows were written for two runs that were both over.
+    shown_final: bool,
     _listeners: Listeners,
 }
 
@@ -691,6 +697,7 @@ impl AbDom {
                 verdict,
                 shown: Vec::new(),
                 shown_diffs: Vec::new(),
+                shown_final: false,
                 _listeners: listeners,
             },
             surfaces,
@@ -764,11 +771,12 @@ impl AbDom {
                 shown.push(v);
             }
         }
-        if shown == self.shown {
+        if shown == self.shown && at_end == self.shown_final {
             return;
         }
         self.shown = shown;
-        let rows = diff_rows(&reports[0], &reports[1], c.metric);
+        self.shown_final = at_end;
+        let rows = diff_rows(&reports[0], &reports[1], c.metric, at_end);
         if rows != self.shown_diffs {
             self.diffs.set_text_content(None);
             for (m, text, subject) in &rows {
@@ -892,6 +900,32 @@ mod tests {
                 "{}",
                 c.name
             );
+        }
+    }
+
+    /// A counter's "better" side is a verdict too: "so far" until both
+    /// runs are over, as the overall one.
+    #[test]
+    fn a_counter_is_better_only_so_far_until_both_runs_end() {
+        let c = comparison("layered").unwrap();
+        let (a, b) = (c.a(), c.b());
+        let (ra, rb) = (
+            stampede::Fleet::new(&a, 1).run(),
+            stampede::Fleet::new(&b, 1).run(),
+        );
+        let marked = |at_end| -> Vec<String> {
+            diff_rows(&ra, &rb, c.metric, at_end)
+                .into_iter()
+                .map(|(_, t, _)| t)
+                .filter(|t| t.contains(" is better"))
+                .collect()
+        };
+        let (mid, end) = (marked(false), marked(true));
+        assert!(!mid.is_empty());
+        assert_eq!(mid.len(), end.len());
+        for (m, e) in mid.iter().zip(&end) {
+            assert!(m.ends_with(" is better so far"), "{m}");
+            assert!(e.ends_with(" is better"), "{e}");
         }
     }
 }

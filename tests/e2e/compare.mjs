@@ -74,6 +74,12 @@ await spec("compare", async (t) => {
   await openAb(t, "cmp=jitter");
   const early = (await page.locator("[data-verdict]").textContent()).trim();
   if (!early.includes("so far")) throw new Error(`mid-run, the verdict says "${early}"`);
+  // And so is each counter's better side.
+  for (const row of await page.locator(".ab-diff li").allTextContents()) {
+    if (row.includes(" is better") && !row.trim().endsWith(" is better so far")) {
+      throw new Error(`mid-run, a difference says "${row.trim()}"`);
+    }
+  }
   t.ok(`mid-run: "${early}"`);
   t.noProblems("after every comparison");
 

@@ -164,6 +164,34 @@ fn polling_hits_are_never_called_better() {
     assert_eq!(side, Some('b'), "{sentence}");
 }
 
+/// Shedding or degrading fewer requests is not better on its own: on the
+/// cold start, admission sheds hundreds and the run without it sheds none
+/// because it swamps the origin instead.
+#[test]
+fn fewer_shed_or_degraded_is_never_called_better() {
+    let with = scenario_of(Some("cold-skew"), &[("admission", "4")]);
+    let without = scenario_of(Some("cold-skew"), &[("admission", "0")]);
+    let (a, b) = (Fleet::new(&with, 1).run(), Fleet::new(&without, 1).run());
+    assert!(
+        a.admission_shed > b.admission_shed,
+        "{} {}",
+        a.admission_shed,
+        b.admission_shed
+    );
+    let diffs = stampede::metrics::differences(&a, &b);
+    for name in [
+        "admission_shed",
+        "degraded",
+        "admission_waits",
+        "rejected",
+        "retries",
+    ] {
+        if let Some(d) = diffs.iter().find(|d| d.name == name) {
+            assert_eq!(d.better, None, "{name}: {d:?}");
+        }
+    }
+}
+
 #[test]
 fn a_row_whose_callers_were_degraded_is_not_the_best() {
     // The arithmetic's rows for the cold-skew preset: no defence degraded

@@ -409,8 +409,8 @@ fn run(args: &[String]) -> Result<String, Exit> {
         let mut out = String::new();
         if format == Format::Text && !json {
             out.push_str(&format!(
-                "{}\nA: {}\nB: {}\nthe question's counter: {} (side {} should be better)\n\n",
-                c.question, c.a_label, c.b_label, c.metric, c.winner
+                "{}\nA: {}\nB: {}\nthe question's counter: {}\n\n",
+                c.question, c.a_label, c.b_label, c.metric
             ));
         }
         let table = compare((c.a(), 1), (c.b(), 1), format, json)?;
