@@ -104,4 +104,27 @@ await spec("learn-small", async (t) => {
   await t.shot("learn-small-390x844.png");
   t.ok(`at 390x844 the small fleet's threads are ${phone.glyph} px with words`);
   t.noProblems("the small fleet");
+  // No other place says a step's number before the tour reveals it: on the
+  // hung-origin step every request is "pinned" from the first milliseconds,
+  // and the proof used to show 8000 while the step still asked.
+  await page.goto(`${process.env.E2E_URL}?seed=1#tour/deeper/2`, { waitUntil: "load" });
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame, null, { timeout: 30_000 });
+  await onStep(page, "deeper/2");
+  await page.locator("[data-predict-option]").first().waitFor({ state: "visible", timeout: 30_000 });
+  await page.locator("[data-predict-option]").first().click();
+  const hiddenWhile = async (what) => {
+    const leaked = await page.evaluate(() =>
+      [...document.querySelectorAll('.lab [data-metric="pinned"]:not(.tour-number)')]
+        .filter((e) => e.checkVisibility({ visibilityProperty: true }))
+        .map((e) => e.textContent.trim()),
+    );
+    if (leaked.length) throw new Error(`deeper/2 ${what}: the number shows before the reveal: ${leaked.join(", ")}`);
+  };
+  await hiddenWhile("asked");
+  await page.waitForTimeout(1000);
+  if (!(await page.locator(".tour-number[data-revealed]").count())) await hiddenWhile("mid-run");
+  await page.waitForFunction(() => document.querySelector(".tour-number[data-revealed]"), null, { timeout: 60_000 });
+  const proofShown = await page.locator('.lab [data-metric="pinned"]:not(.tour-number)').first().isVisible();
+  if (!proofShown) throw new Error("deeper/2: the proof stays hidden after the reveal");
+  t.ok("deeper/2: the proof and the counters wait for the tour's reveal, then show the number");
 });
