@@ -715,6 +715,23 @@ pub fn App() -> impl IntoView {
             .into_any(),
     );
 
+    // What Record clip records: the A/B view's two fleets while it is
+    // open, else the sandbox's.
+    let clip_source: crate::stage::shot::Source = Callback::new(move |_| {
+        if compare.get_untracked().is_some() {
+            return crate::compare::clip_shot(ab_open);
+        }
+        let (base, overlay) = (stage_ref.get_untracked()?, overlay_ref.get_untracked()?);
+        Some(crate::stage::shot::Shot {
+            panes: vec![crate::stage::shot::Pane {
+                base,
+                overlay,
+                label: String::new(),
+            }],
+            line: None,
+        })
+    });
+
     view! {
         <header class="topbar" class:comparing=move || compare.get().is_some() node_ref=header_ref>
             <div class="brand">
@@ -724,7 +741,7 @@ pub fn App() -> impl IntoView {
                 </p>
             </div>
             {preset_picker}
-            <Transport playing=playing speed=speed seed=seed reading=reading send=send />
+            <Transport playing=playing speed=speed seed=seed reading=reading send=send clip=clip_source />
             <div class="modes" node_ref=modes_ref>
             <button type="button" class="to-compare" data-control="compare"
                 aria-pressed=move || compare.get().is_some().to_string()

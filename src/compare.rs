@@ -168,6 +168,42 @@ pub fn open_slot() -> Open {
     StoredValue::new_local(None)
 }
 
+/// The A/B view's two fleets for a clip, each under its side's letter and
+/// title, and the band's line: the one clock and both sides' numbers of
+/// the caption's counter. None when no A/B view is open.
+pub(crate) fn clip_shot(open: Open) -> Option<crate::stage::shot::Shot> {
+    use crate::stage::shot::{ab_caption_line, Pane, Shot};
+    let k = open.try_get_value().flatten()?;
+    let c = k.current();
+    let panes = k.engine.with_value(|e| {
+        e.dom.as_ref().map(|(_, surfaces, _)| {
+            surfaces
+                .iter()
+                .zip([("A", c.a_label), ("B", c.b_label)])
+                .map(|((base, overlay, _), (letter, title))| Pane {
+                    base: base.canvas.clone(),
+                    overlay: overlay.canvas.clone(),
+                    label: format!("{letter}: {title}"),
+                })
+                .collect::<Vec<_>>()
+        })
+    })?;
+    let line = move |title: &str, metric: &str| {
+        k.engine
+            .try_with_value(|e| match e.sides.as_slice() {
+                [a, b] => {
+                    ab_caption_line(title, metric, [&a.lab.report(), &b.lab.report()], e.clock())
+                }
+                _ => String::new(),
+            })
+            .unwrap_or_default()
+    };
+    Some(Shot {
+        panes,
+        line: Some(Box::new(line)),
+    })
+}
+
 /// The sandbox's keys in the A/B view: Space and `.` play and pause, the
 /// arrows (and Page Up/Down) step the one clock, `n` pauses at the next
 /// marker, End jumps to the end. False when no A/B view is open.

@@ -172,11 +172,13 @@ pub fn Transport(
     seed: RwSignal<u64>,
     reading: RwSignal<Reading>,
     send: Callback<Command>,
+    /// What Record clip records: the view on screen's fleets.
+    clip: clip::Source,
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),
-        move |div| build_transport(&div, playing, speed, seed, reading, send),
+        move |div| build_transport(&div, playing, speed, seed, reading, send, clip),
     );
     view! { <div class="transport" role="group" aria-label="Playback" node_ref=root></div> }
 }
@@ -205,6 +207,7 @@ fn build_transport(
     seed: RwSignal<u64>,
     reading: RwSignal<Reading>,
     send: Callback<Command>,
+    clip_source: clip::Source,
 ) {
     use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
     use wasm_bindgen::JsCast;
@@ -261,7 +264,7 @@ fn build_transport(
         }
     });
     put(&buttons, &more);
-    clip::build(&buttons, &mut on, reading);
+    clip::build(&buttons, &mut on, reading, clip_source);
     put(root, &buttons);
 
     let speed_box = el("label", "speed");

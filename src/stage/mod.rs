@@ -7,3 +7,4 @@ pub mod fleet_view;
 pub mod palette;
 pub mod pen;
 pub mod room;
+pub mod shot;

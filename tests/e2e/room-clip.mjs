@@ -84,5 +84,23 @@ await spec("room-clip", async (t) => {
   if (!(cw >= 1280)) throw new Error(`in presenter mode the clip is ${size}`);
   await page.keyboard.press("p");
   t.ok(`in presenter mode the clip is ${size}`);
+  // In the A/B view the clip records both sides' fleets side by side,
+  // each under its letter, and the band gives both sides' numbers.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await t.open("cmp=layered");
+  await page.locator(".ab-side canvas").first().waitFor({ state: "visible", timeout: 30_000 });
+  // The A/B view's header has no transport: its key records.
+  await page.keyboard.press("r");
+  await page.waitForFunction(() => document.querySelector("[data-clip-length]")?.dataset.clipCaption?.includes(" · B "), null, { timeout: 10_000 });
+  const abCaption = await length.getAttribute("data-clip-caption");
+  const abSize = await length.getAttribute("data-clip-size");
+  await page.keyboard.press("r");
+  const widths = await page.locator(".ab-side .stage-canvas canvas:not(.overlay)").evaluateAll((cs) => cs.map((c) => c.width));
+  const [abw] = (abSize ?? "0x0").split("x").map(Number);
+  if (widths.length !== 2 || abw < widths[0] + widths[1]) {
+    throw new Error(`the A/B clip is ${abSize}, its sides' canvases ${widths.join(" and ")} px wide`);
+  }
+  if (!/ · t = [\d.]+ ms · [^:]+: A \d+ · B \d+$/.test(abCaption ?? "")) throw new Error(`the A/B clip's caption reads ${JSON.stringify(abCaption)}`);
+  t.ok(`the A/B view's clip records both sides (${abSize}, sides ${widths.join(" + ")} px): "${abCaption}"`);
   t.noProblems("the clip export");
 });

@@ -8,7 +8,10 @@
 //! both, in their order, onto one canvas, under a band that says what the
 //! clip shows, the clock and the proof's number (so a clip in a slide
 //! carries its own caption), and that canvas's `captureStream()` is what
-//! is recorded. In presenter mode the clip is at least 1280 px wide. The
+//! is recorded. In the A/B view both sides' fleets are recorded side by
+//! side, each under its letter and title, and the band's numbers are both
+//! sides'. The view on screen hands over what to record (a [`Source`],
+//! from the app). In presenter mode the clip is at least 1280 px wide. The
 //! timeline chart is left out: a clip is the fleet's picture.
 //!
 //! Hooks: `data-clip` (the box), `data-control="clip"` (Record / Stop),
@@ -27,6 +30,7 @@ use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, MediaRecorde
 use catalogue::playlist::{Item, View};
 
 use crate::dom::{button, el, put, set, set_text, Listeners};
+pub use crate::stage::shot::{caption_line, Shot, Source};
 use crate::web::{document, wall_now, window};
 
 /// The types tried, best first; the first the browser records is used.
@@ -159,18 +163,6 @@ pub fn caption_for(href: &str) -> (String, &'static str) {
     }
 }
 
-/// The caption's line at one moment: the title, the clock and the proof's
-/// number, all from the run on screen.
-pub fn caption_line(title: &str, metric: &str, report: &stampede::Report, now_us: u64) -> String {
-    let value = stampede::metrics::value(report, metric).unwrap_or(0.0);
-    format!(
-        "{title} · t = {} ms · {}: {}",
-        stampede::metrics::one_decimal(now_us as f64 / 1000.0),
-        crate::page::label_of(metric),
-        catalogue::lesson::shown(metric, value)
-    )
-}
-
 /// Now, as `YYYY-MM-DD-HHMM` in the visitor's time zone.
 fn now_stamp() -> String {
     let d = js_sys::Date::new_0();
@@ -195,14 +187,6 @@ fn webm_type() -> Option<&'static str> {
         .find(|t| MediaRecorder::is_type_supported(t))
 }
 
-/// The sandbox's fleet's two canvases, underneath first (none while the
-/// A/B view replaces it).
-fn stage_canvases() -> Option<(HtmlCanvasElement, HtmlCanvasElement)> {
-    let list = document().query_selector_all(".stage-canvas canvas").ok()?;
-    let get = |i| list.item(i)?.dyn_into::<HtmlCanvasElement>().ok();
-    Some((get(0)?, get(1)?))
-}
-
 fn context(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
     c.get_context("2d").ok()??.dyn_into().ok()
 }
@@ -212,6 +196,7 @@ pub(crate) fn build(
     parent: &Element,
     on: &mut Listeners,
     reading: leptos::prelude::RwSignal<crate::reading::Reading>,
+    source: Source,
 ) {
     let boxed = el("span", "clip");
     set(&boxed, "data-clip", "");
@@ -250,7 +235,7 @@ pub(crate) fn build(
                     set_text(&record, "● Record clip");
                     set(&record, "aria-pressed", "false");
                 }
-                None => match start(&length, &link, &url, reading) {
+                None => match start(&length, &link, &url, reading, source) {
                     Ok(r) => {
                         *state.borrow_mut() = Some(r);
                         set_text(&record, "■ Stop");
@@ -268,20 +253,31 @@ fn start(
     link: &Element,
     url: &Rc<RefCell<Option<String>>>,
     reading: leptos::prelude::RwSignal<crate::reading::Reading>,
+    source: Source,
 ) -> Result<Recording, String> {
-    use leptos::prelude::WithUntracked;
+    use leptos::prelude::{Callable, WithUntracked};
     let Some(mime) = webm_type() else {
         return Err(
             "This browser cannot record WebM video (MediaRecorder has no video/webm).".into(),
         );
     };
-    let (base, overlay) = stage_canvases().ok_or(
-        "The clip records the sandbox's fleet; there is none on screen (leave the A/B view).",
-    )?;
-    let (w, h) = (base.width(), base.height());
-    if w == 0 || h == 0 {
+    let Shot { panes, line } = source
+        .try_run(())
+        .flatten()
+        .filter(|s| !s.panes.is_empty())
+        .ok_or("There is no fleet on screen to record.")?;
+    // The fleets side by side, a gap between them, under one band (and a
+    // row of their labels where there are several).
+    let gap = if panes.len() > 1 { 16 } else { 0 };
+    let w = panes.iter().map(|p| p.base.width()).sum::<u32>() + gap * (panes.len() as u32 - 1);
+    let h = panes.iter().map(|p| p.base.height()).max().unwrap_or(0);
+    if panes
+        .iter()
+        .any(|p| p.base.width() == 0 || p.base.height() == 0)
+    {
         return Err("There is no fleet on screen to record.".into());
     }
+    let base = panes[0].base.clone();
     // In presenter mode the clip is for slides: at least 1280 px wide.
     let presenting = document()
         .body()
@@ -297,7 +293,9 @@ fn start(
     );
     // A band above the fleet: what it shows, the clock, the proof's number.
     let font_px = (cw / 40.0).clamp(14.0, 40.0).round();
-    let band = (font_px * 1.6).round();
+    let labelled = panes.iter().any(|p| !p.label.is_empty());
+    let line_h = (font_px * 1.6).round();
+    let band = if labelled { 2.0 * line_h } else { line_h };
     let (title, metric) = caption_for(&window().location().href().unwrap_or_default());
     let mix: HtmlCanvasElement = el("canvas", "").unchecked_into();
     mix.set_width(cw as u32);
@@ -329,22 +327,40 @@ fn start(
     let paint = move || {
         ctx.set_fill_style_str(&bg);
         ctx.fill_rect(0.0, 0.0, cw, ch + band);
-        let line = reading
-            .try_with_untracked(|r| caption_line(&title, metric, &r.report, r.now))
-            .unwrap_or_default();
+        let text = match &line {
+            Some(f) => f(&title, metric),
+            None => reading
+                .try_with_untracked(|r| caption_line(&title, metric, &r.report, r.now))
+                .unwrap_or_default(),
+        };
         ctx.set_fill_style_str(&ink);
         ctx.set_font(&format!("600 {font_px}px {}", crate::palette::SANS));
         ctx.set_text_align("left");
         ctx.set_text_baseline("middle");
-        let _ = ctx.fill_text_with_max_width(&line, font_px * 0.5, band / 2.0, cw - font_px);
-        if *said.borrow() != line {
-            set(&caption_host, "data-clip-caption", &line);
-            *said.borrow_mut() = line;
+        let _ = ctx.fill_text_with_max_width(&text, font_px * 0.5, line_h / 2.0, cw - font_px);
+        if *said.borrow() != text {
+            set(&caption_host, "data-clip-caption", &text);
+            *said.borrow_mut() = text;
         }
-        for c in [&base, &overlay] {
-            if c.width() > 0 && c.height() > 0 {
-                let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(c, 0.0, band, cw, ch);
+        let mut x = 0.0;
+        for p in &panes {
+            let pw = f64::from(p.base.width()) * scale;
+            let ph = f64::from(p.base.height()) * scale;
+            if labelled {
+                let _ = ctx.fill_text_with_max_width(
+                    &p.label,
+                    x + font_px * 0.5,
+                    line_h * 1.5,
+                    pw - font_px,
+                );
             }
+            for c in [&p.base, &p.overlay] {
+                if c.width() > 0 && c.height() > 0 {
+                    let _ =
+                        ctx.draw_image_with_html_canvas_element_and_dw_and_dh(c, x, band, pw, ph);
+                }
+            }
+            x += pw + f64::from(gap) * scale;
         }
     };
     paint();
