@@ -27,8 +27,8 @@
 //! run the page's teaching pitfalls (a flight key that is not the cache
 //! key, no deadline), which the library's builder does not offer, and its
 //! origin can make a claim holder die. `stampede-redis` makes that driver
-//! public only under its cargo feature `harness`, which this crate turns
-//! on. The feature is not part of the library: it is named in its crate
+//! public only under its cargo feature `harness` (and hidden from its
+//! docs), which this crate turns on. The feature is not part of the library: it is named in its crate
 //! docs as the harness's, carries no stability promise, and a service has
 //! no reason to turn it on. Without it the driver is private, its fault
 //! hook is not compiled, and the library's public face is `Cache` (with

@@ -2,7 +2,8 @@
 //! [`Codec`], the origin as an async closure of the key, and the core's read
 //! path run against a real Redis. The builder's setters are the read
 //! path's options a service has; the core's teaching pitfalls (a flight key
-//! that is not the cache key, no deadline) are not among them.
+//! that is not the cache key, no deadline, the claim outside the flight)
+//! are not among them.
 //!
 //! ```no_run
 //! use std::time::Duration;
@@ -45,7 +46,8 @@ use stampede::claim::Micros;
 use stampede::metrics::Ending;
 
 use stampede::read_path::Strategy;
-pub use stampede::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy};
+use stampede::scenario::ClaimMode as CoreClaim;
+pub use stampede::scenario::{LoserPolicy, RedisErrorPolicy};
 
 use crate::claim::MAX_KEY_BYTES;
 use crate::conn::{Conn, Target};
@@ -53,6 +55,58 @@ pub use crate::driver::REDIS_TIMEOUT;
 use crate::driver::{
     BoxError, Driver, Fill, FillFuture, Loader, Origin, OriginFuture, Settings, SharedError,
 };
+
+/// The claim across instances a [`Cache`] takes on Redis
+/// ([`CacheBuilder::claim`]).
+///
+/// The core's fourth order, the claim outside (every request claims before
+/// it coalesces, so one instance sends a claim per caller and its losers
+/// wait on their own instance's winner), is one of the page's teaching
+/// pitfalls and is not offered here:
+///
+/// ```compile_fail,E0599
+/// use stampede_redis::cache::{Cache, ClaimMode};
+/// let _ = Cache::<String>::builder().claim(ClaimMode::Outer);
+/// ```
+///
+/// nor can the core's own enum be passed in its place:
+///
+/// ```compile_fail,E0308
+/// use stampede_redis::cache::Cache;
+/// let _ = Cache::<String>::builder().claim(stampede::scenario::ClaimMode::Outer);
+/// ```
+///
+/// The orders a service has:
+///
+/// ```
+/// use stampede_redis::cache::{Cache, ClaimMode};
+/// for mode in [ClaimMode::Off, ClaimMode::Inner, ClaimMode::Refresh] {
+///     let _ = Cache::<String>::builder().claim(mode);
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ClaimMode {
+    /// No cross-instance claim: each instance's flight computes.
+    Off,
+    /// Singleflight outside, claim inside: one claim attempt per instance
+    /// and key (the default).
+    Inner,
+    /// The claim guards only the refresh of a stale value; a miss with
+    /// nothing to serve coalesces in-process and computes without any
+    /// claim, so no caller ever waits on a lock.
+    Refresh,
+}
+
+impl ClaimMode {
+    /// The core's order this one runs as.
+    fn core(self) -> CoreClaim {
+        match self {
+            ClaimMode::Off => CoreClaim::Off,
+            ClaimMode::Inner => CoreClaim::Inner,
+            ClaimMode::Refresh => CoreClaim::Refresh,
+        }
+    }
+}
 
 /// How values become the bytes stored in Redis, and back.
 pub trait Codec<V>: Send + Sync + 'static {
@@ -707,7 +761,7 @@ impl<V> CacheBuilder<V, Json> {
             claim_ttl_given: false,
             strategy: Strategy {
                 singleflight: true,
-                claim: ClaimMode::Inner,
+                claim: CoreClaim::Inner,
                 loser: LoserPolicy::Wait,
                 redis_error: RedisErrorPolicy::Open,
                 deadline: Some(ms(1000)),
@@ -772,7 +826,7 @@ impl<V, C> CacheBuilder<V, C> {
 
     /// The claim across instances, on Redis.
     pub fn claim(mut self, mode: ClaimMode) -> Self {
-        self.strategy.claim = mode;
+        self.strategy.claim = mode.core();
         self
     }
 
@@ -979,7 +1033,7 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
             let queue = if s.admission { s.admission_wait } else { 0 };
             return Ok(recheck + queue + origin_timeout + write);
         }
-        if s.claim != ClaimMode::Off && s.claim_ttl < origin_timeout + write {
+        if s.claim != CoreClaim::Off && s.claim_ttl < origin_timeout + write {
             return Err(BuildError::ClaimTtl {
                 claim_ttl: Duration::from_micros(s.claim_ttl),
                 origin_timeout: Duration::from_micros(origin_timeout),

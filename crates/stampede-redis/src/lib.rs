@@ -45,16 +45,21 @@
 //! teaching pitfalls included (a flight key that is not the cache key, no
 //! deadline), and makes claim holders die on purpose. The cargo feature
 //! `harness` makes the driver public for it (module `driver`, with the
-//! holder-fault hook on its `Origin`); without the feature the driver is
-//! private and the hook is not compiled. It carries no stability promise
-//! and a service has no reason to turn it on: the library is [`Cache`]
-//! (its builder and errors), [`Group`], [`ClaimStore`] and the tower
-//! layer, and the builder offers none of the pitfalls.
+//! holder-fault hook on its `Origin`), hidden from these docs
+//! (`#[doc(hidden)]`); without the feature the driver is private and the
+//! hook is not compiled. It carries no stability promise and a service has
+//! no reason to turn it on: the library is [`Cache`] (its builder and
+//! errors), [`Group`], [`ClaimStore`] and the tower layer, and the builder
+//! offers none of the pitfalls: its [`ClaimMode`](cache::ClaimMode) has no
+//! claim-outside order, every request has a deadline and an origin
+//! timeout, and the flight key is the cache key.
 
 pub mod cache;
 pub mod claim;
 pub mod conn;
+// The harness's door: hidden from the docs, named as the harness's.
 #[cfg(feature = "harness")]
+#[doc(hidden)]
 pub mod driver;
 #[cfg(not(feature = "harness"))]
 pub(crate) mod driver;
