@@ -1417,6 +1417,7 @@ fn perform<O: Origin<K>, K: Key>(
                             .counters
                             .writes_refused
                             .fetch_add(1, Ordering::Relaxed);
+                        obs::count(obs::WRITES_REFUSED, "cache");
                         // Refused as older: a newer holder has written. Its
                         // value, read back, is what this request's caller
                         // and its flight's followers get (this one is
@@ -1618,6 +1619,7 @@ where
         .counters
         .ambiguous_claims
         .fetch_add(1, Ordering::Relaxed);
+    obs::count(obs::AMBIGUOUS_CLAIMS, "cache");
     let task_inner = inner.clone();
     let mut release = Box::pin(async move {
         let mut con = con;

@@ -35,6 +35,14 @@
 //!   (each also a `WARN` event in the request's span, feature `tracing`);
 //! - [`DRAIN_REFUSED`]: requests refused because the cache was draining
 //!   ([`CacheError::Draining`](crate::cache::CacheError::Draining)).
+//! - [`AMBIGUOUS_CLAIMS`]: claims whose reply never came (a paused or slow
+//!   Redis), released by their token right after;
+//! - [`WRITES_REFUSED`]: fenced value writes refused because a newer fence
+//!   had written.
+//!
+//! [`CacheStats`](crate::CacheStats) keeps running totals of some of them
+//! (origin calls, decode misses, releases, ambiguous claims, Redis errors,
+//! refused writes) whether the feature is on or not.
 
 /// Counter: flights started.
 pub const FLIGHTS: &str = "stampede_flights_total";
@@ -88,6 +96,17 @@ pub const DECODE_MISSES: &str = "stampede_decode_misses_total";
 /// [`CacheError::Draining`](crate::cache::CacheError::Draining), with no
 /// read, flight or claim.
 pub const DRAIN_REFUSED: &str = "stampede_drain_refused_total";
+
+/// Counter: claims whose reply never came (the Redis timeout passed: a
+/// paused or slow Redis may still run them), each released by its token
+/// right after, whatever it found
+/// ([`CacheStats::ambiguous_claims`](crate::CacheStats::ambiguous_claims)).
+pub const AMBIGUOUS_CLAIMS: &str = "stampede_ambiguous_claims_total";
+
+/// Counter: value writes refused by the fence because a newer holder had
+/// written ([`CacheBuilder::fenced_writes`](crate::CacheBuilder::fenced_writes);
+/// [`CacheStats::writes_refused`](crate::CacheStats::writes_refused)).
+pub const WRITES_REFUSED: &str = "stampede_writes_refused_total";
 
 /// A stored value that did not decode was read as a miss: a `WARN` event
 /// in the request's span (feature `tracing`).

@@ -262,26 +262,9 @@ async fn a_fill_refused_as_older_answers_the_newer_value() {
     // While the origin runs (50 ms), the claim expires and a newer holder
     // computes and writes first.
     sleep(Duration::from_millis(20)).await;
-    let _: i64 = redis::cmd("DEL")
-        .arg(lock_key("k"))
-        .query_async(&mut redis.connection().await)
-        .await
-        .unwrap();
-    let store = ClaimStore::connect(&redis.url).await.unwrap();
-    let (_t, fence) = store
-        .claim_fenced("k", Duration::from_secs(1))
-        .await
-        .unwrap()
-        .expect("free");
-    assert!(store
-        .write_fenced(
-            "k",
-            br#"{"by":"newer","n":99}"#,
-            fence,
-            Duration::from_secs(10)
-        )
-        .await
-        .unwrap());
+    redis
+        .newer_holder_writes("k", br#"{"by":"newer","n":99}"#)
+        .await;
     let newer = Item {
         by: "newer".into(),
         n: 99,

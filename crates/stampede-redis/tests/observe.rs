@@ -347,9 +347,48 @@ async fn spans_and_counters_follow_every_flight() {
     assert!(draining.set("drained", &"v".to_string()).await.unwrap());
     assert_eq!(counters.get(obs::DRAIN_REFUSED, "cache"), 2);
 
-    // A Redis outage: every failed command is counted.
-    redis.kill();
+    // A fenced fill refused as older: while its origin runs, its claim
+    // goes and a newer holder writes first. Counted as a metric, as in the
+    // cache's stats.
+    assert_eq!(counters.get(obs::WRITES_REFUSED, "cache"), 0);
+    let fenced: Cache<String> = Cache::builder()
+        .redis(&redis.url)
+        .fenced_writes(true)
+        .deadline(Duration::from_secs(10))
+        .origin(|key: String| async move {
+            sleep(Duration::from_millis(100)).await;
+            Ok::<_, String>(format!("older {key}"))
+        })
+        .build()
+        .await
+        .unwrap();
+    let late = tokio::spawn({
+        let fenced = fenced.clone();
+        async move { fenced.get("late").await }
+    });
+    sleep(Duration::from_millis(30)).await;
+    redis.newer_holder_writes("late", br#""newer""#).await;
+    assert_eq!(late.await.unwrap().unwrap().value, "newer");
+    settled(&[&fenced]).await;
+    assert_eq!(fenced.stats().writes_refused, 1);
+    assert_eq!(counters.get(obs::WRITES_REFUSED, "cache"), 1);
+
+    // A claim sent to a paused Redis: its reply never comes, the request
+    // fails open and computes, and the claim is released by its token.
+    // Counted as a metric, as in the cache's stats.
+    assert_eq!(counters.get(obs::AMBIGUOUS_CLAIMS, "cache"), 0);
     assert_eq!(counters.get(obs::REDIS_ERRORS, "cache"), 0);
+    let paused = redis.pause();
+    let got = instances[2].get("paused").await.unwrap();
+    assert_eq!(got.source, Source::Computed);
+    settled(&[&instances[2]]).await;
+    paused.resume();
+    assert_eq!(instances[2].stats().ambiguous_claims, 1);
+    assert_eq!(counters.get(obs::AMBIGUOUS_CLAIMS, "cache"), 1);
+
+    // A Redis outage: every failed command is counted.
+    let errors = counters.get(obs::REDIS_ERRORS, "cache");
+    redis.kill();
     instances[1].get("other").await.unwrap();
-    assert!(counters.get(obs::REDIS_ERRORS, "cache") > 0);
+    assert!(counters.get(obs::REDIS_ERRORS, "cache") > errors);
 }

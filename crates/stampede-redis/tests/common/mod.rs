@@ -135,6 +135,29 @@ impl TestRedis {
             .unwrap()
     }
 
+    /// A newer holder of `key`: the claim is taken from whoever held it
+    /// (deleted, as if it had expired), claimed anew with a fencing
+    /// number, and `payload` written under that fence (accepted).
+    pub async fn newer_holder_writes(&self, key: &str, payload: &[u8]) {
+        let _: i64 = redis::cmd("DEL")
+            .arg(stampede_redis::lock_key(key))
+            .query_async(&mut self.connection().await)
+            .await
+            .unwrap();
+        let store = stampede_redis::ClaimStore::connect(&self.url)
+            .await
+            .unwrap();
+        let (_token, fence) = store
+            .claim_fenced(key, Duration::from_secs(1))
+            .await
+            .unwrap()
+            .expect("the claim is free");
+        assert!(store
+            .write_fenced(key, payload, fence, Duration::from_secs(10))
+            .await
+            .unwrap());
+    }
+
     /// `SIGSTOP` the server until the guard resumes it (or is dropped).
     pub fn pause(&self) -> Paused {
         signal(self.child.id(), "STOP");
