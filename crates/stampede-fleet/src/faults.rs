@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use stampede::scenario::Scenario;
-use stampede_redis::driver::{Driver, FillFuture, Origin, OriginFuture};
+use stampede_redis::driver::{Decoded, Driver, FillFuture, Origin, OriginFuture};
 use stampede_redis::Target;
 
 /// An origin with the fleet's holder faults.
@@ -55,8 +55,8 @@ impl<O: Origin> Origin for Faulty<O> {
         self.origin.fill(key)
     }
 
-    fn accepts(&self, payload: &[u8]) -> bool {
-        self.origin.accepts(payload)
+    fn decode(&self, payload: &[u8]) -> Option<Decoded> {
+        self.origin.decode(payload)
     }
 
     fn holder_dies(&self, won: bool) -> bool {

@@ -53,7 +53,8 @@ use crate::claim::MAX_KEY_BYTES;
 use crate::conn::{Conn, Target};
 pub use crate::driver::REDIS_TIMEOUT;
 use crate::driver::{
-    BoxError, Driver, Fill, FillFuture, Loader, Origin, OriginFuture, Settings, SharedError,
+    BoxError, Decoded, Driver, Fill, FillFuture, Loader, Origin, OriginFuture, Settings,
+    SharedError,
 };
 
 /// The claim across instances a [`Cache`] takes on Redis
@@ -404,14 +405,15 @@ impl<V: Send + 'static, C: Codec<V>> Origin<String> for ServiceOrigin<V, C> {
         }
     }
 
-    /// A stored value that does not decode is a miss.
-    fn accepts(&self, payload: &[u8]) -> bool {
-        self.codec.decode(payload).is_ok()
+    /// A stored value that does not decode is a miss; one that does is
+    /// kept for the answer, which does not decode it again.
+    fn decode(&self, payload: &[u8]) -> Option<Decoded> {
+        self.codec.decode(payload).ok().map(Decoded::of)
     }
 }
 
 /// A cache's first read: the stored payload decoded once, both to tell a
-/// value of another schema (a miss, as [`Origin::accepts`] says) from a hit
+/// value of another schema (a miss, as [`Origin::decode`] says) from a hit
 /// and for the caller.
 fn decoded<V, C: Codec<V>>(origin: &ServiceOrigin<V, C>, payload: &[u8]) -> Option<V> {
     origin.codec.decode(payload).ok()
@@ -527,8 +529,11 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     }
 
     /// What a request's answer means for its caller; `read`, the value a
-    /// hit's read already decoded from the answer's payload (else the
-    /// payload is decoded here).
+    /// hit's first read already decoded from the answer's payload, else
+    /// the one the read that found it did (a stale value, a value that
+    /// came after waiting: [`Answer::decoded`](crate::driver::Answer)); a
+    /// payload neither read kept (a local copy's, a computed or shared
+    /// one) is decoded here.
     fn answered(
         &self,
         (answer, read): (crate::driver::Answer, Option<V>),
@@ -548,7 +553,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
                 })
             }
         };
-        let value = match read {
+        let value = match read.or_else(|| answer.decoded.take()) {
             Some(value) => value,
             None => {
                 let bytes = answer.value.ok_or(CacheError::Failed)?;

@@ -15,6 +15,7 @@
 //! instance), the recompute's delta, a negative-cache mark and the writer's
 //! fence.
 
+use std::any::Any;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::future::Future;
@@ -123,12 +124,15 @@ pub trait Origin<K = u32>: Send + Sync + 'static {
         })
     }
 
-    /// Whether a stored payload can be served. One that cannot (written by
-    /// another writer, or under another schema in a rolling deploy) is a
-    /// miss, counted in [`Counters::decode_misses`], and the recompute
-    /// overwrites it. Every payload, unless said otherwise.
-    fn accepts(&self, _payload: &[u8]) -> bool {
-        true
+    /// A stored payload as its caller will read it: `None` if it cannot be
+    /// served (written by another writer, or under another schema in a
+    /// rolling deploy), a miss, counted in [`Counters::decode_misses`],
+    /// which the recompute overwrites; else what it decoded to, carried
+    /// with the payload to the answer, so that an answer is decoded once
+    /// ([`Decoded::nothing`] keeps nothing). Every payload, keeping
+    /// nothing, unless said otherwise.
+    fn decode(&self, _payload: &[u8]) -> Option<Decoded> {
+        Some(Decoded::nothing())
     }
 
     /// The test harness's holder faults (feature `harness` only): whether
@@ -142,12 +146,47 @@ pub trait Origin<K = u32>: Send + Sync + 'static {
     }
 }
 
+/// What [`Origin::decode`] made of a stored payload: the value its caller
+/// gets, of the origin's own type, or nothing.
+#[derive(Default)]
+pub struct Decoded(Option<Box<dyn Any + Send>>);
+
+impl Decoded {
+    /// Nothing kept: the answer's payload is decoded where it is read.
+    pub fn nothing() -> Decoded {
+        Decoded(None)
+    }
+
+    /// `value`, kept for the answer.
+    pub fn of<T: Send + 'static>(value: T) -> Decoded {
+        Decoded(Some(Box::new(value)))
+    }
+
+    /// The value kept, if it is a `T`.
+    pub fn take<T: 'static>(self) -> Option<T> {
+        self.0?.downcast().ok().map(|v| *v)
+    }
+}
+
+impl std::fmt::Debug for Decoded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Decoded(..)"
+        } else {
+            "Decoded(nothing)"
+        })
+    }
+}
+
 /// What a caller gets.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Answer {
     pub ending: Ending,
     /// The payload, for the endings that carry one.
     pub value: Option<Arc<Vec<u8>>>,
+    /// What the read that found `value` decoded it to ([`Origin::decode`]),
+    /// for a hit, a value that came after waiting, or a stale one.
+    pub decoded: Decoded,
     /// The request lost the claim to another instance (or took a flight
     /// over from a leader that did) and polled Redis for the value before
     /// it was answered.
@@ -166,6 +205,7 @@ impl Answer {
         Answer {
             ending: Ending::Error,
             value: None,
+            decoded: Decoded::nothing(),
             waited: false,
             error: None,
         }
@@ -411,7 +451,8 @@ pub(crate) fn wall_ms() -> u64 {
 /// What performing a step produced besides the machine's input.
 enum Got {
     Nothing,
-    Read(Option<Arc<Vec<u8>>>),
+    /// A payload read, and what it decoded to.
+    Read(Option<Arc<Vec<u8>>>, Decoded),
     /// The payload computed (or read back), with its own TTL if it has one.
     Computed(Arc<Vec<u8>>, Option<Duration>),
     /// The origin failed, with its own error if it returned one.
@@ -729,10 +770,8 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             _ => Some(read.await),
         };
         let (input, read) = match got {
-            Some((input, got, read)) => {
-                if let Got::Read(v) = got {
-                    carried.read = v;
-                }
+            Some((input, bytes, read)) => {
+                carried.read = bytes;
                 (input, read)
             }
             None => (Input::DeadlinePassed, None),
@@ -754,6 +793,11 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 running.spawn(task);
             }
             return (answer, read);
+        }
+        // Not a hit: what the read decoded goes on with its payload (a
+        // stale value answered from it is not decoded again).
+        if let Some(read) = read {
+            carried.decoded = Decoded::of(read);
         }
         let (tx, rx) = oneshot::channel();
         let running = Running::start(&inner);
@@ -877,8 +921,9 @@ impl<O, K: Key> Inner<O, K> {
 struct Carried {
     /// The request's own loader, if it has one (else the origin's).
     loader: Option<Loader>,
-    /// The last payload read from Redis.
+    /// The last payload read from Redis, and what it decoded to.
     read: Option<Payload>,
+    decoded: Decoded,
     /// What this request computed, and its own TTL if it has one.
     computed: Option<Payload>,
     computed_ttl: Option<Duration>,
@@ -893,7 +938,9 @@ struct Carried {
 impl Carried {
     /// The caller's answer for `ending` (`waited`: it polled for another
     /// holder's value), recorded on its span and counted.
-    fn answer(&self, ending: Ending, waited: bool) -> Answer {
+    /// What the payload read decoded to goes with it (taken: a request is
+    /// answered once).
+    fn answer(&mut self, ending: Ending, waited: bool) -> Answer {
         obs::record("ending", ending_name(ending));
         match ending {
             Ending::Hit => obs::count(obs::HITS, "cache"),
@@ -901,11 +948,11 @@ impl Carried {
             Ending::Timeout => obs::count(obs::TIMEOUTS, "cache"),
             _ => {}
         }
-        let value = match ending {
-            Ending::Hit | Ending::Stale => self.read.clone(),
-            Ending::Computed => self.computed.clone(),
-            Ending::Shared => self.shared.clone(),
-            _ => None,
+        let (value, decoded) = match ending {
+            Ending::Hit | Ending::Stale => (self.read.clone(), std::mem::take(&mut self.decoded)),
+            Ending::Computed => (self.computed.clone(), Decoded::nothing()),
+            Ending::Shared => (self.shared.clone(), Decoded::nothing()),
+            _ => (None, Decoded::nothing()),
         };
         let error = match ending {
             Ending::Error => self.failed.clone().or_else(|| self.shared_error.clone()),
@@ -914,6 +961,7 @@ impl Carried {
         Answer {
             ending,
             value,
+            decoded,
             waited,
             error,
         }
@@ -1066,9 +1114,10 @@ async fn drive<O: Origin<K>, K: Key>(
         }
         match got {
             Got::Nothing => {}
-            Got::Read(v) => {
+            Got::Read(v, decoded) => {
                 if v.is_some() {
                     carried.read = v;
+                    carried.decoded = decoded;
                 }
             }
             Got::Computed(v, ttl) => {
@@ -1106,8 +1155,8 @@ fn ending_name(ending: Ending) -> &'static str {
 /// The machine's read of the value ([`Step::CacheGet`]) for the request's
 /// own key: this instance's local copy while it lives, else an `HMGET` of
 /// the value hash, whose payload `decode` reads once (one it cannot read
-/// is a miss). With what it read, if anything: a local copy is not read
-/// again (it was when it was kept).
+/// is a miss). With the payload and what `decode` read of it, if
+/// anything: a local copy is not read again (it was when it was kept).
 fn read_op<O: Origin<K>, K: Key, T>(
     inner: Arc<Inner<O, K>>,
     mut con: Conn,
@@ -1115,7 +1164,7 @@ fn read_op<O: Origin<K>, K: Key, T>(
     key: u32,
     first_read: bool,
     decode: Decode<O, T>,
-) -> impl Future<Output = (Input, Got, Option<T>)> + Send + 'static
+) -> impl Future<Output = (Input, Option<Payload>, Option<T>)> + Send + 'static
 where
     T: Send + 'static,
 {
@@ -1125,11 +1174,7 @@ where
     async move {
         if let Some((value, bytes)) = inner.local_copy(local_key.as_ref()) {
             inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
-            return (
-                Input::Cache(CacheReply::Fresh(value)),
-                Got::Read(Some(bytes)),
-                None,
-            );
+            return (Input::Cache(CacheReply::Fresh(value)), Some(bytes), None);
         }
         let (reply, bytes, read) = read_value(&inner, &mut con, &value_key, key, decode).await;
         if let (Some(k), Some(b)) = (local_key, &bytes) {
@@ -1139,7 +1184,7 @@ where
             inner.counters.misses.fetch_add(1, Ordering::Relaxed);
             obs::count(obs::MISSES, "cache");
         }
-        (Input::Cache(reply), Got::Read(bytes), read)
+        (Input::Cache(reply), bytes, read)
     }
 }
 
@@ -1159,10 +1204,10 @@ fn perform<O: Origin<K>, K: Key>(
     let k = request_key.name().into_owned();
     match step {
         Step::CacheGet { key } => {
-            let read = read_op(inner, con, request_key, key, first_read, accepted::<O, K>);
+            let read = read_op(inner, con, request_key, key, first_read, decoded_by::<O, K>);
             Box::pin(async move {
-                let (input, got, _) = read.await;
-                (input, got)
+                let (input, bytes, decoded) = read.await;
+                (input, Got::Read(bytes, decoded.unwrap_or_default()))
             })
         }
         Step::Poll { key } => Box::pin(async move {
@@ -1180,9 +1225,10 @@ fn perform<O: Origin<K>, K: Key>(
                 .query_async::<(Row, bool)>(&mut con);
             match bounded(&inner, r).await {
                 Ok((row, held)) => {
-                    let (cache, bytes, _) = reply_of(&inner, key, row, accepted::<O, K>);
+                    let (cache, bytes, decoded) = reply_of(&inner, key, row, decoded_by::<O, K>);
                     let claim_free = !held;
-                    (Input::Polled { cache, claim_free }, Got::Read(bytes))
+                    let got = Got::Read(bytes, decoded.unwrap_or_default());
+                    (Input::Polled { cache, claim_free }, got)
                 }
                 // A failed or timed-out poll: the core's read path applies
                 // the Redis error policy to it, as to a failed claim (open,
@@ -1424,7 +1470,7 @@ fn perform<O: Origin<K>, K: Key>(
                         // older); if it cannot be read, they get this one.
                         let value_key = inner.value_key(&k);
                         let (reply, newer, _) =
-                            read_value(&inner, &mut con, &value_key, key, accepted::<O, K>).await;
+                            read_value(&inner, &mut con, &value_key, key, decoded_by::<O, K>).await;
                         if let (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(newer)) =
                             (reply, newer)
                         {
@@ -1690,13 +1736,15 @@ type Row = (
 /// How a read tells a payload it can serve from one it cannot (another
 /// writer's, or another schema's in a rolling deploy: a miss), as the
 /// caller reads it: `Some` of the value read. The task's reads ask the
-/// origin ([`Origin::accepts`], nothing kept); a cache's first read
-/// decodes the value its caller gets, once.
+/// origin ([`Origin::decode`]: the value kept type-erased, with its
+/// payload, for the answer); a cache's first read decodes the value its
+/// caller gets as it is (a hit's answer needs nothing boxed). Either way
+/// an answer's payload is decoded once.
 type Decode<O, T> = fn(&O, &[u8]) -> Option<T>;
 
-/// [`Origin::accepts`] as a [`Decode`] that keeps nothing.
-fn accepted<O: Origin<K>, K>(origin: &O, payload: &[u8]) -> Option<()> {
-    origin.accepts(payload).then_some(())
+/// [`Origin::decode`] as a [`Decode`].
+fn decoded_by<O: Origin<K>, K>(origin: &O, payload: &[u8]) -> Option<Decoded> {
+    origin.decode(payload)
 }
 
 /// Reads the value hash `value_key` and says what the machine should

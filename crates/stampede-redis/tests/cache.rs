@@ -711,3 +711,72 @@ async fn a_drain_refuses_new_requests_and_finishes_the_running_flight() {
     );
     assert_eq!(cache.stats().released, 1);
 }
+
+/// JSON strings, counting every decode.
+#[derive(Clone, Default)]
+struct CountingJson(Arc<AtomicU64>);
+
+impl stampede_redis::Codec<String> for CountingJson {
+    fn encode(&self, value: &String) -> Result<Vec<u8>, String> {
+        serde_json::to_vec(value).map_err(|e| e.to_string())
+    }
+
+    fn decode(&self, bytes: &[u8]) -> Result<String, String> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        serde_json::from_slice(bytes).map_err(|e| e.to_string())
+    }
+}
+
+/// A cache of strings whose codec counts its decodes: values fresh for
+/// 50 ms, then stale for a minute; polls every 10 ms.
+async fn counting(url: &str, decodes: &CountingJson) -> Cache<String, CountingJson> {
+    Cache::builder()
+        .redis(url)
+        .ttl(Duration::from_millis(50))
+        .stale(Duration::from_secs(60))
+        .poll(Duration::from_millis(10))
+        .deadline(Duration::from_secs(5))
+        .origin(|key: String| async move { Ok::<_, String>(format!("computed {key}")) })
+        .codec(decodes.clone())
+        .build()
+        .await
+        .expect("a cache")
+}
+
+/// Each answer decodes its payload once: a stale value served (the read
+/// that found it decoded it, and the answer carries that value) and a
+/// value that came after waiting on another instance's claim (the poll
+/// that found it decoded it), as a hit's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stale_and_a_waited_answer_each_decode_once() {
+    let redis = TestRedis::start().await;
+    let decodes = CountingJson::default();
+    let cache = counting(&redis.url, &decodes).await;
+
+    // A stale value, its refresh's claim held elsewhere: answered stale,
+    // nothing recomputed (no re-check read).
+    assert!(cache.set("stale", &"old".to_string()).await.unwrap());
+    sleep(Duration::from_millis(100)).await;
+    redis.hold_claim("stale", Duration::from_secs(5)).await;
+    decodes.0.store(0, Ordering::SeqCst);
+    let got = cache.get("stale").await.unwrap();
+    assert_eq!((got.value.as_str(), got.source), ("old", Source::Stale));
+    settled(&[&cache]).await;
+    assert_eq!(decodes.0.load(Ordering::SeqCst), 1, "one decode, stale");
+
+    // A miss whose claim another instance holds: this request polls until
+    // that one's value lands.
+    redis.hold_claim("waited", Duration::from_secs(5)).await;
+    decodes.0.store(0, Ordering::SeqCst);
+    let waiting = tokio::spawn({
+        let cache = cache.clone();
+        async move { cache.get("waited").await }
+    });
+    sleep(Duration::from_millis(50)).await;
+    let writer: Cache<String> = Cache::builder().redis(&redis.url).build().await.unwrap();
+    assert!(writer.set("waited", &"theirs".to_string()).await.unwrap());
+    let got = waiting.await.unwrap().unwrap();
+    assert_eq!((got.value.as_str(), got.source), ("theirs", Source::Waited));
+    settled(&[&cache]).await;
+    assert_eq!(decodes.0.load(Ordering::SeqCst), 1, "one decode, waited");
+}

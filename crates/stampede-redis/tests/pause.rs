@@ -238,14 +238,7 @@ async fn a_failed_poll_follows_the_redis_error_policy() {
         let cache = one(&redis.url, open, Duration::from_secs(1)).await;
         let key = format!("held-{open}");
         // Another instance holds the claim (and never writes).
-        let _: () = redis::cmd("SET")
-            .arg(format!("lock:{{{key}}}"))
-            .arg("someone-else")
-            .arg("PX")
-            .arg(60_000)
-            .query_async(&mut redis.connection().await)
-            .await
-            .unwrap();
+        redis.hold_claim(&key, Duration::from_secs(60)).await;
         let request = {
             let cache = cache.clone();
             tokio::spawn(async move { cache.get(key).await })

@@ -135,6 +135,18 @@ impl TestRedis {
             .unwrap()
     }
 
+    /// Another holder's claim on `key` (that never writes), for `for_`.
+    pub async fn hold_claim(&self, key: &str, for_: Duration) {
+        let _: () = redis::cmd("SET")
+            .arg(stampede_redis::lock_key(key))
+            .arg("another holder")
+            .arg("PX")
+            .arg(for_.as_millis() as u64)
+            .query_async(&mut self.connection().await)
+            .await
+            .unwrap();
+    }
+
     /// A newer holder of `key`: the claim is taken from whoever held it
     /// (deleted, as if it had expired), claimed anew with a fencing
     /// number, and `payload` written under that fence (accepted).
