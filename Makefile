@@ -147,6 +147,7 @@ test: setup
 	# The library as a service gets it: the workspace switches on stampede-fleet's `harness` feature.
 	cargo clippy -p stampede-redis --all-targets -- -D warnings
 	cargo clippy -p stampede-redis --all-targets --all-features -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc -p stampede-redis --no-deps --all-features
 	cargo test --workspace
 	cargo test -p stampede-redis --all-features --test observe
 	cargo build -p stampede --target $(WASM_TARGET)

@@ -1,5 +1,5 @@
 //! A real fleet: a scenario run with real tasks against a real Redis (one
-//! server or a cluster). Each instance is a driver ([`Instance`](crate::Instance)) (its own flight
+//! server or a cluster). Each instance is a driver ([`Instance`]) (its own flight
 //! table and connection); each thread a task; the origin sleeps for the
 //! scenario's latency and fails, hangs or stalls as it says. The counts use
 //! the simulation's names, so the two can be set side by side

@@ -416,7 +416,8 @@ impl Drop for Entered<'_> {
     }
 }
 
-/// A request that arrived after a drain started ([`Driver::start_drain`]).
+/// A request that arrived after a drain started
+/// ([`Cache::drain`](crate::Cache::drain)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Draining;
 
