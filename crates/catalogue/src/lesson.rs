@@ -1840,7 +1840,7 @@ fn plain(text: &str) -> Vec<Clause> {
 /// One line on what each counter counts, for the page's tooltips and
 /// legend: every `Report` field, then the page's own derived numbers
 /// (`naive`), in the words of the field's doc comment where it has one.
-pub const MEANINGS: [(&str, &str); 52] = [
+pub const MEANINGS: [(&str, &str); 56] = [
     ("requests", "Requests the fleet made in this run."),
     ("hits", "Requests answered from a fresh value in the cache."),
     ("stale_served", "Requests answered with an expired value kept for its stale window."),
@@ -1863,6 +1863,10 @@ pub const MEANINGS: [(&str, &str); 52] = [
     ("releases_refused", "Releases refused because the caller's token no longer held the claim."),
     ("releases_refused_expired", "Refused because the claim had already expired and nobody held it."),
     ("releases_refused_taken", "Refused because another caller held the claim by then: a plain DEL would have freed it."),
+    ("unclaims", "Releases by token sent, unawaited, for claims whose reply timed out."),
+    ("late_claims", "Claims whose client gave up on them that landed when a paused Redis resumed."),
+    ("late_claims_released", "Late claims that the release by their own token cleared."),
+    ("late_claims_held_at_resume", "Late claims still holding their key once Redis had run what it held."),
     ("redis_round_trips", "Commands sent to Redis and answered, each one network round trip."),
     ("redis_errors", "Redis commands that failed or timed out."),
     ("redis_skipped", "Commands an instance did not send: its breaker was open after a Redis error."),

@@ -781,6 +781,8 @@ impl<V> CacheBuilder<V, Json> {
                 key_mismatch: false,
                 xfetch_beta: 0.0,
                 fenced_writes: false,
+                // The driver releases a timed-out claim itself.
+                release_timed_out_claims: true,
             },
             settings: Settings::service(),
             origin: None,

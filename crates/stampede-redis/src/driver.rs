@@ -1041,6 +1041,7 @@ async fn drive<O: Origin<K>, K: Key>(
                         | Step::Poll { .. }
                         | Step::Claim { .. }
                         | Step::Release { .. }
+                        | Step::Unclaim { .. }
                         | Step::CacheSet { .. }
                         | Step::CacheSetNegative { .. }
                 );
@@ -1357,6 +1358,18 @@ fn perform<O: Origin<K>, K: Key>(
             Box::pin(async move {
                 if let Some(secret) = secret {
                     release_claim(&inner, &mut con, &k, &secret).await;
+                }
+                (Input::Ack, Got::Nothing)
+            })
+        }
+        // This driver answers a claim that timed out with `Error`, having
+        // released it itself (`release_ambiguous`), so the machine does
+        // not ask for this; were it asked, it is done the same way.
+        Step::Unclaim { token, .. } => {
+            let secret = tokens.get(&token.0).cloned();
+            Box::pin(async move {
+                if let Some(secret) = secret {
+                    release_ambiguous(&inner, con, k, secret).await;
                 }
                 (Input::Ack, Got::Nothing)
             })

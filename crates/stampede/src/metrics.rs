@@ -191,6 +191,18 @@ report! {
     /// Refused because another caller held the claim by then: a plain DEL
     /// would have freed that caller's claim for a third.
     releases_refused_taken: u64,
+    /// Releases sent, unawaited, for claims whose reply timed out (they may
+    /// have landed, or land when a paused Redis resumes).
+    unclaims: u64,
+    /// Claims whose client had given up on them (sent to a Redis that hung)
+    /// that landed when Redis resumed: their keys were locked.
+    late_claims: u64,
+    /// Late claims the release by their own token cleared.
+    late_claims_released: u64,
+    /// Late claims still holding their key once Redis had run the commands
+    /// it held (no release by token came after them): each holds its key
+    /// until the claim TTL, or until a release sent later clears it.
+    late_claims_held_at_resume: u64,
     redis_round_trips: u64,
     redis_errors: u64,
     /// Commands an instance did not send: its breaker was open after a

@@ -48,6 +48,12 @@ pub struct Strategy {
     pub xfetch_beta: f64,
     /// Writes carry the claim's fencing number, and older ones are refused.
     pub fenced_writes: bool,
+    /// A claim whose reply timed out may still land (a paused Redis runs it
+    /// when it resumes): release it by its token at once, on the same
+    /// ordered connection, so the release lands after it. Off, the timeout
+    /// is taken for a plain error, and a claim that lands holds its key
+    /// until its TTL (the real driver's `release_ambiguous` is always on).
+    pub release_timed_out_claims: bool,
 }
 
 impl Strategy {
@@ -70,6 +76,7 @@ impl Strategy {
             key_mismatch: s.pitfalls.key_mismatch,
             xfetch_beta: s.xfetch_beta,
             fenced_writes: s.fenced_writes,
+            release_timed_out_claims: true,
         }
     }
 }
@@ -110,6 +117,11 @@ pub enum Step {
     Claim { key: u32, token: Token, ttl: Micros },
     /// Compare-and-delete release. Reply: [`Input::Ack`].
     Release { key: u32, token: Token },
+    /// The release of a claim whose reply timed out: it may have been taken
+    /// (or be taken when a paused Redis resumes), so it is released by its
+    /// token on the same ordered connection, landing after the claim.
+    /// Nobody waits for its reply. Reply: [`Input::Ack`] at once.
+    Unclaim { key: u32, token: Token },
     /// Take a permit from the admission limit, queueing at most `max_wait`.
     /// Reply: [`Input::Admitted`], or [`Input::Shed`] when the wait ran out.
     Admit { max_wait: Micros },
@@ -192,6 +204,10 @@ pub enum ClaimReply {
     },
     Held,
     Error,
+    /// No reply within the client's timeout: the claim may still be taken,
+    /// now or when a paused Redis resumes. Handled as [`ClaimReply::Error`]
+    /// (the Redis error policy), after releasing the claim by its token.
+    TimedOut,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -234,6 +250,11 @@ enum Phase {
     /// Stale answer already sent; refreshing behind it.
     RefreshLead,
     RefreshClaim,
+    /// A claim timed out: its release by token is on its way (`refresh`:
+    /// the claim was a refresh's); next, the Redis error policy.
+    Unclaim {
+        refresh: bool,
+    },
     WrapUp,
     Done,
 }
@@ -517,7 +538,8 @@ impl ReadPath {
             | Step::CacheSet { .. }
             | Step::CacheSetNegative { .. } => Activity::Writing,
             Step::Respond { ending, .. } => Activity::of_ending(*ending),
-            Step::Wait | Step::Finish => return None,
+            // Sent and not waited for: the request shows what it does next.
+            Step::Unclaim { .. } | Step::Wait | Step::Finish => return None,
         })
     }
 
@@ -566,6 +588,12 @@ impl ReadPath {
             }
             (Phase::RefreshLead, Input::Flight(r)) => self.on_refresh_lead(s, r),
             (Phase::RefreshClaim, Input::Claim(r)) => self.on_refresh_claim(s, r),
+            (Phase::Unclaim { refresh: true }, Input::Ack) => {
+                self.on_refresh_claim(s, ClaimReply::Error)
+            }
+            (Phase::Unclaim { refresh: false }, Input::Ack) => {
+                self.on_claim(s, ClaimReply::Error, now)
+            }
             (Phase::Flight, Input::Flight(r)) => self.on_flight(s, r),
             (Phase::Claim, Input::Claim(r)) => self.on_claim(s, r, now),
             (Phase::Admit, Input::Admitted) => self.on_admitted(s),
@@ -660,6 +688,8 @@ impl ReadPath {
     fn on_refresh_claim(&mut self, s: &Strategy, r: ClaimReply) -> Step {
         self.claim_in_flight = false;
         match r {
+            ClaimReply::TimedOut if s.release_timed_out_claims => self.unclaim(true),
+            ClaimReply::TimedOut => self.on_refresh_claim(s, ClaimReply::Error),
             ClaimReply::Won { fence } => {
                 self.fence = Some(fence);
                 self.token = Some(self.pending_token());
@@ -715,6 +745,8 @@ impl ReadPath {
     fn on_claim(&mut self, s: &Strategy, r: ClaimReply, now: Micros) -> Step {
         self.claim_in_flight = false;
         match r {
+            ClaimReply::TimedOut if s.release_timed_out_claims => self.unclaim(false),
+            ClaimReply::TimedOut => self.on_claim(s, ClaimReply::Error, now),
             ClaimReply::Won { fence } => {
                 self.fence = Some(fence);
                 self.token = Some(self.pending_token());
@@ -848,6 +880,18 @@ impl ReadPath {
             Outcome::Failed(Failure::Crashed),
             Some((Ending::Error, false)),
         )
+    }
+
+    /// A claim timed out: release it by its token before going on as
+    /// after an error (the claim might have been taken, or be taken when a
+    /// paused Redis resumes; compare-and-delete makes the release safe
+    /// either way).
+    fn unclaim(&mut self, refresh: bool) -> Step {
+        self.phase = Phase::Unclaim { refresh };
+        Step::Unclaim {
+            key: self.key,
+            token: self.pending_token(),
+        }
     }
 
     fn pending_token(&self) -> Token {
@@ -1661,6 +1705,34 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// A claim whose reply timed out may still land: it is released by its
+    /// token first, and then the Redis error policy applies as after an
+    /// error. Under the knob switched off, it is a plain error.
+    #[test]
+    fn a_timed_out_claim_is_released_by_its_token_then_fails_open() {
+        let s = strategy(|s| s.redis_error = RedisErrorPolicy::Open);
+        let mut p = ReadPath::new(&s, 1, 7, 0);
+        p.resume(&s, Input::Start, 0);
+        p.resume(&s, Input::Cache(CacheReply::Error), 1);
+        let token = token_of(p.resume(&s, Input::Flight(FlightReply::Lead(lead())), 1));
+        assert_eq!(
+            p.resume(&s, Input::Claim(ClaimReply::TimedOut), 101),
+            Step::Unclaim { key: 1, token }
+        );
+        assert!(!p.holds_claim(), "the token is not taken for won");
+        assert_eq!(p.resume(&s, Input::Ack, 101), Step::CacheGet { key: 1 });
+        let mut off = s;
+        off.release_timed_out_claims = false;
+        let mut p = ReadPath::new(&off, 1, 7, 0);
+        p.resume(&off, Input::Start, 0);
+        p.resume(&off, Input::Cache(CacheReply::Error), 1);
+        p.resume(&off, Input::Flight(FlightReply::Lead(lead())), 1);
+        assert_eq!(
+            p.resume(&off, Input::Claim(ClaimReply::TimedOut), 101),
+            Step::CacheGet { key: 1 }
+        );
     }
 
     #[test]

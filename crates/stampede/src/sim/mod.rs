@@ -21,6 +21,13 @@
 //!   first served). With Redis down every command errors after a round
 //!   trip, or, when it hangs, after the client's timeout; an instance's
 //!   breaker then answers its commands with the error at once, unsent.
+//! - A Redis that hangs (a paused server) keeps the writes sent to it
+//!   (claims, releases, values, markers) and runs them, in the order sent,
+//!   when it resumes; their clients gave up at their timeout whenever it
+//!   resumes (even a resume before the timeout still answers the timeout:
+//!   a simplification). So a claim its client took for failed may land,
+//!   and holds its key unless the release by its token, sent after it on
+//!   the same connection, clears it.
 //! - An instance's local copy (`local_cache_ms`) is taken from a fresh
 //!   value a GET returned and answers that instance's reads until it ages
 //!   out, whatever Redis holds meanwhile.
@@ -64,6 +71,8 @@ enum EvKind {
     /// (the event's `thread` is the instance).
     QueueExpire,
     Deliver(Input),
+    /// Redis resumes from a hang: it runs the commands it held.
+    Resume,
     OriginDone {
         key: u32,
         result: Result<Value, Failure>,
@@ -264,6 +273,12 @@ pub struct Fleet {
     redis_latency: Histogram,
     /// When each command sent to a hanging Redis times out, in time order.
     hung: Vec<Micros>,
+    /// The commands a hanging Redis holds, in the order sent: it runs them
+    /// when it resumes.
+    held: VecDeque<perform::Held>,
+    /// Claims that landed when Redis resumed, their clients having given
+    /// up on them, while they still hold their key (key, token).
+    late: Vec<(u32, crate::claim::Token)>,
     /// Key popularity as a cumulative distribution (empty: the workload's own).
     zipf: Vec<f64>,
     /// Faults that act at their start (a holder dies), in time order: at
@@ -356,6 +371,8 @@ impl Fleet {
             redis_busy_until: 0,
             redis_latency: Histogram::default(),
             hung: Vec::new(),
+            held: VecDeque::new(),
+            late: Vec::new(),
             zipf: zipf_cdf(&sc),
             fault_events: VecDeque::new(),
             crash_armed: false,
@@ -632,6 +649,7 @@ impl Fleet {
     pub fn settled(&self) -> bool {
         self.answered_all()
             && self.hung.last().is_none_or(|t| *t <= self.now)
+            && self.held.is_empty()
             && self.slots.iter().all(|s| !s.active)
     }
 
@@ -781,6 +799,7 @@ impl Fleet {
                 self.begin(ev.thread, key, attempt, None);
             }
             EvKind::OpenArrive => self.open_arrive(),
+            EvKind::Resume => self.resume_redis(),
             EvKind::QueueExpire => self.expire_queue(ev.thread as usize),
             EvKind::Deliver(input) => {
                 let s = &self.slots[ev.thread as usize];

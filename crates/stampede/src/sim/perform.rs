@@ -5,6 +5,7 @@
 //! this `perform` against tokio and a real Redis.
 
 use super::*;
+use crate::claim::Token;
 
 impl Fleet {
     /// Sends a command to Redis: its reply arrives a round trip later (plus
@@ -18,8 +19,7 @@ impl Fleet {
         let inst = self.instance_of(thread);
         // An open breaker skips Redis for its whole length, up or down: a
         // client cannot see that Redis is back until it asks again.
-        let (from, until) = self.breakers[inst];
-        if from <= now && now < until {
+        if self.breaker_open(inst) {
             self.r.redis_skipped += 1;
             return Some(input);
         }
@@ -84,6 +84,21 @@ impl Fleet {
         None
     }
 
+    /// The instance's breaker is open now: its commands are not sent.
+    pub(super) fn breaker_open(&self, inst: usize) -> bool {
+        let (from, until) = self.breakers[inst];
+        from <= self.now && self.now < until
+    }
+
+    /// A command sent now reaches a Redis that hangs: it runs when Redis
+    /// resumes ([`Fleet::hold`]), and its reply comes too late for the
+    /// client, which gives up at its timeout.
+    pub(super) fn sent_to_hung(&self, inst: usize) -> bool {
+        self.redis_down_now()
+            && self.scenario.redis_outage == RedisOutage::Hang
+            && !self.breaker_open(inst)
+    }
+
     /// Runs the thread's machine until it blocks on something.
     pub(super) fn drive(&mut self, thread: u32, first: Input) {
         let mut input = first;
@@ -109,7 +124,13 @@ impl Fleet {
     /// Performs one step. `Some(input)` when the answer is immediate.
     pub(super) fn perform(&mut self, thread: u32, key: u32, step: Step) -> Option<Input> {
         let down = self.redis_down_now();
+        if !down && !self.held.is_empty() {
+            // Redis has resumed at this very instant: what it held runs
+            // before anything sent now.
+            self.resume_redis();
+        }
         let inst = self.instance_of(thread);
+        let hung = self.sent_to_hung(inst);
         let l1 = self.scenario.local_cache_ms as Micros * US;
         match step {
             Step::CacheGet { key } => {
@@ -204,7 +225,10 @@ impl Fleet {
             Step::Claim { key, token, ttl } => {
                 self.r.claim_attempts += 1;
                 self.log(thread, EventKind::Claim, key, 0);
-                let reply = if down {
+                let reply = if hung {
+                    self.hold(Held::Claim { key, token, ttl });
+                    ClaimReply::TimedOut
+                } else if down {
                     ClaimReply::Error
                 } else {
                     match self.claims.set_nx_px(key, token, ttl, self.now) {
@@ -222,7 +246,7 @@ impl Fleet {
                         EventKind::ClaimWon
                     }
                     ClaimReply::Held => EventKind::ClaimLost,
-                    ClaimReply::Error => EventKind::ClaimError,
+                    ClaimReply::Error | ClaimReply::TimedOut => EventKind::ClaimError,
                 };
                 self.log(thread, kind, key, 0);
                 let dies = (self.scenario.holder_crash && !self.holder_crashed) || self.crash_armed;
@@ -241,22 +265,29 @@ impl Fleet {
             Step::Release { key, token } => {
                 self.r.releases += 1;
                 self.log(thread, EventKind::Release, key, 0);
-                if !down {
-                    match self.claims.release(&key, token, self.now) {
-                        ReleaseReply::Released => {}
-                        refused @ (ReleaseReply::NotHolder | ReleaseReply::Absent) => {
-                            if self.slots[thread as usize].won == Some(token) {
-                                self.r.releases_refused += 1;
-                                if refused == ReleaseReply::Absent {
-                                    self.r.releases_refused_expired += 1;
-                                } else {
-                                    self.r.releases_refused_taken += 1;
-                                }
-                            }
-                        }
-                    }
+                let won = self.slots[thread as usize].won == Some(token);
+                if hung {
+                    self.hold(Held::Release { key, token, won });
+                } else if !down {
+                    self.release(key, token, won);
                 }
                 self.reply_later(thread, Input::Ack)
+            }
+            Step::Unclaim { key, token } => {
+                // Sent on the request's connection, after its claim, and
+                // not waited for (as the real driver's `release_ambiguous`).
+                self.r.unclaims += 1;
+                self.log(thread, EventKind::Release, key, 0);
+                if hung {
+                    self.hold(Held::Release {
+                        key,
+                        token,
+                        won: false,
+                    });
+                } else if !down && !self.breaker_open(inst) {
+                    self.release(key, token, false);
+                }
+                Some(Input::Ack)
             }
             Step::Admit { max_wait } => {
                 let a = &mut self.admission[inst];
@@ -287,61 +318,24 @@ impl Fleet {
                 fence,
             } => {
                 self.log(thread, EventKind::CacheSet, key, 0);
-                let stored = self.cache.get(&key).copied();
-                // A fenced write older than the stored value's is refused,
-                // as the fenced-write script does in Redis.
-                let refused = match (fence, stored) {
-                    (Some(f), Some(e)) => f < e.fence,
-                    _ => false,
-                };
-                if !down && refused {
-                    self.r.writes_refused += 1;
-                } else if !down {
-                    if stored
-                        .and_then(|e| e.value)
-                        .is_some_and(|old| old.version > value.version)
-                    {
-                        // An older value lands on a newer one: a late writer.
-                        self.r.stale_overwrites += 1;
-                    }
-                    self.r.values_written += 1;
-                    let sc = &self.scenario;
-                    let (vt, st) = (sc.value_ttl_ms as Micros * US, sc.stale_ms as Micros * US);
-                    let ttl = self.jittered(vt);
-                    let now = self.now;
-                    if key == 0 && self.scenario.workload == Workload::Steady {
-                        self.mark_expiry(now + ttl);
-                    }
-                    self.cache.insert(
+                if hung {
+                    self.hold(Held::Set {
                         key,
-                        CacheEntry {
-                            value: Some(value),
-                            negative_until: 0,
-                            fresh_until: now + ttl,
-                            stale_until: now + ttl + st,
-                            delta,
-                            // Unfenced writes (no claim won) leave the fence.
-                            fence: fence.unwrap_or(stored.map_or(0, |e| e.fence)),
-                        },
-                    );
+                        value,
+                        delta,
+                        fence,
+                    });
+                } else if !down {
+                    self.write_value(key, value, delta, fence);
                 }
                 self.reply_later(thread, Input::Ack)
             }
             Step::CacheSetNegative { key, ttl } => {
                 self.log(thread, EventKind::CacheSet, key, 1);
-                if !down {
-                    let now = self.now;
-                    // The marker shadows the key for its TTL; a stale value
-                    // underneath stays servable to the stale paths after it.
-                    let e = self.cache.entry(key).or_insert(CacheEntry {
-                        value: None,
-                        negative_until: 0,
-                        fresh_until: 0,
-                        stale_until: 0,
-                        delta: 0,
-                        fence: 0,
-                    });
-                    e.negative_until = now + ttl;
+                if hung {
+                    self.hold(Held::Negative { key, ttl });
+                } else if !down {
+                    self.write_negative(key, ttl);
                 }
                 self.reply_later(thread, Input::Ack)
             }
@@ -365,5 +359,204 @@ impl Fleet {
                 None
             }
         }
+    }
+}
+
+/// A command a hung Redis received and runs when it resumes (a read has
+/// nothing to run: its reply is all it is, and the client gave up on it).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Held {
+    Claim {
+        key: u32,
+        token: Token,
+        ttl: Micros,
+    },
+    /// `won`: the sender's own winning claim (a refusal is counted).
+    Release {
+        key: u32,
+        token: Token,
+        won: bool,
+    },
+    Set {
+        key: u32,
+        value: Value,
+        delta: Micros,
+        fence: Option<u64>,
+    },
+    Negative {
+        key: u32,
+        ttl: Micros,
+    },
+}
+
+impl Fleet {
+    /// Redis runs a compare-and-delete release now. `won`: the token is
+    /// its sender's winning claim, so a refusal means it lost it.
+    pub(super) fn release(&mut self, key: u32, token: Token, won: bool) {
+        match self.claims.release(&key, token, self.now) {
+            ReleaseReply::Released => {
+                if let Some(i) = self.late.iter().position(|l| *l == (key, token)) {
+                    self.late.swap_remove(i);
+                    self.r.late_claims_released += 1;
+                }
+            }
+            refused @ (ReleaseReply::NotHolder | ReleaseReply::Absent) => {
+                if won {
+                    self.r.releases_refused += 1;
+                    if refused == ReleaseReply::Absent {
+                        self.r.releases_refused_expired += 1;
+                    } else {
+                        self.r.releases_refused_taken += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Redis runs `SET key value` now (refused when fenced and older).
+    pub(super) fn write_value(
+        &mut self,
+        key: u32,
+        value: Value,
+        delta: Micros,
+        fence: Option<u64>,
+    ) {
+        let stored = self.cache.get(&key).copied();
+        // A fenced write older than the stored value's is refused, as the
+        // fenced-write script does in Redis.
+        if let (Some(f), Some(e)) = (fence, stored) {
+            if f < e.fence {
+                self.r.writes_refused += 1;
+                return;
+            }
+        }
+        if stored
+            .and_then(|e| e.value)
+            .is_some_and(|old| old.version > value.version)
+        {
+            // An older value lands on a newer one: a late writer.
+            self.r.stale_overwrites += 1;
+        }
+        self.r.values_written += 1;
+        let sc = &self.scenario;
+        let (vt, st) = (sc.value_ttl_ms as Micros * US, sc.stale_ms as Micros * US);
+        let ttl = self.jittered(vt);
+        let now = self.now;
+        if key == 0 && self.scenario.workload == Workload::Steady {
+            self.mark_expiry(now + ttl);
+        }
+        self.cache.insert(
+            key,
+            CacheEntry {
+                value: Some(value),
+                negative_until: 0,
+                fresh_until: now + ttl,
+                stale_until: now + ttl + st,
+                delta,
+                // Unfenced writes (no claim won) leave the fence.
+                fence: fence.unwrap_or(stored.map_or(0, |e| e.fence)),
+            },
+        );
+    }
+
+    /// Redis stores a failure marker now, for `ttl` from now.
+    pub(super) fn write_negative(&mut self, key: u32, ttl: Micros) {
+        let now = self.now;
+        // The marker shadows the key for its TTL; a stale value underneath
+        // stays servable to the stale paths after it.
+        let e = self.cache.entry(key).or_insert(CacheEntry {
+            value: None,
+            negative_until: 0,
+            fresh_until: 0,
+            stale_until: 0,
+            delta: 0,
+            fence: 0,
+        });
+        e.negative_until = now + ttl;
+    }
+
+    /// When Redis is back from the outage it is in at `from`, if it ever is
+    /// (a fault without an end, or Redis down for the whole run: never).
+    fn redis_back_at(&self, from: Micros) -> Option<Micros> {
+        if self.scenario.redis_down {
+            return None;
+        }
+        let mut t = from;
+        loop {
+            let mut end: Option<Micros> = None;
+            for f in &self.scenario.faults {
+                if f.kind == FaultKind::Redis && f.active_at(ms(t)) {
+                    let e = (f.start_ms as Micros + f.duration_ms? as Micros) * US;
+                    end = Some(end.map_or(e, |x| x.max(e)));
+                }
+            }
+            match end {
+                Some(e) => t = e,
+                None => return Some(t),
+            }
+        }
+    }
+
+    /// A hung Redis received `cmd`: it runs, in the order sent, when Redis
+    /// resumes. A Redis that never resumes never runs it.
+    pub(super) fn hold(&mut self, cmd: Held) {
+        if self.held.is_empty() {
+            let Some(at) = self.redis_back_at(self.now) else {
+                return;
+            };
+            self.push(at, 0, 0, EvKind::Resume);
+        }
+        self.held.push_back(cmd);
+    }
+
+    /// Redis resumes: it runs the commands it held, in the order they were
+    /// sent. A claim among them lands though its client gave up on it; the
+    /// release its client sent after it (by its token) clears it.
+    pub(super) fn resume_redis(&mut self) {
+        if self.held.is_empty() {
+            return;
+        }
+        if self.redis_down_now() {
+            // A fault added since runs the outage on: resume at its end.
+            if let Some(at) = self.redis_back_at(self.now) {
+                self.push(at, 0, 0, EvKind::Resume);
+            } else {
+                self.held.clear();
+            }
+            return;
+        }
+        let now = self.now;
+        let claims = &self.claims;
+        // Late claims that expired are nobody's to release any more.
+        self.late
+            .retain(|(k, t)| claims.holder(k, now).is_some_and(|c| c.token == *t));
+        let mut landed = Vec::new();
+        while let Some(cmd) = self.held.pop_front() {
+            match cmd {
+                Held::Claim { key, token, ttl } => {
+                    if let Ok(SetReply::Ok { .. }) =
+                        self.claims.set_nx_px(key, token, ttl, self.now)
+                    {
+                        self.claims.next_fence(key);
+                        self.r.late_claims += 1;
+                        self.late.push((key, token));
+                        landed.push((key, token));
+                    }
+                }
+                Held::Release { key, token, won } => self.release(key, token, won),
+                Held::Set {
+                    key,
+                    value,
+                    delta,
+                    fence,
+                } => self.write_value(key, value, delta, fence),
+                Held::Negative { key, ttl } => self.write_negative(key, ttl),
+            }
+        }
+        let held = landed
+            .iter()
+            .filter(|(k, t)| self.claims.holder(k, now).is_some_and(|c| c.token == *t))
+            .count();
+        self.r.late_claims_held_at_resume += held as u64;
     }
 }

@@ -237,3 +237,53 @@ fn the_named_holder_office_holds_the_live_claim() {
         assert!(named > 0, "{name}: a live claim was never named");
     }
 }
+
+/// A Redis that hangs keeps the commands sent to it and runs them, in the
+/// order sent, when it resumes. A claim its client gave up on lands then;
+/// the release by its token, sent after it on the same connection, clears
+/// it at once. Without that release the key stays locked for the claim's
+/// whole TTL.
+#[test]
+fn a_claim_sent_to_a_hung_redis_lands_at_resume_and_its_release_clears_it() {
+    let s = Scenario {
+        instances: 1,
+        threads: 1,
+        redis_outage: RedisOutage::Hang,
+        redis_timeout_ms: 100,
+        claim_ttl_ms: 5000,
+        faults: vec![Fault {
+            kind: FaultKind::Redis,
+            start_ms: 0,
+            duration_ms: Some(300),
+        }],
+        ..Scenario::default()
+    };
+    let resume = 300 * US;
+    let ttl = 5000 * US;
+    let locked = |f: &Fleet| f.claims.holder(&0, f.now).is_some();
+    for release in [true, false] {
+        let mut f = Fleet::new(&s, 1);
+        f.strategy.release_timed_out_claims = release;
+        f.advance_to(resume - 1, usize::MAX);
+        assert!(!locked(&f), "nothing lands while Redis hangs");
+        assert_eq!(
+            f.report().claim_attempts,
+            1,
+            "the claim was sent in the hang"
+        );
+        f.advance_to(resume + 1, usize::MAX);
+        let r = f.report();
+        assert_eq!(r.late_claims, 1, "release {release}: the claim landed");
+        assert_eq!(r.unclaims, u64::from(release));
+        assert_eq!(r.late_claims_released, u64::from(release));
+        assert_eq!(r.late_claims_held_at_resume, u64::from(!release));
+        assert_eq!(locked(&f), !release, "release {release}");
+        f.advance_to(resume + ttl - 1, usize::MAX);
+        assert_eq!(locked(&f), !release, "release {release}: until the TTL");
+        f.advance_to(resume + ttl, usize::MAX);
+        assert!(!locked(&f), "the claim's TTL ends it");
+        f.run();
+        let r = f.report();
+        assert_eq!(r.requests, r.ended(), "every caller answered");
+    }
+}
