@@ -345,6 +345,53 @@ pub const EVERY_PINNED: Claim = Claim::new("every request was still waiting", |x
 });
 pub const FAULT_BIT: Claim = Claim::new("a fault of the list acted", |x| x.r.fault_bites > 0);
 
+// ---- a claim the client gave up on (a paused Redis) -------------------------
+
+pub const LATE_CLAIM: Claim = Claim::new("a claim landed after its client gave up on it", |x| {
+    x.r.late_claims > 0
+});
+pub const LATE_ALL_RELEASED: Claim =
+    Claim::new("every late claim was cleared by its token's release", |x| {
+        x.r.late_claims > 0 && x.r.late_claims_released == x.r.late_claims
+    });
+pub const LATE_HELD_AT_RESUME: Claim =
+    Claim::new("a late claim still held its key once Redis resumed", |x| {
+        x.r.late_claims_held_at_resume > 0
+    });
+
+/// A Redis that hung and resumed ran the claims their clients had given
+/// up on: said where one landed, with whether the release by token that
+/// each client sent after its claim cleared it.
+fn late_claims(x: &mut Say) {
+    let (s, r) = (x.run().s, x.run().r);
+    x.when(
+        &[LATE_CLAIM],
+        format!(
+            " A claim the client gave up on may still be held: when Redis resumed it ran {} timed out.",
+            plural(
+                r.late_claims,
+                "claim whose client had",
+                "claims whose clients had"
+            )
+        ),
+    );
+    x.first(vec![
+        (
+            &[LATE_CLAIM, LATE_ALL_RELEASED],
+            " The release by token each client sent after its claim, on the same connection, cleared it.".into(),
+        ),
+        (
+            &[LATE_CLAIM, LATE_HELD_AT_RESUME],
+            format!(
+                " {} still held {} key after the resume, until a release by token or the {} claim TTL freed it.",
+                plural(r.late_claims_held_at_resume, "late claim", "late claims"),
+                if r.late_claims_held_at_resume == 1 { "its" } else { "their" },
+                ms(s.claim_ttl_ms)
+            ),
+        ),
+    ]);
+}
+
 /// A pitfall's rule fits `s` (the first four rules are the pitfalls'; a
 /// pitfall's lesson comes before any fault's).
 #[cfg(test)]
@@ -614,6 +661,7 @@ const RULES: &[Rule] = &[
                 ),
                 (&[], format!("{what}.")),
             ]);
+            late_claims(x);
         },
         needs: no_needs,
     },

@@ -1340,3 +1340,46 @@ fn every_red_flag_rests_on_its_lessons_claims() {
     wrong.dedup();
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A Redis that pauses and resumes runs the claims whose clients gave up
+/// on them: the lesson says such a claim may still be held, and that the
+/// release by token each client sent after it cleared it.
+#[test]
+fn a_paused_redis_says_a_claim_the_client_gave_up_on_may_still_be_held() {
+    use stampede::scenario::{Fault, FaultKind, RedisOutage};
+    let s = Scenario {
+        redis_outage: RedisOutage::Hang,
+        faults: vec![Fault {
+            kind: FaultKind::Redis,
+            start_ms: 0,
+            duration_ms: Some(300),
+        }],
+        ..Scenario::default()
+    };
+    each_seed(|seed| {
+        let r = run(&s, seed);
+        assert!(r.late_claims > 0, "{r:?}");
+        assert_eq!(r.late_claims_released, r.late_claims, "{r:?}");
+        let l = lesson_of(&s, None, seed);
+        let said = match r.late_claims {
+            1 => "when Redis resumed it ran 1 claim whose client had timed out".to_string(),
+            n => format!("when Redis resumed it ran {n} claims whose clients had timed out"),
+        };
+        assert!(
+            l.sentence
+                .contains("A claim the client gave up on may still be held"),
+            "{}",
+            l.sentence
+        );
+        assert!(l.sentence.contains(&said), "{}", l.sentence);
+        assert!(l.sentence.contains("cleared it"), "{}", l.sentence);
+    });
+    // Redis down for good never resumes: nothing of the kind is said.
+    let down = Scenario {
+        redis_down: true,
+        redis_outage: RedisOutage::Hang,
+        ..Scenario::default()
+    };
+    let l = lesson_of(&down, None, 1);
+    assert!(!l.sentence.contains("gave up on"), "{}", l.sentence);
+}
