@@ -2,7 +2,7 @@
 //! the A/B view's comparisons, two designs on the same traffic.
 
 use crate::claims::{
-    Claim, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN, FEWER_RECOMPUTES_THAN_THEN,
+    Claim, Run, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN, FEWER_RECOMPUTES_THAN_THEN,
     FEWER_TIMEOUTS_THAN_THEN, LOWER_P50_THAN_THEN, LOWER_P99_THAN_THEN, LOWER_PEAK_THAN_THEN,
 };
 use stampede::scenario::*;
@@ -15,6 +15,10 @@ pub struct Preset {
     pub lesson: &'static str,
     /// The counter (a `Report` field) whose value proves the lesson.
     pub proof: &'static str,
+    /// What the lesson's words state about the preset's run, each a claim
+    /// the tests check at the end of its run on many seeds (the words are
+    /// shown only for the preset exactly, whatever its seed).
+    pub shows: &'static [Claim],
     /// The knobs the lesson asks a visitor to turn (long names, or
     /// `pitfall-<name>`), shown beside its text.
     pub turn: &'static [&'static str],
@@ -26,6 +30,81 @@ impl Preset {
     }
 }
 
+const fn said(states: &'static str, holds: fn(&Run) -> bool) -> Claim {
+    Claim::new(states, holds)
+}
+const ONE_FOR_THE_FLEET: Claim = said("one recompute for the fleet", |x| x.r.recomputes == 1);
+const ONE_ATTEMPT_PER_INSTANCE: Claim = said("one claim attempt per instance", |x| {
+    x.r.claim_attempts == u64::from(x.s.instances)
+});
+const A_CALL_PER_MISS: Claim = said("every thread that missed recomputed", |x| {
+    x.r.recomputes == x.r.misses
+});
+const MOST_TOO_LATE: Claim = said("most callers were answered too late", |x| {
+    2 * x.r.timeouts > x.r.requests
+});
+const ONE_PER_INSTANCE: Claim = said("one recompute per instance", |x| {
+    x.r.recomputes == u64::from(x.s.instances)
+});
+const EVERY_THREAD_CLAIMS: Claim = said("every thread that missed claimed", |x| {
+    x.r.claim_attempts >= x.r.misses
+});
+const STALE_SERVED: Claim = said("losers answered stale", |x| x.r.stale_served > 0);
+const CLAIMED_AGAIN: Claim = said("later arrivals claimed again", |x| {
+    x.r.claim_attempts > u64::from(x.s.instances)
+});
+const FAILED: Claim = said("a failure reached callers", |x| x.r.errors > 0);
+const NOT_REMEMBERED: Claim = said("no failure was handed out again", |x| {
+    x.r.remembered_failures == 0
+});
+const NONE_PINNED: Claim = said("the deadlines freed every caller", |x| x.r.pinned == 0);
+const TIMED_OUT: Claim = said("callers timed out", |x| x.r.timeouts > 0);
+const ORIGIN_TIMED_OUT: Claim = said("the origin timeout ended a call's wait", |x| {
+    x.r.origin_timeouts > 0
+});
+const HOLDER_DIED: Claim = said("the claim's holder died", |x| x.r.crashed > 0);
+const OVERLAPPED: Claim = said("another instance recomputed alongside", |x| {
+    x.r.overlapping_recomputes > 0
+});
+const LATE_RELEASES_REFUSED: Claim = said("the token check refused every late release", |x| {
+    x.r.releases_refused > 0
+        && x.r.releases_refused == x.r.releases_refused_expired + x.r.releases_refused_taken
+});
+const REDIS_FAILED: Claim = said("Redis failed", |x| x.r.redis_errors > 0);
+const REFRESHED: Claim = said("the refresh went on", |x| x.r.recomputes > 0);
+const RETRIES_CALLED: Claim = said("retries were origin calls of their own", |x| {
+    x.r.retries > 0 && 2 * x.r.retry_recomputes > x.r.retries
+});
+const TURNED_AWAY: Claim = said("requests were turned away", |x| x.r.rejected > 0);
+const QUEUED_AT_REDIS: Claim = said("the queue at Redis set the latency", |x| {
+    x.r.redis_queue_peak > 1 && x.r.p99_ms > f64::from(x.s.recompute_ms)
+});
+const BOUNDED: Claim = said("admission bounded the origin", |x| {
+    x.s.admission > 0
+        && x.r.origin_peak_concurrency <= u64::from(x.s.admission) * u64::from(x.s.instances)
+});
+/// Misses that were neither a recompute of their own nor shed: those a
+/// flight answered.
+const LITTLE_MERGED: Claim = said("little to coalesce", |x| {
+    10 * x
+        .r
+        .misses
+        .saturating_sub(x.r.recomputes + x.r.admission_shed)
+        <= x.r.misses
+});
+const EVERYONE_TIMED_OUT: Claim = said("failing open still timed everyone out", |x| {
+    x.r.timeouts == x.r.requests
+});
+const MERGED: Claim = said("coalescing merged requests", |x| {
+    x.r.recomputes < x.r.misses
+});
+const SHED: Claim = said("admission shed the rest", |x| x.r.admission_shed > 0);
+const NOBODY_WAITED: Claim = said("nobody waited for the refresh", |x| x.r.timeouts == 0);
+const NO_MISS: Claim = said("nobody met a miss", |x| x.r.misses == 0);
+const OLDER_LANDED: Claim = said("the older value landed last", |x| x.r.stale_overwrites > 0);
+const NO_CLAIM: Claim = said("nothing to poll", |x| x.r.claim_attempts == 0);
+const NO_TIMEOUT: Claim = said("every caller was answered in time", |x| x.r.timeouts == 0);
+
 pub const PRESETS: [Preset; 21] = [
     Preset {
         name: "burst",
@@ -33,6 +112,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Singleflight outside, claim inside: one recompute for the fleet, one claim attempt per instance.",
         proof: "recomputes",
         turn: &["singleflight", "claim"],
+        shows: &[ONE_FOR_THE_FLEET, ONE_ATTEMPT_PER_INSTANCE],
     },
     Preset {
         name: "naive",
@@ -40,6 +120,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Every thread that misses recomputes: instances x threads when all of them miss within one recompute, and the swamped origin answers most callers too late.",
         proof: "recomputes",
         turn: &["singleflight"],
+        shows: &[A_CALL_PER_MISS, MOST_TOO_LATE],
     },
     Preset {
         name: "singleflight",
@@ -47,6 +128,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Threads collapse inside each instance: one recompute per instance.",
         proof: "recomputes",
         turn: &["claim"],
+        shows: &[ONE_PER_INSTANCE],
     },
     Preset {
         name: "claim-outer",
@@ -54,6 +136,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Still one recompute, but every thread claims, and polls, at Redis on its own.",
         proof: "claim_attempts",
         turn: &["claim"],
+        shows: &[ONE_FOR_THE_FLEET, EVERY_THREAD_CLAIMS],
     },
     Preset {
         name: "stale",
@@ -61,6 +144,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
         proof: "stale_served",
         turn: &["loser"],
+        shows: &[STALE_SERVED, CLAIMED_AGAIN],
     },
     Preset {
         name: "failure",
@@ -68,6 +152,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Failures reach the current waiters only; turn on remember-failure to see a sticky outage.",
         proof: "errors",
         turn: &["pitfall-remember-failure"],
+        shows: &[FAILED, NOT_REMEMBERED],
     },
     Preset {
         name: "hang",
@@ -75,6 +160,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Deadlines free the callers and the origin timeout frees the flight and the claim (the call itself runs on at the origin); turn on no-deadline to pin them all.",
         proof: "timeouts",
         turn: &["pitfall-no-deadline"],
+        shows: &[NONE_PINNED, TIMED_OUT, ORIGIN_TIMED_OUT],
     },
     Preset {
         name: "holder-crash",
@@ -82,6 +168,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
         proof: "timeouts",
         turn: &["claim_ttl_ms"],
+        shows: &[HOLDER_DIED, TIMED_OUT],
     },
     Preset {
         name: "short-ttl",
@@ -89,6 +176,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "The claim expires mid-recompute: another instance starts an overlapping one, and the token check refuses every late release.",
         proof: "releases_refused",
         turn: &["claim_ttl_ms"],
+        shows: &[OVERLAPPED, LATE_RELEASES_REFUSED],
     },
     Preset {
         name: "redis-down",
@@ -96,6 +184,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Fail open and the refresh goes on, as long as Redis fails fast; fail closed and nobody may refresh.",
         proof: "redis_errors",
         turn: &["redis_error"],
+        shows: &[REDIS_FAILED, REFRESHED],
     },
     Preset {
         name: "redis-hang",
@@ -103,13 +192,15 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "A Redis that hangs holds every command for the client's timeout: with a long one, failing open still times everyone out. A short timeout and a breaker let the refresh go on.",
         proof: "timeouts",
         turn: &["redis_timeout_ms", "redis_breaker_ms", "redis_error"],
+        shows: &[REDIS_FAILED, EVERYONE_TIMED_OUT],
     },
     Preset {
         name: "retry-storm",
         title: "A retry storm",
-        lesson: "Callers retry a failing origin: with no coalescing every retry is another origin call, up to (1 + retries) times the load; with singleflight the retries join the flight already running.",
+        lesson: "Callers retry a failing origin: with no coalescing retries are origin calls of their own, up to (1 + retries) times the load; with singleflight the retries join the flight already running.",
         proof: "recomputes",
         turn: &["singleflight", "retries", "retry_backoff_ms"],
+        shows: &[RETRIES_CALLED],
     },
     Preset {
         name: "open-loop",
@@ -117,6 +208,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Open-loop traffic does not slow down when the service does: while the origin hangs, the threads fill, the accept queue backs up and requests are turned away. A closed-loop test hides this.",
         proof: "rejected",
         turn: &["arrivals", "rate_per_s", "faults"],
+        shows: &[TURNED_AWAY],
     },
     Preset {
         name: "hot-key",
@@ -124,6 +216,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Every read of one hot key is a command on one Redis: at its throughput the queue, not the origin, sets the latency. A short local copy in each instance brings it back.",
         proof: "p99_ms",
         turn: &["local_cache_ms", "redis_ops_per_ms"],
+        shows: &[QUEUED_AT_REDIS],
     },
     Preset {
         name: "cold-skew",
@@ -131,6 +224,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "After a restart a few keys are hot: coalescing merges the requests that share them, and admission bounds the rest. Do both.",
         proof: "admission_shed",
         turn: &["singleflight", "claim", "admission"],
+        shows: &[MERGED, SHED, BOUNDED],
     },
     Preset {
         name: "cold",
@@ -138,6 +232,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "After a restart the misses are for many keys, equally popular here: little to coalesce. Admission bounds the origin and sheds the rest at once; with skewed keys, do both.",
         proof: "admission_shed",
         turn: &["admission", "admission_wait_ms"],
+        shows: &[LITTLE_MERGED, SHED, BOUNDED],
     },
     Preset {
         name: "jitter",
@@ -145,6 +240,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Keys written together expire together unless their TTLs are spread.",
         proof: "origin_peak_concurrency",
         turn: &["jitter"],
+        shows: &[],
     },
     Preset {
         name: "swr",
@@ -152,6 +248,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder never stalls a request. The stale copy lives in Redis: an outage leaves none to serve.",
         proof: "stale_served",
         turn: &["holder_crash", "redis_down"],
+        shows: &[STALE_SERVED, NOBODY_WAITED],
     },
     Preset {
         name: "xfetch",
@@ -159,13 +256,15 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Readers refresh a hot key before it expires, the earlier the busier the key, so nobody meets a miss; with no lock a few instances may refresh at once.",
         proof: "misses",
         turn: &["xfetch_beta", "claim"],
+        shows: &[NO_MISS],
     },
     Preset {
         name: "late-writer",
         title: "A late holder writes old data",
-        lesson: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last; fenced writes refuse it.",
+        lesson: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last. Turn on fenced writes and they refuse it.",
         proof: "stale_overwrites",
         turn: &["fenced_writes", "claim_ttl_ms"],
+        shows: &[OVERLAPPED, OLDER_LANDED],
     },
     Preset {
         name: "cheap",
@@ -173,6 +272,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "One copy per instance of a 20 ms query is no load: singleflight alone is enough, with nothing to poll and less Redis load.",
         proof: "p99_ms",
         turn: &["claim"],
+        shows: &[NO_CLAIM, NO_TIMEOUT],
     },
 ];
 

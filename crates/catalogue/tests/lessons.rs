@@ -792,7 +792,8 @@ fn every_comparison_shows_its_difference() {
 }
 
 /// late-writer: "The claim expires under a slow recompute, another instance
-/// recomputes too, and the older value lands last; fenced writes refuse it."
+/// recomputes too, and the older value lands last. Turn on fenced writes and
+/// they refuse it."
 #[test]
 fn late_writer_overwrites_newer_data_unless_writes_are_fenced() {
     each_seed(|seed| {
