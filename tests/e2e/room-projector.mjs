@@ -159,6 +159,24 @@ await spec("room-projector", async (t) => {
   if (head.top < abBar.bottom && abBar.top < head.bottom) throw new Error(`the header ${JSON.stringify(head)} covers the A/B transport ${JSON.stringify(abBar)}`);
   t.ok("the A/B view in presenter mode: the header comes back at the foot, off the A/B transport");
 
+  // Its conclusion is on screen at 1280 x 720, above the fleets, in the
+  // room's type: the verdict and the question's counter.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.locator(".ab-transport button", { hasText: "Skip to the end" }).click();
+  await page.waitForFunction(() => !/so far/.test(document.querySelector("[data-verdict]")?.textContent ?? "so far"), null, { timeout: 60_000 });
+  const ab = await page.evaluate(() => {
+    const r = (e) => e.getBoundingClientRect();
+    const v = document.querySelector("[data-verdict]");
+    const subject = document.querySelector(".ab-diff li.subject");
+    const fleets = [...document.querySelectorAll(".ab-side .stage-canvas")].map((e) => r(e).top);
+    return { vh: innerHeight, v: r(v), font: parseFloat(getComputedStyle(v).fontSize), text: v.textContent, subject: subject && r(subject), fleets };
+  });
+  if (!(ab.v.top >= 0 && ab.v.bottom <= ab.vh)) throw new Error(`the A/B verdict is at ${Math.round(ab.v.top)}-${Math.round(ab.v.bottom)} px of ${ab.vh}`);
+  if (!(ab.subject && ab.subject.bottom <= ab.vh)) throw new Error(`the question's counter is at ${JSON.stringify(ab.subject)}`);
+  if (!(ab.font >= 28)) throw new Error(`the A/B verdict is in ${ab.font} px type`);
+  if (!ab.fleets.every((top) => top < ab.vh)) throw new Error(`the fleets start at ${ab.fleets} px of ${ab.vh}`);
+  t.ok(`the A/B view at 1280x720 in presenter mode: "${ab.text.trim()}" at ${Math.round(ab.v.top)} px in ${ab.font} px type, the fleets below it`);
+
   // Upright on a phone: the side column goes under the fleet, nothing
   // overflows sideways, the fleet keeps most of the first screen.
   await page.setViewportSize({ width: 390, height: 844 });
