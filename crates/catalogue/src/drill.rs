@@ -117,8 +117,8 @@ pub struct Drill {
     pub shows: Shows,
 }
 
-/// A drill's words as claims about runs: bounds on counters, as its goals
-/// are. Each holds on every one of [`SEEDS`].
+/// A drill's words (story, reasoning, hints) as claims about runs: bounds
+/// on counters, as its goals are. Each holds on every one of [`SEEDS`].
 #[derive(Clone, Copy, Debug)]
 pub struct Shows {
     /// The story's, about the situation's run.
@@ -128,6 +128,11 @@ pub struct Shows {
     /// The reasoning's other choices: a query applied to the situation (any
     /// knob, locked or not), and what that run shows.
     pub other: &'static [(&'static str, &'static [Criterion])],
+    /// The hints': a query of the drill's own levers applied to the
+    /// situation, and what that run shows. A number a hint writes is a
+    /// setting of the drill or a bound claimed here or above (the tests
+    /// check both).
+    pub hints: &'static [(&'static str, &'static [Criterion])],
 }
 
 impl Drill {
@@ -455,6 +460,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[],
             solved: &[exactly("recomputes", 40.0), exactly("claim_attempts", 0.0), exactly("redis_round_trips", 8080.0)],
             other: &[("sf=1&c=inner", &[exactly("recomputes", 1.0), exactly("claim_attempts", 40.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -481,6 +487,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("recomputes", 1.0), exactly("claim_attempts", 8000.0)],
             solved: &[exactly("recomputes", 1.0), exactly("claim_attempts", 40.0)],
             other: &[],
+            hints: &[],
         },
     },
     Drill {
@@ -507,6 +514,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("timeouts", 8000.0)],
             solved: &[exactly("stale_served", 7800.0), exactly("timeouts", 200.0)],
             other: &[("l=degrade", &[at_least("degraded", 7800.0)]), ("l=compute", &[exactly("recomputes", 40.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -529,6 +537,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("releases_refused", 1.0), at_least("overlapping_recomputes", 1.0), at_least("stale_overwrites", 1.0)],
             solved: &[exactly("stale_overwrites", 0.0), at_least("writes_refused", 1.0)],
             other: &[("c=off", &[at_least("stale_overwrites", 1.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -555,6 +564,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("timeouts", 8000.0), exactly("recomputes", 0.0)],
             solved: &[exactly("recomputes", 40.0), exactly("timeouts", 0.0)],
             other: &[("l=degrade", &[exactly("degraded", 8000.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -581,6 +591,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("overlapping_recomputes", 1.0), at_least("releases_refused", 1.0)],
             solved: &[exactly("overlapping_recomputes", 0.0), exactly("releases_refused", 0.0)],
             other: &[("ct=10000", &[at_least("timeouts", 201.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -607,6 +618,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("pinned", 1.0), exactly("timeouts", 0.0)],
             solved: &[exactly("pinned", 0.0), at_most("max_ms", 250.0), exactly("recomputes", 3.0)],
             other: &[("pf=&dl=250&ot=1000", &[exactly("recomputes", 9.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -629,6 +641,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("requests", 200.0), at_least("recomputes", 780.0), at_most("recomputes", 800.0)],
             solved: &[at_least("recomputes", 5.0), at_most("recomputes", 15.0)],
             other: &[("sf=1&rbo=1500", &[at_least("recomputes", 60.0), at_most("recomputes", 100.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -651,6 +664,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("timeouts", 1.0), exactly("recomputes", 1.0)],
             solved: &[exactly("timeouts", 0.0), at_least("stale_served", 1.0)],
             other: &[("l=compute", &[at_least("recomputes", 2.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -676,6 +690,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("origin_peak_concurrency", 150.0)],
             solved: &[at_most("origin_peak_concurrency", 60.0)],
             other: &[("j=1", &[at_least("recomputes", 2240.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -702,6 +717,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("p99_ms", 250.0)],
             solved: &[at_most("p99_ms", 5.0)],
             other: &[("l1=5000", &[exactly("recomputes", 0.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -729,6 +745,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("remembered_failures", 1.0)],
             solved: &[exactly("remembered_failures", 0.0)],
             other: &[("pf=", &[at_least("recomputes", 15.0)]), ("pf=&nt=2000", &[at_least("errors", 601.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -751,6 +768,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("misses", 1.0)],
             solved: &[exactly("misses", 0.0)],
             other: &[("xfetch_beta=3", &[at_least("recomputes", 40.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -777,6 +795,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("timeouts", 8000.0)],
             solved: &[exactly("recomputes", 1.0), exactly("timeouts", 0.0), at_most("p99_ms", 5.0)],
             other: &[("l=stale", &[exactly("timeouts", 200.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -803,6 +822,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("redis_round_trips", 24000.0)],
             solved: &[exactly("redis_round_trips", 8080.0)],
             other: &[("c=inner", &[at_least("redis_round_trips", 8081.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -829,6 +849,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("requests", 1000.0), at_least("timeouts", 1.0)],
             solved: &[exactly("recomputes", 60.0), at_most("origin_peak_concurrency", 40.0)],
             other: &[("sf=1&c=inner&adm=4&aw=500&l=stale", &[at_least("admission_shed", 1.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -855,6 +876,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("origin_peak_concurrency", 40.0), at_least("timeouts", 4000.0)],
             solved: &[exactly("degraded", 8000.0), exactly("recomputes", 0.0)],
             other: &[],
+            hints: &[],
         },
     },
     Drill {
@@ -881,6 +903,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("requests", 1000.0)],
             solved: &[at_most("origin_peak_concurrency", 40.0)],
             other: &[("adm=4&aw=1000", &[at_least("timeouts", 1.0)]), ("adm=4&aw=600&c=off", &[at_least("admission_shed", 1.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -907,6 +930,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("rejected", 1.0)],
             solved: &[exactly("rejected", 0.0), exactly("timeouts", 0.0)],
             other: &[("st=10000&l=stale", &[at_least("rejected", 1.0)]), ("dl=100", &[at_least("timeouts", 1.0)])],
+            hints: &[],
         },
     },
     Drill {
@@ -940,6 +964,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("timeouts", 8000.0)],
             solved: &[at_most("max_ms", 300.0)],
             other: &[("rto=50&rbk=5000&re=open", &[exactly("recomputes", 40.0), exactly("timeouts", 8000.0)]), ("dl=100", &[exactly("timeouts", 8000.0)])],
+            hints: &[],
         },
     },
 ];

@@ -352,9 +352,9 @@ fn the_tempting_answers_fail_the_failure_mode_drills() {
     }
 }
 
-/// What a drill's story says of the situation's run, and its reasoning of
-/// the solved run and of each other choice it names, holds on every seed
-/// the drill is graded on.
+/// What a drill's story says of the situation's run, its reasoning of the
+/// solved run and of each other choice it names, and its hints of the
+/// lever settings they name, holds on every seed the drill is graded on.
 #[test]
 fn a_drills_words_hold_on_every_seed() {
     let mut wrong = Vec::new();
@@ -372,6 +372,20 @@ fn a_drills_words_hold_on_every_seed() {
                 d.name
             );
             runs.push((format!("with {q}"), d.other(q), bounds));
+        }
+        for (q, bounds) in d.shows.hints {
+            let (s, notices) = apply(d, q);
+            assert!(
+                notices.is_empty(),
+                "{}: a hint's run {q} turns more than the drill's levers: {notices:?}",
+                d.name
+            );
+            assert!(
+                !bounds.is_empty(),
+                "{}: a hint's run {q} shows nothing",
+                d.name
+            );
+            runs.push((format!("a hint's run with {q}"), s, bounds));
         }
         for (what, s, bounds) in runs {
             let reports: Vec<Report> = SEEDS
