@@ -717,7 +717,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("p99_ms", 250.0)],
             solved: &[at_most("p99_ms", 5.0)],
             other: &[("l1=5000", &[exactly("recomputes", 0.0)])],
-            hints: &[],
+            hints: &[("l1=50", &[at_most("p99_ms", 5.0), at_most("redis_round_trips", 2100.0), at_least("recomputes", 2.0)])],
         },
     },
     Drill {
@@ -822,7 +822,7 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("redis_round_trips", 24000.0)],
             solved: &[exactly("redis_round_trips", 8080.0)],
             other: &[("c=inner", &[at_least("redis_round_trips", 8081.0)])],
-            hints: &[],
+            hints: &[("c=off", &[exactly("recomputes", 40.0)])],
         },
     },
     Drill {

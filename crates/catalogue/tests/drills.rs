@@ -453,3 +453,105 @@ fn a_drills_numbers_are_knobs_or_claimed_bounds() {
         wrong.join("\n")
     );
 }
+
+/// The value in ms of a number a text writes as a time: followed by "ms"
+/// or "s" (`end` is where the number ends); `None` for a bare number.
+fn written_ms(text: &str, end: usize, value: f64) -> Option<f64> {
+    let word: String = text[end..]
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    match word.as_str() {
+        "ms" | "milliseconds" => Some(value),
+        "s" | "second" | "seconds" => Some(value * 1000.0),
+        _ => None,
+    }
+}
+
+/// Every number a drill's hint writes is a setting of the drill, or a
+/// bound claimed of one of the drill's runs; a hint never states a run's
+/// outcome as a number nobody checks. The drill's runs are its situation's,
+/// its solution's, and those its hints claim ([`drill::Shows::hints`]).
+/// A number is read by what it is written as, so that it cannot pass by
+/// coinciding with an unrelated knob:
+/// - a time ("900 ms", "2 s") is an `_ms` knob of one of those runs, or
+///   the limit of a claimed time bound;
+/// - a bare number is a lever's value in one of those runs (a knob the
+///   drill lets the learner turn: "stale_ms 60000", "beta 1"), a knob of
+///   the situation the next word names ("40 instances"), or the limit of
+///   a claimed count (a goal, or a bound the story, reasoning or hints
+///   claim of the situation's, the solved or a hint's run).
+#[test]
+fn a_hints_numbers_are_settings_or_claimed_of_the_drills_runs() {
+    let mut wrong = Vec::new();
+    for d in DRILLS {
+        let situation = d.situation();
+        let mut runs = vec![situation.clone(), d.solved()];
+        runs.extend(d.shows.hints.iter().map(|(q, _)| apply(d, q).0));
+        let bounds: Vec<&drill::Criterion> = d
+            .goals
+            .iter()
+            .chain(d.shows.story)
+            .chain(d.shows.solved)
+            .chain(d.shows.hints.iter().flat_map(|(_, b)| b.iter()))
+            .collect();
+        let number = |s: &Scenario, k: &str| s.get(k).and_then(|v| v.parse::<f64>().ok());
+        let mut times: Vec<f64> = bounds
+            .iter()
+            .filter(|b| b.metric.ends_with("_ms"))
+            .map(|b| b.limit)
+            .collect();
+        let mut bare: Vec<f64> = bounds
+            .iter()
+            .filter(|b| !b.metric.ends_with("_ms"))
+            .map(|b| b.limit)
+            .collect();
+        for s in &runs {
+            for k in knob_names() {
+                let Some(v) = number(s, k) else { continue };
+                if k.ends_with("_ms") {
+                    times.push(v);
+                }
+                if d.allows(k) {
+                    bare.push(v);
+                }
+            }
+        }
+        for (i, hint) in d.hints.iter().enumerate() {
+            let mut end = 0;
+            for n in catalogue::lesson::numbers_in(hint) {
+                let at = end + hint[end..].find(&n).unwrap();
+                end = at + n.len();
+                let value: f64 = n.replace(',', "").parse().unwrap();
+                let ok = match written_ms(hint, end, value) {
+                    Some(ms) => times.contains(&ms),
+                    None => {
+                        let next: String = hint[end..]
+                            .trim_start()
+                            .chars()
+                            .take_while(|c| c.is_alphabetic())
+                            .collect::<String>()
+                            .to_lowercase();
+                        let next = next.strip_suffix('s').unwrap_or(&next);
+                        let named = next.len() > 2
+                            && knob_names().any(|k| {
+                                !k.ends_with("_ms")
+                                    && k.contains(next)
+                                    && number(&situation, k) == Some(value)
+                            });
+                        bare.contains(&value) || named
+                    }
+                };
+                if !ok {
+                    wrong.push(format!("{} (hint {}): {n} in {hint:?}", d.name, i + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "numbers in hints neither a setting of the drill nor claimed of its runs:\n{}",
+        wrong.join("\n")
+    );
+}
