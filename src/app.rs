@@ -154,7 +154,8 @@ pub fn App() -> impl IntoView {
     // An embedded run (a slide, a wiki page) waits at its start for the
     // reader's Play: a slide shows the start, not the end state. Once: a
     // run the reader starts plays as everywhere.
-    let wait_for_play = StoredValue::new(crate::embed::wanted(&query));
+    let embedded = crate::embed::wanted(&query);
+    let wait_for_play = StoredValue::new(embedded);
     // A tour step's prediction is open: its run waits at t = 0.
     let asking = RwSignal::new(false);
     let follow = RwSignal::new(crate::page::Follow::Nobody);
@@ -699,7 +700,7 @@ pub fn App() -> impl IntoView {
         view! {
             <Show when=move || compare.get().is_some()>
                 <main class="ab-main">
-                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open />
+                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open autoplay=!embedded />
                 </main>
             </Show>
         }

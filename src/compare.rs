@@ -485,6 +485,8 @@ pub struct Controls {
     playing: RwSignal<bool>,
     speed: RwSignal<f64>,
     engine: StoredValue<AbEngine, LocalStorage>,
+    /// The first build waits at t = 0 for Play (an embedded view, a slide).
+    waits: StoredValue<bool>,
 }
 
 impl Controls {
@@ -512,7 +514,8 @@ impl Controls {
             .set(crate::clock::default_speed(&a).min(crate::clock::default_speed(&b)));
         let seed = self.seed.get_untracked();
         self.engine.update_value(|e| e.build(&a, &b, seed));
-        self.playing.set(true);
+        let wait = self.waits.try_update_value(std::mem::take).unwrap_or(false);
+        self.playing.set(!wait);
     }
 }
 
@@ -840,15 +843,20 @@ pub fn CompareView(
     paused_at: RwSignal<Option<u64>>,
     /// The app's slot for the open view's controls.
     open: Open,
+    /// The two runs play as the view opens; an embedded view (a slide)
+    /// waits at its start for the reader's Play.
+    #[prop(default = true)]
+    autoplay: bool,
 ) -> impl IntoView {
     let engine = StoredValue::new_local(AbEngine::default());
     let k = Controls {
         compare,
         cost,
         seed,
-        playing: RwSignal::new(true),
+        playing: RwSignal::new(autoplay),
         speed: RwSignal::new(crate::clock::STEADY_SPEED),
         engine,
+        waits: StoredValue::new(!autoplay),
     };
     let reading = RwSignal::new(AbReading::default());
     open.set_value(Some(k));

@@ -57,6 +57,36 @@ await spec("embed", async (t) => {
   t.ok("the snippet's frame shows the embedded page");
   await slide.screenshot({ path: new URL("./screenshots/embed-slide.png", import.meta.url).pathname });
   await slide.close();
+  // Smaller frames: a scenario, a tour step and the A/B view each fit, with
+  // what they are about in view and the link out over none of it.
+  for (const [w, h] of [[800, 500], [640, 360]]) {
+    await page.setViewportSize({ width: w, height: h });
+    for (const [query, must] of [
+      ["preset=burst&embed=1", [".stage-canvas", ".proof-value", '[data-control="play"]']],
+      ["seed=1&embed=1#tour/basics/1", [".stage-canvas", ".tour-question", "[data-predict-option]"]],
+      ["cmp=layered&embed=1", ['[data-side="a"] .stage-canvas', '[data-side="b"] .stage-canvas', "[data-verdict]", ".ab-transport"]],
+    ]) {
+      await t.open(query);
+      if (query.startsWith("cmp")) await page.locator('[data-side="b"] canvas').first().waitFor({ timeout: 30_000 });
+      else await page.locator(must[1]).first().waitFor({ state: "visible", timeout: 30_000 });
+      await page.waitForTimeout(600);
+      const out = await page.locator("[data-embed-open]").boundingBox();
+      for (const sel of must) {
+        const b = await page.locator(sel).first().boundingBox();
+        if (!b || b.width < 10 || b.x < 0 || b.x + b.width > w + 1 || b.y < 0 || b.y >= h - 10) {
+          throw new Error(`${w}x${h} ${query}: ${sel} is not in the frame: ${JSON.stringify(b)}`);
+        }
+        const overlaps = out && out.x < b.x + b.width && b.x < out.x + out.width && out.y < b.y + b.height && b.y < out.y + out.height;
+        if (overlaps && sel !== ".ab-transport") throw new Error(`${w}x${h} ${query}: the link out covers ${sel}`);
+      }
+      if (query.startsWith("cmp")) {
+        const clock = (await page.locator(".ab-transport .clock").textContent()).trim();
+        if (!clock.startsWith("t = 0.0 ms")) throw new Error(`${w}x${h}: the embedded A/B view does not wait at its start: ${clock}`);
+      }
+      await t.shot(`embed-${query.split(/[=&#]/)[0]}-${w}x${h}.png`);
+    }
+    t.ok(`${w}x${h}: a scenario, a tour step (its question and options) and the A/B view (both fleets, the verdict, waiting at t = 0) fit the frame, the link out over none of them`);
+  }
   if (!baseUrl) throw new Error("no base URL");
   t.noProblems("embed mode");
 });
