@@ -308,12 +308,18 @@ fn changed_preset() -> impl Strategy<Value = (Scenario, u64)> {
 
 fn holds_everywhere(s: &Scenario, seed: u64) -> Result<(), TestCaseError> {
     let r = Fleet::new(s, seed).run();
+    // And mid-run, as the page shows it: the counters at a moment drawn
+    // from the seed, somewhere in the run.
+    let at = (r.elapsed_ms * 1000.0 * ((seed % 997) as f64 / 997.0)) as u64;
+    let mut f = Fleet::new(s, seed);
+    while !f.advance_to(at, usize::MAX) {}
+    let mid = f.report();
     let base = scenario::closest_preset(s);
     let then = lesson::contrast(s, base).map(|c| Fleet::new(&c, seed).run());
-    for ended in [true, false] {
-        let l = lesson::lesson(s, base, &r, ended, then.as_ref());
+    for (r, ended) in [(&r, true), (&mid, false)] {
+        let l = lesson::lesson(s, base, r, ended, then.as_ref());
         prop_assert_eq!(text(&l.clauses), l.sentence.clone());
-        if let Err(e) = check(&Run::new(s, &r, ended), &l.clauses) {
+        if let Err(e) = check(&Run::new(s, r, ended), &l.clauses) {
             return Err(TestCaseError::fail(format!(
                 "{e}\n{}\n{}",
                 l.sentence,
