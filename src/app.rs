@@ -149,6 +149,8 @@ pub fn App() -> impl IntoView {
             .map(|ms| (ms, link.play)),
     );
     let cost = RwSignal::new(initial.cost);
+    // Curveballs thrown into the A/B view, replayed from its link.
+    let ab_throws = RwSignal::new(initial.throws.clone());
     let speed = RwSignal::new(initial.speed);
     let playing = RwSignal::new(true);
     // An embedded run (a slide, a wiki page) waits at its start for the
@@ -325,6 +327,7 @@ pub fn App() -> impl IntoView {
             speed: speed.get(),
             compare: compare.get(),
             cost: cost.get(),
+            throws: ab_throws.get(),
             present: presenting.get(),
             at: if compare.get().is_some() {
                 ab_paused_at.get()
@@ -534,6 +537,7 @@ pub fn App() -> impl IntoView {
                 std::time::Duration::ZERO,
             );
         }
+        ab_throws.set(st.throws.clone());
         compare.set(st.compare);
         cost.set(st.cost);
         tour.set(place);
@@ -700,7 +704,7 @@ pub fn App() -> impl IntoView {
         view! {
             <Show when=move || compare.get().is_some()>
                 <main class="ab-main">
-                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open autoplay=!embedded />
+                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open autoplay=!embedded throws=ab_throws />
                 </main>
             </Show>
         }
@@ -749,6 +753,7 @@ pub fn App() -> impl IntoView {
                 title="Two designs on the same traffic, side by side"
                 on:click=move |_| {
                     tour.set(None);
+                    ab_throws.set(Vec::new());
                     compare.update(|c| {
                         *c = if c.is_some() { None } else { Some(catalogue::presets::COMPARISONS[0].name) }
                     })

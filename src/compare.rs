@@ -258,7 +258,11 @@ pub(crate) fn throw(
     ball: &'static catalogue::interview::Curveball,
 ) -> Option<Result<u32, String>> {
     let k = open.try_get_value().flatten()?;
-    k.engine.try_update_value(|e| e.throw(ball))
+    let thrown = k.engine.try_update_value(|e| e.throw(ball))?;
+    if let Ok(at) = thrown {
+        k.throws.update(|t| t.push((ball.kind, at)));
+    }
+    Some(thrown)
 }
 
 impl AbEngine {
@@ -268,6 +272,12 @@ impl AbEngine {
         }
         let at = u32::try_from(self.clock() / 1000 + 1)
             .map_err(|_| "the run is too long".to_string())?;
+        self.throw_at(ball, at)?;
+        Ok(at)
+    }
+
+    /// Throws `ball` into both sides at `at` ms, or into neither.
+    fn throw_at(&mut self, ball: &catalogue::interview::Curveball, at: u32) -> Result<(), String> {
         for (side, name) in self.sides.iter().zip(["A", "B"]) {
             let mut fleet = stampede::sim::Fleet::new(side.lab.scenario(), side.lab.seed());
             catalogue::interview::throw(&mut fleet, ball, at)
@@ -277,7 +287,7 @@ impl AbEngine {
             side.lab.throw_at_moment(ball, at)?;
             side.view.clear_pulses();
         }
-        Ok(at)
+        Ok(())
     }
 }
 
@@ -487,6 +497,9 @@ pub struct Controls {
     engine: StoredValue<AbEngine, LocalStorage>,
     /// The first build waits at t = 0 for Play (an embedded view, a slide).
     waits: StoredValue<bool>,
+    /// The curveballs thrown into both runs (name, ms), in the order
+    /// thrown: the link carries them and a build replays them.
+    throws: RwSignal<Vec<(&'static str, u32)>>,
 }
 
 impl Controls {
@@ -513,7 +526,17 @@ impl Controls {
         self.speed
             .set(crate::clock::default_speed(&a).min(crate::clock::default_speed(&b)));
         let seed = self.seed.get_untracked();
-        self.engine.update_value(|e| e.build(&a, &b, seed));
+        let throws = self.throws.get_untracked();
+        self.engine.update_value(|e| {
+            e.build(&a, &b, seed);
+            // What the link says was thrown lands again at its moment; one
+            // neither run can take (a comparison picked since) is dropped.
+            for (kind, at) in &throws {
+                if let Some(ball) = catalogue::interview::curveball(kind) {
+                    let _ = e.throw_at(ball, *at);
+                }
+            }
+        });
         let wait = self.waits.try_update_value(std::mem::take).unwrap_or(false);
         self.playing.set(!wait);
     }
@@ -550,6 +573,7 @@ impl AbDom {
                     .map(|s| s.value())
                     .unwrap_or_default();
                 k.cost.set(None);
+                k.throws.set(Vec::new());
                 k.compare.set(comparison(&v).map(|c| c.name));
                 k.rebuild();
             }),
@@ -847,6 +871,8 @@ pub fn CompareView(
     /// waits at its start for the reader's Play.
     #[prop(default = true)]
     autoplay: bool,
+    /// The curveballs thrown into both runs, as the link carries them.
+    throws: RwSignal<Vec<(&'static str, u32)>>,
 ) -> impl IntoView {
     let engine = StoredValue::new_local(AbEngine::default());
     let k = Controls {
@@ -857,6 +883,7 @@ pub fn CompareView(
         speed: RwSignal::new(crate::clock::STEADY_SPEED),
         engine,
         waits: StoredValue::new(!autoplay),
+        throws,
     };
     let reading = RwSignal::new(AbReading::default());
     open.set_value(Some(k));
@@ -1038,6 +1065,42 @@ mod clock_tests {
 #[cfg(test)]
 mod throw_tests {
     use super::*;
+
+    /// What a link's `throw=` replays: the curveball lands in both runs at
+    /// its moment when the view is built, and it bites both.
+    #[test]
+    fn a_link_s_curveballs_land_again_in_both_runs() {
+        let c = comparison("layered").unwrap();
+        let (mut a, mut b) = (c.a(), c.b());
+        for s in [&mut a, &mut b] {
+            s.instances = s.instances.min(6);
+            s.threads = s.threads.min(30);
+        }
+        let ball = catalogue::interview::curveball("origin").unwrap();
+        let end = |throw: bool| {
+            let mut e = AbEngine::default();
+            e.build(&a, &b, 1);
+            if throw {
+                e.throw_at(ball, 1).unwrap();
+            }
+            e.sides
+                .iter_mut()
+                .map(|s| {
+                    s.lab.seek(u64::MAX);
+                    while !s.lab.advance(&|| false) {}
+                    (
+                        s.lab.scenario().faults.len(),
+                        s.lab.report().origin_failures,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let (plain, thrown) = (end(false), end(true));
+        for ((f0, e0), (f1, e1)) in plain.iter().zip(&thrown) {
+            assert_eq!(f1, &(f0 + 1), "{plain:?} {thrown:?}");
+            assert!(e1 > e0, "{plain:?} {thrown:?}");
+        }
+    }
 
     /// A curveball thrown into the A/B view lands at the one clock's moment
     /// on both sides: live on a side still running, and on a side that had

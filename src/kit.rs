@@ -161,9 +161,11 @@ fn said(reply: &str) -> (String, Option<String>) {
             } else {
                 format!("it landed at {at} ms, without a restart")
             };
-            // Only a link that carries the fault replays it (the A/B view's
-            // link does not yet).
-            let carries = q.split('&').any(|p| p.starts_with("f="));
+            // Only a link that carries the fault replays it (`f=` in the
+            // sandbox, `throw=` in the A/B view).
+            let carries = q
+                .split('&')
+                .any(|p| p.starts_with("f=") || p.starts_with("throw="));
             let replay = if carries {
                 format!("The link now replays it: ?{q}")
             } else {

@@ -16,6 +16,10 @@ pub struct PageState {
     /// The A/B view's recompute cost in ms (`cost=<ms>`), where the
     /// comparison has that control; `None` is the comparison's own.
     pub cost: Option<u32>,
+    /// Curveballs thrown into the A/B view (`throw=origin@1200,holder@900`:
+    /// a curveball's name and the moment it lands in both runs), replayed
+    /// when the link opens; only with `cmp`.
+    pub throws: Vec<(&'static str, u32)>,
     /// Presenter mode (`present=1`).
     pub present: bool,
     /// The moment the link opens at, in virtual ms (`at=MS`), and whether
@@ -33,11 +37,35 @@ impl Default for PageState {
             seed: 1,
             compare: None,
             cost: None,
+            throws: Vec::new(),
             present: false,
             at: None,
             play: false,
         }
     }
+}
+
+/// `origin@1200,holder@900`: the A/B view's thrown curveballs, by name and
+/// moment; an unknown name or a bad moment is refused with the reason.
+pub fn parse_throws(v: &str) -> Result<Vec<(&'static str, u32)>, String> {
+    let mut out = Vec::new();
+    for part in v.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let bad = || format!("'{}' is not a curveball such as origin@1200", clip(part));
+        let (kind, at) = part.split_once('@').ok_or_else(bad)?;
+        let ball = catalogue::interview::curveball(kind.trim()).ok_or_else(bad)?;
+        let at = stampede::scenario::parse_u32(at.trim())?;
+        out.push((ball.kind, at));
+    }
+    Ok(out)
+}
+
+/// The A/B view's thrown curveballs as its link writes them.
+pub fn throws_text(throws: &[(&str, u32)]) -> String {
+    throws
+        .iter()
+        .map(|(kind, at)| format!("{kind}@{at}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// The drill a link opens (`?drill=NAME`; an empty name for the list), if
@@ -57,6 +85,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
     let mut speed = None;
     let mut compare = None;
     let mut cost = None;
+    let mut throws = Vec::new();
     let (mut present, mut at, mut play) = (false, None, false);
     let mut notices = Vec::new();
     // Too long to trust: the core ignores the whole thing and says so.
@@ -82,6 +111,13 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
                     Err(e) => notices.push(Notice::new(
                         "cost",
                         format!("{e}; using the comparison's own cost"),
+                    )),
+                },
+                Some(("throw", v)) => match parse_throws(&percent_decode(v)) {
+                    Ok(t) => throws = t,
+                    Err(e) => notices.push(Notice::new(
+                        "throw",
+                        format!("{e}; the A/B view opens without it"),
                     )),
                 },
                 Some(("present", v)) => present = switch("present", v, &mut notices),
@@ -111,6 +147,11 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
             speed,
             compare,
             cost: cost.filter(|_| compare.is_some()),
+            throws: if compare.is_some() {
+                throws
+            } else {
+                Vec::new()
+            },
             present,
             at,
             play: play && at.is_some(),
@@ -167,6 +208,9 @@ pub fn to_query(state: &PageState) -> String {
             Some(ms) => format!("cmp={c}&cost={ms}&{q}"),
             None => format!("cmp={c}&{q}"),
         };
+        if !state.throws.is_empty() {
+            q.push_str(&format!("&throw={}", throws_text(&state.throws)));
+        }
     }
     let speed = round_speed(state.speed);
     if (speed - default_speed(&state.scenario)).abs() > 1e-9 {
@@ -239,6 +283,7 @@ mod tests {
             speed: 4.0,
             compare: None,
             cost: None,
+            throws: Vec::new(),
             present: false,
             at: None,
             play: false,
@@ -259,6 +304,19 @@ mod tests {
         let (back, notices) = parse("cmp=nope&seed=3");
         assert_eq!(back.compare, None);
         assert_eq!(notices.len(), 1, "{notices:?}");
+        // And the curveballs thrown into it, in the order thrown.
+        let thrown = PageState {
+            throws: vec![("origin", 1200), ("holder", 900)],
+            ..ab.clone()
+        };
+        let q = to_query(&thrown);
+        assert!(q.contains("&throw=origin@1200,holder@900"), "{q}");
+        assert_eq!(parse(&q).0, thrown);
+        let (back, notices) = parse("cmp=layered&throw=meteor@5");
+        assert!(back.throws.is_empty());
+        assert_eq!(notices.len(), 1, "{notices:?}");
+        // Without the A/B view there is nothing to throw them into.
+        assert!(parse("throw=origin@5").0.throws.is_empty());
     }
 
     #[test]

@@ -117,10 +117,13 @@ await spec("kit-curveballs", async (t) => {
   // Both sides go to the origin: an origin failure bites both.
   const [ab, abWhy] = await throwAb("origin");
   if (abWhy !== null || !/^Thrown/.test(ab)) throw new Error(`the A/B view's origin curveball: ${ab}`);
-  // Its link does not carry the fault yet, and the kit does not claim it does.
-  if (!/does not carry it/.test(ab)) throw new Error(`the kit claims the A/B link replays the fault: ${ab}`);
-  if (/(^|&)f=/.test(search(page))) throw new Error(`thrown behind the A/B view: ${search(page)}`);
-  t.ok(`in the A/B view an origin failure lands in both runs, nothing thrown behind it: ${ab}`);
+  // Its link carries it as the A/B view's own (throw=), and the kit says so;
+  // nothing is thrown into the run behind the view (f=).
+  await page.waitForFunction(() => /(^|&)throw=origin(%40|@)\d+/.test(location.search.slice(1)), null, { timeout: 10_000 });
+  const abLink = search(page);
+  if (!/The link now replays it/.test(ab)) throw new Error(`the kit does not say the A/B link replays the fault: ${ab}`);
+  if (/(^|&)f=/.test(abLink)) throw new Error(`thrown behind the A/B view: ${abLink}`);
+  t.ok(`in the A/B view an origin failure lands in both runs and its link carries it (?${abLink}), nothing thrown behind it: ${ab}`);
   // Side A (singleflight alone) has no claim: a dying holder bites neither,
   // and the refusal names the side.
   const [no, noWhy] = await throwAb("holder");
@@ -128,5 +131,29 @@ await spec("kit-curveballs", async (t) => {
   t.ok(`in the A/B view a curveball that cannot bite one side is refused for both, saying why: ${no}`);
   await kit.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit-curveballs.png"), fullPage: true });
   await kit.close();
+  // The A/B link keeps it: opened afresh, the page reads the curveball and
+  // writes it back (its replay into both runs is compare.rs's host test:
+  // a_link_s_curveballs_land_again_in_both_runs).
+  await page.goto(`${baseUrl}?${abLink}`, { waitUntil: "load" });
+  await page.locator('[data-side="b"] canvas').first().waitFor({ timeout: 30_000 });
+  await page.waitForTimeout(500);
+  const thrownPart = abLink.split("&").find((p) => p.startsWith("throw="));
+  if (!search(page).split("&").includes(thrownPart)) throw new Error(`?${abLink} opened afresh reads ?${search(page)}`);
+  t.ok(`?${abLink} opened afresh keeps its curveball`);
+  // And replays it: an origin failure from 1 ms fails both runs' recompute,
+  // where the comparison on its own fails nowhere.
+  const errorsAtEnd = async (q) => {
+    await page.goto(`${baseUrl}?${q}`, { waitUntil: "load" });
+    await page.locator('[data-side="b"] canvas').first().waitFor({ timeout: 30_000 });
+    await page.locator(".ab-transport button", { hasText: "Skip to the end" }).click();
+    await page.waitForFunction(() => !/so far/.test(document.querySelector("[data-verdict]")?.textContent ?? "so far"), null, { timeout: 120_000 });
+    return page.evaluate(() => ["a", "b"].map((s) => Number(document.querySelector(`[data-side="${s}"] [data-metric="errors"]`)?.textContent.trim() ?? NaN)));
+  };
+  const plain = await errorsAtEnd("cmp=layered&seed=1");
+  const replayed = await errorsAtEnd("cmp=layered&seed=1&throw=origin@1");
+  if (!(replayed[0] > plain[0] && replayed[1] > plain[1])) {
+    throw new Error(`throw=origin@1 replays errors A ${replayed[0]}, B ${replayed[1]}; without it A ${plain[0]}, B ${plain[1]}`);
+  }
+  t.ok(`?cmp=layered&seed=1&throw=origin@1 replays the curveball in both runs: errors A ${plain[0]} -> ${replayed[0]}, B ${plain[1]} -> ${replayed[1]}`);
   t.noProblems("the curveballs after the end");
 });
