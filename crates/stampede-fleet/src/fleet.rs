@@ -17,8 +17,10 @@
 //! Faults, injected for real: `redis_down` puts a [`FaultProxy`] between
 //! the instances and Redis and takes it down before the first request
 //! (every command errors, as in the simulation; with `redis_outage=hang`
-//! the proxy holds the connections and swallows every byte instead, so a
-//! command fails only at the client's `redis_timeout_ms`); `holder_crash`
+//! the proxy holds the connections and every byte instead, so a command
+//! fails only at the client's `redis_timeout_ms`, and passes them on, in
+//! order, when a `redis` fault's window ends, as a paused Redis runs what
+//! was sent to it when it resumes); `holder_crash`
 //! makes the fleet's first claim winner die right after winning, without
 //! releasing. Faults at a moment (`faults`, `KIND@START+DURATION`) are
 //! applied on the run's clock: `redis` through the same proxy for its

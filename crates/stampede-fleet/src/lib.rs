@@ -9,9 +9,9 @@
 //!   conformance table ([`fleet::checks`], [`fleet::compare`]): bursts
 //!   agree with the simulation exactly, what runs on real timers within a
 //!   tolerance per metric ([`fleet::TOLERANCE_NOTE`]).
-//! - [`proxy`]: a TCP proxy that delays, cuts or swallows the bytes between
+//! - [`proxy`]: a TCP proxy that delays, cuts or holds the bytes between
 //!   the instances and Redis (a slow Redis, a Redis that refuses, a Redis
-//!   that hangs).
+//!   that hangs and runs what was sent when it resumes).
 //! - [`faults`]: the holder faults (a claim winner that dies holding its
 //!   claim), as an origin wrapper the driver asks.
 //! - [`seed`]: the values a run starts from, written straight into Redis in

@@ -7,20 +7,23 @@
 //!   closed as soon as they are accepted (Redis unreachable, a refused
 //!   connection); back up, new connections are passed through again, so a
 //!   reconnecting client recovers.
-//! - [`FaultProxy::set_hang`]: the connections stay open and new ones are
-//!   accepted, but nothing is answered: every byte either way is swallowed
-//!   (a network partition, a paused or overloaded server), so a command
-//!   fails only when its client gives up on it. A swallowed command never
-//!   reaches Redis. When the hang ends, every connection that swallowed
-//!   bytes is cut: its client's replies would no longer line up with its
-//!   commands, so it must reconnect (as a client does once a partition
-//!   has killed its TCP connection).
+//! - [`FaultProxy::set_hang`]: a paused Redis. The connections stay open and
+//!   new ones are accepted, but nothing is passed on either way: the bytes
+//!   that arrive are held, in order, so a command is answered only when the
+//!   hang ends and fails only if its client gives up on it first. When the
+//!   hang ends what was held is passed on, in the order it arrived, as a
+//!   paused Redis runs what its kernel buffered for it when it resumes: a
+//!   command whose client timed out still runs (a claim lands, a write is
+//!   stored), and the replies still line up with the commands, so the
+//!   connections are kept. A proxy taken down (or dropped) while hung drops
+//!   what it held with the connections: a Redis that never resumes runs
+//!   nothing.
 //!
 //! The fleet uses it for the `redis_down` fault and the `redis` fault at a
 //! moment; the tests for a slow Redis.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -36,7 +39,7 @@ enum Mode {
     Up,
     /// Connections cut and refused.
     Down,
-    /// Connections held, bytes swallowed.
+    /// Connections held, bytes held until the hang ends.
     Hang,
 }
 
@@ -45,8 +48,8 @@ pub struct FaultProxy {
     addr: SocketAddr,
     delay_us: Arc<AtomicU64>,
     mode: watch::Sender<Mode>,
-    /// Bytes swallowed while hung, either way (what a test can check).
-    swallowed: Arc<AtomicU64>,
+    /// Bytes held while hung, either way (what a test can check).
+    held: Arc<AtomicU64>,
     task: JoinHandle<()>,
 }
 
@@ -54,7 +57,7 @@ pub struct FaultProxy {
 #[derive(Clone)]
 struct Shared {
     delay_us: Arc<AtomicU64>,
-    swallowed: Arc<AtomicU64>,
+    held: Arc<AtomicU64>,
 }
 
 impl FaultProxy {
@@ -64,7 +67,7 @@ impl FaultProxy {
         let addr = listener.local_addr()?;
         let shared = Shared {
             delay_us: Arc::new(AtomicU64::new(0)),
-            swallowed: Arc::new(AtomicU64::new(0)),
+            held: Arc::new(AtomicU64::new(0)),
         };
         let (mode, _) = watch::channel(Mode::Up);
         let (pipes, watch_mode) = (shared.clone(), mode.clone());
@@ -86,7 +89,7 @@ impl FaultProxy {
             addr,
             delay_us: shared.delay_us,
             mode,
-            swallowed: shared.swallowed,
+            held: shared.held,
             task,
         })
     }
@@ -128,15 +131,16 @@ impl FaultProxy {
             .send_replace(if down { Mode::Down } else { Mode::Up });
     }
 
-    /// Hung (hold and swallow) or up again (the hung connections cut).
+    /// Hung (connections held, bytes held) or up again (what was held
+    /// passed on, in order).
     pub fn set_hang(&self, hang: bool) {
         self.mode
             .send_replace(if hang { Mode::Hang } else { Mode::Up });
     }
 
-    /// Bytes swallowed so far while hung.
-    pub fn swallowed(&self) -> u64 {
-        self.swallowed.load(Ordering::SeqCst)
+    /// Bytes held so far while hung (passed on since, or not).
+    pub fn held(&self) -> u64 {
+        self.held.load(Ordering::SeqCst)
     }
 }
 
@@ -147,8 +151,8 @@ impl Drop for FaultProxy {
     }
 }
 
-/// Passes bytes both ways until either side closes, the proxy goes down,
-/// or a hang this connection swallowed bytes in ends.
+/// Passes bytes both ways until either side closes or the proxy goes
+/// down.
 async fn pipe(
     client: TcpStream,
     server: TcpStream,
@@ -157,22 +161,17 @@ async fn pipe(
 ) {
     let (cr, cw) = client.into_split();
     let (sr, sw) = server.into_split();
-    let hung = Arc::new(AtomicBool::new(false));
-    let up = one_way(cr, sw, shared.clone(), mode.clone(), hung.clone());
-    let back = one_way(sr, cw, shared, mode.clone(), hung.clone());
+    let up = one_way(cr, sw, shared.clone(), mode.clone());
+    let back = one_way(sr, cw, shared, mode.clone());
     tokio::pin!(up, back);
     loop {
         tokio::select! {
             _ = &mut up => return,
             _ = &mut back => return,
             changed = mode.changed() => {
-                let now = *mode.borrow_and_update();
-                if changed.is_err()
-                    || now == Mode::Down
-                    || (now == Mode::Up && hung.load(Ordering::SeqCst))
-                {
+                if changed.is_err() || *mode.borrow_and_update() == Mode::Down {
                     // Dropping both halves of both sockets closes the
-                    // connection.
+                    // connection (and what a hang held with it).
                     return;
                 }
             }
@@ -180,30 +179,72 @@ async fn pipe(
     }
 }
 
+/// One direction: what is read is passed on (after the delay), or, while
+/// hung, held until the hang ends and then passed on first, in order.
 async fn one_way(
     mut from: tokio::net::tcp::OwnedReadHalf,
     mut to: tokio::net::tcp::OwnedWriteHalf,
     shared: Shared,
-    mode: watch::Receiver<Mode>,
-    hung: Arc<AtomicBool>,
+    mut mode: watch::Receiver<Mode>,
 ) {
     let mut buf = vec![0u8; 16 * 1024];
+    let mut held: Vec<u8> = Vec::new();
     loop {
-        let n = match from.read(&mut buf).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => n,
-        };
-        if *mode.borrow() == Mode::Hang {
-            hung.store(true, Ordering::SeqCst);
-            shared.swallowed.fetch_add(n as u64, Ordering::SeqCst);
-            continue;
+        tokio::select! {
+            // Cancel-safe: a read that loses the race has read nothing.
+            read = from.read(&mut buf) => {
+                let n = match read {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => n,
+                };
+                if *mode.borrow() == Mode::Hang {
+                    shared.held.fetch_add(n as u64, Ordering::SeqCst);
+                    held.extend_from_slice(&buf[..n]);
+                    continue;
+                }
+                // The hang ended and these bytes came before its news:
+                // what was held goes first.
+                if !held.is_empty() {
+                    held.extend_from_slice(&buf[..n]);
+                    if !pass_on(&mut to, &mut held, &shared).await {
+                        return;
+                    }
+                    continue;
+                }
+                delay(&shared).await;
+                if to.write_all(&buf[..n]).await.is_err() {
+                    return;
+                }
+            }
+            changed = mode.changed() => {
+                if changed.is_err() {
+                    return;
+                }
+                let now = *mode.borrow_and_update();
+                if now == Mode::Up && !held.is_empty() && !pass_on(&mut to, &mut held, &shared).await {
+                    return;
+                }
+            }
         }
-        let d = shared.delay_us.load(Ordering::SeqCst);
-        if d > 0 {
-            tokio::time::sleep(Duration::from_micros(d)).await;
-        }
-        if to.write_all(&buf[..n]).await.is_err() {
-            return;
-        }
+    }
+}
+
+/// Writes what a hang held (after the delay) and empties it; false when
+/// the other side is gone.
+async fn pass_on(
+    to: &mut tokio::net::tcp::OwnedWriteHalf,
+    held: &mut Vec<u8>,
+    shared: &Shared,
+) -> bool {
+    delay(shared).await;
+    let ok = to.write_all(held).await.is_ok();
+    held.clear();
+    ok
+}
+
+async fn delay(shared: &Shared) {
+    let d = shared.delay_us.load(Ordering::SeqCst);
+    if d > 0 {
+        tokio::time::sleep(Duration::from_micros(d)).await;
     }
 }

@@ -30,9 +30,10 @@ usage: stampede-fleet [flags]
                       are injected for real)
   --redis-outage error|hang, --redis-timeout-ms N, --redis-breaker-ms N
                       a down Redis refuses (a proxy cutting connections) or
-                      hangs (the proxy holding them and swallowing every
-                      byte); the client's timeout on each command; the
-                      breaker that skips Redis after a failure
+                      hangs (the proxy holding them and every byte, passed
+                      on in order when a hang window ends); the client's
+                      timeout on each command; the breaker that skips
+                      Redis after a failure
   --retries N, --retry-backoff-ms N
                       a failed or timed-out attempt tried again after a
                       full-jitter pause, with a deadline of its own
