@@ -229,8 +229,8 @@ pub fn redis_faulted(s: &Scenario) -> bool {
 }
 
 /// The proxy's state at `at_ms` of the run: down (or hung) while
-/// `redis_down` or a `redis` fault is in force.
-fn set_redis_at(proxy: &FaultProxy, s: &Scenario, at_ms: f64) {
+/// `redis_down` or a `redis` fault is in force. True when Redis is down.
+fn set_redis_at(proxy: &FaultProxy, s: &Scenario, at_ms: f64) -> bool {
     let down = s.redis_down
         || s.faults
             .iter()
@@ -240,6 +240,43 @@ fn set_redis_at(proxy: &FaultProxy, s: &Scenario, at_ms: f64) {
         (true, RedisOutage::Error) => proxy.set_down(true),
         (true, RedisOutage::Hang) => proxy.set_hang(true),
     }
+    down
+}
+
+/// A hung Redis resumes during the run: a `redis` fault window that ends,
+/// with `redis_outage=hang`.
+fn resumes(s: &Scenario) -> bool {
+    !s.redis_down
+        && s.redis_outage == RedisOutage::Hang
+        && s.faults
+            .iter()
+            .any(|f| f.kind == FaultKind::Redis && f.duration_ms.is_some())
+}
+
+/// The claims on the run's keys held in Redis right after a hang ended:
+/// once the proxy has passed on what it held (1 s at most), one EXISTS per
+/// key on a connection straight to Redis. Any claim counts, late or not
+/// (the conformance row's scenario makes none but late ones then).
+async fn locks_held_at_resume(
+    proxy: &FaultProxy,
+    con: &mut stampede_redis::Conn,
+    keys: u32,
+) -> u64 {
+    let until = Instant::now() + Duration::from_secs(1);
+    while proxy.pending() > 0 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    // Redis reads the proxy's connections before this one's command.
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let mut held = 0;
+    for k in 0..keys {
+        let found: redis::RedisResult<bool> = redis::cmd("EXISTS")
+            .arg(lock_key(&k.to_string()))
+            .query_async(con)
+            .await;
+        held += u64::from(found.unwrap_or(false));
+    }
+    held
 }
 
 /// What a fault at a moment does on the run's clock.
@@ -258,13 +295,17 @@ enum Moment {
 /// pending holder fault at each `holder` fault's start, and at each
 /// `ttl-sync` fault's start every key re-warmed with the same TTL
 /// ([`crate::seed::sync_ttls`], on a connection of its own straight to
-/// Redis, as a deploy's warm-up job writes). Aborted when the run ends.
+/// Redis, as a deploy's warm-up job writes). When a hang ends, the claims
+/// held right after it are added to `held_at_resume`
+/// ([`locks_held_at_resume`], on that same direct connection). Aborted
+/// when the run ends.
 fn schedule_faults(
     s: &Scenario,
     start: Instant,
     proxy: Option<Arc<FaultProxy>>,
     holder_faults: Arc<AtomicU64>,
-    warm_up: Option<stampede_redis::Conn>,
+    direct: Option<stampede_redis::Conn>,
+    held_at_resume: Arc<AtomicU64>,
 ) -> tokio::task::JoinHandle<()> {
     let mut moments: Vec<(u32, Moment)> = Vec::new();
     for f in &s.faults {
@@ -284,7 +325,7 @@ fn schedule_faults(
     moments.sort_unstable();
     let s = s.clone();
     tokio::spawn(async move {
-        let mut warm_up = warm_up;
+        let mut direct = direct;
         for (at, what) in moments {
             tokio::time::sleep_until(start + Duration::from_millis(u64::from(at))).await;
             match what {
@@ -293,11 +334,17 @@ fn schedule_faults(
                 }
                 Moment::Proxy => {
                     if let Some(p) = &proxy {
-                        set_redis_at(p, &s, f64::from(at));
+                        let down = set_redis_at(p, &s, f64::from(at));
+                        if let (false, RedisOutage::Hang, Some(con)) =
+                            (down, s.redis_outage, direct.as_mut())
+                        {
+                            let held = locks_held_at_resume(p, con, keys_of(&s)).await;
+                            held_at_resume.fetch_add(held, Ordering::SeqCst);
+                        }
                     }
                 }
                 Moment::TtlSync => {
-                    if let Some(con) = warm_up.as_mut() {
+                    if let Some(con) = direct.as_mut() {
                         let ms = |v: u32| Duration::from_millis(u64::from(v));
                         // A warm-up that fails (Redis down meanwhile)
                         // re-warms what it reached, as a real one would.
@@ -486,12 +533,20 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
     }
     let start = Instant::now();
     origin.begin(start);
-    let warm_up = if s.faults.iter().any(|f| f.kind == FaultKind::TtlSync) {
+    let direct = if s.faults.iter().any(|f| f.kind == FaultKind::TtlSync) || resumes(s) {
         Some(target.connect().await.map_err(|e| e.to_string())?)
     } else {
         None
     };
-    let faults = schedule_faults(s, start, proxied.clone(), holder_faults, warm_up);
+    let held_at_resume = Arc::new(AtomicU64::new(0));
+    let faults = schedule_faults(
+        s,
+        start,
+        proxied.clone(),
+        holder_faults,
+        direct,
+        held_at_resume.clone(),
+    );
     let zipf = Arc::new(zipf_cdf(s));
     let mut calls = Vec::new();
     let open = s.workload == Workload::Steady && s.arrivals == Arrivals::Open;
@@ -589,6 +644,26 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
         r.misses += get(&c.misses);
         r.crashed += get(&c.crashed);
         r.writes_refused += get(&c.writes_refused);
+        r.unclaims += get(&c.ambiguous_claims);
+    }
+    if resumes(s) {
+        // A claim a client gave up on that landed when Redis resumed: the
+        // claims Redis granted (each win bumps the key's fence counter,
+        // deleted before the run) less the wins the clients were told of.
+        let mut granted = 0;
+        for k in 0..keys_of(s) {
+            let fence: Option<u64> = redis::cmd("GET")
+                .arg(fence_key(&k.to_string()))
+                .query_async(&mut con)
+                .await
+                .map_err(|e| e.to_string())?;
+            granted += fence.unwrap_or(0);
+        }
+        r.late_claims = granted.saturating_sub(r.claim_wins);
+        r.late_claims_held_at_resume = held_at_resume.load(Ordering::SeqCst);
+        // Not seen directly (the release's reply comes after its client
+        // gave up): the late claims no longer held right after the resume.
+        r.late_claims_released = r.late_claims.saturating_sub(r.late_claims_held_at_resume);
     }
     r.origin_failures = origin.stats.failures.load(Ordering::SeqCst);
     r.origin_peak_concurrency = origin.stats.peak.load(Ordering::SeqCst);
@@ -613,7 +688,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
 pub const EXACT: [&str; 4] = ["requests", "recomputes", "claim_attempts", "claim_wins"];
 
 /// Every counter a real run measures.
-pub const MEASURED: [&str; 26] = [
+pub const MEASURED: [&str; 30] = [
     "requests",
     "hits",
     "computed",
@@ -639,6 +714,10 @@ pub const MEASURED: [&str; 26] = [
     "retries",
     "local_hits",
     "rejected",
+    "unclaims",
+    "late_claims",
+    "late_claims_released",
+    "late_claims_held_at_resume",
     "p99_ms",
 ];
 

@@ -50,6 +50,8 @@ pub struct FaultProxy {
     mode: watch::Sender<Mode>,
     /// Bytes held while hung, either way (what a test can check).
     held: Arc<AtomicU64>,
+    /// Of those, the bytes passed on since.
+    passed_on: Arc<AtomicU64>,
     task: JoinHandle<()>,
 }
 
@@ -58,6 +60,7 @@ pub struct FaultProxy {
 struct Shared {
     delay_us: Arc<AtomicU64>,
     held: Arc<AtomicU64>,
+    passed_on: Arc<AtomicU64>,
 }
 
 impl FaultProxy {
@@ -68,6 +71,7 @@ impl FaultProxy {
         let shared = Shared {
             delay_us: Arc::new(AtomicU64::new(0)),
             held: Arc::new(AtomicU64::new(0)),
+            passed_on: Arc::new(AtomicU64::new(0)),
         };
         let (mode, _) = watch::channel(Mode::Up);
         let (pipes, watch_mode) = (shared.clone(), mode.clone());
@@ -90,6 +94,7 @@ impl FaultProxy {
             delay_us: shared.delay_us,
             mode,
             held: shared.held,
+            passed_on: shared.passed_on,
             task,
         })
     }
@@ -141,6 +146,13 @@ impl FaultProxy {
     /// Bytes held so far while hung (passed on since, or not).
     pub fn held(&self) -> u64 {
         self.held.load(Ordering::SeqCst)
+    }
+
+    /// Bytes held by a hang and not passed on yet (nor dropped with their
+    /// connection): 0 once a resumed Redis has been sent all that waited.
+    pub fn pending(&self) -> u64 {
+        self.held()
+            .saturating_sub(self.passed_on.load(Ordering::SeqCst))
     }
 }
 
@@ -204,12 +216,8 @@ async fn one_way(
                 }
                 // The hang ended and these bytes came before its news:
                 // what was held goes first.
-                if !held.is_empty() {
-                    held.extend_from_slice(&buf[..n]);
-                    if !pass_on(&mut to, &mut held, &shared).await {
-                        return;
-                    }
-                    continue;
+                if !held.is_empty() && !pass_on(&mut to, &mut held, &shared).await {
+                    return;
                 }
                 delay(&shared).await;
                 if to.write_all(&buf[..n]).await.is_err() {
@@ -238,6 +246,9 @@ async fn pass_on(
 ) -> bool {
     delay(shared).await;
     let ok = to.write_all(held).await.is_ok();
+    shared
+        .passed_on
+        .fetch_add(held.len() as u64, Ordering::SeqCst);
     held.clear();
     ok
 }
