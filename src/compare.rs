@@ -272,6 +272,14 @@ impl AbEngine {
         }
         let at = u32::try_from(self.clock() / 1000 + 1)
             .map_err(|_| "the run is too long".to_string())?;
+        // It must bite: thrown where neither run has work left for it, the
+        // kit would say "Thrown" over counters that never move.
+        if !self.sides.iter().any(|s| bites(s.lab.fleet(), ball, at)) {
+            return Err(format!(
+                "at {at} ms neither run has anything left for it (its {} counter would not move); Restart both and throw it earlier",
+                stampede::metrics::label(ball.metric)
+            ));
+        }
         self.throw_at(ball, at)?;
         Ok(at)
     }
@@ -289,6 +297,20 @@ impl AbEngine {
         }
         Ok(())
     }
+}
+
+/// Whether `ball` thrown at `at` ms moves its counter in the run `fleet`
+/// is playing: that run to its end with and without it.
+fn bites(fleet: &stampede::sim::Fleet, ball: &catalogue::interview::Curveball, at: u32) -> bool {
+    let end = |thrown: bool| {
+        let mut f = fleet.clone();
+        f.set_recording(false);
+        if thrown && catalogue::interview::throw(&mut f, ball, at).is_err() {
+            return None;
+        }
+        stampede::metrics::value(&f.run(), ball.metric)
+    };
+    matches!((end(false), end(true)), (Some(quiet), Some(with)) if with > quiet)
 }
 
 /// Takes the open A/B view's clock to `ms` and plays on from there or not
@@ -1115,7 +1137,20 @@ mod throw_tests {
             s.threads = 30;
         }
         let ball = catalogue::interview::curveball("redis").unwrap();
-        for t in [2_000u64, 400_000] {
+        // Past both runs' ends there is nothing for it: refused, saying so.
+        let mut e = AbEngine::default();
+        e.build(&a, &b, 1);
+        e.seek(400_000);
+        for s in &mut e.sides {
+            while !s.lab.advance(&|| false) {}
+        }
+        let why = e.throw(ball).unwrap_err();
+        assert!(
+            why.contains("neither run has anything left for it"),
+            "{why}"
+        );
+        assert!(e.sides.iter().all(|s| s.lab.scenario().faults.is_empty()));
+        for t in [2_000u64] {
             let mut e = AbEngine::default();
             e.build(&a, &b, 1);
             e.seek(t);

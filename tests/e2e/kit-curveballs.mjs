@@ -114,16 +114,21 @@ await spec("kit-curveballs", async (t) => {
     }
     return [(await kit.locator("[data-kit-status]").textContent()).trim(), await kit.locator("[data-kit-status]").getAttribute("data-refused")];
   };
-  // Both sides go to the origin: an origin failure bites both.
-  const [ab, abWhy] = await throwAb("origin");
-  if (abWhy !== null || !/^Thrown/.test(ab)) throw new Error(`the A/B view's origin curveball: ${ab}`);
+  // Every recompute has started by now: an origin failure has nothing left
+  // to take in either run, so it is refused, saying so, not "Thrown".
+  const [late, lateWhy] = await throwAb("origin");
+  if (lateWhy !== "origin" || !/neither run has anything left for it/.test(late)) throw new Error(`the A/B view's late origin curveball: ${late}`);
+  t.ok(`in the A/B view a curveball with nothing left to bite is refused: ${late}`);
+  // Both runs read and poll Redis for a while yet: a Redis outage bites both.
+  const [ab, abWhy] = await throwAb("redis");
+  if (abWhy !== null || !/^Thrown/.test(ab)) throw new Error(`the A/B view's redis curveball: ${ab}`);
   // Its link carries it as the A/B view's own (throw=), and the kit says so;
   // nothing is thrown into the run behind the view (f=).
-  await page.waitForFunction(() => /(^|&)throw=origin(%40|@)\d+/.test(location.search.slice(1)), null, { timeout: 10_000 });
+  await page.waitForFunction(() => /(^|&)throw=redis(%40|@)\d+/.test(location.search.slice(1)), null, { timeout: 10_000 });
   const abLink = search(page);
   if (!/The link now replays it/.test(ab)) throw new Error(`the kit does not say the A/B link replays the fault: ${ab}`);
   if (/(^|&)f=/.test(abLink)) throw new Error(`thrown behind the A/B view: ${abLink}`);
-  t.ok(`in the A/B view an origin failure lands in both runs and its link carries it (?${abLink}), nothing thrown behind it: ${ab}`);
+  t.ok(`in the A/B view a Redis outage lands in both runs and its link carries it (?${abLink}), nothing thrown behind it: ${ab}`);
   // Side A (singleflight alone) has no claim: a dying holder bites neither,
   // and the refusal names the side.
   const [no, noWhy] = await throwAb("holder");
