@@ -275,7 +275,7 @@ pub struct Fleet {
     hung: Vec<Micros>,
     /// The commands a hanging Redis holds, in the order sent: it runs them
     /// when it resumes.
-    held: VecDeque<perform::Held>,
+    held: VecDeque<(usize, perform::Held)>,
     /// Claims that landed when Redis resumed, their clients having given
     /// up on them, while they still hold their key (key, token).
     late: Vec<(u32, crate::claim::Token)>,

@@ -226,7 +226,7 @@ impl Fleet {
                 self.r.claim_attempts += 1;
                 self.log(thread, EventKind::Claim, key, 0);
                 let reply = if hung {
-                    self.hold(Held::Claim { key, token, ttl });
+                    self.hold(inst, Held::Claim { key, token, ttl });
                     ClaimReply::TimedOut
                 } else if down {
                     ClaimReply::Error
@@ -267,7 +267,7 @@ impl Fleet {
                 self.log(thread, EventKind::Release, key, 0);
                 let won = self.slots[thread as usize].won == Some(token);
                 if hung {
-                    self.hold(Held::Release { key, token, won });
+                    self.hold(inst, Held::Release { key, token, won });
                 } else if !down {
                     self.release(key, token, won);
                 }
@@ -279,11 +279,14 @@ impl Fleet {
                 self.r.unclaims += 1;
                 self.log(thread, EventKind::Release, key, 0);
                 if hung {
-                    self.hold(Held::Release {
-                        key,
-                        token,
-                        won: false,
-                    });
+                    self.hold(
+                        inst,
+                        Held::Release {
+                            key,
+                            token,
+                            won: false,
+                        },
+                    );
                 } else if !down && !self.breaker_open(inst) {
                     self.release(key, token, false);
                 }
@@ -319,12 +322,15 @@ impl Fleet {
             } => {
                 self.log(thread, EventKind::CacheSet, key, 0);
                 if hung {
-                    self.hold(Held::Set {
-                        key,
-                        value,
-                        delta,
-                        fence,
-                    });
+                    self.hold(
+                        inst,
+                        Held::Set {
+                            key,
+                            value,
+                            delta,
+                            fence,
+                        },
+                    );
                 } else if !down {
                     self.write_value(key, value, delta, fence);
                 }
@@ -333,7 +339,7 @@ impl Fleet {
             Step::CacheSetNegative { key, ttl } => {
                 self.log(thread, EventKind::CacheSet, key, 1);
                 if hung {
-                    self.hold(Held::Negative { key, ttl });
+                    self.hold(inst, Held::Negative { key, ttl });
                 } else if !down {
                     self.write_negative(key, ttl);
                 }
@@ -497,20 +503,20 @@ impl Fleet {
         }
     }
 
-    /// A hung Redis received `cmd`: it runs, in the order sent, when Redis
-    /// resumes. A Redis that never resumes never runs it.
-    pub(super) fn hold(&mut self, cmd: Held) {
+    /// A hung Redis received `cmd` from instance `inst`: it runs when Redis
+    /// resumes, with that instance's other commands in the order sent. A Redis that never resumes never runs it.
+    pub(super) fn hold(&mut self, inst: usize, cmd: Held) {
         if self.held.is_empty() {
             let Some(at) = self.redis_back_at(self.now) else {
                 return;
             };
             self.push(at, 0, 0, EvKind::Resume);
         }
-        self.held.push_back(cmd);
+        self.held.push_back((inst, cmd));
     }
 
-    /// Redis resumes: it runs the commands it held, in the order they were
-    /// sent. A claim among them lands though its client gave up on it; the
+    /// Redis resumes: it runs the commands it held, connection by
+    /// connection, each in the order sent. A claim among them lands though its client gave up on it; the
     /// release its client sent after it (by its token) clears it.
     pub(super) fn resume_redis(&mut self) {
         if self.held.is_empty() {
@@ -531,7 +537,23 @@ impl Fleet {
         self.late
             .retain(|(k, t)| claims.holder(k, now).is_some_and(|c| c.token == *t));
         let mut landed = Vec::new();
-        while let Some(cmd) = self.held.pop_front() {
+        // A resumed Redis reads each connection's waiting commands in turn
+        // (one connection per instance), in the order that connection sent
+        // them: an instance's claim and the release by token it sent after
+        // it run together, before the next instance's (a real redis-server
+        // stopped and resumed does so: each instance's late claim lands and
+        // is released).
+        let held: Vec<(usize, Held)> = std::mem::take(&mut self.held).into();
+        let mut order: Vec<usize> = Vec::new();
+        for (i, _) in &held {
+            if !order.contains(i) {
+                order.push(*i);
+            }
+        }
+        let by_connection = order
+            .into_iter()
+            .flat_map(|i| held.iter().filter(move |(j, _)| *j == i).map(|(_, c)| *c));
+        for cmd in by_connection.collect::<Vec<_>>() {
             match cmd {
                 Held::Claim { key, token, ttl } => {
                     if let Ok(SetReply::Ok { .. }) =
