@@ -891,19 +891,17 @@ pub fn checks() -> Vec<Check> {
         // Redis hangs for the first 300 ms and resumes (a `redis` fault
         // window; the client gives up on a command at 100 ms): the claim
         // sent during the hang times out, its client sends the release by
-        // its token after it, and at the resume Redis runs both, in order:
-        // one late claim, cleared by its release, none held after the
-        // resume. (The fail-open write lands after the resume.) One
-        // instance, so one connection: with several, a resumed Redis runs
-        // each connection's backlog in turn (a SIGSTOPped redis-server does
-        // too), so each instance's late claim lands and is then released by
-        // its own token: at 10 x 50, real 10 late claims (10 released)
-        // against the simulation's 1 (1), which runs all that was held in
-        // one send order, every claim before every release.
+        // its token after it, and at the resume Redis runs both, in order.
+        // A resumed Redis runs each connection's backlog in turn (a
+        // SIGSTOPped redis-server does; so does the simulation since it
+        // holds commands per instance), so each of the four instances' late
+        // claims lands and is then released by its own token: 4 late
+        // claims, 4 released, none held after the resume. (The fail-open
+        // writes land after the resume.)
         Check {
             preset: "redis-hang:resumes",
             scenario: Scenario {
-                instances: 1,
+                instances: 4,
                 threads: 50,
                 redis_outage: RedisOutage::Hang,
                 faults: vec![stampede::scenario::Fault {
