@@ -137,6 +137,19 @@ await spec("room-projector", async (t) => {
   if (!big.length || big.some((f) => f < 40)) throw new Error(`on the tour at 1920x1080 the vote's type is ${big} px, under 40`);
   await page.screenshot({ path: path.join(shots, "room-presenter-tour-asking-1920x1080.png") });
   t.ok(`on the tour at 1920x1080: the question and options in ${Math.min(...big)} px type`);
+
+  // A drill's situation and goals in the room's type at both sizes (they
+  // were 12.8 px beside a 100 px proof).
+  for (const [w, h, least] of [[1280, 720, 28], [1920, 1080, 40]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await t.open("drill=hot-key&present=1");
+    await page.locator("[data-drill] .tour-text").waitFor({ state: "visible", timeout: 30_000 });
+    const sizes = await page.evaluate(() =>
+      [...document.querySelectorAll("[data-drill] .tour-text, [data-drill] .drill-goals li")].map((e) => parseFloat(getComputedStyle(e).fontSize)),
+    );
+    if (!(sizes.length >= 2 && Math.min(...sizes) >= least)) throw new Error(`${w}x${h}: the drill's situation and goals in ${sizes.join(", ")} px type`);
+    t.ok(`${w}x${h}: a drill's situation and goals in ${Math.min(...sizes)} px type`);
+  }
   await page.setViewportSize({ width: 1280, height: 720 });
 
   // The mouse brings the header back; resting, it steps back again.
