@@ -28,7 +28,13 @@ await spec("room", async (t) => {
   const pressed = () => page.locator(control("play")).getAttribute("aria-pressed");
   const before = await pressed();
   await page.keyboard.press(".");
-  if ((await pressed()) === before) throw new Error("'.' does not toggle play");
+  // The button's state is written by the page's next update, not in the
+  // key's own handler: wait for it (a loaded machine's frame comes late).
+  await page
+    .waitForFunction(([sel, was]) => document.querySelector(sel)?.getAttribute("aria-pressed") !== was, [control("play"), before], { timeout: 10_000 })
+    .catch(() => {
+      throw new Error("'.' does not toggle play");
+    });
   await page.keyboard.press(".");
   t.ok("'.' plays and pauses");
 
