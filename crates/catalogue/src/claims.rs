@@ -371,6 +371,29 @@ pub fn check(run: &Run, clauses: &[Clause]) -> Result<(), String> {
     Ok(())
 }
 
+// ---- plain claims on one counter, shared by the lessons and the presets'
+// words (crate::lesson re-exports them) ----------------------------------------
+
+pub const NONE_PINNED: Claim = Claim::new("every request ended", |x| x.r.pinned == 0);
+pub const REDIS_FAILED: Claim = Claim::new("a Redis command failed", |x| x.r.redis_errors > 0);
+pub const NO_TIMEOUTS: Claim = Claim::new("no caller timed out", |x| x.r.timeouts == 0);
+pub const TIMEOUTS: Claim = Claim::new("a caller timed out", |x| x.r.timeouts > 0);
+pub const CRASHED: Claim = Claim::new("a thread died", |x| x.r.crashed > 0);
+pub const ORIGIN_TIMED_OUT: Claim =
+    Claim::new("an origin call timed out", |x| x.r.origin_timeouts > 0);
+pub const OVERLAPS: Claim = Claim::new("a recompute overlapped another", |x| {
+    x.r.overlapping_recomputes > 0
+});
+pub const MERGED: Claim = Claim::new("fewer recomputes than requests that missed", |x| {
+    x.r.recomputes < x.r.misses
+});
+pub const SHED: Claim = Claim::new("admission shed a recompute", |x| x.r.admission_shed > 0);
+pub const UNCLAIMED: Claim = Claim::new("no claim was attempted", |x| x.r.claim_attempts == 0);
+pub const STALE: Claim = Claim::new("a request was served stale", |x| x.r.stale_served > 0);
+pub const PER_INSTANCE: Claim = Claim::new("as many recomputes as instances", |x| {
+    x.r.recomputes == u64::from(x.s.instances)
+});
+
 #[cfg(test)]
 mod tests {
     use super::*;

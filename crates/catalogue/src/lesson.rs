@@ -13,6 +13,10 @@
 //! sentence on screen and the CLI's agree word for word.
 
 use crate::claims::{self, Claim, Clause, Run, Say};
+pub use crate::claims::{
+    CRASHED, MERGED, NONE_PINNED, NO_TIMEOUTS, ORIGIN_TIMED_OUT, OVERLAPS, PER_INSTANCE,
+    REDIS_FAILED, SHED, STALE, TIMEOUTS, UNCLAIMED,
+};
 use crate::presets::PRESETS;
 use stampede::metrics::value;
 use stampede::scenario::{
@@ -230,7 +234,6 @@ pub const REMEMBERED: Claim = Claim::new("a failure was handed out again", |x| {
     x.r.remembered_failures > 0
 });
 pub const PINNED: Claim = Claim::new("a request was still waiting", |x| x.r.pinned > 0);
-pub const NONE_PINNED: Claim = Claim::new("every request ended", |x| x.r.pinned == 0);
 pub const WITHIN_DEADLINE: Claim =
     Claim::new("the slowest answer came within the deadline knob", |x| {
         x.r.max_ms <= f64::from(x.s.deadline_ms)
@@ -262,9 +265,6 @@ pub const REFUSALS_SPLIT: Claim = Claim::new("each refused release was taken or 
 pub const REFUSED_TAKEN: Claim = Claim::new("a release found another holder's claim", |x| {
     x.r.releases_refused_taken > 0
 });
-pub const REDIS_FAILED: Claim = Claim::new("a Redis command failed", |x| x.r.redis_errors > 0);
-pub const NO_TIMEOUTS: Claim = Claim::new("no caller timed out", |x| x.r.timeouts == 0);
-pub const TIMEOUTS: Claim = Claim::new("a caller timed out", |x| x.r.timeouts > 0);
 pub const TIMEOUT_INSIDE: Claim =
     Claim::new("the Redis timeout is shorter than the deadline", |x| {
         x.s.redis_timeout_ms < x.s.deadline_ms
@@ -275,11 +275,8 @@ pub const TIMEOUT_OUTSIDE: Claim =
     });
 pub const SKIPPED: Claim = Claim::new("a breaker skipped a command", |x| x.r.redis_skipped > 0);
 pub const NO_STALE: Claim = Claim::new("nothing was served stale", |x| x.r.stale_served == 0);
-pub const CRASHED: Claim = Claim::new("a thread died", |x| x.r.crashed > 0);
 pub const NO_WINS: Claim = Claim::new("nobody won a claim", |x| x.r.claim_wins == 0);
 pub const CLAIM_WON: Claim = Claim::new("a claim was won", |x| x.r.claim_wins > 0);
-pub const ORIGIN_TIMED_OUT: Claim =
-    Claim::new("an origin call timed out", |x| x.r.origin_timeouts > 0);
 pub const NEGATIVE_HITS: Claim =
     Claim::new("a cached failure was served", |x| x.r.negative_hits > 0);
 pub const FAILURES_LEFT: Claim = Claim::new("no failure was remembered or cached", |x| {
@@ -294,9 +291,6 @@ pub const OWN_CALLS: Claim = Claim::new("no more errors than failed calls, none 
 pub const OVERWRITES: Claim = Claim::new("an older value landed over a newer", |x| {
     x.r.stale_overwrites > 0
 });
-pub const OVERLAPS: Claim = Claim::new("a recompute overlapped another", |x| {
-    x.r.overlapping_recomputes > 0
-});
 pub const CLAIM_SHORT: Claim = Claim::new("the claim TTL is shorter than the recompute", |x| {
     x.s.claim != ClaimMode::Off && x.s.claim_ttl_ms < x.s.recompute_ms
 });
@@ -304,9 +298,6 @@ pub const FITS_DEADLINE: Claim = Claim::new(
     "a recompute at its usual latency fits in the deadline",
     |x| x.s.recompute_ms < x.s.deadline_ms,
 );
-pub const MERGED: Claim = Claim::new("fewer recomputes than requests that missed", |x| {
-    x.r.recomputes < x.r.misses
-});
 pub const SWAMPED: Claim = Claim::new(
     "more recomputes at the origin at once than its capacity",
     |x| x.r.origin_peak_concurrency > u64::from(x.s.origin_capacity),
@@ -314,10 +305,7 @@ pub const SWAMPED: Claim = Claim::new(
 pub const NOT_SWAMPED: Claim = Claim::new("the origin never ran past its capacity", |x| {
     x.r.origin_peak_concurrency <= u64::from(x.s.origin_capacity)
 });
-pub const SHED: Claim = Claim::new("admission shed a recompute", |x| x.r.admission_shed > 0);
 pub const CLAIMED: Claim = Claim::new("a claim was attempted", |x| x.r.claim_attempts > 0);
-pub const UNCLAIMED: Claim = Claim::new("no claim was attempted", |x| x.r.claim_attempts == 0);
-pub const STALE: Claim = Claim::new("a request was served stale", |x| x.r.stale_served > 0);
 pub const MANY_INSTANCES: Claim = Claim::new("more than one instance", |x| x.s.instances > 1);
 pub const MANY_THREADS: Claim =
     Claim::new("more than one thread per instance", |x| x.s.threads > 1);
@@ -330,9 +318,6 @@ pub const MORE_THAN_ONE_PER_INSTANCE: Claim =
     });
 pub const FLEET_TO_ONE: Claim = Claim::new("fewer recomputes than instances", |x| {
     x.r.recomputes < u64::from(x.s.instances)
-});
-pub const PER_INSTANCE: Claim = Claim::new("as many recomputes as instances", |x| {
-    x.r.recomputes == u64::from(x.s.instances)
 });
 pub const EVERY_THREAD: Claim = Claim::new("a recompute per request", |x| {
     x.r.recomputes == x.r.requests
@@ -367,7 +352,7 @@ fn late_claims(x: &mut Say) {
     x.when(
         &[LATE_CLAIM],
         format!(
-            " A claim the client gave up on may still be held: when Redis resumed it ran {} timed out.",
+            " A claim the client gave up on may still be held: when Redis resumed it granted {} already timed out.",
             plural(
                 r.late_claims,
                 "claim whose client had",

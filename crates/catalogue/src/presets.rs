@@ -2,8 +2,10 @@
 //! the A/B view's comparisons, two designs on the same traffic.
 
 use crate::claims::{
-    Claim, Run, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN, FEWER_RECOMPUTES_THAN_THEN,
+    Claim, CRASHED, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN, FEWER_RECOMPUTES_THAN_THEN,
     FEWER_TIMEOUTS_THAN_THEN, LOWER_P50_THAN_THEN, LOWER_P99_THAN_THEN, LOWER_PEAK_THAN_THEN,
+    MERGED, NONE_PINNED, NO_TIMEOUTS, ORIGIN_TIMED_OUT, OVERLAPS, PER_INSTANCE, REDIS_FAILED, SHED,
+    STALE, TIMEOUTS, UNCLAIMED,
 };
 use stampede::scenario::*;
 
@@ -30,80 +32,57 @@ impl Preset {
     }
 }
 
-const fn said(states: &'static str, holds: fn(&Run) -> bool) -> Claim {
-    Claim::new(states, holds)
-}
-const ONE_FOR_THE_FLEET: Claim = said("one recompute for the fleet", |x| x.r.recomputes == 1);
-const ONE_ATTEMPT_PER_INSTANCE: Claim = said("one claim attempt per instance", |x| {
+const ONE_FOR_THE_FLEET: Claim = Claim::new("one recompute for the fleet", |x| x.r.recomputes == 1);
+const ONE_ATTEMPT_PER_INSTANCE: Claim = Claim::new("one claim attempt per instance", |x| {
     x.r.claim_attempts == u64::from(x.s.instances)
 });
-const A_CALL_PER_MISS: Claim = said("every thread that missed recomputed", |x| {
+const A_CALL_PER_MISS: Claim = Claim::new("every thread that missed recomputed", |x| {
     x.r.recomputes == x.r.misses
 });
-const MOST_TOO_LATE: Claim = said("most callers were answered too late", |x| {
+const MOST_TOO_LATE: Claim = Claim::new("most callers were answered too late", |x| {
     2 * x.r.timeouts > x.r.requests
 });
-const ONE_PER_INSTANCE: Claim = said("one recompute per instance", |x| {
-    x.r.recomputes == u64::from(x.s.instances)
-});
-const EVERY_THREAD_CLAIMS: Claim = said("every thread that missed claimed", |x| {
+const EVERY_THREAD_CLAIMS: Claim = Claim::new("every thread that missed claimed", |x| {
     x.r.claim_attempts >= x.r.misses
 });
-const STALE_SERVED: Claim = said("losers answered stale", |x| x.r.stale_served > 0);
-const CLAIMED_AGAIN: Claim = said("later arrivals claimed again", |x| {
+const CLAIMED_AGAIN: Claim = Claim::new("later arrivals claimed again", |x| {
     x.r.claim_attempts > u64::from(x.s.instances)
 });
-const FAILED: Claim = said("a failure reached callers", |x| x.r.errors > 0);
-const NOT_REMEMBERED: Claim = said("no failure was handed out again", |x| {
+const FAILED: Claim = Claim::new("a failure reached callers", |x| x.r.errors > 0);
+const NOT_REMEMBERED: Claim = Claim::new("no failure was handed out again", |x| {
     x.r.remembered_failures == 0
 });
-const NONE_PINNED: Claim = said("the deadlines freed every caller", |x| x.r.pinned == 0);
-const TIMED_OUT: Claim = said("callers timed out", |x| x.r.timeouts > 0);
-const ORIGIN_TIMED_OUT: Claim = said("the origin timeout ended a call's wait", |x| {
-    x.r.origin_timeouts > 0
-});
-const HOLDER_DIED: Claim = said("the claim's holder died", |x| x.r.crashed > 0);
-const OVERLAPPED: Claim = said("another instance recomputed alongside", |x| {
-    x.r.overlapping_recomputes > 0
-});
-const LATE_RELEASES_REFUSED: Claim = said("the token check refused every late release", |x| {
-    x.r.releases_refused > 0
-        && x.r.releases_refused == x.r.releases_refused_expired + x.r.releases_refused_taken
-});
-const REDIS_FAILED: Claim = said("Redis failed", |x| x.r.redis_errors > 0);
-const REFRESHED: Claim = said("the refresh went on", |x| x.r.recomputes > 0);
-const RETRIES_CALLED: Claim = said("retries were origin calls of their own", |x| {
+const LATE_RELEASES_REFUSED: Claim =
+    Claim::new("the token check refused every late release", |x| {
+        x.r.releases_refused > 0
+            && x.r.releases_refused == x.r.releases_refused_expired + x.r.releases_refused_taken
+    });
+const REFRESHED: Claim = Claim::new("the refresh went on", |x| x.r.recomputes > 0);
+const RETRIES_CALLED: Claim = Claim::new("retries were origin calls of their own", |x| {
     x.r.retries > 0 && 2 * x.r.retry_recomputes > x.r.retries
 });
-const TURNED_AWAY: Claim = said("requests were turned away", |x| x.r.rejected > 0);
-const QUEUED_AT_REDIS: Claim = said("the queue at Redis set the latency", |x| {
+const TURNED_AWAY: Claim = Claim::new("requests were turned away", |x| x.r.rejected > 0);
+const QUEUED_AT_REDIS: Claim = Claim::new("the queue at Redis set the latency", |x| {
     x.r.redis_queue_peak > 1 && x.r.p99_ms > f64::from(x.s.recompute_ms)
 });
-const BOUNDED: Claim = said("admission bounded the origin", |x| {
+const BOUNDED: Claim = Claim::new("admission bounded the origin", |x| {
     x.s.admission > 0
         && x.r.origin_peak_concurrency <= u64::from(x.s.admission) * u64::from(x.s.instances)
 });
 /// Misses that were neither a recompute of their own nor shed: those a
 /// flight answered.
-const LITTLE_MERGED: Claim = said("little to coalesce", |x| {
+const LITTLE_MERGED: Claim = Claim::new("little to coalesce", |x| {
     10 * x
         .r
         .misses
         .saturating_sub(x.r.recomputes + x.r.admission_shed)
         <= x.r.misses
 });
-const EVERYONE_TIMED_OUT: Claim = said("failing open still timed everyone out", |x| {
+const EVERYONE_TIMED_OUT: Claim = Claim::new("failing open still timed everyone out", |x| {
     x.r.timeouts == x.r.requests
 });
-const MERGED: Claim = said("coalescing merged requests", |x| {
-    x.r.recomputes < x.r.misses
-});
-const SHED: Claim = said("admission shed the rest", |x| x.r.admission_shed > 0);
-const NOBODY_WAITED: Claim = said("nobody waited for the refresh", |x| x.r.timeouts == 0);
-const NO_MISS: Claim = said("nobody met a miss", |x| x.r.misses == 0);
-const OLDER_LANDED: Claim = said("the older value landed last", |x| x.r.stale_overwrites > 0);
-const NO_CLAIM: Claim = said("nothing to poll", |x| x.r.claim_attempts == 0);
-const NO_TIMEOUT: Claim = said("every caller was answered in time", |x| x.r.timeouts == 0);
+const NO_MISS: Claim = Claim::new("nobody met a miss", |x| x.r.misses == 0);
+const OLDER_LANDED: Claim = Claim::new("the older value landed last", |x| x.r.stale_overwrites > 0);
 
 pub const PRESETS: [Preset; 21] = [
     Preset {
@@ -128,7 +107,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Threads collapse inside each instance: one recompute per instance.",
         proof: "recomputes",
         turn: &["claim"],
-        shows: &[ONE_PER_INSTANCE],
+        shows: &[PER_INSTANCE],
     },
     Preset {
         name: "claim-outer",
@@ -144,7 +123,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
         proof: "stale_served",
         turn: &["loser"],
-        shows: &[STALE_SERVED, CLAIMED_AGAIN],
+        shows: &[STALE, CLAIMED_AGAIN],
     },
     Preset {
         name: "failure",
@@ -160,7 +139,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Deadlines free the callers and the origin timeout frees the flight and the claim (the call itself runs on at the origin); turn on no-deadline to pin them all.",
         proof: "timeouts",
         turn: &["pitfall-no-deadline"],
-        shows: &[NONE_PINNED, TIMED_OUT, ORIGIN_TIMED_OUT],
+        shows: &[NONE_PINNED, TIMEOUTS, ORIGIN_TIMED_OUT],
     },
     Preset {
         name: "holder-crash",
@@ -168,7 +147,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
         proof: "timeouts",
         turn: &["claim_ttl_ms"],
-        shows: &[HOLDER_DIED, TIMED_OUT],
+        shows: &[CRASHED, TIMEOUTS],
     },
     Preset {
         name: "short-ttl",
@@ -176,7 +155,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "The claim expires mid-recompute: another instance starts an overlapping one, and the token check refuses every late release.",
         proof: "releases_refused",
         turn: &["claim_ttl_ms"],
-        shows: &[OVERLAPPED, LATE_RELEASES_REFUSED],
+        shows: &[OVERLAPS, LATE_RELEASES_REFUSED],
     },
     Preset {
         name: "redis-down",
@@ -248,7 +227,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder never stalls a request. The stale copy lives in Redis: an outage leaves none to serve.",
         proof: "stale_served",
         turn: &["holder_crash", "redis_down"],
-        shows: &[STALE_SERVED, NOBODY_WAITED],
+        shows: &[STALE, NO_TIMEOUTS],
     },
     Preset {
         name: "xfetch",
@@ -264,7 +243,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last. Turn on fenced writes and they refuse it.",
         proof: "stale_overwrites",
         turn: &["fenced_writes", "claim_ttl_ms"],
-        shows: &[OVERLAPPED, OLDER_LANDED],
+        shows: &[OVERLAPS, OLDER_LANDED],
     },
     Preset {
         name: "cheap",
@@ -272,7 +251,7 @@ pub const PRESETS: [Preset; 21] = [
         lesson: "One copy per instance of a 20 ms query is no load: singleflight alone is enough, with nothing to poll and less Redis load.",
         proof: "p99_ms",
         turn: &["claim"],
-        shows: &[NO_CLAIM, NO_TIMEOUT],
+        shows: &[UNCLAIMED, NO_TIMEOUTS],
     },
 ];
 

@@ -1363,8 +1363,11 @@ fn a_paused_redis_says_a_claim_the_client_gave_up_on_may_still_be_held() {
         assert_eq!(r.late_claims_released, r.late_claims, "{r:?}");
         let l = lesson_of(&s, None, seed);
         let said = match r.late_claims {
-            1 => "when Redis resumed it ran 1 claim whose client had timed out".to_string(),
-            n => format!("when Redis resumed it ran {n} claims whose clients had timed out"),
+            1 => "when Redis resumed it granted 1 claim whose client had already timed out"
+                .to_string(),
+            n => format!(
+                "when Redis resumed it granted {n} claims whose clients had already timed out"
+            ),
         };
         assert!(
             l.sentence
