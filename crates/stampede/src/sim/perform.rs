@@ -266,11 +266,7 @@ impl Fleet {
                 self.r.releases += 1;
                 self.log(thread, EventKind::Release, key, 0);
                 let won = self.slots[thread as usize].won == Some(token);
-                if hung {
-                    self.hold(inst, Held::Release { key, token, won });
-                } else if !down {
-                    self.release(key, token, won);
-                }
+                self.send(inst, hung, down, Held::Release { key, token, won });
                 self.reply_later(thread, Input::Ack)
             }
             Step::Unclaim { key, token } => {
@@ -278,18 +274,13 @@ impl Fleet {
                 // not waited for (as the real driver's `release_ambiguous`).
                 self.r.unclaims += 1;
                 self.log(thread, EventKind::Release, key, 0);
-                if hung {
-                    self.hold(
-                        inst,
-                        Held::Release {
-                            key,
-                            token,
-                            won: false,
-                        },
-                    );
-                } else if !down && !self.breaker_open(inst) {
-                    self.release(key, token, false);
-                }
+                let skipped = down || self.breaker_open(inst);
+                let cmd = Held::Release {
+                    key,
+                    token,
+                    won: false,
+                };
+                self.send(inst, hung, skipped, cmd);
                 Some(Input::Ack)
             }
             Step::Admit { max_wait } => {
@@ -321,28 +312,18 @@ impl Fleet {
                 fence,
             } => {
                 self.log(thread, EventKind::CacheSet, key, 0);
-                if hung {
-                    self.hold(
-                        inst,
-                        Held::Set {
-                            key,
-                            value,
-                            delta,
-                            fence,
-                        },
-                    );
-                } else if !down {
-                    self.write_value(key, value, delta, fence);
-                }
+                let cmd = Held::Set {
+                    key,
+                    value,
+                    delta,
+                    fence,
+                };
+                self.send(inst, hung, down, cmd);
                 self.reply_later(thread, Input::Ack)
             }
             Step::CacheSetNegative { key, ttl } => {
                 self.log(thread, EventKind::CacheSet, key, 1);
-                if hung {
-                    self.hold(inst, Held::Negative { key, ttl });
-                } else if !down {
-                    self.write_negative(key, ttl);
-                }
+                self.send(inst, hung, down, Held::Negative { key, ttl });
                 self.reply_later(thread, Input::Ack)
             }
             Step::Sleep { until } => {
@@ -503,6 +484,42 @@ impl Fleet {
         }
     }
 
+    /// Runs `cmd` on a Redis that answers; true for a claim that landed.
+    fn apply(&mut self, cmd: Held) -> bool {
+        match cmd {
+            Held::Claim { key, token, ttl } => {
+                let won = matches!(
+                    self.claims.set_nx_px(key, token, ttl, self.now),
+                    Ok(SetReply::Ok { .. })
+                );
+                if won {
+                    self.claims.next_fence(key);
+                }
+                return won;
+            }
+            Held::Release { key, token, won } => self.release(key, token, won),
+            Held::Set {
+                key,
+                value,
+                delta,
+                fence,
+            } => self.write_value(key, value, delta, fence),
+            Held::Negative { key, ttl } => self.write_negative(key, ttl),
+        }
+        false
+    }
+
+    /// A write whose reply its sender does not wait on: a hung Redis holds
+    /// it until it resumes, one that is down (or skipped) never gets it,
+    /// otherwise it runs now.
+    fn send(&mut self, inst: usize, hung: bool, down: bool, cmd: Held) {
+        if hung {
+            self.hold(inst, cmd);
+        } else if !down {
+            self.apply(cmd);
+        }
+    }
+
     /// A hung Redis received `cmd` from instance `inst`: it runs when Redis
     /// resumes, with that instance's other commands in the order sent. A Redis that never resumes never runs it.
     pub(super) fn hold(&mut self, inst: usize, cmd: Held) {
@@ -554,25 +571,10 @@ impl Fleet {
             .into_iter()
             .flat_map(|i| held.iter().filter(move |(j, _)| *j == i).map(|(_, c)| *c));
         for cmd in by_connection.collect::<Vec<_>>() {
-            match cmd {
-                Held::Claim { key, token, ttl } => {
-                    if let Ok(SetReply::Ok { .. }) =
-                        self.claims.set_nx_px(key, token, ttl, self.now)
-                    {
-                        self.claims.next_fence(key);
-                        self.r.late_claims += 1;
-                        self.late.push((key, token));
-                        landed.push((key, token));
-                    }
-                }
-                Held::Release { key, token, won } => self.release(key, token, won),
-                Held::Set {
-                    key,
-                    value,
-                    delta,
-                    fence,
-                } => self.write_value(key, value, delta, fence),
-                Held::Negative { key, ttl } => self.write_negative(key, ttl),
+            if let (Held::Claim { key, token, .. }, true) = (cmd, self.apply(cmd)) {
+                self.r.late_claims += 1;
+                self.late.push((key, token));
+                landed.push((key, token));
             }
         }
         let held = landed
