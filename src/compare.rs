@@ -274,7 +274,11 @@ impl AbEngine {
             .map_err(|_| "the run is too long".to_string())?;
         // It must bite: thrown where neither run has work left for it, the
         // kit would say "Thrown" over counters that never move.
-        if !self.sides.iter().any(|s| bites(s.lab.fleet(), ball, at)) {
+        if !self
+            .sides
+            .iter()
+            .any(|s| catalogue::interview::bites(s.lab.fleet(), ball, at))
+        {
             return Err(format!(
                 "at {at} ms neither run has anything left for it (its {} counter would not move); Restart both and throw it earlier",
                 stampede::metrics::label(ball.metric)
@@ -297,20 +301,6 @@ impl AbEngine {
         }
         Ok(())
     }
-}
-
-/// Whether `ball` thrown at `at` ms moves its counter in the run `fleet`
-/// is playing: that run to its end with and without it.
-fn bites(fleet: &stampede::sim::Fleet, ball: &catalogue::interview::Curveball, at: u32) -> bool {
-    let end = |thrown: bool| {
-        let mut f = fleet.clone();
-        f.set_recording(false);
-        if thrown && catalogue::interview::throw(&mut f, ball, at).is_err() {
-            return None;
-        }
-        stampede::metrics::value(&f.run(), ball.metric)
-    };
-    matches!((end(false), end(true)), (Some(quiet), Some(with)) if with > quiet)
 }
 
 /// Takes the open A/B view's clock to `ms` and plays on from there or not

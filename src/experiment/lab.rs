@@ -447,10 +447,8 @@ impl Lab {
         quiet.set_recording(false);
         let baseline = metric(&quiet.run(), ball.metric);
         let aims = interview::aims(ball, quiet.markers());
-        let bites = |mut fleet: Fleet, at: u32| -> Result<bool, String> {
-            fleet.set_recording(false);
-            interview::throw(&mut fleet, ball, at)?;
-            Ok(metric(&fleet.run(), ball.metric) > baseline)
+        let bites = |fleet: Fleet, at: u32| -> Result<bool, String> {
+            Ok(interview::end_value(fleet, ball, Some(at))? > baseline)
         };
         let mut ahead = vec![now_ms];
         ahead.extend(aims.iter().copied().filter(|at| *at > now_ms).take(8));

@@ -362,6 +362,28 @@ pub fn throw(fleet: &mut Fleet, ball: &Curveball, at_ms: u32) -> Result<(), Stri
     }
 }
 
+/// Where `ball`'s counter ends when `fleet` runs on from where it stands,
+/// with `ball` thrown at `at_ms` (or, with `None`, as it is).
+pub fn end_value(mut fleet: Fleet, ball: &Curveball, at_ms: Option<u32>) -> Result<f64, String> {
+    fleet.set_recording(false);
+    if let Some(at) = at_ms {
+        throw(&mut fleet, ball, at)?;
+    }
+    Ok(stampede::metrics::value(&fleet.run(), ball.metric).unwrap_or(0.0))
+}
+
+/// Whether `ball` thrown at `at_ms` moves its counter in `fleet`'s run: a
+/// curveball that would not is refused, not said to be thrown.
+pub fn bites(fleet: &Fleet, ball: &Curveball, at_ms: u32) -> bool {
+    match (
+        end_value(fleet.clone(), ball, None),
+        end_value(fleet.clone(), ball, Some(at_ms)),
+    ) {
+        (Ok(quiet), Ok(thrown)) => thrown > quiet,
+        _ => false,
+    }
+}
+
 /// What the page says once `ball` is thrown at `at_ms` into a run whose
 /// values live `value_ttl_ms`: when, that nothing restarted, that the link
 /// carries it, which counter to watch, and for a deploy when its wave comes.
