@@ -15,6 +15,8 @@ use crate::lesson::{
 use stampede::scenario::{Fault, FaultKind, RedisOutage};
 use stampede::sim::Fleet;
 
+mod questions;
+
 /// The question the kit is for (the card's).
 pub const QUESTION: &str = "40 instances with 200 threads each sit in front of Redis. Compare \
 in-process coalescing (singleflight) with a Redis claim for a miss, and say why you might use both.";
@@ -85,6 +87,79 @@ pub struct Curveball {
     pub metric: &'static str,
     /// How long the fault lasts (a holder's death is a moment).
     pub duration_ms: Option<u32>,
+}
+
+/// A curveball worth throwing while a question is discussed, and what to
+/// ask as it bites (the question's own angle on [`Curveball::ask`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Throw {
+    /// A [`Curveball::kind`] of [`CURVEBALLS`].
+    pub kind: &'static str,
+    pub ask: &'static str,
+}
+
+/// One question of the kit: the card's (number 0) or one of the page's
+/// reference questions (`data-question="N"`, 1 to 15), with what each level
+/// of answer names, the red flags that cost it, the follow-ups to ask next
+/// and the curveballs to throw while it is discussed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Question {
+    /// 0 for the card's question; else the page's `data-question`.
+    pub number: u32,
+    /// The question as the interviewer reads it out (for 1 to 15, the
+    /// page's summary, tags dropped).
+    pub asks: &'static str,
+    /// basics, solid, deeper.
+    pub levels: [Level; 3],
+    pub red_flags: &'static [RedFlag],
+    pub follow_ups: &'static [FollowUp],
+    pub throws: &'static [Throw],
+}
+
+/// The card's question, whole.
+pub const CARD: Question = Question {
+    number: 0,
+    asks: QUESTION,
+    levels: LEVELS,
+    red_flags: &RED_FLAGS,
+    follow_ups: &FOLLOW_UPS,
+    throws: &[
+        Throw {
+            kind: "redis",
+            ask: CURVEBALLS[0].ask,
+        },
+        Throw {
+            kind: "redis-hang",
+            ask: CURVEBALLS[1].ask,
+        },
+        Throw {
+            kind: "holder",
+            ask: CURVEBALLS[2].ask,
+        },
+        Throw {
+            kind: "origin",
+            ask: CURVEBALLS[3].ask,
+        },
+        Throw {
+            kind: "origin-hang",
+            ask: CURVEBALLS[4].ask,
+        },
+        Throw {
+            kind: "ttl-sync",
+            ask: CURVEBALLS[5].ask,
+        },
+    ],
+};
+
+/// Every question of the kit, the card's first, then the reference's in
+/// the page's order.
+pub fn questions() -> impl Iterator<Item = &'static Question> {
+    std::iter::once(&CARD).chain(questions::REFERENCE.iter())
+}
+
+/// The kit's question of a number.
+pub fn question(number: u32) -> Option<&'static Question> {
+    questions().find(|q| q.number == number)
 }
 
 const fn shown(link: &'static str, criterion: Criterion) -> Option<Shown> {
