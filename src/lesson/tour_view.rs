@@ -613,6 +613,16 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
                         .as_ref()
                         .and_then(|(c, sd, _)| crate::page::contrast_of(have, c, *sd));
                     let (b, n, a) = tour::render(step, s, &r.report, r.at_end, then);
+                    // At the end, the words are said only if their claims
+                    // hold for the run on screen (a knob or the seed changed
+                    // during the step can make them false).
+                    let judged = r.at_end && (step.contrast.is_none() || then.is_some());
+                    let (b, n, a) =
+                        if judged && tour::said(step, s, &r.report, true, then).is_empty() {
+                            (tour::NOT_THIS_RUN.to_string(), String::new(), String::new())
+                        } else {
+                            (b, n, a)
+                        };
                     // The step's number can no longer change (the core
                     // says so of this step's own run): reveal it now, not
                     // at the run's virtual end.

@@ -886,6 +886,11 @@ pub fn said(
     say.done()
 }
 
+/// What the tour bar says instead of a step's words whose claims do not
+/// hold for the run on screen (the learner changed a knob or the seed
+/// during the step): the words are the step's own run's, not this one's.
+pub const NOT_THIS_RUN: &str = "This step's words are not true of the run on screen: a knob or the seed differs from the step's own run. The proof says what this run shows; Back, then Next, replays the step's own run.";
+
 /// How a number whose event has not happened yet is shown.
 pub const PENDING: &str = "…";
 
@@ -970,6 +975,55 @@ mod tests {
                 s.title
             );
         }
+    }
+
+    /// A learner who changes a knob or the seed during a step gets the
+    /// step's words only where their claims hold for the run on screen:
+    /// each step on smaller fleets, with each layer switched, on another
+    /// seed, says true words or none (the page then says
+    /// [`NOT_THIS_RUN`]), and some such runs do make a step's words false.
+    #[test]
+    fn a_step_on_a_changed_run_says_true_words_or_none() {
+        use stampede::scenario::ClaimMode;
+        let (mut said_none, mut said_true) = (0, 0);
+        for step in STEPS {
+            let (base, seed) = scenario_of(step.query);
+            let then = step.contrast.map(|q| {
+                let (c, cs) = scenario_of(q);
+                Fleet::new(&c, cs).run()
+            });
+            let mut small = base.clone();
+            small.instances = small.instances.min(4);
+            small.threads = small.threads.min(20);
+            let mut no_sf = small.clone();
+            no_sf.singleflight = !no_sf.singleflight;
+            let mut other_claim = small.clone();
+            other_claim.claim = match small.claim {
+                ClaimMode::Off => ClaimMode::Inner,
+                _ => ClaimMode::Off,
+            };
+            for (s, sd) in [(small, seed + 1), (no_sf, seed), (other_claim, seed)] {
+                let r = Fleet::new(&s, sd).run();
+                let clauses = said(step, &s, &r, true, then.as_ref());
+                if clauses.is_empty() {
+                    said_none += 1;
+                    continue;
+                }
+                said_true += 1;
+                let run = Run::new(&s, &r, true).against(then.as_ref());
+                assert_eq!(
+                    crate::claims::check(&run, &clauses),
+                    Ok(()),
+                    "{}: {}",
+                    step.title,
+                    crate::claims::text(&clauses)
+                );
+            }
+        }
+        assert!(
+            said_none > 0 && said_true > 0,
+            "{said_none} none, {said_true} said"
+        );
     }
 
     /// The tour's words are true: every step's scenario, run on the link's
