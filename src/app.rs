@@ -379,6 +379,8 @@ pub fn App() -> impl IntoView {
         seed,
         speed,
         compare,
+        cost,
+        ab_throws,
         reading,
         proof,
         contrasts,
@@ -500,8 +502,7 @@ pub fn App() -> impl IntoView {
     // the page (`#questions`) is not a view and moves nothing.
     let pop = window_event_listener(leptos::ev::popstate, move |_| {
         let hash = current_hash();
-        let place = tour::parse_hash(&hash);
-        if place.is_none() && !hash.is_empty() {
+        if tour::parse_hash(&hash).is_none() && !hash.is_empty() {
             return;
         }
         let (st, _) = url_state::parse(&current_query());
@@ -537,17 +538,11 @@ pub fn App() -> impl IntoView {
                 std::time::Duration::ZERO,
             );
         }
-        ab_throws.set(st.throws.clone());
-        compare.set(st.compare);
-        cost.set(st.cost);
-        tour.set(place);
-        if place.is_none() {
-            speed.set(st.speed);
-            if !same {
-                seed.set(st.seed);
-                scenario.set(st.scenario);
-            }
-        }
+        // The entry's view and run: an action, as a link or the kit's.
+        drive.act(Action::Entry {
+            query: current_query(),
+            hash,
+        });
     });
     on_cleanup(move || pop.remove());
     // A tour link pasted into the same tab changes only the hash.

@@ -40,6 +40,11 @@ pub enum Action {
     /// The read path as the card's pseudo-code (None) or in a language
     /// (an example's name, `catalogue::examples`).
     Language(Option<&'static str>),
+    /// Back or Forward to a history entry: its address's query and hash
+    /// (`#tour/basics/1`, or empty). The entry's view, scenario, seed and
+    /// speed, and the A/B view's settings; its moment is the stage's (the
+    /// app seeks there once the view is built).
+    Entry { query: String, hash: String },
 }
 
 /// What an action did, for whoever sent it (the kit says it back).
@@ -68,6 +73,7 @@ impl Action {
             Action::Throw(b) => format!("throw {}", b.kind),
             Action::Present(on) => format!("present {}", u8::from(*on)),
             Action::Language(l) => format!("language {}", l.unwrap_or("card")),
+            Action::Entry { query, hash } => format!("entry {query}{hash}"),
         }
     }
 
@@ -101,6 +107,18 @@ impl Action {
             "language" => language_of(rest)
                 .map(Action::Language)
                 .ok_or_else(|| format!("there is no language '{rest}'")),
+            "entry" => {
+                let (query, hash) = rest.split_once('#').unwrap_or((rest, ""));
+                let hash = if rest.contains('#') {
+                    format!("#{hash}")
+                } else {
+                    String::new()
+                };
+                Ok(Action::Entry {
+                    query: query.trim_start_matches('?').to_string(),
+                    hash,
+                })
+            }
             _ => Err(format!("'{verb}' is not an action")),
         }
     }
@@ -208,6 +226,29 @@ impl Page {
                     self.language.set(l);
                 }
             }
+            Action::Entry { query, hash } => {
+                // An anchor in the page (`#questions`) is not a view.
+                let place = tour::parse_hash(&hash);
+                if place.is_none() && !hash.is_empty() {
+                    return Acted::Refused(format!("'{hash}' is a place on the page, not a view"));
+                }
+                let (st, _) = url_state::parse(&query);
+                self.ab_throws.set(st.throws.clone());
+                self.compare.set(st.compare);
+                self.cost.set(st.cost);
+                self.tour.set(place);
+                if place.is_none() {
+                    self.speed.set(st.speed);
+                    // The same run stays (its moment is the stage's); another
+                    // is built.
+                    if self.seed.get_untracked() != st.seed {
+                        self.seed.set(st.seed);
+                    }
+                    if self.scenario.with_untracked(|s| *s != st.scenario) {
+                        self.scenario.set(st.scenario);
+                    }
+                }
+            }
         }
         Acted::Done
     }
@@ -248,6 +289,8 @@ mod tests {
             seed: RwSignal::new(1),
             speed: RwSignal::new(1.0),
             compare: RwSignal::new(None),
+            cost: RwSignal::new(None),
+            ab_throws: RwSignal::new(Vec::new()),
             reading: RwSignal::new(crate::reading::Reading::default()),
             proof: Memo::new(|_| catalogue::lesson::Proof {
                 metric: "recomputes",
@@ -398,6 +441,51 @@ mod tests {
     }
 
     #[test]
+    fn back_and_forward_are_an_action_that_sets_the_entrys_view() {
+        with_owner(|| {
+            let (p, log) = page();
+            // Back to a sandbox entry: its scenario and seed, the tour left.
+            let back = Action::Entry {
+                query: "preset=burst&seed=5&speed=2".into(),
+                hash: String::new(),
+            };
+            assert_eq!(p.act(back), Acted::Done);
+            assert_eq!(p.tour.get_untracked(), None);
+            let (want, _, _) = stampede::Scenario::from_query("preset=burst");
+            assert_eq!(p.scenario.get_untracked(), want);
+            assert_eq!(p.seed.get_untracked(), 5);
+            assert_eq!(p.speed.get_untracked(), 2.0);
+            // Forward to an A/B view with its cost and a curveball.
+            let ab = Action::Entry {
+                query: "cmp=cost&cost=700&throw=holder@1200".into(),
+                hash: String::new(),
+            };
+            assert_eq!(p.act(ab), Acted::Done);
+            assert_eq!(p.compare.get_untracked(), Some("cost"));
+            assert_eq!(p.cost.get_untracked(), Some(700));
+            assert_eq!(p.ab_throws.get_untracked(), [("holder", 1200)]);
+            // To a tour step: the step, and the A/B view closed.
+            let step = Action::Entry {
+                query: String::new(),
+                hash: "#tour/solid/2".into(),
+            };
+            assert_eq!(p.act(step), Acted::Done);
+            assert_eq!(p.tour.get_untracked(), Some((Level::Solid, 1)));
+            assert_eq!(p.compare.get_untracked(), None);
+            assert!(p.ab_throws.get_untracked().is_empty());
+            // An anchor in the page is not a view: nothing moves.
+            let anchor = Action::Entry {
+                query: "preset=naive".into(),
+                hash: "#questions".into(),
+            };
+            assert!(matches!(p.act(anchor), Acted::Refused(_)));
+            assert_eq!(p.tour.get_untracked(), Some((Level::Solid, 1)));
+            // The moment is the stage's: the transport is not driven.
+            assert!(log.lock().unwrap().is_empty());
+        });
+    }
+
+    #[test]
     fn every_action_survives_the_wire() {
         let mut all = vec![
             Action::TourNext,
@@ -409,6 +497,14 @@ mod tests {
             Action::Present(false),
             Action::Language(None),
             Action::Language(Some("rust")),
+            Action::Entry {
+                query: "preset=naive&seed=3".into(),
+                hash: String::new(),
+            },
+            Action::Entry {
+                query: String::new(),
+                hash: "#tour/solid/2".into(),
+            },
         ];
         for l in Level::ALL {
             for k in 0..tour::count(l) {

@@ -155,6 +155,11 @@ pub struct Page {
     pub seed: RwSignal<u64>,
     pub speed: RwSignal<f64>,
     pub compare: RwSignal<Option<&'static str>>,
+    /// The A/B view's recompute cost (ms), where its link sets one.
+    pub cost: RwSignal<Option<u32>>,
+    /// Curveballs thrown into the A/B view (kind, ms), replayed from its
+    /// link.
+    pub ab_throws: RwSignal<Vec<(&'static str, u32)>>,
     pub reading: RwSignal<Reading>,
     /// The counter that proves the running lesson (announced outside the tour).
     pub proof: Memo<catalogue::lesson::Proof>,

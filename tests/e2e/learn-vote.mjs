@@ -32,6 +32,19 @@ await spec("learn-vote", async (t) => {
   // The vote does not start the run: the question is still open at t = 0.
   if (!(await page.locator(".tour-number").textContent()).includes("?")) throw new Error("the number showed during the vote");
   t.ok("the letter keys count hands (A 3, B 5 then Shift+B to 4, C 2); the number stays hidden");
+  // The room reads the options and their tallies from the back: at least
+  // 28 px at 1280x720 and 40 px at 1920x1080.
+  for (const [w, h, least] of [[1920, 1080, 40], [1280, 720, 28]]) {
+    await page.setViewportSize({ width: w, height: h });
+    const sizes = await page.evaluate(() =>
+      [...document.querySelectorAll(".tour-options button, [data-votes]")].filter((e) => e.offsetParent).map((e) => [e.matches("[data-votes]") ? "tally" : "option", parseFloat(getComputedStyle(e).fontSize)]),
+    );
+    const tallies = sizes.filter(([k]) => k === "tally");
+    if (tallies.length !== 4) throw new Error(`${w}x${h}: ${tallies.length} tallies on screen`);
+    const small = sizes.filter(([, f]) => f < least);
+    if (small.length) throw new Error(`${w}x${h}: under ${least} px: ${JSON.stringify(small)}`);
+    t.ok(`${w}x${h}: the options and their four tallies in ${Math.min(...sizes.map(([, f]) => f))} px type (at least ${least})`);
+  }
   await page.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "learn-vote-asking-1280x720.png") });
 
   // q shows the link's QR code over the vote: the room's hands stay.
