@@ -61,7 +61,7 @@ LAYERS = {
     "panels/": "view",
     "lesson/": "view",
     "compare.rs": "view",
-    "kit.rs": "view",
+    "kit/": "view",
     "playlist.rs": "view",
     "qr.rs": "view",
     "embed.rs": "view",
