@@ -329,6 +329,12 @@ pub const EVERY_PINNED: Claim = Claim::new("every request was still waiting", |x
     x.r.requests > 0 && x.r.pinned == x.r.requests
 });
 pub const FAULT_BIT: Claim = Claim::new("a fault of the list acted", |x| x.r.fault_bites > 0);
+/// A dead holder's claim TTL reaches past the run's last event: nobody
+/// could take the claim again before the run ended.
+pub const DEAD_CLAIM_OUTLASTED: Claim =
+    Claim::new("a dead holder's claim TTL outlasted the run", |x| {
+        x.r.crashed > 0 && f64::from(x.s.claim_ttl_ms) > x.r.elapsed_ms
+    });
 
 // ---- a claim the client gave up on (a paused Redis) -------------------------
 
@@ -783,6 +789,11 @@ const RULES: &[Rule] = &[
                     "The claim's winner was to die holding it, but nobody won a claim in this run, so there was none to hold.".into(),
                 ),
             ]);
+            // A TTL longer than the run: the stall is the whole run.
+            x.when(
+                &[CRASHED, DEAD_CLAIM_OUTLASTED, NO_RECOMPUTES, ENDED],
+                " Its TTL outlasted the run: no refresh ran at all.",
+            );
         },
         needs: no_needs,
     },
@@ -1180,11 +1191,23 @@ const RULES: &[Rule] = &[
                     );
                 }
             }
-            x.plain(format!(
-                "{} keys, {spread}: at most {} ran at the origin at once.",
+            let ran = format!(
+                "{} keys, {spread}: at most {} ran at the origin at once",
                 count(u64::from(s.keys)),
                 plural(r.origin_peak_concurrency, "recompute", "recomputes")
-            ));
+            );
+            // Expiries that came together past what the origin can take:
+            // said, as the claim it is.
+            x.first(vec![
+                (
+                    &[SWAMPED],
+                    format!(
+                        "{ran}, past its capacity of {}.",
+                        count(u64::from(s.origin_capacity))
+                    ),
+                ),
+                (&[], format!("{ran}.")),
+            ]);
             // A deploy's re-warm that never came: said, with the reason.
             if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
                 x.when(
