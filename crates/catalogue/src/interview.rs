@@ -60,6 +60,9 @@ pub struct RedFlag {
     /// same claims (a host test checks it), so the flag and the lesson
     /// cannot disagree on a run.
     pub claims: &'static [Claim],
+    /// The same run without the mistake (a share link's query): its run
+    /// does not show `shown`'s damage, so the mistake is its cause.
+    pub fixed: &'static str,
 }
 
 /// A follow-up: one of the reference's questions (`data-question` on the
@@ -163,7 +166,12 @@ pub fn question(number: u32) -> Option<&'static Question> {
 }
 
 const fn shown(link: &'static str, criterion: Criterion) -> Option<Shown> {
-    Some(Shown { link, criterion })
+    Some(on(link, criterion))
+}
+
+/// The run of `link`, meeting `criterion`.
+const fn on(link: &'static str, criterion: Criterion) -> Shown {
+    Shown { link, criterion }
 }
 
 const fn point(text: &'static str, shown: Option<Shown>) -> Point {
@@ -182,7 +190,7 @@ pub const LEVELS: [Level; 3] = [
             ),
             point(
                 "Singleflight shares one computation among one process's threads: 200 become 1.",
-                shown("preset=singleflight", exactly("recomputes", 40.0)),
+                shown("preset=singleflight&i=1", exactly("recomputes", 1.0)),
             ),
             point(
                 "A Redis claim is what coordinates the instances: about one recompute.",
@@ -255,6 +263,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         },
         lesson: "singleflight",
         claims: &[COALESCED, PER_INSTANCE],
+        fixed: "preset=burst",
     },
     RedFlag {
         says: "Take the Redis lock first, then coalesce.",
@@ -265,6 +274,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         },
         lesson: "claim-outer",
         claims: &[EVERY_MISS_CLAIMED],
+        fixed: "preset=burst",
     },
     RedFlag {
         says: "Keep the failed result in the map so callers stop retrying.",
@@ -275,6 +285,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         },
         lesson: "remember-failure",
         claims: &[REMEMBERED],
+        fixed: "preset=failure",
     },
     RedFlag {
         says: "Waiters just wait until the computation finishes.",
@@ -285,6 +296,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         },
         lesson: "no-deadline",
         claims: &[EVERY_PINNED],
+        fixed: "preset=hang",
     },
     RedFlag {
         says: "Coalescing or the lock alone protects a cold cache.",
@@ -295,6 +307,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         },
         lesson: "cold",
         claims: &[SWAMPED],
+        fixed: "preset=cold",
     },
 ];
 
@@ -565,78 +578,151 @@ mod tests {
     use stampede::scenario::Scenario;
     use stampede::sim::Fleet;
 
+    use crate::claims::Run;
+    use stampede::Report;
+    use std::collections::{BTreeSet, HashMap};
+    use std::sync::{Mutex, OnceLock};
+
+    /// The scenario of a kit's link, which parses without a notice.
+    fn scenario(link: &str) -> Scenario {
+        let (s, _, notices) = Scenario::from_query(link);
+        assert!(notices.is_empty(), "{link}: {notices:?}");
+        s
+    }
+
+    /// The run of `link` on `seed`, run once for all the tests (many
+    /// points, flags and follow-ups show the same runs).
+    fn report(link: &str, seed: u64) -> Report {
+        static RUNS: OnceLock<Mutex<HashMap<(String, u64), Report>>> = OnceLock::new();
+        let runs = RUNS.get_or_init(Default::default);
+        let key = (link.to_string(), seed);
+        if let Some(r) = runs.lock().unwrap().get(&key) {
+            return r.clone();
+        }
+        let r = Fleet::new(&scenario(link), seed).run();
+        runs.lock().unwrap().insert(key, r.clone());
+        r
+    }
+
+    /// The reference's questions (1 to 15), without the card's.
+    fn reference() -> impl Iterator<Item = &'static Question> {
+        questions().filter(|q| q.number != 0)
+    }
+
+    /// Every run the kit shows, of every question: what it is, and the run.
     fn every_shown() -> Vec<(String, Shown)> {
         let mut out = Vec::new();
-        for l in &LEVELS {
-            for p in l.names {
-                if let Some(s) = p.shown {
-                    out.push((format!("{}: {}", l.name, p.text), s));
+        for q in questions() {
+            for l in &q.levels {
+                for p in l.names {
+                    if let Some(s) = p.shown {
+                        out.push((format!("question {} {}: {}", q.number, l.name, p.text), s));
+                    }
                 }
             }
-        }
-        for f in &RED_FLAGS {
-            out.push((format!("red flag: {}", f.says), f.shown));
-        }
-        for f in &FOLLOW_UPS {
-            out.push((format!("follow-up {}", f.question), f.shown));
+            for f in q.red_flags {
+                out.push((
+                    format!("question {} red flag: {}", q.number, f.says),
+                    f.shown,
+                ));
+            }
+            for f in q.follow_ups {
+                out.push((
+                    format!("question {} follow-up {}", q.number, f.question),
+                    f.shown,
+                ));
+            }
         }
         out
     }
 
+    /// Every red flag of every question, with its question's number.
+    fn every_flag() -> Vec<(u32, &'static RedFlag)> {
+        questions()
+            .flat_map(|q| q.red_flags.iter().map(move |f| (q.number, f)))
+            .collect()
+    }
+
     #[test]
     fn every_shown_claim_holds_on_every_seed() {
-        for (what, s) in every_shown() {
-            let (scenario, _, notices) = Scenario::from_query(s.link);
-            assert!(notices.is_empty(), "{what}: {} {notices:?}", s.link);
+        let shown = every_shown();
+        assert!(shown.len() > 100, "{}", shown.len());
+        let mut wrong = Vec::new();
+        for (what, s) in shown {
             for seed in SEEDS {
-                let g = s.criterion.check(&Fleet::new(&scenario, seed).run());
+                let g = s.criterion.check(&report(s.link, seed));
+                if !g.passed {
+                    wrong.push(format!(
+                        "{what}: {} on {} seed {seed} gave {}",
+                        g.name, s.link, g.value
+                    ));
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    #[test]
+    fn a_red_flags_run_is_damage_the_fixed_run_is_not() {
+        // Each red flag is refuted by its run, and the run it is taken from
+        // without the mistake (its `fixed`) does not show the damage on any
+        // seed (the flag is the cause).
+        for (n, flag) in every_flag() {
+            assert_ne!(
+                scenario(flag.fixed),
+                scenario(flag.shown.link),
+                "question {n}: {}: the fix is the mistake's own run",
+                flag.says
+            );
+            for seed in SEEDS {
+                let g = flag.shown.criterion.check(&report(flag.fixed, seed));
                 assert!(
-                    g.passed,
-                    "{what}: {} on seed {seed} gave {}",
-                    g.name, g.value
+                    !g.passed,
+                    "question {n}: {}: {} also shows {} = {} (seed {seed})",
+                    flag.says, flag.fixed, g.name, g.value
                 );
             }
         }
     }
 
     #[test]
-    fn a_red_flags_run_is_damage_the_fixed_run_is_not() {
-        // Each red flag is refuted by its run, and the run it is taken from
-        // without the mistake does not show the damage (the flag is the cause).
-        let fixed = [
-            ("preset=singleflight", "preset=burst"),
-            ("preset=claim-outer", "preset=burst"),
-            ("preset=failure&pf=remember-failure", "preset=failure"),
-            ("preset=hang&pf=no-deadline", "preset=hang"),
-            ("preset=cold&adm=0", "preset=cold"),
-        ];
-        for (flag, (bad, good)) in RED_FLAGS.iter().zip(fixed) {
-            assert_eq!(flag.shown.link, bad);
-            let (s, _, n) = Scenario::from_query(good);
-            assert!(n.is_empty(), "{good}: {n:?}");
-            let g = flag.shown.criterion.check(&Fleet::new(&s, 1).run());
-            assert!(
-                !g.passed,
-                "{}: {good} also shows {} = {}",
-                flag.says, g.name, g.value
+    fn every_question_has_three_levels_in_order_and_a_few_of_each() {
+        for q in questions() {
+            let names: Vec<_> = q.levels.iter().map(|l| l.name).collect();
+            assert_eq!(
+                names,
+                ["basics", "solid", "deeper"],
+                "question {}",
+                q.number
             );
+            for l in &q.levels {
+                assert!(!l.gist.is_empty(), "question {} {}", q.number, l.name);
+                let (least, most) = if q.number == 0 { (3, 5) } else { (2, 4) };
+                assert!(
+                    (least..=most).contains(&l.names.len()),
+                    "question {} {}: {} points",
+                    q.number,
+                    l.name,
+                    l.names.len()
+                );
+            }
+            if q.number != 0 {
+                assert!(
+                    (1..=3).contains(&q.red_flags.len()),
+                    "question {}: {} red flags",
+                    q.number,
+                    q.red_flags.len()
+                );
+            }
         }
-    }
-
-    #[test]
-    fn the_levels_are_the_cards_three_in_order() {
-        let names: Vec<_> = LEVELS.iter().map(|l| l.name).collect();
-        assert_eq!(names, ["basics", "solid", "deeper"]);
-        for l in &LEVELS {
-            assert!(l.names.len() >= 3, "{}", l.name);
-        }
+        assert_eq!(CARD.levels, LEVELS);
     }
 
     #[test]
     fn follow_ups_are_distinct_questions_that_exist() {
         let page = include_str!("../../../index.html");
-        // Each follow-up's question, as the page words it, is about what the
-        // follow-up listens for.
+        // Each of the card's follow-ups' questions, as the page words it,
+        // is about what the follow-up listens for.
         let about = [
             "outside",
             "throws",
@@ -645,17 +731,239 @@ mod tests {
             "Redis is down",
             "enough",
         ];
-        let mut seen = std::collections::BTreeSet::new();
         for (f, word) in FOLLOW_UPS.iter().zip(about) {
-            assert!(seen.insert(f.question), "question {} twice", f.question);
-            let open = format!("<details data-question=\"{}\">", f.question);
-            let at = page
-                .find(&open)
-                .unwrap_or_else(|| panic!("no question {}", f.question));
-            let summary = &page[at..];
-            let summary = &summary[..summary.find("</summary>").unwrap()];
+            let summary =
+                summary(page, f.question).unwrap_or_else(|| panic!("no question {}", f.question));
             assert!(summary.contains(word), "question {}: {summary}", f.question);
         }
+        // Every question's follow-ups: other questions of the page, each
+        // once; the reference's ask one to three.
+        for q in questions() {
+            let mut seen = BTreeSet::new();
+            for f in q.follow_ups {
+                assert!(
+                    seen.insert(f.question),
+                    "question {}: follow-up {} twice",
+                    q.number,
+                    f.question
+                );
+                assert_ne!(f.question, q.number, "question {} follows itself", q.number);
+                assert!(
+                    question(f.question).is_some_and(|x| x.number != 0),
+                    "question {}: follow-up {} is no reference question",
+                    q.number,
+                    f.question
+                );
+                assert!(summary(page, f.question).is_some(), "{}", f.question);
+                assert!(!f.listen_for.is_empty());
+            }
+            if q.number != 0 {
+                assert!(
+                    (1..=3).contains(&q.follow_ups.len()),
+                    "question {}: {} follow-ups",
+                    q.number,
+                    q.follow_ups.len()
+                );
+            }
+        }
+    }
+
+    /// Question `n`'s summary on the page, as the reader sees it: tags
+    /// dropped, the entities the page writes decoded.
+    fn summary(page: &str, n: u32) -> Option<String> {
+        let open = format!("<details data-question=\"{n}\">");
+        let at = page.find(&open)? + open.len();
+        let rest = &page[at..];
+        let from = rest.find("<summary>")? + "<summary>".len();
+        let to = rest.find("</summary>")?;
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in rest[from..to].chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => in_tag = false,
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        Some(
+            text.replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&amp;", "&")
+                .trim()
+                .to_string(),
+        )
+    }
+
+    #[test]
+    fn the_reference_questions_are_the_pages_in_order_word_for_word() {
+        let page = include_str!("../../../index.html");
+        let numbers: Vec<u32> = reference().map(|q| q.number).collect();
+        assert_eq!(numbers, (1..=15).collect::<Vec<_>>());
+        assert_eq!(questions().next().map(|q| q.number), Some(0));
+        for q in reference() {
+            let said =
+                summary(page, q.number).unwrap_or_else(|| panic!("no question {}", q.number));
+            assert_eq!(q.asks, said, "question {}", q.number);
+        }
+        // The page has no question the kit lacks.
+        assert!(summary(page, 16).is_none());
+        // The stripping works on the page's markup: a tag, an entity.
+        assert!(question(6).unwrap().asks.starts_with("What is Forget for"));
+    }
+
+    #[test]
+    fn every_throw_is_a_curveball_once_with_an_ask_of_its_own() {
+        for q in questions() {
+            let mut seen = BTreeSet::new();
+            for t in q.throws {
+                assert!(
+                    curveball(t.kind).is_some(),
+                    "question {}: no curveball {}",
+                    q.number,
+                    t.kind
+                );
+                assert!(
+                    seen.insert(t.kind),
+                    "question {}: {} twice",
+                    q.number,
+                    t.kind
+                );
+                assert!(t.ask.ends_with('?'), "question {}: {}", q.number, t.ask);
+            }
+            if q.number != 0 {
+                assert!(
+                    (1..=3).contains(&q.throws.len()),
+                    "question {}: {} throws",
+                    q.number,
+                    q.throws.len()
+                );
+                // The question's own angle, not the curveball's generic ask.
+                for t in q.throws {
+                    assert_ne!(
+                        Some(t.ask),
+                        curveball(t.kind).map(|c| c.ask),
+                        "question {}",
+                        q.number
+                    );
+                }
+            }
+        }
+    }
+
+    /// A number a reference question's point or red flag states is one
+    /// its run shows exactly, on every seed; words with no exact run state
+    /// none (the reasons and the follow-ups' words neither).
+    #[test]
+    fn a_number_in_a_reference_statement_is_its_runs() {
+        let proves = |text: &str, shown: Option<Shown>| -> Result<(), String> {
+            for n in crate::lesson::numbers_in(text) {
+                let n = n.replace(',', "");
+                match shown {
+                    Some(s)
+                        if s.criterion.cmp == crate::drill::Cmp::Exactly
+                            && n == stampede::decimal::format(s.criterion.limit) => {}
+                    _ => return Err(format!("{n} in \"{text}\" is no exact count of its run")),
+                }
+            }
+            Ok(())
+        };
+        let mut wrong = Vec::new();
+        for q in reference() {
+            for l in &q.levels {
+                wrong.extend(proves(l.gist, None).err());
+                for p in l.names {
+                    wrong.extend(proves(p.text, p.shown).err());
+                }
+            }
+            for f in q.red_flags {
+                wrong.extend(proves(f.says, None).err());
+                wrong.extend(proves(f.because, Some(f.shown)).err());
+            }
+            for f in q.follow_ups {
+                wrong.extend(proves(f.listen_for, None).err());
+            }
+            for t in q.throws {
+                wrong.extend(proves(t.ask, None).err());
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+
+    /// Issue 26 §2: no teaching statement contradicts another. A red flag's
+    /// run is a mistake, so no question's point shows it (as good practice),
+    /// and a follow-up shows it only as the mistake, by a red flag's own
+    /// criterion on it. A flag's fix is no question's red flag, and on its
+    /// run, every seed, the flag's criterion fails and its reason's claims
+    /// do not all hold: the fix refutes the flag by claim as well as by count.
+    #[test]
+    fn no_teaching_statement_contradicts_another() {
+        let flags = every_flag();
+        let mistakes: Vec<(u32, &RedFlag, Scenario)> = flags
+            .iter()
+            .map(|&(n, f)| (n, f, scenario(f.shown.link)))
+            .collect();
+        let mut wrong = Vec::new();
+        for q in questions() {
+            for l in &q.levels {
+                for p in l.names {
+                    let Some(shown) = p.shown else { continue };
+                    let s = scenario(shown.link);
+                    for (n, f, _) in mistakes.iter().filter(|m| m.2 == s) {
+                        wrong.push(format!(
+                            "question {} {} \"{}\" shows {}, the run of question {n}'s red flag \"{}\"",
+                            q.number, l.name, p.text, shown.link, f.says
+                        ));
+                    }
+                }
+            }
+            for fu in q.follow_ups {
+                let s = scenario(fu.shown.link);
+                let on: Vec<_> = mistakes.iter().filter(|m| m.2 == s).collect();
+                if !on.is_empty() && !on.iter().any(|m| m.1.shown.criterion == fu.shown.criterion) {
+                    wrong.push(format!(
+                        "question {} follow-up {} shows {} by {}, not as its red flag \"{}\" does",
+                        q.number,
+                        fu.question,
+                        fu.shown.link,
+                        fu.shown.criterion.name(),
+                        on[0].1.says
+                    ));
+                }
+            }
+        }
+        for &(n, f) in &flags {
+            let fixed = scenario(f.fixed);
+            for (m, g, _) in mistakes.iter().filter(|m| m.2 == fixed) {
+                wrong.push(format!(
+                    "question {n} \"{}\": its fix {} is question {m}'s red flag \"{}\"",
+                    f.says, f.fixed, g.says
+                ));
+            }
+            for seed in SEEDS {
+                let r = report(f.fixed, seed);
+                if f.shown.criterion.holds_for(&r) {
+                    wrong.push(format!(
+                        "question {n} \"{}\": its fix {} shows {} too (seed {seed})",
+                        f.says,
+                        f.fixed,
+                        f.shown.criterion.name()
+                    ));
+                }
+                if f.claims
+                    .iter()
+                    .all(|c| c.holds(&Run::new(&fixed, &r, true)))
+                {
+                    wrong.push(format!(
+                        "question {n} \"{}\": on its fix {} every claim {:?} holds too (seed {seed})",
+                        f.says, f.fixed, f.claims
+                    ));
+                }
+            }
+        }
+        wrong.dedup();
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
     #[test]

@@ -1298,14 +1298,19 @@ fn a_hung_command_fails_at_its_timeout() {
 }
 
 /// The interviewer's kit and the lessons cannot disagree: each red flag's
-/// run (on every drill seed) shows the lesson the flag speaks of, and that
-/// lesson's words make every claim the flag's reason makes, each holding.
+/// run, of every question of the kit (on every drill seed), shows the
+/// lesson the flag speaks of, and that lesson's words make every claim the
+/// flag's reason makes, each holding.
 #[test]
 fn every_red_flag_rests_on_its_lessons_claims() {
     use catalogue::claims::Run;
-    use catalogue::interview::RED_FLAGS;
+    let flags: Vec<_> = catalogue::interview::questions()
+        .flat_map(|q| q.red_flags)
+        .collect();
+    // The card's five and at least one of each reference question's.
+    assert!(flags.len() >= 5 + 15, "{}", flags.len());
     let mut wrong = Vec::new();
-    for flag in &RED_FLAGS {
+    for flag in flags {
         let (s, _, notices) = Scenario::from_query(flag.shown.link);
         assert!(notices.is_empty(), "{}: {notices:?}", flag.shown.link);
         assert!(!flag.claims.is_empty(), "{}: claims nothing", flag.says);
