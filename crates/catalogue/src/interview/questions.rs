@@ -1027,7 +1027,7 @@ pub const REFERENCE: [Question; 15] = [
                 "Sizes it to the bound, not to the usual case.",
                 &[
                     point(
-                        "Even a hung origin's call ends at the origin timeout, inside the TTL: no second holder.",
+                        "Even on a hung origin the flight settles at the origin timeout, inside the TTL: no second holder.",
                         shown("preset=hang", exactly("overlapping_recomputes", 0.0)),
                     ),
                     point(
@@ -1123,14 +1123,14 @@ pub const REFERENCE: [Question; 15] = [
                 "Counts what failing open costs in steady traffic, and bounds it.",
                 &[
                     point(
-                        "It is not free: in steady traffic every instance recomputes every key at every expiry.",
+                        "It is not free: in steady traffic each instance recomputes each key at every expiry at least.",
                         shown(
                             "rd=1&i=10&t=20&w=steady&vt=5000&dur=20000&th=100",
                             at_least("recomputes", 700.0),
                         ),
                     ),
                     point(
-                        "More where the cache lives in the same Redis; so it belongs behind admission control.",
+                        "Far more where the cache lives in the same Redis, as every read misses; so it belongs behind admission control.",
                         None,
                     ),
                 ],
