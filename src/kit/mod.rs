@@ -27,16 +27,22 @@
 //! candidate's window is gone when it stops answering the pings (or says
 //! `bye`).
 //!
-//! **The scoresheet** (`data-scoresheet`): the candidate, the date, a tick
-//! per point, red flag and follow-up, the notes, an overall rating and a
-//! recommendation, with the timer: kept in `localStorage` on every change
-//! (the kit says so when the browser refuses storage), printed on one page,
+//! **The questions.** The card's question and the page's fifteen reference
+//! questions (`catalogue::interview::questions`), one on screen at a time
+//! (`data-kit-question`), picked from a row of numbers or by a follow-up's
+//! "Ask next". The curveballs are the run's, whichever question is on
+//! screen; the question's own come first, with its own ask.
+//!
+//! **The scoresheet** (`data-scoresheet`, [`sheet::Sheet`]): the candidate,
+//! the date, a tick per point, red flag and follow-up of every question
+//! asked, the notes, an overall rating and a recommendation, with the timer:
+//! kept in `localStorage` on every change (the kit says so when the browser
+//! refuses storage), printed on one page with every question asked,
 //! exported as Markdown.
 
-use std::collections::BTreeSet;
+mod sheet;
 
-use catalogue::interview::Curveball;
-use catalogue::interview::{Shown, CURVEBALLS, FOLLOW_UPS, LEVELS, QUESTION, RED_FLAGS};
+use catalogue::interview::{self, Curveball, Question, Shown, CURVEBALLS};
 use leptos::prelude::*;
 use stampede::scenario::Scenario;
 use wasm_bindgen::prelude::*;
@@ -46,6 +52,7 @@ use crate::engine::Engine;
 use crate::page::action::{Acted, Action};
 use crate::page::Page;
 use crate::web::window;
+use sheet::{heading, mm_ss, rating_words, tick_id, Sheet, RATINGS, RECOMMENDATIONS};
 
 /// The channel both windows open (same origin, same browser).
 const CHANNEL: &str = "stampede-lab-kit";
@@ -404,208 +411,6 @@ fn action_verb(msg: &str) -> &str {
     msg.split(' ').nth(3).unwrap_or("action")
 }
 
-/// The question's summary as the page's reference words it (`data-question`).
-fn question_text(n: u32) -> String {
-    crate::web::document()
-        .query_selector(&format!("[data-question=\"{n}\"] summary"))
-        .ok()
-        .flatten()
-        .and_then(|e| e.text_content())
-        .unwrap_or_else(|| format!("Question {n}"))
-}
-
-fn mm_ss(s: u32) -> String {
-    format!("{}:{:02}", s / 60, s % 60)
-}
-
-/// The overall ratings, 1 to 4.
-const RATINGS: [&str; 4] = ["1 · weak", "2 · mixed", "3 · solid", "4 · strong"];
-/// The recommendations (the empty one: not decided).
-const RECOMMENDATIONS: [&str; 4] = ["Strong hire", "Hire", "No hire", "Strong no hire"];
-
-/// The interviewer's scoresheet: what is kept across a reload.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Sheet {
-    candidate: String,
-    /// `YYYY-MM-DD`.
-    date: String,
-    /// Ticked points, red flags and follow-ups: `basics/0`, `flag/2`, `follow/1`.
-    ticks: BTreeSet<String>,
-    notes: String,
-    /// 1 to 4; 0 while not rated.
-    rating: u8,
-    /// One of [`RECOMMENDATIONS`], or empty.
-    recommendation: String,
-    /// The timer's seconds, whether it runs, and when it was saved (wall
-    /// ms), so that a reload of a running timer loses no time.
-    seconds: u32,
-    running: bool,
-    saved_at: f64,
-}
-
-fn escape(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('\n', "\\n")
-        .replace('\t', "\\t")
-}
-
-fn unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.next() {
-            Some('n') => out.push('\n'),
-            Some('t') => out.push('\t'),
-            Some(other) => out.push(other),
-            None => {}
-        }
-    }
-    out
-}
-
-impl Sheet {
-    /// One `key<TAB>value` line each (values escaped), a tick per line.
-    fn to_store(&self) -> String {
-        let mut out = format!(
-            "candidate\t{}\ndate\t{}\nrating\t{}\nrecommendation\t{}\nseconds\t{}\nrunning\t{}\nsaved_at\t{}\nnotes\t{}\n",
-            escape(&self.candidate),
-            escape(&self.date),
-            self.rating,
-            escape(&self.recommendation),
-            self.seconds,
-            u8::from(self.running),
-            self.saved_at,
-            escape(&self.notes),
-        );
-        for t in &self.ticks {
-            out.push_str(&format!("tick\t{}\n", escape(t)));
-        }
-        out
-    }
-
-    /// Reads [`Sheet::to_store`]'s text; what it cannot read stays empty.
-    fn from_store(text: &str) -> Sheet {
-        let mut s = Sheet::default();
-        for line in text.lines() {
-            let Some((k, v)) = line.split_once('\t') else {
-                continue;
-            };
-            let v = unescape(v);
-            match k {
-                "candidate" => s.candidate = v,
-                "date" => s.date = v,
-                "rating" => s.rating = v.parse().unwrap_or(0).min(4),
-                "recommendation" => s.recommendation = v,
-                "seconds" => s.seconds = v.parse().unwrap_or(0),
-                "running" => s.running = v == "1",
-                "saved_at" => s.saved_at = v.parse().unwrap_or(0.0),
-                "notes" => s.notes = v,
-                "tick" => {
-                    s.ticks.insert(v);
-                }
-                _ => {}
-            }
-        }
-        s
-    }
-
-    /// The timer as it reads at wall time `now` (ms): a running timer went
-    /// on while the kit was away.
-    fn resumed(mut self, now: f64) -> Sheet {
-        if self.running && now > self.saved_at && self.saved_at > 0.0 {
-            self.seconds += ((now - self.saved_at) / 1000.0) as u32;
-        }
-        self
-    }
-
-    fn ticked(&self, id: &str) -> bool {
-        self.ticks.contains(id)
-    }
-
-    /// The scoresheet as Markdown: the same words as on paper.
-    fn markdown(&self) -> String {
-        let tick = |id: String| if self.ticked(&id) { "[x]" } else { "[ ]" };
-        let or_dash = |s: &str| {
-            if s.trim().is_empty() {
-                "—".to_string()
-            } else {
-                s.trim().to_string()
-            }
-        };
-        let rating = match self.rating {
-            0 => "—".to_string(),
-            r => format!("{r} of 4 ({})", RATINGS[usize::from(r) - 1]),
-        };
-        let mut md = format!(
-            "# Interview scoresheet\n\n- Candidate: {}\n- Date: {}\n- Time taken: {}\n- Overall rating: {rating}\n- Recommendation: {}\n\n## The question\n\n{QUESTION}\n",
-            or_dash(&self.candidate),
-            or_dash(&self.date),
-            mm_ss(self.seconds),
-            or_dash(&self.recommendation),
-        );
-        for l in &LEVELS {
-            md.push_str(&format!("\n### {}: {}\n\n", capitalised(l.name), l.gist));
-            for (i, p) in l.names.iter().enumerate() {
-                md.push_str(&format!(
-                    "- {} {}\n",
-                    tick(format!("{}/{i}", l.name)),
-                    p.text
-                ));
-            }
-        }
-        md.push_str("\n## Red flags said\n\n");
-        for (i, f) in RED_FLAGS.iter().enumerate() {
-            md.push_str(&format!("- {} “{}”\n", tick(format!("flag/{i}")), f.says));
-        }
-        md.push_str("\n## Follow-ups answered\n\n");
-        for (i, f) in FOLLOW_UPS.iter().enumerate() {
-            md.push_str(&format!(
-                "- {} Question {}: listen for: {}\n",
-                tick(format!("follow/{i}")),
-                f.question,
-                f.listen_for
-            ));
-        }
-        md.push_str(&format!("\n## Notes\n\n{}\n", or_dash(&self.notes)));
-        md
-    }
-
-    /// A file name for the export: the candidate and the date.
-    fn file_name(&self) -> String {
-        let who: String = self
-            .candidate
-            .trim()
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() {
-                    c.to_ascii_lowercase()
-                } else {
-                    '-'
-                }
-            })
-            .collect();
-        let who = who.trim_matches('-');
-        let who = if who.is_empty() { "candidate" } else { who };
-        let date = if self.date.is_empty() {
-            "undated"
-        } else {
-            &self.date
-        };
-        format!("scoresheet-{who}-{date}.md")
-    }
-}
-
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
 fn today() -> String {
     js_sys::Date::new_0()
         .to_iso_string()
@@ -861,69 +666,141 @@ pub fn Kit() -> impl IntoView {
             }
         }
     };
-    let levels = LEVELS
-        .iter()
-        .map(|l| {
-            let points = l
-                .names
+    // One section per question; only the one asked now is on screen, and
+    // every question on the sheet is printed.
+    let section = {
+        let show = show.clone();
+        move |q: &'static Question| {
+            let n = q.number;
+            let levels = q
+                .levels
+                .iter()
+                .map(|l| {
+                    let points = l
+                        .names
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| {
+                            let button = p.shown.map(show.clone());
+                            let id = tick_id(n, &format!("{}/{i}", l.name));
+                            view! {
+                                <li><label data-point=l.name>{tick_box(id)}" " {p.text}</label> {button}</li>
+                            }
+                        })
+                        .collect_view();
+                    view! {
+                        <section class="kit-level" data-level=l.name>
+                            <h3>{l.name}</h3>
+                            <p class="kit-gist">{l.gist}</p>
+                            <ul>{points}</ul>
+                        </section>
+                    }
+                })
+                .collect_view();
+            let flags = q
+                .red_flags
                 .iter()
                 .enumerate()
-                .map(|(i, p)| {
-                    let button = p.shown.map(show.clone());
-                    let id = format!("{}/{i}", l.name);
+                .map(|(i, f)| {
+                    let button = show.clone()(f.shown);
                     view! {
-                        <li><label data-point=l.name>{tick_box(id)}" " {p.text}</label> {button}</li>
+                        <li data-red-flag="">
+                            <label>{tick_box(tick_id(n, &format!("flag/{i}")))}" “" {f.says} "”"</label>
+                            <span class="kit-why">{f.because}</span> {button}
+                        </li>
+                    }
+                })
+                .collect_view();
+            let follow = q
+                .follow_ups
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let button = show.clone()(f.shown);
+                    let asks = interview::question(f.question).map_or("", |q| q.asks);
+                    let next = f.question;
+                    view! {
+                        <li data-follow-up=f.question>
+                            <label>{tick_box(tick_id(n, &format!("follow/{i}")))}" " <strong>{asks}</strong></label>
+                            <span class="kit-listen">"Listen for: " {f.listen_for}</span> {button}
+                            " "
+                            <button type="button" class="kit-ask-next screen-only" data-ask=next
+                                title=format!("Put question {next} on screen, with its own levels and red flags")
+                                on:click=move |_| sheet.update(|s| s.open(next))>
+                                {format!("Ask {next} next")}
+                            </button>
+                        </li>
                     }
                 })
                 .collect_view();
             view! {
-                <section class="kit-level" data-level=l.name>
-                    <h3>{l.name}</h3>
-                    <p class="kit-gist">{l.gist}</p>
-                    <ul>{points}</ul>
+                <section class="kit-q" data-kit-question=n
+                    hidden=move || sheet.with(|s| s.current != n)
+                    data-on-sheet=move || sheet.with(|s| n == 0 || s.asked.contains(&n)).then_some("")>
+                    <h2 class="kit-q-head">{heading(q)}</h2>
+                    <p class="kit-question">{q.asks}</p>
+                    <div class="kit-levels">{levels}</div>
+                    <section class="kit-flags">
+                        <h3>"Red flags: saying one costs the question"</h3>
+                        <ul>{flags}</ul>
+                    </section>
+                    <section class="kit-follow">
+                        <h3>"Follow-ups, in order"</h3>
+                        <ol>{follow}</ol>
+                    </section>
                 </section>
             }
-        })
-        .collect_view();
-    let flags = RED_FLAGS
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let button = show.clone()(f.shown);
+        }
+    };
+    let sections = interview::questions().map(section).collect_view();
+    // The questions, to pick the one asked now: the card's first.
+    let picker = interview::questions()
+        .map(|q| {
+            let n = q.number;
+            let label = match n {
+                0 => "Card".to_string(),
+                n => n.to_string(),
+            };
             view! {
-                <li data-red-flag="">
-                    <label>{tick_box(format!("flag/{i}"))}" “" {f.says} "”"</label>
-                    <span class="kit-why">{f.because}</span> {button}
-                </li>
+                <button type="button" class="kit-pick" data-ask=n title=q.asks
+                    aria-current=move || sheet.with(|s| s.current == n).then_some("true")
+                    data-ticks=move || sheet.with(|s| s.ticks_of(n))
+                    on:click=move |_| sheet.update(|s| s.open(n))>
+                    {label}
+                </button>
             }
         })
         .collect_view();
-    let follow = FOLLOW_UPS
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let button = show.clone()(f.shown);
-            view! {
-                <li data-follow-up=f.question>
-                    <label>{tick_box(format!("follow/{i}"))}" " <strong>{question_text(f.question)}</strong></label>
-                    <span class="kit-listen">"Listen for: " {f.listen_for}</span> {button}
-                </li>
-            }
-        })
-        .collect_view();
-    let balls = CURVEBALLS
-        .iter()
-        .map(|b: &'static Curveball| {
-            let send = send.clone();
-            view! {
-                <li>
-                    <button type="button" data-curveball=b.kind
-                        on:click=move |_| send(format!("throw {}", b.kind))>{b.label}</button>
-                    <span class="kit-ask">{b.ask}</span>
-                </li>
-            }
-        })
-        .collect_view();
+    // The curveballs: the question's own first, with its own ask; then the
+    // rest, with the general one.
+    let balls = {
+        let send = send.clone();
+        move || {
+            let q = sheet
+                .with(|s| interview::question(s.current))
+                .unwrap_or(&interview::CARD);
+            let own = q
+                .throws
+                .iter()
+                .filter_map(|t| Some((interview::curveball(t.kind)?, t.ask, true)));
+            let rest = CURVEBALLS
+                .iter()
+                .filter(|b| !q.throws.iter().any(|t| t.kind == b.kind))
+                .map(|b| (b, b.ask, false));
+            own.chain(rest)
+                .map(|(b, ask, mine): (&'static Curveball, &'static str, bool)| {
+                    let send = send.clone();
+                    view! {
+                        <li class:kit-ball-other=!mine>
+                            <button type="button" data-curveball=b.kind
+                                on:click=move |_| send(format!("throw {}", b.kind))>{b.label}</button>
+                            <span class="kit-ask">{ask}</span>
+                        </li>
+                    }
+                })
+                .collect_view()
+        }
+    };
 
     let pairing = {
         let pair = pair.clone();
@@ -1057,7 +934,6 @@ pub fn Kit() -> impl IntoView {
                         <button type="button" class="screen-only" on:click=move |_| sheet.update(|s| s.seconds = 0)>"Reset"</button>
                     </span>
                 </div>
-                <p class="kit-question">{QUESTION}</p>
                 <p class="kit-storage screen-only" data-storage-off="" role="alert" hidden=move || storage_ok.get()>
                     "This browser keeps nothing for this page (storage is off, blocked or full): the scoresheet lasts until this window closes. Export it as Markdown before then."
                 </p>
@@ -1070,15 +946,10 @@ pub fn Kit() -> impl IntoView {
                     {move || status.with(|s| s.words.clone())} " " {fix}
                 </p>
             </div>
-            <div class="kit-levels">{levels}</div>
-            <section class="kit-flags">
-                <h2>"Red flags: saying one costs the question"</h2>
-                <ul>{flags}</ul>
-            </section>
-            <section class="kit-follow">
-                <h2>"Follow-ups, in order"</h2>
-                <ol>{follow}</ol>
-            </section>
+            <nav class="kit-picker screen-only" aria-label="Questions">
+                <span>"Ask: "</span> {picker}
+            </nav>
+            {sections}
             <section class="kit-curveballs screen-only">
                 <h2>"Curveballs: each bites the candidate's run, or says why not"</h2>
                 <ul>{balls}</ul>
@@ -1102,7 +973,7 @@ pub fn Kit() -> impl IntoView {
                     </select>
                 </label>
                 <p class="print-only">
-                    "Overall rating: " {move || sheet.with(|s| match s.rating { 0 => "—".to_string(), r => format!("{r} of 4 ({})", RATINGS[usize::from(r) - 1]) })}
+                    "Overall rating: " {move || sheet.with(|s| rating_words(s.rating))}
                     " · Recommendation: " {move || sheet.with(|s| if s.recommendation.is_empty() { "—".to_string() } else { s.recommendation.clone() })}
                 </p>
                 <p class="kit-actions screen-only">
@@ -1118,6 +989,7 @@ pub fn Kit() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn the_kit_is_asked_for_by_its_key_only() {
@@ -1208,65 +1080,5 @@ mod tests {
             );
             assert!(after > before, "{}: {link}: {before} -> {after}", ball.kind);
         }
-    }
-
-    #[test]
-    fn the_scoresheet_survives_storage_and_reads_as_markdown() {
-        let mut s = Sheet {
-            candidate: "Ada\tLovelace".into(),
-            date: "2026-12-02".into(),
-            notes: "Line one\nLine\ttwo \\ end".into(),
-            rating: 3,
-            recommendation: "Hire".into(),
-            seconds: 754,
-            running: true,
-            saved_at: 1_000_000.0,
-            ..Sheet::default()
-        };
-        s.ticks.insert("basics/1".into());
-        s.ticks.insert("flag/0".into());
-        s.ticks.insert("follow/2".into());
-        let back = Sheet::from_store(&s.to_store());
-        assert_eq!(back, s);
-        // A running timer went on while the kit was reloading.
-        assert_eq!(back.clone().resumed(1_065_500.0).seconds, 754 + 65);
-        let stopped = Sheet {
-            running: false,
-            ..back
-        };
-        assert_eq!(stopped.clone().resumed(2_000_000.0).seconds, 754);
-        let md = s.markdown();
-        for want in [
-            "- Candidate: Ada\tLovelace",
-            "- Date: 2026-12-02",
-            "- Time taken: 12:34",
-            "- Overall rating: 3 of 4",
-            "- Recommendation: Hire",
-            "Line one\nLine\ttwo",
-        ] {
-            assert!(md.contains(want), "{want:?} in\n{md}");
-        }
-        let ticked = md.lines().filter(|l| l.starts_with("- [x]")).count();
-        assert_eq!(ticked, 3, "{md}");
-        assert!(
-            md.contains(&format!("- [x] {}", LEVELS[0].names[1].text)),
-            "{md}"
-        );
-        assert!(
-            md.contains(&format!("- [ ] {}", LEVELS[0].names[0].text)),
-            "{md}"
-        );
-        assert_eq!(s.file_name(), "scoresheet-ada-lovelace-2026-12-02.md");
-        assert_eq!(
-            Sheet::default().file_name(),
-            "scoresheet-candidate-undated.md"
-        );
-    }
-
-    #[test]
-    fn the_timer_reads_minutes_and_seconds() {
-        assert_eq!(mm_ss(0), "0:00");
-        assert_eq!(mm_ss(65), "1:05");
-        assert_eq!(mm_ss(45 * 60), "45:00");
     }
 }

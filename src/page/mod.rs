@@ -14,6 +14,20 @@ use leptos::prelude::*;
 
 use crate::reading::Reading;
 
+/// A name for a file: lower-case letters and digits, each run of anything
+/// else one `-` (a clip's scenario and moment, a scoresheet's candidate).
+pub fn slug(text: &str) -> String {
+    let s: String = text
+        .chars()
+        .flat_map(char::to_lowercase)
+        .map(|c| if c.is_alphanumeric() { c } else { '-' })
+        .collect();
+    s.split('-')
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
 /// What the buttons ask the animation loop to do.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Command {

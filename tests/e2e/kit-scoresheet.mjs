@@ -114,14 +114,21 @@ await spec("kit-scoresheet", async (t) => {
   const name = "Ada Lovelace";
   await page.locator("[data-candidate]").fill(name);
   await page.locator("[data-date]").fill("2026-12-02");
-  const ticks = ["basics/1", "solid/0", "flag/2", "follow/0"];
-  for (const id of ticks) await page.locator(`[data-tick="${id}"]`).check();
+  // The card's question, then question 11 asked as a follow-up: both are
+  // on the sheet.
+  const ticks = ["0/basics/1", "0/solid/0", "0/flag/2", "0/follow/0", "11/basics/0"];
+  for (const id of ticks) {
+    const q = id.split("/")[0];
+    await page.locator(`.kit-pick[data-ask="${q}"]`).click();
+    await page.locator(`[data-tick="${id}"]`).check();
+  }
+  const asked11 = (await page.locator('[data-kit-question="11"] .kit-question').textContent()).trim();
   await page.locator("#kit-notes").fill("Knew the fencing token.\nSlow on the jitter maths.");
   await page.locator('[data-rating="3"]').check();
   await page.locator("[data-recommendation]").selectOption("Hire");
   await page.locator("[data-timer-toggle]").click();
   await page.waitForFunction(() => document.querySelector("[data-timer]")?.textContent >= "0:02", null, { timeout: 10_000 });
-  t.ok("the scoresheet is filled in: name, date, four ticks, notes, rating 3, Hire, the timer running");
+  t.ok("the scoresheet is filled in: name, date, five ticks on two questions, notes, rating 3, Hire, the timer running");
 
   // A reload keeps it all, and the running timer has not lost its time.
   await page.reload({ waitUntil: "load" });
@@ -150,13 +157,13 @@ await spec("kit-scoresheet", async (t) => {
     if (count !== 1 || pages.length !== 1) throw new Error(`${format}: ${count} pages`);
     const text = pages[0];
     const flat = text.replace(/\s+/g, " ");
-    for (const want of [name, "2026-12-02", "Overall rating: 3 of 4", "Recommendation: Hire", "Knew the fencing token.", "Red flags"]) {
+    for (const want of [name, "2026-12-02", "Overall rating: 3 of 4", "Recommendation: Hire", "Knew the fencing token.", "Red flags", "The card's question", "Question 11", asked11]) {
       if (!flat.includes(want)) throw new Error(`${format}: the printed text has no ${JSON.stringify(want)}:\n${text.slice(0, 3000)}`);
     }
     const marks = (flat.match(/\[x\]/g) ?? []).length;
     const empty = (flat.match(/\[ \]/g) ?? []).length;
     if (marks !== ticks.length || empty < 10) throw new Error(`${format}: ${marks} ticks and ${empty} blanks printed:\n${text.slice(0, 3000)}`);
-    for (const hidden of ["Curveballs", "Print the scoresheet", "Pair with"]) {
+    for (const hidden of ["Curveballs", "Print the scoresheet", "Pair with", "Question 12"]) {
       if (flat.includes(hidden)) throw new Error(`${format}: the printed page shows ${JSON.stringify(hidden)}`);
     }
     t.ok(`printed on ${format}: one page, its text names ${name}, the date, ${marks} ticks of ${marks + empty}, the rating and Hire`);
@@ -171,7 +178,7 @@ await spec("kit-scoresheet", async (t) => {
   const [download] = await Promise.all([page.waitForEvent("download"), page.locator("[data-export]").click()]);
   const md = readFileSync(await download.path(), "utf8");
   if (download.suggestedFilename() !== "scoresheet-ada-lovelace-2026-12-02.md") throw new Error(`the file is ${download.suggestedFilename()}`);
-  for (const want of [`- Candidate: ${name}`, "- Recommendation: Hire", "- Overall rating: 3 of 4", "Slow on the jitter maths."]) {
+  for (const want of [`- Candidate: ${name}`, "- Recommendation: Hire", "- Overall rating: 3 of 4", "Slow on the jitter maths.", "## Question 11", asked11]) {
     if (!md.includes(want)) throw new Error(`the Markdown has no ${JSON.stringify(want)}:\n${md}`);
   }
   const mdTicks = md.split("\n").filter((l) => l.startsWith("- [x]")).length;

@@ -35,16 +35,39 @@ await spec("kit", async (t) => {
   kit.on("pageerror", (e) => t.problems.push(`kit exception: ${e.message}`));
   await kit.goto(`${baseUrl}?kit=1`, { waitUntil: "load" });
   await kit.locator("[data-kit]").waitFor({ timeout: 30_000 });
+  const card = kit.locator('[data-kit-question="0"]');
   for (const level of ["basics", "solid", "deeper"]) {
-    const n = await kit.locator(`[data-level="${level}"] li`).count();
+    const n = await card.locator(`[data-level="${level}"] li`).count();
     if (n < 3) throw new Error(`${level}: ${n} points`);
   }
-  t.ok("the three levels, each naming at least three points");
-  const flags = await kit.locator("[data-red-flag]").count();
+  t.ok("the card's question: the three levels, each naming at least three points");
+  const flags = await card.locator("[data-red-flag]").count();
   if (flags !== 5) throw new Error(`${flags} red flags`);
-  const follow = await kit.locator("[data-follow-up] strong").allTextContents();
+  const follow = await card.locator("[data-follow-up] strong").allTextContents();
   if (follow.length < 5 || follow.some((q) => !q.endsWith("?"))) throw new Error(`follow-ups: ${follow.join(" | ")}`);
   t.ok(`5 red flags and ${follow.length} follow-ups, worded as the page's questions`);
+
+  // Every reference question is in the kit, with its own levels, red flags
+  // and follow-ups, worded as the page words it; one is on screen at a time.
+  const reference = await other.evaluate(() =>
+    [...document.querySelectorAll("[data-question]")].map((d) => [d.dataset.question, d.querySelector("summary").textContent.trim()]),
+  );
+  for (const [n, asks] of reference) {
+    await kit.locator(`.kit-pick[data-ask="${n}"]`).click();
+    const q = kit.locator(`[data-kit-question="${n}"]`);
+    await q.waitFor({ state: "visible", timeout: 5_000 });
+    const shown = await kit.locator("[data-kit-question]:not([hidden])").count();
+    if (shown !== 1) throw new Error(`question ${n}: ${shown} questions on screen`);
+    const words = (await q.locator(".kit-question").textContent()).trim();
+    if (words !== asks) throw new Error(`question ${n}: the kit asks ${JSON.stringify(words)}, the page ${JSON.stringify(asks)}`);
+    for (const level of ["basics", "solid", "deeper"]) {
+      if ((await q.locator(`[data-level="${level}"] li`).count()) < 2) throw new Error(`question ${n}: ${level} names under 2 points`);
+    }
+    if ((await q.locator("[data-red-flag]").count()) < 1) throw new Error(`question ${n}: no red flag`);
+    if ((await q.locator("[data-follow-up]").count()) < 1) throw new Error(`question ${n}: no follow-up`);
+  }
+  t.ok(`all ${reference.length} reference questions: each on screen alone, worded as the page words it, with levels, red flags and follow-ups`);
+  await kit.locator('.kit-pick[data-ask="0"]').click();
   if (await kit.locator(".reference-area").isVisible()) throw new Error("the kit's window shows the reference");
 
   // Both page windows show their code once the kit is open; they differ.

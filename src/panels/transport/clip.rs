@@ -82,24 +82,6 @@ fn view_of(href: &str) -> Option<Item> {
     Item::from_link(query, &hash).ok()
 }
 
-/// Lower-case letters and digits, runs of anything else one `-`.
-fn slug(text: &str) -> String {
-    let s: String = text
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    s.split('-')
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join("-")
-}
-
 /// A clip's file name from the page's address and when it was recorded
 /// (`YYYY-MM-DD-HHMM`): what it shows, so that a talk's clips sort and read
 /// apart. `stampede-lab-tour-basics-2-….webm` for a tour step,
@@ -109,7 +91,10 @@ fn slug(text: &str) -> String {
 /// preset.
 pub fn clip_name(href: &str, when: &str) -> String {
     let what = match view_of(href).map(|i| i.view) {
-        Some(View::Tour(place)) => format!("tour-{}", slug(&catalogue::tour::place_name(place))),
+        Some(View::Tour(place)) => format!(
+            "tour-{}",
+            crate::page::slug(&catalogue::tour::place_name(place))
+        ),
         Some(View::Compare { name, .. }) => format!("ab-{name}"),
         Some(View::Drill { name, .. }) => format!("drill-{name}"),
         // The run's scenario (the page writes a preset's link in its
@@ -126,7 +111,7 @@ pub fn clip_name(href: &str, when: &str) -> String {
         None => "sandbox".to_string(),
     };
     let what: String = what.chars().take(60).collect();
-    let when = slug(when);
+    let when = crate::page::slug(when);
     if when.is_empty() {
         format!("stampede-lab-{what}.webm")
     } else {
