@@ -256,6 +256,7 @@ pub fn App() -> impl IntoView {
     // Rebuilt only when the markers change, not on every frame's reading.
     let markers = Memo::new(move |_| reading.with(|r| r.markers.clone()));
     let engine = StoredValue::new_local(Engine::default());
+    engine.update_value(|e| e.embedded = embedded);
     // The A/B view's controls while it is open (src/compare.rs).
     let ab_open = crate::compare::open_slot();
     let knobs_ready = RwSignal::new(false);
@@ -699,7 +700,7 @@ pub fn App() -> impl IntoView {
         view! {
             <Show when=move || compare.get().is_some()>
                 <main class="ab-main">
-                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open autoplay=!embedded throws=ab_throws />
+                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open embedded=embedded throws=ab_throws />
                 </main>
             </Show>
         }

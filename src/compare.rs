@@ -15,7 +15,7 @@ use web_sys::{Element, HtmlCanvasElement};
 use crate::chart;
 use crate::clock::{speed_label, virtual_label, virtual_step, FRAME_BUDGET_MS};
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
-use crate::engine::{Animate, Surface};
+use crate::engine::{framed_height, room_below, Animate, Surface};
 use crate::fleet_layout::stage_height;
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::Lab;
@@ -84,6 +84,8 @@ pub(crate) struct AbEngine {
     /// The view, and each side's canvases (none where a canvas has no 2d
     /// context: the numbers still show).
     dom: Option<(AbDom, Vec<Canvases>, Controls)>,
+    /// In a frame: the fleets fit its height.
+    embedded: bool,
 }
 
 impl AbEngine {
@@ -343,6 +345,15 @@ impl Animate for AbEngine {
             caught_up &= side.lab.advance(&|| wall_now() - start > until);
         }
         let span = self.sides.iter().map(|s| s.lab.span()).max().unwrap_or(1);
+        // In a frame (embed mode) the fleets take the height left under the
+        // question and the verdict, so that both fit it whole; on the page
+        // they keep the page's proportion.
+        let framed = if self.embedded {
+            surfaces.first().and_then(|c| room_below(&c.0.canvas))
+        } else {
+            None
+        };
+        let stage_height = move |w: f64| framed_height(framed, stage_height(w));
         let mut reports: [Report; 2] = Default::default();
         for ((side, (base, overlay, chart_surface)), report) in self
             .sides
@@ -879,14 +890,19 @@ pub fn CompareView(
     paused_at: RwSignal<Option<u64>>,
     /// The app's slot for the open view's controls.
     open: Open,
-    /// The two runs play as the view opens; an embedded view (a slide)
-    /// waits at its start for the reader's Play.
-    #[prop(default = true)]
-    autoplay: bool,
+    /// In a frame (a slide, a wiki page): the runs wait at their start for
+    /// the reader's Play, and both fleets fit the frame's height. On the
+    /// page they play as the view opens.
+    #[prop(default = false)]
+    embedded: bool,
     /// The curveballs thrown into both runs, as the link carries them.
     throws: RwSignal<Vec<(&'static str, u32)>>,
 ) -> impl IntoView {
-    let engine = StoredValue::new_local(AbEngine::default());
+    let engine = StoredValue::new_local(AbEngine {
+        embedded,
+        ..AbEngine::default()
+    });
+    let autoplay = !embedded;
     let k = Controls {
         compare,
         cost,

@@ -110,6 +110,30 @@ impl Surface {
     }
 }
 
+/// What a frame keeps under a fleet (its panel's padding and margin).
+const FRAME_FOOT_PX: f64 = 14.0;
+/// The least height of a fleet in a frame, however small the frame.
+const FRAME_MIN_STAGE_PX: f64 = 140.0;
+
+/// In a frame (embed mode), the height left from `canvas`'s top to the
+/// frame's foot: a fleet sized to it is seen whole, Origin's box included.
+/// The canvas's top does not move with its height, so this is no loop.
+pub(crate) fn room_below(canvas: &HtmlCanvasElement) -> Option<f64> {
+    let top = canvas.get_bounding_client_rect().top();
+    let inner = window().inner_height().ok()?.as_f64()?;
+    Some((inner - top - FRAME_FOOT_PX).floor())
+}
+
+/// A fleet's height: `page`'s (the page's proportion, or the room's), or in
+/// a frame the room left below it, no taller than `page` and never under
+/// [`FRAME_MIN_STAGE_PX`].
+pub(crate) fn framed_height(framed: Option<f64>, page: f64) -> f64 {
+    match framed {
+        Some(room) => room.clamp(FRAME_MIN_STAGE_PX.min(page), page),
+        None => page,
+    }
+}
+
 /// Everything the animation loop owns between frames.
 #[derive(Default)]
 pub(crate) struct Engine {
@@ -138,6 +162,8 @@ pub(crate) struct Engine {
     pub(crate) hold: Option<u64>,
     /// What the room's display asks of the stage (presenter mode).
     pub(crate) room: crate::stage::room::Display,
+    /// In a frame (embed mode): the fleet fits the frame's height.
+    pub(crate) embedded: bool,
     /// The virtual time last painted under reduced motion, and how many
     /// such paints there were (for the end-to-end test).
     settled: Option<(u64, f64, f64)>,
@@ -323,8 +349,14 @@ impl Engine {
 
         let (base, overlay) = self.stage.as_mut()?;
         let room = self.room;
-        let (w, h) = base.fit(|w| room.stage_height(w))?;
-        overlay.fit(|w| room.stage_height(w))?;
+        let framed = if self.embedded {
+            room_below(&base.canvas)
+        } else {
+            None
+        };
+        let height_for = move |w: f64| framed_height(framed, room.stage_height(w));
+        let (w, h) = base.fit(height_for)?;
+        overlay.fit(height_for)?;
         let fitted = wall_now();
         if self.view.fit(w, h, s.instances, s.threads) {
             // How large a thread is drawn (css px; 0 when the fleet is drawn

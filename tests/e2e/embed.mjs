@@ -76,6 +76,8 @@ await spec("embed", async (t) => {
         if (!b || b.width < 10 || b.x < 0 || b.x + b.width > w + 1 || b.y < 0 || b.y >= h - 10) {
           throw new Error(`${w}x${h} ${query}: ${sel} is not in the frame: ${JSON.stringify(b)}`);
         }
+        // Every fleet whole, foot included (the Origin box sits low).
+        if (sel.includes("stage-canvas") && b.y + b.height > h + 1) throw new Error(`${w}x${h} ${query}: ${sel} is cut at the frame's foot: ${JSON.stringify(b)}`);
         const overlaps = out && out.x < b.x + b.width && b.x < out.x + out.width && out.y < b.y + b.height && b.y < out.y + out.height;
         if (overlaps && sel !== ".ab-transport") throw new Error(`${w}x${h} ${query}: the link out covers ${sel}`);
       }
@@ -85,7 +87,7 @@ await spec("embed", async (t) => {
       }
       await t.shot(`embed-${query.split(/[=&#]/)[0]}-${w}x${h}.png`);
     }
-    t.ok(`${w}x${h}: a scenario, a tour step (its question and options) and the A/B view (both fleets, the verdict, waiting at t = 0) fit the frame, the link out over none of them`);
+    t.ok(`${w}x${h}: a scenario, a tour step (its question and options) and the A/B view (both fleets whole, the verdict, waiting at t = 0) fit the frame, the link out over none of them`);
   }
   if (!baseUrl) throw new Error("no base URL");
   t.noProblems("embed mode");
