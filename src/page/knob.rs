@@ -400,6 +400,11 @@ pub(crate) fn build_knob(
     let help = text_el("p", "knob-help", knob.help);
     set(&help, "id", &help_id);
     put(div, &help);
+    // Beside a lesson the help may be tucked away (many knobs in a row):
+    // a pointer still reads it.
+    if lesson {
+        set(div, "title", knob.help);
+    }
 
     // The control shows the scenario, whoever changed it.
     let parts = StoredValue::new_local((control, on));

@@ -90,7 +90,17 @@ pub const PRESETS: [Preset; 21] = [
         title: "The interview card: 40 x 200, both layers",
         lesson: "Singleflight outside, claim inside: one recompute for the fleet, one claim attempt per instance.",
         proof: "recomputes",
-        turn: &["singleflight", "claim"],
+        // The card's knobs, all of them: the sandbox opens on this preset,
+        // and a learner's first screen holds what the card varies.
+        turn: &[
+            "instances",
+            "threads",
+            "singleflight",
+            "claim",
+            "fail_rate",
+            "workload",
+            "redis_down",
+        ],
         shows: &[ONE_FOR_THE_FLEET, ONE_ATTEMPT_PER_INSTANCE],
     },
     Preset {
