@@ -690,7 +690,8 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("origin_peak_concurrency", 150.0)],
             solved: &[at_most("origin_peak_concurrency", 60.0)],
             other: &[("j=1", &[at_least("recomputes", 2240.0)])],
-            hints: &[],
+            // Hint 3: 0.3 adds few recomputes to the unjittered run's.
+            hints: &[("j=0", &[at_least("recomputes", 1950.0)]), ("j=0.3", &[at_most("recomputes", 2300.0)])],
         },
     },
     Drill {
@@ -717,7 +718,8 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("p99_ms", 250.0)],
             solved: &[at_most("p99_ms", 5.0)],
             other: &[("l1=5000", &[exactly("recomputes", 0.0)])],
-            hints: &[("l1=50", &[at_most("p99_ms", 5.0), at_most("redis_round_trips", 2100.0), at_least("recomputes", 2.0)])],
+            // Hint 1: the origin is not the bottleneck (one recompute at a time) while callers wait; hint 3: a 50 ms copy.
+            hints: &[("l1=50", &[at_most("p99_ms", 5.0), at_most("redis_round_trips", 2100.0), at_least("recomputes", 2.0)]), ("l1=0", &[at_most("origin_peak_concurrency", 1.0), at_least("p99_ms", 250.0)])],
         },
     },
     Drill {
@@ -822,7 +824,8 @@ pub const DRILLS: &[Drill] = &[
             story: &[at_least("redis_round_trips", 24000.0)],
             solved: &[exactly("redis_round_trips", 8080.0)],
             other: &[("c=inner", &[at_least("redis_round_trips", 8081.0)])],
-            hints: &[("c=off", &[exactly("recomputes", 40.0)])],
+            // Hint 2: 40 recomputes are no load (within the origin's capacity).
+            hints: &[("c=off", &[exactly("recomputes", 40.0), at_most("origin_peak_concurrency", 40.0)])],
         },
     },
     Drill {
@@ -849,7 +852,8 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("requests", 1000.0), at_least("timeouts", 1.0)],
             solved: &[exactly("recomputes", 60.0), at_most("origin_peak_concurrency", 40.0)],
             other: &[("sf=1&c=inner&adm=4&aw=500&l=stale", &[at_least("admission_shed", 1.0)])],
-            hints: &[],
+            // Hint 1: admission alone bounds the origin but sheds most requests.
+            hints: &[("adm=4", &[at_most("origin_peak_concurrency", 40.0), at_least("admission_shed", 501.0)])],
         },
     },
     Drill {
@@ -903,7 +907,8 @@ pub const DRILLS: &[Drill] = &[
             story: &[exactly("requests", 1000.0)],
             solved: &[at_most("origin_peak_concurrency", 40.0)],
             other: &[("adm=4&aw=1000", &[at_least("timeouts", 1.0)]), ("adm=4&aw=600&c=off", &[at_least("admission_shed", 1.0)])],
-            hints: &[],
+            // Hint 2: fewer permits shed more.
+            hints: &[("adm=2&aw=600", &[at_least("admission_shed", 80.0)]), ("adm=4&aw=600", &[at_most("admission_shed", 50.0)])],
         },
     },
     Drill {
