@@ -800,7 +800,8 @@ impl AbDom {
         } = frame;
         set_text(&self.question, c.question);
         // "so far" until both runs are over.
-        let (side, verdict) = stampede::metrics::verdict(&reports[0], &reports[1], at_end);
+        let (side, verdict) =
+            stampede::metrics::verdict_on(&reports[0], &reports[1], at_end, c.metric);
         set_text(&self.verdict, &verdict);
         set(
             &self.verdict,

@@ -703,6 +703,51 @@ fn xfetch_removes_the_expiry_cliff_on_a_hot_key() {
     });
 }
 
+/// The A/B view's one verdict never leaves its question's counter
+/// contradicting it unexplained: where the counter the comparison asks
+/// about favours the side the objective does not pick (xfetch: fewer
+/// misses, more origin calls), the verdict says so with both values and
+/// why the objective decides; where they agree it is the plain verdict.
+#[test]
+fn a_verdict_names_its_questions_counter_where_they_disagree() {
+    use stampede::metrics::{better, verdict, verdict_on, Better};
+    let mut disagreed = 0;
+    for c in catalogue::presets::COMPARISONS {
+        let (a, b) = (run(&c.a(), 1), run(&c.b(), 1));
+        for ended in [true, false] {
+            let (side, plain) = verdict(&a, &b, ended);
+            let (side_on, said) = verdict_on(&a, &b, ended, c.metric);
+            assert_eq!(side, side_on, "{}", c.name);
+            let (va, vb) = (value_of(&a, c.metric), value_of(&b, c.metric));
+            let favours = match better(c.metric) {
+                _ if va == vb => None,
+                Some(Better::Lower) => Some(if va < vb { 'a' } else { 'b' }),
+                Some(Better::Higher) => Some(if va > vb { 'a' } else { 'b' }),
+                None => None,
+            };
+            match favours.filter(|f| Some(*f) != side) {
+                Some(f) => {
+                    disagreed += 1;
+                    let label = stampede::metrics::label(c.metric);
+                    assert!(said.starts_with(&plain), "{}: {said}", c.name);
+                    assert!(
+                        said.contains(&format!(
+                            "On {label}, the counter this comparison asks about, {} is better",
+                            f.to_ascii_uppercase()
+                        )),
+                        "{}: {said}",
+                        c.name
+                    );
+                    assert_eq!(said.contains("so far"), !ended, "{}: {said}", c.name);
+                }
+                None => assert_eq!(said, plain, "{}", c.name),
+            }
+        }
+    }
+    // xfetch and cost disagree on seed 1 (the page's).
+    assert!(disagreed >= 2, "{disagreed}");
+}
+
 /// Every A/B comparison differs on its metric, and the side it names is
 /// better there, over the seeds. The cost comparison: the claim takes the
 /// origin from 40 recomputes to 1 at every cost and always costs Redis

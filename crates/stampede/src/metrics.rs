@@ -495,6 +495,48 @@ pub fn verdict(a: &Report, b: &Report, ended: bool) -> (Option<char>, String) {
     )
 }
 
+/// [`verdict`] for a comparison that asks about one counter (`subject`):
+/// where that counter favours the side the objective does not pick (or a
+/// side where the objective calls it even), the sentence goes on to say so,
+/// with both runs' values, and that the objective ranks outcomes before it.
+/// So a reader who watches the question's counter is never told the
+/// opposite without the reason.
+pub fn verdict_on(a: &Report, b: &Report, ended: bool, subject: &str) -> (Option<char>, String) {
+    let (side, mut sentence) = verdict(a, b, ended);
+    let (Some(way), Some(va), Some(vb)) = (better(subject), value(a, subject), value(b, subject))
+    else {
+        return (side, sentence);
+    };
+    let favours = match (way, va.partial_cmp(&vb)) {
+        (_, None | Some(std::cmp::Ordering::Equal)) => None,
+        (Better::Lower, Some(std::cmp::Ordering::Less))
+        | (Better::Higher, Some(std::cmp::Ordering::Greater)) => Some('a'),
+        _ => Some('b'),
+    };
+    let Some(f) = favours.filter(|f| Some(*f) != side) else {
+        return (side, sentence);
+    };
+    let so_far = if ended { "" } else { " so far" };
+    // As the counters show them, a time with its unit.
+    let unit = if subject.ends_with("_ms") { " ms" } else { "" };
+    let shown = |r: &Report| {
+        r.fields()
+            .into_iter()
+            .find(|(k, _)| k == subject)
+            .map(|(_, v)| format!("{v}{unit}"))
+            .unwrap_or_default()
+    };
+    let (win, lose) = if f == 'a' { (a, b) } else { (b, a) };
+    sentence.push_str(&format!(
+        " On {}, the counter this comparison asks about, {} is better{so_far} ({} against {}), but the objective ranks answered callers, failures and origin calls before it.",
+        label(subject),
+        f.to_ascii_uppercase(),
+        shown(win),
+        shown(lose),
+    ));
+    (side, sentence)
+}
+
 /// Which way a counter is better, for side-by-side comparisons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Better {

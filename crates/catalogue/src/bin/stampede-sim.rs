@@ -273,11 +273,17 @@ fn compare(
     (b, seed_b): (Scenario, u64),
     format: Format,
     json: bool,
+    subject: Option<&str>,
 ) -> Result<String, Exit> {
     let ra = Fleet::new(&a, seed_a).run();
     let rb = Fleet::new(&b, seed_b).run();
     let diffs = stampede::metrics::differences(&ra, &rb);
-    let (side, verdict) = stampede::metrics::verdict(&ra, &rb, true);
+    // A named comparison asks about one counter: the verdict says where it
+    // favours the other side (as the page's A/B view does).
+    let (side, verdict) = match subject {
+        Some(m) => stampede::metrics::verdict_on(&ra, &rb, true, m),
+        None => stampede::metrics::verdict(&ra, &rb, true),
+    };
     let num = |v: f64| {
         if v.fract() == 0.0 {
             format!("{}", v as i64)
@@ -417,7 +423,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
                 c.question, c.a_label, c.b_label, c.metric
             ));
         }
-        let table = compare((c.a(), 1), (c.b(), 1), format, json)?;
+        let table = compare((c.a(), 1), (c.b(), 1), format, json, Some(c.metric))?;
         if json {
             // The pair's own facts beside the two runs, as the page shows them.
             let mut v: serde_json::Value =
@@ -456,7 +462,13 @@ fn run(args: &[String]) -> Result<String, Exit> {
             )));
         }
         let json = args.iter().any(|a| a == "--json");
-        return compare(link_scenario("A", a), link_scenario("B", b), format, json);
+        return compare(
+            link_scenario("A", a),
+            link_scenario("B", b),
+            format,
+            json,
+            None,
+        );
     }
     let mut seed = 1u64;
     if let Some(i) = args.iter().position(|a| a == "--url") {
