@@ -396,6 +396,13 @@ pub fn App() -> impl IntoView {
         ab_clock: Callback::new(move |_| crate::compare::moment(ab_open)),
         ab_throw: Callback::new(move |b| crate::compare::throw(ab_open, b)),
     };
+    // The counter a tour step is about: its owners (the proof, the
+    // arithmetic, the counters) outline it wherever it shows.
+    let highlight = Signal::derive(move || {
+        tour.get()
+            .and_then(|(l, k)| tour::step(l, k))
+            .map(|s| s.metric)
+    });
     let room = Room::new(drive, presenting);
     // The interviewer's kit in another window throws curveballs and opens
     // scenarios here (src/kit.rs).
@@ -574,10 +581,10 @@ pub fn App() -> impl IntoView {
                     view! {
                         // The lesson's proof first: on screen at 1280 x 800 without scrolling.
                         <section class="panel proof-panel" aria-label="The proof">
-                            <crate::counters::ProofCounter reading=reading proof=proof lesson=lesson needs=show_needs />
+                            <crate::counters::ProofCounter reading=reading proof=proof lesson=lesson needs=show_needs highlight=highlight />
                         </section>
-                        <Arithmetic reading=reading />
-                        <Counters reading=reading proof=proof />
+                        <Arithmetic reading=reading highlight=highlight />
+                        <Counters reading=reading proof=proof highlight=highlight />
                         <CodePanel reading=reading follow=follow playing=playing hold=hold page=drive />
                     }
                 })

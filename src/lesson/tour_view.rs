@@ -590,7 +590,6 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
             let _ = b.back.toggle_attribute_with_force("disabled", first);
             let _ = b.next.toggle_attribute_with_force("disabled", last);
         });
-        highlight(step.metric);
     });
     // The running words and number, from the same reading as the counters:
     // the core fills the step's text from the run on screen. A step whose
@@ -701,8 +700,6 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
                 }
             }
         }
-        // The counters re-render as the scenario changes: mark them again.
-        highlight(step.metric);
     });
     // The transport moved the run while the question was open: just show it.
     Effect::new(move |_| {
@@ -902,26 +899,4 @@ fn presenting() -> bool {
 
 fn letter(i: usize) -> &'static str {
     ["A", "B", "C", "D"].get(i).copied().unwrap_or("")
-}
-
-/// Outlines every other element showing `metric` (the proof, a counter),
-/// and only those.
-fn highlight(metric: &str) {
-    let doc = document();
-    if let Ok(old) = doc.query_selector_all("[data-highlight]:not(.tour-number)") {
-        for i in 0..old.length() {
-            if let Some(e) = old.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
-                let _ = e.remove_attribute("data-highlight");
-            }
-        }
-    }
-    if let Ok(now) =
-        doc.query_selector_all(&format!("[data-metric=\"{metric}\"]:not(.tour-number)"))
-    {
-        for i in 0..now.length() {
-            if let Some(e) = now.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
-                set(&e, "data-highlight", "");
-            }
-        }
-    }
 }

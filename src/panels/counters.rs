@@ -40,11 +40,13 @@ pub fn ProofCounter(
     proof: Memo<Proof>,
     lesson: Memo<catalogue::lesson::Lesson>,
     needs: Callback<&'static str>,
+    /// The counter a tour step is about: outlined wherever it shows.
+    highlight: Signal<Option<&'static str>>,
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
     crate::dom::build_now(
         move || root.get().map(Into::into),
-        move |div| build_proof(&div, reading, proof, lesson, needs),
+        move |div| build_proof(&div, reading, proof, lesson, needs, highlight),
     );
     view! { <div class="proof" node_ref=root></div> }
 }
@@ -55,6 +57,7 @@ fn build_proof(
     proof: Memo<Proof>,
     lesson: Memo<catalogue::lesson::Lesson>,
     needs: Callback<&'static str>,
+    highlight: Signal<Option<&'static str>>,
 ) {
     use crate::dom::{el, put, set, set_changed, set_text, text_el, Listeners};
     let mut on = Listeners::default();
@@ -109,6 +112,14 @@ fn build_proof(
         on,
     ));
     Effect::new(move |_| {
+        let on = highlight
+            .get()
+            .is_some_and(|h| h == proof.with(|p| p.metric));
+        parts.with_value(|p| {
+            let _ = p.3.toggle_attribute_with_force("data-highlight", on);
+        });
+    });
+    Effect::new(move |_| {
         let Proof { metric, damage, .. } = proof.get();
         let (raw, ended) = reading.with(|r| (r.field(metric), r.at_end));
         let v = stampede::decimal::parse(&raw);
@@ -159,11 +170,16 @@ fn build_proof(
 }
 
 #[component]
-pub fn Counters(reading: RwSignal<Reading>, proof: Memo<Proof>) -> impl IntoView {
+pub fn Counters(
+    reading: RwSignal<Reading>,
+    proof: Memo<Proof>,
+    /// The counter a tour step is about: outlined wherever it shows.
+    highlight: Signal<Option<&'static str>>,
+) -> impl IntoView {
     let root = NodeRef::<leptos::html::Section>::new();
     crate::dom::build_now(
         move || root.get().map(Into::into),
-        move |section| build_counters(&section, reading, proof),
+        move |section| build_counters(&section, reading, proof, highlight),
     );
     view! {
         <section class="panel counters" aria-labelledby="counters-title" node_ref=root>
@@ -186,7 +202,12 @@ struct CounterRow {
 /// the rest under "All counters", then the scripts: built before the
 /// sizing and losers panels. A counter promoted to the proof is taken out
 /// of its list, so each `data-metric` is on the page once.
-fn build_counters(section: &web_sys::Element, reading: RwSignal<Reading>, proof: Memo<Proof>) {
+fn build_counters(
+    section: &web_sys::Element,
+    reading: RwSignal<Reading>,
+    proof: Memo<Proof>,
+    highlight: Signal<Option<&'static str>>,
+) {
     use crate::dom::{el, put, set, text_el};
     let first = section.first_element_child();
     let before = |e: &web_sys::Element| {
@@ -232,6 +253,15 @@ fn build_counters(section: &web_sys::Element, reading: RwSignal<Reading>, proof:
     put(section, &scripts());
 
     let rows = StoredValue::new_local((rows, lists));
+    Effect::new(move |_| {
+        let h = highlight.get();
+        rows.with_value(|(rows, _)| {
+            for r in rows {
+                let on = h.is_some_and(|h| h == r.name);
+                let _ = r.dd.toggle_attribute_with_force("data-highlight", on);
+            }
+        });
+    });
     let promoted = std::cell::RefCell::new(None::<&'static str>);
     Effect::new(move |_| {
         let metric = proof.with(|p| p.metric);
@@ -691,13 +721,28 @@ pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
 /// rewritten every frame, so it is built once with plain DOM calls (see
 /// `crate::dom`) and an effect writes only what changed.
 #[component]
-pub fn Arithmetic(reading: RwSignal<Reading>) -> impl IntoView {
+pub fn Arithmetic(
+    reading: RwSignal<Reading>,
+    /// The counter a tour step is about: outlined wherever it shows.
+    highlight: Signal<Option<&'static str>>,
+) -> impl IntoView {
     let root = NodeRef::<leptos::html::Section>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),
         move |section| {
             let table = StoredValue::new_local(ArithDom::build(&section));
             Effect::new(move |_| reading.with(|r| table.with_value(|t| t.write(r))));
+            Effect::new(move |_| {
+                let h = highlight.get();
+                table.with_value(|t| {
+                    for (row, dom) in ROWS.iter().zip(&t.rows) {
+                        let on = h.is_some_and(|h| h == row.metric);
+                        let _ = dom
+                            .measured
+                            .toggle_attribute_with_force("data-highlight", on);
+                    }
+                });
+            });
         },
     );
     view! { <section class="panel arithmetic" aria-labelledby="arith-title" node_ref=root></section> }
