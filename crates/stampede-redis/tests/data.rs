@@ -297,3 +297,159 @@ async fn a_failure_mark_expires_with_it() {
     assert!(c.get("k").await.is_err());
     assert_eq!(c.origin_calls(), 1);
 }
+
+/// Writes `value:{key}`'s fields as they are given (a row in any state,
+/// as other writers and time leave it), replacing the hash.
+async fn seed_row(redis: &TestRedis, key: &str, fields: &[(&str, Vec<u8>)]) {
+    let mut con = redis.connection().await;
+    let _: i64 = redis::cmd("DEL")
+        .arg(value_key(key))
+        .query_async(&mut con)
+        .await
+        .unwrap();
+    let mut hset = redis::cmd("HSET");
+    hset.arg(value_key(key));
+    for (field, value) in fields {
+        hset.arg(*field).arg(value.as_slice());
+    }
+    let _: i64 = hset.query_async(&mut con).await.unwrap();
+}
+
+fn wall_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64
+}
+
+/// A read decides on the whole stored row, whichever state it is in: a
+/// fresh value is a hit even under a failure mark; a value past its TTL is
+/// served stale in its stale window (under a failure mark too) and is a
+/// miss after it; a failure mark with no value answers the failure; a
+/// payload that does not decode is a miss, counted once per read that
+/// found it, fresh or stale. (A hit
+/// reads only the fields a fresh value needs and the rest only when the
+/// value is not fresh: each state here needs the right ones.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_state_of_a_stored_row_is_read_as_it_stands() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let c: Cache<Item> = {
+        let calls = calls.clone();
+        Cache::builder()
+            .redis(redis.url.as_str())
+            .ttl(Duration::from_secs(60))
+            .stale(Duration::from_secs(60))
+            .negative_ttl(Duration::from_secs(60))
+            .origin(move |_key: String| {
+                let calls = calls.clone();
+                async move {
+                    let n = calls.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, String>(Item {
+                        by: "origin".into(),
+                        n,
+                    })
+                }
+            })
+            .build()
+            .await
+            .unwrap()
+    };
+    let seeded = Item {
+        by: "seed".into(),
+        n: 7,
+    };
+    let payload = serde_json::to_vec(&seeded).unwrap();
+    let now = wall_ms();
+    let at = |ms: i64| (now as i64 + ms).to_string().into_bytes();
+    let row = |v: &[u8], fresh: i64, stale: i64, neg: i64| {
+        vec![
+            ("v", v.to_vec()),
+            ("version", b"42".to_vec()),
+            ("fresh", at(fresh)),
+            ("stale", at(stale)),
+            ("neg", if neg == 0 { b"0".to_vec() } else { at(neg) }),
+            ("delta", b"1000".to_vec()),
+        ]
+    };
+    // Every refresh's claim is held elsewhere: what is answered is what
+    // the read found, never a recompute racing it.
+    for key in ["fresh", "stale", "marked stale"] {
+        redis.hold_claim(key, Duration::from_secs(30)).await;
+    }
+
+    seed_row(&redis, "fresh", &row(&payload, 30_000, 60_000, 30_000)).await;
+    let got = c.get("fresh").await.unwrap();
+    assert_eq!((got.value, got.source), (seeded.clone(), Source::Hit));
+
+    seed_row(&redis, "stale", &row(&payload, -1_000, 30_000, 0)).await;
+    let got = c.get("stale").await.unwrap();
+    assert_eq!((got.value, got.source), (seeded.clone(), Source::Stale));
+
+    seed_row(
+        &redis,
+        "marked stale",
+        &row(&payload, -1_000, 30_000, 30_000),
+    )
+    .await;
+    let got = c.get("marked stale").await.unwrap();
+    assert_eq!((got.value, got.source), (seeded.clone(), Source::Stale));
+
+    seed_row(&redis, "marked", &[("neg", at(30_000))]).await;
+    assert!(c.get("marked").await.is_err(), "the failure mark answers");
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "nothing recomputed yet");
+    settled(&[&c]).await;
+
+    seed_row(&redis, "expired", &row(&payload, -2_000, -1_000, 0)).await;
+    let got = c.get("expired").await.unwrap();
+    assert_eq!(
+        (got.value.by.as_str(), got.source),
+        ("origin", Source::Computed)
+    );
+    assert_eq!(
+        calls.load(Ordering::SeqCst),
+        1,
+        "the expired value recomputed"
+    );
+
+    seed_row(
+        &redis,
+        "garbage fresh",
+        &row(b"not json", 30_000, 60_000, 0),
+    )
+    .await;
+    let got = c.get("garbage fresh").await.unwrap();
+    assert_eq!(
+        (got.value.by.as_str(), got.source),
+        ("origin", Source::Computed)
+    );
+    settled(&[&c]).await;
+    // Each read of the payload that does not decode counts one: the first
+    // read's, and the re-check's of the request that won the claim.
+    let fresh_misses = c.stats().decode_misses;
+    assert!(fresh_misses >= 1);
+
+    seed_row(
+        &redis,
+        "garbage stale",
+        &row(b"not json", -1_000, 30_000, 0),
+    )
+    .await;
+    let answer = c.get("garbage stale").await;
+    settled(&[&c]).await;
+    assert_eq!(
+        c.stats().decode_misses - fresh_misses,
+        fresh_misses,
+        "as many decode misses stale as fresh: a payload is decoded once per read"
+    );
+    assert!(
+        !matches!(
+            answer,
+            Ok(Fetched {
+                source: Source::Stale | Source::Hit,
+                ..
+            })
+        ),
+        "a payload that does not decode is never served: {answer:?}"
+    );
+}
