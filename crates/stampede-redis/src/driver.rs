@@ -727,8 +727,11 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         let inner = self.inner.clone();
         let s = inner.strategy;
         let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
-        let mut m = ReadPath::new(&s, key.machine_id(), id, inner.now());
-        let step = m.resume(&s, Input::Start, inner.now());
+        // One clock read for the machine's start (its steps up to the read
+        // take no time worth a second one).
+        let start = inner.now();
+        let mut m = ReadPath::new(&s, key.machine_id(), id, start);
+        let step = m.resume(&s, Input::Start, start);
         let Step::CacheGet { key: read_key } = step else {
             // Every read path starts with a read; should one not, it runs
             // as any request does.
@@ -752,9 +755,9 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         // tick of tokio's timer (1 ms) past that bound cannot pass during
         // it: no timer is set for it then (the default 1 s deadline against
         // the 100 ms Redis timeout), and the read is awaited as it is.
-        let bound = Instant::now() + inner.redis_timeout + Duration::from_millis(2);
-        let got = match m.deadline().map(|d| inner.at(d)) {
-            Some(at) if at < bound => {
+        let bound = start + (inner.redis_timeout + Duration::from_millis(2)).as_micros() as Micros;
+        let got = match m.deadline().filter(|&d| d < bound).map(|d| inner.at(d)) {
+            Some(at) => {
                 let mut read = Box::pin(read);
                 tokio::select! {
                     r = &mut read => Some(r),
@@ -777,14 +780,16 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             }
             None => (Input::DeadlinePassed, None),
         };
-        let step = m.resume(&s, input, inner.now());
+        let now = inner.now();
+        let step = m.resume(&s, input, now);
         if let Step::Respond {
             ending: Ending::Hit,
             ..
         } = step
         {
             let answer = carried.answer(Ending::Hit, false);
-            let next = m.resume(&s, Input::Ack, inner.now());
+            // Acknowledged as it is answered, at the same instant.
+            let next = m.resume(&s, Input::Ack, now);
             if next != Step::Finish {
                 // More work behind the answer (an early refresh).
                 let running = Running::start(&inner);
@@ -855,9 +860,15 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
 }
 
 impl<O, K> Inner<O, K> {
-    /// `value:{k}`, after the prefix.
+    /// `value:{k}`, after the prefix (one allocation: it is built on
+    /// every read).
     fn value_key(&self, k: &str) -> String {
-        format!("{}{}", self.prefix, crate::claim::value_key(k))
+        let mut key = String::with_capacity(self.prefix.len() + k.len() + 8);
+        key.push_str(&self.prefix);
+        key.push_str("value:{");
+        key.push_str(k);
+        key.push('}');
+        key
     }
 
     /// `lock:{k}`, after the prefix.
@@ -1227,7 +1238,8 @@ fn perform<O: Origin<K>, K: Key>(
                 .query_async::<(Row, bool)>(&mut con);
             match bounded(&inner, r).await {
                 Ok((row, held)) => {
-                    let (cache, bytes, decoded) = reply_of(&inner, key, row, decoded_by::<O, K>);
+                    let (cache, bytes, decoded) =
+                        reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
                     let claim_free = !held;
                     let got = Got::Read(bytes, decoded.unwrap_or_default());
                     (Input::Polled { cache, claim_free }, got)
@@ -1557,7 +1569,9 @@ async fn bounded_sent<O, K, T>(
     inner: &Inner<O, K>,
     f: impl Future<Output = redis::RedisResult<T>>,
 ) -> (redis::RedisResult<T>, bool) {
-    if inner.now() < inner.breaker_until.load(Ordering::SeqCst) {
+    // No clock read while the breaker has never opened (0).
+    let closed_until = inner.breaker_until.load(Ordering::SeqCst);
+    if closed_until != 0 && inner.now() < closed_until {
         inner.counters.redis_skipped.fetch_add(1, Ordering::Relaxed);
         let skipped = redis::RedisError::from((
             redis::ErrorKind::IoError,
@@ -1761,8 +1775,39 @@ fn decoded_by<O: Origin<K>, K>(origin: &O, payload: &[u8]) -> Option<Decoded> {
     origin.decode(payload)
 }
 
+/// The fields a read asks for first, in [`Short`]'s order: what a fresh
+/// value's answer needs (the payload, its version, its freshness, and with
+/// XFetch the recompute's duration, last) and the negative mark, which
+/// decides alone when there is no value. Only a value that is there and
+/// not fresh needs the rest of the row (whether it is still servable
+/// stale): it is read again whole ([`ROW_FIELDS`]).
+const SHORT_FIELDS: [&str; 5] = [
+    field::PAYLOAD,
+    field::VERSION,
+    field::FRESH,
+    field::NEGATIVE,
+    field::DELTA,
+];
+
+/// `HMGET value:{key} v version fresh neg` (`delta` too with XFetch).
+type Short = (
+    Option<Vec<u8>>,
+    Option<u32>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+);
+
 /// Reads the value hash `value_key` and says what the machine should
 /// hear, with the payload and what `decode` read of it.
+///
+/// A hit is the common read, so the read asks first for the fields a
+/// fresh value or a miss is decided on ([`SHORT_FIELDS`]: two fields
+/// fewer than the row, one with XFetch; each field is a value of the reply
+/// to parse); a value found there
+/// but not fresh is read again whole, and decided on that row alone (one
+/// consistent row, as a single read would have seen a moment later). The
+/// payload of the first read is decoded only when that read decides.
 async fn read_value<O, K, T>(
     inner: &Inner<O, K>,
     con: &mut Conn,
@@ -1770,6 +1815,36 @@ async fn read_value<O, K, T>(
     key: u32,
     decode: Decode<O, T>,
 ) -> (CacheReply, Option<Payload>, Option<T>) {
+    let mut get = redis::cmd("HMGET");
+    get.arg(value_key);
+    let short = if inner.xfetch {
+        get.arg(&SHORT_FIELDS[..]);
+        bounded(inner, get.query_async::<Short>(con)).await
+    } else {
+        get.arg(&SHORT_FIELDS[..4]);
+        bounded(
+            inner,
+            get.query_async::<(Option<Vec<u8>>, Option<u32>, Option<u64>, Option<u64>)>(con),
+        )
+        .await
+        .map(|(bytes, version, fresh, neg)| (bytes, version, fresh, neg, None))
+    };
+    let Ok((bytes, version, fresh, neg, delta)) = short else {
+        return (CacheReply::Error, None, None);
+    };
+    let now = wall_ms();
+    if version.is_none() || fresh.is_some_and(|f| now < f) {
+        // A fresh value (or none at all): the stale window changes
+        // nothing (`reply_of` looks at it only for a value that is there
+        // and not fresh).
+        return reply_of(
+            inner,
+            key,
+            (bytes, version, fresh, None, neg, delta),
+            decode,
+            now,
+        );
+    }
     let row = bounded(
         inner,
         redis::cmd("HMGET")
@@ -1780,11 +1855,11 @@ async fn read_value<O, K, T>(
     .await;
     match row {
         Err(_) => (CacheReply::Error, None, None),
-        Ok(row) => reply_of(inner, key, row, decode),
+        Ok(row) => reply_of(inner, key, row, decode, wall_ms()),
     }
 }
 
-/// What a stored row means now: fresh, stale, a negative mark (with the
+/// What a stored row means at `now` (wall-clock ms): fresh, stale, a negative mark (with the
 /// stale value under it, if servable) or a miss; with the payload, and
 /// what `decode` read of it (a payload it cannot read is a miss).
 /// With XFetch on, a fresh read carries its expiry (on the driver's
@@ -1795,8 +1870,8 @@ fn reply_of<O, K, T>(
     key: u32,
     row: Row,
     decode: Decode<O, T>,
+    now: u64,
 ) -> (CacheReply, Option<Payload>, Option<T>) {
-    let now = wall_ms();
     let (mut bytes, mut version, fresh, stale, neg, delta) = row;
     let read = bytes.as_deref().and_then(|b| decode(&inner.origin, b));
     // A payload the service cannot read is no value at all: a miss.
