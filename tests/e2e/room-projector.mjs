@@ -31,8 +31,10 @@ const boxes = (page) =>
         fonts: [fs(q(`[data-room="${n}"] dt`)), fs(q(`[data-room="${n}"] .room-value`)), fs(q(`[data-room="${n}"] .room-what`))],
         text: q(`[data-room="${n}"]`)?.textContent ?? "",
       })),
+      arith: r(q(".arithmetic")),
       rows: all(".arith tbody tr[data-row]").map((tr) => ({
         box: r(tr),
+        num: r(tr.querySelector(".measured .num")),
         fonts: [fs(tr.querySelector("th")), fs(tr.querySelector(".measured .num"))],
       })),
       legend: all(".stage .legend li").map(r),
@@ -72,6 +74,9 @@ await spec("room-projector", async (t) => {
     for (const row of b.rows) {
       if (!inside(row.box, w, h)) throw new Error(`${w}x${h}: an arithmetic row ${JSON.stringify(row.box)} is off screen`);
       if (row.fonts.some((f) => f < 32)) throw new Error(`${w}x${h}: an arithmetic row's type is ${row.fonts} px`);
+      // The count whole, inside its panel (a wide name once pushed 8000's
+      // last digit off it).
+      if (!row.num || row.num.right > b.arith.right + 0.5) throw new Error(`${w}x${h}: an arithmetic count ${JSON.stringify(row.num)} runs past its panel's edge (${b.arith.right})`);
     }
     const keyMax = Math.max(...b.rooms.flatMap((r) => r.fonts), ...b.rows.flatMap((r) => r.fonts));
     if (!(b.proofFont > keyMax)) throw new Error(`${w}x${h}: the proof's number (${b.proofFont}px) is not larger than the key type (${keyMax}px)`);
@@ -101,6 +106,15 @@ await spec("room-projector", async (t) => {
     }
     t.ok(`${w}x${h}: with many keys the three rows (their caveats too) end above a list's strip (${Math.round(strip.y)}px)`);
   }
+
+  // Mid-run a row reads "best so far": every count still whole in its panel.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await t.open("preset=burst&present=1&at=172");
+  await page.waitForFunction(() => /best so far/.test(document.querySelector(".arith")?.textContent ?? ""), null, { timeout: 30_000 });
+  const mid = await boxes(page);
+  const cut = mid.rows.filter((r) => !r.num || r.num.right > mid.arith.right + 0.5);
+  if (cut.length) throw new Error(`1280x720 mid-run: arithmetic counts ${JSON.stringify(cut.map((r) => r.num))} run past the panel's edge (${mid.arith.right})`);
+  t.ok(`1280x720 mid-run ("best so far"): the ${mid.rows.length} counts end inside the arithmetic's panel`);
 
   // On the tour, with its question open: the same first screen.
   await page.setViewportSize({ width: 1280, height: 720 });
