@@ -156,13 +156,19 @@ await spec("room-projector", async (t) => {
   // were 12.8 px beside a 100 px proof).
   for (const [w, h, least] of [[1280, 720, 28], [1920, 1080, 40]]) {
     await page.setViewportSize({ width: w, height: h });
-    await t.open("drill=hot-key&present=1");
+    await t.open("drill=jitter&present=1");
     await page.locator("[data-drill] .tour-text").waitFor({ state: "visible", timeout: 30_000 });
     const sizes = await page.evaluate(() =>
       [...document.querySelectorAll("[data-drill] .tour-text, [data-drill] .drill-goals li")].map((e) => parseFloat(getComputedStyle(e).fontSize)),
     );
     if (!(sizes.length >= 2 && Math.min(...sizes) >= least)) throw new Error(`${w}x${h}: the drill's situation and goals in ${sizes.join(", ")} px type`);
-    t.ok(`${w}x${h}: a drill's situation and goals in ${Math.min(...sizes)} px type`);
+    // Under the drill's band the proof and the arithmetic's rows stay on
+    // the screen (the third row once ended below it).
+    await page.waitForFunction(() => document.querySelectorAll(".arith tbody tr[data-row]").length === 3, null, { timeout: 30_000 });
+    const d = await boxes(page);
+    const off = [["proof", d.proof], ...d.rows.map((r, i) => [`row ${i + 1}`, r.box]), ...d.rows.map((r, i) => [`count ${i + 1}`, r.num])].filter(([, x]) => !inside(x, w, h) || x.right > d.arith.right + 0.5);
+    if (off.length) throw new Error(`${w}x${h} drill: off the screen or its panel: ${off.map(([n, x]) => `${n} ${JSON.stringify(x)}`).join("; ")}`);
+    t.ok(`${w}x${h}: a drill's situation and goals in ${Math.min(...sizes)} px type; the proof and the arithmetic's 3 rows on the screen`);
   }
   await page.setViewportSize({ width: 1280, height: 720 });
 
