@@ -149,6 +149,8 @@ pub fn App() -> impl IntoView {
             .map(|ms| (ms, link.play)),
     );
     let cost = RwSignal::new(initial.cost);
+    // The counter a question's link names, for its owner to show.
+    let mark = RwSignal::new(None::<crate::page::Mark>);
     // Curveballs thrown into the A/B view, replayed from its link.
     let ab_throws = RwSignal::new(initial.throws.clone());
     let speed = RwSignal::new(initial.speed);
@@ -383,6 +385,7 @@ pub fn App() -> impl IntoView {
         cost,
         ab_throws,
         reading,
+        mark,
         proof,
         contrasts,
         send,
@@ -403,6 +406,9 @@ pub fn App() -> impl IntoView {
             .and_then(|(l, k)| tour::step(l, k))
             .map(|s| s.metric)
     });
+    // The reference's question links open their scenario here and name
+    // the counter to show (its owner marks it).
+    crate::transport::question_links(mark);
     let room = Room::new(drive, presenting);
     // The interviewer's kit in another window throws curveballs and opens
     // scenarios here (src/kit.rs).
@@ -581,10 +587,10 @@ pub fn App() -> impl IntoView {
                     view! {
                         // The lesson's proof first: on screen at 1280 x 800 without scrolling.
                         <section class="panel proof-panel" aria-label="The proof">
-                            <crate::counters::ProofCounter reading=reading proof=proof lesson=lesson needs=show_needs highlight=highlight />
+                            <crate::counters::ProofCounter reading=reading proof=proof lesson=lesson needs=show_needs highlight=highlight mark=mark />
                         </section>
                         <Arithmetic reading=reading highlight=highlight />
-                        <Counters reading=reading proof=proof highlight=highlight />
+                        <Counters reading=reading proof=proof highlight=highlight mark=mark />
                         <CodePanel reading=reading follow=follow playing=playing hold=hold page=drive />
                     }
                 })
@@ -707,7 +713,7 @@ pub fn App() -> impl IntoView {
         view! {
             <Show when=move || compare.get().is_some()>
                 <main class="ab-main">
-                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open embedded=embedded throws=ab_throws />
+                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open embedded=embedded throws=ab_throws mark=mark />
                 </main>
             </Show>
         }

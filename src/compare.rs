@@ -104,6 +104,26 @@ impl AbEngine {
         self.dom = Some((dom, surfaces, k));
     }
 
+    /// Shows the counter `m` names on its side (once per follow: `marked`
+    /// keeps the last one shown), and unmarks every other.
+    fn mark(&self, m: Option<&crate::page::Mark>, marked: StoredValue<u32>) {
+        let Some((dom, _, _)) = &self.dom else { return };
+        for (k, side) in ['a', 'b'].into_iter().enumerate() {
+            for (name, (dd, _)) in SIDE_METRICS.iter().zip(&dom.values[k]) {
+                match m.filter(|m| m.side == Some(side) && m.metric == *name) {
+                    Some(m) if marked.get_value() != m.seq => {
+                        marked.set_value(m.seq);
+                        crate::dom::show_marked(dd);
+                    }
+                    Some(_) => {}
+                    None => {
+                        let _ = dd.class_list().remove_1("from-question");
+                    }
+                }
+            }
+        }
+    }
+
     fn at_end(&self) -> bool {
         !self.sides.is_empty() && self.sides.iter().all(|s| s.lab.at_end())
     }
@@ -898,6 +918,8 @@ pub fn CompareView(
     embedded: bool,
     /// The curveballs thrown into both runs, as the link carries them.
     throws: RwSignal<Vec<(&'static str, u32)>>,
+    /// A question link's counter on one side: shown here.
+    mark: RwSignal<Option<crate::page::Mark>>,
 ) -> impl IntoView {
     let engine = StoredValue::new_local(AbEngine {
         embedded,
@@ -930,6 +952,13 @@ pub fn CompareView(
                 k.playing.set(play);
             }
         }
+    });
+    // A question's link that names a side's counter: that counter, brought
+    // into view once per follow (after the view is built: it reads the root).
+    let marked = StoredValue::new(0u32);
+    Effect::new(move |_| {
+        let _ = root.get();
+        mark.with(|m| engine.with_value(|e| e.mark(m.as_ref(), marked)));
     });
     // A new seed (from the sandbox's seed box or the link) starts again.
     Effect::new(move |prev: Option<u64>| {

@@ -177,6 +177,24 @@ pub(crate) fn typing(e: &web_sys::KeyboardEvent) -> bool {
     field || e.ctrl_key() || e.meta_key() || e.alt_key()
 }
 
+/// Marks `e` (`.from-question`) and brings it into view (its foot at the
+/// screen's foot, so one already in view from the top stays put): the
+/// counter a reference question's link names, marked by its owner. The
+/// scroll waits two frames, for the view that just opened to lay itself
+/// out (the A/B view sizes its fleets in its first frame).
+pub(crate) fn show_marked(e: &Element) {
+    use wasm_bindgen::JsCast;
+    let _ = e.class_list().add_1("from-question");
+    let target = e.clone();
+    let second = wasm_bindgen::closure::Closure::once_into_js(move || {
+        target.scroll_into_view_with_bool(false);
+    });
+    let first = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let _ = crate::web::window().request_animation_frame(second.unchecked_ref());
+    });
+    let _ = crate::web::window().request_animation_frame(first.unchecked_ref());
+}
+
 /// Gives `button` a key: pressing `key` (either case) outside a text field
 /// and without Ctrl, Alt or Meta clicks it, while it is on the page, in no
 /// `hidden` part, and enabled.

@@ -292,6 +292,7 @@ mod tests {
             cost: RwSignal::new(None),
             ab_throws: RwSignal::new(Vec::new()),
             reading: RwSignal::new(crate::reading::Reading::default()),
+            mark: RwSignal::new(None),
             proof: Memo::new(|_| catalogue::lesson::Proof {
                 metric: "recomputes",
                 note: "",

@@ -151,6 +151,18 @@ pub fn label_of(name: &str) -> &str {
         .map_or(name, |(_, v)| v)
 }
 
+/// The counter a reference question's link names, to bring into view and
+/// mark once its view shows it (`seq` tells two follows of the same link
+/// apart). Its owner marks it: the proof (no side, its own counter), the
+/// counters (no side, another), or the A/B view (a side, `'a'` or `'b'`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub seq: u32,
+    /// A `Report` field; empty for "the proof".
+    pub metric: String,
+    pub side: Option<char>,
+}
+
 /// An answer given on the static first screen: the tour step it was asked
 /// on, and the option's index. Provided by the mount as context.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,6 +187,8 @@ pub struct Page {
     /// link.
     pub ab_throws: RwSignal<Vec<(&'static str, u32)>>,
     pub reading: RwSignal<Reading>,
+    /// The counter a reference question's link asked to be shown.
+    pub mark: RwSignal<Option<Mark>>,
     /// The counter that proves the running lesson (announced outside the tour).
     pub proof: Memo<catalogue::lesson::Proof>,
     /// The runs a step's words compare against (`then.` in its text).

@@ -42,11 +42,13 @@ pub fn ProofCounter(
     needs: Callback<&'static str>,
     /// The counter a tour step is about: outlined wherever it shows.
     highlight: Signal<Option<&'static str>>,
+    /// A question link's counter: the proof brings its own into view.
+    mark: RwSignal<Option<crate::page::Mark>>,
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Div>::new();
     crate::dom::build_now(
         move || root.get().map(Into::into),
-        move |div| build_proof(&div, reading, proof, lesson, needs, highlight),
+        move |div| build_proof(&div, reading, proof, lesson, needs, highlight, mark),
     );
     view! { <div class="proof" node_ref=root></div> }
 }
@@ -58,6 +60,7 @@ fn build_proof(
     lesson: Memo<catalogue::lesson::Lesson>,
     needs: Callback<&'static str>,
     highlight: Signal<Option<&'static str>>,
+    mark: RwSignal<Option<crate::page::Mark>>,
 ) {
     use crate::dom::{el, put, set, set_changed, set_text, text_el, Listeners};
     let mut on = Listeners::default();
@@ -119,6 +122,27 @@ fn build_proof(
             let _ = p.3.toggle_attribute_with_force("data-highlight", on);
         });
     });
+    // A question's link that names the proof's counter (or none): this
+    // number, brought into view once per follow.
+    let marked = StoredValue::new(0u32);
+    Effect::new(move |_| {
+        let metric = proof.with(|p| p.metric);
+        let mine = mark.with(|m| {
+            m.as_ref()
+                .filter(|m| m.side.is_none() && (m.metric.is_empty() || m.metric == metric))
+                .map(|m| m.seq)
+        });
+        parts.with_value(|p| match mine {
+            Some(seq) if marked.get_value() != seq => {
+                marked.set_value(seq);
+                crate::dom::show_marked(&p.3);
+            }
+            Some(_) => {}
+            None => {
+                let _ = p.3.class_list().remove_1("from-question");
+            }
+        });
+    });
     Effect::new(move |_| {
         let Proof { metric, damage, .. } = proof.get();
         let (raw, ended) = reading.with(|r| (r.field(metric), r.at_end));
@@ -175,11 +199,13 @@ pub fn Counters(
     proof: Memo<Proof>,
     /// The counter a tour step is about: outlined wherever it shows.
     highlight: Signal<Option<&'static str>>,
+    /// A question link's counter: shown here unless the proof shows it.
+    mark: RwSignal<Option<crate::page::Mark>>,
 ) -> impl IntoView {
     let root = NodeRef::<leptos::html::Section>::new();
     crate::dom::build_now(
         move || root.get().map(Into::into),
-        move |section| build_counters(&section, reading, proof, highlight),
+        move |section| build_counters(&section, reading, proof, highlight, mark),
     );
     view! {
         <section class="panel counters" aria-labelledby="counters-title" node_ref=root>
@@ -207,6 +233,7 @@ fn build_counters(
     reading: RwSignal<Reading>,
     proof: Memo<Proof>,
     highlight: Signal<Option<&'static str>>,
+    mark: RwSignal<Option<crate::page::Mark>>,
 ) {
     use crate::dom::{el, put, set, text_el};
     let first = section.first_element_child();
@@ -259,6 +286,34 @@ fn build_counters(
             for r in rows {
                 let on = h.is_some_and(|h| h == r.name);
                 let _ = r.dd.toggle_attribute_with_force("data-highlight", on);
+            }
+        });
+    });
+    // A question's link that names a counter the proof does not show: its
+    // row (its list opened), brought into view once per follow.
+    let marked = StoredValue::new(0u32);
+    Effect::new(move |_| {
+        let metric = proof.with(|p| p.metric);
+        let mine = mark.with(|m| {
+            m.as_ref()
+                .filter(|m| m.side.is_none() && !m.metric.is_empty() && m.metric != metric)
+                .map(|m| (m.seq, m.metric.clone()))
+        });
+        rows.with_value(|(rows, lists)| {
+            for r in rows {
+                match &mine {
+                    Some((seq, name)) if *name == r.name && marked.get_value() != *seq => {
+                        marked.set_value(*seq);
+                        if let Some(d) = lists[r.list].parent_element().filter(|_| r.list == 1) {
+                            let _ = d.set_attribute("open", "");
+                        }
+                        crate::dom::show_marked(&r.dd);
+                    }
+                    Some((_, name)) if *name == r.name => {}
+                    _ => {
+                        let _ = r.dd.class_list().remove_1("from-question");
+                    }
+                }
             }
         });
     });

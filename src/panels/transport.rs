@@ -375,8 +375,6 @@ fn build_transport(
     on.on(&fresh, "click", move |_| seed.set(random_seed()));
     put(&seed_box, &fresh);
     put(root, &seed_box);
-
-    question_links();
     let (Some(play), Some(next)) = (play, next) else {
         return;
     };
@@ -481,12 +479,13 @@ pub fn parse_from(text: &str) -> Option<(u32, String, String)> {
 /// names into view. A link the page cannot open in place (a drill, a list,
 /// the kit) or a click that asks for a new tab loads as a link does, and
 /// the page it opens offers the same way back.
-pub fn question_links() {
+pub fn question_links(mark: RwSignal<Option<crate::page::Mark>>) {
     use crate::web::document;
     use wasm_bindgen::JsCast;
     let doc = document();
+    let pill = StoredValue::new_local(None::<web_sys::Element>);
     let follow = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::MouseEvent)>::new(
-        |ev: web_sys::MouseEvent| {
+        move |ev: web_sys::MouseEvent| {
             let Some(a) = ev
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -536,7 +535,7 @@ pub fn question_links() {
             }
             w.scroll_to_with_x_and_y(0.0, 0.0);
             if let Some(from) = parse_from(&from) {
-                way_back(from);
+                way_back(from, mark, pill);
             }
         },
     );
@@ -547,35 +546,23 @@ pub fn question_links() {
         .and_then(|s| parse_from(&s))
     {
         session("removeItem", &[FROM_KEY]);
-        way_back(from);
+        way_back(from, mark, pill);
     }
 }
 
 /// "Back to question N", once (a newer one replaces it), and the counter
-/// the answer names brought into view and marked.
-fn way_back((n, metric, side): (u32, String, String)) {
+/// the answer names brought into view and marked: by its owner, once its
+/// view shows it ([`crate::page::Mark`]).
+fn way_back(
+    (n, metric, side): (u32, String, String),
+    mark: RwSignal<Option<crate::page::Mark>>,
+    shown: StoredValue<Option<web_sys::Element>, LocalStorage>,
+) {
     use crate::dom::{el, put, set, set_text};
     use crate::web::document;
     use wasm_bindgen::JsCast;
     let doc = document();
     let Some(body) = doc.body() else { return };
-    if let Some(old) = doc
-        .query_selector("[data-control=back-to-question]")
-        .ok()
-        .flatten()
-    {
-        old.remove();
-    }
-    if let Ok(marked) = doc.query_selector_all(".from-question") {
-        for i in 0..marked.length() {
-            if let Some(e) = marked
-                .item(i)
-                .and_then(|e| e.dyn_into::<web_sys::Element>().ok())
-            {
-                let _ = e.class_list().remove_1("from-question");
-            }
-        }
-    }
     let back = el("a", "back-to-question");
     set(&back, "href", "#questions");
     set(&back, "data-control", "back-to-question");
@@ -583,6 +570,7 @@ fn way_back((n, metric, side): (u32, String, String)) {
     let pill = back.clone();
     let go = wasm_bindgen::closure::Closure::<dyn FnMut(web_sys::Event)>::new(
         move |ev: web_sys::Event| {
+            // The question is the static reference's, not a view's part.
             let q = document()
                 .query_selector(&format!("details[data-question=\"{n}\"]"))
                 .ok()
@@ -598,57 +586,17 @@ fn way_back((n, metric, side): (u32, String, String)) {
     let _ = back.add_event_listener_with_callback("click", go.as_ref().unchecked_ref());
     go.forget();
     put(&body, &back);
-    // The counter the answer names, once the page has mounted it: in view,
-    // and marked.
-    let selector = match (side.is_empty(), metric.is_empty()) {
-        (_, true) => "[data-proof]".to_string(),
-        (true, false) => format!("[data-metric=\"{metric}\"]"),
-        (false, false) => format!("[data-side=\"{side}\"] [data-metric=\"{metric}\"]"),
-    };
-    find_then_show(selector, 40);
-}
-
-/// Looks for the first visible element matching `selector` every 150 ms, a
-/// few times at most, once the page has started; brings it into view and
-/// marks it.
-fn find_then_show(selector: String, tries: u32) {
-    use wasm_bindgen::JsCast;
-    let doc = crate::web::document();
-    let started = doc
-        .document_element()
-        .is_some_and(|e| e.has_attribute("data-started"));
-    // A counter kept in a closed "All counters" is opened to be seen.
-    if started {
-        if let Some(d) = doc
-            .query_selector(&selector)
-            .ok()
-            .flatten()
-            .and_then(|e| e.closest("details:not([open])").ok().flatten())
-        {
-            let _ = d.set_attribute("open", "");
-        }
+    // One pill at a time: a newer one replaces it.
+    if let Some(old) = shown.try_update_value(|p| p.replace(back)).flatten() {
+        old.remove();
     }
-    let found = doc.query_selector_all(&selector).ok().and_then(|list| {
-        (0..list.length())
-            .filter_map(|i| list.item(i)?.dyn_into::<web_sys::HtmlElement>().ok())
-            .find(|e| e.offset_parent().is_some())
+    mark.update(|m| {
+        *m = Some(crate::page::Mark {
+            seq: m.as_ref().map_or(1, |x| x.seq + 1),
+            metric,
+            side: side.chars().next(),
+        })
     });
-    match found {
-        Some(e) if started => {
-            // Aligned at the bottom of the screen: one already on screen
-            // from the top stays where it is.
-            e.scroll_into_view_with_bool(false);
-            let _ = e.class_list().add_1("from-question");
-        }
-        _ if tries > 0 => {
-            let next = wasm_bindgen::closure::Closure::once_into_js(move || {
-                find_then_show(selector, tries - 1)
-            });
-            let _ = crate::web::window()
-                .set_timeout_with_callback_and_timeout_and_arguments_0(next.unchecked_ref(), 150);
-        }
-        _ => {}
-    }
 }
 
 #[cfg(test)]
