@@ -771,6 +771,28 @@ pub fn Kit() -> impl IntoView {
             }
         })
         .collect_view();
+    // The same questions in words, for a screen with no hover to read a
+    // number's title (a tablet): one click puts a question on screen.
+    let all_ref = NodeRef::<leptos::html::Details>::new();
+    let listed = interview::questions()
+        .map(|q| {
+            let n = q.number;
+            view! {
+                <li>
+                    <button type="button" class="kit-pick-words" data-ask-words=n
+                        on:click=move |_| {
+                            sheet.update(|s| s.open(n));
+                            // The list folds away: the question is under it.
+                            if let Some(d) = all_ref.get_untracked() {
+                                d.set_open(false);
+                            }
+                        }>
+                        <strong>{sheet::heading(q)}": "</strong> {q.asks}
+                    </button>
+                </li>
+            }
+        })
+        .collect_view();
     // The curveballs: the question's own first, with its own ask; then the
     // rest, with the general one.
     let balls = {
@@ -949,6 +971,10 @@ pub fn Kit() -> impl IntoView {
             <nav class="kit-picker screen-only" aria-label="Questions">
                 <span>"Ask: "</span> {picker}
             </nav>
+            <details class="kit-all screen-only" node_ref=all_ref>
+                <summary>"Every question, in words"</summary>
+                <ol>{listed}</ol>
+            </details>
             {sections}
             <section class="kit-curveballs screen-only">
                 <h2>"Curveballs: each bites the candidate's run, or says why not"</h2>

@@ -67,6 +67,13 @@ await spec("kit", async (t) => {
     if ((await q.locator("[data-follow-up]").count()) < 1) throw new Error(`question ${n}: no follow-up`);
   }
   t.ok(`all ${reference.length} reference questions: each on screen alone, worded as the page words it, with levels, red flags and follow-ups`);
+  // The same questions in words, one click each (no hover needed).
+  await kit.locator(".kit-all > summary").click();
+  await kit.locator('[data-ask-words="7"]').click();
+  await kit.locator('[data-kit-question="7"]').waitFor({ state: "visible", timeout: 5_000 });
+  if ((await kit.locator('[data-ask-words="7"]').textContent()).includes(reference[6][1]) === false) throw new Error("the list's words are not question 7's");
+  if (await kit.locator(".kit-all").evaluate((d) => d.open)) throw new Error("the list stays open over the question it put on screen");
+  t.ok("the list of questions in words puts question 7 on screen and folds away");
   await kit.locator('.kit-pick[data-ask="0"]').click();
   if (await kit.locator(".reference-area").isVisible()) throw new Error("the kit's window shows the reference");
 
