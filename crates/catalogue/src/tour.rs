@@ -977,6 +977,27 @@ mod tests {
         }
     }
 
+    /// The tour bar says [`NOT_THIS_RUN`] ("a knob or the seed differs")
+    /// where a step's words do not hold at its run's end: so on the step's
+    /// own run, played to its end (past a step's pause too), its words
+    /// must hold, or the bar would say so of the step's own run.
+    #[test]
+    fn a_step_s_own_run_says_its_words_at_its_end() {
+        let mut silent = Vec::new();
+        for step in STEPS {
+            let (s, seed) = scenario_of(step.query);
+            let then = step.contrast.map(|q| {
+                let (c, cs) = scenario_of(q);
+                Fleet::new(&c, cs).run()
+            });
+            let r = Fleet::new(&s, seed).run();
+            if said(step, &s, &r, true, then.as_ref()).is_empty() {
+                silent.push(step.title);
+            }
+        }
+        assert!(silent.is_empty(), "{silent:?}");
+    }
+
     /// A learner who changes a knob or the seed during a step gets the
     /// step's words only where their claims hold for the run on screen:
     /// each step on smaller fleets, with each layer switched, on another
