@@ -96,7 +96,7 @@ pub fn App() -> impl IntoView {
             let knobs: Vec<&str> = query
                 .trim_start_matches('?')
                 .split('&')
-                .filter(|p| !stampede::scenario::is_page_key(p))
+                .filter(|p| !catalogue::playlist::is_page_key(p))
                 .collect();
             let (s, n) = catalogue::drill::apply(d, &knobs.join("&"));
             drill_notices.extend(n);

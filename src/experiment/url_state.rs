@@ -131,7 +131,7 @@ pub fn parse(query: &str) -> (PageState, Vec<Notice>) {
                     "no value given; using the scenario's own".to_string(),
                 )),
                 // Embed mode and the kit are read where the page mounts.
-                _ if stampede::scenario::is_page_key(part) => {}
+                _ if catalogue::playlist::is_page_key(part) => {}
                 _ => rest.push(part),
             }
         }

@@ -15,6 +15,21 @@ use crate::presets::{comparison, PRESETS};
 use crate::tour::{self, Place};
 use stampede::scenario::{self, clip, Notice, Scenario};
 
+/// Keys of a page link that are the page's own, not the scenario's: the
+/// playback speed, presenter mode, a moment (`at`, `play`), embed mode and
+/// the interviewer's kit, a trainer's playlist and the item of it showing
+/// (`list`, `item`). Whoever reads a link for its scenario (the page, a
+/// playlist's item, `stampede-sim --url`) passes over them; the core's
+/// [`Scenario::from_query`] knows only the scenario's own keys.
+pub const PAGE_KEYS: [&str; 8] = [
+    "speed", "present", "at", "play", "embed", "kit", "list", "item",
+];
+
+/// Whether a link's `key=value` part (or a bare key) is one of [`PAGE_KEYS`].
+pub fn is_page_key(part: &str) -> bool {
+    PAGE_KEYS.contains(&part.split_once('=').map_or(part, |(k, _)| k))
+}
+
 /// The page link's key for the list.
 pub const KEY: &str = "list";
 /// The page link's key for the item showing (from 1).
@@ -195,7 +210,7 @@ impl Item {
                     play = scenario::parse_bool(&scenario::percent_decode(v)).unwrap_or(false)
                 }
                 Some(("drill" | "cmp" | "cost", _)) => {}
-                _ if scenario::is_page_key(part) => {}
+                _ if is_page_key(part) => {}
                 _ => rest.push(part),
             }
         }

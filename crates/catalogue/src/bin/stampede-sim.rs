@@ -207,7 +207,7 @@ fn link_scenario(which: &str, link: &str) -> (Scenario, u64) {
     // The playback speed, presenter mode, a moment, embed mode: the page's own.
     let query: Vec<&str> = query
         .split('&')
-        .filter(|p| !stampede::scenario::is_page_key(p))
+        .filter(|p| !catalogue::playlist::is_page_key(p))
         .collect();
     let (s, seed, notices) = Scenario::from_query(&query.join("&"));
     for n in notices {

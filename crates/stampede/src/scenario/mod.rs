@@ -22,20 +22,6 @@ pub const MAX_TOTAL_THREADS: u64 = 1_000_000;
 /// A shared URL longer than this is not parsed at all.
 pub const MAX_QUERY_LEN: usize = 4096;
 
-/// Keys of a page link that are the page's own, not the scenario's: the
-/// playback speed, presenter mode, a moment (`at`, `play`), embed mode and
-/// the interviewer's kit, a trainer's playlist and the item of it showing
-/// (`list`, `item`: the catalogue's `playlist`). Whoever reads a link for its scenario (the page,
-/// `stampede-sim --url`) passes over them.
-pub const PAGE_KEYS: [&str; 8] = [
-    "speed", "present", "at", "play", "embed", "kit", "list", "item",
-];
-
-/// Whether a link's `key=value` part (or a bare key) is one of [`PAGE_KEYS`].
-pub fn is_page_key(part: &str) -> bool {
-    PAGE_KEYS.contains(&part.split_once('=').map_or(part, |(k, _)| k))
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Workload {
