@@ -131,7 +131,7 @@ pub fn App() -> impl IntoView {
     let scenario = RwSignal::new(initial.scenario.clone());
     // The tour and a drill take turns; a scenario the drill's link cannot
     // carry (a preset's digit key changed a locked knob) is the sandbox's.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let away = tour.get().is_some();
         let away = away
             || drill_open
@@ -164,7 +164,7 @@ pub fn App() -> impl IntoView {
     let asking = RwSignal::new(false);
     let follow = RwSignal::new(crate::page::Follow::Nobody);
     // The sandbox pauses while the A/B view is open (it runs its own clock).
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         if compare.get().is_some() {
             playing.set(false);
         }
@@ -200,7 +200,7 @@ pub fn App() -> impl IntoView {
         }
         want
     });
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         for (c, sd) in wanted.get() {
             if contrasts.with_untracked(|have| contrast_of(have, &c, sd).is_some()) {
                 continue;
@@ -267,7 +267,7 @@ pub fn App() -> impl IntoView {
     // A new scenario or seed starts a new run from t = 0, playing.
     // Building a big fleet takes tens of milliseconds: it gets a task of its
     // own instead of joining whatever task changed the knob (or the mount).
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let s = scenario.get();
         let sd = seed.get();
         set_timeout(
@@ -323,7 +323,7 @@ pub fn App() -> impl IntoView {
     let ab_paused_at = RwSignal::new(None::<u64>);
     let shown_view = StoredValue::new(None::<(Option<tour::Place>, Option<&'static str>)>);
     let popping = StoredValue::new(false);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let state = PageState {
             scenario: scenario.get(),
             seed: seed.get(),
@@ -415,16 +415,16 @@ pub fn App() -> impl IntoView {
     crate::kit::listen(drive);
     // Reduced motion and the followed thread live in the engine (what it
     // paints), set from here. A new scenario forgets the followed thread.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let r = room.reduced.get();
         engine.update_value(|e| e.reduced = r);
     });
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let f = follow.get();
         engine.update_value(|e| e.follow = f);
     });
     // What presenter mode asks of the stage: its box, its theme.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let d = crate::stage::room::Display {
             presenting: room.presenter.get(),
             dark: room.room_dark.get(),
@@ -434,11 +434,11 @@ pub fn App() -> impl IntoView {
     });
     // The walk-through's pause (src/panels/code_panel.rs).
     let hold = RwSignal::new(None::<u64>);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let h = hold.get();
         engine.update_value(|e| e.hold = h);
     });
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         scenario.track();
         follow.set(crate::page::Follow::Nobody);
     });
@@ -578,7 +578,7 @@ pub fn App() -> impl IntoView {
     // The tour bar and its button are built once the page has mounted, each
     // part in a task of its own so that no start-up task runs long; the
     // real-Redis panel (which runs a small fleet) last.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         // The numbers' column first: half of the page's own building, so
         // neither half is a long task.
         crate::dom::task(Box::new(move || {
@@ -643,7 +643,7 @@ pub fn App() -> impl IntoView {
     });
     // Said only while the fleet is drawn as bands.
     let aggregated_ref = NodeRef::<leptos::html::P>::new();
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let Some(p) = aggregated_ref.get() else {
             return;
         };
@@ -661,7 +661,7 @@ pub fn App() -> impl IntoView {
     });
     // The timeline's markers as a list, rewritten when they change.
     let markers_ref = NodeRef::<leptos::html::Ol>::new();
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let Some(ol) = markers_ref.get() else {
             return;
         };
@@ -678,7 +678,7 @@ pub fn App() -> impl IntoView {
     let stage_ref = NodeRef::<leptos::html::Canvas>::new();
     let overlay_ref = NodeRef::<leptos::html::Canvas>::new();
     let chart_ref = NodeRef::<leptos::html::Canvas>::new();
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let (Some(stage), Some(overlay), Some(chart)) =
             (stage_ref.get(), overlay_ref.get(), chart_ref.get())
         else {
@@ -823,7 +823,7 @@ fn Banner(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
     // Built and removed with plain DOM calls: it is there only while a link
     // had something the page could not use.
     let root = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         use crate::dom::{button, el, put, text_el};
         let Some(host) = root.get() else {
             return;

@@ -942,7 +942,7 @@ pub fn CompareView(
         open.try_set_value(None);
     });
     let root = NodeRef::<leptos::html::Div>::new();
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         if let Some(r) = root.get() {
             let (dom, surfaces) = AbDom::build(&r, k);
             k.rebuild();
@@ -956,7 +956,7 @@ pub fn CompareView(
     // A question's link that names a side's counter: that counter, brought
     // into view once per follow (after the view is built: it reads the root).
     let marked = StoredValue::new(0u32);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let _ = root.get();
         mark.with(|m| engine.with_value(|e| e.mark(m.as_ref(), marked)));
     });
@@ -971,7 +971,7 @@ pub fn CompareView(
     crate::engine::start_loop(engine, k.playing, k.speed, reading);
     // Paused mid-run, caught up: the moment the address keeps (a replay's
     // passing times are not moments to share).
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let r = reading.get();
         if !r.caught_up {
             return;

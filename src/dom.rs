@@ -84,6 +84,18 @@ pub(crate) fn build_once(
     build_once_boxed(Box::new(host), Box::new(build));
 }
 
+/// An effect: runs `f` now, and again whenever a signal it read changes.
+/// Every effect of the page goes through here, so the wasm holds one copy of
+/// Leptos's effect machinery (each `Effect::new` with a closure type of its
+/// own is a copy, about 0.7 KB before the body).
+pub(crate) fn effect(f: impl FnMut() + 'static) {
+    effect_boxed(Box::new(f));
+}
+
+fn effect_boxed(mut f: Box<dyn FnMut()>) {
+    leptos::prelude::Effect::new(move |_| f());
+}
+
 type Host = Box<dyn Fn() -> Option<Element>>;
 
 fn build_once_boxed(host: Host, build: Box<dyn FnOnce(Element)>) {

@@ -332,7 +332,7 @@ fn mount_strip(lists: Lists, lab: &Element, drive: Page) {
     // a tour item or a knob turned leaves it, and the strip says so rather
     // than keep a title that no longer matches.
     let changed = RwSignal::new(false);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         // What the view is made of (the address follows them).
         drive.scenario.track();
         drive.seed.track();
@@ -363,7 +363,7 @@ fn mount_strip(lists: Lists, lab: &Element, drive: Page) {
         );
     });
     let parts = StoredValue::new_local((strip.clone(), chips, now, on));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let k = shown.get() as usize;
         let changed = changed.get();
         parts.with_value(|(strip, chips, now, _)| {
@@ -584,14 +584,14 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
     let parts = StoredValue::new_local((sec, ol, link, said, add, on));
     // Redrawn when the view changes too (which item is the one on screen),
     // after the page has written its address.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         drive.tour.track();
         drive.compare.track();
         drive.scenario.track();
         drive.seed.track();
         set_timeout(bump, std::time::Duration::ZERO);
     });
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         tick.track();
         let on_screen = current(drive).ok().map(|i| i.view);
         built(building, |l, text| {

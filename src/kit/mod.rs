@@ -594,7 +594,7 @@ pub fn Kit() -> impl IntoView {
     };
     let sheet = RwSignal::new(first);
     let storage_ok = RwSignal::new(true);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let mut s = sheet.get();
         s.saved_at = now_ms();
         let ok = crate::web::local_storage("setItem", &[SHEET_KEY, &s.to_store()]).is_some();

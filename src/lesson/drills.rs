@@ -109,7 +109,7 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
     put(&root, &knobs);
     let said = el("p", "drill-notice");
     put(&root, &said);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let line = notices.with(|n| {
             n.iter()
                 .map(ToString::to_string)
@@ -196,7 +196,7 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
     });
 
     // In a drill the sandbox's knobs and presets wait: only the drill's own.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let open = p.open.get();
         let _ = root.toggle_attribute_with_force("hidden", !open);
         let _ = main.class_list().toggle_with_force("drilling", open);
@@ -210,7 +210,7 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
     // Bumped when a grade comes in: the goals are drawn again.
     let news = RwSignal::new(0u64);
     // The goals, live from the run on screen; once it ends, the grade.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let (ended, live): (bool, Vec<_>) = p.reading.with(|r| {
             (
                 r.at_end,

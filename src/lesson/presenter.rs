@@ -282,7 +282,7 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
         let _ = b.append_child(&toast);
     }
     let shown = StoredValue::new(0u32);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         if room.toast.with(Option::is_some) {
             let n = shown.get_value().wrapping_add(1);
             shown.set_value(n);
@@ -304,7 +304,7 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
     let parts = StoredValue::new_local((
         presenter, reduced, overlay, close, on, theme, toast, toast_text,
     ));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let (p, r, h) = (room.presenter.get(), room.reduced.get(), room.help.get());
         let dark = room.room_dark.get();
         let t = room.toast.get();
@@ -383,7 +383,7 @@ fn mount_numbers(reading: RwSignal<crate::reading::Reading>, side: &Element) -> 
     let after = side.first_element_child().and_then(|p| p.next_sibling());
     let _ = side.insert_before(&sec, after.as_ref());
     let parts = StoredValue::new_local(parts);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         reading.with(|r| {
             parts.with_value(|[redis, origin, clock]| {
                 let rep = &r.report;

@@ -437,7 +437,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         let _ = b.append_child(&live);
     }
     let said = StoredValue::new((String::new(), f64::NEG_INFINITY));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let metric = match d.tour.get().and_then(|(l, k)| tour::step(l, k)) {
             Some(step) => step.metric,
             None => d.proof.get().metric,
@@ -463,7 +463,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
     let first_pick = StoredValue::new(d.first_pick);
     // A new step: its scenario, its words, its place. Out of the tour, the
     // bar hides and the sandbox's knobs come back.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let at = d.tour.get();
         // Its own step only: another step asks as ever.
         let at_moment = at.is_some() && link_moment.get_value() == at;
@@ -595,7 +595,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
     // the core fills the step's text from the run on screen. A step whose
     // lesson shows mid-run stops there, once.
     let seen = StoredValue::new(None::<Place>);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let at = d.tour.get();
         let Some(step) = at.and_then(|(l, k)| tour::step(l, k)) else {
             bar.with_value(|b| {
@@ -702,12 +702,12 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         }
     });
     // The transport moved the run while the question was open: just show it.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         if !d.asking.get() && bet.get_untracked() == Bet::Asking {
             bet.set(Bet::Watching(None));
         }
     });
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let step = d.tour.get().and_then(|(l, k)| tour::step(l, k));
         let state = bet.get();
         let room = votes.get();

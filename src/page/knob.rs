@@ -408,7 +408,7 @@ pub(crate) fn build_knob(
 
     // The control shows the scenario, whoever changed it.
     let parts = StoredValue::new_local((control, on));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let v = value();
         parts.with_value(|(c, _)| {
             if let Some(i) = c.dyn_ref::<web_sys::HtmlInputElement>() {

@@ -234,7 +234,7 @@ fn source_view(
     let code = NodeRef::<leptos::html::Code>::new();
     let pre = NodeRef::<leptos::html::Pre>::new();
     // The step's first line scrolled into the box (never the page).
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let (Some(r), Some(code), Some(pre)) = (lit_lines.get(), code.get(), pre.get()) else {
             return;
         };
@@ -285,7 +285,7 @@ pub fn CodePanel(
 ) -> impl IntoView {
     let language = page.language;
     // Remembered over a reload.
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let l = language.get().unwrap_or("card");
         crate::web::local_storage("setItem", &[LANGUAGE_KEY, l]);
     });
@@ -386,7 +386,7 @@ fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSi
     set(&said, "data-followed", "");
     put(div, &said);
     let parts = StoredValue::new_local((div.clone(), said, on));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         reading.with(|r| {
             parts.with_value(|(div, said, _)| {
                 let here = r.followed.and_then(|(_, _, p, _)| line_of(p));
@@ -578,7 +578,7 @@ fn build_walk(div: &web_sys::Element, w: Walker) {
     });
     on.on(&show, "click", move |_| pick(None));
     let listeners = StoredValue::new_local(on);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         listeners.with_value(|_| ());
         let l = level.get();
         w.follow.track();

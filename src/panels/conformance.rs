@@ -150,7 +150,7 @@ pub fn mount(base: leptos::prelude::Memo<Option<&'static str>>, side: &web_sys::
     put(side, &section);
 
     let body = StoredValue::new_local(body);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let preset = base.get();
         let table = parse(DATA);
         body.with_value(|body| {

@@ -114,7 +114,7 @@ fn build_proof(
         go,
         on,
     ));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let on = highlight
             .get()
             .is_some_and(|h| h == proof.with(|p| p.metric));
@@ -125,7 +125,7 @@ fn build_proof(
     // A question's link that names the proof's counter (or none): this
     // number, brought into view once per follow.
     let marked = StoredValue::new(0u32);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let metric = proof.with(|p| p.metric);
         let mine = mark.with(|m| {
             m.as_ref()
@@ -143,7 +143,7 @@ fn build_proof(
             }
         });
     });
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let Proof { metric, damage, .. } = proof.get();
         let (raw, ended) = reading.with(|r| (r.field(metric), r.at_end));
         let v = stampede::decimal::parse(&raw);
@@ -280,7 +280,7 @@ fn build_counters(
     put(section, &scripts());
 
     let rows = StoredValue::new_local((rows, lists));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let h = highlight.get();
         rows.with_value(|(rows, _)| {
             for r in rows {
@@ -292,7 +292,7 @@ fn build_counters(
     // A question's link that names a counter the proof does not show: its
     // row (its list opened), brought into view once per follow.
     let marked = StoredValue::new(0u32);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let metric = proof.with(|p| p.metric);
         let mine = mark.with(|m| {
             m.as_ref()
@@ -318,7 +318,7 @@ fn build_counters(
         });
     });
     let promoted = std::cell::RefCell::new(None::<&'static str>);
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let metric = proof.with(|p| p.metric);
         rows.with_value(|(rows, lists)| {
             if promoted.replace(Some(metric)) != Some(metric) {
@@ -413,7 +413,7 @@ fn build_sizing(details: &web_sys::Element, reading: RwSignal<Reading>) {
         }
     });
     let keep = StoredValue::new_local((list, on));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let v = slo.get();
         reading.with(|r| {
             keep.with_value(|(list, _)| {
@@ -514,7 +514,7 @@ fn build_losers(details: &web_sys::Element, reading: RwSignal<Reading>) {
     });
     let key = Memo::new(move |_| reading.with(|r| (r.scenario.clone(), r.seed)));
     let generation = StoredValue::new_local((0u32, on));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         if !open.get() {
             return;
         }
@@ -786,8 +786,8 @@ pub fn Arithmetic(
         move || root.get().map(Into::into),
         move |section| {
             let table = StoredValue::new_local(ArithDom::build(&section));
-            Effect::new(move |_| reading.with(|r| table.with_value(|t| t.write(r))));
-            Effect::new(move |_| {
+            crate::dom::effect(move || reading.with(|r| table.with_value(|t| t.write(r))));
+            crate::dom::effect(move || {
                 let h = highlight.get();
                 table.with_value(|t| {
                     for (row, dom) in ROWS.iter().zip(&t.rows) {

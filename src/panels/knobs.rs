@@ -74,7 +74,7 @@ pub fn KnobPanel(
     // What the last change clamped or refused, in words (plain DOM calls:
     // the list is there only while it has something to say).
     let list = NodeRef::<leptos::html::Ul>::new();
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let Some(ul) = list.get() else {
             return;
         };

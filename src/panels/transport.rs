@@ -107,7 +107,7 @@ fn build_picker(
     // What the lesson's knobs were built for: at first, no lesson at all (not
     // even "custom", so a custom scenario hides the empty box at once).
     let knobs_for = StoredValue::new_local((Some(""), None::<Owner>));
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let exact = scenario.with(preset_of);
         let b = base.get();
         let preset = b.and_then(|n| PRESETS.iter().find(|p| p.name == n));
@@ -392,7 +392,7 @@ fn build_transport(
         seed_shown: std::cell::Cell::new(None),
         _on: on,
     });
-    Effect::new(move |_| {
+    crate::dom::effect(move || {
         let (p, sp, sd) = (playing.get(), speed.get(), seed.get());
         reading.with(|r| {
             dom.with_value(|d| {
