@@ -73,11 +73,14 @@ pub fn mm_ss(s: u32) -> String {
     format!("{}:{:02}", s / 60, s % 60)
 }
 
+/// A level's name ("basics") with its first letter in capitals; the names
+/// are ASCII (and the wasm then carries no Unicode case tables).
 fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
+    let mut s = s.to_string();
+    if let Some(first) = s.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    s
 }
 
 /// A rating in words: `3 of 4 (3 · solid)`, or a dash.
@@ -302,6 +305,8 @@ mod tests {
             "- Recommendation: Hire",
             "Line one\nLine\ttwo",
             "## The card's question",
+            "\n### Basics: ",
+            "\n### Deeper: ",
         ] {
             assert!(md.contains(want), "{want:?} in\n{md}");
         }

@@ -95,7 +95,7 @@ pub fn KnobPanel(
                     .iter()
                     .map(|g| {
                         view! {
-                            <details class="group" open=g.open data-group=g.title.to_lowercase()>
+                            <details class="group" open=g.open data-group=g.title.to_ascii_lowercase()>
                                 <summary>
                                     {g.title}
                                     <span class="group-holds">{g.holds}</span>

@@ -339,8 +339,10 @@ pub const CAUSAL: [&str; 15] = [
 /// The first causal word of [`CAUSAL`] in `text`, if any.
 pub fn causal_word(text: &str) -> Option<&'static str> {
     // "so far" and "so many" say how much, not why.
+    // ASCII lowering: the causal words are ASCII (and the wasm then carries
+    // no Unicode case tables).
     let lower = text
-        .to_lowercase()
+        .to_ascii_lowercase()
         .replace("so far", "")
         .replace("so many", "");
     CAUSAL.into_iter().find(|w| lower.contains(w))
