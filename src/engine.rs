@@ -129,7 +129,9 @@ pub(crate) fn room_below(canvas: &HtmlCanvasElement) -> Option<f64> {
 /// [`FRAME_MIN_STAGE_PX`].
 pub(crate) fn framed_height(framed: Option<f64>, page: f64) -> f64 {
     match framed {
-        Some(room) => room.clamp(FRAME_MIN_STAGE_PX.min(page), page),
+        // max then min, not clamp: its bounds are not constants, and
+        // f64::clamp would bring the float formatting of its panic message.
+        Some(room) => room.max(FRAME_MIN_STAGE_PX.min(page)).min(page),
         None => page,
     }
 }
@@ -364,7 +366,7 @@ impl Engine {
             // small-fleet tests and the frame probe read.
             if let Some(l) = self.view.layout() {
                 let px = if l.aggregated { 0.0 } else { l.glyph(0, 0).w };
-                mark("threadGlyph", &px.to_string());
+                mark("threadGlyph", &stampede::decimal::format(px));
                 mark("threadWords", if l.labelled { "1" } else { "0" });
             }
         }

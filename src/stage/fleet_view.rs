@@ -335,7 +335,9 @@ impl FleetView {
                 pen,
                 glyph,
                 colour(look, dark),
-                (size / 4.0).clamp(1.0, line),
+                // Not f64::clamp: `line` is no constant, and its panic
+                // message would bring float formatting into the wasm.
+                (size / 4.0).max(1.0).min(line),
             );
             if l.labelled {
                 draw_words(ctx, l, members, look.label, dark);
@@ -695,7 +697,7 @@ fn draw_words(ctx: &Ctx, l: &Layout, members: &[u32], label: &str, dark: bool) {
     let px = l.label_px();
     // Room to spare on each side: neighbours' words must not run together.
     let width = l.cell * 0.84;
-    ctx.set_font(&format!("{px}px {SANS}"));
+    ctx.set_font(&format!("{}px {SANS}", stampede::decimal::format(px)));
     ctx.set_text_align("center");
     ctx.set_text_baseline("top");
     ctx.set_fill_style_str(scheme(dark).text);

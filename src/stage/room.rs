@@ -86,7 +86,9 @@ pub(crate) fn ring_followed(
     } else {
         (cx - radius - 8.0 - w).max(0.0)
     };
-    let y = (cy - 17.0).clamp(0.0, (l.height - 34.0).max(0.0));
+    // max then min: f64::clamp with a bound that is no constant brings
+    // float formatting (its panic message) into the wasm.
+    let y = (cy - 17.0).max(0.0).min((l.height - 34.0).max(0.0));
     ctx.set_fill_style_str(sc.background);
     ctx.fill_rect(x, y, w, 34.0);
     ctx.stroke_rect(x, y, w, 34.0);

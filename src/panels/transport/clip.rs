@@ -319,7 +319,11 @@ fn start(
                 .unwrap_or_default(),
         };
         ctx.set_fill_style_str(&ink);
-        ctx.set_font(&format!("600 {font_px}px {}", crate::palette::SANS));
+        ctx.set_font(&format!(
+            "600 {}px {}",
+            stampede::decimal::format(font_px),
+            crate::palette::SANS
+        ));
         ctx.set_text_align("left");
         ctx.set_text_baseline("middle");
         let _ = ctx.fill_text_with_max_width(&text, font_px * 0.5, line_h / 2.0, cw - font_px);
