@@ -6,8 +6,6 @@
 //! `4/flag/0`, `12/follow/2`. A question is on the sheet once it was asked
 //! (opened in the kit) or has a tick; the card's always is.
 
-use std::collections::BTreeSet;
-
 use catalogue::interview::{self, Question};
 
 /// The overall ratings, 1 to 4.
@@ -27,7 +25,7 @@ pub struct Sheet {
     /// card's is always on the sheet, first).
     pub asked: Vec<u32>,
     /// Ticked points, red flags and follow-ups: `0/basics/0`, `3/flag/1`.
-    pub ticks: BTreeSet<String>,
+    pub ticks: Ticks,
     pub notes: String,
     /// 1 to 4; 0 while not rated.
     pub rating: u8,
@@ -38,6 +36,37 @@ pub struct Sheet {
     pub seconds: u32,
     pub running: bool,
     pub saved_at: f64,
+}
+
+/// The ticked items, each once, in order: a sorted list (a few dozen names;
+/// a set type would bring its own code into the wasm, about 8 KB raw).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Ticks(Vec<String>);
+
+impl Ticks {
+    pub fn insert(&mut self, id: String) {
+        if let Err(i) = self.find(&id) {
+            self.0.insert(i, id);
+        }
+    }
+
+    pub fn remove(&mut self, id: &str) {
+        if let Ok(i) = self.find(id) {
+            self.0.remove(i);
+        }
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.find(id).is_ok()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, String> {
+        self.0.iter()
+    }
+
+    fn find(&self, id: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|t| t.as_str().cmp(id))
+    }
 }
 
 /// A tick's name: question `q`, then its part (`basics/1`, `flag/0`).
@@ -111,7 +140,7 @@ impl Sheet {
         for q in &self.asked {
             out.push_str(&format!("asked\t{q}\n"));
         }
-        for t in &self.ticks {
+        for t in self.ticks.iter() {
             out.push_str(&format!("tick\t{}\n", escape(t)));
         }
         out
@@ -275,6 +304,33 @@ pub fn heading(q: &Question) -> String {
 mod tests {
     use super::*;
     use catalogue::interview::LEVELS;
+
+    #[test]
+    fn ticks_keep_each_name_once_in_order_as_a_set_does() {
+        // Random inserts and removals over many seeds, against BTreeSet.
+        for seed in 1..200u64 {
+            let (mut x, mut ticks, mut set) =
+                (seed, Ticks::default(), std::collections::BTreeSet::new());
+            for _ in 0..60 {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let id = tick_id((x >> 33) as u32 % 4, &format!("flag/{}", (x >> 40) % 5));
+                if (x >> 20) % 3 == 0 {
+                    ticks.remove(&id);
+                    set.remove(&id);
+                } else {
+                    ticks.insert(id.clone());
+                    set.insert(id.clone());
+                }
+                assert_eq!(ticks.contains(&id), set.contains(&id), "seed {seed}");
+                assert!(
+                    ticks.iter().eq(set.iter()),
+                    "seed {seed}: {ticks:?} against {set:?}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_scoresheet_survives_storage_and_reads_as_markdown() {
