@@ -1,13 +1,13 @@
 //! The values a fleet run starts from, written straight into Redis in the
-//! cache's layout (`value:{k}`, read by the driver; its field names are the
-//! driver's, `stampede_redis::driver::field`), and a deploy's
+//! cache's layout (`value:{k}`, one string laid out by
+//! `stampede_redis::row`, read by the driver), and a deploy's
 //! re-warm (the `ttl-sync` fault). Test helpers: a service fills its cache
 //! through `Cache::set` or its origin.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use stampede::claim::Micros;
-use stampede_redis::driver::field;
+use stampede_redis::row::Header;
 use stampede_redis::value_key;
 
 /// Wall-clock milliseconds since the Unix epoch (the value hash's times,
@@ -20,21 +20,24 @@ fn wall_ms() -> u64 {
 
 /// A deploy's warm-up (a `ttl-sync` fault), for one key: a row holding a
 /// value is written again fresh until `ARGV[1]` and stale until `ARGV[2]`
-/// (wall-clock ms), its negative mark cleared, kept `ARGV[3]` ms; a key
-/// with no value is left alone. Returns 1 when it re-warmed the key.
+/// (wall-clock ms), its negative mark cleared, its fence, version, delta
+/// and payload kept, and kept `ARGV[3]` ms; a key with no value (nothing,
+/// or a failure mark alone, whose version is `-`) is left alone. The
+/// header's order is `stampede_redis::row`'s. Returns 1 when it re-warmed
+/// the key.
 fn sync_ttl_script() -> redis::Script {
-    redis::Script::new(&format!(
+    redis::Script::new(
         "
-if redis.call('HEXISTS', KEYS[1], '{payload}') == 0 then return 0 end
-redis.call('HSET', KEYS[1], '{fresh}', ARGV[1], '{stale}', ARGV[2], '{neg}', 0)
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
+local row = redis.call('GET', KEYS[1])
+if not row then return 0 end
+local fence, version, delta, payload =
+    string.match(row, '^S1 (%d+) %d+ (%d+) %d+ %d+ (%d+)\\n(.*)$')
+if not fence then return 0 end
+redis.call('SET', KEYS[1], 'S1 ' .. fence .. ' 0 ' .. version .. ' ' .. ARGV[1] .. ' ' ..
+    ARGV[2] .. ' ' .. delta .. '\\n' .. payload, 'PX', ARGV[3])
 return 1
 ",
-        payload = field::PAYLOAD,
-        fresh = field::FRESH,
-        stale = field::STALE,
-        neg = field::NEGATIVE,
-    ))
+    )
 }
 
 /// Performs a `ttl-sync` fault on keys `0..keys`: every key holding a
@@ -93,26 +96,18 @@ pub async fn seed_value(
     let now = wall_ms();
     let fresh_until = now + fresh.as_millis() as u64;
     let stale_until = fresh_until + stale.as_millis() as u64;
-    redis::cmd("HSET")
-        .arg(value_key(&key.to_string()))
-        .arg(field::PAYLOAD)
-        .arg(payload)
-        .arg(field::VERSION)
-        .arg(0)
-        .arg(field::FRESH)
-        .arg(fresh_until)
-        .arg(field::STALE)
-        .arg(stale_until)
-        .arg(field::DELTA)
-        .arg(delta)
-        .query_async::<i64>(con)
-        .await?;
-    if stale_until > now {
-        redis::cmd("PEXPIRE")
-            .arg(value_key(&key.to_string()))
-            .arg(stale_until - now + 1000)
-            .query_async::<i64>(con)
-            .await?;
+    let row = Header {
+        version: Some(0),
+        fresh_until,
+        stale_until,
+        delta,
+        ..Header::default()
     }
-    Ok(())
+    .encode(payload);
+    let mut set = redis::cmd("SET");
+    set.arg(value_key(&key.to_string())).arg(row);
+    if stale_until > now {
+        set.arg("PX").arg(stale_until - now + 1000);
+    }
+    set.query_async::<()>(con).await
 }

@@ -19,7 +19,7 @@ use stampede::sim::Fleet;
 use stampede_fleet::fleet;
 use stampede_fleet::proxy::FaultProxy;
 use stampede_fleet::{connect_in, Answer, Instance, Origin, OriginFuture};
-use stampede_redis::driver::field;
+use stampede_redis::row::Header;
 use stampede_redis::{lock_key, value_key, Target};
 use tokio::time::sleep;
 
@@ -582,14 +582,13 @@ async fn a_ttl_sync_rewarms_every_key_to_one_expiry() {
     assert_eq!(warmed, 4);
     let mut rows = Vec::new();
     for k in 0..5u32 {
-        let row: (Option<u64>, Option<u64>) = redis::cmd("HMGET")
+        let row: Option<Vec<u8>> = redis::cmd("GET")
             .arg(value_key(&k.to_string()))
-            .arg(field::FRESH)
-            .arg(field::STALE)
             .query_async(&mut con)
             .await
             .unwrap();
-        rows.push(row);
+        let header = row.map(|row| Header::parse(&row).expect("a row in the layout").0);
+        rows.push((header.map(|h| h.fresh_until), header.map(|h| h.stale_until)));
     }
     assert_eq!(rows[4], (None, None), "a key with no value stays absent");
     let (fresh, stale) = (rows[0].0.unwrap(), rows[0].1.unwrap());

@@ -813,7 +813,7 @@ impl<V, C> CacheBuilder<V, C> {
     }
 
     /// A prefix put before every Redis key the cache writes or reads: the
-    /// value `PREFIXvalue:{k}` (its negative-cache mark is a field of it),
+    /// value `PREFIXvalue:{k}` (its negative-cache mark is in its header),
     /// the claim `PREFIXlock:{k}`, the fence `PREFIXfence:{k}`; so several
     /// services (or versions) can share a Redis, and an ACL can grant
     /// `~PREFIX*`. Text, used as given; no `{` or `}` (the `{k}` hash tag

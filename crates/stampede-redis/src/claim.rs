@@ -17,7 +17,8 @@ use std::time::Duration;
 use redis::{ErrorKind, RedisError, RedisResult, Script};
 
 use crate::conn::{Conn, Target};
-use crate::driver::field;
+use crate::driver::stored_row;
+use crate::row::Header;
 
 // The scripts carry no comments: the page shows them as they are, in its
 // first visit's bundle. What each does is said here.
@@ -36,10 +37,16 @@ pub(crate) const RELEASE: &str = include_str!("scripts/release.lua");
 /// even if the counter was lost (expired), so a new holder's write is never
 /// refused as older than what it replaces. With an empty token it takes no
 /// claim and only the number (`Cache::set`'s own fence).
+///
+/// The stored fence is read from the row's header; from a hash's `fence`
+/// field if the key still holds the layout of the crate's versions before
+/// [`crate::row`] (a rolling deploy), so that fences keep growing across
+/// the two layouts. `WRITE_FENCED` reads it the same way.
 pub(crate) const CLAIM_FENCED: &str = include_str!("scripts/claim_fenced.lua");
 
-/// Writes the value (the one layout of `value:{key}`, shared by
-/// [`ClaimStore`] and the cache) with its writer's fencing number, unless
+/// Writes the value (the one layout of `value:{key}`, [`crate::row`],
+/// shared by [`ClaimStore`] and the cache; `SET`, which replaces a key of
+/// any type) with its writer's fencing number, unless
 /// the stored value was written under a newer one: a late holder cannot
 /// overwrite it (0). A write without a fence (0) always lands and leaves
 /// the stored fence in place, so fenced and unfenced writers never lock
@@ -121,10 +128,10 @@ pub fn fence_key(key: &str) -> String {
     format!("fence:{{{key}}}")
 }
 
-/// The value's key: a hash of the payload (`v`), the writer's `fence`, its
-/// `version`, when it stops being `fresh` and `stale` (wall-clock ms), the
-/// recompute's `delta` and a negative-cache mark (`neg`). One layout for
-/// [`ClaimStore`] and the cache.
+/// The value's key: one string, a header (the writer's fence, a
+/// negative-cache mark, the value's version, when it stops being fresh and
+/// stale, the recompute's delta) and the payload, as [`crate::row`] lays it
+/// out. One layout for [`ClaimStore`] and the cache.
 pub fn value_key(key: &str) -> String {
     format!("value:{{{key}}}")
 }
@@ -296,16 +303,23 @@ impl ClaimStore {
         Ok(written == 1)
     }
 
-    /// The stored value and the fence it was written under.
+    /// The stored value and the fence it was written under; `None` when
+    /// there is no value (nothing stored, a failure mark alone, or a row
+    /// not in the layout, such as an older version's hash).
     pub async fn read(&self, key: &str) -> RedisResult<Option<(Vec<u8>, u64)>> {
         check_key(key)?;
-        let (value, fence): (Option<Vec<u8>>, Option<u64>) = redis::cmd("HMGET")
-            .arg(value_key(key))
-            .arg(field::PAYLOAD)
-            .arg(field::FENCE)
-            .query_async(&mut self.con.clone())
-            .await?;
-        Ok(value.map(|v| (v, fence.unwrap_or(0))))
+        let row = stored_row(
+            redis::cmd("GET")
+                .arg(value_key(key))
+                .query_async::<Option<Vec<u8>>>(&mut self.con.clone())
+                .await,
+        )?;
+        Ok(row.and_then(|mut row| {
+            let (header, at) = Header::parse(&row)?;
+            header.version?;
+            row.drain(..at);
+            Some((row, header.fence))
+        }))
     }
 
     /// A raw command on the store's connection (tests and tools).

@@ -10,10 +10,10 @@
 //! `Respond`; the task goes on with whatever work the machine still has
 //! (write, settle, release), so a caller's deadline never cuts the work.
 //!
-//! Values live in a Redis hash `value:{key}` with the payload, a version,
-//! when it stops being fresh and stale (wall-clock ms, shared by every
-//! instance), the recompute's delta, a negative-cache mark and the writer's
-//! fence.
+//! Values live in one Redis string `value:{key}` (the layout of
+//! [`row`](crate::row)): a header with the writer's fence, a negative-cache
+//! mark, a version, when it stops being fresh and stale (wall-clock ms,
+//! shared by every instance) and the recompute's delta, then the payload.
 
 use std::any::Any;
 use std::borrow::Cow;
@@ -45,6 +45,7 @@ use crate::conn::Target;
 use crate::flights::{Flights, Joined, Woken};
 use crate::group::CatchUnwind;
 use crate::obs;
+use crate::row::Header;
 
 /// A value's content, shared by every caller it answers.
 type Payload = Arc<Vec<u8>>;
@@ -435,13 +436,15 @@ impl<O, K> Clone for Driver<O, K> {
     }
 }
 
-/// Marks a value as failed (negative caching); a hash it creates (no value
-/// under the mark) expires with the mark, one that holds a value keeps its
-/// own expiry. KEYS: the value; ARGV: the mark's end (wall-clock ms), how
-/// long it lasts (ms).
+/// Marks a value as failed (negative caching): the mark goes into the
+/// row's header, and a row that holds a value keeps its payload and its
+/// own expiry; anything else (no row, a mark alone, a row not in the
+/// layout) is replaced by a mark alone, which expires with the mark.
+/// KEYS: the value; ARGV: the mark's end (wall-clock ms), how long it lasts
+/// (ms).
 const NEGATIVE: &str = include_str!("scripts/negative.lua");
 
-/// Wall-clock milliseconds since the Unix epoch (the value hash's times,
+/// Wall-clock milliseconds since the Unix epoch (the value row's times,
 /// shared by every instance).
 pub(crate) fn wall_ms() -> u64 {
     SystemTime::now()
@@ -1166,8 +1169,8 @@ fn ending_name(ending: Ending) -> &'static str {
 }
 
 /// The machine's read of the value ([`Step::CacheGet`]) for the request's
-/// own key: this instance's local copy while it lives, else an `HMGET` of
-/// the value hash, whose payload `decode` reads once (one it cannot read
+/// own key: this instance's local copy while it lives, else a `GET` of
+/// the value row, whose payload `decode` reads once (one it cannot read
 /// is a miss). With the payload and what `decode` read of it, if
 /// anything: a local copy is not read again (it was when it was kept).
 fn read_op<O: Origin<K>, K: Key, T>(
@@ -1227,15 +1230,27 @@ fn perform<O: Origin<K>, K: Key>(
             // One transaction: the value and the claim seen at one instant
             // (two separate reads could see "no value" before a holder's
             // write and "no claim" after its release, and claim for nothing).
+            let (value_key, lock_key) = (inner.value_key(&k), inner.lock_key(&k));
             let mut pipe = redis::pipe();
-            let r = pipe
-                .atomic()
-                .cmd("HMGET")
-                .arg(inner.value_key(&k))
-                .arg(&ROW_FIELDS[..])
+            pipe.atomic()
+                .cmd("GET")
+                .arg(&value_key)
                 .cmd("EXISTS")
-                .arg(inner.lock_key(&k))
-                .query_async::<(Row, bool)>(&mut con);
+                .arg(&lock_key);
+            let r = async {
+                match pipe.query_async::<(Option<Vec<u8>>, bool)>(&mut con).await {
+                    // A row of another type fails the transaction: it is
+                    // no value, and the claim is read alone.
+                    Err(e) if foreign_type(&e) => {
+                        let held = redis::cmd("EXISTS")
+                            .arg(&lock_key)
+                            .query_async::<bool>(&mut con)
+                            .await?;
+                        Ok((Some(Vec::new()), held))
+                    }
+                    r => r,
+                }
+            };
             match bounded(&inner, r).await {
                 Ok((row, held)) => {
                     let (cache, bytes, decoded) =
@@ -1718,49 +1733,6 @@ where
     }
 }
 
-/// The value hash `value:{key}`: the names of its fields, the one layout
-/// the driver, [`ClaimStore`](crate::ClaimStore) and the scripts in
-/// `src/scripts/` share (the scripts spell the same names). Public with
-/// the `harness` feature, for the test fleet's seeding.
-pub mod field {
-    /// The payload, as the origin's codec wrote it.
-    pub const PAYLOAD: &str = "v";
-    /// The value's version: when its computation started (wall-clock ms,
-    /// low 32 bits).
-    pub const VERSION: &str = "version";
-    /// Fresh until then (wall-clock ms).
-    pub const FRESH: &str = "fresh";
-    /// Servable stale until then (wall-clock ms).
-    pub const STALE: &str = "stale";
-    /// A cached failure (negative caching) until then (wall-clock ms; 0:
-    /// none).
-    pub const NEGATIVE: &str = "neg";
-    /// The recompute's duration (µs), for XFetch.
-    pub const DELTA: &str = "delta";
-    /// The fencing number the value was written under (absent: unfenced).
-    pub const FENCE: &str = "fence";
-}
-
-/// The fields of `value:{key}` a read asks for, in `Row`'s order.
-const ROW_FIELDS: [&str; 6] = [
-    field::PAYLOAD,
-    field::VERSION,
-    field::FRESH,
-    field::STALE,
-    field::NEGATIVE,
-    field::DELTA,
-];
-
-/// `HMGET value:{key} v version fresh stale neg delta`.
-type Row = (
-    Option<Vec<u8>>,
-    Option<u32>,
-    Option<u64>,
-    Option<u64>,
-    Option<u64>,
-    Option<u64>,
-);
-
 /// How a read tells a payload it can serve from one it cannot (another
 /// writer's, or another schema's in a rolling deploy: a miss), as the
 /// caller reads it: `Some` of the value read. The task's reads ask the
@@ -1775,39 +1747,29 @@ fn decoded_by<O: Origin<K>, K>(origin: &O, payload: &[u8]) -> Option<Decoded> {
     origin.decode(payload)
 }
 
-/// The fields a read asks for first, in [`Short`]'s order: what a fresh
-/// value's answer needs (the payload, its version, its freshness, and with
-/// XFetch the recompute's duration, last) and the negative mark, which
-/// decides alone when there is no value. Only a value that is there and
-/// not fresh needs the rest of the row (whether it is still servable
-/// stale): it is read again whole ([`ROW_FIELDS`]).
-const SHORT_FIELDS: [&str; 5] = [
-    field::PAYLOAD,
-    field::VERSION,
-    field::FRESH,
-    field::NEGATIVE,
-    field::DELTA,
-];
+/// Whether `e` says the key holds another type than a string: a row of
+/// another layout (the hash of the crate's versions before
+/// [`row`](crate::row), in a rolling deploy). Read as a row that is not
+/// in the layout (a decode miss), not as a Redis error.
+pub(crate) fn foreign_type(e: &redis::RedisError) -> bool {
+    e.code() == Some("WRONGTYPE")
+}
 
-/// `HMGET value:{key} v version fresh neg` (`delta` too with XFetch).
-type Short = (
-    Option<Vec<u8>>,
-    Option<u32>,
-    Option<u64>,
-    Option<u64>,
-    Option<u64>,
-);
+/// What `GET value:{key}` found: the stored row, if any; a key of another
+/// type as an empty row (no row in the layout is empty).
+pub(crate) fn stored_row(
+    r: redis::RedisResult<Option<Vec<u8>>>,
+) -> redis::RedisResult<Option<Vec<u8>>> {
+    match r {
+        Err(e) if foreign_type(&e) => Ok(Some(Vec::new())),
+        r => r,
+    }
+}
 
-/// Reads the value hash `value_key` and says what the machine should
-/// hear, with the payload and what `decode` read of it.
-///
-/// A hit is the common read, so the read asks first for the fields a
-/// fresh value or a miss is decided on ([`SHORT_FIELDS`]: two fields
-/// fewer than the row, one with XFetch; each field is a value of the reply
-/// to parse); a value found there
-/// but not fresh is read again whole, and decided on that row alone (one
-/// consistent row, as a single read would have seen a moment later). The
-/// payload of the first read is decoded only when that read decides.
+/// Reads the row `value_key` with one `GET` and says what the machine
+/// should hear, with the payload and what `decode` read of it: the
+/// header says at once whether the value is fresh, stale or gone, and the
+/// payload is decoded once.
 async fn read_value<O, K, T>(
     inner: &Inner<O, K>,
     con: &mut Conn,
@@ -1815,84 +1777,60 @@ async fn read_value<O, K, T>(
     key: u32,
     decode: Decode<O, T>,
 ) -> (CacheReply, Option<Payload>, Option<T>) {
-    let mut get = redis::cmd("HMGET");
+    let mut get = redis::cmd("GET");
     get.arg(value_key);
-    let short = if inner.xfetch {
-        get.arg(&SHORT_FIELDS[..]);
-        bounded(inner, get.query_async::<Short>(con)).await
-    } else {
-        get.arg(&SHORT_FIELDS[..4]);
-        bounded(
-            inner,
-            get.query_async::<(Option<Vec<u8>>, Option<u32>, Option<u64>, Option<u64>)>(con),
-        )
-        .await
-        .map(|(bytes, version, fresh, neg)| (bytes, version, fresh, neg, None))
-    };
-    let Ok((bytes, version, fresh, neg, delta)) = short else {
-        return (CacheReply::Error, None, None);
-    };
-    let now = wall_ms();
-    if version.is_none() || fresh.is_some_and(|f| now < f) {
-        // A fresh value (or none at all): the stale window changes
-        // nothing (`reply_of` looks at it only for a value that is there
-        // and not fresh).
-        return reply_of(
-            inner,
-            key,
-            (bytes, version, fresh, None, neg, delta),
-            decode,
-            now,
-        );
-    }
-    let row = bounded(
-        inner,
-        redis::cmd("HMGET")
-            .arg(value_key)
-            .arg(&ROW_FIELDS[..])
-            .query_async::<Row>(con),
-    )
-    .await;
-    match row {
+    let read = async { stored_row(get.query_async::<Option<Vec<u8>>>(con).await) };
+    match bounded(inner, read).await {
         Err(_) => (CacheReply::Error, None, None),
         Ok(row) => reply_of(inner, key, row, decode, wall_ms()),
     }
 }
 
-/// What a stored row means at `now` (wall-clock ms): fresh, stale, a negative mark (with the
-/// stale value under it, if servable) or a miss; with the payload, and
-/// what `decode` read of it (a payload it cannot read is a miss).
+/// What a stored row means at `now` (wall-clock ms): fresh, stale, a
+/// negative mark (with the stale value under it, if servable) or a miss;
+/// with the payload, and what `decode` read of it (a payload it cannot
+/// read is a miss, and so is a row not in the layout).
 /// With XFetch on, a fresh read carries its expiry (on the driver's
 /// clock), the stored recompute delta and a draw, for the machine to decide
 /// on an early refresh.
 fn reply_of<O, K, T>(
     inner: &Inner<O, K>,
     key: u32,
-    row: Row,
+    row: Option<Vec<u8>>,
     decode: Decode<O, T>,
     now: u64,
 ) -> (CacheReply, Option<Payload>, Option<T>) {
-    let (mut bytes, mut version, fresh, stale, neg, delta) = row;
-    let read = bytes.as_deref().and_then(|b| decode(&inner.origin, b));
-    // A payload the service cannot read is no value at all: a miss.
-    if bytes.is_some() && read.is_none() {
-        inner.counters.decode_misses.fetch_add(1, Ordering::Relaxed);
-        obs::count(obs::DECODE_MISSES, "cache");
-        obs::decode_miss();
-        bytes = None;
-        version = None;
+    let Some(mut row) = row else {
+        return (CacheReply::Miss, None, None);
+    };
+    let Some((header, at)) = Header::parse(&row) else {
+        decode_miss(inner);
+        return (CacheReply::Miss, None, None);
+    };
+    let mut version = header.version;
+    let mut read = None;
+    if version.is_some() {
+        read = decode(&inner.origin, &row[at..]);
+        // A payload the service cannot read is no value at all: a miss.
+        if read.is_none() {
+            decode_miss(inner);
+            version = None;
+        }
     }
+    let bytes = version.map(|_| {
+        row.drain(..at);
+        Arc::new(row)
+    });
     let value = version.map(|v| Value::fresh(key, v));
-    let bytes = bytes.map(Arc::new);
-    let fresh_ok = fresh.is_some_and(|f| now < f);
-    let stale_ok = stale.is_some_and(|s| now < s);
-    match (value, fresh_ok, stale_ok, neg.is_some_and(|n| now < n)) {
+    let fresh_ok = now < header.fresh_until;
+    let stale_ok = now < header.stale_until;
+    match (value, fresh_ok, stale_ok, now < header.negative_until) {
         (Some(v), true, _, _) if inner.xfetch => {
-            let left = fresh.unwrap_or(now).saturating_sub(now) * 1000;
+            let left = header.fresh_until.saturating_sub(now) * 1000;
             let reply = CacheReply::FreshUntil {
                 value: v,
                 expires_at: inner.now() + left,
-                delta: delta.unwrap_or(0),
+                delta: header.delta,
                 draw: (inner.unit() * f64::from(u32::MAX)) as u32,
             };
             (reply, bytes, read)
@@ -1902,4 +1840,11 @@ fn reply_of<O, K, T>(
         (Some(v), false, true, false) => (CacheReply::Stale(v), bytes, read),
         _ => (CacheReply::Miss, None, None),
     }
+}
+
+/// A stored row that is not a value the service can read, counted.
+fn decode_miss<O, K>(inner: &Inner<O, K>) {
+    inner.counters.decode_misses.fetch_add(1, Ordering::Relaxed);
+    obs::count(obs::DECODE_MISSES, "cache");
+    obs::decode_miss();
 }

@@ -31,6 +31,10 @@
 //!
 //! - [`conn`]: one Redis or a Redis Cluster behind one connection type.
 //!
+//! - [`row`]: the one value layout the cache, the claim store and the
+//!   scripts share: one string, a text header and the payload, read with
+//!   one `GET`.
+//!
 //! Inside, a driver runs the read path on real I/O: each request runs the
 //! core's state machine in a task of its own; the driver only performs the
 //! steps it emits (Redis reads, polls, the claim scripts, the flight table,
@@ -68,6 +72,7 @@ pub mod group;
 #[cfg(feature = "tower")]
 pub mod layer;
 pub mod obs;
+pub mod row;
 
 pub use cache::{
     BuildError, Cache, CacheBuilder, CacheError, CacheStats, Codec, Fetched, Json, OriginError,

@@ -89,13 +89,11 @@ async fn a_key_prefix_is_put_before_every_redis_key() {
     // The negative mark lives in the prefixed value hash.
     assert!(bad.get("k").await.is_err());
     settled(&[&bad]).await;
-    let neg: Option<u64> = redis::cmd("HGET")
-        .arg(format!("svc-c:{}", value_key("k")))
-        .arg("neg")
-        .query_async(&mut redis.connection().await)
-        .await
-        .unwrap();
-    assert!(neg.is_some(), "no negative mark under the prefix");
+    let mark = redis.row(&format!("svc-c:{}", value_key("k"))).await;
+    assert!(
+        mark.is_some_and(|(header, _)| header.negative_until > 0),
+        "no negative mark under the prefix"
+    );
     // invalidate and set use the prefix too.
     a.invalidate("k").await.unwrap();
     assert!(!redis.exists(&format!("svc-a:{}", value_key("k"))).await);

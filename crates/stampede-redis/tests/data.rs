@@ -13,6 +13,7 @@ use std::time::Duration;
 use common::{settled, TestRedis};
 use serde::{Deserialize, Serialize};
 use stampede_redis::cache::{Cache, CacheStats, Fetched, Source};
+use stampede_redis::row::Header;
 use stampede_redis::{fence_key, lock_key, value_key, ClaimStore};
 use tokio::time::sleep;
 
@@ -126,19 +127,15 @@ async fn a_value_that_does_not_decode_is_a_miss_and_is_overwritten() {
         .unwrap()
         .as_millis() as u64
         + 60_000;
-    let _: i64 = redis::cmd("HSET")
-        .arg(value_key("k"))
-        .arg("v")
-        .arg(r#"{"name":"old schema"}"#)
-        .arg("version")
-        .arg(1)
-        .arg("fresh")
-        .arg(far)
-        .arg("stale")
-        .arg(far)
-        .query_async(&mut redis.connection().await)
-        .await
-        .unwrap();
+    let other = Header {
+        version: Some(1),
+        fresh_until: far,
+        stale_until: far,
+        ..Header::default()
+    };
+    redis
+        .put(&value_key("k"), &other.encode(br#"{"name":"old schema"}"#))
+        .await;
     let got = c.get("k").await.expect("a miss, recomputed");
     assert_eq!(got.source, Source::Computed);
     settled(&[&c]).await;
@@ -277,18 +274,23 @@ async fn a_fill_refused_as_older_answers_the_newer_value() {
     assert_eq!(calls.load(Ordering::SeqCst), 1);
 }
 
-/// A failure cached in Redis (negative caching) on a key with no value
-/// expires with its mark: the hash it creates is not kept forever.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_failure_mark_expires_with_it() {
-    let redis = TestRedis::start().await;
-    let c: Cache<Item> = Cache::builder()
-        .redis(redis.url.as_str())
+/// A cache whose origin always fails, its failures cached for 2 s.
+async fn failing(url: &str) -> Cache<Item> {
+    Cache::builder()
+        .redis(url)
         .negative_ttl(Duration::from_secs(2))
         .origin(|_key: String| async { Err::<Item, _>("down") })
         .build()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// A failure cached in Redis (negative caching) on a key with no value
+/// expires with its mark: the row it creates is not kept forever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_mark_expires_with_it() {
+    let redis = TestRedis::start().await;
+    let c = failing(&redis.url).await;
     assert!(c.get("k").await.is_err());
     settled(&[&c]).await;
     let left = redis.pttl(&value_key("k")).await;
@@ -298,21 +300,10 @@ async fn a_failure_mark_expires_with_it() {
     assert_eq!(c.origin_calls(), 1);
 }
 
-/// Writes `value:{key}`'s fields as they are given (a row in any state,
-/// as other writers and time leave it), replacing the hash.
-async fn seed_row(redis: &TestRedis, key: &str, fields: &[(&str, Vec<u8>)]) {
-    let mut con = redis.connection().await;
-    let _: i64 = redis::cmd("DEL")
-        .arg(value_key(key))
-        .query_async(&mut con)
-        .await
-        .unwrap();
-    let mut hset = redis::cmd("HSET");
-    hset.arg(value_key(key));
-    for (field, value) in fields {
-        hset.arg(*field).arg(value.as_slice());
-    }
-    let _: i64 = hset.query_async(&mut con).await.unwrap();
+/// Writes `value:{key}` as it is given (a row in any state, as other
+/// writers and time leave it), replacing what the key held.
+async fn seed_row(redis: &TestRedis, key: &str, header: Header, payload: &[u8]) {
+    redis.put(&value_key(key), &header.encode(payload)).await;
 }
 
 fn wall_ms() -> u64 {
@@ -327,9 +318,8 @@ fn wall_ms() -> u64 {
 /// served stale in its stale window (under a failure mark too) and is a
 /// miss after it; a failure mark with no value answers the failure; a
 /// payload that does not decode is a miss, counted once per read that
-/// found it, fresh or stale. (A hit
-/// reads only the fields a fresh value needs and the rest only when the
-/// value is not fresh: each state here needs the right ones.)
+/// found it, fresh or stale. (A read is one `GET` of the row, decided on
+/// its header: each state here is told apart by it alone.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_state_of_a_stored_row_is_read_as_it_stands() {
     let redis = TestRedis::start().await;
@@ -361,16 +351,14 @@ async fn every_state_of_a_stored_row_is_read_as_it_stands() {
     };
     let payload = serde_json::to_vec(&seeded).unwrap();
     let now = wall_ms();
-    let at = |ms: i64| (now as i64 + ms).to_string().into_bytes();
-    let row = |v: &[u8], fresh: i64, stale: i64, neg: i64| {
-        vec![
-            ("v", v.to_vec()),
-            ("version", b"42".to_vec()),
-            ("fresh", at(fresh)),
-            ("stale", at(stale)),
-            ("neg", if neg == 0 { b"0".to_vec() } else { at(neg) }),
-            ("delta", b"1000".to_vec()),
-        ]
+    let at = |ms: i64| (now as i64 + ms) as u64;
+    let row = |fresh: i64, stale: i64, neg: i64| Header {
+        fence: 3,
+        negative_until: if neg == 0 { 0 } else { at(neg) },
+        version: Some(42),
+        fresh_until: at(fresh),
+        stale_until: at(stale),
+        delta: 1000,
     };
     // Every refresh's claim is held elsewhere: what is answered is what
     // the read found, never a recompute racing it.
@@ -378,29 +366,34 @@ async fn every_state_of_a_stored_row_is_read_as_it_stands() {
         redis.hold_claim(key, Duration::from_secs(30)).await;
     }
 
-    seed_row(&redis, "fresh", &row(&payload, 30_000, 60_000, 30_000)).await;
+    seed_row(&redis, "fresh", row(30_000, 60_000, 30_000), &payload).await;
     let got = c.get("fresh").await.unwrap();
     assert_eq!((got.value, got.source), (seeded.clone(), Source::Hit));
 
-    seed_row(&redis, "stale", &row(&payload, -1_000, 30_000, 0)).await;
+    seed_row(&redis, "stale", row(-1_000, 30_000, 0), &payload).await;
     let got = c.get("stale").await.unwrap();
     assert_eq!((got.value, got.source), (seeded.clone(), Source::Stale));
 
     seed_row(
         &redis,
         "marked stale",
-        &row(&payload, -1_000, 30_000, 30_000),
+        row(-1_000, 30_000, 30_000),
+        &payload,
     )
     .await;
     let got = c.get("marked stale").await.unwrap();
     assert_eq!((got.value, got.source), (seeded.clone(), Source::Stale));
 
-    seed_row(&redis, "marked", &[("neg", at(30_000))]).await;
+    let mark = Header {
+        negative_until: at(30_000),
+        ..Header::default()
+    };
+    seed_row(&redis, "marked", mark, b"").await;
     assert!(c.get("marked").await.is_err(), "the failure mark answers");
     assert_eq!(calls.load(Ordering::SeqCst), 0, "nothing recomputed yet");
     settled(&[&c]).await;
 
-    seed_row(&redis, "expired", &row(&payload, -2_000, -1_000, 0)).await;
+    seed_row(&redis, "expired", row(-2_000, -1_000, 0), &payload).await;
     let got = c.get("expired").await.unwrap();
     assert_eq!(
         (got.value.by.as_str(), got.source),
@@ -412,12 +405,7 @@ async fn every_state_of_a_stored_row_is_read_as_it_stands() {
         "the expired value recomputed"
     );
 
-    seed_row(
-        &redis,
-        "garbage fresh",
-        &row(b"not json", 30_000, 60_000, 0),
-    )
-    .await;
+    seed_row(&redis, "garbage fresh", row(30_000, 60_000, 0), b"not json").await;
     let got = c.get("garbage fresh").await.unwrap();
     assert_eq!(
         (got.value.by.as_str(), got.source),
@@ -429,12 +417,7 @@ async fn every_state_of_a_stored_row_is_read_as_it_stands() {
     let fresh_misses = c.stats().decode_misses;
     assert!(fresh_misses >= 1);
 
-    seed_row(
-        &redis,
-        "garbage stale",
-        &row(b"not json", -1_000, 30_000, 0),
-    )
-    .await;
+    seed_row(&redis, "garbage stale", row(-1_000, 30_000, 0), b"not json").await;
     let answer = c.get("garbage stale").await;
     settled(&[&c]).await;
     assert_eq!(
@@ -452,4 +435,96 @@ async fn every_state_of_a_stored_row_is_read_as_it_stands() {
         ),
         "a payload that does not decode is never served: {answer:?}"
     );
+}
+
+/// Stores `key`'s value as the crate's versions before the one-string row
+/// laid it out: a hash of fields, fresh and servable for a minute, written
+/// under `fence` (what a new instance meets in a rolling deploy).
+async fn seed_old_hash(redis: &TestRedis, key: &str, payload: &[u8], fence: u64) {
+    let far = wall_ms() + 60_000;
+    let _: i64 = redis::cmd("HSET")
+        .arg(value_key(key))
+        .arg("v")
+        .arg(payload)
+        .arg("version")
+        .arg(1)
+        .arg("fresh")
+        .arg(far)
+        .arg("stale")
+        .arg(far)
+        .arg("neg")
+        .arg(0)
+        .arg("delta")
+        .arg(0)
+        .arg("fence")
+        .arg(fence)
+        .query_async(&mut redis.connection().await)
+        .await
+        .unwrap();
+}
+
+/// A rolling deploy, the new instances' side: a value still in the older
+/// versions' layout (a hash) is no value to them, a counted decode miss
+/// and not a Redis error, whether a request's first read, its re-check or
+/// its poll meets it; the recompute replaces it with a row in the layout,
+/// and the fence keeps growing from the hash's. The claim store reads it
+/// as no value, refuses a write older than its fence, and a failure mark
+/// replaces it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_older_versions_hash_is_a_decode_miss_and_is_replaced() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = cache(&redis.url, "new", &calls, true).await;
+    let old = br#"{"by":"old","n":1}"#;
+
+    // The first read and the re-check after the claim each meet it.
+    seed_old_hash(&redis, "k", old, 5).await;
+    let got = c.get("k").await.unwrap();
+    assert_eq!(
+        (got.value.by.as_str(), got.source),
+        ("new", Source::Computed)
+    );
+    settled(&[&c]).await;
+    assert_eq!((c.stats().decode_misses, c.stats().redis_errors), (2, 0));
+    let (header, payload) = redis.row(&value_key("k")).await.expect("replaced");
+    assert_eq!(payload, br#"{"by":"new","n":0}"#.to_vec());
+    assert!(
+        header.fence > 5,
+        "the fence grows from the hash's: {header:?}"
+    );
+    assert_eq!(c.get("k").await.unwrap().source, Source::Hit);
+
+    // A request that loses the claim polls it, and claims once it is free.
+    seed_old_hash(&redis, "polled", old, 0).await;
+    redis.hold_claim("polled", Duration::from_millis(300)).await;
+    let got = c.get("polled").await.unwrap();
+    assert_eq!(
+        (got.value.by.as_str(), got.source),
+        ("new", Source::Computed)
+    );
+    settled(&[&c]).await;
+    assert_eq!(c.stats().redis_errors, 0, "{:?}", c.stats());
+    assert!(c.stats().decode_misses >= 4, "{:?}", c.stats());
+    assert!(redis.row(&value_key("polled")).await.is_some());
+
+    // The claim store: no value, and the hash's fence holds.
+    let store = ClaimStore::connect(&redis.url).await.unwrap();
+    seed_old_hash(&redis, "s", old, 9).await;
+    assert_eq!(store.read("s").await.unwrap(), None);
+    let ttl = Duration::from_secs(5);
+    assert!(!store.write_fenced("s", b"late", 8, ttl).await.unwrap());
+    let (_, fence) = store.claim_fenced("s", ttl).await.unwrap().unwrap();
+    assert_eq!(fence, 10, "above the hash's fence");
+    assert!(store.write_fenced("s", b"x", fence, ttl).await.unwrap());
+    assert_eq!(store.read("s").await.unwrap(), Some((b"x".to_vec(), 10)));
+
+    // A failure mark replaces it with a mark alone.
+    seed_old_hash(&redis, "failing", old, 0).await;
+    let failing = failing(&redis.url).await;
+    assert!(failing.get("failing").await.is_err());
+    settled(&[&failing]).await;
+    let (mark, _) = redis.row(&value_key("failing")).await.expect("a mark");
+    assert!(mark.version.is_none() && mark.negative_until > wall_ms());
+    let left = redis.pttl(&value_key("failing")).await;
+    assert!(left > 0 && left <= 2000, "the mark's row expires: {left}");
 }

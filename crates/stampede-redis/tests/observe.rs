@@ -307,17 +307,14 @@ async fn spans_and_counters_follow_every_flight() {
     spans.clear();
 
     // A value another writer stored that does not decode is a counted miss.
-    let _: i64 = redis::cmd("HSET")
-        .arg(stampede_redis::value_key("odd"))
-        .arg("v")
-        .arg("not json")
-        .arg("version")
-        .arg(1)
-        .arg("fresh")
-        .arg(u64::MAX / 2)
-        .query_async(&mut redis.connection().await)
-        .await
-        .unwrap();
+    let odd = stampede_redis::row::Header {
+        version: Some(1),
+        fresh_until: u64::MAX / 2,
+        ..Default::default()
+    };
+    redis
+        .put(&stampede_redis::value_key("odd"), &odd.encode(b"not json"))
+        .await;
     let odd = instances[0].get("odd").await.unwrap();
     assert_eq!(odd.source, Source::Computed);
     settled(&[&instances[0]]).await;

@@ -8,6 +8,7 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use stampede_redis::row::Header;
 use stampede_redis::Cache;
 use tokio::time::sleep;
 
@@ -168,6 +169,32 @@ impl TestRedis {
             .write_fenced(key, payload, fence, Duration::from_secs(10))
             .await
             .unwrap());
+    }
+
+    /// The row stored at `key` (a full Redis key name), its header and its
+    /// payload; `None` when the key holds nothing. Panics on a row not in
+    /// the layout.
+    pub async fn row(&self, key: &str) -> Option<(Header, Vec<u8>)> {
+        let row: Option<Vec<u8>> = redis::cmd("GET")
+            .arg(key)
+            .query_async(&mut self.connection().await)
+            .await
+            .unwrap();
+        row.map(|row| {
+            let (header, at) = Header::parse(&row).expect("a row in the layout");
+            (header, row[at..].to_vec())
+        })
+    }
+
+    /// Stores `row` as it is at `key` (a full Redis key name), with no
+    /// expiry, replacing whatever the key held.
+    pub async fn put(&self, key: &str, row: &[u8]) {
+        let _: () = redis::cmd("SET")
+            .arg(key)
+            .arg(row)
+            .query_async(&mut self.connection().await)
+            .await
+            .unwrap();
     }
 
     /// `SIGSTOP` the server until the guard resumes it (or is dropped).
