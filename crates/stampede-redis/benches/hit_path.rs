@@ -27,41 +27,18 @@
 //! Run: `cargo bench -p stampede-redis --bench hit_path` (redis-server on
 //! PATH).
 
-use std::time::Duration;
-
 use criterion::{criterion_group, criterion_main, Criterion};
-use stampede_redis::cache::{Cache, Source};
+use stampede_redis::cache::Source;
 use stampede_redis::row::Header;
-use stampede_redis::{Conn, Target};
 
 mod support;
-use support::{in_task, runtime, BenchRedis};
+use support::{hit_fixture, in_task, runtime, BenchRedis};
 
 fn hit(c: &mut Criterion) {
     let rt = runtime();
     let redis = BenchRedis::start();
     let value = "a profile of some forty bytes, give or take".to_string();
-    let (cache, con) = rt.block_on(async {
-        let con: Conn = Target::parse(&redis.url).connect().await.unwrap();
-        let cache: Cache<String> = Cache::builder()
-            .connection(con.clone())
-            .ttl(Duration::from_secs(3600))
-            .origin(|key: String| async move { Ok::<_, String>(key) })
-            .build()
-            .await
-            .unwrap();
-        assert!(cache.set("k", &value).await.unwrap());
-        assert_eq!(cache.get("k").await.unwrap().source, Source::Hit);
-        let mut raw = con.clone();
-        let json = serde_json::to_vec(&value).unwrap();
-        let _: () = redis::cmd("SET")
-            .arg("raw:k")
-            .arg(json)
-            .query_async(&mut raw)
-            .await
-            .unwrap();
-        (cache, con)
-    });
+    let (cache, con) = rt.block_on(hit_fixture(&redis.url, &value));
 
     let mut g = c.benchmark_group("hit");
     g.bench_function("cache_get", |b| {

@@ -71,3 +71,31 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .build()
         .unwrap()
 }
+
+/// The hit path's fixture (benches `hit_path` and `hit_ratio`): a cache
+/// on one connection to `url` holding `value` fresh for an hour at `k`,
+/// and `raw:k` holding the same payload's bytes alone, for a raw `GET` on
+/// a clone of that connection (returned with the cache).
+pub async fn hit_fixture(
+    url: &str,
+    value: &str,
+) -> (stampede_redis::Cache<String>, stampede_redis::Conn) {
+    let con = stampede_redis::Target::parse(url).connect().await.unwrap();
+    let cache: stampede_redis::Cache<String> = stampede_redis::Cache::builder()
+        .connection(con.clone())
+        .ttl(Duration::from_secs(3600))
+        .origin(|key: String| async move { Ok::<_, String>(key) })
+        .build()
+        .await
+        .unwrap();
+    assert!(cache.set("k", &value.to_string()).await.unwrap());
+    let got = cache.get("k").await.unwrap();
+    assert_eq!(got.source, stampede_redis::Source::Hit);
+    let _: () = redis::cmd("SET")
+        .arg("raw:k")
+        .arg(serde_json::to_vec(value).unwrap())
+        .query_async(&mut con.clone())
+        .await
+        .unwrap();
+    (cache, con)
+}
