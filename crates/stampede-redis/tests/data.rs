@@ -528,3 +528,55 @@ async fn an_older_versions_hash_is_a_decode_miss_and_is_replaced() {
     let left = redis.pttl(&value_key("failing")).await;
     assert!(left > 0 && left <= 2000, "the mark's row expires: {left}");
 }
+
+/// A failure cached over a value (its refresh failed) goes into the row's
+/// header: the payload and the row's expiry stay, and the value is served
+/// stale under the mark, with no second origin call while it lasts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_mark_over_a_value_keeps_its_payload_and_expiry() {
+    let redis = TestRedis::start().await;
+    let failing = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let c: Cache<Item> = {
+        let failing = failing.clone();
+        Cache::builder()
+            .redis(redis.url.as_str())
+            .ttl(Duration::from_millis(200))
+            .stale(Duration::from_secs(10))
+            .negative_ttl(Duration::from_secs(5))
+            .origin(move |_key: String| {
+                let fail = failing.load(Ordering::SeqCst);
+                async move {
+                    if fail {
+                        return Err("down".to_string());
+                    }
+                    Ok(Item {
+                        by: "origin".into(),
+                        n: 1,
+                    })
+                }
+            })
+            .build()
+            .await
+            .unwrap()
+    };
+    assert_eq!(c.get("k").await.unwrap().source, Source::Computed);
+    settled(&[&c]).await;
+    let (written, payload) = redis.row(&value_key("k")).await.expect("written");
+    sleep(Duration::from_millis(300)).await;
+    failing.store(true, Ordering::SeqCst);
+    // Stale: answered, and its refresh fails behind the answer.
+    assert_eq!(c.get("k").await.unwrap().source, Source::Stale);
+    settled(&[&c]).await;
+    let (marked, kept) = redis.row(&value_key("k")).await.expect("kept");
+    assert_eq!(kept, payload);
+    assert!(marked.negative_until > wall_ms(), "{marked:?}");
+    assert_eq!(
+        (marked.version, marked.stale_until),
+        (written.version, written.stale_until)
+    );
+    let left = redis.pttl(&value_key("k")).await;
+    assert!(left > 5_000, "the row keeps its own expiry: {left} ms");
+    let got = c.get("k").await.unwrap();
+    assert_eq!((got.value.n, got.source), (1, Source::Stale));
+    assert_eq!(c.origin_calls(), 2, "the mark answers: no third call");
+}
