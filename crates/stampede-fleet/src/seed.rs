@@ -10,7 +10,7 @@ use stampede::claim::Micros;
 use stampede_redis::row::Header;
 use stampede_redis::value_key;
 
-/// Wall-clock milliseconds since the Unix epoch (the value hash's times,
+/// Wall-clock milliseconds since the Unix epoch (the value row's times,
 /// shared by every instance).
 fn wall_ms() -> u64 {
     SystemTime::now()
