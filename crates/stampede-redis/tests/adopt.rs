@@ -86,7 +86,7 @@ async fn a_key_prefix_is_put_before_every_redis_key() {
     assert_eq!(b.get("k").await.unwrap().value, "svc-b: k");
     assert_eq!(a.get("k").await.unwrap().source, Source::Hit);
     assert_eq!(calls.load(Ordering::SeqCst), 2);
-    // The negative mark lives in the prefixed value hash.
+    // The negative mark lives in the prefixed value row.
     assert!(bad.get("k").await.is_err());
     settled(&[&bad]).await;
     let mark = redis.row(&format!("svc-c:{}", value_key("k"))).await;
