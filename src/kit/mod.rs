@@ -42,7 +42,8 @@
 
 mod sheet;
 
-use catalogue::interview::{self, Curveball, Question, Shown, CURVEBALLS};
+use catalogue::claims::Row;
+use catalogue::interview::{self, Curveball, Question, CURVEBALLS};
 use leptos::prelude::*;
 use stampede::scenario::Scenario;
 use wasm_bindgen::prelude::*;
@@ -655,11 +656,11 @@ pub fn Kit() -> impl IntoView {
 
     let show = {
         let send = send.clone();
-        move |s: Shown| {
+        move |s: Row| {
             let send = send.clone();
             view! {
                 <button type="button" class="kit-show" data-show=s.link
-                    title=format!("Open ?{} in the candidate's window; its {} shows it", s.link, s.criterion.name())
+                    title=format!("Open ?{} in the candidate's window; its {} shows it", s.link, s.bound().map(|b| b.name()).unwrap_or_default())
                     on:click=move |_| send(format!("open {}", s.link))>
                     "Show"
                 </button>
@@ -681,10 +682,10 @@ pub fn Kit() -> impl IntoView {
                         .iter()
                         .enumerate()
                         .map(|(i, p)| {
-                            let button = p.shown.map(show.clone());
+                            let button = p.shown().map(show.clone());
                             let id = tick_id(n, &format!("{}/{i}", l.name));
                             view! {
-                                <li><label data-point=l.name>{tick_box(id)}" " {p.text}</label> {button}</li>
+                                <li><label data-point=l.name>{tick_box(id)}" " {p.text()}</label> {button}</li>
                             }
                         })
                         .collect_view();
@@ -702,11 +703,11 @@ pub fn Kit() -> impl IntoView {
                 .iter()
                 .enumerate()
                 .map(|(i, f)| {
-                    let button = show.clone()(f.shown);
+                    let button = show.clone()(f.row);
                     view! {
                         <li data-red-flag="">
                             <label>{tick_box(tick_id(n, &format!("flag/{i}")))}" “" {f.says} "”"</label>
-                            <span class="kit-why">{f.because}</span> {button}
+                            <span class="kit-why">{f.row.words}</span> {button}
                         </li>
                     }
                 })
@@ -716,13 +717,13 @@ pub fn Kit() -> impl IntoView {
                 .iter()
                 .enumerate()
                 .map(|(i, f)| {
-                    let button = show.clone()(f.shown);
+                    let button = show.clone()(f.row);
                     let asks = interview::question(f.question).map_or("", |q| q.asks);
                     let next = f.question;
                     view! {
                         <li data-follow-up=f.question>
                             <label>{tick_box(tick_id(n, &format!("follow/{i}")))}" " <strong>{asks}</strong></label>
-                            <span class="kit-listen">"Listen for: " {f.listen_for}</span> {button}
+                            <span class="kit-listen">"Listen for: " {f.row.words}</span> {button}
                             " "
                             <button type="button" class="kit-ask-next screen-only" data-ask=next
                                 title=format!("Put question {next} on screen, with its own levels and red flags")

@@ -255,7 +255,7 @@ impl Sheet {
                 md.push_str(&format!("\n### {}: {}\n\n", capitalised(l.name), l.gist));
                 for (i, p) in l.names.iter().enumerate() {
                     let id = tick_id(n, &format!("{}/{i}", l.name));
-                    md.push_str(&format!("- {} {}\n", tick(id), p.text));
+                    md.push_str(&format!("- {} {}\n", tick(id), p.text()));
                 }
             }
             md.push_str("\n### Red flags said\n\n");
@@ -271,7 +271,7 @@ impl Sheet {
                     "- {} Question {}: {asks} Listen for: {}\n",
                     tick(id),
                     f.question,
-                    f.listen_for
+                    f.row.words
                 ));
             }
         }
@@ -381,11 +381,11 @@ mod tests {
         let ticked = md.lines().filter(|l| l.starts_with("- [x]")).count();
         assert_eq!(ticked, 3, "{md}");
         assert!(
-            md.contains(&format!("- [x] {}", LEVELS[0].names[1].text)),
+            md.contains(&format!("- [x] {}", LEVELS[0].names[1].text())),
             "{md}"
         );
         assert!(
-            md.contains(&format!("- [ ] {}", LEVELS[0].names[0].text)),
+            md.contains(&format!("- [ ] {}", LEVELS[0].names[0].text())),
             "{md}"
         );
         assert_eq!(s.file_name(), "scoresheet-ada-lovelace-2026-12-02.md");

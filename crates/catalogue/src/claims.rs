@@ -110,6 +110,29 @@ impl PartialEq for Claim {
     }
 }
 
+/// One statement of the catalogue about a run: a scenario, as a link (a
+/// share link's query, or for a drill a fragment applied to its
+/// situation), the claims its run makes, and the words that state them.
+/// Every table that says something about a run (a tour step, a preset's
+/// lesson, a drill's story, reasoning and hints, the kit's points, red
+/// flags and follow-ups) holds it as a row; [`crate::rows::rows`] lists
+/// them all, and one host test plays every row's link and checks its
+/// claims.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row {
+    pub link: &'static str,
+    pub claims: &'static [Claim],
+    pub words: &'static str,
+}
+
+impl Row {
+    /// The first of its claims that is a bound on a counter, if one is
+    /// (the kit names it on its Show button).
+    pub fn bound(&self) -> Option<Bound> {
+        self.claims.iter().find_map(Claim::as_bound)
+    }
+}
+
 /// How a measured value is held against a limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]

@@ -3,12 +3,12 @@
 //! the follow-ups in order, and the curveballs to throw at a running
 //! scenario. Written for the interviewer, not as the candidate's prep.
 //!
-//! Every point that can be shown carries a link and a [`Criterion`] its run
-//! meets on every seed of [`crate::drill::SEEDS`] (a host test runs them), so
+//! Every point that can be shown is a [`Row`]: a link, the words, and the
+//! claims (a bound first) its run meets on every seed of [`crate::drill::SEEDS`] (a host test runs them), so
 //! the interviewer can put the claim on the shared screen and it holds.
 
-use crate::claims::Claim;
-use crate::drill::{at_least, at_most, exactly, Criterion};
+use crate::claims::{Claim, Row};
+use crate::drill::{at_least, at_most, exactly};
 use crate::lesson::{
     COALESCED, EVERY_MISS_CLAIMED, EVERY_PINNED, PER_INSTANCE, REMEMBERED, SWAMPED,
 };
@@ -21,18 +21,31 @@ mod questions;
 pub const QUESTION: &str = "40 instances with 200 threads each sit in front of Redis. Compare \
 in-process coalescing (singleflight) with a Redis claim for a miss, and say why you might use both.";
 
-/// A scenario that shows a point: the link's query, and what its run meets.
+/// One thing an answer names: words alone, or words a run shows (a
+/// [`Row`]: the run's link, the words, and what its run meets, a bound
+/// first, the one the kit's Show button names).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Shown {
-    pub link: &'static str,
-    pub criterion: Criterion,
+pub enum Point {
+    Said(&'static str),
+    Shown(Row),
 }
 
-/// One thing an answer names.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Point {
-    pub text: &'static str,
-    pub shown: Option<Shown>,
+impl Point {
+    /// The point's words.
+    pub const fn text(&self) -> &'static str {
+        match self {
+            Point::Said(text) => text,
+            Point::Shown(row) => row.words,
+        }
+    }
+
+    /// The run that shows it, if one does.
+    pub const fn shown(&self) -> Option<Row> {
+        match self {
+            Point::Said(_) => None,
+            Point::Shown(row) => Some(*row),
+        }
+    }
 }
 
 /// One of the card's three levels of answer.
@@ -50,19 +63,26 @@ pub struct Level {
 pub struct RedFlag {
     /// What the candidate says.
     pub says: &'static str,
-    /// Why it is wrong, in a line.
-    pub because: &'static str,
-    pub shown: Shown,
-    /// The lesson it speaks of (a rule of [`crate::lesson`]): the one the
-    /// page shows on `shown`'s run.
-    pub lesson: &'static str,
-    /// What `because` claims of `shown`'s run. The lesson's words make the
+    /// The run that refutes it, and why it is wrong in a line (its words):
+    /// a bound on the damage first (the one the kit's Show button names),
+    /// then what the words claim of the run. The lesson's words make those
     /// same claims (a host test checks it), so the flag and the lesson
     /// cannot disagree on a run.
-    pub claims: &'static [Claim],
+    pub row: Row,
+    /// The lesson it speaks of (a rule of [`crate::lesson`]): the one the
+    /// page shows on `row`'s run.
+    pub lesson: &'static str,
     /// The same run without the mistake (a share link's query): its run
-    /// does not show `shown`'s damage, so the mistake is its cause.
+    /// does not show the row's damage, so the mistake is its cause.
     pub fixed: &'static str,
+}
+
+impl RedFlag {
+    /// What its words claim of its run, beside the bound on the damage:
+    /// the claims the lesson's words make too.
+    pub fn reasons(&self) -> impl Iterator<Item = &'static Claim> {
+        self.row.claims.iter().filter(|c| c.as_bound().is_none())
+    }
 }
 
 /// A follow-up: one of the reference's questions (`data-question` on the
@@ -70,8 +90,8 @@ pub struct RedFlag {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FollowUp {
     pub question: u32,
-    pub listen_for: &'static str,
-    pub shown: Shown,
+    /// What to listen for (its words), and the run to put on screen.
+    pub row: Row,
 }
 
 /// A fault thrown into the candidate's running scenario at the current
@@ -165,17 +185,18 @@ pub fn question(number: u32) -> Option<&'static Question> {
     questions().find(|q| q.number == number)
 }
 
-const fn shown(link: &'static str, criterion: Criterion) -> Option<Shown> {
-    Some(on(link, criterion))
+/// A point a run shows: its words, the run's link, and what the run meets.
+const fn shown(words: &'static str, link: &'static str, claims: &'static [Claim]) -> Point {
+    Point::Shown(Row {
+        link,
+        claims,
+        words,
+    })
 }
 
-/// The run of `link`, meeting `criterion`.
-const fn on(link: &'static str, criterion: Criterion) -> Shown {
-    Shown { link, criterion }
-}
-
-const fn point(text: &'static str, shown: Option<Shown>) -> Point {
-    Point { text, shown }
+/// A point no run shows.
+const fn said(text: &'static str) -> Point {
+    Point::Said(text)
 }
 
 /// The three levels, in order.
@@ -184,17 +205,20 @@ pub const LEVELS: [Level; 3] = [
         name: "basics",
         gist: "Knows what each technique collapses, and that only Redis crosses processes.",
         names: &[
-            point(
+            shown(
                 "Duplicates on a miss multiply: instances × threads, 8,000 here.",
-                shown("sf=0&c=off", exactly("recomputes", 8000.0)),
+                "sf=0&c=off",
+                &[exactly("recomputes", 8000.0).claim()],
             ),
-            point(
+            shown(
                 "Singleflight shares one computation among one process's threads: 200 become 1.",
-                shown("preset=singleflight&i=1", exactly("recomputes", 1.0)),
+                "preset=singleflight&i=1",
+                &[exactly("recomputes", 1.0).claim()],
             ),
-            point(
+            shown(
                 "A Redis claim is what coordinates the instances: about one recompute.",
-                shown("preset=burst", exactly("recomputes", 1.0)),
+                "preset=burst",
+                &[exactly("recomputes", 1.0).claim()],
             ),
         ],
     },
@@ -202,25 +226,22 @@ pub const LEVELS: [Level; 3] = [
         name: "solid",
         gist: "Does the arithmetic, places the claim inside singleflight and says what it costs.",
         names: &[
-            point(
-                "Singleflight is free and local: no network hop, no TTL, nothing to release.",
-                None,
-            ),
-            point(
-                "The claim is SET NX PX with a token, released by a compare-and-delete.",
-                None,
-            ),
-            point(
+            said("Singleflight is free and local: no network hop, no TTL, nothing to release."),
+            said("The claim is SET NX PX with a token, released by a compare-and-delete."),
+            shown(
                 "Singleflight outside, the claim inside: 40 callers claim, not 8,000.",
-                shown("preset=burst", exactly("claim_attempts", 40.0)),
+                "preset=burst",
+                &[exactly("claim_attempts", 40.0).claim()],
             ),
-            point(
+            shown(
                 "Losers need a policy: serve stale, a bounded wait, or a degraded answer.",
-                shown("preset=stale", at_least("stale_served", 1.0)),
+                "preset=stale",
+                &[at_least("stale_served", 1.0).claim()],
             ),
-            point(
+            shown(
                 "A failure is shared with the current waiters and never kept in the map.",
-                shown("preset=failure", exactly("remembered_failures", 0.0)),
+                "preset=failure",
+                &[exactly("remembered_failures", 0.0).claim()],
             ),
         ],
     },
@@ -228,25 +249,30 @@ pub const LEVELS: [Level; 3] = [
         name: "deeper",
         gist: "Bounds every wait, sizes the claim, and knows when each layer is not worth it.",
         names: &[
-            point(
+            shown(
                 "Every wait ends at its caller's deadline; a waiter leaving does not cancel the work.",
-                shown("preset=hang", exactly("pinned", 0.0)),
+                "preset=hang",
+                &[exactly("pinned", 0.0).claim()],
             ),
-            point(
+            shown(
                 "The claim's TTL is above the origin timeout plus the write, so holders never overlap.",
-                shown("preset=burst", exactly("overlapping_recomputes", 0.0)),
+                "preset=burst",
+                &[exactly("overlapping_recomputes", 0.0).claim()],
             ),
-            point(
+            shown(
                 "A dead holder blocks the refresh for at most the claim's TTL.",
-                shown("preset=holder-crash", exactly("claim_wins", 2.0)),
+                "preset=holder-crash",
+                &[exactly("claim_wins", 2.0).claim()],
             ),
-            point(
+            shown(
                 "On a cheap recompute singleflight alone is enough: 40 fast queries harm nobody.",
-                shown("preset=cheap", at_most("recomputes", 40.0)),
+                "preset=cheap",
+                &[at_most("recomputes", 40.0).claim()],
             ),
-            point(
+            shown(
                 "A cold cache is many different keys: admission control bounds the origin, and deduplication helps only with the hot ones (do both).",
-                shown("preset=cold", at_least("admission_shed", 1.0)),
+                "preset=cold",
+                &[at_least("admission_shed", 1.0).claim()],
             ),
         ],
     },
@@ -256,57 +282,52 @@ pub const LEVELS: [Level; 3] = [
 pub const RED_FLAGS: [RedFlag; 5] = [
     RedFlag {
         says: "Singleflight stops duplicate work across the fleet.",
-        because: "It sees one process: 40 instances still recompute 40 times.",
-        shown: Shown {
+        row: Row {
             link: "preset=singleflight",
-            criterion: exactly("recomputes", 40.0),
+            claims: &[exactly("recomputes", 40.0).claim(), COALESCED, PER_INSTANCE],
+            words: "It sees one process: 40 instances still recompute 40 times.",
         },
         lesson: "singleflight",
-        claims: &[COALESCED, PER_INSTANCE],
         fixed: "preset=burst",
     },
     RedFlag {
         says: "Take the Redis lock first, then coalesce.",
-        because: "Every thread then claims and polls on its own: 8,000 claim attempts.",
-        shown: Shown {
+        row: Row {
             link: "preset=claim-outer",
-            criterion: exactly("claim_attempts", 8000.0),
+            claims: &[exactly("claim_attempts", 8000.0).claim(), EVERY_MISS_CLAIMED],
+            words: "Every thread then claims and polls on its own: 8,000 claim attempts.",
         },
         lesson: "claim-outer",
-        claims: &[EVERY_MISS_CLAIMED],
         fixed: "preset=burst",
     },
     RedFlag {
         says: "Keep the failed result in the map so callers stop retrying.",
-        because: "A blip becomes an outage: later callers get the old error after the origin recovered.",
-        shown: Shown {
+        row: Row {
             link: "preset=failure&pf=remember-failure",
-            criterion: at_least("remembered_failures", 1.0),
+            claims: &[at_least("remembered_failures", 1.0).claim(), REMEMBERED],
+            words: "A blip becomes an outage: later callers get the old error after the origin recovered.",
         },
         lesson: "remember-failure",
-        claims: &[REMEMBERED],
         fixed: "preset=failure",
     },
     RedFlag {
         says: "Waiters just wait until the computation finishes.",
-        because: "Behind a hung origin every caller is pinned past its deadline.",
-        shown: Shown {
+        row: Row {
             link: "preset=hang&pf=no-deadline",
-            criterion: at_least("pinned", 1.0),
+            claims: &[at_least("pinned", 1.0).claim(), EVERY_PINNED],
+            words: "Behind a hung origin every caller is pinned past its deadline.",
         },
         lesson: "no-deadline",
-        claims: &[EVERY_PINNED],
         fixed: "preset=hang",
     },
     RedFlag {
         says: "Coalescing or the lock alone protects a cold cache.",
-        because: "Most misses are different keys: coalescing merges only requests for the same key, so only admission control bounds the origin (do both).",
-        shown: Shown {
+        row: Row {
             link: "preset=cold&adm=0",
-            criterion: at_least("origin_peak_concurrency", 100.0),
+            claims: &[at_least("origin_peak_concurrency", 100.0).claim(), SWAMPED],
+            words: "Most misses are different keys: coalescing merges only requests for the same key, so only admission control bounds the origin (do both).",
         },
         lesson: "cold",
-        claims: &[SWAMPED],
         fixed: "preset=cold",
     },
 ];
@@ -315,50 +336,50 @@ pub const RED_FLAGS: [RedFlag; 5] = [
 pub const FOLLOW_UPS: [FollowUp; 6] = [
     FollowUp {
         question: 3,
-        listen_for: "Only each instance's leader claims and polls; the order decides the Redis load.",
-        shown: Shown {
+        row: Row {
             link: "preset=claim-outer",
-            criterion: exactly("claim_attempts", 8000.0),
+            claims: &[exactly("claim_attempts", 8000.0).claim()],
+            words: "Only each instance's leader claims and polls; the order decides the Redis load.",
         },
     },
     FollowUp {
         question: 1,
-        listen_for: "The waiters get the failure; the entry leaves the map; a negative cache only on purpose.",
-        shown: Shown {
+        row: Row {
             link: "preset=failure&pf=remember-failure",
-            criterion: at_least("remembered_failures", 1.0),
+            claims: &[at_least("remembered_failures", 1.0).claim()],
+            words: "The waiters get the failure; the entry leaves the map; a negative cache only on purpose.",
         },
     },
     FollowUp {
         question: 5,
-        listen_for: "The waiter leaves at its deadline; the work runs on for the others.",
-        shown: Shown {
+        row: Row {
             link: "preset=hang",
-            criterion: exactly("pinned", 0.0),
+            claims: &[exactly("pinned", 0.0).claim()],
+            words: "The waiter leaves at its deadline; the work runs on for the others.",
         },
     },
     FollowUp {
         question: 12,
-        listen_for: "TTL above the origin timeout plus the write, or renewal; it bounds a dead holder.",
-        shown: Shown {
+        row: Row {
             link: "preset=short-ttl",
-            criterion: at_least("overlapping_recomputes", 1.0),
+            claims: &[at_least("overlapping_recomputes", 1.0).claim()],
+            words: "TTL above the origin timeout plus the write, or renewal; it bounds a dead holder.",
         },
     },
     FollowUp {
         question: 13,
-        listen_for: "Fail open, but fast: a short client timeout or a breaker, behind admission control.",
-        shown: Shown {
+        row: Row {
             link: "preset=redis-down",
-            criterion: at_least("redis_errors", 1.0),
+            claims: &[at_least("redis_errors", 1.0).claim()],
+            words: "Fail open, but fast: a short client timeout or a breaker, behind admission control.",
         },
     },
     FollowUp {
         question: 2,
-        listen_for: "Singleflight alone when 40 recomputes are harmless; the claim when the recompute is slow or billed.",
-        shown: Shown {
+        row: Row {
             link: "preset=cheap",
-            criterion: at_most("recomputes", 40.0),
+            claims: &[at_most("recomputes", 40.0).claim()],
+            words: "Singleflight alone when 40 recomputes are harmless; the claim when the recompute is slow or billed.",
         },
     },
 ];
@@ -610,26 +631,23 @@ mod tests {
     }
 
     /// Every run the kit shows, of every question: what it is, and the run.
-    fn every_shown() -> Vec<(String, Shown)> {
+    fn every_shown() -> Vec<(String, Row)> {
         let mut out = Vec::new();
         for q in questions() {
             for l in &q.levels {
                 for p in l.names {
-                    if let Some(s) = p.shown {
-                        out.push((format!("question {} {}: {}", q.number, l.name, p.text), s));
+                    if let Some(s) = p.shown() {
+                        out.push((format!("question {} {}: {}", q.number, l.name, p.text()), s));
                     }
                 }
             }
             for f in q.red_flags {
-                out.push((
-                    format!("question {} red flag: {}", q.number, f.says),
-                    f.shown,
-                ));
+                out.push((format!("question {} red flag: {}", q.number, f.says), f.row));
             }
             for f in q.follow_ups {
                 out.push((
                     format!("question {} follow-up {}", q.number, f.question),
-                    f.shown,
+                    f.row,
                 ));
             }
         }
@@ -650,7 +668,7 @@ mod tests {
         let mut wrong = Vec::new();
         for (what, s) in shown {
             for seed in SEEDS {
-                let g = s.criterion.check(&report(s.link, seed));
+                let g = s.bound().unwrap().check(&report(s.link, seed));
                 if !g.passed {
                     wrong.push(format!(
                         "{what}: {} on {} seed {seed} gave {}",
@@ -670,12 +688,12 @@ mod tests {
         for (n, flag) in every_flag() {
             assert_ne!(
                 scenario(flag.fixed),
-                scenario(flag.shown.link),
+                scenario(flag.row.link),
                 "question {n}: {}: the fix is the mistake's own run",
                 flag.says
             );
             for seed in SEEDS {
-                let g = flag.shown.criterion.check(&report(flag.fixed, seed));
+                let g = flag.row.bound().unwrap().check(&report(flag.fixed, seed));
                 assert!(
                     !g.passed,
                     "question {n}: {}: {} also shows {} = {} (seed {seed})",
@@ -755,7 +773,7 @@ mod tests {
                     f.question
                 );
                 assert!(summary(page, f.question).is_some(), "{}", f.question);
-                assert!(!f.listen_for.is_empty());
+                assert!(!f.row.words.is_empty());
             }
             if q.number != 0 {
                 assert!(
@@ -857,13 +875,15 @@ mod tests {
     /// none (the reasons and the follow-ups' words neither).
     #[test]
     fn a_number_in_a_reference_statement_is_its_runs() {
-        let proves = |text: &str, shown: Option<Shown>| -> Result<(), String> {
+        let proves = |text: &str, shown: Option<Row>| -> Result<(), String> {
             for n in crate::lesson::numbers_in(text) {
                 let n = n.replace(',', "");
                 match shown {
                     Some(s)
-                        if s.criterion.cmp == crate::drill::Cmp::Exactly
-                            && n == stampede::decimal::format(s.criterion.limit) => {}
+                        if s.claims.iter().filter_map(Claim::as_bound).any(|b| {
+                            b.cmp == crate::drill::Cmp::Exactly
+                                && n == stampede::decimal::format(b.limit)
+                        }) => {}
                     _ => return Err(format!("{n} in \"{text}\" is no exact count of its run")),
                 }
             }
@@ -874,15 +894,15 @@ mod tests {
             for l in &q.levels {
                 wrong.extend(proves(l.gist, None).err());
                 for p in l.names {
-                    wrong.extend(proves(p.text, p.shown).err());
+                    wrong.extend(proves(p.text(), p.shown()).err());
                 }
             }
             for f in q.red_flags {
                 wrong.extend(proves(f.says, None).err());
-                wrong.extend(proves(f.because, Some(f.shown)).err());
+                wrong.extend(proves(f.row.words, Some(f.row)).err());
             }
             for f in q.follow_ups {
-                wrong.extend(proves(f.listen_for, None).err());
+                wrong.extend(proves(f.row.words, None).err());
             }
             for t in q.throws {
                 wrong.extend(proves(t.ask, None).err());
@@ -902,32 +922,32 @@ mod tests {
         let flags = every_flag();
         let mistakes: Vec<(u32, &RedFlag, Scenario)> = flags
             .iter()
-            .map(|&(n, f)| (n, f, scenario(f.shown.link)))
+            .map(|&(n, f)| (n, f, scenario(f.row.link)))
             .collect();
         let mut wrong = Vec::new();
         for q in questions() {
             for l in &q.levels {
                 for p in l.names {
-                    let Some(shown) = p.shown else { continue };
+                    let Some(shown) = p.shown() else { continue };
                     let s = scenario(shown.link);
                     for (n, f, _) in mistakes.iter().filter(|m| m.2 == s) {
                         wrong.push(format!(
                             "question {} {} \"{}\" shows {}, the run of question {n}'s red flag \"{}\"",
-                            q.number, l.name, p.text, shown.link, f.says
+                            q.number, l.name, p.text(), shown.link, f.says
                         ));
                     }
                 }
             }
             for fu in q.follow_ups {
-                let s = scenario(fu.shown.link);
+                let s = scenario(fu.row.link);
                 let on: Vec<_> = mistakes.iter().filter(|m| m.2 == s).collect();
-                if !on.is_empty() && !on.iter().any(|m| m.1.shown.criterion == fu.shown.criterion) {
+                if !on.is_empty() && !on.iter().any(|m| m.1.row.bound() == fu.row.bound()) {
                     wrong.push(format!(
                         "question {} follow-up {} shows {} by {}, not as its red flag \"{}\" does",
                         q.number,
                         fu.question,
-                        fu.shown.link,
-                        fu.shown.criterion.name(),
+                        fu.row.link,
+                        fu.row.bound().unwrap().name(),
                         on[0].1.says
                     ));
                 }
@@ -943,21 +963,19 @@ mod tests {
             }
             for seed in SEEDS {
                 let r = report(f.fixed, seed);
-                if f.shown.criterion.holds_for(&r) {
+                if f.row.bound().unwrap().holds_for(&r) {
                     wrong.push(format!(
                         "question {n} \"{}\": its fix {} shows {} too (seed {seed})",
                         f.says,
                         f.fixed,
-                        f.shown.criterion.name()
+                        f.row.bound().unwrap().name()
                     ));
                 }
-                if f.claims
-                    .iter()
-                    .all(|c| c.holds(&Run::new(&fixed, &r, true)))
-                {
+                let reason: Vec<&Claim> = f.reasons().collect();
+                if reason.iter().all(|c| c.holds(&Run::new(&fixed, &r, true))) {
                     wrong.push(format!(
-                        "question {n} \"{}\": on its fix {} every claim {:?} holds too (seed {seed})",
-                        f.says, f.fixed, f.claims
+                        "question {n} \"{}\": on its fix {} every claim {reason:?} holds too (seed {seed})",
+                        f.says, f.fixed
                     ));
                 }
             }
