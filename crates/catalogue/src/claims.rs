@@ -115,7 +115,7 @@ impl PartialEq for Claim {
 /// situation), the claims its run makes, and the words that state them.
 /// Every table that says something about a run (a tour step, a preset's
 /// lesson, a drill's story, reasoning and hints, the kit's points, red
-/// flags and follow-ups) holds it as a row; [`crate::rows::rows`] lists
+/// flags and follow-ups) holds it as a row; [`crate::rows`] lists
 /// them all, and one host test plays every row's link and checks its
 /// claims.
 #[derive(Clone, Copy, Debug, PartialEq)]

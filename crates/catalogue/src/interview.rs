@@ -3,9 +3,10 @@
 //! the follow-ups in order, and the curveballs to throw at a running
 //! scenario. Written for the interviewer, not as the candidate's prep.
 //!
-//! Every point that can be shown is a [`Row`]: a link, the words, and the
-//! claims (a bound first) its run meets on every seed of [`crate::drill::SEEDS`] (a host test runs them), so
-//! the interviewer can put the claim on the shared screen and it holds.
+//! Every point that can be shown, every red flag and every follow-up is a
+//! [`Row`]: a link, the words, and the claims (a bound first) its run meets
+//! on every seed of [`crate::drill::SEEDS`] (`tests/rows.rs` plays them),
+//! so the interviewer can put the claim on the shared screen and it holds.
 
 use crate::claims::{Claim, Row};
 use crate::drill::{at_least, at_most, exactly};
@@ -630,54 +631,11 @@ mod tests {
         questions().filter(|q| q.number != 0)
     }
 
-    /// Every run the kit shows, of every question: what it is, and the run.
-    fn every_shown() -> Vec<(String, Row)> {
-        let mut out = Vec::new();
-        for q in questions() {
-            for l in &q.levels {
-                for p in l.names {
-                    if let Some(s) = p.shown() {
-                        out.push((format!("question {} {}: {}", q.number, l.name, p.text()), s));
-                    }
-                }
-            }
-            for f in q.red_flags {
-                out.push((format!("question {} red flag: {}", q.number, f.says), f.row));
-            }
-            for f in q.follow_ups {
-                out.push((
-                    format!("question {} follow-up {}", q.number, f.question),
-                    f.row,
-                ));
-            }
-        }
-        out
-    }
-
     /// Every red flag of every question, with its question's number.
     fn every_flag() -> Vec<(u32, &'static RedFlag)> {
         questions()
             .flat_map(|q| q.red_flags.iter().map(move |f| (q.number, f)))
             .collect()
-    }
-
-    #[test]
-    fn every_shown_claim_holds_on_every_seed() {
-        let shown = every_shown();
-        assert!(shown.len() > 100, "{}", shown.len());
-        let mut wrong = Vec::new();
-        for (what, s) in shown {
-            for seed in SEEDS {
-                let g = s.bound().unwrap().check(&report(s.link, seed));
-                if !g.passed {
-                    wrong.push(format!(
-                        "{what}: {} on {} seed {seed} gave {}",
-                        g.name, s.link, g.value
-                    ));
-                }
-            }
-        }
-        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
     #[test]

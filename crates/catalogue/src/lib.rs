@@ -14,6 +14,9 @@
 //! - [`drill`]: graded puzzles as data, and their grading over fixed seeds.
 //! - [`playlist`]: a trainer's list of views as one link parameter.
 //! - [`practice`]: progress and the spaced review schedule, as text.
+//! - [`listed`]: every statement of the catalogue about a run, as one
+//!   [`claims::Row`] (a link, the claims its run makes, the words), with
+//!   where it comes from and the seeds its table is graded on.
 //! - [`examples`]: the card's read path in Go, Python, TypeScript and Rust,
 //!   the files' text and where each marks the card's steps.
 
@@ -22,9 +25,12 @@ pub mod drill;
 pub mod examples;
 pub mod interview;
 pub mod lesson;
+pub mod listed;
 pub mod playlist;
 pub mod practice;
 pub mod presets;
 pub mod sizing;
 pub mod tour;
 pub mod walkthrough;
+
+pub use listed::rows;

@@ -1,0 +1,82 @@
+//! Every row of the catalogue: each statement a table makes about a run (a
+//! [`Row`]: a link, the claims its run makes, the words that state them),
+//! with where it comes from and how its table plays it. One host test
+//! (`tests/rows.rs`) plays every row's link on the seeds its table is
+//! graded on and checks each claim.
+
+use crate::claims::Row;
+use crate::drill::SEEDS;
+use crate::interview;
+use stampede::scenario::{Notice, Scenario};
+
+/// The seeds a row's table is graded on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seeds {
+    /// Every one of these.
+    These(Vec<u64>),
+    /// Any seed: the words are shown whatever the run's seed.
+    Any,
+}
+
+/// A row, where it comes from, and how its table plays it.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// Where it comes from: `kit question 4: red flag 1`.
+    pub from: String,
+    pub row: Row,
+    /// The scenario its link plays, and what reading the link noticed
+    /// (nothing, for every row of the catalogue: a test checks it).
+    pub scenario: Scenario,
+    pub notices: Vec<Notice>,
+    pub seeds: Seeds,
+}
+
+/// A row whose link is a whole share link's query.
+fn linked(from: String, row: Row, seeds: Seeds) -> Listed {
+    let (scenario, _, notices) = Scenario::from_query(row.link);
+    Listed {
+        from,
+        row,
+        scenario,
+        notices,
+        seeds,
+    }
+}
+
+/// Every row of the catalogue, table by table.
+pub fn rows() -> Vec<Listed> {
+    let mut out = Vec::new();
+    out.extend(kit());
+    out
+}
+
+/// The kit's: each question's points that a run shows, its red flags and
+/// its follow-ups, played on every seed of [`SEEDS`] to their end.
+fn kit() -> Vec<Listed> {
+    let mut out = Vec::new();
+    let seeds = || Seeds::These(SEEDS.to_vec());
+    for q in interview::questions() {
+        let n = q.number;
+        for l in &q.levels {
+            for (i, p) in l.names.iter().enumerate() {
+                if let Some(row) = p.shown() {
+                    let from = format!("kit question {n}: {} point {}", l.name, i + 1);
+                    out.push(linked(from, row, seeds()));
+                }
+            }
+        }
+        for (i, f) in q.red_flags.iter().enumerate() {
+            let from = format!("kit question {n}: red flag {}", i + 1);
+            out.push(linked(from, f.row, seeds()));
+        }
+        for (i, f) in q.follow_ups.iter().enumerate() {
+            let from = format!(
+                "kit question {n}: follow-up {} (question {})",
+                i + 1,
+                f.question
+            );
+            out.push(linked(from, f.row, seeds()));
+        }
+    }
+    out
+}

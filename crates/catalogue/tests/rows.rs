@@ -1,0 +1,96 @@
+//! One row shape, one test: every statement the catalogue makes about a
+//! run ([`catalogue::rows`]: a tour step, a preset's lesson, a drill's
+//! words, the kit's points, red flags and follow-ups) is played on its link
+//! on the seeds its table is graded on, and every claim it makes holds.
+//! What a table checks beyond that (words against numbers, contradictions,
+//! a claim of the number a step points at) stays in the table's own tests.
+
+use catalogue::claims::Run;
+use catalogue::listed::{Listed, Seeds};
+use proptest::prelude::*;
+use stampede::{Fleet, Report};
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
+/// The run of `s` on `seed` to its end, run once for the whole test (many
+/// rows play the same link).
+fn run(s: &stampede::scenario::Scenario, seed: u64) -> Report {
+    static RUNS: OnceLock<Mutex<HashMap<String, Report>>> = OnceLock::new();
+    let runs = RUNS.get_or_init(Default::default);
+    let key = s.to_query(seed);
+    if let Some(r) = runs.lock().unwrap().get(&key) {
+        return r.clone();
+    }
+    let r = Fleet::new(s, seed).run();
+    runs.lock().unwrap().insert(key, r.clone());
+    r
+}
+
+/// Every claim of the row that does not hold on its run on `seed`, named
+/// with the row.
+fn wrong_on(l: &Listed, seed: u64) -> Vec<String> {
+    let r = run(&l.scenario, seed);
+    let at = Run::new(&l.scenario, &r, true);
+    l.row
+        .claims
+        .iter()
+        .filter(|c| !c.holds(&at))
+        .map(|c| {
+            format!(
+                "{} (?{}, seed {seed}): \"{}\" claims \"{c:?}\", which does not hold",
+                l.from, l.row.link, l.row.words
+            )
+        })
+        .collect()
+}
+
+/// The rows graded on seeds of their own, checked once for every case.
+fn wrong_on_their_seeds() -> &'static [String] {
+    static WRONG: OnceLock<Vec<String>> = OnceLock::new();
+    WRONG.get_or_init(|| {
+        let mut wrong = Vec::new();
+        for l in catalogue::rows() {
+            if let Seeds::These(seeds) = &l.seeds {
+                for &seed in seeds {
+                    wrong.extend(wrong_on(&l, seed));
+                }
+            }
+        }
+        wrong
+    })
+}
+
+/// Every row's link reads cleanly, every row makes a claim, and no two
+/// rows share a name.
+#[test]
+fn every_row_is_a_clean_link_that_claims_something() {
+    let rows = catalogue::rows();
+    let mut names = std::collections::BTreeSet::new();
+    for l in &rows {
+        assert!(
+            l.notices.is_empty(),
+            "{}: ?{}: {:?}",
+            l.from,
+            l.row.link,
+            l.notices
+        );
+        assert!(!l.row.claims.is_empty(), "{}: claims nothing", l.from);
+        assert!(names.insert(l.from.clone()), "{} twice", l.from);
+    }
+    let kit = rows.iter().filter(|l| l.from.starts_with("kit ")).count();
+    assert!(kit > 100, "{kit} rows of the kit");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(6))]
+    /// Every row's claims hold on its run: on every seed its table is
+    /// graded on, or, for words shown whatever the seed, on any seed.
+    #[test]
+    fn every_rows_claims_hold_on_the_seeds_its_table_is_graded_on(seed in any::<u64>()) {
+        let mut wrong = wrong_on_their_seeds().to_vec();
+        for l in catalogue::rows().iter().filter(|l| l.seeds == Seeds::Any) {
+            wrong.extend(wrong_on(l, seed));
+        }
+        prop_assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    }
+}
