@@ -130,7 +130,7 @@ fn build_picker(
             set_text(
                 lesson,
                 &match (preset, exact.is_some()) {
-                    (Some(p), true) => p.lesson.to_string(),
+                    (Some(p), true) => p.row.words.to_string(),
                     (Some(p), false) => format!(
                         "Changed from “{}”: {}. The proof below says what that did; pick the preset again to reset.",
                         p.title,

@@ -7,6 +7,7 @@
 use crate::claims::Row;
 use crate::drill::SEEDS;
 use crate::interview;
+use crate::presets::PRESETS;
 use stampede::scenario::{Notice, Scenario};
 
 /// The seeds a row's table is graded on.
@@ -46,10 +47,18 @@ fn linked(from: String, row: Row, seeds: Seeds) -> Listed {
 /// Every row of the catalogue, table by table.
 pub fn rows() -> Vec<Listed> {
     let mut out = Vec::new();
+    out.extend(
+        PRESETS
+            .iter()
+            .map(|p| linked(format!("preset {}", p.name), p.row, Seeds::Any)),
+    );
     out.extend(kit());
     out
 }
 
+/// (The presets' lessons are shown for the preset whatever its seed: they
+/// are played on any seed.)
+///
 /// The kit's: each question's points that a run shows, its red flags and
 /// its follow-ups, played on every seed of [`SEEDS`] to their end.
 fn kit() -> Vec<Listed> {

@@ -2,10 +2,10 @@
 //! the A/B view's comparisons, two designs on the same traffic.
 
 use crate::claims::{
-    Claim, CRASHED, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN, FEWER_RECOMPUTES_THAN_THEN,
-    FEWER_TIMEOUTS_THAN_THEN, LOWER_P50_THAN_THEN, LOWER_P99_THAN_THEN, LOWER_PEAK_THAN_THEN,
-    MERGED, NONE_PINNED, NO_TIMEOUTS, ORIGIN_TIMED_OUT, OVERLAPS, PER_INSTANCE, REDIS_FAILED, SHED,
-    STALE, TIMEOUTS, UNCLAIMED,
+    Claim, Row, CRASHED, FEWER_ATTEMPTS_THAN_THEN, FEWER_MISSES_THAN_THEN,
+    FEWER_RECOMPUTES_THAN_THEN, FEWER_TIMEOUTS_THAN_THEN, LOWER_P50_THAN_THEN, LOWER_P99_THAN_THEN,
+    LOWER_PEAK_THAN_THEN, MERGED, NONE_PINNED, NO_TIMEOUTS, ORIGIN_TIMED_OUT, OVERLAPS,
+    PER_INSTANCE, REDIS_FAILED, SHED, STALE, TIMEOUTS, UNCLAIMED,
 };
 use stampede::scenario::*;
 
@@ -14,13 +14,13 @@ use stampede::scenario::*;
 pub struct Preset {
     pub name: &'static str,
     pub title: &'static str,
-    pub lesson: &'static str,
+    /// The lesson: its words, and what they state about the preset's run
+    /// (`preset=<name>`), each a claim checked at the end of its run on
+    /// any seed (the words are shown only for the preset exactly, whatever
+    /// its seed).
+    pub row: Row,
     /// The counter (a `Report` field) whose value proves the lesson.
     pub proof: &'static str,
-    /// What the lesson's words state about the preset's run, each a claim
-    /// the tests check at the end of its run on many seeds (the words are
-    /// shown only for the preset exactly, whatever its seed).
-    pub shows: &'static [Claim],
     /// The knobs the lesson asks a visitor to turn (long names, or
     /// `pitfall-<name>`), shown beside its text.
     pub turn: &'static [&'static str],
@@ -88,7 +88,11 @@ pub const PRESETS: [Preset; 21] = [
     Preset {
         name: "burst",
         title: "The interview card: 40 x 200, both layers",
-        lesson: "Singleflight outside, claim inside: one recompute for the fleet, one claim attempt per instance.",
+        row: Row {
+            link: "preset=burst",
+            claims: &[ONE_FOR_THE_FLEET, ONE_ATTEMPT_PER_INSTANCE],
+            words: "Singleflight outside, claim inside: one recompute for the fleet, one claim attempt per instance.",
+        },
         proof: "recomputes",
         // The card's knobs, all of them: the sandbox opens on this preset,
         // and a learner's first screen holds what the card varies.
@@ -101,167 +105,226 @@ pub const PRESETS: [Preset; 21] = [
             "workload",
             "redis_down",
         ],
-        shows: &[ONE_FOR_THE_FLEET, ONE_ATTEMPT_PER_INSTANCE],
     },
     Preset {
         name: "naive",
         title: "No protection",
-        lesson: "Every thread that misses recomputes: instances x threads when all of them miss within one recompute, and the swamped origin answers most callers too late.",
+        row: Row {
+            link: "preset=naive",
+            claims: &[A_CALL_PER_MISS, MOST_TOO_LATE],
+            words: "Every thread that misses recomputes: instances x threads when all of them miss within one recompute, and the swamped origin answers most callers too late.",
+        },
         proof: "recomputes",
         turn: &["singleflight"],
-        shows: &[A_CALL_PER_MISS, MOST_TOO_LATE],
     },
     Preset {
         name: "singleflight",
         title: "Singleflight only",
-        lesson: "Threads collapse inside each instance: one recompute per instance.",
+        row: Row {
+            link: "preset=singleflight",
+            claims: &[PER_INSTANCE],
+            words: "Threads collapse inside each instance: one recompute per instance.",
+        },
         proof: "recomputes",
         turn: &["claim"],
-        shows: &[PER_INSTANCE],
     },
     Preset {
         name: "claim-outer",
         title: "Claim outside singleflight",
-        lesson: "Still one recompute, but every thread claims, and polls, at Redis on its own.",
+        row: Row {
+            link: "preset=claim-outer",
+            claims: &[ONE_FOR_THE_FLEET, EVERY_THREAD_CLAIMS],
+            words: "Still one recompute, but every thread claims, and polls, at Redis on its own.",
+        },
         proof: "claim_attempts",
         turn: &["claim"],
-        shows: &[ONE_FOR_THE_FLEET, EVERY_THREAD_CLAIMS],
     },
     Preset {
         name: "stale",
         title: "Losers serve stale",
-        lesson: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
+        row: Row {
+            link: "preset=stale",
+            claims: &[STALE, CLAIMED_AGAIN],
+            words: "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
+        },
         proof: "stale_served",
         turn: &["loser"],
-        shows: &[STALE, CLAIMED_AGAIN],
     },
     Preset {
         name: "failure",
         title: "A failing origin",
-        lesson: "Failures reach the current waiters only; turn on remember-failure to see a sticky outage.",
+        row: Row {
+            link: "preset=failure",
+            claims: &[FAILED, NOT_REMEMBERED],
+            words: "Failures reach the current waiters only; turn on remember-failure to see a sticky outage.",
+        },
         proof: "errors",
         turn: &["pitfall-remember-failure"],
-        shows: &[FAILED, NOT_REMEMBERED],
     },
     Preset {
         name: "hang",
         title: "A hung origin",
-        lesson: "Deadlines free the callers and the origin timeout frees the flight and the claim (the call itself runs on at the origin); turn on no-deadline to pin them all.",
+        row: Row {
+            link: "preset=hang",
+            claims: &[NONE_PINNED, TIMEOUTS, ORIGIN_TIMED_OUT],
+            words: "Deadlines free the callers and the origin timeout frees the flight and the claim (the call itself runs on at the origin); turn on no-deadline to pin them all.",
+        },
         proof: "timeouts",
         turn: &["pitfall-no-deadline"],
-        shows: &[NONE_PINNED, TIMEOUTS, ORIGIN_TIMED_OUT],
     },
     Preset {
         name: "holder-crash",
         title: "The claim holder dies",
-        lesson: "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
+        row: Row {
+            link: "preset=holder-crash",
+            claims: &[CRASHED, TIMEOUTS],
+            words: "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
+        },
         proof: "timeouts",
         turn: &["claim_ttl_ms"],
-        shows: &[CRASHED, TIMEOUTS],
     },
     Preset {
         name: "short-ttl",
         title: "Claim TTL shorter than the recompute",
-        lesson: "The claim expires mid-recompute: another instance starts an overlapping one, and the token check refuses every late release.",
+        row: Row {
+            link: "preset=short-ttl",
+            claims: &[OVERLAPS, LATE_RELEASES_REFUSED],
+            words: "The claim expires mid-recompute: another instance starts an overlapping one, and the token check refuses every late release.",
+        },
         proof: "releases_refused",
         turn: &["claim_ttl_ms"],
-        shows: &[OVERLAPS, LATE_RELEASES_REFUSED],
     },
     Preset {
         name: "redis-down",
         title: "Redis is down",
-        lesson: "Fail open and the refresh goes on, as long as Redis fails fast; fail closed and nobody may refresh.",
+        row: Row {
+            link: "preset=redis-down",
+            claims: &[REDIS_FAILED, REFRESHED],
+            words: "Fail open and the refresh goes on, as long as Redis fails fast; fail closed and nobody may refresh.",
+        },
         proof: "redis_errors",
         turn: &["redis_error"],
-        shows: &[REDIS_FAILED, REFRESHED],
     },
     Preset {
         name: "redis-hang",
         title: "Redis hangs",
-        lesson: "A Redis that hangs holds every command for the client's timeout: with a long one, failing open still times everyone out. A short timeout and a breaker let the refresh go on.",
+        row: Row {
+            link: "preset=redis-hang",
+            claims: &[REDIS_FAILED, EVERYONE_TIMED_OUT],
+            words: "A Redis that hangs holds every command for the client's timeout: with a long one, failing open still times everyone out. A short timeout and a breaker let the refresh go on.",
+        },
         proof: "timeouts",
         turn: &["redis_timeout_ms", "redis_breaker_ms", "redis_error"],
-        shows: &[REDIS_FAILED, EVERYONE_TIMED_OUT],
     },
     Preset {
         name: "retry-storm",
         title: "A retry storm",
-        lesson: "Callers retry a failing origin: with no coalescing retries are origin calls of their own, up to (1 + retries) times the load; with singleflight the retries join the flight already running.",
+        row: Row {
+            link: "preset=retry-storm",
+            claims: &[RETRIES_CALLED],
+            words: "Callers retry a failing origin: with no coalescing retries are origin calls of their own, up to (1 + retries) times the load; with singleflight the retries join the flight already running.",
+        },
         proof: "recomputes",
         turn: &["singleflight", "retries", "retry_backoff_ms"],
-        shows: &[RETRIES_CALLED],
     },
     Preset {
         name: "open-loop",
         title: "Users keep arriving",
-        lesson: "Open-loop traffic does not slow down when the service does: while the origin hangs, the threads fill, the accept queue backs up and requests are turned away. A closed-loop test hides this.",
+        row: Row {
+            link: "preset=open-loop",
+            claims: &[TURNED_AWAY],
+            words: "Open-loop traffic does not slow down when the service does: while the origin hangs, the threads fill, the accept queue backs up and requests are turned away. A closed-loop test hides this.",
+        },
         proof: "rejected",
         turn: &["arrivals", "rate_per_s", "faults"],
-        shows: &[TURNED_AWAY],
     },
     Preset {
         name: "hot-key",
         title: "A hot key at Redis",
-        lesson: "Every read of one hot key is a command on one Redis: at its throughput the queue, not the origin, sets the latency. A short local copy in each instance brings it back.",
+        row: Row {
+            link: "preset=hot-key",
+            claims: &[QUEUED_AT_REDIS],
+            words: "Every read of one hot key is a command on one Redis: at its throughput the queue, not the origin, sets the latency. A short local copy in each instance brings it back.",
+        },
         proof: "p99_ms",
         turn: &["local_cache_ms", "redis_ops_per_ms"],
-        shows: &[QUEUED_AT_REDIS],
     },
     Preset {
         name: "cold-skew",
         title: "A cold cache, skewed keys",
-        lesson: "After a restart a few keys are hot: coalescing merges the requests that share them, and admission bounds the rest. Do both.",
+        row: Row {
+            link: "preset=cold-skew",
+            claims: &[MERGED, SHED, BOUNDED],
+            words: "After a restart a few keys are hot: coalescing merges the requests that share them, and admission bounds the rest. Do both.",
+        },
         proof: "admission_shed",
         turn: &["singleflight", "claim", "admission"],
-        shows: &[MERGED, SHED, BOUNDED],
     },
     Preset {
         name: "cold",
         title: "A cold cache",
-        lesson: "After a restart the misses are for many keys, equally popular here: little to coalesce. Admission bounds the origin and sheds the rest at once; with skewed keys, do both.",
+        row: Row {
+            link: "preset=cold",
+            claims: &[LITTLE_MERGED, SHED, BOUNDED],
+            words: "After a restart the misses are for many keys, equally popular here: little to coalesce. Admission bounds the origin and sheds the rest at once; with skewed keys, do both.",
+        },
         proof: "admission_shed",
         turn: &["admission", "admission_wait_ms"],
-        shows: &[LITTLE_MERGED, SHED, BOUNDED],
     },
     Preset {
         name: "jitter",
         title: "TTL jitter",
-        lesson: "Keys written together expire together unless their TTLs are spread.",
+        row: Row {
+            link: "preset=jitter",
+            claims: &[],
+            words: "Keys written together expire together unless their TTLs are spread.",
+        },
         proof: "origin_peak_concurrency",
         turn: &["jitter"],
-        shows: &[],
     },
     Preset {
         name: "swr",
         title: "Nobody waits on a lock",
-        lesson: "Stale answers go out at once; the claim guards only the refresh, so a dead holder never stalls a request. The stale copy lives in Redis: an outage leaves none to serve.",
+        row: Row {
+            link: "preset=swr",
+            claims: &[STALE, NO_TIMEOUTS],
+            words: "Stale answers go out at once; the claim guards only the refresh, so a dead holder never stalls a request. The stale copy lives in Redis: an outage leaves none to serve.",
+        },
         proof: "stale_served",
         turn: &["holder_crash", "redis_down"],
-        shows: &[STALE, NO_TIMEOUTS],
     },
     Preset {
         name: "xfetch",
         title: "Early refresh (XFetch)",
-        lesson: "Readers refresh a hot key before it expires, the earlier the busier the key, so nobody meets a miss; with no lock a few instances may refresh at once.",
+        row: Row {
+            link: "preset=xfetch",
+            claims: &[NO_MISS],
+            words: "Readers refresh a hot key before it expires, the earlier the busier the key, so nobody meets a miss; with no lock a few instances may refresh at once.",
+        },
         proof: "misses",
         turn: &["xfetch_beta", "claim"],
-        shows: &[NO_MISS],
     },
     Preset {
         name: "late-writer",
         title: "A late holder writes old data",
-        lesson: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last. Turn on fenced writes and they refuse it.",
+        row: Row {
+            link: "preset=late-writer",
+            claims: &[OVERLAPS, OLDER_LANDED],
+            words: "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last. Turn on fenced writes and they refuse it.",
+        },
         proof: "stale_overwrites",
         turn: &["fenced_writes", "claim_ttl_ms"],
-        shows: &[OVERLAPS, OLDER_LANDED],
     },
     Preset {
         name: "cheap",
         title: "A cheap recompute",
-        lesson: "One copy per instance of a 20 ms query is no load: singleflight alone is enough, with nothing to poll and less Redis load.",
+        row: Row {
+            link: "preset=cheap",
+            claims: &[UNCLAIMED, NO_TIMEOUTS],
+            words: "One copy per instance of a 20 ms query is no load: singleflight alone is enough, with nothing to poll and less Redis load.",
+        },
         proof: "p99_ms",
         turn: &["claim"],
-        shows: &[UNCLAIMED, NO_TIMEOUTS],
     },
 ];
 
@@ -508,6 +571,9 @@ mod loser_tests {
         // in the same order (the page lists them in it).
         let words: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
         assert_eq!(words, preset_names());
+        for p in PRESETS {
+            assert_eq!(p.row.link, format!("preset={}", p.name));
+        }
         for c in COMPARISONS {
             // Every side builds (a side is a preset or made from one).
             assert!(c.a().validated().is_ok(), "{}: side a", c.name);

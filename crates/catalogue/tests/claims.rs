@@ -425,33 +425,3 @@ fn a_rewarm_after_the_end_says_it_did_nothing() {
     assert_eq!(r.fault_bites, 0);
     assert!(l.sentence.contains("did nothing"), "{}", l.sentence);
 }
-
-/// A preset's words, shown for the preset exactly whatever its seed, state
-/// only what its claims prove of its run: each holds at the end of the run
-/// on every seed tried.
-fn preset_words_hold(p: &presets::Preset, seed: u64) -> Result<(), TestCaseError> {
-    let s = p.scenario();
-    let r = Fleet::new(&s, seed).run();
-    let run = Run::new(&s, &r, true);
-    for c in p.shows {
-        prop_assert!(
-            c.holds(&run),
-            "{} (seed {seed}): \"{}\" claims \"{c:?}\", which does not hold",
-            p.name,
-            p.lesson
-        );
-    }
-    Ok(())
-}
-
-proptest! {
-    #![proptest_config(cfg(6))]
-    #[test]
-    fn every_presets_words_hold_on_any_seed(seed in any::<u64>()) {
-        let failed: Vec<String> = PRESETS
-            .iter()
-            .filter_map(|p| preset_words_hold(p, seed).err().map(|e| e.to_string()))
-            .collect();
-        prop_assert!(failed.is_empty(), "{}", failed.join("\n"));
-    }
-}

@@ -1045,7 +1045,7 @@ fn preset_words_state_only_their_knobs() {
             .filter_map(|v| v.parse::<u64>().ok())
             .map(catalogue::lesson::count)
             .collect();
-        for n in catalogue::lesson::numbers_in(&format!("{} {}", pr.title, pr.lesson)) {
+        for n in catalogue::lesson::numbers_in(&format!("{} {}", pr.title, pr.row.words)) {
             assert!(knobs.contains(&n), "{}: {n} is not a knob", pr.name);
         }
     }

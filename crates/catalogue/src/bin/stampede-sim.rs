@@ -506,7 +506,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
             "--list-presets" => {
                 let lines: Vec<String> = presets::PRESETS
                     .iter()
-                    .map(|p| format!("{:<14} {}", p.name, p.lesson))
+                    .map(|p| format!("{:<14} {}", p.name, p.row.words))
                     .collect();
                 return Ok(lines.join("\n"));
             }
