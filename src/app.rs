@@ -110,7 +110,7 @@ pub fn App() -> impl IntoView {
         None => url_state::parse(
             start
                 .and_then(|(l, k)| tour::step(l, k))
-                .map_or(query.as_str(), |s| s.query),
+                .map_or(query.as_str(), |s| s.row.link),
         ),
     };
     // What only the page reads stays the link's, whichever scenario opens:

@@ -19,7 +19,7 @@ fn expected() -> (String, String, String, String, Vec<String>) {
     let p = step
         .predict
         .expect("the tour's first step asks a prediction");
-    let (s, seed, _) = Scenario::from_query(step.query);
+    let (s, seed, _) = Scenario::from_query(step.row.link);
     // The page works the options out on the step's run at its pause, or at
     // its end (src/lesson/tour_view.rs, `known_at`).
     let until = step.pause_ms.map_or(u64::MAX, |ms| u64::from(ms) * 1000);
@@ -113,7 +113,7 @@ fn the_static_first_screen_says_the_tour_s_first_step() {
 fn exactly_one_static_option_is_the_run_s_number() {
     let step = tour::step(Level::Basics, 0).unwrap();
     let p = step.predict.unwrap();
-    let (s, seed, _) = Scenario::from_query(step.query);
+    let (s, seed, _) = Scenario::from_query(step.row.link);
     let mut fleet = Fleet::new(&s, seed);
     while !fleet.advance_to(u64::MAX, 100_000) {}
     let answers = tour::answers(step, &p, &fleet.report());

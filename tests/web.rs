@@ -114,7 +114,7 @@ async fn page_has_its_hooks() {
         "the clock shows virtual ms: {now:?}"
     );
     // A first visit is the tour's first step: its fleet (3 x 4) misses at once.
-    let (first, _, _) = Scenario::from_query(catalogue::tour::STEPS[0].query);
+    let (first, _, _) = Scenario::from_query(catalogue::tour::STEPS[0].row.link);
     assert_eq!(
         metric(&host, "naive"),
         (first.instances * first.threads).to_string(),

@@ -362,8 +362,8 @@ mod tests {
     /// then and the frames spent fast-forwarding.
     fn wall_until_known(step: &catalogue::tour::Step) -> (f64, u64, u32) {
         // A step's link leaves the speed out: it plays at the default.
-        assert!(!step.query.contains("speed="), "{}", step.query);
-        let (scenario, seed, _) = stampede::Scenario::from_query(step.query);
+        assert!(!step.row.link.contains("speed="), "{}", step.row.link);
+        let (scenario, seed, _) = stampede::Scenario::from_query(step.row.link);
         let speed = default_speed(&scenario);
         let mut lab = Lab::new(&scenario, seed);
         let at_known = step.pause_ms.map_or(u64::MAX, |ms| u64::from(ms) * 1000);
@@ -399,10 +399,10 @@ mod tests {
             for (k, step) in tour::steps(level).enumerate() {
                 let place = tour::place_name((level, k));
                 let (wall, now, fast) = wall_until_known(step);
-                let speed = default_speed(&stampede::Scenario::from_query(step.query).0);
+                let speed = default_speed(&stampede::Scenario::from_query(step.row.link).0);
                 eprintln!(
                     "| {place} | `{}` | {} | {}× | {:.1} s | {} | {:.1} s |",
-                    step.query,
+                    step.row.link,
                     step.metric,
                     stampede::decimal::format(speed),
                     wall / 1000.0,
@@ -410,7 +410,11 @@ mod tests {
                     f64::from(fast) * FRAME_MS / 1000.0,
                 );
                 if wall > VERDICT_WITHIN_MS {
-                    slow.push(format!("{place} ({}): {:.1} s", step.query, wall / 1000.0));
+                    slow.push(format!(
+                        "{place} ({}): {:.1} s",
+                        step.row.link,
+                        wall / 1000.0
+                    ));
                 }
             }
         }

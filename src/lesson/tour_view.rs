@@ -380,9 +380,9 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         else {
             return;
         };
-        d.act(match a.target {
-            tour::Target::Sandbox(q) => Action::Open(q.to_string()),
-            tour::Target::Compare(name) => Action::Compare(name),
+        d.act(match a {
+            tour::Action::Sandbox(row) => Action::Open(row.link.to_string()),
+            tour::Action::Compare { name, .. } => Action::Compare(name),
         });
     });
     put(&more, &action);
@@ -537,7 +537,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
             picks.set(None);
             // The room's hands on this step, kept over a reload.
             votes.set(kept_votes((lv, k)));
-            let (s, seed, _) = stampede::Scenario::from_query(step.query);
+            let (s, seed, _) = stampede::Scenario::from_query(step.row.link);
             let here = (lv, k);
             run_in_slices(
                 &s,
@@ -556,7 +556,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         bar.with_value(|b| {
             match step.action {
                 Some(a) => {
-                    set_text(&b.action, a.label);
+                    set_text(&b.action, a.label());
                     let _ = b.action.remove_attribute("hidden");
                 }
                 None => set(&b.action, "hidden", ""),
@@ -778,7 +778,7 @@ fn draw_bet(
         return;
     }
     let asking = state == Bet::Asking;
-    let s = stampede::Scenario::from_query(step.query).0;
+    let s = stampede::Scenario::from_query(step.row.link).0;
     set_text(&b.question, &tour::question(&p, &s));
     let _ = b.show.toggle_attribute_with_force("hidden", !asking);
     let _ = b.skip.toggle_attribute_with_force("hidden", !asking);

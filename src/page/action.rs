@@ -170,7 +170,7 @@ impl Page {
                 Some(step) => {
                     self.compare.set(None);
                     self.tour.set(Some(p));
-                    self.set_query(step.query);
+                    self.set_query(step.row.link);
                 }
                 None => return Acted::Refused(format!("there is no step {}", tour::place_name(p))),
             },
@@ -328,7 +328,7 @@ mod tests {
             assert_eq!(p.act(Action::TourNext), Acted::Done);
             assert_eq!(p.tour.get_untracked(), Some((Level::Basics, 1)));
             let step = tour::step(Level::Basics, 1).unwrap();
-            let (want, seed, _) = stampede::Scenario::from_query(step.query);
+            let (want, seed, _) = stampede::Scenario::from_query(step.row.link);
             assert_eq!(p.scenario.get_untracked(), want);
             assert_eq!(p.seed.get_untracked(), seed);
             assert_eq!(p.act(Action::TourBack), Acted::Done);

@@ -230,6 +230,6 @@ pub struct Page {
 impl Page {
     /// Sets a tour step's scenario; the page then runs it from t = 0.
     pub(crate) fn apply(&self, step: &tour::Step) {
-        self.set_query(step.query);
+        self.set_query(step.row.link);
     }
 }

@@ -8,6 +8,7 @@ use crate::claims::Row;
 use crate::drill::SEEDS;
 use crate::interview;
 use crate::presets::PRESETS;
+use crate::tour;
 use stampede::scenario::{Notice, Scenario};
 
 /// The seeds a row's table is graded on.
@@ -30,9 +31,15 @@ pub struct Listed {
     pub scenario: Scenario,
     pub notices: Vec<Notice>,
     pub seeds: Seeds,
+    /// Where its table checks it mid-run (a tour step's pause, in ms of
+    /// virtual time), not yet ended; else at its run's end.
+    pub pause_ms: Option<u32>,
+    /// The run its claims compare it with ([`crate::claims::Run::against`]:
+    /// a tour step's contrast), and that run's seed.
+    pub contrast: Option<(Scenario, u64)>,
 }
 
-/// A row whose link is a whole share link's query.
+/// A row whose link is a whole share link's query, played to its end.
 fn linked(from: String, row: Row, seeds: Seeds) -> Listed {
     let (scenario, _, notices) = Scenario::from_query(row.link);
     Listed {
@@ -41,12 +48,46 @@ fn linked(from: String, row: Row, seeds: Seeds) -> Listed {
         scenario,
         notices,
         seeds,
+        pause_ms: None,
+        contrast: None,
     }
+}
+
+/// The tour's: each step on its link's own seed, at its reveal (its
+/// pause, or its end), against its contrast where its words quote one;
+/// and each step's sandbox action, on its link's seed, at its end.
+fn tour() -> Vec<Listed> {
+    let mut out = Vec::new();
+    for level in tour::Level::ALL {
+        for (k, step) in tour::steps(level).enumerate() {
+            let (scenario, seed, mut notices) = Scenario::from_query(step.row.link);
+            let contrast = step.contrast.map(|q| {
+                let (c, seed, more) = Scenario::from_query(q);
+                notices.extend(more);
+                (c, seed)
+            });
+            out.push(Listed {
+                from: format!("tour {}", tour::place_name((level, k))),
+                row: step.row,
+                scenario,
+                notices,
+                seeds: Seeds::These(vec![seed]),
+                pause_ms: step.pause_ms,
+                contrast,
+            });
+            if let Some(tour::Action::Sandbox(row)) = step.action {
+                let from = format!("tour {}: its action", tour::place_name((level, k)));
+                let seed = Scenario::from_query(row.link).1;
+                out.push(linked(from, row, Seeds::These(vec![seed])));
+            }
+        }
+    }
+    out
 }
 
 /// Every row of the catalogue, table by table.
 pub fn rows() -> Vec<Listed> {
-    let mut out = Vec::new();
+    let mut out = tour();
     out.extend(
         PRESETS
             .iter()

@@ -159,7 +159,7 @@ impl Item {
     pub fn link(&self) -> (String, String) {
         let (mut q, hash) = match &self.view {
             View::Tour(p) => (
-                tour::step(p.0, p.1).map_or("", |s| s.query).to_string(),
+                tour::step(p.0, p.1).map_or("", |s| s.row.link).to_string(),
                 format!("#tour/{}", tour::place_name(*p)),
             ),
             View::Scenario { scenario, seed } => (scenario.to_query(*seed), String::new()),

@@ -378,7 +378,7 @@ proptest! {
 #[test]
 fn the_first_steps_number_is_final_long_before_its_run_ends() {
     let step = catalogue::tour::STEPS[0];
-    let (s, seed, _) = Scenario::from_query(step.query);
+    let (s, seed, _) = Scenario::from_query(step.row.link);
     let mut f = Fleet::new(&s, seed);
     let mut t = 0;
     while !f.is_final(step.metric) {

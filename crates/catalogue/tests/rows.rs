@@ -26,11 +26,20 @@ fn run(s: &stampede::scenario::Scenario, seed: u64) -> Report {
     r
 }
 
-/// Every claim of the row that does not hold on its run on `seed`, named
-/// with the row.
+/// Every claim of the row that does not hold on its run on `seed` (at its
+/// pause, if its table checks it there; against its contrast, if it has
+/// one), named with the row.
 fn wrong_on(l: &Listed, seed: u64) -> Vec<String> {
-    let r = run(&l.scenario, seed);
-    let at = Run::new(&l.scenario, &r, true);
+    let r = match l.pause_ms {
+        Some(ms) => {
+            let mut fleet = Fleet::new(&l.scenario, seed);
+            fleet.advance_to(u64::from(ms) * 1000, usize::MAX);
+            fleet.report()
+        }
+        None => run(&l.scenario, seed),
+    };
+    let then = l.contrast.as_ref().map(|(c, seed)| run(c, *seed));
+    let at = Run::new(&l.scenario, &r, l.pause_ms.is_none()).against(then.as_ref());
     l.row
         .claims
         .iter()
@@ -78,6 +87,12 @@ fn every_row_is_a_clean_link_of_a_name_of_its_own() {
     let of = |table: &str| rows.iter().filter(|l| l.from.starts_with(table)).count();
     assert!(of("kit ") > 100, "{} rows of the kit", of("kit "));
     assert_eq!(of("preset "), catalogue::presets::PRESETS.len());
+    let steps = catalogue::tour::STEPS;
+    let sandboxes = steps
+        .iter()
+        .filter(|s| matches!(s.action, Some(catalogue::tour::Action::Sandbox(_))))
+        .count();
+    assert_eq!(of("tour "), steps.len() + sandboxes);
 }
 
 proptest! {

@@ -7,8 +7,8 @@ use stampede::{Fleet, Report, Scenario};
 
 /// The step's run as the page reveals it: at its pause, or its end.
 fn revealed(step: &Step) -> (Scenario, Report) {
-    let (s, seed, notices) = Scenario::from_query(step.query);
-    assert!(notices.is_empty(), "{}: {notices:?}", step.query);
+    let (s, seed, notices) = Scenario::from_query(step.row.link);
+    assert!(notices.is_empty(), "{}: {notices:?}", step.row.link);
     let mut fleet = Fleet::new(&s, seed);
     let until = step.pause_ms.map_or(u64::MAX, |ms| u64::from(ms) * 1000);
     fleet.advance_to(until, usize::MAX);
@@ -96,7 +96,7 @@ fn no_prediction_gives_its_answer_away() {
         let (s, r) = revealed(step);
         let options = tour::answers(step, &p, &r);
         if let Some(why) = gives_away(&options, &words_before_the_reveal(step, &s, &r)) {
-            away.push(format!("{} ({}): {why}", step.title, step.query));
+            away.push(format!("{} ({}): {why}", step.title, step.row.link));
         }
     }
     assert!(away.is_empty(), "{}", away.join("\n"));
