@@ -93,7 +93,7 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
     let title = text_el("h2", "tour-title", &format!("Drill: {}", d.title));
     set(&title, "id", "drill-title");
     put(&root, &title);
-    put(&root, &text_el("p", "tour-text", d.story));
+    put(&root, &text_el("p", "tour-text", d.story.words));
 
     // The allowed knobs only: every other knob is locked, and not shown.
     let knobs = el("div", "drill-knobs");
@@ -159,7 +159,7 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
             }
         });
     }
-    let reasoning = text_el("p", "drill-reasoning", d.reasoning);
+    let reasoning = text_el("p", "drill-reasoning", d.solution.words);
     set(&reasoning, "hidden", "");
     let solve = button("drill-solution", "Show the solution");
     crate::dom::press_on_key("s", &solve);

@@ -14,6 +14,7 @@
 //! - [`grade`], [`grade_link`], [`grade_reports`]: the grade, the same on
 //!   the page and in the CLI.
 
+use crate::claims::Row;
 use serde::Serialize;
 use stampede::scenario::{self, knob_names, Notice, Pitfalls, Scenario};
 use stampede::sim::Fleet;
@@ -98,59 +99,46 @@ pub struct Drill {
     pub level: Level,
     /// The preset whose lesson the drill practises.
     pub lesson: &'static str,
-    /// The situation in words, shown above the knobs.
-    pub story: &'static str,
-    /// The fixed part, as a share link's query (seed aside).
-    pub situation: &'static str,
+    /// The situation: its link (a share link's query, seed aside), the
+    /// story that tells it (shown above the knobs), and what the story
+    /// claims of its run.
+    pub story: Row,
     /// The knobs the learner may change; every other knob is locked.
     pub allowed: &'static [&'static str],
     pub goals: &'static [Criterion],
     /// Revealed one at a time, vaguest first.
     pub hints: [&'static str; 3],
-    /// The worked solution: the allowed knobs' values as a query fragment,
-    /// applied to the situation.
-    pub solution: &'static str,
-    /// Why the solution works, shown after a pass or on giving up.
-    pub reasoning: &'static str,
-    /// What the story and the reasoning say about runs, as claims checked
-    /// on every seed the drill is graded on (the tests run them).
-    pub shows: Shows,
-}
-
-/// A drill's words (story, reasoning, hints) as claims about runs: bounds
-/// on counters, as its goals are. Each holds on every one of [`SEEDS`].
-#[derive(Clone, Copy, Debug)]
-pub struct Shows {
-    /// The story's, about the situation's run.
-    pub story: &'static [Criterion],
-    /// The reasoning's, about the solved run.
-    pub solved: &'static [Criterion],
-    /// The reasoning's other choices: a query applied to the situation (any
-    /// knob, locked or not), and what that run shows.
-    pub other: &'static [(&'static str, &'static [Criterion])],
-    /// The hints': a query of the drill's own levers applied to the
-    /// situation, and what that run shows. A number a hint writes is a
-    /// setting of the drill or a bound claimed here or above (the tests
-    /// check both).
-    pub hints: &'static [(&'static str, &'static [Criterion])],
+    /// The worked solution: its link (the allowed knobs' values as a query
+    /// fragment, applied to the situation), why it works (shown after a
+    /// pass or on giving up), and what that claims of the solved run.
+    pub solution: Row,
+    /// The reasoning's other choices: a query applied to the situation
+    /// (any knob, locked or not), the words of the reasoning that speak of
+    /// it, and what its run shows.
+    pub other: &'static [Row],
+    /// The hints' runs: a query of the drill's own levers applied to the
+    /// situation, the words of a hint that speak of it, and what its run
+    /// shows. A number a hint writes is a setting of the drill or a bound
+    /// claimed here or above (the tests check both).
+    pub hint_runs: &'static [Row],
 }
 
 impl Drill {
     /// The situation as a scenario (its link is the drill's own data and
     /// parses without notices; a test checks it).
     pub fn situation(&self) -> Scenario {
-        Scenario::from_query(self.situation).0
+        Scenario::from_query(self.story.link).0
     }
 
     /// The situation with `query` applied, locked knobs included: one of
-    /// the reasoning's other choices ([`Shows::other`]).
+    /// the reasoning's other choices ([`Drill::other`] rows).
     pub fn other(&self, query: &str) -> Scenario {
-        Scenario::from_query(&format!("{}&{}", self.situation, query)).0
+        Scenario::from_query(&format!("{}&{}", self.story.link, query)).0
     }
 
     /// The situation with the worked solution applied.
     pub fn solved(&self) -> Scenario {
-        apply(self, self.solution).0
+        apply(self, self.solution.link).0
     }
 
     /// May the learner change `knob` (a long name or `pitfall-<name>`)?
@@ -441,8 +429,11 @@ pub const DRILLS: &[Drill] = &[
         title: "One recompute per instance, without a lock",
         level: Easy,
         lesson: "singleflight",
-        story: "A hot key expires under 40 instances of 200 threads, with no protection. Collapse the duplicate work inside each instance, and do it without any lock at Redis: the team does not want one yet.",
-        situation: "preset=naive",
+        story: Row {
+            link: "preset=naive",
+            claims: &[],
+            words: "A hot key expires under 40 instances of 200 threads, with no protection. Collapse the duplicate work inside each instance, and do it without any lock at Redis: the team does not want one yet.",
+        },
         allowed: &["singleflight", "claim"],
         goals: &[
             at_most("recomputes", 40.0),
@@ -454,22 +445,30 @@ pub const DRILLS: &[Drill] = &[
             "Coalescing inside a process needs no network: a map from key to the computation in flight.",
             "Turn singleflight on and leave the claim off.",
         ],
-        solution: "sf=1",
-        reasoning: "Singleflight makes the first thread of each instance ask and the others wait for its answer: one recompute per instance, 40, and no Redis command but each thread's GET and each instance's write: 8080 round trips. A claim would take the fleet to one recompute, but costs a claim per instance, which this drill forbids.",
-        shows: Shows {
-            story: &[],
-            solved: &[exactly("recomputes", 40.0), exactly("claim_attempts", 0.0), exactly("redis_round_trips", 8080.0)],
-            other: &[("sf=1&c=inner", &[exactly("recomputes", 1.0), exactly("claim_attempts", 40.0)])],
-            hints: &[],
+        solution: Row {
+            link: "sf=1",
+            claims: &[exactly("recomputes", 40.0).claim(), exactly("claim_attempts", 0.0).claim(), exactly("redis_round_trips", 8080.0).claim()],
+            words: "Singleflight makes the first thread of each instance ask and the others wait for its answer: one recompute per instance, 40, and no Redis command but each thread's GET and each instance's write: 8080 round trips. A claim would take the fleet to one recompute, but costs a claim per instance, which this drill forbids.",
         },
+        other: &[
+            Row {
+                link: "sf=1&c=inner",
+                claims: &[exactly("recomputes", 1.0).claim(), exactly("claim_attempts", 40.0).claim()],
+                words: "A claim would take the fleet to one recompute, but costs a claim per instance",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "claim-order",
         title: "The claim inside singleflight",
         level: Easy,
         lesson: "claim-outer",
-        story: "Singleflight and a claim are both on, and the fleet recomputes once, but Redis sees a claim attempt from every one of 8000 threads. Keep the single recompute with one claim attempt per instance.",
-        situation: "preset=claim-outer",
+        story: Row {
+            link: "preset=claim-outer",
+            claims: &[exactly("recomputes", 1.0).claim(), exactly("claim_attempts", 8000.0).claim()],
+            words: "Singleflight and a claim are both on, and the fleet recomputes once, but Redis sees a claim attempt from every one of 8000 threads. Keep the single recompute with one claim attempt per instance.",
+        },
         allowed: &["claim"],
         goals: &[
             at_most("recomputes", 1.0),
@@ -481,22 +480,24 @@ pub const DRILLS: &[Drill] = &[
             "The order of the layers decides it: whatever is outside runs first.",
             "Put singleflight outside and the claim inside (claim: inner).",
         ],
-        solution: "c=inner",
-        reasoning: "With the claim outside, every thread claims before its instance has coalesced: 8000 attempts. With singleflight outside, only each instance's leader claims: 40 attempts, and the one winner still recomputes once for the fleet.",
-        shows: Shows {
-            story: &[exactly("recomputes", 1.0), exactly("claim_attempts", 8000.0)],
-            solved: &[exactly("recomputes", 1.0), exactly("claim_attempts", 40.0)],
-            other: &[],
-            hints: &[],
+        solution: Row {
+            link: "c=inner",
+            claims: &[exactly("recomputes", 1.0).claim(), exactly("claim_attempts", 40.0).claim()],
+            words: "With the claim outside, every thread claims before its instance has coalesced: 8000 attempts. With singleflight outside, only each instance's leader claims: 40 attempts, and the one winner still recomputes once for the fleet.",
         },
+        other: &[],
+        hint_runs: &[],
     },
     Drill {
         name: "losers-serve-stale",
         title: "What the losers do during a slow refresh",
         level: Easy,
         lesson: "stale",
-        story: "A 2 s recompute behind a 1 s deadline. The value has just expired but a stale copy is kept for a minute, and the offices that lose the claim wait for the winner, so they all time out. Only the refreshing office may time out.",
-        situation: "preset=stale&rc=2000&l=wait",
+        story: Row {
+            link: "preset=stale&rc=2000&l=wait",
+            claims: &[exactly("timeouts", 8000.0).claim()],
+            words: "A 2 s recompute behind a 1 s deadline. The value has just expired but a stale copy is kept for a minute, and the offices that lose the claim wait for the winner, so they all time out. Only the refreshing office may time out.",
+        },
         allowed: &["loser", "claim", "singleflight"],
         goals: &[
             at_most("timeouts", 200.0),
@@ -508,22 +509,35 @@ pub const DRILLS: &[Drill] = &[
             "The losers hold something better than nothing.",
             "Set the losers' policy to stale.",
         ],
-        solution: "l=stale",
-        reasoning: "A loser with a stale copy can answer at once instead of polling for the winner's value: the losing offices serve stale (7800 answers) and only the winner's 200 threads, coalesced on its 2 s recompute, reach their deadline. Degrading would answer quickly with nothing useful; computing would send 40 recomputes to the origin.",
-        shows: Shows {
-            story: &[exactly("timeouts", 8000.0)],
-            solved: &[exactly("stale_served", 7800.0), exactly("timeouts", 200.0)],
-            other: &[("l=degrade", &[at_least("degraded", 7800.0)]), ("l=compute", &[exactly("recomputes", 40.0)])],
-            hints: &[],
+        solution: Row {
+            link: "l=stale",
+            claims: &[exactly("stale_served", 7800.0).claim(), exactly("timeouts", 200.0).claim()],
+            words: "A loser with a stale copy can answer at once instead of polling for the winner's value: the losing offices serve stale (7800 answers) and only the winner's 200 threads, coalesced on its 2 s recompute, reach their deadline. Degrading would answer quickly with nothing useful; computing would send 40 recomputes to the origin.",
         },
+        other: &[
+            Row {
+                link: "l=degrade",
+                claims: &[at_least("degraded", 7800.0).claim()],
+                words: "Degrading would answer quickly with nothing useful",
+            },
+            Row {
+                link: "l=compute",
+                claims: &[exactly("recomputes", 40.0).claim()],
+                words: "computing would send 40 recomputes to the origin",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "fence-the-late-writer",
         title: "A late holder must not overwrite newer data",
         level: Medium,
         lesson: "late-writer",
-        story: "A 1 s recompute under a 100 ms claim: holders outlive their claim, another office recomputes, and an older value lands over a newer one. The claim TTL is locked (a platform setting). Make the cache refuse the late write.",
-        situation: "preset=late-writer",
+        story: Row {
+            link: "preset=late-writer",
+            claims: &[at_least("releases_refused", 1.0).claim(), at_least("overlapping_recomputes", 1.0).claim(), at_least("stale_overwrites", 1.0).claim()],
+            words: "A 1 s recompute under a 100 ms claim: holders outlive their claim, another office recomputes, and an older value lands over a newer one. The claim TTL is locked (a platform setting). Make the cache refuse the late write.",
+        },
         allowed: &["fenced_writes", "claim", "singleflight"],
         goals: &[exactly("stale_overwrites", 0.0), at_most("recomputes", 30.0)],
         hints: [
@@ -531,22 +545,30 @@ pub const DRILLS: &[Drill] = &[
             "The store has to be able to tell an older write from a newer one.",
             "Turn on fenced writes: each claim win takes a number and the cache refuses a lower one.",
         ],
-        solution: "fw=1",
-        reasoning: "A claim that expires mid-recompute lets a second office start; whichever write lands last wins, and sometimes that is the older value. A fencing number taken with each claim win and carried by the write lets the cache refuse any write older than the one it holds. Turning the claim off would not help: fills without a lock race the same way.",
-        shows: Shows {
-            story: &[at_least("releases_refused", 1.0), at_least("overlapping_recomputes", 1.0), at_least("stale_overwrites", 1.0)],
-            solved: &[exactly("stale_overwrites", 0.0), at_least("writes_refused", 1.0)],
-            other: &[("c=off", &[at_least("stale_overwrites", 1.0)])],
-            hints: &[],
+        solution: Row {
+            link: "fw=1",
+            claims: &[exactly("stale_overwrites", 0.0).claim(), at_least("writes_refused", 1.0).claim()],
+            words: "A claim that expires mid-recompute lets a second office start; whichever write lands last wins, and sometimes that is the older value. A fencing number taken with each claim win and carried by the write lets the cache refuse any write older than the one it holds. Turning the claim off would not help: fills without a lock race the same way.",
         },
+        other: &[
+            Row {
+                link: "c=off",
+                claims: &[at_least("stale_overwrites", 1.0).claim()],
+                words: "Turning the claim off would not help: fills without a lock race the same way.",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "redis-down-fail-open",
         title: "Redis is down: keep answering",
         level: Medium,
         lesson: "redis-down",
-        story: "Every Redis command errors. The fleet treats a claim that errors as lost, so every caller waits for a winner that never comes. Answer everyone with a real value, at no more than one recompute per instance.",
-        situation: "preset=redis-down&re=closed",
+        story: Row {
+            link: "preset=redis-down&re=closed",
+            claims: &[exactly("timeouts", 8000.0).claim(), exactly("recomputes", 0.0).claim()],
+            words: "Every Redis command errors. The fleet treats a claim that errors as lost, so every caller waits for a winner that never comes. Answer everyone with a real value, at no more than one recompute per instance.",
+        },
         allowed: &["redis_error", "loser"],
         goals: &[
             exactly("timeouts", 0.0),
@@ -558,22 +580,30 @@ pub const DRILLS: &[Drill] = &[
             "Decide what an error from the claim means: won or lost.",
             "Fail open: a claim that errors counts as won.",
         ],
-        solution: "re=open",
-        reasoning: "Failing closed, every office counts the failed claim as lost and waits for a value nobody computes. Failing open, each office's leader treats it as won and refreshes: 40 recomputes, one per office (singleflight still coalesces the threads), and nobody waits on a lock that cannot be taken. Degrading would answer at once, but with no value.",
-        shows: Shows {
-            story: &[exactly("timeouts", 8000.0), exactly("recomputes", 0.0)],
-            solved: &[exactly("recomputes", 40.0), exactly("timeouts", 0.0)],
-            other: &[("l=degrade", &[exactly("degraded", 8000.0)])],
-            hints: &[],
+        solution: Row {
+            link: "re=open",
+            claims: &[exactly("recomputes", 40.0).claim(), exactly("timeouts", 0.0).claim()],
+            words: "Failing closed, every office counts the failed claim as lost and waits for a value nobody computes. Failing open, each office's leader treats it as won and refreshes: 40 recomputes, one per office (singleflight still coalesces the threads), and nobody waits on a lock that cannot be taken. Degrading would answer at once, but with no value.",
         },
+        other: &[
+            Row {
+                link: "l=degrade",
+                claims: &[exactly("degraded", 8000.0).claim()],
+                words: "Degrading would answer at once, but with no value.",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "claim-ttl",
         title: "Size the claim's TTL",
         level: Medium,
         lesson: "short-ttl",
-        story: "A 400 ms recompute with an 800 ms origin timeout, and a 100 ms claim TTL that runs out mid-work. The first claim holder also crashes, and a dead holder's claim stalls the key for its whole TTL. No recompute may overlap another, and the crash must cost at most one round of timeouts.",
-        situation: "preset=short-ttl&ot=800&hc=1",
+        story: Row {
+            link: "preset=short-ttl&ot=800&hc=1",
+            claims: &[at_least("overlapping_recomputes", 1.0).claim(), at_least("releases_refused", 1.0).claim()],
+            words: "A 400 ms recompute with an 800 ms origin timeout, and a 100 ms claim TTL that runs out mid-work. The first claim holder also crashes, and a dead holder's claim stalls the key for its whole TTL. No recompute may overlap another, and the crash must cost at most one round of timeouts.",
+        },
         allowed: &["claim_ttl_ms"],
         goals: &[
             exactly("overlapping_recomputes", 0.0),
@@ -585,22 +615,30 @@ pub const DRILLS: &[Drill] = &[
             "The longest a holder can legitimately hold the claim is bounded by something you know.",
             "Size the TTL just above the origin timeout plus the write: about 900 ms. Much longer and a crashed holder stalls everyone.",
         ],
-        solution: "ct=900",
-        reasoning: "The origin timeout bounds how long a recompute can run, so a TTL above it plus the write never expires under a live holder: no overlap, no refused release. But the TTL is also how long a crashed holder blocks the key; at 10 s every caller times out again and again, so size it just above the bound, not far above.",
-        shows: Shows {
-            story: &[at_least("overlapping_recomputes", 1.0), at_least("releases_refused", 1.0)],
-            solved: &[exactly("overlapping_recomputes", 0.0), exactly("releases_refused", 0.0)],
-            other: &[("ct=10000", &[at_least("timeouts", 201.0)])],
-            hints: &[],
+        solution: Row {
+            link: "ct=900",
+            claims: &[exactly("overlapping_recomputes", 0.0).claim(), exactly("releases_refused", 0.0).claim()],
+            words: "The origin timeout bounds how long a recompute can run, so a TTL above it plus the write never expires under a live holder: no overlap, no refused release. But the TTL is also how long a crashed holder blocks the key; at 10 s every caller times out again and again, so size it just above the bound, not far above.",
         },
+        other: &[
+            Row {
+                link: "ct=10000",
+                claims: &[at_least("timeouts", 201.0).claim()],
+                words: "at 10 s every caller times out again and again",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "hung-origin",
         title: "A hung origin: answer within 300 ms, call it at most 3 times",
         level: Medium,
         lesson: "hang",
-        story: "The origin never answers. The code has no deadlines, so every thread that asks is pinned, and with no deadline there is no origin timeout either: a call to the hung origin never ends. Give every caller an answer (a timeout counts) within 300 ms, and call the hung origin at most 3 times.",
-        situation: "preset=hang&w=steady&i=10&t=20&dur=10000&th=200&vt=2000&pf=no-deadline&ot=1000",
+        story: Row {
+            link: "preset=hang&w=steady&i=10&t=20&dur=10000&th=200&vt=2000&pf=no-deadline&ot=1000",
+            claims: &[at_least("pinned", 1.0).claim(), exactly("timeouts", 0.0).claim()],
+            words: "The origin never answers. The code has no deadlines, so every thread that asks is pinned, and with no deadline there is no origin timeout either: a call to the hung origin never ends. Give every caller an answer (a timeout counts) within 300 ms, and call the hung origin at most 3 times.",
+        },
         allowed: &["pitfall-no-deadline", "deadline_ms", "origin_timeout_ms"],
         goals: &[
             exactly("pinned", 0.0),
@@ -612,22 +650,30 @@ pub const DRILLS: &[Drill] = &[
             "There are two clocks: the caller's deadline and the origin call's timeout. They bound different things.",
             "Remove the no-deadline pitfall, set the deadline to about 250 ms, and give the origin call a longer timeout (3000 ms).",
         ],
-        solution: "pf=&dl=250&ot=3000",
-        reasoning: "The caller's deadline bounds the wait: at 250 ms every caller gets its answer (a timeout) in time and nothing stays pinned. The origin timeout bounds the call: each time it fires, the flight and the claim are freed and the next caller starts another recompute at the hung origin. A 1 s timeout calls it 9 times in 10 s; 3 s keeps it to 3.",
-        shows: Shows {
-            story: &[at_least("pinned", 1.0), exactly("timeouts", 0.0)],
-            solved: &[exactly("pinned", 0.0), at_most("max_ms", 250.0), exactly("recomputes", 3.0)],
-            other: &[("pf=&dl=250&ot=1000", &[exactly("recomputes", 9.0)])],
-            hints: &[],
+        solution: Row {
+            link: "pf=&dl=250&ot=3000",
+            claims: &[exactly("pinned", 0.0).claim(), at_most("max_ms", 250.0).claim(), exactly("recomputes", 3.0).claim()],
+            words: "The caller's deadline bounds the wait: at 250 ms every caller gets its answer (a timeout) in time and nothing stays pinned. The origin timeout bounds the call: each time it fires, the flight and the claim are freed and the next caller starts another recompute at the hung origin. A 1 s timeout calls it 9 times in 10 s; 3 s keeps it to 3.",
         },
+        other: &[
+            Row {
+                link: "pf=&dl=250&ot=1000",
+                claims: &[exactly("recomputes", 9.0).claim()],
+                words: "A 1 s timeout calls it 9 times in 10 s",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "retry-storm",
         title: "Retries against a failing origin",
         level: Medium,
         lesson: "retry-storm",
-        story: "The origin fails for its first 2 s, and every caller retries a failed attempt 3 times, with nothing coalesced: 200 requests make nearly 800 origin calls. Call the origin at most 50 times and fail at most 20 requests.",
-        situation: "preset=retry-storm",
+        story: Row {
+            link: "preset=retry-storm",
+            claims: &[exactly("requests", 200.0).claim(), at_least("recomputes", 780.0).claim(), at_most("recomputes", 800.0).claim()],
+            words: "The origin fails for its first 2 s, and every caller retries a failed attempt 3 times, with nothing coalesced: 200 requests make nearly 800 origin calls. Call the origin at most 50 times and fail at most 20 requests.",
+        },
         allowed: &["singleflight", "claim", "retries", "retry_backoff_ms"],
         goals: &[at_most("recomputes", 50.0), at_most("errors", 20.0)],
         hints: [
@@ -635,22 +681,30 @@ pub const DRILLS: &[Drill] = &[
             "Fewer retries fail more callers. When do the retries land, against the outage?",
             "Singleflight and the inner claim, and a backoff that outlasts the outage (retry_backoff_ms 1500).",
         ],
-        solution: "sf=1&c=inner&rbo=1500",
-        reasoning: "Coalescing turns the retries of a key into one call per flight, and the claim into one for the fleet, so the failing origin sees about ten calls. But a retry 50 ms later still lands in the outage and fails: a backoff longer than the outage lets the last attempts succeed. Dropping the retries fails every caller; singleflight alone still makes 60 to 100 calls with the long backoff. The price is latency: the callers that succeed waited seconds.",
-        shows: Shows {
-            story: &[exactly("requests", 200.0), at_least("recomputes", 780.0), at_most("recomputes", 800.0)],
-            solved: &[at_least("recomputes", 5.0), at_most("recomputes", 15.0)],
-            other: &[("sf=1&rbo=1500", &[at_least("recomputes", 60.0), at_most("recomputes", 100.0)])],
-            hints: &[],
+        solution: Row {
+            link: "sf=1&c=inner&rbo=1500",
+            claims: &[at_least("recomputes", 5.0).claim(), at_most("recomputes", 15.0).claim()],
+            words: "Coalescing turns the retries of a key into one call per flight, and the claim into one for the fleet, so the failing origin sees about ten calls. But a retry 50 ms later still lands in the outage and fails: a backoff longer than the outage lets the last attempts succeed. Dropping the retries fails every caller; singleflight alone still makes 60 to 100 calls with the long backoff. The price is latency: the callers that succeed waited seconds.",
         },
+        other: &[
+            Row {
+                link: "sf=1&rbo=1500",
+                claims: &[at_least("recomputes", 60.0).claim(), at_most("recomputes", 100.0).claim()],
+                words: "singleflight alone still makes 60 to 100 calls with the long backoff",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "holder-crash",
         title: "The claim holder dies: nobody times out",
         level: Medium,
         lesson: "holder-crash",
-        story: "The office that wins the claim crashes without releasing it, and nobody may refresh until its 10 s TTL runs out. The TTL is locked (other teams share the claim). Keep every caller answered in time, with one recompute.",
-        situation: "preset=holder-crash",
+        story: Row {
+            link: "preset=holder-crash",
+            claims: &[at_least("timeouts", 1.0).claim(), exactly("recomputes", 1.0).claim()],
+            words: "The office that wins the claim crashes without releasing it, and nobody may refresh until its 10 s TTL runs out. The TTL is locked (other teams share the claim). Keep every caller answered in time, with one recompute.",
+        },
         allowed: &["loser", "stale_ms", "stale_while_revalidate"],
         goals: &[exactly("timeouts", 0.0), at_most("recomputes", 1.0)],
         hints: [
@@ -658,22 +712,30 @@ pub const DRILLS: &[Drill] = &[
             "The expired value is still there if you choose to keep it.",
             "Keep a stale copy for a minute (stale_ms 60000) and let the losers serve it.",
         ],
-        solution: "st=60000&l=stale",
-        reasoning: "The stall lasts the claim's TTL and the TTL is locked, so the fix is in what losers do meanwhile: with a stale window they answer from the old value at once, and nobody waits out the dead claim. Recomputing anyway would also answer, but at a recompute per loser.",
-        shows: Shows {
-            story: &[at_least("timeouts", 1.0), exactly("recomputes", 1.0)],
-            solved: &[exactly("timeouts", 0.0), at_least("stale_served", 1.0)],
-            other: &[("l=compute", &[at_least("recomputes", 2.0)])],
-            hints: &[],
+        solution: Row {
+            link: "st=60000&l=stale",
+            claims: &[exactly("timeouts", 0.0).claim(), at_least("stale_served", 1.0).claim()],
+            words: "The stall lasts the claim's TTL and the TTL is locked, so the fix is in what losers do meanwhile: with a stale window they answer from the old value at once, and nobody waits out the dead claim. Recomputing anyway would also answer, but at a recompute per loser.",
         },
+        other: &[
+            Row {
+                link: "l=compute",
+                claims: &[at_least("recomputes", 2.0).claim()],
+                words: "Recomputing anyway would also answer, but at a recompute per loser.",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "jitter",
         title: "Spread the expiries, not the recomputes",
         level: Medium,
         lesson: "jitter",
-        story: "200 keys written together expire together, and the origin sees over 150 recomputes at once. Bring the peak to 60 or below without adding recomputes overall: at most 2300 in the run.",
-        situation: "preset=jitter&j=0",
+        story: Row {
+            link: "preset=jitter&j=0",
+            claims: &[at_least("origin_peak_concurrency", 150.0).claim()],
+            words: "200 keys written together expire together, and the origin sees over 150 recomputes at once. Bring the peak to 60 or below without adding recomputes overall: at most 2300 in the run.",
+        },
         allowed: &["jitter"],
         goals: &[
             at_most("origin_peak_concurrency", 60.0),
@@ -684,23 +746,41 @@ pub const DRILLS: &[Drill] = &[
             "A random fraction on each TTL spreads the expiries. How large?",
             "About 0.3: enough to spread them, small enough that short TTLs do not add many recomputes.",
         ],
-        solution: "j=0.3",
-        reasoning: "Jitter draws each TTL from ttl x [1 - j, 1 + j], so keys written together expire over a window instead of at one instant, and the peak falls. But the mean TTL stays the same while the short draws refresh more often: at j = 1 some TTLs are near zero and the recomputes climb above 2240, close to the cap. A middle value spreads the peak at little cost.",
-        shows: Shows {
-            story: &[at_least("origin_peak_concurrency", 150.0)],
-            solved: &[at_most("origin_peak_concurrency", 60.0)],
-            other: &[("j=1", &[at_least("recomputes", 2240.0)])],
-            // Hint 3: 0.3 adds few recomputes to the unjittered run's.
-            hints: &[("j=0", &[at_least("recomputes", 1950.0)]), ("j=0.3", &[at_most("recomputes", 2300.0)])],
+        solution: Row {
+            link: "j=0.3",
+            claims: &[at_most("origin_peak_concurrency", 60.0).claim()],
+            words: "Jitter draws each TTL from ttl x [1 - j, 1 + j], so keys written together expire over a window instead of at one instant, and the peak falls. But the mean TTL stays the same while the short draws refresh more often: at j = 1 some TTLs are near zero and the recomputes climb above 2240, close to the cap. A middle value spreads the peak at little cost.",
         },
+        other: &[
+            Row {
+                link: "j=1",
+                claims: &[at_least("recomputes", 2240.0).claim()],
+                words: "at j = 1 some TTLs are near zero and the recomputes climb above 2240",
+            },
+        ],
+        hint_runs: &[
+            Row {
+                link: "j=0",
+                claims: &[at_least("recomputes", 1950.0).claim()],
+                words: "small enough that short TTLs do not add many recomputes",
+            },
+            Row {
+                link: "j=0.3",
+                claims: &[at_most("recomputes", 2300.0).claim()],
+                words: "small enough that short TTLs do not add many recomputes",
+            },
+        ],
     },
     Drill {
         name: "hot-key",
         title: "One hot key on one Redis",
         level: Medium,
         lesson: "hot-key",
-        story: "Every read of one hot key is a command on one Redis of finite throughput, and the queue there sets the latency: p99 over 250 ms. Bring p99 to 5 ms or below and Redis to at most 2100 round trips, while the value still refreshes at its TTL (at least 2 recomputes in the run).",
-        situation: "preset=hot-key",
+        story: Row {
+            link: "preset=hot-key",
+            claims: &[at_least("p99_ms", 250.0).claim()],
+            words: "Every read of one hot key is a command on one Redis of finite throughput, and the queue there sets the latency: p99 over 250 ms. Bring p99 to 5 ms or below and Redis to at most 2100 round trips, while the value still refreshes at its TTL (at least 2 recomputes in the run).",
+        },
         allowed: &["local_cache_ms"],
         goals: &[
             at_most("p99_ms", 5.0),
@@ -712,23 +792,41 @@ pub const DRILLS: &[Drill] = &[
             "Most of those reads ask for the same value again within a few milliseconds.",
             "A short local copy in each instance (local_cache_ms about 50-500), well under the value's TTL.",
         ],
-        solution: "l1=500",
-        reasoning: "A hot key's reads all land on one Redis shard, so at its throughput they queue. A local copy in each instance answers repeat reads from memory and sends Redis only the occasional refresh. Its lifetime is how stale an answer may be: keep it well under the value's TTL, or the local copies outlive the value and nobody refreshes it (at 5 s, none does in this run).",
-        shows: Shows {
-            story: &[at_least("p99_ms", 250.0)],
-            solved: &[at_most("p99_ms", 5.0)],
-            other: &[("l1=5000", &[exactly("recomputes", 0.0)])],
-            // Hint 1: the origin is not the bottleneck (one recompute at a time) while callers wait; hint 3: a 50 ms copy.
-            hints: &[("l1=50", &[at_most("p99_ms", 5.0), at_most("redis_round_trips", 2100.0), at_least("recomputes", 2.0)]), ("l1=0", &[at_most("origin_peak_concurrency", 1.0), at_least("p99_ms", 250.0)])],
+        solution: Row {
+            link: "l1=500",
+            claims: &[at_most("p99_ms", 5.0).claim()],
+            words: "A hot key's reads all land on one Redis shard, so at its throughput they queue. A local copy in each instance answers repeat reads from memory and sends Redis only the occasional refresh. Its lifetime is how stale an answer may be: keep it well under the value's TTL, or the local copies outlive the value and nobody refreshes it (at 5 s, none does in this run).",
         },
+        other: &[
+            Row {
+                link: "l1=5000",
+                claims: &[exactly("recomputes", 0.0).claim()],
+                words: "at 5 s, none does in this run",
+            },
+        ],
+        hint_runs: &[
+            Row {
+                link: "l1=50",
+                claims: &[at_most("p99_ms", 5.0).claim(), at_most("redis_round_trips", 2100.0).claim(), at_least("recomputes", 2.0).claim()],
+                words: "A short local copy in each instance (local_cache_ms about 50-500)",
+            },
+            Row {
+                link: "l1=0",
+                claims: &[at_most("origin_peak_concurrency", 1.0).claim(), at_least("p99_ms", 250.0).claim()],
+                words: "The origin is not the bottleneck here: Redis's queue is.",
+            },
+        ],
     },
     Drill {
         name: "negative-cache",
         title: "A failing origin: forget the failure, damp the retries",
         level: Hard,
         lesson: "failure",
-        story: "The origin fails for its first 3 s. The code keeps a failed result in the flight map and hands it to every later caller, long after the origin recovered. Hand out no remembered failure, refill the cache, call the failing origin at most 10 times, and fail at most 600 requests.",
-        situation: "preset=failure&pf=remember-failure",
+        story: Row {
+            link: "preset=failure&pf=remember-failure",
+            claims: &[at_least("remembered_failures", 1.0).claim()],
+            words: "The origin fails for its first 3 s. The code keeps a failed result in the flight map and hands it to every later caller, long after the origin recovered. Hand out no remembered failure, refill the cache, call the failing origin at most 10 times, and fail at most 600 requests.",
+        },
         allowed: &["pitfall-remember-failure", "negative_ttl_ms"],
         goals: &[
             exactly("remembered_failures", 0.0),
@@ -741,22 +839,35 @@ pub const DRILLS: &[Drill] = &[
             "Without memory at all, every request retries the failing origin. Damping needs a memory that ends.",
             "Remove the remember-failure pitfall and cache failures on purpose for about 500 ms (negative_ttl_ms).",
         ],
-        solution: "pf=&nt=500",
-        reasoning: "A flight that remembers its failure keeps failing after the origin recovers. Removing it alone retries the failing origin on nearly every request (about 20 failures). A short negative cache answers retries from the cached failure for 500 ms, so the origin sees a few calls during the outage; a long one (2 s) keeps serving the error after the origin is back and fails too many requests.",
-        shows: Shows {
-            story: &[at_least("remembered_failures", 1.0)],
-            solved: &[exactly("remembered_failures", 0.0)],
-            other: &[("pf=", &[at_least("recomputes", 15.0)]), ("pf=&nt=2000", &[at_least("errors", 601.0)])],
-            hints: &[],
+        solution: Row {
+            link: "pf=&nt=500",
+            claims: &[exactly("remembered_failures", 0.0).claim()],
+            words: "A flight that remembers its failure keeps failing after the origin recovers. Removing it alone retries the failing origin on nearly every request (about 20 failures). A short negative cache answers retries from the cached failure for 500 ms, so the origin sees a few calls during the outage; a long one (2 s) keeps serving the error after the origin is back and fails too many requests.",
         },
+        other: &[
+            Row {
+                link: "pf=",
+                claims: &[at_least("recomputes", 15.0).claim()],
+                words: "Removing it alone retries the failing origin on nearly every request (about 20 failures).",
+            },
+            Row {
+                link: "pf=&nt=2000",
+                claims: &[at_least("errors", 601.0).claim()],
+                words: "a long one (2 s) keeps serving the error after the origin is back and fails too many requests.",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "xfetch",
         title: "Refresh before expiry, but not too often",
         level: Hard,
         lesson: "xfetch",
-        story: "Values expire every 5 s and readers wait on the recompute each time. No reader may find its value expired (no misses), and the origin may do at most 30 recomputes in the run.",
-        situation: "preset=xfetch&xfetch_beta=0",
+        story: Row {
+            link: "preset=xfetch&xfetch_beta=0",
+            claims: &[at_least("misses", 1.0).claim()],
+            words: "Values expire every 5 s and readers wait on the recompute each time. No reader may find its value expired (no misses), and the origin may do at most 30 recomputes in the run.",
+        },
         allowed: &["xfetch_beta"],
         goals: &[exactly("misses", 0.0), at_most("recomputes", 30.0)],
         hints: [
@@ -764,22 +875,30 @@ pub const DRILLS: &[Drill] = &[
             "A reader could refresh a value that is about to expire, behind its answer. How eagerly?",
             "XFetch with beta 1, the paper's default; larger refreshes far too early.",
         ],
-        solution: "xfetch_beta=1",
-        reasoning: "XFetch makes a reader of a fresh value refresh it early with a probability that rises as expiry nears, scaled by the recompute's duration and beta: the value is rewritten before it expires and nobody misses. Beta sets how early: at 3 the refreshes start so early that recomputes double, at 10 they run constantly.",
-        shows: Shows {
-            story: &[at_least("misses", 1.0)],
-            solved: &[exactly("misses", 0.0)],
-            other: &[("xfetch_beta=3", &[at_least("recomputes", 40.0)])],
-            hints: &[],
+        solution: Row {
+            link: "xfetch_beta=1",
+            claims: &[exactly("misses", 0.0).claim()],
+            words: "XFetch makes a reader of a fresh value refresh it early with a probability that rises as expiry nears, scaled by the recompute's duration and beta: the value is rewritten before it expires and nobody misses. Beta sets how early: at 3 the refreshes start so early that recomputes double, at 10 they run constantly.",
         },
+        other: &[
+            Row {
+                link: "xfetch_beta=3",
+                claims: &[at_least("recomputes", 40.0).claim()],
+                words: "at 3 the refreshes start so early that recomputes double",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "swr",
         title: "Nobody waits on a lock",
         level: Hard,
         lesson: "swr",
-        story: "The same 2 s recompute and stale copy as before, but now every caller must be answered at once: p99 at most 5 ms, no timeouts, one recompute. Serving stale from the losers is not enough: the refreshing office's own threads still wait.",
-        situation: "preset=stale&rc=2000&l=wait",
+        story: Row {
+            link: "preset=stale&rc=2000&l=wait",
+            claims: &[exactly("timeouts", 8000.0).claim()],
+            words: "The same 2 s recompute and stale copy as before, but now every caller must be answered at once: p99 at most 5 ms, no timeouts, one recompute. Serving stale from the losers is not enough: the refreshing office's own threads still wait.",
+        },
         allowed: &["loser", "claim", "stale_while_revalidate"],
         goals: &[
             exactly("timeouts", 0.0),
@@ -791,22 +910,30 @@ pub const DRILLS: &[Drill] = &[
             "The caller that triggers the refresh need not be the one who waits for it.",
             "Stale-while-revalidate: answer stale at once and refresh behind the answer.",
         ],
-        solution: "swr=1",
-        reasoning: "With stale-while-revalidate every request, the refreshing one included, gets the stale value at once; the claim guards only the refresh running behind, so one recompute happens and nobody waits. The losers' stale policy alone leaves the winning office's 200 threads waiting on the 2 s recompute until their 1 s deadline.",
-        shows: Shows {
-            story: &[exactly("timeouts", 8000.0)],
-            solved: &[exactly("recomputes", 1.0), exactly("timeouts", 0.0), at_most("p99_ms", 5.0)],
-            other: &[("l=stale", &[exactly("timeouts", 200.0)])],
-            hints: &[],
+        solution: Row {
+            link: "swr=1",
+            claims: &[exactly("recomputes", 1.0).claim(), exactly("timeouts", 0.0).claim(), at_most("p99_ms", 5.0).claim()],
+            words: "With stale-while-revalidate every request, the refreshing one included, gets the stale value at once; the claim guards only the refresh running behind, so one recompute happens and nobody waits. The losers' stale policy alone leaves the winning office's 200 threads waiting on the 2 s recompute until their 1 s deadline.",
         },
+        other: &[
+            Row {
+                link: "l=stale",
+                claims: &[exactly("timeouts", 200.0).claim()],
+                words: "The losers' stale policy alone leaves the winning office's 200 threads waiting on the 2 s recompute until their 1 s deadline.",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "cheap-recompute",
         title: "A cheap recompute: the fewest Redis commands",
         level: Hard,
         lesson: "cheap",
-        story: "A 20 ms indexed query, and a claim outside singleflight costing three Redis commands per request. Use the fewest Redis commands (at most 8080 round trips) while the origin sees at most 40 calls and nobody times out.",
-        situation: "preset=cheap&c=outer",
+        story: Row {
+            link: "preset=cheap&c=outer",
+            claims: &[at_least("redis_round_trips", 24000.0).claim()],
+            words: "A 20 ms indexed query, and a claim outside singleflight costing three Redis commands per request. Use the fewest Redis commands (at most 8080 round trips) while the origin sees at most 40 calls and nobody times out.",
+        },
         allowed: &["singleflight", "claim", "loser"],
         goals: &[
             at_most("recomputes", 40.0),
@@ -818,23 +945,36 @@ pub const DRILLS: &[Drill] = &[
             "40 recomputes of a 20 ms query are no load. What is the claim buying here?",
             "Use singleflight alone: turn the claim off.",
         ],
-        solution: "c=off",
-        reasoning: "For a cheap query, one copy per instance is no load, so the claim buys nothing but Redis commands: each claim, poll and release is a round trip. Singleflight alone coalesces the threads for free and leaves the GETs and one write per instance. Even the inner claim adds commands over that.",
-        shows: Shows {
-            story: &[at_least("redis_round_trips", 24000.0)],
-            solved: &[exactly("redis_round_trips", 8080.0)],
-            other: &[("c=inner", &[at_least("redis_round_trips", 8081.0)])],
-            // Hint 2: 40 recomputes are no load (within the origin's capacity).
-            hints: &[("c=off", &[exactly("recomputes", 40.0), at_most("origin_peak_concurrency", 40.0)])],
+        solution: Row {
+            link: "c=off",
+            claims: &[exactly("redis_round_trips", 8080.0).claim()],
+            words: "For a cheap query, one copy per instance is no load, so the claim buys nothing but Redis commands: each claim, poll and release is a round trip. Singleflight alone coalesces the threads for free and leaves the GETs and one write per instance. Even the inner claim adds commands over that.",
         },
+        other: &[
+            Row {
+                link: "c=inner",
+                claims: &[at_least("redis_round_trips", 8081.0).claim()],
+                words: "Even the inner claim adds commands over that.",
+            },
+        ],
+        hint_runs: &[
+            Row {
+                link: "c=off",
+                claims: &[exactly("recomputes", 40.0).claim(), at_most("origin_peak_concurrency", 40.0).claim()],
+                words: "40 recomputes of a 20 ms query are no load.",
+            },
+        ],
     },
     Drill {
         name: "cold-start",
         title: "A cold restart: bound the origin, shed little",
         level: Hard,
         lesson: "cold",
-        story: "A restart empties the cache; 1000 requests ask for 60 hot keys at once, with no protection at all. Keep the origin at 40 concurrent recomputes or fewer, shed at most 100 requests (10 %), and let nobody time out.",
-        situation: "preset=cold&k=60&adm=0&sf=0&c=off",
+        story: Row {
+            link: "preset=cold&k=60&adm=0&sf=0&c=off",
+            claims: &[exactly("requests", 1000.0).claim(), at_least("timeouts", 1.0).claim()],
+            words: "A restart empties the cache; 1000 requests ask for 60 hot keys at once, with no protection at all. Keep the origin at 40 concurrent recomputes or fewer, shed at most 100 requests (10 %), and let nobody time out.",
+        },
         allowed: &["singleflight", "claim", "loser", "admission", "admission_wait_ms"],
         goals: &[
             at_most("origin_peak_concurrency", 40.0),
@@ -846,23 +986,36 @@ pub const DRILLS: &[Drill] = &[
             "With few hot keys, coalescing removes most of the work before admission sees it.",
             "Singleflight and the inner claim, 4 admission permits per instance, and a longer queue (500 ms).",
         ],
-        solution: "sf=1&c=inner&adm=4&aw=500",
-        reasoning: "Sixty keys need only 60 recomputes; the rest are duplicates that coalescing removes. Four permits per instance bound the origin at 40; the 500 ms queue lets the second round of recomputes wait for a permit instead of being shed. Serving stale as the losers' policy would hurt here: after a restart there is no stale copy, so the losers compute and the shed count climbs.",
-        shows: Shows {
-            story: &[exactly("requests", 1000.0), at_least("timeouts", 1.0)],
-            solved: &[exactly("recomputes", 60.0), at_most("origin_peak_concurrency", 40.0)],
-            other: &[("sf=1&c=inner&adm=4&aw=500&l=stale", &[at_least("admission_shed", 1.0)])],
-            // Hint 1: admission alone bounds the origin but sheds most requests.
-            hints: &[("adm=4", &[at_most("origin_peak_concurrency", 40.0), at_least("admission_shed", 501.0)])],
+        solution: Row {
+            link: "sf=1&c=inner&adm=4&aw=500",
+            claims: &[exactly("recomputes", 60.0).claim(), at_most("origin_peak_concurrency", 40.0).claim()],
+            words: "Sixty keys need only 60 recomputes; the rest are duplicates that coalescing removes. Four permits per instance bound the origin at 40; the 500 ms queue lets the second round of recomputes wait for a permit instead of being shed. Serving stale as the losers' policy would hurt here: after a restart there is no stale copy, so the losers compute and the shed count climbs.",
         },
+        other: &[
+            Row {
+                link: "sf=1&c=inner&adm=4&aw=500&l=stale",
+                claims: &[at_least("admission_shed", 1.0).claim()],
+                words: "Serving stale as the losers' policy would hurt here: after a restart there is no stale copy, so the losers compute and the shed count climbs.",
+            },
+        ],
+        hint_runs: &[
+            Row {
+                link: "adm=4",
+                claims: &[at_most("origin_peak_concurrency", 40.0).claim(), at_least("admission_shed", 501.0).claim()],
+                words: "Admission control alone bounds the origin, but sheds most requests",
+            },
+        ],
     },
     Drill {
         name: "fragile-origin",
         title: "Redis is down and the origin is fragile",
         level: Hard,
         lesson: "redis-down",
-        story: "Every Redis command errors, and the origin absorbs only 4 recomputes at once before it slows. Failing open sends it 40 and half the callers time out. Keep the origin at 4 or fewer concurrent recomputes with no timeouts and no errors.",
-        situation: "preset=redis-down&cap=4",
+        story: Row {
+            link: "preset=redis-down&cap=4",
+            claims: &[exactly("origin_peak_concurrency", 40.0).claim(), at_least("timeouts", 4000.0).claim()],
+            words: "Every Redis command errors, and the origin absorbs only 4 recomputes at once before it slows. Failing open sends it 40 and half the callers time out. Keep the origin at 4 or fewer concurrent recomputes with no timeouts and no errors.",
+        },
         allowed: &["redis_error", "loser", "admission"],
         goals: &[
             at_most("origin_peak_concurrency", 4.0),
@@ -874,22 +1027,24 @@ pub const DRILLS: &[Drill] = &[
             "If nobody may win the claim, somebody still has to answer the callers.",
             "Fail closed and degrade: the claim that errors counts as lost, and losers answer at once with a degraded response.",
         ],
-        solution: "re=closed&l=degrade",
-        reasoning: "Fail open versus closed is a judgement about the origin: open lets each office refresh, 40 at once, which a 4-wide origin cannot take. Closed keeps the origin safe, but then nobody wins and waiting losers time out, so they must degrade: an explicit, quick answer without the value, until Redis returns. Admission per instance still allows one recompute per office, 40 in all.",
-        shows: Shows {
-            story: &[exactly("origin_peak_concurrency", 40.0), at_least("timeouts", 4000.0)],
-            solved: &[exactly("degraded", 8000.0), exactly("recomputes", 0.0)],
-            other: &[],
-            hints: &[],
+        solution: Row {
+            link: "re=closed&l=degrade",
+            claims: &[exactly("degraded", 8000.0).claim(), exactly("recomputes", 0.0).claim()],
+            words: "Fail open versus closed is a judgement about the origin: open lets each office refresh, 40 at once, which a 4-wide origin cannot take. Closed keeps the origin safe, but then nobody wins and waiting losers time out, so they must degrade: an explicit, quick answer without the value, until Redis returns. Admission per instance still allows one recompute per office, 40 in all.",
         },
+        other: &[],
+        hint_runs: &[],
     },
     Drill {
         name: "cold-skewed",
         title: "A cold restart of 5,000 skewed keys",
         level: Hard,
         lesson: "cold-skew",
-        story: "A restart empties the cache and 1000 requests ask for 5000 keys at once, a few of them hot. Coalescing is on, with 6 admission permits per instance that shed whatever waits 100 ms. Keep the origin at 40 concurrent recomputes or fewer, shed under 10 % (at most 100), and time out at most 10.",
-        situation: "preset=cold-skew&key_skew=1.4",
+        story: Row {
+            link: "preset=cold-skew&key_skew=1.4",
+            claims: &[exactly("requests", 1000.0).claim()],
+            words: "A restart empties the cache and 1000 requests ask for 5000 keys at once, a few of them hot. Coalescing is on, with 6 admission permits per instance that shed whatever waits 100 ms. Keep the origin at 40 concurrent recomputes or fewer, shed under 10 % (at most 100), and time out at most 10.",
+        },
         allowed: &["admission", "admission_wait_ms", "singleflight", "claim"],
         goals: &[
             at_most("origin_peak_concurrency", 40.0),
@@ -901,23 +1056,46 @@ pub const DRILLS: &[Drill] = &[
             "Fewer permits shed more, unless a request may wait longer for one. How long, against the 1 s deadline?",
             "4 permits per instance and a 600 ms queue; keep the claim, it merges the hot keys across instances.",
         ],
-        solution: "adm=4&aw=600",
-        reasoning: "Four permits per instance bound the origin at 40. With fewer permits the queue is longer, so a 100 ms wait sheds requests a longer wait would have answered; 600 ms lets most wait their turn and still answer inside the 1 s deadline, while a full second's wait turns the shed into timeouts. The claim matters too: without it each instance recomputes the hot keys itself and sheds more.",
-        shows: Shows {
-            story: &[exactly("requests", 1000.0)],
-            solved: &[at_most("origin_peak_concurrency", 40.0)],
-            other: &[("adm=4&aw=1000", &[at_least("timeouts", 1.0)]), ("adm=4&aw=600&c=off", &[at_least("admission_shed", 1.0)])],
-            // Hint 2: fewer permits shed more.
-            hints: &[("adm=2&aw=600", &[at_least("admission_shed", 80.0)]), ("adm=4&aw=600", &[at_most("admission_shed", 50.0)])],
+        solution: Row {
+            link: "adm=4&aw=600",
+            claims: &[at_most("origin_peak_concurrency", 40.0).claim()],
+            words: "Four permits per instance bound the origin at 40. With fewer permits the queue is longer, so a 100 ms wait sheds requests a longer wait would have answered; 600 ms lets most wait their turn and still answer inside the 1 s deadline, while a full second's wait turns the shed into timeouts. The claim matters too: without it each instance recomputes the hot keys itself and sheds more.",
         },
+        other: &[
+            Row {
+                link: "adm=4&aw=1000",
+                claims: &[at_least("timeouts", 1.0).claim()],
+                words: "a full second's wait turns the shed into timeouts",
+            },
+            Row {
+                link: "adm=4&aw=600&c=off",
+                claims: &[at_least("admission_shed", 1.0).claim()],
+                words: "without it each instance recomputes the hot keys itself and sheds more.",
+            },
+        ],
+        hint_runs: &[
+            Row {
+                link: "adm=2&aw=600",
+                claims: &[at_least("admission_shed", 80.0).claim()],
+                words: "Fewer permits shed more",
+            },
+            Row {
+                link: "adm=4&aw=600",
+                claims: &[at_most("admission_shed", 50.0).claim()],
+                words: "Fewer permits shed more",
+            },
+        ],
     },
     Drill {
         name: "open-loop-hang",
         title: "Users keep arriving while the origin hangs",
         level: Hard,
         lesson: "open-loop",
-        story: "1000 requests a second arrive whatever the service does, and the origin hangs for 3 s just as the value expires. The threads fill, the accept queue backs up and requests are turned away. Turn nobody away, and let nobody time out or see an error.",
-        situation: "preset=open-loop",
+        story: Row {
+            link: "preset=open-loop",
+            claims: &[at_least("rejected", 1.0).claim()],
+            words: "1000 requests a second arrive whatever the service does, and the origin hangs for 3 s just as the value expires. The threads fill, the accept queue backs up and requests are turned away. Turn nobody away, and let nobody time out or see an error.",
+        },
         allowed: &["stale_ms", "loser", "stale_while_revalidate", "deadline_ms"],
         goals: &[
             exactly("rejected", 0.0),
@@ -929,22 +1107,35 @@ pub const DRILLS: &[Drill] = &[
             "A shorter deadline frees threads, but as timeouts. What could a caller get at once?",
             "Keep a stale copy (stale_ms 10000) and serve it while the refresh runs behind: stale-while-revalidate.",
         ],
-        solution: "st=10000&swr=1",
-        reasoning: "Open-loop arrivals do not slow down when the service does, so every thread held by the hung refresh is lost capacity. With a stale copy and stale-while-revalidate every caller is answered at once and only the refresh waits on the origin. Serving stale from the losers alone still holds the winning instance's threads, and it turns arrivals away; a short deadline frees the threads but answers them with timeouts.",
-        shows: Shows {
-            story: &[at_least("rejected", 1.0)],
-            solved: &[exactly("rejected", 0.0), exactly("timeouts", 0.0)],
-            other: &[("st=10000&l=stale", &[at_least("rejected", 1.0)]), ("dl=100", &[at_least("timeouts", 1.0)])],
-            hints: &[],
+        solution: Row {
+            link: "st=10000&swr=1",
+            claims: &[exactly("rejected", 0.0).claim(), exactly("timeouts", 0.0).claim()],
+            words: "Open-loop arrivals do not slow down when the service does, so every thread held by the hung refresh is lost capacity. With a stale copy and stale-while-revalidate every caller is answered at once and only the refresh waits on the origin. Serving stale from the losers alone still holds the winning instance's threads, and it turns arrivals away; a short deadline frees the threads but answers them with timeouts.",
         },
+        other: &[
+            Row {
+                link: "st=10000&l=stale",
+                claims: &[at_least("rejected", 1.0).claim()],
+                words: "Serving stale from the losers alone still holds the winning instance's threads, and it turns arrivals away",
+            },
+            Row {
+                link: "dl=100",
+                claims: &[at_least("timeouts", 1.0).claim()],
+                words: "a short deadline frees the threads but answers them with timeouts.",
+            },
+        ],
+        hint_runs: &[],
     },
     Drill {
         name: "redis-hangs",
         title: "A 2 s recompute and a Redis that hangs",
         level: Hard,
         lesson: "redis-hang",
-        story: "Redis does not error, it hangs: every command waits out the client's 1.5 s timeout, and the recompute takes 2 s. Keep every caller under 300 ms, the origin under 3 calls, and let nobody time out or see an error.",
-        situation: "preset=redis-hang&rc=2000",
+        story: Row {
+            link: "preset=redis-hang&rc=2000",
+            claims: &[exactly("timeouts", 8000.0).claim()],
+            words: "Redis does not error, it hangs: every command waits out the client's 1.5 s timeout, and the recompute takes 2 s. Keep every caller under 300 ms, the origin under 3 calls, and let nobody time out or see an error.",
+        },
         allowed: &[
             "redis_timeout_ms",
             "redis_breaker_ms",
@@ -963,13 +1154,23 @@ pub const DRILLS: &[Drill] = &[
             "A 2 s recompute cannot answer anyone within 300 ms, so what can?",
             "A short client timeout (50 ms) and a breaker, fail closed, and degrade the losers.",
         ],
-        solution: "rto=50&rbk=5000&re=closed&l=degrade",
-        reasoning: "A hung Redis holds every command for the client's timeout, so the timeout must be short, and a breaker stops paying it on every request. Failing open would then send every office to a 2 s origin: 40 calls, and nobody answered in time. Failing closed keeps the origin at rest, and the losers degrade at once instead of waiting for a value nobody computes. A shorter deadline alone just turns the waits into timeouts.",
-        shows: Shows {
-            story: &[exactly("timeouts", 8000.0)],
-            solved: &[at_most("max_ms", 300.0)],
-            other: &[("rto=50&rbk=5000&re=open", &[exactly("recomputes", 40.0), exactly("timeouts", 8000.0)]), ("dl=100", &[exactly("timeouts", 8000.0)])],
-            hints: &[],
+        solution: Row {
+            link: "rto=50&rbk=5000&re=closed&l=degrade",
+            claims: &[at_most("max_ms", 300.0).claim()],
+            words: "A hung Redis holds every command for the client's timeout, so the timeout must be short, and a breaker stops paying it on every request. Failing open would then send every office to a 2 s origin: 40 calls, and nobody answered in time. Failing closed keeps the origin at rest, and the losers degrade at once instead of waiting for a value nobody computes. A shorter deadline alone just turns the waits into timeouts.",
         },
+        other: &[
+            Row {
+                link: "rto=50&rbk=5000&re=open",
+                claims: &[exactly("recomputes", 40.0).claim(), exactly("timeouts", 8000.0).claim()],
+                words: "Failing open would then send every office to a 2 s origin: 40 calls, and nobody answered in time.",
+            },
+            Row {
+                link: "dl=100",
+                claims: &[exactly("timeouts", 8000.0).claim()],
+                words: "A shorter deadline alone just turns the waits into timeouts.",
+            },
+        ],
+        hint_runs: &[],
     },
 ];

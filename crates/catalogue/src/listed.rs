@@ -3,9 +3,13 @@
 //! with where it comes from and how its table plays it. One host test
 //! (`tests/rows.rs`) plays every row's link on the seeds its table is
 //! graded on and checks each claim.
+//!
+//! Not listed: the A/B view's comparisons ([`crate::presets::COMPARISONS`]),
+//! whose two sides are scenarios built in code, not links, and whose claim
+//! is of one side against the other (their own test in `tests/lessons.rs`).
 
 use crate::claims::Row;
-use crate::drill::SEEDS;
+use crate::drill::{self, DRILLS, SEEDS};
 use crate::interview;
 use crate::presets::PRESETS;
 use crate::tour;
@@ -93,6 +97,7 @@ pub fn rows() -> Vec<Listed> {
             .iter()
             .map(|p| linked(format!("preset {}", p.name), p.row, Seeds::Any)),
     );
+    out.extend(drills());
     out.extend(kit());
     out
 }
@@ -126,6 +131,44 @@ fn kit() -> Vec<Listed> {
                 f.question
             );
             out.push(linked(from, f.row, seeds()));
+        }
+    }
+    out
+}
+
+/// The drills': each drill's story (its situation's run), its solution's
+/// words (the solved run), the reasoning's other choices (the situation
+/// with their query, locked knobs too) and the hints' runs (the situation
+/// with a query of the drill's own levers, as a learner's link is read),
+/// played on every seed of [`SEEDS`] to their end.
+fn drills() -> Vec<Listed> {
+    let mut out = Vec::new();
+    for d in DRILLS {
+        let listed = |from: String, row, (scenario, notices)| Listed {
+            from: format!("drill {}: {from}", d.name),
+            row,
+            scenario,
+            notices,
+            seeds: Seeds::These(SEEDS.to_vec()),
+            pause_ms: None,
+            contrast: None,
+        };
+        let whole = |link: &str| {
+            let (s, _, notices) = Scenario::from_query(link);
+            (s, notices)
+        };
+        out.push(listed("story".into(), d.story, whole(d.story.link)));
+        let solved = drill::apply(d, d.solution.link);
+        out.push(listed("solution".into(), d.solution, solved));
+        for o in d.other {
+            let with = whole(&format!("{}&{}", d.story.link, o.link));
+            out.push(listed(format!("reasoning, with {}", o.link), *o, with));
+        }
+        for h in d.hint_runs {
+            let n = d.hints.iter().position(|t| t.contains(h.words));
+            let hint = n.map_or("a hint".to_string(), |n| format!("hint {}", n + 1));
+            let with = drill::apply(d, h.link);
+            out.push(listed(format!("{hint}, with {}", h.link), *h, with));
         }
     }
     out

@@ -294,7 +294,7 @@ fn a_drill_is_graded_as_the_core_grades_it() {
         assert_eq!(v["passed"], true, "{}: {v}", d.name);
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         assert_eq!(keys, ["criteria", "drill", "passed", "seeds"]);
-        let (grade, _) = catalogue::drill::grade_link(d, d.solution);
+        let (grade, _) = catalogue::drill::grade_link(d, d.solution.link);
         assert_eq!(v["seeds"], serde_json::json!(grade.seeds));
         assert!(grade.seeds.len() >= 5);
         let criteria = v["criteria"].as_array().unwrap();
@@ -313,7 +313,7 @@ fn a_drill_is_graded_as_the_core_grades_it() {
     }
     // The solution given as a link is the same grade as --solution.
     for d in catalogue::drill::DRILLS.iter().take(3) {
-        let linked = json(&["--drill", d.name, "--url", d.solution]);
+        let linked = json(&["--drill", d.name, "--url", d.solution.link]);
         assert_eq!(linked, json(&["--drill", d.name, "--solution"]));
     }
     let (code, out, _) = sim(&["--drill", "claim-order", "--url", "c=inner"]);

@@ -93,6 +93,12 @@ fn every_row_is_a_clean_link_of_a_name_of_its_own() {
         .filter(|s| matches!(s.action, Some(catalogue::tour::Action::Sandbox(_))))
         .count();
     assert_eq!(of("tour "), steps.len() + sandboxes);
+    let drills = catalogue::drill::DRILLS;
+    let drill_rows: usize = drills
+        .iter()
+        .map(|d| 2 + d.other.len() + d.hint_runs.len())
+        .sum();
+    assert_eq!(of("drill "), drill_rows);
 }
 
 proptest! {

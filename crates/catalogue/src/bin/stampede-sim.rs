@@ -706,7 +706,7 @@ fn drill(args: &[String], i: usize) -> Result<String, Exit> {
         ));
     }
     let link = if solution {
-        d.solution
+        d.solution.link
     } else {
         link.unwrap_or("")
     };
@@ -752,7 +752,7 @@ fn drill(args: &[String], i: usize) -> Result<String, Exit> {
         d.name,
         d.level.name(),
         d.title,
-        d.story,
+        d.story.words,
         d.link(&s),
         seeds.join(", "),
         render(Format::Text, &["criterion", "value", "limit", "passed"], &rows),
