@@ -89,7 +89,9 @@ fn tour() -> Vec<Listed> {
     out
 }
 
-/// Every row of the catalogue, table by table.
+/// Every row of the catalogue, table by table: the tour's, the presets'
+/// (a lesson is shown for its preset whatever the seed: played on any
+/// seed, to its end), the drills' and the kit's.
 pub fn rows() -> Vec<Listed> {
     let mut out = tour();
     out.extend(
@@ -102,9 +104,6 @@ pub fn rows() -> Vec<Listed> {
     out
 }
 
-/// (The presets' lessons are shown for the preset whatever its seed: they
-/// are played on any seed.)
-///
 /// The kit's: each question's points that a run shows, its red flags and
 /// its follow-ups, played on every seed of [`SEEDS`] to their end.
 fn kit() -> Vec<Listed> {

@@ -17,7 +17,8 @@ use std::sync::{Mutex, OnceLock};
 fn run(s: &stampede::scenario::Scenario, seed: u64) -> Report {
     static RUNS: OnceLock<Mutex<HashMap<String, Report>>> = OnceLock::new();
     let runs = RUNS.get_or_init(Default::default);
-    let key = s.to_query(seed);
+    // The whole scenario, every knob and fault, and the seed.
+    let key = format!("{s:?} seed {seed}");
     if let Some(r) = runs.lock().unwrap().get(&key) {
         return r.clone();
     }
