@@ -638,6 +638,27 @@ mod tests {
             .collect()
     }
 
+    /// The kit's Show button names a row's bound: every row of the kit
+    /// (a point a run shows, a red flag, a follow-up) claims one first.
+    #[test]
+    fn every_kit_row_claims_a_bound_first() {
+        for q in questions() {
+            let points = q.levels.iter().flat_map(|l| l.names.iter());
+            let rows = points
+                .filter_map(Point::shown)
+                .chain(q.red_flags.iter().map(|f| f.row))
+                .chain(q.follow_ups.iter().map(|f| f.row));
+            for row in rows {
+                assert!(
+                    row.claims.first().and_then(Claim::as_bound).is_some(),
+                    "question {}: {:?} claims no bound first",
+                    q.number,
+                    row.words
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_red_flags_run_is_damage_the_fixed_run_is_not() {
         // Each red flag is refuted by its run, and the run it is taken from
