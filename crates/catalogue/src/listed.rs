@@ -46,6 +46,17 @@ pub struct Listed {
 /// A row whose link is a whole share link's query, played to its end.
 fn linked(from: String, row: Row, seeds: Seeds) -> Listed {
     let (scenario, _, notices) = Scenario::from_query(row.link);
+    to_end(from, row, (scenario, notices), seeds)
+}
+
+/// A row played on `scenario` (its link as read, with what reading it
+/// noticed) to its end.
+fn to_end(
+    from: String,
+    row: Row,
+    (scenario, notices): (Scenario, Vec<Notice>),
+    seeds: Seeds,
+) -> Listed {
     Listed {
         from,
         row,
@@ -143,14 +154,9 @@ fn kit() -> Vec<Listed> {
 fn drills() -> Vec<Listed> {
     let mut out = Vec::new();
     for d in DRILLS {
-        let listed = |from: String, row, (scenario, notices)| Listed {
-            from: format!("drill {}: {from}", d.name),
-            row,
-            scenario,
-            notices,
-            seeds: Seeds::These(SEEDS.to_vec()),
-            pause_ms: None,
-            contrast: None,
+        let listed = |from: String, row, read| {
+            let from = format!("drill {}: {from}", d.name);
+            to_end(from, row, read, Seeds::These(SEEDS.to_vec()))
         };
         let whole = |link: &str| {
             let (s, _, notices) = Scenario::from_query(link);
