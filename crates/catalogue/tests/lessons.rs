@@ -1345,10 +1345,10 @@ fn a_hung_command_fails_at_its_timeout() {
 /// The interviewer's kit and the lessons cannot disagree: each red flag's
 /// run, of every question of the kit (on every drill seed), shows the
 /// lesson the flag speaks of, and that lesson's words make every claim the
-/// flag's reason makes, each holding.
+/// flag's reason makes (that each holds on the flag's run is the row
+/// test's, tests/rows.rs).
 #[test]
 fn every_red_flag_rests_on_its_lessons_claims() {
-    use catalogue::claims::Run;
     let flags: Vec<_> = catalogue::interview::questions()
         .flat_map(|q| q.red_flags)
         .collect();
@@ -1365,11 +1365,6 @@ fn every_red_flag_rests_on_its_lessons_claims() {
         );
         for seed in catalogue::drill::SEEDS {
             let r = run(&s, seed);
-            // The run the kit puts on screen shows its criterion, a claim.
-            let shown = flag.row.claims[0];
-            if !shown.holds(&Run::new(&s, &r, true)) {
-                wrong.push(format!("{} (seed {seed}): not {shown:?}", flag.says));
-            }
             let base = stampede::scenario::closest_preset(&s);
             let l = catalogue::lesson::lesson(&s, base, &r, true, None);
             if l.name != flag.lesson {
@@ -1380,9 +1375,6 @@ fn every_red_flag_rests_on_its_lessons_claims() {
                 continue;
             }
             for claim in flag.reasons() {
-                if !claim.holds(&Run::new(&s, &r, true)) {
-                    wrong.push(format!("{} (seed {seed}): not {claim:?}", flag.says));
-                }
                 if !l.clauses.iter().any(|c| c.claims.contains(claim)) {
                     wrong.push(format!(
                         "{} (seed {seed}): the {} lesson does not claim {claim:?}: {}",
