@@ -245,14 +245,14 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
                 let mut line = if ended {
                     format!(
                         "{}: this run {} {}",
-                        c.name,
+                        goal_words(&d.goals[i]),
                         catalogue::lesson::shown(c.metric, c.value),
                         mark(c.passed)
                     )
                 } else {
                     format!(
                         "{}: so far {}",
-                        c.name,
+                        goal_words(&d.goals[i]),
                         catalogue::lesson::shown(c.metric, c.value)
                     )
                 };
@@ -383,4 +383,53 @@ fn grade_in_slices(
             grade_in_slices(d, s, runs, out, news, gave_up, record);
         }),
     );
+}
+
+/// A goal as the learner reads it: the counter's name on the page, and
+/// its bound (`origin peak ≤ 60`); its data attribute keeps the CLI's
+/// `origin_peak_concurrency <= 60`.
+fn goal_words(c: &drill::Criterion) -> String {
+    let cmp = match c.cmp {
+        catalogue::claims::Cmp::AtMost => "≤",
+        catalogue::claims::Cmp::AtLeast => "≥",
+        catalogue::claims::Cmp::Exactly => "=",
+    };
+    // "p99 ≤ 300 ms", not "p99 ms ≤ 300 ms".
+    let name = crate::page::label_of(c.metric);
+    let name = name.strip_suffix(" ms").unwrap_or(name);
+    let limit = if c.metric.ends_with("_ms") {
+        format!("{} ms", stampede::decimal::format(c.limit))
+    } else {
+        catalogue::lesson::shown(c.metric, c.limit)
+    };
+    format!("{name} {cmp} {limit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::goal_words;
+    use catalogue::drill::DRILLS;
+
+    #[test]
+    fn every_goal_reads_in_the_pages_words() {
+        for d in DRILLS {
+            for c in d.goals {
+                let words = goal_words(c);
+                assert!(
+                    !words.contains('_') && !words.contains("<=") && !words.contains(">="),
+                    "{}: {words:?} for {}",
+                    d.name,
+                    c.name()
+                );
+            }
+        }
+        let p99 = DRILLS
+            .iter()
+            .flat_map(|d| d.goals)
+            .find(|c| c.metric == "p99_ms")
+            .expect("a p99 goal");
+        assert!(goal_words(p99).starts_with("p99 "), "{}", goal_words(p99));
+        assert!(goal_words(p99).ends_with(" ms"), "{}", goal_words(p99));
+        assert!(!goal_words(p99).contains(".0 "), "{}", goal_words(p99));
+    }
 }
