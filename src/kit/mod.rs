@@ -660,7 +660,7 @@ pub fn Kit() -> impl IntoView {
             let send = send.clone();
             view! {
                 <button type="button" class="kit-show" data-show=s.link
-                    title=format!("Open ?{} in the candidate's window; its {} shows it", s.link, s.bound().map(|b| b.name()).unwrap_or_default())
+                    title=format!("Open ?{} in the candidate's window: {}", s.link, s.bound().map(|b| crate::page::bound_words(&b)).unwrap_or_default())
                     on:click=move |_| send(format!("open {}", s.link))>
                     "Show"
                 </button>

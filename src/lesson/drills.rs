@@ -245,14 +245,14 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
                 let mut line = if ended {
                     format!(
                         "{}: this run {} {}",
-                        goal_words(&d.goals[i]),
+                        crate::page::bound_words(&d.goals[i]),
                         catalogue::lesson::shown(c.metric, c.value),
                         mark(c.passed)
                     )
                 } else {
                     format!(
                         "{}: so far {}",
-                        goal_words(&d.goals[i]),
+                        crate::page::bound_words(&d.goals[i]),
                         catalogue::lesson::shown(c.metric, c.value)
                     )
                 };
@@ -385,29 +385,9 @@ fn grade_in_slices(
     );
 }
 
-/// A goal as the learner reads it: the counter's name on the page, and
-/// its bound (`origin peak ≤ 60`); its data attribute keeps the CLI's
-/// `origin_peak_concurrency <= 60`.
-fn goal_words(c: &drill::Criterion) -> String {
-    let cmp = match c.cmp {
-        catalogue::claims::Cmp::AtMost => "≤",
-        catalogue::claims::Cmp::AtLeast => "≥",
-        catalogue::claims::Cmp::Exactly => "=",
-    };
-    // "p99 ≤ 300 ms", not "p99 ms ≤ 300 ms".
-    let name = crate::page::label_of(c.metric);
-    let name = name.strip_suffix(" ms").unwrap_or(name);
-    let limit = if c.metric.ends_with("_ms") {
-        format!("{} ms", stampede::decimal::format(c.limit))
-    } else {
-        catalogue::lesson::shown(c.metric, c.limit)
-    };
-    format!("{name} {cmp} {limit}")
-}
-
 #[cfg(test)]
 mod tests {
-    use super::goal_words;
+    use crate::page::bound_words as goal_words;
     use catalogue::drill::DRILLS;
 
     #[test]

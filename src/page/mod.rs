@@ -154,6 +154,26 @@ pub fn label_of(name: &str) -> &str {
         .map_or(name, |(_, v)| v)
 }
 
+/// A bound as the page words it: the counter's name on the page, and the
+/// limit (`origin peak ≤ 60`, `p99 ≤ 300 ms`), where the CLI says
+/// `origin_peak_concurrency <= 60` (a drill's goal, a kit point's Show).
+pub fn bound_words(c: &catalogue::claims::Bound) -> String {
+    let cmp = match c.cmp {
+        catalogue::claims::Cmp::AtMost => "≤",
+        catalogue::claims::Cmp::AtLeast => "≥",
+        catalogue::claims::Cmp::Exactly => "=",
+    };
+    // "p99 ≤ 300 ms", not "p99 ms ≤ 300 ms".
+    let name = label_of(c.metric);
+    let name = name.strip_suffix(" ms").unwrap_or(name);
+    let limit = if c.metric.ends_with("_ms") {
+        format!("{} ms", stampede::decimal::format(c.limit))
+    } else {
+        catalogue::lesson::shown(c.metric, c.limit)
+    };
+    format!("{name} {cmp} {limit}")
+}
+
 /// The counter a reference question's link names, to bring into view and
 /// mark once its view shows it (`seq` tells two follows of the same link
 /// apart). Its owner marks it: the proof (no side, its own counter), the
