@@ -20,6 +20,7 @@
 pub mod claim;
 pub mod decimal;
 pub mod flight;
+pub mod ledger;
 pub mod metrics;
 pub mod read_path;
 pub mod rng;

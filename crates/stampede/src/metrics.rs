@@ -107,11 +107,19 @@ pub enum Ending {
 /// library (the page calls it every frame, and `serde_json` would cost the
 /// wasm tens of kilobytes).
 macro_rules! report {
-    ($( $(#[$doc:meta])* $name:ident : $ty:ty, )*) => {
-        /// Everything the simulation counts. Field names are the CLI's JSON keys.
+    (
+        $( $(#[$doc:meta])* $name:ident : $ty:ty, )*
+        ;
+        $( $(#[$xdoc:meta])* $xname:ident : $xty:ty, )*
+    ) => {
+        /// Everything the simulation counts. Field names are the CLI's JSON
+        /// keys. The counters come first (what [`Report::fields`] lists);
+        /// after them, the ledger of how each request ended and what each
+        /// fault did, which are tables rather than counters.
         #[derive(Clone, Debug, Default, PartialEq, Serialize)]
         pub struct Report {
             $( $(#[$doc])* pub $name: $ty, )*
+            $( $(#[$xdoc])* pub $xname: $xty, )*
         }
 
         impl Report {
@@ -252,6 +260,12 @@ report! {
     /// Virtual time of the last event that changed anything.
     elapsed_ms: f64,
     events: u64,
+    ;
+    /// How every request ended, and why ([`crate::ledger`]): its column
+    /// sums are the outcome counters above (a tested invariant).
+    ledger: crate::ledger::Ledger,
+    /// What each fault of the scenario's list did, in the list's order.
+    fault_acts: Vec<crate::ledger::FaultActs>,
 }
 
 impl Report {
@@ -670,7 +684,9 @@ mod tests {
         };
         let json = serde_json::to_value(&r).unwrap();
         let fields = r.fields();
-        assert_eq!(fields.len(), json.as_object().unwrap().len());
+        // The JSON's keys are the counters, then the two tables.
+        assert_eq!(fields.len() + 2, json.as_object().unwrap().len());
+        assert!(json["ledger"].is_object() && json["fault_acts"].is_array());
         for (name, text) in &fields {
             assert_eq!(json[name].to_string(), *text, "{name}");
         }

@@ -13,6 +13,7 @@
 
 use crate::claim::{Micros, Token};
 use crate::flight::{Failure, LeaderTicket, Outcome, Value};
+use crate::ledger::{Cause, End};
 use crate::metrics::Ending;
 use crate::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario};
 
@@ -386,6 +387,16 @@ pub struct ReadPath {
     respond: Option<(Ending, bool)>,
     write: Write,
     responded: bool,
+    /// The ledger's entry for the caller's answer: how it ended and why,
+    /// recorded by the branch that decided it (see [`ReadPath::ledger_entry`]).
+    entry: (End, Cause),
+    /// Why the work ended as it did (what its flight's followers inherit).
+    work_cause: Cause,
+    /// The answer came from the flight it joined (its cause is the
+    /// leader's, which only the driver knows).
+    by_flight: bool,
+    /// The last claim reply was a Redis error or timeout.
+    redis_failed: bool,
 }
 
 fn ending_of_shared(o: Outcome) -> (Ending, bool) {
@@ -423,6 +434,45 @@ impl ReadPath {
             respond: None,
             write: Write::None,
             responded: false,
+            entry: (End::Unanswered, Cause::Pending),
+            work_cause: Cause::Served,
+            by_flight: false,
+            redis_failed: false,
+        }
+    }
+
+    /// The ledger's entry for the caller's answer, as the read path saw
+    /// it: how it ended and why. Two causes need the driver's view of the
+    /// world, which refines them when it records the answer: a timeout's
+    /// cause is what the caller was waiting on at its deadline
+    /// ([`Cause::WaitedFlight`] here), and an answer from the flight
+    /// ([`ReadPath::answered_by_flight`]) inherits the leader's cause.
+    pub fn ledger_entry(&self) -> (End, Cause) {
+        self.entry
+    }
+
+    /// Why the work ended as it did: what the followers its flight
+    /// settles inherit.
+    pub fn work_cause(&self) -> Cause {
+        self.work_cause
+    }
+
+    /// The caller's answer is its flight's shared outcome.
+    pub fn answered_by_flight(&self) -> bool {
+        self.by_flight
+    }
+
+    /// A claim reply of this request was a Redis error or timeout.
+    pub fn saw_redis_fail(&self) -> bool {
+        self.redis_failed
+    }
+
+    /// Records the ledger's entry for the answer being decided: the
+    /// caller's (unless it was answered already) and the work's cause.
+    fn tag(&mut self, end: End, cause: Cause) {
+        self.work_cause = cause;
+        if !self.responded {
+            self.entry = (end, cause);
         }
     }
 
@@ -622,7 +672,10 @@ impl ReadPath {
     /// miss path.
     fn on_read(&mut self, s: &Strategy, r: CacheReply, now: Micros) -> Step {
         match r {
-            CacheReply::Fresh(_) => self.answer(Ending::Hit, false),
+            CacheReply::Fresh(_) => {
+                self.tag(End::Hit, Cause::Served);
+                self.answer(Ending::Hit, false)
+            }
             CacheReply::FreshUntil {
                 value,
                 expires_at,
@@ -634,19 +687,28 @@ impl ReadPath {
                     // the answer, before it expires: nobody meets a miss.
                     self.early = true;
                     self.stale = Some(value);
+                    self.tag(End::Hit, Cause::Served);
                     self.respond = Some((Ending::Hit, false));
                     self.phase = Phase::RefreshLead;
                     self.emit_respond()
                 } else {
+                    self.tag(End::Hit, Cause::Served);
                     self.answer(Ending::Hit, false)
                 }
             }
             // A recent failure damps the refresh; what may be served is.
-            CacheReply::Negative(Some(_)) => self.answer(Ending::Stale, false),
-            CacheReply::Negative(None) => self.answer(Ending::Error, false),
+            CacheReply::Negative(Some(_)) => {
+                self.tag(End::Stale, Cause::Marker);
+                self.answer(Ending::Stale, false)
+            }
+            CacheReply::Negative(None) => {
+                self.tag(End::Error, Cause::Marker);
+                self.answer(Ending::Error, false)
+            }
             CacheReply::Stale(v) => {
                 self.stale = Some(v);
                 if s.stale_while_revalidate {
+                    self.tag(End::Stale, Cause::Revalidating);
                     self.respond = Some((Ending::Stale, false));
                     self.phase = Phase::RefreshLead;
                     self.emit_respond()
@@ -699,6 +761,12 @@ impl ReadPath {
             _ => {
                 // Someone else refreshes. Anyone who attached to our
                 // flight meanwhile gets the value we hold.
+                let cause = if r == ClaimReply::Error {
+                    Cause::RedisFailed
+                } else {
+                    Cause::ClaimHeld
+                };
+                self.work_cause = cause;
                 let v = self.fallback().unwrap_or(Outcome::Degraded);
                 self.conclude(v, None)
             }
@@ -733,6 +801,14 @@ impl ReadPath {
             }
             FlightReply::Shared(o) => {
                 let (e, c) = ending_of_shared(o);
+                let end = match o {
+                    Outcome::Fresh(_) => End::Shared,
+                    Outcome::Stale(_) => End::Stale,
+                    Outcome::Degraded => End::Degraded,
+                    Outcome::Failed(_) => End::Error,
+                };
+                self.by_flight = true;
+                self.tag(end, Cause::Served);
                 self.respond = Some((e, c));
                 self.wrap_up()
             }
@@ -744,6 +820,7 @@ impl ReadPath {
     /// held by someone else (or Redis failed closed), lose and wait.
     fn on_claim(&mut self, s: &Strategy, r: ClaimReply, now: Micros) -> Step {
         self.claim_in_flight = false;
+        self.redis_failed = matches!(r, ClaimReply::Error | ClaimReply::TimedOut);
         match r {
             ClaimReply::TimedOut if s.release_timed_out_claims => self.unclaim(false),
             ClaimReply::TimedOut => self.on_claim(s, ClaimReply::Error, now),
@@ -774,8 +851,14 @@ impl ReadPath {
         // Admission control's explicit answer, for everyone waiting
         // on this flight: what is stale if there is one, else degraded.
         match self.fallback() {
-            Some(o) => self.conclude(o, Some((Ending::Stale, false))),
-            None => self.conclude(Outcome::Degraded, Some((Ending::Degraded, false))),
+            Some(o) => {
+                self.tag(End::Stale, Cause::Admission);
+                self.conclude(o, Some((Ending::Stale, false)))
+            }
+            None => {
+                self.tag(End::Degraded, Cause::Admission);
+                self.conclude(Outcome::Degraded, Some((Ending::Degraded, false)))
+            }
         }
     }
 
@@ -790,17 +873,29 @@ impl ReadPath {
                 // write after it, a round trip each.
                 let delta = now.saturating_sub(self.commit_at) + 2 * s.rtt;
                 self.write = Write::Value(v, delta);
+                self.tag(End::Computed, Cause::Served);
                 self.conclude(Outcome::Fresh(v), Some((Ending::Computed, false)))
             }
             Err(f) => {
+                let cause = match f {
+                    Failure::Origin => Cause::OriginFailed,
+                    Failure::Timeout => Cause::OriginTimedOut,
+                    Failure::Crashed => Cause::Crashed,
+                };
                 if let Some(ttl) = s.negative_ttl {
                     self.write = Write::Negative(ttl);
                 }
                 match self.fallback() {
                     // Stale-if-error: a servable value beats an error,
                     // for the leader and for everyone attached to it.
-                    Some(o) => self.conclude(o, Some((Ending::Stale, false))),
-                    None => self.conclude(Outcome::Failed(f), Some((Ending::Error, false))),
+                    Some(o) => {
+                        self.tag(End::Stale, cause);
+                        self.conclude(o, Some((Ending::Stale, false)))
+                    }
+                    None => {
+                        self.tag(End::Error, cause);
+                        self.conclude(Outcome::Failed(f), Some((Ending::Error, false)))
+                    }
                 }
             }
         }
@@ -818,15 +913,20 @@ impl ReadPath {
                 self.recompute(s)
             }
             CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } => {
+                self.tag(End::Written, Cause::Served);
                 self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
             }
             CacheReply::Negative(Some(v)) => {
+                self.tag(End::Stale, Cause::Marker);
                 self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
             }
-            CacheReply::Negative(None) => self.conclude(
-                Outcome::Failed(Failure::Origin),
-                Some((Ending::Error, false)),
-            ),
+            CacheReply::Negative(None) => {
+                self.tag(End::Error, Cause::Marker);
+                self.conclude(
+                    Outcome::Failed(Failure::Origin),
+                    Some((Ending::Error, false)),
+                )
+            }
             _ => self.recompute(s),
         }
     }
@@ -848,15 +948,20 @@ impl ReadPath {
     ) -> Step {
         match cache {
             CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } => {
+                self.tag(End::Written, Cause::Served);
                 self.conclude(Outcome::Fresh(v), Some((Ending::Hit, false)))
             }
             CacheReply::Negative(Some(v)) => {
+                self.tag(End::Stale, Cause::Marker);
                 self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
             }
-            CacheReply::Negative(None) => self.conclude(
-                Outcome::Failed(Failure::Origin),
-                Some((Ending::Error, false)),
-            ),
+            CacheReply::Negative(None) => {
+                self.tag(End::Error, Cause::Marker);
+                self.conclude(
+                    Outcome::Failed(Failure::Origin),
+                    Some((Ending::Error, false)),
+                )
+            }
             // A poll Redis could not answer follows the Redis error
             // policy, as a failed claim does: open, the claim is tried
             // (and won open if Redis still cannot answer); closed, keep
@@ -876,6 +981,7 @@ impl ReadPath {
     /// followers.
     fn unexpected(&mut self, input: Input) -> Step {
         debug_assert!(false, "unexpected {input:?} in {:?}", self.phase);
+        self.tag(End::Error, Cause::Crashed);
         self.conclude(
             Outcome::Failed(Failure::Crashed),
             Some((Ending::Error, false)),
@@ -978,13 +1084,22 @@ impl ReadPath {
 
     /// The claim went to someone else (or Redis refused and we fail closed).
     fn lose(&mut self, s: &Strategy, now: Micros) -> Step {
+        let cause = if self.redis_failed {
+            Cause::RedisFailed
+        } else {
+            Cause::ClaimHeld
+        };
         match s.loser {
             LoserPolicy::Stale => match self.stale {
-                Some(v) => self.conclude(Outcome::Stale(v), Some((Ending::Stale, false))),
+                Some(v) => {
+                    self.tag(End::Stale, cause);
+                    self.conclude(Outcome::Stale(v), Some((Ending::Stale, false)))
+                }
                 // Nothing to serve: compute rather than queue behind a lock.
                 None => self.compute_anyway(s),
             },
             LoserPolicy::Degrade => {
+                self.tag(End::Degraded, cause);
                 self.conclude(Outcome::Degraded, Some((Ending::Degraded, false)))
             }
             LoserPolicy::Compute => self.compute_anyway(s),
@@ -1031,6 +1146,7 @@ impl ReadPath {
             if self.responded {
                 return Step::Wait;
             }
+            self.entry = (End::Timeout, Cause::WaitedFlight);
             self.responded = true;
             self.detaching = true;
             // An answer the work had lined up (mid wrap-up) is never sent.
@@ -1048,6 +1164,7 @@ impl ReadPath {
             self.abandon = true;
         }
         if !self.responded {
+            self.entry = (End::Timeout, Cause::WaitedFlight);
             self.respond = Some((Ending::Timeout, false));
         }
         self.wrap_up()

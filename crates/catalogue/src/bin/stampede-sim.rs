@@ -645,6 +645,38 @@ fn run(args: &[String]) -> Result<String, Exit> {
             out.push_str(&format!("    {name:<26} {v}\n"));
         }
     }
+    out.push_str("\n  ledger   how each request ended/why\n");
+    for (end, cause, n) in report.ledger.rows() {
+        let cell = format!("{}/{}", end.name(), cause.name());
+        out.push_str(&format!("    {cell:<26} {n}\n"));
+    }
+    out.push_str("\n  fault_acts   what each fault window did\n");
+    if s.faults.is_empty() {
+        out.push_str("    (the scenario lists no fault)\n");
+    }
+    {
+        for (f, a) in s.faults.iter().zip(&report.fault_acts) {
+            let acts = [
+                ("calls failed", a.calls_failed),
+                ("calls slowed", a.calls_slowed),
+                ("calls hung", a.calls_hung),
+                ("redis commands failed", a.redis_failed),
+                ("holders killed", a.holders_killed),
+                ("keys re-warmed", a.keys_rewarmed),
+            ]
+            .iter()
+            .filter(|(_, n)| *n > 0)
+            .map(|(w, n)| format!("{n} {w}"))
+            .collect::<Vec<_>>();
+            let did = if acts.is_empty() {
+                "nothing".to_string()
+            } else {
+                acts.join(", ")
+            };
+            let f = stampede::scenario::fault_text(f);
+            out.push_str(&format!("    {f:<26} {did}\n"));
+        }
+    }
     out.push_str(&format!(
         "\n    {:<26} {:016x}",
         "log_hash",

@@ -50,6 +50,9 @@ impl Fleet {
                 attempt: 0,
                 retry: false,
                 called: false,
+                inherited: None,
+                origin_fault: false,
+                waited_on: None,
             };
             self.slots.reserve_exact(n - self.slots.len());
             self.slots.extend(std::iter::repeat_n(template, todo));
@@ -73,8 +76,8 @@ impl Fleet {
         if self.scenario.workload != Workload::Steady {
             self.mark(0, Milestone::KeyExpires);
         }
-        for f in self.scenario.faults.clone() {
-            self.schedule_fault(f);
+        for (i, f) in self.scenario.faults.clone().into_iter().enumerate() {
+            self.schedule_fault(f, i);
         }
         let sc = &self.scenario;
         match sc.workload {

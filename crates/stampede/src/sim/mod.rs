@@ -51,6 +51,7 @@ use serde::Serialize;
 
 use crate::claim::{ClaimTable, Micros, ReleaseReply, SetReply};
 use crate::flight::{Abandoned, Failure, FlightPolicy, FlightTable, Join, Value, WaiterTicket};
+use crate::ledger::{Cause, End, FaultActs};
 use crate::metrics::{ms, Ending, Histogram, Report};
 use crate::read_path::{
     Activity, CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
@@ -213,6 +214,13 @@ struct Slot {
     retry: bool,
     /// This attempt has called the origin (its recompute is counted).
     called: bool,
+    /// The cause an answer from its flight carries: the leader's work's,
+    /// or a remembered failure's (the ledger's cause for a follower).
+    inherited: Option<Cause>,
+    /// Its origin call failed because an origin fault window was open.
+    origin_fault: bool,
+    /// What it was waiting on when its deadline passed.
+    waited_on: Option<Cause>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -284,9 +292,13 @@ pub struct Fleet {
     /// Faults that act at their start (a holder dies), in time order: at
     /// one instant they come after every other event, so a fault injected
     /// into a running fleet lands where a linked one would.
-    fault_events: VecDeque<(Micros, FaultKind)>,
-    /// A holder fault found nobody holding a claim: the next winner dies.
-    crash_armed: bool,
+    /// (at, kind, index in the scenario's list).
+    fault_events: VecDeque<(Micros, FaultKind, usize)>,
+    /// A holder fault (its index) found nobody holding a claim: the next
+    /// winner dies.
+    crash_armed: Option<usize>,
+    /// Tokens of claims whose holder died holding them.
+    dead_tokens: Vec<crate::claim::Token>,
     /// Open-loop traffic: each instance's idle threads (slots), and the
     /// requests waiting for one (arrived at, key).
     idle: Vec<Vec<u32>>,
@@ -375,7 +387,8 @@ impl Fleet {
             late: Vec::new(),
             zipf: zipf_cdf(&sc),
             fault_events: VecDeque::new(),
-            crash_armed: false,
+            crash_armed: None,
+            dead_tokens: Vec::new(),
             idle: open_pools(&sc),
             accept: (0..sc.instances).map(|_| VecDeque::new()).collect(),
             versions: FxHashMap::default(),
@@ -728,6 +741,7 @@ impl Fleet {
         r.max_ms = ms(self.latency.max());
         r.max_wait_ms = ms(self.max_wait);
         r.elapsed_ms = ms(self.last_activity);
+        r.ledger.add(End::Unanswered, Cause::Pending, r.pinned);
         r
     }
 
@@ -764,11 +778,11 @@ impl Fleet {
                 self.deadline(thread, req);
             }
             Source::Faults => {
-                let Some((_, kind)) = self.fault_events.pop_front() else {
+                let Some((_, kind, i)) = self.fault_events.pop_front() else {
                     return;
                 };
                 if kind == FaultKind::TtlSync {
-                    self.sync_ttls();
+                    self.sync_ttls(i);
                 } else if kind == FaultKind::Holder {
                     // Whoever holds a claim now dies holding it; with
                     // nobody holding one, the next winner does.
@@ -778,10 +792,10 @@ impl Fleet {
                         .position(|s| s.active && s.path.holds_claim())
                     {
                         Some(slot) => {
-                            self.r.fault_bites += 1;
+                            self.bite(i, |a| a.holders_killed += 1);
                             self.crash(slot as u32)
                         }
-                        None => self.crash_armed = true,
+                        None => self.crash_armed = Some(i),
                     }
                 }
             }
@@ -883,6 +897,7 @@ impl Fleet {
         self.r.requests += 1;
         if self.accept[inst].len() >= self.scenario.threads as usize {
             self.r.rejected += 1;
+            self.r.ledger.record(End::TurnedAway, Cause::PoolFull);
             let slot = inst as u32 * self.scenario.threads;
             self.log(slot, EventKind::Respond, key, 255);
             return;
@@ -907,6 +922,7 @@ impl Fleet {
             self.accept[inst].pop_front();
             self.unanswered -= 1;
             self.r.timeouts += 1;
+            self.r.ledger.record(End::Timeout, Cause::WaitedAccept);
             self.latency.record(self.now - since);
             let slot = inst as u32 * self.scenario.threads;
             self.log(
@@ -957,6 +973,9 @@ impl Fleet {
         slot.ending = None;
         slot.corrupted = false;
         slot.won = None;
+        slot.inherited = None;
+        slot.origin_fault = false;
+        slot.waited_on = None;
         let req = slot.req;
         if let Some(d) = self.strategy.deadline {
             match queued {
@@ -988,11 +1007,60 @@ impl Fleet {
         let key = s.path.key();
         // Work the request committed to keeps its pending reply; anything
         // else it was waiting on is cancelled.
-        if !s.path.work_outlives_caller() {
+        let waited_on = self.waited_on(thread);
+        self.slots[thread as usize].waited_on = Some(waited_on);
+        if !self.slots[thread as usize].path.work_outlives_caller() {
             self.unpark(thread);
         }
         self.log(thread, EventKind::DeadlinePassed, key, 0);
         self.drive(thread, Input::DeadlinePassed);
+    }
+
+    /// What the thread is waiting on now, as the ledger names it: the
+    /// cause of its timeout if its deadline passes now. A follower waits
+    /// on whatever its flight's leader waits on.
+    fn waited_on(&self, thread: u32) -> Cause {
+        let s = &self.slots[thread as usize];
+        match s.park {
+            Park::Origin => Cause::WaitedOrigin,
+            Park::Reply => Cause::WaitedRedis,
+            Park::Queued => Cause::WaitedAdmission,
+            Park::Sleep if s.path.saw_redis_fail() => Cause::WaitedRedis,
+            Park::Sleep => match self.claims.holder(&s.path.key(), self.now) {
+                Some(c) if self.dead_tokens.contains(&c.token) => Cause::WaitedDeadHolder,
+                _ => Cause::WaitedClaim,
+            },
+            Park::Follow(fk, _) => {
+                let inst = self.instance_of(thread);
+                match self.flights[inst].leader(&fk) {
+                    Some(l)
+                        if l != thread
+                            && !matches!(self.slots[l as usize].park, Park::Follow(..)) =>
+                    {
+                        self.waited_on(l)
+                    }
+                    _ => Cause::WaitedFlight,
+                }
+            }
+            Park::None => Cause::WaitedFlight,
+        }
+    }
+
+    /// A fault window (its index in the scenario's list) acted.
+    pub(super) fn bite(&mut self, i: usize, act: impl FnOnce(&mut FaultActs)) {
+        if let Some(a) = self.r.fault_acts.get_mut(i) {
+            act(a);
+        }
+        self.r.fault_bites += 1;
+    }
+
+    /// The index of the first window of this kind in force now.
+    pub(super) fn fault_index(&self, kind: FaultKind) -> Option<usize> {
+        let now = ms(self.now);
+        self.scenario
+            .faults
+            .iter()
+            .position(|f| f.kind == kind && f.active_at(now))
     }
 
     /// The thread stops waiting: cancel whatever it was parked on.
@@ -1054,12 +1122,15 @@ impl Fleet {
     /// is written again now with the scenario's TTL and no jitter (the same
     /// value: no origin call, no random draw), so every one of them expires
     /// at the same instant, `value_ttl_ms` from now.
-    fn sync_ttls(&mut self) {
+    fn sync_ttls(&mut self, i: usize) {
         let now = self.now;
         let ttl = self.scenario.value_ttl_ms as Micros * US;
         let stale = self.scenario.stale_ms as Micros * US;
         for e in self.cache.values_mut().filter(|e| e.value.is_some()) {
             self.r.fault_bites += 1;
+            if let Some(a) = self.r.fault_acts.get_mut(i) {
+                a.keys_rewarmed += 1;
+            }
             // A write, as the read path's: it clears a negative mark.
             e.negative_until = 0;
             e.fresh_until = now + ttl;
@@ -1071,7 +1142,10 @@ impl Fleet {
     }
 
     /// Its markers, and for a fault that acts at its start, its event.
-    fn schedule_fault(&mut self, f: Fault) {
+    fn schedule_fault(&mut self, f: Fault, i: usize) {
+        if self.r.fault_acts.len() <= i {
+            self.r.fault_acts.resize(i + 1, FaultActs::default());
+        }
         let start = f.start_ms as Micros * US;
         self.mark(start, Milestone::FaultStarts);
         if let Some(d) = f.duration_ms {
@@ -1079,7 +1153,7 @@ impl Fleet {
         }
         if f.kind.is_moment() {
             let at = self.fault_events.partition_point(|e| e.0 <= start);
-            self.fault_events.insert(at, (start, f.kind));
+            self.fault_events.insert(at, (start, f.kind, i));
         }
     }
 
@@ -1104,7 +1178,7 @@ impl Fleet {
                 .join("; "));
         }
         self.scenario = sc;
-        self.schedule_fault(fault);
+        self.schedule_fault(fault, self.scenario.faults.len() - 1);
         Ok(())
     }
 

@@ -24,7 +24,9 @@ impl Fleet {
             return Some(input);
         }
         if down && !self.scenario.redis_down {
-            self.r.fault_bites += 1;
+            if let Some(i) = self.fault_index(FaultKind::Redis) {
+                self.bite(i, |a| a.redis_failed += 1);
+            }
         }
         let sc = &self.scenario;
         let t = if down {
@@ -185,6 +187,7 @@ impl Fleet {
                 }
                 Join::Remembered(o) => {
                     self.r.remembered_failures += 1;
+                    self.slots[thread as usize].inherited = Some(Cause::Remembered);
                     self.log(thread, EventKind::Remembered, key, 0);
                     Some(Input::Flight(FlightReply::Shared(o)))
                 }
@@ -210,8 +213,15 @@ impl Fleet {
             } => {
                 self.log(thread, EventKind::Settle, key, 0);
                 if let Ok(settled) = self.flights[inst].settle(&fk, ticket, outcome) {
+                    // What the followers inherit: why the work ended so.
+                    let leader = &self.slots[thread as usize];
+                    let mut cause = leader.path.work_cause();
+                    if cause == Cause::OriginFailed && leader.origin_fault {
+                        cause = Cause::OriginFault;
+                    }
                     for (w, o) in settled.deliveries {
                         let ws = &mut self.slots[w as usize];
+                        ws.inherited = Some(cause);
                         // Detached waiters are not in the list; a delivered
                         // waiter stops waiting now.
                         ws.park = Park::None;
@@ -249,13 +259,13 @@ impl Fleet {
                     ClaimReply::Error | ClaimReply::TimedOut => EventKind::ClaimError,
                 };
                 self.log(thread, kind, key, 0);
-                let dies = (self.scenario.holder_crash && !self.holder_crashed) || self.crash_armed;
+                let dies = (self.scenario.holder_crash && !self.holder_crashed)
+                    || self.crash_armed.is_some();
                 if matches!(reply, ClaimReply::Won { .. }) && dies {
                     if self.scenario.holder_crash && !self.holder_crashed {
                         self.holder_crashed = true;
-                    } else {
-                        self.crash_armed = false;
-                        self.r.fault_bites += 1;
+                    } else if let Some(i) = self.crash_armed.take() {
+                        self.bite(i, |a| a.holders_killed += 1);
                     }
                     self.crash(thread);
                     return None;

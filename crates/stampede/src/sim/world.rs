@@ -63,15 +63,23 @@ impl Fleet {
         if self.slots[thread as usize].attempt > 0 {
             self.r.retry_recomputes += 1;
         }
-        if [
+        // Each origin window open now acts on this call: fails, hangs or
+        // slows it.
+        let windows = [
             FaultKind::Origin,
             FaultKind::OriginHang,
             FaultKind::OriginSlow,
         ]
-        .into_iter()
-        .any(|k| self.fault_now(k))
-        {
-            self.r.fault_bites += 1;
+        .map(|k| self.fault_index(k));
+        let fault_fails = windows[0].is_some();
+        if let Some(i) = windows[0] {
+            self.bite(i, |a| a.calls_failed += 1);
+        }
+        if let Some(i) = windows[1] {
+            self.bite(i, |a| a.calls_hung += 1);
+        }
+        if let Some(i) = windows[2] {
+            self.bite(i, |a| a.calls_slowed += 1);
         }
         if self.slots[thread as usize].path.is_early_refresh() {
             self.r.early_refreshes += 1;
@@ -119,6 +127,10 @@ impl Fleet {
         }
         let outage = now < sc.origin_outage_ms as Micros * US || self.fault_now(FaultKind::Origin);
         let fails = outage || (sc.fail_rate > 0.0 && self.rng.unit() < sc.fail_rate);
+        // The knobs' own outage (from t = 0) and failure rate are the
+        // scenario's; only a window's failure is the fault's.
+        let knob_fails = now < sc.origin_outage_ms as Micros * US;
+        self.slots[thread as usize].origin_fault = fault_fails && !knob_fails;
         let result = if fails {
             self.r.origin_failures += 1;
             Err(Failure::Origin)
@@ -179,12 +191,16 @@ impl Fleet {
         let inst = self.instance_of(thread);
         let key = self.slots[thread as usize].path.key();
         self.r.crashed += 1;
+        if let Some(t) = self.slots[thread as usize].won {
+            self.dead_tokens.push(t);
+        }
         self.log(thread, EventKind::Crash, key, 0);
         if let Some(ticket) = self.slots[thread as usize].path.leader_ticket() {
             let fk = self.slots[thread as usize].path.flight_key(&self.strategy);
             self.abandon(inst, fk, ticket);
         }
         if !self.slots[thread as usize].path.has_responded() {
+            self.slots[thread as usize].inherited = Some(Cause::Crashed);
             self.record_ending(thread, key, Ending::Error, false);
         }
         self.finish(thread);
@@ -235,6 +251,8 @@ impl Fleet {
         // (requests = endings + pinned) is a tested invariant, and a guard
         // here would hide the bug it exists to catch.
         s.ending = Some(ending);
+        let entry = ledger_entry(s, ending);
+        self.r.ledger.record(entry.0, entry.1);
         self.unanswered -= 1;
         let lat = self.now - s.started;
         let waited = s.waited + waiting;
@@ -303,4 +321,57 @@ impl Fleet {
             }
         }
     }
+}
+
+/// The ledger's entry for the answer `s` got (`ending`): the read path's
+/// own, refined by what only the driver saw. An answer from the flight
+/// carries the leader's cause (or a remembered failure's, or the crash
+/// that ended it), a timeout what the caller was waiting on at its
+/// deadline, and an origin error the fault window that caused it.
+fn ledger_entry(s: &Slot, ending: Ending) -> (End, Cause) {
+    let (mut end, mut cause) = s.path.ledger_entry();
+    // A fresh value from the flight is the read path doing its job,
+    // whatever else the leader's work met (an early refresh shed after
+    // its fresh value was handed on).
+    let inherits = (s.path.answered_by_flight() && !end.is_fresh()) || c_is_crash(s);
+    if let Some(c) = s.inherited.filter(|_| inherits) {
+        cause = c;
+    }
+    if end == End::Timeout {
+        cause = s.waited_on.unwrap_or(Cause::WaitedFlight);
+    }
+    if cause == Cause::OriginFailed && s.origin_fault {
+        cause = Cause::OriginFault;
+    }
+    // The read path's end always agrees with the ending it sent; a crash
+    // ends a request the read path had not answered.
+    let matches = |e: End| match ending {
+        Ending::Hit => matches!(e, End::Hit | End::Written),
+        Ending::Stale => e == End::Stale,
+        Ending::Computed => e == End::Computed,
+        Ending::Shared => e == End::Shared,
+        Ending::Degraded => e == End::Degraded,
+        Ending::Error => e == End::Error,
+        Ending::Timeout => e == End::Timeout,
+    };
+    if !matches(end) {
+        debug_assert!(
+            c_is_crash(s),
+            "ledger end {end:?} for ending {ending:?} ({cause:?})"
+        );
+        end = match ending {
+            Ending::Hit => End::Hit,
+            Ending::Stale => End::Stale,
+            Ending::Computed => End::Computed,
+            Ending::Shared => End::Shared,
+            Ending::Degraded => End::Degraded,
+            Ending::Error => End::Error,
+            Ending::Timeout => End::Timeout,
+        };
+    }
+    (end, cause)
+}
+
+fn c_is_crash(s: &Slot) -> bool {
+    s.inherited == Some(Cause::Crashed) && !s.path.answered_by_flight()
 }
