@@ -218,7 +218,7 @@ const ENDS: usize = End::ALL.len();
 const CAUSES: usize = Cause::ALL.len();
 
 /// How many requests ended each way, for each cause.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Ledger {
     n: [[u64; CAUSES]; ENDS],
 }
@@ -303,6 +303,17 @@ impl Ledger {
             }
         }
         best
+    }
+}
+
+impl std::fmt::Debug for Ledger {
+    /// `{computed/served: 1, shared/served: 39}`: the non-zero cells.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut m = f.debug_map();
+        for (e, c, n) in self.rows() {
+            m.key(&format_args!("{}/{}", e.name(), c.name())).value(&n);
+        }
+        m.finish()
     }
 }
 

@@ -283,7 +283,7 @@ impl Report {
 /// What makes one run better than another, in this order. Written once,
 /// here: the arithmetic's best row, the A/B view's verdict and the CLI
 /// all follow it, and the page shows these words beside them.
-pub const OBJECTIVE: &str = "Better means, in this order: a larger share of callers answered with a value within their deadline, then a smaller share failed (errors, timeouts, threads left hanging), then fewer origin calls, then a lower p99, then fewer Redis commands.";
+pub const OBJECTIVE: &str = "Better means, in this order: a larger share of callers answered with a value within their deadline, then a smaller share failed (errors, timeouts, callers turned away, threads left hanging), then fewer origin calls per request, then a lower p99, then fewer Redis commands per request.";
 
 /// What one run's requests got, beside its recompute count. Designs are
 /// compared on outcomes first, work saved second ([`OBJECTIVE`]): a run
@@ -295,14 +295,15 @@ pub struct Score {
     /// Answered with a value: a hit, computed, shared or stale.
     pub answered: u64,
     pub degraded: u64,
-    /// Errors and timeouts, and once the run is over, threads still pinned.
+    /// Errors, timeouts and callers turned away at the door, and once the
+    /// run is over, threads still pinned.
     pub failed: u64,
     /// Requests still waiting for their answer (the run goes on).
     pub waiting: u64,
     /// The p99 time to answer, in microseconds (rounded to the report's
     /// millisecond thousandths).
     pub p99_us: u64,
-    /// Commands sent to Redis.
+    /// Commands sent to Redis (one that failed is still one command).
     pub redis: u64,
 }
 
@@ -314,9 +315,9 @@ impl Score {
     /// for good (a failure), not on its way.
     pub fn of(r: &Report, over: bool) -> Score {
         let (failed, waiting) = if over {
-            (r.errors + r.timeouts + r.pinned, 0)
+            (r.errors + r.timeouts + r.rejected + r.pinned, 0)
         } else {
-            (r.errors + r.timeouts, r.pinned)
+            (r.errors + r.timeouts + r.rejected, r.pinned)
         };
         Score {
             recomputes: r.recomputes,
@@ -325,7 +326,7 @@ impl Score {
             failed,
             waiting,
             p99_us: (r.p99_ms * 1000.0).round().max(0.0) as u64,
-            redis: r.redis_round_trips + r.redis_errors,
+            redis: r.redis_round_trips,
         }
     }
 
@@ -335,7 +336,8 @@ impl Score {
         all > 0 && self.failed * 100 > all
     }
 
-    /// Every request scored: answered, degraded, failed or still waiting.
+    /// Every request scored: answered, degraded, failed or still waiting
+    /// (the report's `requests`).
     pub fn total(&self) -> u64 {
         self.answered + self.degraded + self.failed + self.waiting
     }
@@ -352,9 +354,9 @@ impl Score {
             self.ppm(self.answered),
             [
                 Reverse(self.ppm(self.failed)),
-                Reverse(self.recomputes),
+                Reverse(self.ppm(self.recomputes)),
                 Reverse(self.p99_us),
-                Reverse(self.redis),
+                Reverse(self.ppm(self.redis)),
             ],
         )
     }
@@ -383,7 +385,7 @@ impl Score {
             Some(Part::Answered)
         } else if self.ppm(self.failed) != best.ppm(best.failed) {
             Some(Part::Failed)
-        } else if self.recomputes != best.recomputes {
+        } else if self.ppm(self.recomputes) != best.ppm(best.recomputes) {
             Some(Part::OriginCalls)
         } else if self.p99_us != best.p99_us {
             Some(Part::P99)
@@ -411,18 +413,34 @@ impl Score {
                 best.failed,
                 best.total()
             ),
-            Part::OriginCalls => format!(
-                "{} against {}",
-                counted(self.recomputes, "origin call", "origin calls"),
-                best.recomputes
+            Part::OriginCalls => self.pair(
+                best,
+                (self.recomputes, best.recomputes),
+                ("origin call", "origin calls"),
             ),
             Part::P99 => format!("a p99 of {} ms against {} ms", p99(self), p99(best)),
-            Part::Redis => format!(
-                "{} against {}",
-                counted(self.redis, "Redis command", "Redis commands"),
-                best.redis
+            Part::Redis => self.pair(
+                best,
+                (self.redis, best.redis),
+                ("Redis command", "Redis commands"),
             ),
         })
+    }
+
+    /// A count of this run's against `best`'s: bare when both runs served
+    /// as many requests, else each with its requests (the objective
+    /// compares them per request).
+    fn pair(&self, best: &Score, (mine, theirs): (u64, u64), (one, many): (&str, &str)) -> String {
+        if self.total() == best.total() {
+            format!("{} against {theirs}", counted(mine, one, many))
+        } else {
+            format!(
+                "{} for {} against {theirs} for {}",
+                counted(mine, one, many),
+                counted(self.total(), "request", "requests"),
+                best.total()
+            )
+        }
     }
 
     /// The same, said beside this run's own outcome and recompute count
@@ -443,8 +461,9 @@ impl Score {
                 best.total()
             ),
             Part::OriginCalls => format!(
-                "behind the best, which made {}",
-                counted(best.recomputes, "origin call", "origin calls")
+                "behind the best, which made {}{}",
+                counted(best.recomputes, "origin call", "origin calls"),
+                self.its_requests(best)
             ),
             Part::P99 => format!(
                 "a p99 of {} ms, behind the best's {} ms",
@@ -452,11 +471,22 @@ impl Score {
                 p99(best)
             ),
             Part::Redis => format!(
-                "{}, behind the best's {}",
+                "{}, behind the best's {}{}",
                 counted(self.redis, "Redis command", "Redis commands"),
-                best.redis
+                best.redis,
+                self.its_requests(best)
             ),
         })
+    }
+
+    /// ", for its N requests" when `best` served a different number of
+    /// requests than this run (the count is compared per request).
+    fn its_requests(&self, best: &Score) -> String {
+        if self.total() == best.total() {
+            String::new()
+        } else {
+            format!(" for its {}", counted(best.total(), "request", "requests"))
+        }
     }
 }
 

@@ -43,3 +43,53 @@ fn differences_say_which_side_is_better() {
     assert_eq!(better("hits"), None);
     assert_eq!(better("requests"), None);
 }
+
+/// The open-loop preset, scored as the arithmetic scores its rows: the
+/// callers turned away at the door count against a run, so the run with
+/// no defence (whose pool fills with origin calls) is not the best.
+#[test]
+fn turned_away_callers_count_against_a_run() {
+    use stampede::scenario::{ClaimMode, Scenario};
+    let s = preset("open-loop").unwrap();
+    let rows = [
+        (false, ClaimMode::Off),
+        (true, ClaimMode::Off),
+        (true, ClaimMode::Inner),
+    ]
+    .map(|(singleflight, claim)| {
+        let r = Fleet::new(
+            &Scenario {
+                singleflight,
+                claim,
+                ..s.clone()
+            },
+            1,
+        )
+        .run();
+        let sc = Score::of(&r, true);
+        // Every request is scored, once: the denominator is a counter.
+        assert_eq!(sc.total(), r.requests, "{r:?}");
+        (r, sc)
+    });
+    let none = &rows[0];
+    assert!(
+        none.0.rejected > 0,
+        "the preset turns callers away: {:?}",
+        none.0
+    );
+    let best = Score::best(&rows.each_ref().map(|r| Some(r.1))).unwrap();
+    assert_ne!(
+        best,
+        0,
+        "no defence is best: {:?}",
+        rows.each_ref().map(|r| r.1)
+    );
+}
+
+/// A Redis command that failed is one command, not two.
+#[test]
+fn a_failed_redis_command_counts_once() {
+    let r = Fleet::new(&preset("redis-down").unwrap(), 1).run();
+    assert!(r.redis_errors > 0);
+    assert_eq!(Score::of(&r, true).redis, r.redis_round_trips);
+}
