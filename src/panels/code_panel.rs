@@ -904,11 +904,10 @@ mod tests {
             );
             assert!(said.ends_with("(40 attempts · 1 won)."), "{said}");
         }
-        // The second read after a win is in none of them, and said so.
-        let go = examples::example("go").unwrap();
-        assert!(
-            step_text(go, line_of(Place::Rechecking), &t).contains("does not GET the value again")
-        );
+        // The second read after a win, where a file lacks it, is said so.
+        let python = examples::example("python").unwrap();
+        assert!(step_text(python, line_of(Place::Rechecking), &t)
+            .contains("does not GET the value again"));
     }
 
     #[test]
