@@ -905,8 +905,8 @@ mod tests {
             assert!(said.ends_with("(40 attempts · 1 won)."), "{said}");
         }
         // The second read after a win, where a file lacks it, is said so.
-        let python = examples::example("python").unwrap();
-        assert!(step_text(python, line_of(Place::Rechecking), &t)
+        let rust = examples::example("rust").unwrap();
+        assert!(step_text(rust, line_of(Place::Rechecking), &t)
             .contains("does not GET the value again"));
     }
 

@@ -53,7 +53,7 @@ pub const EXAMPLES: [Example; 5] = [
         label: "Python",
         path: "examples/python/stampede.py",
         text: include_str!("../../../examples/python/stampede.py"),
-        absent: &[RECHECK],
+        absent: &[],
     },
     Example {
         name: "typescript",
