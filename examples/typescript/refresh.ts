@@ -1,7 +1,8 @@
 // The second seed's variant: coalesce inside the process, and claim only to
 // refresh a stale value. A cold caller computes (once per process, through
 // its flight) and never waits on a lock; a stale value is answered at once
-// while one instance of the fleet refreshes it.
+// while one instance of the fleet refreshes it. Every Redis command is
+// bounded by 100 ms, and a Redis error fails open, as in stampede.ts.
 import { randomBytes } from "node:crypto";
 import { createClient } from "redis";
 import { RELEASE, within } from "./stampede";
@@ -15,7 +16,7 @@ interface Entry {
 export class RefreshCache {
   readonly redis: Redis;
   claims = 0; // claim attempts (SET NX), for the tests
-  private readonly flights = new Map<string, Promise<string>>();
+  readonly flights = new Map<string, Promise<string>>();
   private readonly connected: Promise<void>;
 
   constructor(
@@ -24,16 +25,15 @@ export class RefreshCache {
     readonly freshMs = 60_000,
     readonly staleMs = 300_000,
     readonly lockTtlMs = 3_000,
+    readonly redisMs = 100,
   ) {
-    this.redis = createClient({ url, socket: { connectTimeout: 100, reconnectStrategy: false } });
+    this.redis = createClient({ url, socket: { connectTimeout: redisMs, reconnectStrategy: false } });
     this.redis.on("error", () => {});
     this.connected = this.redis.connect().then(() => {}, () => {});
   }
 
   async get(key: string): Promise<string> { // card 1: handle(key)
-    await this.connected;
-    const raw = await this.cmd((r) => r.get(`value:${key}`)).catch(() => null); // card 2: GET key (an error: a miss)
-    const entry: Entry | null = raw === null ? null : JSON.parse(raw);
+    const entry = await this.read(key); // card 2: GET key (an error: a miss)
     if (entry && Date.now() < entry.freshUntil) return entry.value; // card 3: fresh: answered at once
     // card 12: stale: answered at once, while one instance refreshes it
     if (entry) {
@@ -76,8 +76,11 @@ export class RefreshCache {
     } catch {
       token = undefined; // Redis failed: fail open, refresh without the lock
     }
-    // card 7: won (or failed open): compute, write, release
+    // card 7: won (or failed open): GET again, compute, write, release
     try {
+      // card 8: GET again: another instance may have refreshed it since my first GET
+      const entry = await this.read(key);
+      if (entry && Date.now() < entry.freshUntil) return entry.value;
       return await this.compute(key);
     } finally {
       // card 11: release the claim only if it is still mine
@@ -85,11 +88,18 @@ export class RefreshCache {
     }
   }
 
+  /** key's entry, or null: a miss, or Redis failing (fail open). */
+  private async read(key: string): Promise<Entry | null> {
+    await this.connected;
+    const raw = await this.cmd((r) => r.get(`value:${key}`)).catch(() => null);
+    return raw === null ? null : JSON.parse(raw);
+  }
+
   async close(): Promise<void> {
     if (this.redis.isOpen) await this.redis.disconnect();
   }
 
   private cmd<T>(send: (r: Redis) => Promise<T>): Promise<T> {
-    return within(send(this.redis), 100);
+    return within(send(this.redis), this.redisMs);
   }
 }

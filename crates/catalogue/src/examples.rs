@@ -60,14 +60,14 @@ pub const EXAMPLES: [Example; 5] = [
         label: "TypeScript",
         path: "examples/typescript/stampede.ts",
         text: include_str!("../../../examples/typescript/stampede.ts"),
-        absent: &[RECHECK],
+        absent: &[],
     },
     Example {
         name: "refresh",
         label: "TS: refresh only",
         path: "examples/typescript/refresh.ts",
         text: include_str!("../../../examples/typescript/refresh.ts"),
-        absent: &[RECHECK],
+        absent: &[],
     },
     Example {
         name: "rust",
