@@ -904,10 +904,12 @@ mod tests {
             );
             assert!(said.ends_with("(40 attempts · 1 won)."), "{said}");
         }
-        // The second read after a win, where a file lacks it, is said so.
-        let rust = examples::example("rust").unwrap();
-        assert!(step_text(rust, line_of(Place::Rechecking), &t)
-            .contains("does not GET the value again"));
+        // The second read after a win is in every file, and lit there.
+        for e in &examples::EXAMPLES {
+            let said = step_text(e, line_of(Place::Rechecking), &t);
+            assert!(said.starts_with("Card line 8, v = GET key"), "{said}");
+            assert!(!said.contains("not in this code"), "{}: {said}", e.path);
+        }
     }
 
     #[test]

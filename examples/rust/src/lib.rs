@@ -1,8 +1,9 @@
-//! The cache read path from the interview card, in Rust: singleflight inside
-//! the process (this project's `stampede_redis::Group`, crates/stampede-redis/
-//! src/group.rs: one flight per key under a lock, each waiter with its own
-//! deadline, the entry removed when the flight settles), and a Redis claim
-//! across processes, written out here.
+//! The cache read path from the interview card, in Rust: a GET first, then
+//! singleflight inside the process (this project's `stampede_redis::Group`,
+//! crates/stampede-redis/src/group.rs: one flight per key under a lock, each
+//! waiter with its own deadline, the entry removed when the flight settles,
+//! even on a panic), and a Redis claim inside the flight across processes,
+//! written out here.
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -31,26 +32,33 @@ pub enum Error {
     TimedOut,       // this caller's deadline passed
 }
 
-/// The value's TTL, the claim's (longer than an origin call), and how long
-/// a loser polls for the value at most.
+/// The value's TTL, the claim's (longer than an origin call), how long a
+/// loser polls for the value at most, and how often.
 const TTL: Duration = Duration::from_secs(60);
 const LOCK_TTL: Duration = Duration::from_secs(3);
 const WAIT: Duration = Duration::from_secs(2);
+const POLL: Duration = Duration::from_millis(10);
 
 /// One instance (one process) of a fleet sharing a Redis.
 #[derive(Clone)]
 pub struct Cache {
     conn: Option<MultiplexedConnection>, // None: Redis was down at start
     origin: Origin,
-    group: Group<String, String, Error>,
-    pub claim: bool,            // claim across instances (false: singleflight only)
-    pub claims: Arc<AtomicU64>, // claim attempts (SET NX), for the tests
+    pub group: Group<String, String, Error>, // the flights of this process
+    pub claim: bool,                         // claim across instances (false: singleflight only)
+    pub wait: Duration,                      // a loser polls this long at most (WAIT)
+    pub claims: Arc<AtomicU64>,              // claim attempts (SET NX), for the tests
 }
 
 impl Cache {
     /// An instance on the Redis at `url`, every command bounded by 100 ms.
     pub async fn new(url: &str, origin: Origin) -> Cache {
-        let bound = Duration::from_millis(100);
+        Cache::bounded(url, origin, Duration::from_millis(100)).await
+    }
+
+    /// Every command bounded by `bound` (to connect, and to answer), so a
+    /// Redis that hangs costs a bounded wait, then the code fails open.
+    pub async fn bounded(url: &str, origin: Origin, bound: Duration) -> Cache {
         let config = AsyncConnectionConfig::new()
             .set_connection_timeout(bound)
             .set_response_timeout(bound);
@@ -64,6 +72,7 @@ impl Cache {
             origin,
             group: Group::new(),
             claim: true,
+            wait: WAIT,
             claims: Arc::default(),
         }
     }
@@ -71,8 +80,14 @@ impl Cache {
     /// `key`'s value. The deadline ends this caller's wait, not the work:
     /// the flight goes on and fills the cache for the others.
     pub async fn get(&self, key: &str, deadline: Duration) -> Result<String, Error> {
-        // card 1: handle(key)
-        let (this, k, until) = (self.clone(), key.to_owned(), Instant::now() + deadline);
+        // card 1: handle(key), my deadline counted from now
+        let until = Instant::now() + deadline;
+
+        let hit = self.read(key).await; // card 2: GET key (a Redis error is a miss: fail open)
+        if let Some(value) = hit {
+            return Ok(value); // card 3: a hit never enters a flight
+        }
+        let (this, k) = (self.clone(), key.to_owned());
         // card 4: singleflight(key): the group's one flight per key
         let shared = self
             .group
@@ -85,53 +100,60 @@ impl Cache {
         }
     }
 
-    /// The flight's work: GET, else claim, compute, write, release.
+    /// The flight's work: claim, GET again, compute, write, release; or,
+    /// having lost the claim, poll.
     async fn load(self, key: String) -> Result<String, Error> {
-        let (value_key, lock_key) = (format!("value:{key}"), format!("lock:{key}"));
-        // card 2: GET key (a Redis error counts as a miss: fail open)
-        if let Ok(Some(value)) = self.run(redis::cmd("GET").arg(&value_key)).await {
-            return Ok(value); // card 3: a hit is answered at once
+        if !self.claim {
+            return self.compute(&key).await;
         }
-        // card 6: SET lock:key token NX PX ttl, with a random token
-        let mut token = None;
-        if self.claim {
+        let end = Instant::now() + self.wait;
+        loop {
+            // card 6: SET lock:key token NX PX ttl, with a random token
+            let token = new_token();
             self.claims.fetch_add(1, Ordering::Relaxed);
-            let mine = new_token();
-            let px = LOCK_TTL.as_millis() as u64;
             let mut claim = redis::cmd("SET");
-            claim.arg(&lock_key).arg(&mine).arg("NX").arg("PX").arg(px);
-            match self.run::<Option<String>>(&claim).await {
-                Ok(None) => return self.poll(&value_key).await, // card 12: lost: poll for the value
-                Ok(Some(_)) => token = Some(mine),              // card 7: won
-                Err(_) => {} // Redis failed: fail open, compute without the lock
+            claim.arg(format!("lock:{key}")).arg(&token);
+            claim.arg("NX").arg("PX").arg(LOCK_TTL.as_millis() as u64);
+            let Ok(won) = self.run::<Option<String>>(&claim).await else {
+                return self.compute(&key).await; // Redis failed: fail open, compute without the lock
+            };
+            // card 7: won (None: another instance holds the claim)
+            if won.is_some() {
+                // card 8: GET again: the last holder may have written it since my first GET
+                let result = match self.read(&key).await {
+                    Some(value) => Ok(value),
+                    None => self.compute(&key).await,
+                };
+                self.release(&key, &token).await; // card 11: only if the claim is still mine
+                return result;
             }
-        }
-        // card 9: the origin; runs on past every caller's deadline
-        let result = (self.origin)(key.clone()).await.map_err(Error::Origin);
-        // card 10: SET key v (a failed write still answers the value)
-        if let Ok(value) = &result {
-            let px = TTL.as_millis() as u64;
-            let mut write = redis::cmd("SET");
-            write.arg(&value_key).arg(value).arg("PX").arg(px);
-            let _: RedisResult<()> = self.run(&write).await;
-        }
-        // card 11: release the claim only if it is still mine
-        if let Some(token) = token {
-            self.release(&key, &token).await;
-        }
-        result
-    }
-
-    /// Reads the value until the claim's holder has written it, or gives up.
-    async fn poll(&self, value_key: &str) -> Result<String, Error> {
-        let end = Instant::now() + WAIT;
-        while Instant::now() < end {
-            if let Ok(Some(value)) = self.run(redis::cmd("GET").arg(value_key)).await {
+            // card 12: lost: poll for the holder's value, and claim again on
+            // the next turn (a dead holder's claim expires); never past the wait
+            if Instant::now() >= end {
+                return Err(Error::NoValue);
+            }
+            sleep(POLL).await;
+            if let Some(value) = self.read(&key).await {
                 return Ok(value);
             }
-            sleep(Duration::from_millis(10)).await;
         }
-        Err(Error::NoValue)
+    }
+
+    async fn compute(&self, key: &str) -> Result<String, Error> {
+        // card 9: the origin; runs on past every caller's deadline
+        let value = (self.origin)(key.to_owned()).await.map_err(Error::Origin)?;
+        // card 10: SET key v (a failed write still answers the value)
+        let mut write = redis::cmd("SET");
+        write.arg(format!("value:{key}")).arg(&value);
+        write.arg("PX").arg(TTL.as_millis() as u64);
+        let _: RedisResult<()> = self.run(&write).await;
+        Ok(value)
+    }
+
+    /// `key`'s value, or None: a miss, or Redis failing (fail open).
+    async fn read(&self, key: &str) -> Option<String> {
+        let get = redis::cmd("GET").arg(format!("value:{key}")).clone();
+        self.run(&get).await.ok().flatten()
     }
 
     /// True if the claim was still ours and is now free.
