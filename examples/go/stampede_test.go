@@ -155,9 +155,12 @@ func TestAHitNeverEntersAFlight(t *testing.T) {
 	}
 }
 
+// A failure reaches the callers of its flight, and is not remembered. A
+// caller whose first GET ends only after a flight settled starts the next
+// one: on a loaded machine the C callers can make a few flights, never C.
 func TestFailureIsSharedNotRemembered(t *testing.T) {
 	boom := errors.New("origin down")
-	o := &origin{d: 50 * time.Millisecond, err: boom}
+	o := &origin{d: 200 * time.Millisecond, err: boom}
 	c := instance(o)
 	var wg sync.WaitGroup
 	var failed atomic.Int64
@@ -171,11 +174,12 @@ func TestFailureIsSharedNotRemembered(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if o.calls.Load() != 1 || failed.Load() != C || inFlight(c) != 0 {
-		t.Fatalf("%d origin calls, %d callers saw the error, %d flights left; want 1, %d, 0", o.calls.Load(), failed.Load(), inFlight(c), C)
+	calls := o.calls.Load()
+	if calls < 1 || calls > 5 || failed.Load() != C || inFlight(c) != 0 {
+		t.Fatalf("%d origin calls, %d callers saw the error, %d flights left; want 1 to 5, %d, 0", calls, failed.Load(), inFlight(c), C)
 	}
 	c.Get(context.Background(), "failing")
-	if o.calls.Load() != 2 {
+	if o.calls.Load() != calls+1 {
 		t.Fatalf("the next call did not try again: %d origin calls", o.calls.Load())
 	}
 }
