@@ -1594,6 +1594,16 @@ async fn bounded_sent<O, K, T>(
         ));
         return (Err(skipped), false);
     }
+    (unbroken(inner, f).await, true)
+}
+
+/// As [`bounded`], sent whether the breaker is open or not (a command that
+/// must go out: a holder's release); its failure is counted and opens the
+/// breaker as any command's does.
+async fn unbroken<O, K, T>(
+    inner: &Inner<O, K>,
+    f: impl Future<Output = redis::RedisResult<T>>,
+) -> redis::RedisResult<T> {
     let r = within(inner.redis_timeout, f).await;
     if r.is_err() {
         obs::count(obs::REDIS_ERRORS, "cache");
@@ -1603,7 +1613,7 @@ async fn bounded_sent<O, K, T>(
             inner.breaker_until.fetch_max(until, Ordering::SeqCst);
         }
     }
-    (r, true)
+    r
 }
 
 /// Writes `payload` as `k`'s value, fresh for `ttl` (the value TTL if
@@ -1663,10 +1673,13 @@ async fn within<T>(
 }
 
 /// The compare-and-delete release of `secret`'s claim on `k`, counted by
-/// what it found. A Redis error is counted as such (through [`bounded`])
+/// what it found. It bypasses the breaker, as [`release_ambiguous`] does:
+/// a holder's write that timed out opens the breaker, and a release the
+/// breaker refused would leave the key locked on every instance for the
+/// claim's TTL. A Redis error is counted as such (through [`unbroken`])
 /// and nothing else: the claim then expires at its TTL.
 async fn release_claim<O, K>(inner: &Inner<O, K>, con: &mut Conn, k: &str, secret: &Token) {
-    let reply = bounded(
+    let reply = unbroken(
         inner,
         inner
             .release

@@ -318,3 +318,66 @@ async fn the_claim_ttl_follows_the_origin_timeout() {
         .await
         .expect("900 ms = 800 ms + 100 ms");
 }
+
+/// The breaker never strands a claim (issue 37, defect 1). A holder computes
+/// while Redis pauses: its write times out, which opens its breaker, and
+/// its release must still go out (a release is a command already owed, as
+/// the release of a claim whose reply never came is). Once Redis resumes the
+/// claim is gone, and another instance's request computes at once instead
+/// of waiting on a claim nobody holds until its deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_breaker_on_a_holder_still_releases_its_claim() {
+    let _one_at_a_time = SERIAL.lock().await;
+    let redis = TestRedis::start().await;
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let holder = {
+        let gate = gate.clone();
+        Cache::builder()
+            .redis(redis.url.as_str())
+            .redis_breaker(Duration::from_secs(5))
+            // Longer than the test: a stranded claim outlives every check.
+            .claim_ttl(Duration::from_secs(60))
+            .deadline(Duration::from_secs(5))
+            .origin(move |key: String| {
+                let gate = gate.clone();
+                async move {
+                    gate.acquire().await.unwrap().forget();
+                    Ok::<_, String>(format!("{key} by the holder"))
+                }
+            })
+            .build()
+            .await
+            .expect("a cache")
+    };
+    let other = one(&redis.url, true, Duration::from_secs(5)).await;
+    let request = {
+        let holder = holder.clone();
+        tokio::spawn(async move { holder.get("k").await })
+    };
+    // The holder has claimed and is computing.
+    while !redis.exists("lock:{k}").await {
+        sleep(Duration::from_millis(5)).await;
+    }
+    let paused = redis.pause();
+    gate.add_permits(1);
+    let got = request.await.unwrap().expect("computed");
+    assert_eq!(got.source, Source::Computed);
+    settled(&[&holder]).await;
+    assert!(
+        holder.stats().redis_errors >= 1,
+        "the write timed out and opened the breaker: {:?}",
+        holder.stats()
+    );
+    paused.resume();
+    assert_eq!(
+        redis.pttl("lock:{k}").await,
+        -2,
+        "the breaker kept the holder's release from going out"
+    );
+    // The value landed on resume; without it, another instance claims and
+    // computes at once (a stranded claim would make it wait to its
+    // deadline: `Timeout`).
+    other.invalidate("k").await.unwrap();
+    let got = other.get("k").await.expect("not stranded behind a claim");
+    assert_eq!(got.source, Source::Computed);
+}
