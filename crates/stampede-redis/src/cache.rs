@@ -915,7 +915,8 @@ impl<V, C> CacheBuilder<V, C> {
     /// it answers this instance's reads with no round trip until it ages
     /// out, whatever Redis holds meanwhile (so a write elsewhere, or an
     /// [`Cache::invalidate`] on another instance, is seen up to this late).
-    /// Zero (the default) keeps none.
+    /// A copy never outlives the value's own freshness: it ends at the
+    /// value's TTL if that comes first. Zero (the default) keeps none.
     pub fn local_copy(mut self, for_: Duration) -> Self {
         self.settings.local_cache = for_;
         self

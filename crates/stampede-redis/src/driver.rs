@@ -919,10 +919,13 @@ impl<O, K: Key> Inner<O, K> {
     }
 
     /// A fresh value a GET returned becomes the instance's local copy for
-    /// `local_cache` from now.
-    fn keep_local(&self, key: K, reply: &CacheReply, bytes: &Payload) {
+    /// `local_cache` from now, and never past the value's own freshness
+    /// (`fresh_for` from now, µs): a copy does not answer a value Redis
+    /// no longer holds fresh.
+    fn keep_local(&self, key: K, reply: &CacheReply, bytes: &Payload, fresh_for: Micros) {
         if let CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } = reply {
-            let until = self.now() + self.local_cache.as_micros() as Micros;
+            let lives = (self.local_cache.as_micros() as Micros).min(fresh_for);
+            let until = self.now() + lives;
             self.local
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -1192,9 +1195,14 @@ where
             inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
             return (Input::Cache(CacheReply::Fresh(value)), Some(bytes), None);
         }
-        let (reply, bytes, read) = read_value(&inner, &mut con, &value_key, key, decode).await;
+        let Reading {
+            reply,
+            bytes,
+            read,
+            fresh_for,
+        } = read_value(&inner, &mut con, &value_key, key, decode).await;
         if let (Some(k), Some(b)) = (local_key, &bytes) {
-            inner.keep_local(k, &reply, b);
+            inner.keep_local(k, &reply, b, fresh_for);
         }
         if first_read && reply.is_miss() {
             inner.counters.misses.fetch_add(1, Ordering::Relaxed);
@@ -1253,8 +1261,12 @@ fn perform<O: Origin<K>, K: Key>(
             };
             match bounded(&inner, r).await {
                 Ok((row, held)) => {
-                    let (cache, bytes, decoded) =
-                        reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
+                    let Reading {
+                        reply: cache,
+                        bytes,
+                        read: decoded,
+                        ..
+                    } = reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
                     let claim_free = !held;
                     let got = Got::Read(bytes, decoded.unwrap_or_default());
                     (Input::Polled { cache, claim_free }, got)
@@ -1510,8 +1522,11 @@ fn perform<O: Origin<K>, K: Key>(
                         // and its flight's followers get (this one is
                         // older); if it cannot be read, they get this one.
                         let value_key = inner.value_key(&k);
-                        let (reply, newer, _) =
-                            read_value(&inner, &mut con, &value_key, key, decoded_by::<O, K>).await;
+                        let Reading {
+                            reply,
+                            bytes: newer,
+                            ..
+                        } = read_value(&inner, &mut con, &value_key, key, decoded_by::<O, K>).await;
                         if let (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(newer)) =
                             (reply, newer)
                         {
@@ -1789,13 +1804,37 @@ async fn read_value<O, K, T>(
     value_key: &str,
     key: u32,
     decode: Decode<O, T>,
-) -> (CacheReply, Option<Payload>, Option<T>) {
+) -> Reading<T> {
     let mut get = redis::cmd("GET");
     get.arg(value_key);
     let read = async { stored_row(get.query_async::<Option<Vec<u8>>>(con).await) };
     match bounded(inner, read).await {
-        Err(_) => (CacheReply::Error, None, None),
+        Err(_) => Reading::of(CacheReply::Error),
         Ok(row) => reply_of(inner, key, row, decode, wall_ms()),
+    }
+}
+
+/// What a read of a value row found, for the machine and the caller.
+struct Reading<T> {
+    /// What the machine hears.
+    reply: CacheReply,
+    /// The payload, if the row holds one that can be served.
+    bytes: Option<Payload>,
+    /// What the read's `decode` made of the payload.
+    read: Option<T>,
+    /// How long the value stays fresh from the read (µs; 0: not fresh).
+    fresh_for: Micros,
+}
+
+impl<T> Reading<T> {
+    /// `reply`, with no payload.
+    fn of(reply: CacheReply) -> Reading<T> {
+        Reading {
+            reply,
+            bytes: None,
+            read: None,
+            fresh_for: 0,
+        }
     }
 }
 
@@ -1812,13 +1851,13 @@ fn reply_of<O, K, T>(
     row: Option<Vec<u8>>,
     decode: Decode<O, T>,
     now: u64,
-) -> (CacheReply, Option<Payload>, Option<T>) {
+) -> Reading<T> {
     let Some(mut row) = row else {
-        return (CacheReply::Miss, None, None);
+        return Reading::of(CacheReply::Miss);
     };
     let Some((header, at)) = Header::parse(&row) else {
         decode_miss(inner);
-        return (CacheReply::Miss, None, None);
+        return Reading::of(CacheReply::Miss);
     };
     let mut version = header.version;
     let mut read = None;
@@ -1837,21 +1876,24 @@ fn reply_of<O, K, T>(
     let value = version.map(|v| Value::fresh(key, v));
     let fresh_ok = now < header.fresh_until;
     let stale_ok = now < header.stale_until;
-    match (value, fresh_ok, stale_ok, now < header.negative_until) {
-        (Some(v), true, _, _) if inner.xfetch => {
-            let left = header.fresh_until.saturating_sub(now) * 1000;
-            let reply = CacheReply::FreshUntil {
-                value: v,
-                expires_at: inner.now() + left,
-                delta: header.delta,
-                draw: (inner.unit() * f64::from(u32::MAX)) as u32,
-            };
-            (reply, bytes, read)
-        }
-        (Some(v), true, _, _) => (CacheReply::Fresh(v), bytes, read),
-        (v, _, stale_ok, true) => (CacheReply::Negative(v.filter(|_| stale_ok)), bytes, read),
-        (Some(v), false, true, false) => (CacheReply::Stale(v), bytes, read),
-        _ => (CacheReply::Miss, None, None),
+    let fresh_for = header.fresh_until.saturating_sub(now) * 1000;
+    let reply = match (value, fresh_ok, stale_ok, now < header.negative_until) {
+        (Some(v), true, _, _) if inner.xfetch => CacheReply::FreshUntil {
+            value: v,
+            expires_at: inner.now() + fresh_for,
+            delta: header.delta,
+            draw: (inner.unit() * f64::from(u32::MAX)) as u32,
+        },
+        (Some(v), true, _, _) => CacheReply::Fresh(v),
+        (v, _, stale_ok, true) => CacheReply::Negative(v.filter(|_| stale_ok)),
+        (Some(v), false, true, false) => CacheReply::Stale(v),
+        _ => return Reading::of(CacheReply::Miss),
+    };
+    Reading {
+        reply,
+        bytes,
+        read,
+        fresh_for,
     }
 }
 

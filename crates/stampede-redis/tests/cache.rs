@@ -586,6 +586,44 @@ async fn a_local_copy_answers_until_this_instance_writes() {
     assert_eq!(a.get("k").await.unwrap().value, "v3", "its own write");
 }
 
+/// A local copy never outlives its value's TTL (issue 37, defect 4): with a
+/// value fresh for 300 ms and a copy of 10 s, a read past the TTL is not a
+/// `Hit` of the expired copy but a recompute.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_copy_ends_with_its_values_ttl() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let cache: Cache<String> = {
+        let calls = calls.clone();
+        Cache::builder()
+            .redis(&redis.url)
+            .ttl(Duration::from_millis(300))
+            .local_copy(Duration::from_secs(10))
+            .origin(move |_key: String| {
+                let n = calls.fetch_add(1, Ordering::SeqCst);
+                async move { Ok::<_, String>(format!("v{n}")) }
+            })
+            .build()
+            .await
+            .unwrap()
+    };
+    assert_eq!(cache.get("k").await.unwrap().source, Source::Computed);
+    settled(&[&cache]).await;
+    let kept = cache.get("k").await.unwrap();
+    assert_eq!((kept.value.as_str(), kept.source), ("v0", Source::Hit));
+    // Past the TTL (a sleep is never shorter than asked), twice over.
+    for _ in 0..2 {
+        sleep(Duration::from_millis(400)).await;
+        let got = cache.get("k").await.unwrap();
+        assert_ne!(
+            (got.value.as_str(), got.source),
+            ("v0", Source::Hit),
+            "the local copy answered past the value's TTL"
+        );
+        settled(&[&cache]).await;
+    }
+}
+
 /// The service's own connection manager, instead of a URL.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cache_on_the_services_own_connection() {
