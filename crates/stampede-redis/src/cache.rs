@@ -50,11 +50,11 @@ use stampede::scenario::ClaimMode as CoreClaim;
 pub use stampede::scenario::{LoserPolicy, RedisErrorPolicy};
 
 use crate::claim::MAX_KEY_BYTES;
-use crate::conn::{Conn, Target};
+use crate::conn::{Conn, Link, Target};
 pub use crate::driver::REDIS_TIMEOUT;
 use crate::driver::{
-    BoxError, Decoded, Driver, Fill, FillFuture, Loader, Origin, OriginFuture, Settings,
-    SharedError,
+    load_scripts, BoxError, Decoded, Driver, Fill, FillFuture, Loader, Origin, OriginFuture,
+    Settings, SharedError,
 };
 
 /// The claim across instances a [`Cache`] takes on Redis
@@ -417,6 +417,12 @@ impl<V: Send + 'static, C: Codec<V>> Origin<String> for ServiceOrigin<V, C> {
 /// and for the caller.
 fn decoded<V, C: Codec<V>>(origin: &ServiceOrigin<V, C>, payload: &[u8]) -> Option<V> {
     origin.codec.decode(payload).ok()
+}
+
+/// A connection made, with the driver's scripts loaded on it.
+async fn ready(mut con: Conn) -> Result<Link, BuildError> {
+    load_scripts(&mut con).await?;
+    Ok(Link::ready(con))
 }
 
 /// A service's cache: one instance's read path against a shared Redis.
@@ -1053,6 +1059,17 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
 
     /// Connects to Redis and loads the scripts.
     ///
+    /// A Redis that cannot be reached (down, refusing, not there yet) does
+    /// not stop the service: the cache is built all the same and connects
+    /// in the background, trying every [`CONNECT_RETRY`](crate::conn::CONNECT_RETRY)
+    /// (250 ms) until it is there. Meanwhile every Redis command fails at
+    /// once, unsent, and requests are served as in any Redis outage, under
+    /// [`CacheBuilder::on_redis_error`] (open, the default: from the
+    /// origin, singleflight still coalescing each process's callers). A URL
+    /// that cannot be read is refused ([`BuildError::Redis`]), as is a
+    /// connection given with [`CacheBuilder::connection`] on which the
+    /// scripts do not load.
+    ///
     /// Refuses a claim TTL shorter than the origin timeout plus the write
     /// ([`BuildError::ClaimTtl`]).
     pub async fn build(mut self) -> Result<Cache<V, C>, BuildError> {
@@ -1067,15 +1084,24 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
         };
         let (strategy, settings) = (self.strategy, self.settings);
         let con = match (self.connection, self.target) {
-            (Some(con), _) => con,
-            (None, Some(target)) => target.connect_bounded(settings.redis_timeout).await?,
+            (Some(con), _) => ready(con).await?,
+            (None, Some(target)) => match target.connect_bounded(settings.redis_timeout).await {
+                Ok(con) => ready(con).await?,
+                // A URL that cannot be read is the service's mistake.
+                Err(e) if e.kind() == redis::ErrorKind::InvalidClientConfig => return Err(e.into()),
+                // Redis is not there (yet): the cache starts all the same
+                // and connects in the background.
+                Err(_) => Link::background(target, settings.redis_timeout, |mut con| async move {
+                    load_scripts(&mut con).await
+                }),
+            },
             (None, None) => {
                 return Err(BuildError::Missing(
                     "a Redis (.redis(url) or .connection(connection))",
                 ))
             }
         };
-        let driver = Driver::with_connection(con, strategy, settings, self.prefix, origin).await?;
+        let driver = Driver::on_link(con, strategy, settings, self.prefix, origin);
         Ok(Cache {
             driver,
             _value: PhantomData,

@@ -8,6 +8,8 @@
 //! fence live in one cluster slot: the Lua scripts and the poll's
 //! `MULTI`/`EXEC` touch one node only, as a cluster requires.
 
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
@@ -173,5 +175,108 @@ impl ConnectionLike for Conn {
             Conn::Single(c) => c.get_db(),
             Conn::Cluster(c) => c.get_db(),
         }
+    }
+}
+
+/// How often a cache built while Redis was unreachable tries to connect
+/// again, in the background, until it does.
+pub const CONNECT_RETRY: Duration = Duration::from_millis(250);
+
+/// The driver's connection: made, or still being made in the background
+/// (a cache built while Redis was unreachable). Until it is made, every
+/// command fails at once, unsent, as a Redis error: requests are served
+/// under the Redis error policy (a failed read is a miss; open, a failed
+/// claim is won and the origin is called). Cheap to clone: a clone made
+/// after the connection landed holds it.
+pub(crate) struct Link {
+    shared: Arc<OnceLock<Conn>>,
+    con: Option<Conn>,
+}
+
+impl Clone for Link {
+    fn clone(&self) -> Link {
+        Link {
+            shared: self.shared.clone(),
+            con: self.con.clone().or_else(|| self.shared.get().cloned()),
+        }
+    }
+}
+
+impl Link {
+    /// A connection already made.
+    pub(crate) fn ready(con: Conn) -> Link {
+        let shared = Arc::new(OnceLock::new());
+        let _ = shared.set(con.clone());
+        Link {
+            shared,
+            con: Some(con),
+        }
+    }
+
+    /// A connection to `target` made in the background: tried every
+    /// [`CONNECT_RETRY`] until it is made and `prepare` (the scripts'
+    /// load) has run on it, then used by every clone. The attempts stop
+    /// once every clone is dropped. Needs a tokio runtime.
+    pub(crate) fn background<P, F>(target: Target, response: Duration, prepare: P) -> Link
+    where
+        P: Fn(Conn) -> F + Send + 'static,
+        F: Future<Output = RedisResult<()>> + Send,
+    {
+        let shared: Arc<OnceLock<Conn>> = Arc::new(OnceLock::new());
+        let weak = Arc::downgrade(&shared);
+        tokio::spawn(async move {
+            while weak.strong_count() > 0 {
+                if let Ok(con) = target.connect_bounded(response).await {
+                    if prepare(con.clone()).await.is_ok() {
+                        if let Some(shared) = weak.upgrade() {
+                            let _ = shared.set(con);
+                        }
+                        return;
+                    }
+                }
+                tokio::time::sleep(CONNECT_RETRY).await;
+            }
+        });
+        Link { shared, con: None }
+    }
+
+    /// The connection, once made.
+    fn get(&mut self) -> Option<&mut Conn> {
+        if self.con.is_none() {
+            self.con = self.shared.get().cloned();
+        }
+        self.con.as_mut()
+    }
+}
+
+fn not_connected() -> RedisError {
+    RedisError::from((
+        ErrorKind::IoError,
+        "not connected to Redis yet: connecting in the background",
+    ))
+}
+
+impl ConnectionLike for Link {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
+        match self.get() {
+            Some(c) => c.req_packed_command(cmd),
+            None => Box::pin(async { Err(not_connected()) }),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        cmd: &'a Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<Value>> {
+        match self.get() {
+            Some(c) => c.req_packed_commands(cmd, offset, count),
+            None => Box::pin(async { Err(not_connected()) }),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        self.con.as_ref().map_or(0, ConnectionLike::get_db)
     }
 }

@@ -39,9 +39,9 @@ use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use crate::claim::{Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED};
-use crate::conn::Conn;
 #[cfg(feature = "harness")]
 use crate::conn::Target;
+use crate::conn::{Conn, Link};
 use crate::flights::{Flights, Joined, Woken};
 use crate::group::CatchUnwind;
 use crate::obs;
@@ -361,7 +361,7 @@ struct Inner<O, K> {
     /// Put before every Redis key this instance names (its value, claim
     /// and fence keys); empty: none.
     prefix: String,
-    con: Conn,
+    con: Link,
     release: Script,
     claim: Script,
     write_fenced: Script,
@@ -444,6 +444,16 @@ impl<O, K> Clone for Driver<O, K> {
 /// (ms).
 const NEGATIVE: &str = include_str!("scripts/negative.lua");
 
+/// Loads the driver's scripts on `con` (on every primary of a cluster), so
+/// that the first claim of a burst is one round trip, not NOSCRIPT, a load
+/// and a retry inside the command bound.
+pub(crate) async fn load_scripts(con: &mut Conn) -> redis::RedisResult<()> {
+    for script in [RELEASE, CLAIM_FENCED, WRITE_FENCED, NEGATIVE] {
+        Script::new(script).load_async(con).await?;
+    }
+    Ok(())
+}
+
 /// Wall-clock milliseconds since the Unix epoch (the value row's times,
 /// shared by every instance).
 pub(crate) fn wall_ms() -> u64 {
@@ -506,6 +516,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     /// connection already made: [`Target::connect_bounded`] with the Redis
     /// timeout (the connection's own reply bound must not cut a command the
     /// client timeout still allows), or the service's own.
+    #[cfg(feature = "harness")]
     pub(crate) async fn with_connection(
         mut con: Conn,
         strategy: Strategy,
@@ -513,27 +524,34 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         prefix: String,
         origin: O,
     ) -> redis::RedisResult<Self> {
-        let (release, claim, write_fenced, negative) = (
-            Script::new(RELEASE),
-            Script::new(CLAIM_FENCED),
-            Script::new(WRITE_FENCED),
-            Script::new(NEGATIVE),
-        );
-        // Loaded now (on every primary of a cluster), so that the first
-        // claim of a burst is one round trip, not NOSCRIPT, a load and a
-        // retry inside the command bound.
-        for script in [&release, &claim, &write_fenced, &negative] {
-            script.load_async(&mut con).await?;
-        }
-        Ok(Driver {
+        load_scripts(&mut con).await?;
+        Ok(Driver::on_link(
+            Link::ready(con),
+            strategy,
+            settings,
+            prefix,
+            origin,
+        ))
+    }
+
+    /// One instance on `con`, made or still being made (its scripts
+    /// loaded, or loaded before it is used: [`load_scripts`]).
+    pub(crate) fn on_link(
+        con: Link,
+        strategy: Strategy,
+        settings: Settings,
+        prefix: String,
+        origin: O,
+    ) -> Self {
+        Driver {
             inner: Arc::new(Inner {
                 strategy,
                 prefix,
                 con,
-                release,
-                claim,
-                write_fenced,
-                negative,
+                release: Script::new(RELEASE),
+                claim: Script::new(CLAIM_FENCED),
+                write_fenced: Script::new(WRITE_FENCED),
+                negative: Script::new(NEGATIVE),
                 flights: Flights::new(),
                 admission: (settings.admission > 0)
                     .then(|| Arc::new(Semaphore::new(settings.admission))),
@@ -556,7 +574,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 draining: AtomicBool::new(false),
                 entered: AtomicU64::new(0),
             }),
-        })
+        }
     }
 
     pub fn counters(&self) -> &Counters {
@@ -1178,7 +1196,7 @@ fn ending_name(ending: Ending) -> &'static str {
 /// anything: a local copy is not read again (it was when it was kept).
 fn read_op<O: Origin<K>, K: Key, T>(
     inner: Arc<Inner<O, K>>,
-    mut con: Conn,
+    mut con: Link,
     request_key: &K,
     key: u32,
     first_read: bool,
@@ -1638,7 +1656,7 @@ async fn unbroken<O, K, T>(
 #[allow(clippy::too_many_arguments)]
 async fn write_value<O, K>(
     inner: &Inner<O, K>,
-    con: &mut Conn,
+    con: &mut Link,
     k: &str,
     payload: &[u8],
     fence: u64,
@@ -1693,7 +1711,7 @@ async fn within<T>(
 /// breaker refused would leave the key locked on every instance for the
 /// claim's TTL. A Redis error is counted as such (through [`unbroken`])
 /// and nothing else: the claim then expires at its TTL.
-async fn release_claim<O, K>(inner: &Inner<O, K>, con: &mut Conn, k: &str, secret: &Token) {
+async fn release_claim<O, K>(inner: &Inner<O, K>, con: &mut Link, k: &str, secret: &Token) {
     let reply = unbroken(
         inner,
         inner
@@ -1727,7 +1745,7 @@ fn count_release<O, K>(inner: &Inner<O, K>, found: Release) {
 /// caller. It bypasses the breaker (it cleans up a command already sent)
 /// and its failure is not counted as a Redis error: at worst the claim
 /// expires at its TTL, as before.
-async fn release_ambiguous<O, K>(inner: &Arc<Inner<O, K>>, con: Conn, k: String, secret: Token)
+async fn release_ambiguous<O, K>(inner: &Arc<Inner<O, K>>, con: Link, k: String, secret: Token)
 where
     O: Send + Sync + 'static,
     K: Send + Sync + 'static,
@@ -1800,7 +1818,7 @@ pub(crate) fn stored_row(
 /// payload is decoded once.
 async fn read_value<O, K, T>(
     inner: &Inner<O, K>,
-    con: &mut Conn,
+    con: &mut Link,
     value_key: &str,
     key: u32,
     decode: Decode<O, T>,

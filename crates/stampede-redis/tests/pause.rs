@@ -381,3 +381,39 @@ async fn with_the_breaker_on_a_holder_still_releases_its_claim() {
     let got = other.get("k").await.expect("not stranded behind a claim");
     assert_eq!(got.source, Source::Computed);
 }
+
+/// A service starts while Redis is down (issue 37, defect 8): `build()`
+/// succeeds, requests are served from the origin under the Redis error
+/// policy meanwhile, and the cache connects by itself once Redis is up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cache_starts_with_redis_down_and_connects_when_it_comes() {
+    let _one_at_a_time = SERIAL.lock().await;
+    let port = common::free_port();
+    let url = format!("redis://127.0.0.1:{port}/");
+    let cache: Cache<String> = Cache::builder()
+        .redis(url.as_str())
+        .ttl(Duration::from_secs(60))
+        .origin(|key: String| async move { Ok::<_, String>(format!("{key}!")) })
+        .build()
+        .await
+        .expect("built with Redis down");
+    let got = cache.get("k").await.expect("served from the origin");
+    assert_eq!(got.source, Source::Computed);
+    settled(&[&cache]).await;
+    assert!(cache.stats().redis_errors > 0, "{:?}", cache.stats());
+    let redis = TestRedis::start_at(port).await;
+    // Connected in the background: a value it writes is read back from
+    // Redis. Not timed: a loaded machine takes what it takes.
+    let mut tries = 0;
+    loop {
+        let got = cache.get("k").await.expect("a value");
+        settled(&[&cache]).await;
+        if got.source == Source::Hit {
+            break;
+        }
+        tries += 1;
+        assert!(tries < 600, "never connected: {:?}", cache.stats());
+        sleep(Duration::from_millis(100)).await;
+    }
+    assert!(redis.exists("value:{k}").await);
+}

@@ -44,7 +44,12 @@ pub async fn wait_for_ping(url: &str) {
 
 impl TestRedis {
     pub async fn start() -> TestRedis {
-        let port = free_port();
+        TestRedis::start_at(free_port()).await
+    }
+
+    /// On `port`: a Redis that comes up where a service already looks for
+    /// it.
+    pub async fn start_at(port: u16) -> TestRedis {
         let dir = temp_dir("test", port);
         let child = spawn_server(port, &dir, &[]);
         let url = format!("redis://127.0.0.1:{port}/");
