@@ -55,7 +55,7 @@ impl<O: Origin> Origin for Faulty<O> {
         self.origin.fill(key)
     }
 
-    fn decode(&self, payload: &[u8]) -> Option<Decoded> {
+    fn decode(&self, payload: &[u8]) -> Result<Decoded, String> {
         self.origin.decode(payload)
     }
 

@@ -407,16 +407,16 @@ impl<V: Send + 'static, C: Codec<V>> Origin<String> for ServiceOrigin<V, C> {
 
     /// A stored value that does not decode is a miss; one that does is
     /// kept for the answer, which does not decode it again.
-    fn decode(&self, payload: &[u8]) -> Option<Decoded> {
-        self.codec.decode(payload).ok().map(Decoded::of)
+    fn decode(&self, payload: &[u8]) -> Result<Decoded, String> {
+        self.codec.decode(payload).map(Decoded::of)
     }
 }
 
 /// A cache's first read: the stored payload decoded once, both to tell a
 /// value of another schema (a miss, as [`Origin::decode`] says) from a hit
 /// and for the caller.
-fn decoded<V, C: Codec<V>>(origin: &ServiceOrigin<V, C>, payload: &[u8]) -> Option<V> {
-    origin.codec.decode(payload).ok()
+fn decoded<V, C: Codec<V>>(origin: &ServiceOrigin<V, C>, payload: &[u8]) -> Result<V, String> {
+    origin.codec.decode(payload)
 }
 
 /// A connection made, with the driver's scripts loaded on it.

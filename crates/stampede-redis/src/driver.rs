@@ -125,15 +125,16 @@ pub trait Origin<K = u32>: Send + Sync + 'static {
         })
     }
 
-    /// A stored payload as its caller will read it: `None` if it cannot be
-    /// served (written by another writer, or under another schema in a
-    /// rolling deploy), a miss, counted in [`Counters::decode_misses`],
-    /// which the recompute overwrites; else what it decoded to, carried
-    /// with the payload to the answer, so that an answer is decoded once
+    /// A stored payload as its caller will read it: an error (the
+    /// codec's words) if it cannot be served (written by another writer,
+    /// or under another schema in a rolling deploy), a miss, counted once
+    /// per request in [`Counters::decode_misses`], which the recompute
+    /// overwrites; else what it decoded to, carried with the payload to
+    /// the answer, so that an answer is decoded once
     /// ([`Decoded::nothing`] keeps nothing). Every payload, keeping
     /// nothing, unless said otherwise.
-    fn decode(&self, _payload: &[u8]) -> Option<Decoded> {
-        Some(Decoded::nothing())
+    fn decode(&self, _payload: &[u8]) -> Result<Decoded, String> {
+        Ok(Decoded::nothing())
     }
 
     /// The test harness's holder faults (feature `harness` only): whether
@@ -465,8 +466,9 @@ pub(crate) fn wall_ms() -> u64 {
 /// What performing a step produced besides the machine's input.
 enum Got {
     Nothing,
-    /// A payload read, and what it decoded to.
-    Read(Option<Arc<Vec<u8>>>, Decoded),
+    /// A payload read, what it decoded to, and why the row could not be
+    /// read if it could not (a decode miss).
+    Read(Option<Arc<Vec<u8>>>, Decoded, Option<String>),
     /// The payload computed (or read back), with its own TTL if it has one.
     Computed(Arc<Vec<u8>>, Option<Duration>),
     /// The origin failed, with its own error if it returned one.
@@ -795,9 +797,11 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             _ => Some(read.await),
         };
         let (input, read) = match got {
-            Some((input, bytes, read)) => {
-                carried.read = bytes;
-                (input, read)
+            Some(r) => {
+                let why = r.undecodable;
+                decode_miss(&inner, &key, why, &mut carried.decode_missed);
+                carried.read = r.bytes;
+                (Input::Cache(r.reply), r.read)
             }
             None => (Input::DeadlinePassed, None),
         };
@@ -969,6 +973,9 @@ struct Carried {
     /// error.
     shared: Option<Payload>,
     shared_error: Option<SharedError>,
+    /// A read of this request met a row it cannot read, counted: the
+    /// others it meets (its re-check's, its polls') are not counted again.
+    decode_missed: bool,
 }
 
 impl Carried {
@@ -977,7 +984,7 @@ impl Carried {
     /// What the payload read decoded to goes with it (taken: a request is
     /// answered once).
     fn answer(&mut self, ending: Ending, waited: bool) -> Answer {
-        obs::record("ending", ending_name(ending));
+        obs::record("ending", ending_name(ending, waited));
         match ending {
             Ending::Hit => obs::count(obs::HITS, "cache"),
             Ending::Stale => obs::count(obs::STALE_SERVED, "cache"),
@@ -1069,7 +1076,10 @@ async fn drive<O: Origin<K>, K: Key>(
             // Keep waiting for the operation already under way.
             Step::Wait => {}
             other => {
-                polled |= matches!(other, Step::Poll { .. });
+                if matches!(other, Step::Poll { .. }) && !polled {
+                    polled = true;
+                    obs::record("role", "waiter");
+                }
                 op_is_command = matches!(
                     other,
                     Step::CacheGet { .. }
@@ -1151,7 +1161,8 @@ async fn drive<O: Origin<K>, K: Key>(
         }
         match got {
             Got::Nothing => {}
-            Got::Read(v, decoded) => {
+            Got::Read(v, decoded, undecodable) => {
+                decode_miss(&inner, &key, undecodable, &mut carried.decode_missed);
                 if v.is_some() {
                     carried.read = v;
                     carried.decoded = decoded;
@@ -1176,9 +1187,12 @@ async fn drive<O: Origin<K>, K: Key>(
     }
 }
 
-/// An ending's name, as spans record it.
-fn ending_name(ending: Ending) -> &'static str {
+/// An ending's name, as spans record it: [`Source`](crate::Source)'s for
+/// a value (`waited`: a hit after polling for another holder's value is
+/// `Waited`).
+fn ending_name(ending: Ending, waited: bool) -> &'static str {
     match ending {
+        Ending::Hit if waited => "Waited",
         Ending::Hit => "Hit",
         Ending::Stale => "Stale",
         Ending::Computed => "Computed",
@@ -1201,7 +1215,7 @@ fn read_op<O: Origin<K>, K: Key, T>(
     key: u32,
     first_read: bool,
     decode: Decode<O, T>,
-) -> impl Future<Output = (Input, Option<Payload>, Option<T>)> + Send + 'static
+) -> impl Future<Output = Reading<T>> + Send + 'static
 where
     T: Send + 'static,
 {
@@ -1211,22 +1225,20 @@ where
     async move {
         if let Some((value, bytes)) = inner.local_copy(local_key.as_ref()) {
             inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
-            return (Input::Cache(CacheReply::Fresh(value)), Some(bytes), None);
+            return Reading {
+                bytes: Some(bytes),
+                ..Reading::of(CacheReply::Fresh(value))
+            };
         }
-        let Reading {
-            reply,
-            bytes,
-            read,
-            fresh_for,
-        } = read_value(&inner, &mut con, &value_key, key, decode).await;
-        if let (Some(k), Some(b)) = (local_key, &bytes) {
-            inner.keep_local(k, &reply, b, fresh_for);
+        let reading = read_value(&inner, &mut con, &value_key, key, decode).await;
+        if let (Some(k), Some(b)) = (local_key, &reading.bytes) {
+            inner.keep_local(k, &reading.reply, b, reading.fresh_for);
         }
-        if first_read && reply.is_miss() {
+        if first_read && reading.reply.is_miss() {
             inner.counters.misses.fetch_add(1, Ordering::Relaxed);
             obs::count(obs::MISSES, "cache");
         }
-        (Input::Cache(reply), bytes, read)
+        reading
     }
 }
 
@@ -1248,8 +1260,9 @@ fn perform<O: Origin<K>, K: Key>(
         Step::CacheGet { key } => {
             let read = read_op(inner, con, request_key, key, first_read, decoded_by::<O, K>);
             Box::pin(async move {
-                let (input, bytes, decoded) = read.await;
-                (input, Got::Read(bytes, decoded.unwrap_or_default()))
+                let r = read.await;
+                let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
+                (Input::Cache(r.reply), got)
             })
         }
         Step::Poll { key } => Box::pin(async move {
@@ -1279,14 +1292,10 @@ fn perform<O: Origin<K>, K: Key>(
             };
             match bounded(&inner, r).await {
                 Ok((row, held)) => {
-                    let Reading {
-                        reply: cache,
-                        bytes,
-                        read: decoded,
-                        ..
-                    } = reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
+                    let r = reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
                     let claim_free = !held;
-                    let got = Got::Read(bytes, decoded.unwrap_or_default());
+                    let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
+                    let cache = r.reply;
                     (Input::Polled { cache, claim_free }, got)
                 }
                 // A failed or timed-out poll: the core's read path applies
@@ -1786,10 +1795,10 @@ where
 /// payload, for the answer); a cache's first read decodes the value its
 /// caller gets as it is (a hit's answer needs nothing boxed). Either way
 /// an answer's payload is decoded once.
-type Decode<O, T> = fn(&O, &[u8]) -> Option<T>;
+type Decode<O, T> = fn(&O, &[u8]) -> Result<T, String>;
 
 /// [`Origin::decode`] as a [`Decode`].
-fn decoded_by<O: Origin<K>, K>(origin: &O, payload: &[u8]) -> Option<Decoded> {
+fn decoded_by<O: Origin<K>, K>(origin: &O, payload: &[u8]) -> Result<Decoded, String> {
     origin.decode(payload)
 }
 
@@ -1842,6 +1851,9 @@ struct Reading<T> {
     read: Option<T>,
     /// How long the value stays fresh from the read (µs; 0: not fresh).
     fresh_for: Micros,
+    /// The row held something the service cannot read (a decode miss),
+    /// and why.
+    undecodable: Option<String>,
 }
 
 impl<T> Reading<T> {
@@ -1852,6 +1864,7 @@ impl<T> Reading<T> {
             bytes: None,
             read: None,
             fresh_for: 0,
+            undecodable: None,
         }
     }
 }
@@ -1874,17 +1887,22 @@ fn reply_of<O, K, T>(
         return Reading::of(CacheReply::Miss);
     };
     let Some((header, at)) = Header::parse(&row) else {
-        decode_miss(inner);
-        return Reading::of(CacheReply::Miss);
+        return Reading {
+            undecodable: Some("the row is not in this version's layout".into()),
+            ..Reading::of(CacheReply::Miss)
+        };
     };
     let mut version = header.version;
     let mut read = None;
+    let mut undecodable = None;
     if version.is_some() {
-        read = decode(&inner.origin, &row[at..]);
-        // A payload the service cannot read is no value at all: a miss.
-        if read.is_none() {
-            decode_miss(inner);
-            version = None;
+        match decode(&inner.origin, &row[at..]) {
+            Ok(v) => read = Some(v),
+            // A payload the service cannot read is no value at all: a miss.
+            Err(e) => {
+                undecodable = Some(e);
+                version = None;
+            }
         }
     }
     let bytes = version.map(|_| {
@@ -1894,30 +1912,42 @@ fn reply_of<O, K, T>(
     let value = version.map(|v| Value::fresh(key, v));
     let fresh_ok = now < header.fresh_until;
     let stale_ok = now < header.stale_until;
-    let fresh_for = header.fresh_until.saturating_sub(now) * 1000;
+    let fresh_for = header.fresh_until.saturating_sub(now).saturating_mul(1000);
     let reply = match (value, fresh_ok, stale_ok, now < header.negative_until) {
         (Some(v), true, _, _) if inner.xfetch => CacheReply::FreshUntil {
             value: v,
-            expires_at: inner.now() + fresh_for,
+            expires_at: inner.now().saturating_add(fresh_for),
             delta: header.delta,
             draw: (inner.unit() * f64::from(u32::MAX)) as u32,
         },
         (Some(v), true, _, _) => CacheReply::Fresh(v),
         (v, _, stale_ok, true) => CacheReply::Negative(v.filter(|_| stale_ok)),
         (Some(v), false, true, false) => CacheReply::Stale(v),
-        _ => return Reading::of(CacheReply::Miss),
+        _ => {
+            return Reading {
+                undecodable,
+                ..Reading::of(CacheReply::Miss)
+            }
+        }
     };
     Reading {
         reply,
         bytes,
         read,
         fresh_for,
+        undecodable,
     }
 }
 
-/// A stored row that is not a value the service can read, counted.
-fn decode_miss<O, K>(inner: &Inner<O, K>) {
+/// A stored row that is not a value the service can read, counted once
+/// per request (`counted`: this request's was already), with a warning
+/// naming the key and why.
+fn decode_miss<O, K: Key>(inner: &Inner<O, K>, key: &K, why: Option<String>, counted: &mut bool) {
+    let Some(why) = why else { return };
+    if std::mem::replace(counted, true) {
+        return;
+    }
     inner.counters.decode_misses.fetch_add(1, Ordering::Relaxed);
     obs::count(obs::DECODE_MISSES, "cache");
-    obs::decode_miss();
+    obs::decode_miss(&inner.prefix, &key.name(), &why);
 }

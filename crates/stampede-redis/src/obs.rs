@@ -6,9 +6,11 @@
 //! - `stampede.get`, one per [`Cache::get`](crate::Cache::get) (and per
 //!   request of the driver behind it), covering the request's task:
 //!   `key`, `role` (`reader` until it joins a flight, then `leader` or
-//!   `follower`; `promoted` for a follower that took a flight over) and
-//!   `ending` (`Hit`, `Stale`, `Computed`, `Shared`, `Degraded`, `Error`,
-//!   `Timeout`).
+//!   `follower`; `promoted` for a follower that took a flight over;
+//!   `waiter` once it polls Redis for the value of another instance's
+//!   claim holder) and `ending` (`Hit`, `Waited`, `Stale`, `Computed`,
+//!   `Shared`, `Degraded`, `Error`, `Timeout`: the [`Source`](crate::Source)
+//!   of the answer's value, or why it has none).
 //! - `stampede.group`, one per
 //!   [`Group::get_or_compute`](crate::Group::get_or_compute): `role`
 //!   (`leader`, `follower`) and `outcome` (`ok`, `error`, `panicked`,
@@ -109,11 +111,19 @@ pub const AMBIGUOUS_CLAIMS: &str = "stampede_ambiguous_claims_total";
 pub const WRITES_REFUSED: &str = "stampede_writes_refused_total";
 
 /// A stored value that did not decode was read as a miss: a `WARN` event
-/// in the request's span (feature `tracing`).
+/// in the request's span (feature `tracing`), with the cache's key prefix,
+/// the key and why.
 #[inline]
-pub(crate) fn decode_miss() {
+pub(crate) fn decode_miss(prefix: &str, key: &str, why: &str) {
     #[cfg(feature = "tracing")]
-    tracing::warn!("the stored value did not decode: read as a miss");
+    tracing::warn!(
+        prefix,
+        key,
+        error = why,
+        "the stored value did not decode: read as a miss"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (prefix, key, why);
 }
 
 /// Adds one to counter `name` for `component` and `outcome`.

@@ -101,6 +101,8 @@ thread_local! {
 struct Spans {
     next: AtomicU64,
     spans: Mutex<HashMap<u64, (SpanRecord, &'static tracing::Metadata<'static>)>>,
+    /// Every event's level and fields (`message` among them).
+    events: Mutex<Vec<(tracing::Level, HashMap<String, String>)>>,
 }
 
 impl Spans {
@@ -149,7 +151,12 @@ impl Subscriber for Sub {
 
     fn record_follows_from(&self, _: &Id, _: &Id) {}
 
-    fn event(&self, _: &Event<'_>) {}
+    fn event(&self, event: &Event<'_>) {
+        let mut fields = HashMap::new();
+        event.record(&mut Fields(&mut fields));
+        let level = *event.metadata().level();
+        self.0.events.lock().unwrap().push((level, fields));
+    }
 
     fn enter(&self, id: &Id) {
         let meta = self
@@ -291,9 +298,14 @@ async fn spans_and_counters_follow_every_flight() {
     assert!(gets
         .iter()
         .all(|s| s.fields.get("key").map(String::as_str) == Some("k")));
-    assert_eq!(with(&gets, "role", "leader"), 4);
+    // One leader won the claim; the three that lost it polled for its
+    // value (`waiter`), and their answers are `Waited`, as `Source` says.
+    assert_eq!(with(&gets, "role", "leader"), 1);
+    assert_eq!(with(&gets, "role", "waiter"), 3);
     assert_eq!(with(&gets, "role", "follower"), 16);
     assert_eq!(with(&gets, "ending", "Computed"), 1);
+    assert_eq!(with(&gets, "ending", "Waited"), 3);
+    assert_eq!(with(&gets, "ending", "Hit"), 0);
     // Every first read missed; the three instances that lost the claim
     // read the winner's value (hits, after waiting); one origin call.
     assert_eq!(counters.get(obs::MISSES, "cache"), 20);
@@ -318,7 +330,29 @@ async fn spans_and_counters_follow_every_flight() {
     let odd = instances[0].get("odd").await.unwrap();
     assert_eq!(odd.source, Source::Computed);
     settled(&[&instances[0]]).await;
-    assert!(counters.get(obs::DECODE_MISSES, "cache") >= 1);
+    // Once for the request, though its first read and its re-check both
+    // met it; its warning names the key and the codec's error.
+    assert_eq!(counters.get(obs::DECODE_MISSES, "cache"), 1);
+    let warned: Vec<_> = spans
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(level, f)| {
+            *level == tracing::Level::WARN
+                && f.get("message")
+                    .is_some_and(|m| m.contains("did not decode"))
+        })
+        .map(|(_, f)| f.clone())
+        .collect();
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert_eq!(warned[0].get("key").map(String::as_str), Some("odd"));
+    assert!(
+        warned[0]
+            .get("error")
+            .is_some_and(|e| e.contains("expected")),
+        "the codec's error: {warned:?}"
+    );
 
     // Past its TTL the value is served stale (and refreshed behind it).
     while instances[0].get("k").await.unwrap().source != Source::Stale {
