@@ -402,6 +402,8 @@ struct Inner<O, K> {
     local: Mutex<HashMap<K, (Value, Payload, Micros)>>,
     /// A drain has started: requests that arrive from now on are refused.
     draining: AtomicBool,
+    /// The warnings' limits (feature `tracing`).
+    warnings: obs::Warnings,
     /// Requests past the drain's gate whose caller's future has not
     /// returned yet (their task, if any, is counted in `running` before
     /// they leave the gate).
@@ -574,6 +576,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 local_cache: settings.local_cache,
                 local: Mutex::new(HashMap::new()),
                 draining: AtomicBool::new(false),
+                warnings: obs::Warnings::default(),
                 entered: AtomicU64::new(0),
             }),
         }
@@ -1400,7 +1403,9 @@ fn perform<O: Origin<K>, K: Key>(
                         .invoke_async(&mut con),
                 )
                 .await;
-                if r.is_err() && sent {
+                if let (Err(e), true) = (&r, sent) {
+                    let (limit, now) = (&inner.warnings.unanswered, inner.now());
+                    obs::unanswered_claim(limit, now, &inner.prefix, &k, e);
                     release_ambiguous(&inner, con, k, secret).await;
                 }
                 let reply = match r {
@@ -1647,7 +1652,8 @@ async fn unbroken<O, K, T>(
     f: impl Future<Output = redis::RedisResult<T>>,
 ) -> redis::RedisResult<T> {
     let r = within(inner.redis_timeout, f).await;
-    if r.is_err() {
+    if let Err(e) = &r {
+        obs::redis_error(&inner.warnings.redis, inner.now(), &inner.prefix, e);
         obs::count(obs::REDIS_ERRORS, "cache");
         inner.counters.redis_errors.fetch_add(1, Ordering::Relaxed);
         if !inner.redis_breaker.is_zero() {
@@ -1949,5 +1955,6 @@ fn decode_miss<O, K: Key>(inner: &Inner<O, K>, key: &K, why: Option<String>, cou
     }
     inner.counters.decode_misses.fetch_add(1, Ordering::Relaxed);
     obs::count(obs::DECODE_MISSES, "cache");
-    obs::decode_miss(&inner.prefix, &key.name(), &why);
+    let (limit, now) = (&inner.warnings.decode, inner.now());
+    obs::decode_miss(limit, now, &inner.prefix, &key.name(), &why);
 }

@@ -42,9 +42,18 @@
 //! - [`WRITES_REFUSED`]: fenced value writes refused because a newer fence
 //!   had written.
 //!
+//! Warnings (feature `tracing`), `WARN` events with the cache's key prefix
+//! (`prefix`) and the error (`error`), each kind at most once per
+//! [`WARN_EVERY`] per cache, the next one saying how many were held back
+//! (`held_back`): a Redis command that failed or timed out, a claim whose
+//! reply never came (with its `key`), and a stored value that did not
+//! decode (with its `key`).
+//!
 //! [`CacheStats`](crate::CacheStats) keeps running totals of some of them
 //! (origin calls, decode misses, releases, ambiguous claims, Redis errors,
 //! refused writes) whether the feature is on or not.
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Counter: flights started.
 pub const FLIGHTS: &str = "stampede_flights_total";
@@ -110,20 +119,111 @@ pub const AMBIGUOUS_CLAIMS: &str = "stampede_ambiguous_claims_total";
 /// [`CacheStats::writes_refused`](crate::CacheStats::writes_refused)).
 pub const WRITES_REFUSED: &str = "stampede_writes_refused_total";
 
+/// How often a cache logs one kind of warning at most: a fault repeats
+/// for every request while it lasts, its log line does not.
+pub const WARN_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// At most one warning of a kind per [`WARN_EVERY`]; those held back are
+/// counted and the next one that goes out says how many.
+#[derive(Debug, Default)]
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+pub(crate) struct Limit {
+    /// The next warning may go out from then (µs on the cache's clock).
+    next: AtomicU64,
+    /// Warnings held back since the last that went out.
+    held: AtomicU64,
+}
+
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+impl Limit {
+    /// `Some(held back since the last one)` if a warning may go out at
+    /// `now` (µs on the cache's clock); `None`, counted, if not.
+    pub(crate) fn admit(&self, now: u64) -> Option<u64> {
+        let next = self.next.load(Ordering::Relaxed);
+        let every = WARN_EVERY.as_micros() as u64;
+        if now < next
+            || self
+                .next
+                .compare_exchange(next, now + every, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            self.held.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        Some(self.held.swap(0, Ordering::Relaxed))
+    }
+}
+
+/// A cache's warnings, each kind limited on its own.
+#[derive(Debug, Default)]
+pub(crate) struct Warnings {
+    pub(crate) redis: Limit,
+    pub(crate) unanswered: Limit,
+    pub(crate) decode: Limit,
+}
+
 /// A stored value that did not decode was read as a miss: a `WARN` event
 /// in the request's span (feature `tracing`), with the cache's key prefix,
-/// the key and why.
+/// the key and why; at most one per [`WARN_EVERY`] (`held_back`: how many
+/// were not logged since the last).
 #[inline]
-pub(crate) fn decode_miss(prefix: &str, key: &str, why: &str) {
+pub(crate) fn decode_miss(limit: &Limit, now: u64, prefix: &str, key: &str, why: &str) {
     #[cfg(feature = "tracing")]
-    tracing::warn!(
-        prefix,
-        key,
-        error = why,
-        "the stored value did not decode: read as a miss"
-    );
+    if let Some(held_back) = limit.admit(now) {
+        tracing::warn!(
+            prefix,
+            key,
+            error = why,
+            held_back,
+            "the stored value did not decode: read as a miss"
+        );
+    }
     #[cfg(not(feature = "tracing"))]
-    let _ = (prefix, key, why);
+    let _ = (limit, now, prefix, key, why);
+}
+
+/// A Redis command failed or did not answer in time: a `WARN` event
+/// (feature `tracing`) with the cache's key prefix and the error; at most
+/// one per [`WARN_EVERY`] (`held_back`: how many were not logged since
+/// the last).
+#[inline]
+pub(crate) fn redis_error(limit: &Limit, now: u64, prefix: &str, error: &dyn std::fmt::Display) {
+    #[cfg(feature = "tracing")]
+    if let Some(held_back) = limit.admit(now) {
+        tracing::warn!(
+            prefix,
+            error = %error,
+            held_back,
+            "a Redis command failed or timed out"
+        );
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = (limit, now, prefix, error);
+}
+
+/// A claim's reply never came (it is released by its token): a `WARN`
+/// event (feature `tracing`) with the cache's key prefix, the key and the
+/// error; at most one per [`WARN_EVERY`].
+#[inline]
+pub(crate) fn unanswered_claim(
+    limit: &Limit,
+    now: u64,
+    prefix: &str,
+    key: &str,
+    error: &dyn std::fmt::Display,
+) {
+    #[cfg(feature = "tracing")]
+    if let Some(held_back) = limit.admit(now) {
+        tracing::warn!(
+            prefix,
+            key,
+            error = %error,
+            held_back,
+            "a claim's reply never came: released by its token"
+        );
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = (limit, now, prefix, key, error);
 }
 
 /// Adds one to counter `name` for `component` and `outcome`.

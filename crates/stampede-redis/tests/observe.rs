@@ -333,18 +333,7 @@ async fn spans_and_counters_follow_every_flight() {
     // Once for the request, though its first read and its re-check both
     // met it; its warning names the key and the codec's error.
     assert_eq!(counters.get(obs::DECODE_MISSES, "cache"), 1);
-    let warned: Vec<_> = spans
-        .events
-        .lock()
-        .unwrap()
-        .iter()
-        .filter(|(level, f)| {
-            *level == tracing::Level::WARN
-                && f.get("message")
-                    .is_some_and(|m| m.contains("did not decode"))
-        })
-        .map(|(_, f)| f.clone())
-        .collect();
+    let warned = warnings(spans, "did not decode");
     assert_eq!(warned.len(), 1, "{warned:?}");
     assert_eq!(warned[0].get("key").map(String::as_str), Some("odd"));
     assert!(
@@ -416,10 +405,46 @@ async fn spans_and_counters_follow_every_flight() {
     paused.resume();
     assert_eq!(instances[2].stats().ambiguous_claims, 1);
     assert_eq!(counters.get(obs::AMBIGUOUS_CLAIMS, "cache"), 1);
+    // Logged, with the key and the error.
+    let unanswered = warnings(spans, "reply never came");
+    assert_eq!(unanswered.len(), 1, "{unanswered:?}");
+    assert_eq!(unanswered[0].get("key").map(String::as_str), Some("paused"));
+    assert!(unanswered[0].contains_key("error"), "{unanswered:?}");
 
-    // A Redis outage: every failed command is counted.
+    // A Redis outage: every failed command is counted, and logged with the
+    // cache's key prefix and the error, at most once a second per cache
+    // (`held_back` says how many were not).
     let errors = counters.get(obs::REDIS_ERRORS, "cache");
+    let logged = warnings(spans, "Redis command failed").len();
     redis.kill();
-    instances[1].get("other").await.unwrap();
-    assert!(counters.get(obs::REDIS_ERRORS, "cache") > errors);
+    for i in 0..5 {
+        instances[1].get(format!("other {i}")).await.unwrap();
+    }
+    settled(&[&instances[1]]).await;
+    let failed = counters.get(obs::REDIS_ERRORS, "cache") - errors;
+    assert!(failed >= 5, "{failed}");
+    let said = warnings(spans, "Redis command failed");
+    let new = said.len() - logged;
+    assert!(
+        new >= 1 && (new as u64) < failed,
+        "{new} lines for {failed} errors"
+    );
+    let last = said.last().unwrap();
+    assert_eq!(last.get("prefix").map(String::as_str), Some(""));
+    assert!(last.get("error").is_some_and(|e| !e.is_empty()), "{last:?}");
+    assert!(last.contains_key("held_back"), "{last:?}");
+}
+
+/// The `WARN` events whose message has `text`, in order.
+fn warnings(spans: &Spans, text: &str) -> Vec<HashMap<String, String>> {
+    spans
+        .events
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(level, f)| {
+            *level == tracing::Level::WARN && f.get("message").is_some_and(|m| m.contains(text))
+        })
+        .map(|(_, f)| f.clone())
+        .collect()
 }
