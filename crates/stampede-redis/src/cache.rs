@@ -171,8 +171,10 @@ pub struct Fetched<V> {
     pub source: Source,
 }
 
-/// Why [`Cache::get`] has no value.
+/// Why [`Cache::get`] has no value. New causes may be added: a `match`
+/// on it needs a `_` arm.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CacheError {
     /// The request's deadline passed first. The work it started or joined
     /// goes on, and fills the cache for the next caller.
@@ -186,8 +188,9 @@ pub enum CacheError {
     /// fill on another instance failed while this request waited on its
     /// claim.
     Failed,
-    /// [`Cache::get`] on a cache built without an origin: such a cache is
-    /// read with [`Cache::get_with`].
+    /// [`Cache::get`] on a cache built without an origin, and no fresh
+    /// value in Redis (or this instance's local copy): such a cache is
+    /// filled with [`Cache::get_with`] or [`Cache::set`].
     NoOrigin,
     /// The loser policy answered with a degraded response (another
     /// instance holds the claim), or a Redis error under the closed policy.
@@ -426,9 +429,7 @@ async fn ready(mut con: Conn) -> Result<Link, BuildError> {
 }
 
 /// A service's cache: one instance's read path against a shared Redis.
-/// Cheap to clone (clones share the flight table and the connection). Its
-/// origin, codec and per-entry TTL are the driver's origin's
-/// (`ServiceOrigin`), kept there once.
+/// Cheap to clone (clones share the flight table and the connection).
 pub struct Cache<V, C = Json> {
     driver: Driver<ServiceOrigin<V, C>, String>,
     _value: PhantomData<fn() -> V>,
@@ -486,7 +487,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     pub async fn get(&self, key: impl Into<String>) -> Result<Fetched<V>, CacheError> {
         let key = checked(key.into())?;
         if self.service().origin.is_none() {
-            return Err(CacheError::NoOrigin);
+            return self.read_only(key).await;
         }
         let answer = self.driver.get_inline(key, None, decoded).await;
         self.answered(answer.map_err(|_| CacheError::Draining)?)
@@ -527,6 +528,46 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         });
         let answer = self.driver.get_inline(key, Some(loader), decoded).await;
         self.answered(answer.map_err(|_| CacheError::Draining)?)
+    }
+
+    /// A cache without an origin: a fresh value in Redis (or this
+    /// instance's local copy) is a [`Source::Hit`]; anything else is
+    /// [`CacheError::NoOrigin`], with no claim and no flight.
+    async fn read_only(&self, key: String) -> Result<Fetched<V>, CacheError> {
+        let read = self.driver.read_only(key, decoded).await;
+        let (bytes, value) = read
+            .map_err(|_| CacheError::Draining)?
+            .ok_or(CacheError::NoOrigin)?;
+        let value = match value {
+            Some(value) => value,
+            None => self
+                .service()
+                .codec
+                .decode(&bytes)
+                .map_err(CacheError::Decode)?,
+        };
+        Ok(Fetched {
+            value,
+            source: Source::Hit,
+        })
+    }
+
+    /// The Redis key holding `key`'s value, as this cache names it: with
+    /// its [`CacheBuilder::key_prefix`] (`PREFIXvalue:{key}`).
+    pub fn value_key(&self, key: &str) -> String {
+        self.driver.keys().value_key(key)
+    }
+
+    /// The Redis key of `key`'s claim, with the cache's prefix
+    /// (`PREFIXlock:{key}`).
+    pub fn lock_key(&self, key: &str) -> String {
+        self.driver.keys().lock_key(key)
+    }
+
+    /// The Redis key of `key`'s fencing counter, with the cache's prefix
+    /// (`PREFIXfence:{key}`).
+    pub fn fence_key(&self, key: &str) -> String {
+        self.driver.keys().fence_key(key)
     }
 
     /// The origin, codec and per-entry TTL the cache was built with.

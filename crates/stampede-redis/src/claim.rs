@@ -124,16 +124,31 @@ pub struct ClaimStore {
 pub const FENCE_LIFE: Duration = Duration::from_secs(3600);
 
 /// The fencing counter's key; same hash tag as the claim and the value.
+/// With no prefix, as [`ClaimStore`] names it; a cache's, with its
+/// [`key_prefix`](crate::CacheBuilder::key_prefix), is
+/// [`Cache::fence_key`](crate::Cache::fence_key).
 pub fn fence_key(key: &str) -> String {
-    format!("fence:{{{key}}}")
+    key_name("", "fence", key)
+}
+
+/// `PREFIXkind:{key}`, built in one allocation (a read builds one).
+pub(crate) fn key_name(prefix: &str, kind: &str, key: &str) -> String {
+    let mut name = String::with_capacity(prefix.len() + kind.len() + key.len() + 3);
+    name.push_str(prefix);
+    name.push_str(kind);
+    name.push_str(":{");
+    name.push_str(key);
+    name.push('}');
+    name
 }
 
 /// The value's key: one string, a header (the writer's fence, a
 /// negative-cache mark, the value's version, when it stops being fresh and
 /// stale, the recompute's delta) and the payload, as [`crate::row`] lays it
-/// out. One layout for [`ClaimStore`] and the cache.
+/// out. One layout for [`ClaimStore`] and the cache. With no prefix; a
+/// cache's is [`Cache::value_key`](crate::Cache::value_key).
 pub fn value_key(key: &str) -> String {
-    format!("value:{{{key}}}")
+    key_name("", "value", key)
 }
 
 fn millis(d: Duration) -> u64 {
@@ -176,9 +191,10 @@ fn check_ttl(ttl: Duration) -> RedisResult<()> {
 }
 
 /// The claim's key for a cache key. The `{...}` hash tag puts a value and
-/// its claim in the same Redis Cluster slot.
+/// its claim in the same Redis Cluster slot. With no prefix; a cache's is
+/// [`Cache::lock_key`](crate::Cache::lock_key).
 pub fn lock_key(key: &str) -> String {
-    format!("lock:{{{key}}}")
+    key_name("", "lock", key)
 }
 
 impl ClaimStore {

@@ -38,7 +38,7 @@ use stampede::scenario::Scenario;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use crate::claim::{Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED};
+use crate::claim::{key_name, Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED};
 #[cfg(feature = "harness")]
 use crate::conn::Target;
 use crate::conn::{Conn, Link};
@@ -357,7 +357,7 @@ impl Settings {
 /// origin's error when it failed with one.
 type Settled = (Outcome, Option<Payload>, Option<SharedError>);
 
-struct Inner<O, K> {
+pub(crate) struct Inner<O, K> {
     strategy: Strategy,
     /// Put before every Redis key this instance names (its value, claim
     /// and fence keys); empty: none.
@@ -702,16 +702,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         loader: Option<Loader>,
         decode: Decode<O, T>,
     ) -> Result<(Answer, Option<T>), Draining> {
-        let inner = &self.inner;
-        // Counted first, then the gate read (both sequentially consistent,
-        // as the drain's flag and its read of the count): either this
-        // request sees the drain, or the drain sees this request.
-        inner.entered.fetch_add(1, Ordering::SeqCst);
-        let _entered = Entered(&inner.entered);
-        if inner.draining.load(Ordering::SeqCst) {
-            obs::count(obs::DRAIN_REFUSED, "cache");
-            return Err(Draining);
-        }
+        let _entered = self.enter()?;
         #[cfg(feature = "tracing")]
         let span = obs::request_span(&key.name());
         let first = self.first_inline(
@@ -724,6 +715,51 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         #[cfg(feature = "tracing")]
         let first = tracing::Instrument::instrument(first, span);
         Ok(first.await)
+    }
+
+    /// A request let in, unless a drain has started.
+    fn enter(&self) -> Result<Entered<'_>, Draining> {
+        let inner = &self.inner;
+        // Counted first, then the gate read (both sequentially consistent,
+        // as the drain's flag and its read of the count): either this
+        // request sees the drain, or the drain sees this request.
+        inner.entered.fetch_add(1, Ordering::SeqCst);
+        let entered = Entered(&inner.entered);
+        if inner.draining.load(Ordering::SeqCst) {
+            obs::count(obs::DRAIN_REFUSED, "cache");
+            return Err(Draining);
+        }
+        Ok(entered)
+    }
+
+    /// A read of `key`'s value alone, for a cache with nothing to compute
+    /// it: its local copy while it lives, else one `GET`. The payload and
+    /// what `decode` read of it (nothing for a local copy) if the value
+    /// is fresh; `None` for anything else. Refused ([`Draining`]) once a
+    /// drain has started.
+    pub(crate) async fn read_only<T: Send + 'static>(
+        &self,
+        key: K,
+        decode: Decode<O, T>,
+    ) -> Result<Option<(Payload, Option<T>)>, Draining> {
+        let _entered = self.enter()?;
+        let inner = &self.inner;
+        inner.counters.requests.fetch_add(1, Ordering::Relaxed);
+        let (con, id) = (inner.con.clone(), key.machine_id());
+        let r = read_op(inner.clone(), con, &key, id, true, decode).await;
+        decode_miss(inner, &key, r.undecodable, &mut false);
+        Ok(match (r.reply, r.bytes) {
+            (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(bytes)) => {
+                obs::count(obs::HITS, "cache");
+                Some((bytes, r.read))
+            }
+            _ => None,
+        })
+    }
+
+    /// The Redis key names, with the driver's prefix.
+    pub(crate) fn keys(&self) -> &Inner<O, K> {
+        &self.inner
     }
 
     /// Starts a drain: every request that arrives from now on is refused
@@ -890,23 +926,18 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
 impl<O, K> Inner<O, K> {
     /// `value:{k}`, after the prefix (one allocation: it is built on
     /// every read).
-    fn value_key(&self, k: &str) -> String {
-        let mut key = String::with_capacity(self.prefix.len() + k.len() + 8);
-        key.push_str(&self.prefix);
-        key.push_str("value:{");
-        key.push_str(k);
-        key.push('}');
-        key
+    pub(crate) fn value_key(&self, k: &str) -> String {
+        key_name(&self.prefix, "value", k)
     }
 
     /// `lock:{k}`, after the prefix.
-    fn lock_key(&self, k: &str) -> String {
-        format!("{}{}", self.prefix, crate::claim::lock_key(k))
+    pub(crate) fn lock_key(&self, k: &str) -> String {
+        key_name(&self.prefix, "lock", k)
     }
 
     /// `fence:{k}`, after the prefix.
-    fn fence_key(&self, k: &str) -> String {
-        format!("{}{}", self.prefix, crate::claim::fence_key(k))
+    pub(crate) fn fence_key(&self, k: &str) -> String {
+        key_name(&self.prefix, "fence", k)
     }
 
     /// The longest a written value is kept (ms): its TTL at the top of the

@@ -624,6 +624,34 @@ async fn a_local_copy_ends_with_its_values_ttl() {
     }
 }
 
+/// A cache without an origin reads Redis (issue 37, defect 10): a fresh
+/// value another instance wrote is a `Hit`; nothing there is `NoOrigin`.
+/// Its key names carry its prefix.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cache_without_an_origin_reads_redis_under_its_prefix() {
+    let redis = TestRedis::start().await;
+    let build = || {
+        Cache::<String>::builder()
+            .redis(&redis.url)
+            .key_prefix("svc:")
+    };
+    let writer = build()
+        .origin(|key: String| async move { Ok::<_, String>(format!("v {key}")) })
+        .build()
+        .await
+        .unwrap();
+    let reader = build().build().await.unwrap();
+    assert_eq!(reader.get("k").await, Err(CacheError::NoOrigin));
+    assert_eq!(writer.get("k").await.unwrap().source, Source::Computed);
+    settled(&[&writer]).await;
+    let got = reader.get("k").await.unwrap();
+    assert_eq!((got.value.as_str(), got.source), ("v k", Source::Hit));
+    assert_eq!(reader.value_key("k"), "svc:value:{k}");
+    assert_eq!(reader.lock_key("k"), "svc:lock:{k}");
+    assert_eq!(reader.fence_key("k"), "svc:fence:{k}");
+    assert!(redis.exists(&reader.value_key("k")).await);
+}
+
 /// The service's own connection manager, instead of a URL.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cache_on_the_services_own_connection() {
