@@ -13,6 +13,7 @@
 //! (Not to be confused with the Redis claim, the lock of [`stampede::claim`].)
 
 use serde::Serialize;
+use stampede::ledger::{Cause, End};
 use stampede::scenario::Scenario;
 use stampede::Report;
 
@@ -60,6 +61,9 @@ pub struct Claim {
 enum Test {
     By(fn(&Run) -> bool),
     Bound(Bound),
+    /// `n` requests of the run's ledger ended `end` (with `cause`, if
+    /// given): the words that name how requests ended, and why.
+    Ledger(End, Option<Cause>, u64),
 }
 
 impl Claim {
@@ -67,6 +71,23 @@ impl Claim {
         Claim {
             states,
             test: Test::By(holds),
+        }
+    }
+
+    /// `n` requests ended `end`, for `cause` if given, as the run's
+    /// ledger recorded them.
+    pub const fn ledger(end: End, cause: Option<Cause>, n: u64) -> Claim {
+        Claim {
+            states: "the ledger's count",
+            test: Test::Ledger(end, cause, n),
+        }
+    }
+
+    /// The ledger cell it states, if it is a ledger claim.
+    pub fn as_ledger(&self) -> Option<(End, Option<Cause>, u64)> {
+        match self.test {
+            Test::Ledger(e, c, n) => Some((e, c, n)),
+            _ => None,
         }
     }
 
@@ -83,14 +104,16 @@ impl Claim {
         match self.test {
             Test::By(f) => f(run),
             Test::Bound(b) => b.holds_for(run.r),
+            Test::Ledger(e, Some(c), n) => run.r.ledger.get(e, c) == n,
+            Test::Ledger(e, None, n) => run.r.ledger.ended(e) == n,
         }
     }
 
     /// The bound it is, if it is one.
     pub fn as_bound(&self) -> Option<Bound> {
         match self.test {
-            Test::By(_) => None,
             Test::Bound(b) => Some(b),
+            _ => None,
         }
     }
 }
@@ -100,13 +123,17 @@ impl std::fmt::Debug for Claim {
         match self.test {
             Test::By(_) => f.write_str(self.states),
             Test::Bound(b) => f.write_str(&b.name()),
+            Test::Ledger(e, Some(c), n) => write!(f, "{n} ended {}/{}", e.name(), c.name()),
+            Test::Ledger(e, None, n) => write!(f, "{n} ended {}", e.name()),
         }
     }
 }
 
 impl PartialEq for Claim {
     fn eq(&self, other: &Claim) -> bool {
-        self.states == other.states && self.as_bound() == other.as_bound()
+        self.states == other.states
+            && self.as_bound() == other.as_bound()
+            && self.as_ledger() == other.as_ledger()
     }
 }
 
@@ -369,6 +396,28 @@ pub fn causal_word(text: &str) -> Option<&'static str> {
         .replace("so far", "")
         .replace("so many", "");
     CAUSAL.into_iter().find(|w| lower.contains(w))
+}
+
+/// Where not every request got a value, the sentence says how they
+/// ended: a ledger claim names the largest outcome that is not a value
+/// (leaving it out would pass every other check). `Err` names it.
+pub fn tells_how_they_ended(run: &Run, clauses: &[Clause]) -> Result<(), String> {
+    let Some((end, n)) = run.r.ledger.largest_not_value() else {
+        return Ok(());
+    };
+    let said = clauses
+        .iter()
+        .flat_map(|c| &c.claims)
+        .filter_map(Claim::as_ledger)
+        .any(|(e, _, _)| e == end);
+    if said {
+        Ok(())
+    } else {
+        Err(format!(
+            "{n} requests ended {}, the most of any outcome that is not a value, and the sentence does not say so",
+            end.name()
+        ))
+    }
 }
 
 /// Every clause with a causal word carries a claim, and every claim of

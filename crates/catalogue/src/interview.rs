@@ -1226,6 +1226,7 @@ mod tests {
                 for (_, v) in r.fields() {
                     known.extend(crate::lesson::numbers_in(&v));
                 }
+                known.extend(crate::lesson::ledger_numbers(&r));
                 known.extend(crate::lesson::numbers_in(&crate::lesson::shown(
                     "p99_ms", r.p99_ms,
                 )));

@@ -18,6 +18,7 @@ pub use crate::claims::{
     REDIS_FAILED, SHED, STALE, TIMEOUTS, UNCLAIMED,
 };
 use crate::presets::PRESETS;
+use stampede::ledger::{Cause, End, Ledger};
 use stampede::metrics::value;
 use stampede::scenario::{
     ClaimMode, FaultKind, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload,
@@ -1433,6 +1434,118 @@ fn say_timeouts(x: &mut Say) {
     );
 }
 
+/// How a request ended, in words after a count ("12 timed out").
+fn end_words(e: End) -> &'static str {
+    match e {
+        End::Hit => "read a fresh value",
+        End::Written => "read a value another request wrote",
+        End::Computed => "computed the value themselves",
+        End::Shared => "got their flight's value",
+        End::Stale => "got a stale value",
+        End::Degraded => "got a fallback",
+        End::Error => "got an error",
+        End::Timeout => "timed out",
+        End::TurnedAway => "were turned away",
+        End::Unanswered => "were never answered",
+    }
+}
+
+/// Why, in words after "because" (or, for a wait, after "while"); `None`
+/// for a value served as it should be.
+fn cause_words(c: Cause) -> Option<&'static str> {
+    Some(match c {
+        Cause::Served => return None,
+        Cause::OriginFailed => "the origin failed",
+        Cause::OriginFault => "the origin failed in a fault window",
+        Cause::OriginTimedOut => "the origin call ran past its timeout",
+        Cause::RedisFailed => "a Redis command failed",
+        Cause::Crashed => "their thread died",
+        Cause::Admission => "admission control shed the recompute",
+        Cause::Remembered => "the flight map remembered a failure",
+        Cause::Marker => "a negative-cache marker answered",
+        Cause::ClaimHeld => "another request held the claim",
+        Cause::Revalidating => "a refresh ran behind them",
+        Cause::PoolFull => "every thread was busy and the accept queue full",
+        Cause::WaitedOrigin => "waiting on the origin",
+        Cause::WaitedRedis => "waiting on Redis",
+        Cause::WaitedClaim => "polling for another request's claim",
+        Cause::WaitedDeadHolder => "polling for a claim whose holder had died",
+        Cause::WaitedAdmission => "queued for an admission permit",
+        Cause::WaitedAccept => "in the accept queue, before a thread took them",
+        Cause::WaitedFlight => "waiting on a flight whose leader was itself waiting",
+        Cause::Pending => "still waiting when the run stopped",
+    })
+}
+
+/// The outcomes the sentence must name: each above 5 % of the requests,
+/// and the largest that is not a value, in the ledger's order.
+fn outcomes_to_tell(l: &Ledger) -> Vec<(End, u64)> {
+    let total = l.total();
+    let largest = l.largest_not_value().map(|(e, _)| e);
+    End::ALL
+        .into_iter()
+        .map(|e| (e, l.ended(e)))
+        .filter(|&(e, n)| n > 0 && (n * 20 > total || Some(e) == largest))
+        .collect()
+}
+
+/// Every number the ledger lets a sentence write, as [`count`] writes
+/// it: each cell's count and each outcome's.
+pub fn ledger_numbers(r: &Report) -> Vec<String> {
+    let l = &r.ledger;
+    l.rows()
+        .flat_map(|(e, _, n)| [count(n), count(l.ended(e))])
+        .chain([count(l.total())])
+        .collect()
+}
+
+/// "How the 20219 requests ended: 16425 read a fresh value, 2794 were
+/// turned away because every thread was busy and the accept queue full,
+/// 885 timed out (485 waiting on the origin)." Said when not every
+/// request got a value, from the run's ledger: each outcome above 5 %,
+/// and the largest that is not a value, with the cause behind most of it.
+/// Every count is a ledger claim.
+pub fn how_they_ended(x: &mut Say) {
+    let r = x.run().r;
+    let l = &r.ledger;
+    if l.total() == 0 || l.values() == l.total() {
+        return;
+    }
+    x.plain(format!(
+        " How the {} ended:",
+        plural(l.total(), "request", "requests")
+    ));
+    let told = outcomes_to_tell(l);
+    let last = told.len().saturating_sub(1);
+    for (i, (end, n)) in told.into_iter().enumerate() {
+        let sep = if i == last { "." } else { "," };
+        let cause = l.main_cause(end).filter(|_| !end.is_fresh());
+        let why = cause.and_then(|(c, m)| cause_words(c).map(|w| (c, m, w)));
+        let head = format!(" {} {}", count(n), end_words(end));
+        match why {
+            Some((c, m, w)) => {
+                let (joint, words) = if c.is_wait() {
+                    ("", w.to_string())
+                } else {
+                    ("because ", w.to_string())
+                };
+                let text = if m == n {
+                    format!("{head}, all {joint}{words}{sep}")
+                } else {
+                    format!("{head}, {} of them {joint}{words}{sep}", count(m))
+                };
+                x.when(
+                    &[Claim::ledger(end, None, n), Claim::ledger(end, Some(c), m)],
+                    text,
+                );
+            }
+            None => {
+                x.when(&[Claim::ledger(end, None, n)], format!("{head}{sep}"));
+            }
+        }
+    }
+}
+
 /// A sentence's first letter a capital ("The claim holder…"; ASCII:
 /// Unicode's case tables would cost the page 7 KB).
 fn capital(mut s: String) -> String {
@@ -1803,6 +1916,9 @@ pub fn lesson(
         if say.len() == before {
             say.plain(rule.watch);
         }
+        if ended {
+            how_they_ended(&mut say);
+        }
         let clauses = say.done();
         return Lesson {
             name: rule.name,
@@ -1821,12 +1937,13 @@ pub fn lesson(
             plural(r.recomputes, "recompute", "recomputes"),
             plural(r.requests, "request", "requests")
         );
+        let clauses = told_ends(s, r, ended, plain(&sentence));
         return Lesson {
             name: "run",
             metric: "recomputes",
             value: r.recomputes as f64,
-            clauses: plain(&sentence),
-            sentence,
+            sentence: claims::text(&clauses),
+            clauses,
             damage: false,
             pending: false,
             needs: None,
@@ -1855,12 +1972,13 @@ pub fn lesson(
                     shown(metric, b)
                 )
             };
+            let clauses = told_ends(s, r, ended, plain(&sentence));
             Lesson {
                 name: "changed",
                 metric,
                 value: b,
-                clauses: plain(&sentence),
-                sentence,
+                sentence: claims::text(&clauses),
+                clauses,
                 damage: DAMAGE.contains(&metric),
                 pending: false,
                 needs: None,
@@ -1883,6 +2001,17 @@ pub fn lesson(
             }
         }
     }
+}
+
+/// `clauses`, then how the requests ended once the run is over
+/// ([`how_they_ended`]).
+fn told_ends(s: &Scenario, r: &Report, ended: bool, mut clauses: Vec<Clause>) -> Vec<Clause> {
+    if ended {
+        let mut say = Say::new(Run::new(s, r, true));
+        how_they_ended(&mut say);
+        clauses.extend(say.done());
+    }
+    clauses
 }
 
 /// A sentence that states only counters and knobs, as one clause.

@@ -19,6 +19,8 @@ fn writable(s: &Scenario, reports: &[&stampede::Report]) -> Vec<String> {
             let v: f64 = v.parse().unwrap();
             out.push(lesson::shown(&name, v).trim_end_matches(" ms").to_string());
         }
+        // The ledger's cells and columns (how many ended each way, and why).
+        out.extend(lesson::ledger_numbers(r));
     }
     for k in stampede::scenario::knob_names() {
         let v = s.get(k).unwrap();
@@ -63,6 +65,9 @@ proptest! {
         // Every clause holds its claims on this run (the claims issue).
         let run = claims::Run::new(&s, &r, true);
         prop_assert_eq!(claims::check(&run, &l.clauses), Ok(()), "{}", l.sentence);
+        // Whatever its story, it says how the requests ended where not
+        // every one got a value, the largest other outcome included.
+        prop_assert_eq!(claims::tells_how_they_ended(&run, &l.clauses), Ok(()), "{}", l.sentence);
         prop_assert_eq!(claims::text(&l.clauses), l.sentence.clone());
         let mut reports = vec![&r];
         reports.extend(then.as_ref());
