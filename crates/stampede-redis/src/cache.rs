@@ -50,12 +50,13 @@ use stampede::scenario::ClaimMode as CoreClaim;
 pub use stampede::scenario::{LoserPolicy, RedisErrorPolicy};
 
 use crate::claim::MAX_KEY_BYTES;
-use crate::conn::{Conn, Link, Target};
+use crate::conn::{manager_config, Conn, Link, Target};
 pub use crate::driver::REDIS_TIMEOUT;
 use crate::driver::{
     load_scripts, BoxError, Decoded, Driver, Fill, FillFuture, Loader, Origin, OriginFuture,
     Settings, SharedError,
 };
+use redis::aio::ConnectionManager;
 
 /// The claim across instances a [`Cache`] takes on Redis
 /// ([`CacheBuilder::claim`]).
@@ -428,6 +429,30 @@ async fn ready(mut con: Conn) -> Result<Link, BuildError> {
     Ok(Link::ready(con))
 }
 
+/// The connection `connect` makes, with the scripts loaded: at once if
+/// Redis is there, else in the background ([`Link::background`]) while the
+/// cache starts. A configuration that cannot be read (a bad URL) is the
+/// service's mistake, and refused.
+async fn lazily<A, F>(connect: A) -> Result<Link, BuildError>
+where
+    A: Fn() -> F + Send + Sync + 'static,
+    F: Future<Output = redis::RedisResult<Conn>> + Send,
+{
+    let attempt = move || {
+        let made = connect();
+        async move {
+            let mut con = made.await?;
+            load_scripts(&mut con).await?;
+            Ok::<_, redis::RedisError>(con)
+        }
+    };
+    match attempt().await {
+        Ok(con) => Ok(Link::ready(con)),
+        Err(e) if e.kind() == redis::ErrorKind::InvalidClientConfig => Err(e.into()),
+        Err(_) => Ok(Link::background(attempt)),
+    }
+}
+
 /// A service's cache: one instance's read path against a shared Redis.
 /// Cheap to clone (clones share the flight table and the connection).
 pub struct Cache<V, C = Json> {
@@ -786,7 +811,10 @@ fn checked(key: String) -> Result<String, CacheError> {
 /// 1 ms), the others on tokio's clock.
 pub struct CacheBuilder<V, C = Json> {
     target: Option<Target>,
-    /// The service's own connection, used instead of `target`.
+    /// The service's own client, the cache making the connection with its
+    /// own bounds ([`manager_config`]); used instead of `target`.
+    client: Option<redis::Client>,
+    /// The service's own connection, used instead of `target` or `client`.
     connection: Option<Conn>,
     strategy: Strategy,
     /// The claim TTL was given ([`CacheBuilder::claim_ttl`]); otherwise it
@@ -809,6 +837,7 @@ impl<V> CacheBuilder<V, Json> {
         let ms = |v: u64| v * 1000;
         CacheBuilder {
             target: None,
+            client: None,
             connection: None,
             claim_ttl_given: false,
             strategy: Strategy {
@@ -850,12 +879,31 @@ impl<V, C> CacheBuilder<V, C> {
 
     /// The service's own connection (a redis-rs `ConnectionManager`, or a
     /// cluster's `ClusterConnection`), instead of [`CacheBuilder::redis`]:
-    /// the cache shares it and loads its scripts on it when built. Its own
-    /// settings (reconnection, its reply timeout) stay the service's; the
-    /// cache still bounds each command by its Redis timeout
-    /// ([`CacheBuilder::redis_timeout`]).
+    /// the cache shares it and loads its scripts on it when built (Redis
+    /// must be up then). Its own settings stay the service's: the cache
+    /// still bounds each command by its Redis timeout
+    /// ([`CacheBuilder::redis_timeout`]), but **how soon the connection
+    /// comes back after Redis restarts is the manager's**, which the cache
+    /// cannot read or change. A manager made with redis-rs's defaults
+    /// (`ConnectionManager::new`) was measured away for 102 s after a
+    /// restart, every request going to the origin meanwhile. Make it with
+    /// the crate's bounds,
+    /// `ConnectionManager::new_with_config(client, stampede_redis::conn::manager_config(redis_timeout))`
+    /// ([`manager_config`]: back within about a quarter of a second), or
+    /// hand the cache the client instead ([`CacheBuilder::client`]).
     pub fn connection(mut self, connection: impl Into<Conn>) -> Self {
         self.connection = Some(connection.into());
+        self
+    }
+
+    /// The service's own redis-rs `Client` (its URL, credentials, TLS),
+    /// instead of [`CacheBuilder::redis`]: the cache makes its connection
+    /// manager from it with its own bounds ([`manager_config`]: back within
+    /// about a quarter of a second of a Redis restart), and, if Redis is
+    /// not there when the cache is built, connects in the background as
+    /// with a URL.
+    pub fn client(mut self, client: redis::Client) -> Self {
+        self.client = Some(client);
         self
     }
 
@@ -1061,6 +1109,7 @@ impl<V, C> CacheBuilder<V, C> {
     pub fn codec<C2>(self, codec: C2) -> CacheBuilder<V, C2> {
         CacheBuilder {
             target: self.target,
+            client: self.client,
             connection: self.connection,
             claim_ttl_given: self.claim_ttl_given,
             strategy: self.strategy,
@@ -1124,21 +1173,30 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
             ttl_for: self.ttl_for,
         };
         let (strategy, settings) = (self.strategy, self.settings);
-        let con = match (self.connection, self.target) {
-            (Some(con), _) => ready(con).await?,
-            (None, Some(target)) => match target.connect_bounded(settings.redis_timeout).await {
-                Ok(con) => ready(con).await?,
-                // A URL that cannot be read is the service's mistake.
-                Err(e) if e.kind() == redis::ErrorKind::InvalidClientConfig => return Err(e.into()),
-                // Redis is not there (yet): the cache starts all the same
-                // and connects in the background.
-                Err(_) => Link::background(target, settings.redis_timeout, |mut con| async move {
-                    load_scripts(&mut con).await
-                }),
-            },
-            (None, None) => {
+        let bound = settings.redis_timeout;
+        let con = match (self.connection, self.client, self.target) {
+            (Some(con), _, _) => ready(con).await?,
+            (None, Some(client), _) => {
+                lazily(move || {
+                    let client = client.clone();
+                    async move {
+                        let config = manager_config(bound);
+                        let con = ConnectionManager::new_with_config(client, config).await?;
+                        Ok(Conn::Single(con))
+                    }
+                })
+                .await?
+            }
+            (None, None, Some(target)) => {
+                lazily(move || {
+                    let target = target.clone();
+                    async move { target.connect_bounded(bound).await }
+                })
+                .await?
+            }
+            (None, None, None) => {
                 return Err(BuildError::Missing(
-                    "a Redis (.redis(url) or .connection(connection))",
+                    "a Redis (.redis(url), .client(client) or .connection(connection))",
                 ))
             }
         };
