@@ -4,19 +4,11 @@
 //! re-warm (the `ttl-sync` fault). Test helpers: a service fills its cache
 //! through `Cache::set` or its origin.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use stampede::claim::Micros;
-use stampede_redis::row::Header;
+use stampede_redis::row::{wall_ms, Header};
 use stampede_redis::value_key;
-
-/// Wall-clock milliseconds since the Unix epoch (the value row's times,
-/// shared by every instance).
-fn wall_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
 
 /// A deploy's warm-up (a `ttl-sync` fault), for one key: a row holding a
 /// value is written again fresh until `ARGV[1]` and stale until `ARGV[2]`

@@ -17,8 +17,7 @@ use std::time::Duration;
 use redis::{ErrorKind, RedisError, RedisResult, Script};
 
 use crate::conn::{Conn, Target};
-use crate::driver::stored_row;
-use crate::row::Header;
+use crate::row::{stored_row, wall_ms, Header};
 
 // The scripts carry no comments: the page shows them as they are, in its
 // first visit's bundle. What each does is said here.
@@ -300,7 +299,7 @@ impl ClaimStore {
     ) -> RedisResult<bool> {
         check_key(key)?;
         check_ttl(ttl)?;
-        let now = crate::driver::wall_ms();
+        let now = wall_ms();
         let fresh = now + millis(ttl);
         let written: i64 = self
             .write_fenced

@@ -24,7 +24,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use redis::Script;
 use stampede::claim::Micros;
@@ -45,7 +45,7 @@ use crate::conn::{Conn, Link};
 use crate::flights::{Flights, Joined, Woken};
 use crate::group::CatchUnwind;
 use crate::obs;
-use crate::row::Header;
+use crate::row::{foreign_type, stored_row, wall_ms, Header};
 
 /// A value's content, shared by every caller it answers.
 type Payload = Arc<Vec<u8>>;
@@ -455,14 +455,6 @@ pub(crate) async fn load_scripts(con: &mut Conn) -> redis::RedisResult<()> {
         Script::new(script).load_async(con).await?;
     }
     Ok(())
-}
-
-/// Wall-clock milliseconds since the Unix epoch (the value row's times,
-/// shared by every instance).
-pub(crate) fn wall_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// What performing a step produced besides the machine's input.
@@ -1837,25 +1829,6 @@ type Decode<O, T> = fn(&O, &[u8]) -> Result<T, String>;
 /// [`Origin::decode`] as a [`Decode`].
 fn decoded_by<O: Origin<K>, K>(origin: &O, payload: &[u8]) -> Result<Decoded, String> {
     origin.decode(payload)
-}
-
-/// Whether `e` says the key holds another type than a string: a row of
-/// another layout (the hash of the crate's versions before
-/// [`row`](crate::row), in a rolling deploy). Read as a row that is not
-/// in the layout (a decode miss), not as a Redis error.
-pub(crate) fn foreign_type(e: &redis::RedisError) -> bool {
-    e.code() == Some("WRONGTYPE")
-}
-
-/// What `GET value:{key}` found: the stored row, if any; a key of another
-/// type as an empty row (no row in the layout is empty).
-pub(crate) fn stored_row(
-    r: redis::RedisResult<Option<Vec<u8>>>,
-) -> redis::RedisResult<Option<Vec<u8>>> {
-    match r {
-        Err(e) if foreign_type(&e) => Ok(Some(Vec::new())),
-        r => r,
-    }
 }
 
 /// Reads the row `value_key` with one `GET` and says what the machine

@@ -27,6 +27,8 @@
 //! goes at the end of the header, and a change to the order is a new mark
 //! (`S2`).
 
+use std::time::{SystemTime, UNIX_EPOCH};
+
 /// A row's header: everything stored with a value but the payload.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Header {
@@ -99,6 +101,33 @@ impl Header {
             return None;
         }
         Some((header, MARK.len() + end + 1))
+    }
+}
+
+/// Wall-clock milliseconds since the Unix epoch: the unit of the header's
+/// times (`fresh`, `stale`, the negative mark), shared by every instance.
+pub fn wall_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Whether `e` says the key holds another type than a string: a row of
+/// another layout (the hash of the crate's versions before this one, in a
+/// rolling deploy). Read as a row that is not in the layout (a decode
+/// miss), not as a Redis error.
+pub(crate) fn foreign_type(e: &redis::RedisError) -> bool {
+    e.code() == Some("WRONGTYPE")
+}
+
+/// What `GET value:{key}` found: the stored row, if any; a key of another
+/// type as an empty row (no row in the layout is empty).
+pub(crate) fn stored_row(
+    r: redis::RedisResult<Option<Vec<u8>>>,
+) -> redis::RedisResult<Option<Vec<u8>>> {
+    match r {
+        Err(e) if foreign_type(&e) => Ok(Some(Vec::new())),
+        r => r,
     }
 }
 

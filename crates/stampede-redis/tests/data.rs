@@ -13,7 +13,7 @@ use std::time::Duration;
 use common::{settled, TestRedis};
 use serde::{Deserialize, Serialize};
 use stampede_redis::cache::{Cache, CacheStats, Fetched, Source};
-use stampede_redis::row::Header;
+use stampede_redis::row::{wall_ms, Header};
 use stampede_redis::{fence_key, lock_key, value_key, ClaimStore};
 use tokio::time::sleep;
 
@@ -305,13 +305,6 @@ async fn a_failure_mark_expires_with_it() {
 /// writers and time leave it), replacing what the key held.
 async fn seed_row(redis: &TestRedis, key: &str, header: Header, payload: &[u8]) {
     redis.put(&value_key(key), &header.encode(payload)).await;
-}
-
-fn wall_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 /// A read decides on the whole stored row, whichever state it is in: a
