@@ -496,8 +496,10 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     ///   failed.
     /// - **Error.** An origin error is [`CacheError::Origin`], the origin's
     ///   own error, for the request that ran it and for every follower
-    ///   attached to its flight;
-    ///   it is not remembered (the next request tries again), unless
+    ///   attached to its flight; the requests of other instances waiting
+    ///   on its claim get [`CacheError::Failed`] (or their stale value),
+    ///   rather than each calling the origin in turn. It is not
+    ///   remembered (the next request tries again), unless
     ///   [`CacheBuilder::negative_ttl`] caches it in Redis.
     /// - **Panic.** A panic inside the origin's future, or in the closure
     ///   before its future exists, is caught where it happens and counts as

@@ -314,6 +314,11 @@ pub(crate) struct Settings {
     /// Keep a local copy of a fresh value read from Redis this long (zero:
     /// none).
     pub local_cache: Duration,
+    /// A claim holder whose origin fails says so to the instances waiting
+    /// on its claim (a failure mark, `failed:{k}`, for their polls): they
+    /// answer the failure instead of taking the claim and calling the
+    /// origin in turn. The cache's; not the simulation's (the harness).
+    pub share_failures: bool,
 }
 
 impl Settings {
@@ -331,6 +336,7 @@ impl Settings {
             retries: scenario.retries,
             retry_backoff: ms(scenario.retry_backoff_ms),
             local_cache: ms(scenario.local_cache_ms),
+            share_failures: false,
         }
     }
 
@@ -348,6 +354,7 @@ impl Settings {
             retries: 0,
             retry_backoff: Duration::ZERO,
             local_cache: Duration::ZERO,
+            share_failures: true,
         }
     }
 }
@@ -396,6 +403,8 @@ pub(crate) struct Inner<O, K> {
     retry_backoff: Duration,
     /// How long a local copy lives (zero: no local copies).
     local_cache: Duration,
+    /// See [`Settings::share_failures`].
+    share_failures: bool,
     /// The instance's local copies: a fresh value a GET returned, its
     /// payload, and until when it answers this instance's reads (µs on the
     /// driver's clock), whatever Redis holds meanwhile.
@@ -467,6 +476,9 @@ enum Got {
     Computed(Arc<Vec<u8>>, Option<Duration>),
     /// The origin failed, with its own error if it returned one.
     Failed(Option<SharedError>),
+    /// The claim was held by another instance; this request sent it then
+    /// (wall-clock ms).
+    Lost(u64),
     /// A flight's reply to this follower carried the leader's payload, or
     /// its origin's error.
     Shared(Option<Arc<Vec<u8>>>, Option<SharedError>),
@@ -566,6 +578,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 retries: settings.retries,
                 retry_backoff: settings.retry_backoff,
                 local_cache: settings.local_cache,
+                share_failures: settings.share_failures,
                 local: Mutex::new(HashMap::new()),
                 draining: AtomicBool::new(false),
                 warnings: obs::Warnings::default(),
@@ -932,6 +945,12 @@ impl<O, K> Inner<O, K> {
         key_name(&self.prefix, "fence", k)
     }
 
+    /// `failed:{k}`, after the prefix: a claim holder's origin failed
+    /// then (wall-clock ms), for the instances that wait on its claim.
+    pub(crate) fn failed_key(&self, k: &str) -> String {
+        key_name(&self.prefix, "failed", k)
+    }
+
     /// The longest a written value is kept (ms): its TTL at the top of the
     /// jitter, then the stale window.
     fn longest_keep_ms(&self) -> u64 {
@@ -1002,6 +1021,12 @@ struct Carried {
     /// A read of this request met a row it cannot read, counted: the
     /// others it meets (its re-check's, its polls') are not counted again.
     decode_missed: bool,
+    /// This request's origin call failed (with an error of the origin's
+    /// or not).
+    origin_failed: bool,
+    /// This request lost the claim: when it sent the claim (wall-clock
+    /// ms). A failure mark written since is its holder's.
+    lost_at: Option<u64>,
 }
 
 impl Carried {
@@ -1198,7 +1223,11 @@ async fn drive<O: Origin<K>, K: Key>(
                 carried.computed = Some(v);
                 carried.computed_ttl = ttl;
             }
-            Got::Failed(e) => carried.failed = e,
+            Got::Failed(e) => {
+                carried.failed = e;
+                carried.origin_failed = true;
+            }
+            Got::Lost(at) => carried.lost_at = Some(at),
             Got::Shared(v, e) => {
                 carried.shared = v;
                 carried.shared_error = e;
@@ -1291,52 +1320,72 @@ fn perform<O: Origin<K>, K: Key>(
                 (Input::Cache(r.reply), got)
             })
         }
-        Step::Poll { key } => Box::pin(async move {
-            // One transaction: the value and the claim seen at one instant
-            // (two separate reads could see "no value" before a holder's
-            // write and "no claim" after its release, and claim for nothing).
-            let (value_key, lock_key) = (inner.value_key(&k), inner.lock_key(&k));
-            let mut pipe = redis::pipe();
-            pipe.atomic()
-                .cmd("GET")
-                .arg(&value_key)
-                .cmd("EXISTS")
-                .arg(&lock_key);
-            let r = async {
-                match pipe.query_async::<(Option<Vec<u8>>, bool)>(&mut con).await {
-                    // A row of another type fails the transaction: it is
-                    // no value, and the claim is read alone.
-                    Err(e) if foreign_type(&e) => {
-                        let held = redis::cmd("EXISTS")
-                            .arg(&lock_key)
-                            .query_async::<bool>(&mut con)
-                            .await?;
-                        Ok((Some(Vec::new()), held))
+        Step::Poll { key } => {
+            // Only a request that lost the claim looks for its holder's
+            // failure.
+            let lost_at = carried.lost_at.filter(|_| inner.share_failures);
+            Box::pin(async move {
+                // One transaction: the value, the claim and a failure mark
+                // seen at one instant (two separate reads could see "no value"
+                // before a holder's write and "no claim" after its release,
+                // and claim for nothing).
+                let (value_key, lock_key) = (inner.value_key(&k), inner.lock_key(&k));
+                let failed_key = inner.failed_key(&k);
+                let mut pipe = redis::pipe();
+                pipe.atomic()
+                    .cmd("GET")
+                    .arg(&value_key)
+                    .cmd("EXISTS")
+                    .arg(&lock_key)
+                    .cmd("GET")
+                    .arg(&failed_key);
+                let r = async {
+                    match pipe
+                        .query_async::<(Option<Vec<u8>>, bool, Option<u64>)>(&mut con)
+                        .await
+                    {
+                        // A row of another type fails the transaction: it is
+                        // no value, and the claim is read alone.
+                        Err(e) if foreign_type(&e) => {
+                            let held = redis::cmd("EXISTS")
+                                .arg(&lock_key)
+                                .query_async::<bool>(&mut con)
+                                .await?;
+                            Ok((Some(Vec::new()), held, None))
+                        }
+                        r => r,
                     }
-                    r => r,
+                };
+                match bounded(&inner, r).await {
+                    Ok((row, held, mark)) => {
+                        let r = reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
+                        let claim_free = !held;
+                        let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
+                        // The holder this request waited on failed since it
+                        // lost the claim: its failure, as a negative mark says
+                        // it (the stale value, if servable, else the error).
+                        let theirs = matches!((mark, lost_at), (Some(m), Some(t)) if m >= t);
+                        let cache = match r.reply {
+                            CacheReply::Stale(v) if theirs => CacheReply::Negative(Some(v)),
+                            CacheReply::Miss if theirs => CacheReply::Negative(None),
+                            reply => reply,
+                        };
+                        (Input::Polled { cache, claim_free }, got)
+                    }
+                    // A failed or timed-out poll: the core's read path applies
+                    // the Redis error policy to it, as to a failed claim (open,
+                    // it claims; closed, it keeps waiting). Whether the claim
+                    // is held is not known.
+                    Err(_) => (
+                        Input::Polled {
+                            cache: CacheReply::Error,
+                            claim_free: false,
+                        },
+                        Got::Nothing,
+                    ),
                 }
-            };
-            match bounded(&inner, r).await {
-                Ok((row, held)) => {
-                    let r = reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
-                    let claim_free = !held;
-                    let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
-                    let cache = r.reply;
-                    (Input::Polled { cache, claim_free }, got)
-                }
-                // A failed or timed-out poll: the core's read path applies
-                // the Redis error policy to it, as to a failed claim (open,
-                // it claims; closed, it keeps waiting). Whether the claim
-                // is held is not known.
-                Err(_) => (
-                    Input::Polled {
-                        cache: CacheReply::Error,
-                        claim_free: false,
-                    },
-                    Got::Nothing,
-                ),
-            }
-        }),
+            })
+        }
         Step::JoinFlight { key: fk } => {
             match Flights::join(inner.flights.clone(), (request_key.clone(), fk)) {
                 Joined::Lead(t) => {
@@ -1414,6 +1463,7 @@ fn perform<O: Origin<K>, K: Key>(
             // value is kept.
             let fence_life = (ttl / 1000).max(1) + inner.longest_keep_ms();
             Box::pin(async move {
+                let at = wall_ms();
                 let (r, sent): (Result<u64, _>, bool) = bounded_sent(
                     &inner,
                     script
@@ -1431,25 +1481,29 @@ fn perform<O: Origin<K>, K: Key>(
                     obs::unanswered_claim(limit, now, &inner.prefix, &k, e);
                     release_ambiguous(&inner, con, k, secret).await;
                 }
-                let reply = match r {
+                let (reply, got) = match r {
                     Ok(0) => {
                         obs::count(obs::CLAIM_LOSSES, "cache");
-                        ClaimReply::Held
+                        (ClaimReply::Held, Got::Lost(at))
                     }
                     Ok(fence) => {
                         obs::count(obs::CLAIM_WINS, "cache");
                         inner.counters.claim_wins.fetch_add(1, Ordering::Relaxed);
-                        ClaimReply::Won { fence }
+                        (ClaimReply::Won { fence }, Got::Nothing)
                     }
-                    Err(_) => ClaimReply::Error,
+                    Err(_) => (ClaimReply::Error, Got::Nothing),
                 };
-                (Input::Claim(reply), Got::Nothing)
+                (Input::Claim(reply), got)
             })
         }
         Step::Release { token, .. } => {
             inner.counters.releases.fetch_add(1, Ordering::Relaxed);
             let secret = tokens.get(&token.0).cloned();
+            let failed = carried.origin_failed && inner.share_failures;
             Box::pin(async move {
+                if failed {
+                    mark_failed(&inner, &mut con, &k).await;
+                }
                 if let Some(secret) = secret {
                     release_claim(&inner, &mut con, &k, &secret).await;
                 }
@@ -1762,6 +1816,23 @@ async fn release_claim<O, K>(inner: &Inner<O, K>, con: &mut Link, k: &str, secre
     if let Ok(reply) = reply {
         count_release(inner, Release::of_reply(reply));
     }
+}
+
+/// A claim holder's origin failed: `failed:{k}` says when (wall-clock ms),
+/// written before its release, so that a request waiting on the claim
+/// sees the failure by the time it sees the claim free. It lives as long
+/// as a request may wait (its deadline, or the claim TTL without one, and
+/// at least two polls); a request that lost a claim after it was written
+/// waits on another holder, and does not read it as its own.
+async fn mark_failed<O, K>(inner: &Inner<O, K>, con: &mut Link, k: &str) {
+    let s = &inner.strategy;
+    let lives = s.deadline.unwrap_or(s.claim_ttl).max(2 * s.poll) / 1000;
+    let mut set = redis::cmd("SET");
+    set.arg(inner.failed_key(k))
+        .arg(wall_ms())
+        .arg("PX")
+        .arg(lives.max(1));
+    let _ = bounded(inner, set.query_async::<()>(con)).await;
 }
 
 fn count_release<O, K>(inner: &Inner<O, K>, found: Release) {

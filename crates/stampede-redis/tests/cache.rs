@@ -838,3 +838,82 @@ async fn a_stale_and_a_waited_answer_each_decode_once() {
     settled(&[&cache]).await;
     assert_eq!(decodes.0.load(Ordering::SeqCst), 1, "one decode, waited");
 }
+
+/// Calls of `command` Redis has run so far (`INFO commandstats`).
+async fn calls_of(redis: &TestRedis, command: &str) -> u64 {
+    let info: String = redis::cmd("INFO")
+        .arg("commandstats")
+        .query_async(&mut redis.connection().await)
+        .await
+        .unwrap();
+    let line = format!("cmdstat_{command}:calls=");
+    info.lines()
+        .find_map(|l| l.strip_prefix(line.as_str()))
+        .and_then(|rest| rest.split(',').next())
+        .map_or(0, |n| n.parse().unwrap())
+}
+
+/// An origin failure reaches the instances waiting on the claim (issue 37,
+/// defect 7): three instances miss one key; the claim's holder calls the
+/// origin, which fails; the two that lost the claim answer `Failed` instead
+/// of each taking the claim and calling the origin in turn. The failure is
+/// not remembered (no negative TTL): the next request calls again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_origin_failure_reaches_the_instances_waiting_on_its_claim() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    // The holder's origin fails once both others are polling.
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let mut fleet = Vec::new();
+    for _ in 0..3 {
+        let (calls, gate) = (calls.clone(), gate.clone());
+        let cache: Cache<String> = Cache::builder()
+            .redis(&redis.url)
+            .deadline(Duration::from_secs(10))
+            .poll(Duration::from_millis(10))
+            .origin(move |_key: String| {
+                let (calls, gate) = (calls.clone(), gate.clone());
+                async move {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    gate.acquire().await.unwrap().forget();
+                    Err::<String, _>("the origin is down")
+                }
+            })
+            .build()
+            .await
+            .unwrap();
+        fleet.push(cache);
+    }
+    let requests: Vec<_> = fleet
+        .iter()
+        .map(|cache| {
+            let cache = cache.clone();
+            tokio::spawn(async move { cache.get("k").await })
+        })
+        .collect();
+    // The two losers poll (a poll is the driver's only MULTI/EXEC): their
+    // claims were seen held.
+    while calls_of(&redis, "exec").await < 2 {
+        sleep(Duration::from_millis(5)).await;
+    }
+    gate.add_permits(3);
+    let mut answers = Vec::new();
+    for r in requests {
+        answers.push(r.await.unwrap());
+    }
+    settled(&fleet.iter().collect::<Vec<_>>()).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "{answers:?}");
+    let origin = answers
+        .iter()
+        .filter(|a| matches!(a, Err(CacheError::Origin(_))))
+        .count();
+    let failed = answers
+        .iter()
+        .filter(|a| matches!(a, Err(CacheError::Failed)))
+        .count();
+    assert_eq!((origin, failed), (1, 2), "{answers:?}");
+    // Not remembered: the next request, on any instance, calls again.
+    let again = fleet[1].get("k").await;
+    assert!(matches!(again, Err(CacheError::Origin(_))), "{again:?}");
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
