@@ -72,6 +72,12 @@ pub fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// Every Redis bound in the benches: far past any reply, so that a bench
+/// holds on a loaded machine (a hit that took longer than the service's
+/// 100 ms would be a miss there, and an assertion's panic here). A timer's
+/// cost does not depend on its length.
+pub const BENCH_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The hit path's fixture (benches `hit_path` and `hit_ratio`): a cache
 /// on one connection to `url` holding `value` fresh for an hour at `k`,
 /// and `raw:k` holding the same payload's bytes alone, for a raw `GET` on
@@ -80,9 +86,14 @@ pub async fn hit_fixture(
     url: &str,
     value: &str,
 ) -> (stampede_redis::Cache<String>, stampede_redis::Conn) {
-    let con = stampede_redis::Target::parse(url).connect().await.unwrap();
+    let con = stampede_redis::Target::parse(url)
+        .connect_bounded(BENCH_TIMEOUT)
+        .await
+        .unwrap();
     let cache: stampede_redis::Cache<String> = stampede_redis::Cache::builder()
         .connection(con.clone())
+        .redis_timeout(BENCH_TIMEOUT)
+        .deadline(BENCH_TIMEOUT)
         .ttl(Duration::from_secs(3600))
         .origin(|key: String| async move { Ok::<_, String>(key) })
         .build()
