@@ -615,10 +615,10 @@ impl AbDom {
                     .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
                     .map(|s| s.value())
                     .unwrap_or_default();
+                // The view's effect builds both sides for the new pick.
                 k.cost.set(None);
                 k.throws.set(Vec::new());
                 k.compare.set(comparison(&v).map(|c| c.name));
-                k.rebuild();
             }),
         );
         put(&pick, &select);
@@ -691,7 +691,6 @@ impl AbDom {
                     .and_then(|i| stampede::scenario::parse_u32(&i.value()).ok());
                 if let Some(p) = pos {
                     k.cost.set(Some(cost_at(p)));
-                    k.rebuild();
                 }
             }),
         );
@@ -960,13 +959,17 @@ pub fn CompareView(
         let _ = root.get();
         mark.with(|m| engine.with_value(|e| e.mark(m.as_ref(), marked)));
     });
-    // A new seed (from the sandbox's seed box or the link) starts again.
-    Effect::new(move |prev: Option<u64>| {
-        let s = seed.get();
-        if prev.is_some_and(|p| p != s) {
+    // The runs follow the comparison, its cost and its seed: a change of
+    // any of them (the picker, the cost slider, the seed box, a list's next
+    // item, Back and Forward, the kit) builds both sides again from t = 0.
+    // The open view is kept across those, so nothing else would.
+    let built = StoredValue::new(None::<(Option<&'static str>, Option<u32>, u64)>);
+    crate::dom::effect(move || {
+        let now = (compare.get(), cost.get(), seed.get());
+        if built.get_value().is_some_and(|was| was != now) {
             k.rebuild();
         }
-        s
+        built.set_value(Some(now));
     });
     crate::engine::start_loop(engine, k.playing, k.speed, reading);
     // Paused mid-run, caught up: the moment the address keeps (a replay's
