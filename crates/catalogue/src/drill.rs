@@ -16,6 +16,7 @@
 
 use crate::claims::Row;
 use serde::Serialize;
+use stampede::ledger::End;
 use stampede::scenario::{self, knob_names, Notice, Pitfalls, Scenario};
 use stampede::sim::Fleet;
 use stampede::Report;
@@ -50,15 +51,43 @@ pub use crate::claims::Cmp;
 /// same test, [`crate::claims::Bound::holds_for`].
 pub type Criterion = crate::claims::Bound;
 
+/// The counters that measure how long callers waited for their answer
+/// (a criterion on one of them is a criterion on answering time).
+pub const ANSWERING_TIME: [&str; 3] = ["max_ms", "p99_ms", "p50_ms"];
+
+/// Every caller was answered: none was still waiting when the run stopped
+/// (the ledger's `unanswered`, the report's `pinned`).
+pub const EVERY_CALLER_ANSWERED: crate::claims::Claim =
+    crate::claims::Claim::ledger(End::Unanswered, None, 0);
+
+/// No caller got a fallback (degraded) answer.
+pub const NO_FALLBACKS: crate::claims::Claim = crate::claims::Claim::ledger(End::Degraded, None, 0);
+
 impl Criterion {
+    /// A bound from above on answering time (`max_ms <= 300`): it speaks
+    /// of every caller, so a caller never answered breaks it, whatever the
+    /// answered ones measured.
+    pub fn bounds_answering_time(&self) -> bool {
+        ANSWERING_TIME.contains(&self.metric) && self.cmp != Cmp::AtLeast
+    }
+
     /// This criterion on one run (the page's live view while a run plays).
+    /// A bound on answering time fails while any caller is unanswered
+    /// ([`Graded::never_answered`]): a latency counter measures only the
+    /// callers that got an answer.
     pub fn check(&self, r: &Report) -> Graded {
+        let never_answered = if self.bounds_answering_time() {
+            r.ledger.ended(End::Unanswered)
+        } else {
+            0
+        };
         Graded {
             name: self.name(),
             metric: self.metric,
             value: self.value(r),
             limit: self.limit,
-            passed: self.holds_for(r),
+            passed: self.holds_for(r) && never_answered == 0,
+            never_answered,
         }
     }
 
@@ -77,6 +106,10 @@ pub struct Graded {
     pub value: f64,
     pub limit: f64,
     pub passed: bool,
+    /// For a bound on answering time, the callers never answered (the
+    /// most on any seed): the value leaves them out, and the criterion
+    /// fails while there are any.
+    pub never_answered: u64,
 }
 
 /// A drill's grade: every criterion, passed only if all passed, and the
@@ -357,10 +390,12 @@ pub fn grade_reports(drill: &Drill, runs: &[(u64, Report)]) -> Grade {
                 value: f64::NAN,
                 limit: c.limit,
                 passed: !runs.is_empty(),
+                never_answered: 0,
             };
             for (i, (_, r)) in runs.iter().enumerate() {
                 let one = c.check(r);
                 graded.passed &= one.passed;
+                graded.never_answered = graded.never_answered.max(one.never_answered);
                 graded.value = if i == 0 {
                     one.value
                 } else {
@@ -644,6 +679,7 @@ pub const DRILLS: &[Drill] = &[
             exactly("pinned", 0.0),
             at_most("max_ms", 300.0),
             at_most("recomputes", 3.0),
+            exactly("degraded", 0.0),
         ],
         hints: [
             "A wait with no end pins a thread for good.",
@@ -652,7 +688,7 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "pf=&dl=250&ot=3000",
-            claims: &[exactly("pinned", 0.0).claim(), at_most("max_ms", 250.0).claim(), exactly("recomputes", 3.0).claim()],
+            claims: &[exactly("pinned", 0.0).claim(), at_most("max_ms", 250.0).claim(), exactly("recomputes", 3.0).claim(), EVERY_CALLER_ANSWERED],
             words: "The caller's deadline bounds the wait: at 250 ms every caller gets its answer (a timeout) in time and nothing stays pinned. The origin timeout bounds the call: each time it fires, the flight and the claim are freed and the next caller starts another recompute at the hung origin. A 1 s timeout calls it 9 times in 10 s; 3 s keeps it to 3.",
         },
         other: &[
@@ -706,7 +742,11 @@ pub const DRILLS: &[Drill] = &[
             words: "The office that wins the claim crashes without releasing it, and nobody may refresh until its 10 s TTL runs out. The TTL is locked (other teams share the claim). Keep every caller answered in time, with one recompute.",
         },
         allowed: &["loser", "stale_ms", "stale_while_revalidate"],
-        goals: &[exactly("timeouts", 0.0), at_most("recomputes", 1.0)],
+        goals: &[
+            exactly("timeouts", 0.0),
+            at_most("recomputes", 1.0),
+            exactly("degraded", 0.0),
+        ],
         hints: [
             "While the dead claim blocks the refresh, what could a caller be given?",
             "The expired value is still there if you choose to keep it.",
@@ -714,7 +754,7 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "st=60000&l=stale",
-            claims: &[exactly("timeouts", 0.0).claim(), at_least("stale_served", 1.0).claim()],
+            claims: &[exactly("timeouts", 0.0).claim(), at_least("stale_served", 1.0).claim(), NO_FALLBACKS],
             words: "The stall lasts the claim's TTL and the TTL is locked, so the fix is in what losers do meanwhile: with a stale window they answer from the old value at once, and nobody waits out the dead claim. Recomputing anyway would also answer, but at a recompute per loser.",
         },
         other: &[
@@ -794,7 +834,7 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "l1=500",
-            claims: &[at_most("p99_ms", 5.0).claim()],
+            claims: &[at_most("p99_ms", 5.0).claim(), EVERY_CALLER_ANSWERED],
             words: "A hot key's reads all land on one Redis shard, so at its throughput they queue. A local copy in each instance answers repeat reads from memory and sends Redis only the occasional refresh. Its lifetime is how stale an answer may be: keep it well under the value's TTL, or the local copies outlive the value and nobody refreshes it (at 5 s, none does in this run).",
         },
         other: &[
@@ -807,7 +847,7 @@ pub const DRILLS: &[Drill] = &[
         hint_runs: &[
             Row {
                 link: "l1=50",
-                claims: &[at_most("p99_ms", 5.0).claim(), at_most("redis_round_trips", 2100.0).claim(), at_least("recomputes", 2.0).claim()],
+                claims: &[at_most("p99_ms", 5.0).claim(), at_most("redis_round_trips", 2100.0).claim(), at_least("recomputes", 2.0).claim(), EVERY_CALLER_ANSWERED],
                 words: "A short local copy in each instance (local_cache_ms about 50-500)",
             },
             Row {
@@ -904,6 +944,7 @@ pub const DRILLS: &[Drill] = &[
             exactly("timeouts", 0.0),
             at_most("p99_ms", 5.0),
             at_most("recomputes", 1.0),
+            exactly("degraded", 0.0),
         ],
         hints: [
             "Who still waits when the losers serve stale? The winner's own threads.",
@@ -912,7 +953,7 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "swr=1",
-            claims: &[exactly("recomputes", 1.0).claim(), exactly("timeouts", 0.0).claim(), at_most("p99_ms", 5.0).claim()],
+            claims: &[exactly("recomputes", 1.0).claim(), exactly("timeouts", 0.0).claim(), at_most("p99_ms", 5.0).claim(), EVERY_CALLER_ANSWERED, NO_FALLBACKS],
             words: "With stale-while-revalidate every request, the refreshing one included, gets the stale value at once; the claim guards only the refresh running behind, so one recompute happens and nobody waits. The losers' stale policy alone leaves the winning office's 200 threads waiting on the 2 s recompute until their 1 s deadline.",
         },
         other: &[
@@ -1109,7 +1150,7 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "st=10000&swr=1",
-            claims: &[exactly("rejected", 0.0).claim(), exactly("timeouts", 0.0).claim()],
+            claims: &[exactly("rejected", 0.0).claim(), exactly("timeouts", 0.0).claim(), EVERY_CALLER_ANSWERED, NO_FALLBACKS],
             words: "Open-loop arrivals do not slow down when the service does, so every thread held by the hung refresh is lost capacity. With a stale copy and stale-while-revalidate every caller is answered at once and only the refresh waits on the origin. Serving stale from the losers alone still holds the winning instance's threads, and it turns arrivals away; a short deadline frees the threads but answers them with timeouts.",
         },
         other: &[
@@ -1156,7 +1197,7 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "rto=50&rbk=5000&re=closed&l=degrade",
-            claims: &[at_most("max_ms", 300.0).claim()],
+            claims: &[at_most("max_ms", 300.0).claim(), EVERY_CALLER_ANSWERED],
             words: "A hung Redis holds every command for the client's timeout, so the timeout must be short, and a breaker stops paying it on every request. Failing open would then send every office to a 2 s origin: 40 calls, and nobody answered in time. Failing closed keeps the origin at rest, and the losers degrade at once instead of waiting for a value nobody computes. A shorter deadline alone just turns the waits into timeouts.",
         },
         other: &[

@@ -547,3 +547,155 @@ fn a_hints_numbers_are_settings_or_claimed_of_the_drills_runs() {
         wrong.join("\n")
     );
 }
+
+/// The counters of answering time: they measure only the callers that
+/// got an answer.
+const ANSWERING_TIME: [&str; 3] = ["max_ms", "p99_ms", "p50_ms"];
+
+/// Learner links to grade each drill on: the situation, the solution, the
+/// reasoning's and the hints' choices, and each allowed knob turned to a
+/// few values alone and on top of the solution.
+fn links(d: &Drill) -> Vec<String> {
+    let mut out = vec![String::new(), d.solution.link.to_string()];
+    out.extend(
+        d.other
+            .iter()
+            .chain(d.hint_runs)
+            .map(|r| r.link.to_string()),
+    );
+    let keys = drill::url_keys();
+    for (short, long) in &keys {
+        let values: &[&str] = if *long == "pitfalls" {
+            &["", "no-deadline", "remember-failure"]
+        } else if !d.allows(long) {
+            continue;
+        } else {
+            &[
+                "0", "1", "250", "3000", "on", "off", "stale", "degrade", "closed",
+            ]
+        };
+        for v in values {
+            out.push(format!("{short}={v}"));
+            out.push(format!("{}&{short}={v}", d.solution.link));
+        }
+    }
+    out
+}
+
+/// A criterion on answering time speaks of every caller: graded "yes", no
+/// caller was left unanswered on any seed (`max_ms <= 300` was "yes" on
+/// `hung-origin` with `pf=no-deadline`, 200 callers pinned). And a drill
+/// whose story asks for callers to be answered bounds the fallbacks:
+/// graded "yes", nobody got a degraded answer (`holder-crash` passed with
+/// `l=degrade`, 10,095 degraded answers).
+#[test]
+fn answering_time_bounds_the_unanswered_and_answered_bounds_the_fallbacks() {
+    let says_answered = |d: &Drill| {
+        format!("{} {}", d.title, d.story.words)
+            .to_lowercase()
+            .contains("answer")
+    };
+    let mut seen_time = 0;
+    for d in DRILLS {
+        let timed: Vec<usize> = (0..d.goals.len())
+            .filter(|&i| {
+                ANSWERING_TIME.contains(&d.goals[i].metric) && d.goals[i].cmp != Cmp::AtLeast
+            })
+            .collect();
+        let answered = says_answered(d);
+        if timed.is_empty() && !answered {
+            continue;
+        }
+        if answered {
+            assert!(
+                d.goals
+                    .iter()
+                    .any(|g| g.metric == "degraded" && g.cmp != Cmp::AtLeast && g.limit == 0.0),
+                "{}: says answered and bounds no fallback",
+                d.name
+            );
+        }
+        let mut seen = std::collections::HashSet::new();
+        for link in links(d) {
+            let (s, _) = apply(d, &link);
+            if !seen.insert(format!("{s:?}")) {
+                continue;
+            }
+            let runs: Vec<(u64, Report)> = SEEDS
+                .iter()
+                .map(|&seed| (seed, stampede::Fleet::new(&s, seed).run()))
+                .collect();
+            let g = grade_reports(d, &runs);
+            let unanswered = runs
+                .iter()
+                .map(|(_, r)| r.ledger.ended(stampede::ledger::End::Unanswered))
+                .max()
+                .unwrap_or(0);
+            let degraded = runs.iter().map(|(_, r)| r.degraded).max().unwrap_or(0);
+            for &i in &timed {
+                let c = &g.criteria[i];
+                assert!(
+                    !c.passed || unanswered == 0,
+                    "{} with {link:?}: {} graded yes, {unanswered} callers never answered",
+                    d.name,
+                    c.name
+                );
+                seen_time += 1;
+            }
+            if answered {
+                assert!(
+                    !g.passed || degraded == 0,
+                    "{} with {link:?}: passed, {degraded} degraded answers",
+                    d.name
+                );
+            }
+        }
+    }
+    assert!(
+        seen_time > 50,
+        "{seen_time} graded criteria on answering time"
+    );
+}
+
+/// A row that claims callers were answered within a time claims that
+/// every caller was answered: the latency counters leave the unanswered out.
+#[test]
+fn a_rows_bound_on_answering_time_comes_with_every_caller_answered() {
+    use stampede::ledger::End;
+    for d in DRILLS {
+        for r in [&d.story, &d.solution]
+            .into_iter()
+            .chain(d.other)
+            .chain(d.hint_runs)
+        {
+            let timed = r
+                .claims
+                .iter()
+                .filter_map(Claim::as_bound)
+                .any(|b| ANSWERING_TIME.contains(&b.metric) && b.cmp != Cmp::AtLeast);
+            let answered = r.claims.iter().any(|c| {
+                c.as_ledger() == Some((End::Unanswered, None, 0))
+                    || c.as_bound().is_some_and(|b| {
+                        b.metric == "pinned" && b.cmp != Cmp::AtLeast && b.limit == 0.0
+                    })
+            });
+            assert!(!timed || answered, "{}: ?{} {:?}", d.name, r.link, r.words);
+        }
+    }
+}
+
+/// The CLI's grade says the callers a bound on answering time leaves out.
+#[test]
+fn the_cli_grades_answering_time_with_the_unanswered() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_stampede-sim"))
+        .args(["--drill", "hung-origin", "--url", "pf=no-deadline"])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&out.stdout);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("max_ms <= 300"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.ends_with("no: 200 never answered"), "{line}");
+    assert!(out.trim_end().ends_with("passed: no"), "{out}");
+}

@@ -774,7 +774,12 @@ fn drill(args: &[String], i: usize) -> Result<String, Exit> {
                 c.name.clone(),
                 stampede::decimal::format(c.value),
                 stampede::decimal::format(c.limit),
-                yes(c.passed),
+                // A bound on answering time speaks of every caller: the
+                // value leaves out those never answered, so say them.
+                match c.never_answered {
+                    0 => yes(c.passed),
+                    n => format!("no: {n} never answered"),
+                },
             ]
         })
         .collect();
