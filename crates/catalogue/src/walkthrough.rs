@@ -214,6 +214,220 @@ pub struct Choice {
     /// Why this is or is not what happens here, from the run.
     pub feedback: String,
     pub correct: bool,
+    /// What the feedback states of the followed request, each proved from
+    /// its own log by [`check`].
+    #[serde(skip)]
+    pub facts: Vec<Fact>,
+}
+
+/// One thing a feedback sentence states of the followed request: the
+/// walk-through's claim, proved from the request's own log (its events,
+/// through every retry, and the claim wins of the run), never from the
+/// words' own reasoning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fact {
+    /// It logged `kind` at `t` ("at 8.3 ms it attaches", "won at").
+    Logged(EventKind, Micros),
+    /// Thread `holder` won the claim on its key at `t` and had not
+    /// released it when the request's event at `at` came ("held it").
+    Held { holder: u32, t: Micros, at: Micros },
+    /// The attempt waiting at `from` is answered at `t` with `ending`, and
+    /// no retry comes between: its caller gets that answer ("the caller
+    /// gets a timeout").
+    Answered { from: Micros, t: Micros, ending: u8 },
+    /// The attempt waiting at `from` fails at `t` and the request tries
+    /// again: retry `n` of the run's retries, starting at `again`.
+    Retried {
+        from: Micros,
+        t: Micros,
+        n: u32,
+        again: Micros,
+    },
+    /// The request's final answer, after every retry: `ending` at `t`.
+    Ended { t: Micros, ending: u8 },
+    /// The request had no answer when its log ends.
+    NeverAnswered,
+    /// Its flight settled at `t` with a value (`true`) or without one.
+    Settled { t: Micros, value: bool },
+}
+
+impl Fact {
+    /// The fact holds in the followed request's log.
+    pub fn holds(&self, log: &ThreadLog) -> bool {
+        let ev = &log.events;
+        match *self {
+            Fact::Logged(kind, t) => ev.iter().any(|e| e.kind == kind && e.t == t),
+            Fact::Held { holder, t, at } => {
+                let key = ev.iter().find(|e| e.t == at).map(|e| e.key);
+                let won = log.claims.iter().any(|c| {
+                    c.kind == EventKind::ClaimWon
+                        && c.thread == holder
+                        && c.t == t
+                        && Some(c.key) == key
+                });
+                let released = log.claims.iter().any(|c| {
+                    c.kind == EventKind::Release
+                        && c.thread == holder
+                        && Some(c.key) == key
+                        && c.t >= t
+                        && c.t <= at
+                });
+                won && !released
+            }
+            Fact::Answered { from, t, ending } => attempt_end(ev, from).is_some_and(|j| {
+                let e = &ev[j];
+                e.kind == EventKind::Respond && e.t == t && e.detail == ending
+            }),
+            Fact::Retried { from, t, n, again } => attempt_end(ev, from).is_some_and(|j| {
+                let retries = ev[..=j]
+                    .iter()
+                    .filter(|x| x.kind == EventKind::Retry)
+                    .count();
+                ev[j].kind == EventKind::Retry
+                    && ev[j].t == t
+                    && retries == n as usize
+                    && ev[j..]
+                        .iter()
+                        .find(|x| x.kind == EventKind::Arrive)
+                        .is_some_and(|x| x.t == again && x.detail == 1)
+            }),
+            Fact::Ended { t, ending } => {
+                final_answer(ev).is_some_and(|e| e.t == t && e.detail == ending)
+            }
+            Fact::NeverAnswered => final_answer(ev).is_none(),
+            Fact::Settled { t, value } => ev
+                .iter()
+                .position(|e| e.kind == EventKind::Settle && e.t == t)
+                .is_some_and(|i| settled_value(ev, i) == Some(value)),
+        }
+    }
+}
+
+/// Which facts back an event word.
+type Backs = fn(&Fact) -> bool;
+
+/// Words of the feedback that state an event of the request, and the fact
+/// that must back each: said without it, [`check`] fails.
+const EVENT_WORDS: [(&str, Backs); 5] = [
+    (
+        "the caller gets a timeout",
+        |f| matches!(f, Fact::Answered { ending, .. } if *ending == Ending::Timeout as u8),
+    ),
+    ("with the same v", |f| {
+        matches!(f, Fact::Settled { value: true, .. })
+    }),
+    ("tries again at", |f| matches!(f, Fact::Retried { .. })),
+    ("finally ends", |f| matches!(f, Fact::Ended { .. })),
+    ("still held it", |f| matches!(f, Fact::Held { .. })),
+];
+
+/// Every fact of every option of `walk` holds in `log`, and every event
+/// word of [`EVENT_WORDS`] in a feedback comes with its fact; otherwise
+/// the first that does not, with its words.
+pub fn check(log: &ThreadLog, walk: &Walk) -> Result<(), String> {
+    for a in &walk.asked {
+        for o in &a.options {
+            for f in &o.facts {
+                if !f.holds(log) {
+                    return Err(format!(
+                        "\"{}\" states {f:?}, which does not hold",
+                        o.feedback
+                    ));
+                }
+            }
+            let stated = stated(&o.feedback);
+            for (word, backs) in EVENT_WORDS {
+                if stated.contains(word) && !o.facts.iter().any(backs) {
+                    return Err(format!(
+                        "\"{}\" says \"{word}\" with no fact of the run to prove it",
+                        o.feedback
+                    ));
+                }
+            }
+            if let Some(word) = crate::claims::causal_word(&o.feedback) {
+                if o.facts.is_empty() {
+                    return Err(format!("\"{}\" says \"{word}\" with no fact", o.feedback));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The words a feedback states: without a listing line it names only to
+/// deny it ("not «answer every waiter with the same v»").
+fn stated(feedback: &str) -> String {
+    let mut out = String::new();
+    let mut rest = feedback;
+    while let Some(at) = rest.find("not «") {
+        out.push_str(&rest[..at]);
+        rest = rest[at..].split_once('»').map_or("", |(_, r)| r);
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the attempt under way at `from` ends (its answer, or the failure
+/// it retries after), if the log has it: an index into `ev`.
+fn attempt_end(ev: &[Event], from: Micros) -> Option<usize> {
+    let i = ev.iter().position(|e| e.t >= from)?;
+    ev[i..]
+        .iter()
+        .take_while(|e| e.kind != EventKind::Arrive)
+        .position(|e| matches!(e.kind, EventKind::Respond | EventKind::Retry))
+        .map(|j| i + j)
+}
+
+/// The request's final answer: its last `Respond`, when no retry follows it.
+fn final_answer(ev: &[Event]) -> Option<&Event> {
+    let last = ev
+        .iter()
+        .rev()
+        .find(|e| matches!(e.kind, EventKind::Respond | EventKind::Retry))?;
+    (last.kind == EventKind::Respond).then_some(last)
+}
+
+/// Whether the flight settled at `ev[i]` had a value: what the work of its
+/// attempt last did before the settle (a value written or computed, or a
+/// failure, a negative marker, an origin timeout, a shed), else the
+/// leader's own answer after it. `None` when the log does not show it.
+fn settled_value(ev: &[Event], i: usize) -> Option<bool> {
+    use EventKind as E;
+    let start = ev[..=i]
+        .iter()
+        .rposition(|e| e.kind == E::Arrive)
+        .unwrap_or(0);
+    for e in ev[start..i].iter().rev() {
+        match e.kind {
+            E::CacheSet | E::RecomputeEnd => return Some(e.detail == 0),
+            E::OriginTimeout | E::Shed => return Some(false),
+            _ => {}
+        }
+    }
+    let answer = ev[i..]
+        .iter()
+        .take_while(|e| e.kind != E::Arrive)
+        .find(|e| matches!(e.kind, E::Respond | E::Retry))?;
+    Some(answer.kind == E::Respond && is_value(answer.detail))
+}
+
+fn is_value(ending: u8) -> bool {
+    [Ending::Hit, Ending::Stale, Ending::Computed, Ending::Shared]
+        .iter()
+        .any(|e| *e as u8 == ending)
+}
+
+/// How a caller was answered, in words.
+fn ending_words(ending: u8) -> &'static str {
+    match ending {
+        d if d == Ending::Hit as u8 => "with a value from the cache",
+        d if d == Ending::Stale as u8 => "with a stale value",
+        d if d == Ending::Computed as u8 => "with the value of its own origin call",
+        d if d == Ending::Shared as u8 => "with its flight's value",
+        d if d == Ending::Degraded as u8 => "with a degraded answer",
+        d if d == Ending::Error as u8 => "with an error",
+        _ => "in a timeout",
+    }
 }
 
 impl Choice {
@@ -261,9 +475,16 @@ pub struct Walk {
 /// computes the walk in one go).
 pub const MAX_EVENTS: usize = 1_000_000;
 
+/// The arrival of a new request (not the next attempt of one that
+/// retries: that arrives with detail 1, after its `Retry`).
+fn new_request(e: &Event) -> bool {
+    e.kind == EventKind::Arrive && e.detail != 1
+}
+
 /// What the followed thread logged during its first request (from its
-/// arrival to its next one), with the claim wins and releases of everyone
-/// (for "who holds it"), from a run of `s` with `seed`.
+/// arrival to its next one, through every retry of it, so that its
+/// final answer is in the log), with the claim wins and releases of
+/// everyone (for "who holds it"), from a run of `s` with `seed`.
 pub struct ThreadLog {
     pub thread: Option<u32>,
     pub events: Vec<Event>,
@@ -312,10 +533,7 @@ pub fn thread_log(s: &Scenario, seed: u64, who: Who) -> ThreadLog {
                         .filter(|b| b.thread == e.thread)
                         .copied()
                         .collect();
-                    let from = mine
-                        .iter()
-                        .rposition(|b| matches!(b.kind, EventKind::Arrive | EventKind::Retry))
-                        .unwrap_or(0);
+                    let from = mine.iter().rposition(new_request).unwrap_or(0);
                     events.extend_from_slice(&mine[from..]);
                     buffer = Vec::new();
                 }
@@ -324,7 +542,7 @@ pub fn thread_log(s: &Scenario, seed: u64, who: Who) -> ThreadLog {
             if Some(e.thread) != thread {
                 continue;
             }
-            let arrival = matches!(e.kind, EventKind::Arrive | EventKind::Retry);
+            let arrival = new_request(&e);
             if arrival && !events.is_empty() {
                 done = true;
                 continue;
@@ -396,7 +614,7 @@ impl Tracker {
                 E::DeadlinePassed if self.waiting => Some((Kind::Deadline, "yes")),
                 // A poller that slept out its budget answers at its
                 // deadline without a separate deadline event.
-                E::Respond if self.waiting && e.detail == Ending::Timeout as u8 => {
+                E::Respond | E::Retry if self.waiting && e.detail == Ending::Timeout as u8 => {
                     Some((Kind::Deadline, "yes"))
                 }
                 _ if self.waiting && ends_wait(before, e) => Some((Kind::Deadline, "no")),
@@ -446,7 +664,7 @@ fn loser_choice(e: &Event, rest: &[Event]) -> Option<&'static str> {
     use EventKind as E;
     match e.kind {
         E::Poll | E::DeadlinePassed | E::Handover => Some("wait"),
-        E::Respond if e.detail == Ending::Timeout as u8 => Some("wait"),
+        E::Respond | E::Retry if e.detail == Ending::Timeout as u8 => Some("wait"),
         E::Settle | E::Respond => {
             let answer = std::iter::once(e)
                 .chain(rest)
@@ -528,8 +746,32 @@ impl Words<'_> {
         }
     }
 
-    /// One sentence per option: why it is, or is not, what happens.
-    fn feedback(&self, kind: Kind, key: &str, right: &str, e: &Event, place: Place) -> String {
+    /// One sentence per option: why it is, or is not, what happens; and
+    /// the facts of the request it states.
+    fn feedback(
+        &self,
+        kind: Kind,
+        key: &str,
+        right: &str,
+        i: usize,
+        place: Place,
+    ) -> (String, Vec<Fact>) {
+        let e = &self.log.events[i];
+        let mut facts = vec![Fact::Logged(e.kind, e.t)];
+        if kind == Kind::Claim && right == "lost" {
+            if let Some((holder, t)) = self.holder_at(e) {
+                facts.push(Fact::Held { holder, t, at: e.t });
+            }
+        }
+        if kind == Kind::Deadline {
+            let (words, more) = self.deadline_words(key == right, right == "yes", i, place);
+            facts.extend(more);
+            return (words, facts);
+        }
+        (self.words(kind, key, right, e), facts)
+    }
+
+    fn words(&self, kind: Kind, key: &str, right: &str, e: &Event) -> String {
         let at = ms(e.t);
         let yes = key == right;
         match kind {
@@ -540,8 +782,7 @@ impl Words<'_> {
             Kind::LeadOrFollow => self.lead_words(key, yes, &at),
             Kind::Claim => self.claim_words(key, right, e, &at),
             Kind::Loser => self.loser_words(key, right, e, &at),
-            Kind::Deadline => self.deadline_words(key, right, e, place, &at),
-            Kind::Line => String::new(),
+            Kind::Deadline | Kind::Line => String::new(),
         }
     }
 
@@ -643,8 +884,26 @@ impl Words<'_> {
         why(key == right, not, &what)
     }
 
-    fn deadline_words(&self, key: &str, right: &str, e: &Event, place: Place, at: &str) -> String {
-        let waited = ms(e.t.saturating_sub(self.arrived()));
+    /// Whether its deadline passed first, and what then became of the
+    /// request: "the caller gets a timeout" only where no retry follows;
+    /// otherwise it tries again, and how the request finally ended.
+    fn deadline_words(
+        &self,
+        yes: bool,
+        passed: bool,
+        i: usize,
+        place: Place,
+    ) -> (String, Vec<Fact>) {
+        let e = &self.log.events[i];
+        let at = &ms(e.t);
+        // Each attempt has a deadline of its own, from its own start.
+        let started = self.log.events[..=i]
+            .iter()
+            .rev()
+            .find(|x| x.kind == EventKind::Arrive)
+            .map_or(0, |x| x.t);
+        let waited = ms(e.t.saturating_sub(started));
+        let mut facts = Vec::new();
         let on = match place {
             _ if e.kind == EventKind::OriginTimeout => "the origin call's own timeout",
             Place::Following => "the flight's result",
@@ -652,14 +911,21 @@ impl Words<'_> {
             Place::Recomputing => "the origin's answer",
             _ => "its answer",
         };
-        let what = if right == "yes" {
+        let what = if passed {
+            let (then, more) = self.after_deadline(e.t);
+            facts = more;
             let work = if place == Place::Recomputing {
-                "; the caller gets a timeout and the recompute runs on"
+                " (the recompute runs on)"
             } else {
-                "; the caller gets a timeout"
+                ""
+            };
+            let arrived = if started == self.arrived() {
+                "it arrived"
+            } else {
+                "this attempt began"
             };
             format!(
-                "its {} ms deadline passed at {at} ms, {waited} ms after it arrived, before {on} came{work}",
+                "its {} ms deadline passed at {at} ms, {waited} ms after {arrived}, before {on} came{work}; {then}",
                 self.s.deadline_ms
             )
         } else {
@@ -673,7 +939,82 @@ impl Words<'_> {
                 ),
             }
         };
-        verdict(key == right, &what)
+        (verdict(yes, &what), facts)
+    }
+
+    /// What became of the request after the deadline of the attempt
+    /// waiting at `from` passed, as the log shows it.
+    fn after_deadline(&self, from: Micros) -> (String, Vec<Fact>) {
+        let ev = &self.log.events;
+        let Some(j) = attempt_end(ev, from) else {
+            return (
+                "the walk-through's look at the run ends before its caller is answered".into(),
+                vec![Fact::NeverAnswered],
+            );
+        };
+        let end = ev[j];
+        if end.kind == EventKind::Respond {
+            let said = if end.detail == Ending::Timeout as u8 {
+                "the caller gets a timeout".to_string()
+            } else {
+                format!("the caller is answered {}", ending_words(end.detail))
+            };
+            return (
+                format!("{said} at {} ms", ms(end.t)),
+                vec![Fact::Answered {
+                    from,
+                    t: end.t,
+                    ending: end.detail,
+                }],
+            );
+        }
+        let n = ev[..=j]
+            .iter()
+            .filter(|x| x.kind == EventKind::Retry)
+            .count() as u32;
+        let Some(again) = ev[j..].iter().find(|x| x.kind == EventKind::Arrive) else {
+            return (
+                format!(
+                    "the attempt fails, and retry {n} of {} is still to come when the walk-through's look at the run ends",
+                    self.s.retries
+                ),
+                vec![Fact::NeverAnswered],
+            );
+        };
+        let mut facts = vec![Fact::Retried {
+            from,
+            t: end.t,
+            n,
+            again: again.t,
+        }];
+        let retried = format!(
+            "the attempt fails and it tries again at {} ms (retry {n} of {})",
+            ms(again.t),
+            self.s.retries
+        );
+        match final_answer(ev) {
+            Some(last) => {
+                facts.push(Fact::Ended {
+                    t: last.t,
+                    ending: last.detail,
+                });
+                (
+                    format!(
+                        "{retried}; the request finally ends {} at {} ms",
+                        ending_words(last.detail),
+                        ms(last.t)
+                    ),
+                    facts,
+                )
+            }
+            None => {
+                facts.push(Fact::NeverAnswered);
+                (
+                    format!("{retried}; it has no answer yet when the walk-through's look at the run ends"),
+                    facts,
+                )
+            }
+        }
     }
 }
 
@@ -791,11 +1132,15 @@ pub fn walk_of(s: &Scenario, log: &ThreadLog, level: Level) -> Walk {
             let options = kind
                 .options()
                 .iter()
-                .map(|(key, label)| Choice {
-                    key,
-                    label,
-                    feedback: words.feedback(kind, key, right, e, place),
-                    correct: *key == right,
+                .map(|(key, label)| {
+                    let (feedback, facts) = words.feedback(kind, key, right, i, place);
+                    Choice {
+                        key,
+                        label,
+                        feedback,
+                        correct: *key == right,
+                        facts,
+                    }
                 })
                 .collect();
             asked.push(Asked {
@@ -812,28 +1157,50 @@ pub fn walk_of(s: &Scenario, log: &ThreadLog, level: Level) -> Walk {
             && LINES.contains(&tracker.place)
         {
             let right = tracker.place;
+            let mut facts = vec![Fact::Logged(e.kind, e.t)];
+            // A flight settled with no value hands its waiters the failure:
+            // "answer every waiter with the same v" only where there is a v.
+            let (doing, line) = match (right, settled_value(&log.events, i)) {
+                (Place::Settling, Some(true)) => {
+                    facts.push(Fact::Settled {
+                        t: e.t,
+                        value: true,
+                    });
+                    (did(e.kind), format!("«{}»", place_label(right)))
+                }
+                (Place::Settling, value) => {
+                    if let Some(v) = value {
+                        facts.push(Fact::Settled { t: e.t, value: v });
+                    }
+                    let doing = if value == Some(false) {
+                        "settles its flight with no value: every waiter gets the same failure"
+                    } else {
+                        "settles its flight: every waiter gets the same outcome"
+                    };
+                    (doing, "the flight's settling line".to_string())
+                }
+                _ => (did(e.kind), format!("«{}»", place_label(right))),
+            };
             let options = line_options(right, place)
                 .into_iter()
                 .map(|p| Choice {
                     key: place_key(p),
                     label: place_label(p),
                     feedback: if p == right {
-                        format!(
-                            "Right: at {} ms it {}: «{}».",
-                            ms(e.t),
-                            did(e.kind),
-                            place_label(p)
-                        )
+                        if line.starts_with('«') {
+                            format!("Right: at {} ms it {doing}: {line}.", ms(e.t))
+                        } else {
+                            format!("Right: at {} ms it {doing}.", ms(e.t))
+                        }
                     } else {
                         format!(
-                            "No: at {} ms it {}, which puts it on «{}», not «{}».",
+                            "No: at {} ms it {doing}, which puts it on {line}, not «{}».",
                             ms(e.t),
-                            did(e.kind),
-                            place_label(right),
                             place_label(p)
                         )
                     },
                     correct: p == right,
+                    facts: facts.clone(),
                 })
                 .collect();
             asked.push(Asked {
