@@ -118,7 +118,9 @@ pub enum Cause {
     /// or its flight leader's) was still running.
     WaitedOrigin,
     /// The deadline passed while it waited on a Redis reply, or polled a
-    /// Redis that kept failing.
+    /// Redis that kept failing, or after Redis commands that failed or
+    /// hung had taken half its deadline or more (its own, or its flight
+    /// leader's).
     WaitedRedis,
     /// The deadline passed while it polled for another request's claim.
     WaitedClaim,

@@ -53,6 +53,8 @@ impl Fleet {
                 inherited: None,
                 origin_fault: false,
                 waited_on: None,
+                redis_lost: 0,
+                redis_lost_until: 0,
             };
             self.slots.reserve_exact(n - self.slots.len());
             self.slots.extend(std::iter::repeat_n(template, todo));

@@ -221,6 +221,10 @@ struct Slot {
     origin_fault: bool,
     /// What it was waiting on when its deadline passed.
     waited_on: Option<Cause>,
+    /// Time this attempt spent (or has committed to spend) on Redis
+    /// commands that failed or hung, and when the last of them ends.
+    redis_lost: Micros,
+    redis_lost_until: Micros,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -976,6 +980,8 @@ impl Fleet {
         slot.inherited = None;
         slot.origin_fault = false;
         slot.waited_on = None;
+        slot.redis_lost = 0;
+        slot.redis_lost_until = 0;
         let req = slot.req;
         if let Some(d) = self.strategy.deadline {
             match queued {
@@ -1021,6 +1027,14 @@ impl Fleet {
     /// on whatever its flight's leader waits on.
     fn waited_on(&self, thread: u32) -> Cause {
         let s = &self.slots[thread as usize];
+        // A Redis that failed or hung took half its deadline or more: that
+        // is what the caller's time went on, whatever it waits on now.
+        let lost = s.redis_lost - s.redis_lost_until.saturating_sub(self.now);
+        if let Some(d) = self.strategy.deadline {
+            if 2 * lost >= d {
+                return Cause::WaitedRedis;
+            }
+        }
         match s.park {
             Park::Origin => Cause::WaitedOrigin,
             Park::Reply => Cause::WaitedRedis,

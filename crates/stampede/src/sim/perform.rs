@@ -45,6 +45,9 @@ impl Fleet {
                     (at, at + len)
                 };
             }
+            let s = &mut self.slots[thread as usize];
+            s.redis_lost += wait;
+            s.redis_lost_until = at;
             at
         } else if sc.redis_ops_per_ms > 0 {
             // One command at a time, first come first served (at most one
