@@ -13,7 +13,7 @@
 //! (Not to be confused with the Redis claim, the lock of [`stampede::claim`].)
 
 use serde::Serialize;
-use stampede::ledger::{Cause, End};
+use stampede::ledger::{Cause, End, FaultActs};
 use stampede::scenario::Scenario;
 use stampede::Report;
 
@@ -64,6 +64,9 @@ enum Test {
     /// `n` requests of the run's ledger ended `end` (with `cause`, if
     /// given): the words that name how requests ended, and why.
     Ledger(End, Option<Cause>, u64),
+    /// The fault window at this index of the scenario's list did exactly
+    /// this (the words that say what a fault did).
+    Fault(usize, FaultActs),
 }
 
 impl Claim {
@@ -80,6 +83,14 @@ impl Claim {
         Claim {
             states: "the ledger's count",
             test: Test::Ledger(end, cause, n),
+        }
+    }
+
+    /// The fault window `i` of the scenario's list did exactly `acts`.
+    pub const fn fault(i: usize, acts: FaultActs) -> Claim {
+        Claim {
+            states: "what the fault window did",
+            test: Test::Fault(i, acts),
         }
     }
 
@@ -106,6 +117,7 @@ impl Claim {
             Test::Bound(b) => b.holds_for(run.r),
             Test::Ledger(e, Some(c), n) => run.r.ledger.get(e, c) == n,
             Test::Ledger(e, None, n) => run.r.ledger.ended(e) == n,
+            Test::Fault(i, a) => run.r.fault_acts.get(i) == Some(&a),
         }
     }
 
@@ -125,6 +137,7 @@ impl std::fmt::Debug for Claim {
             Test::Bound(b) => f.write_str(&b.name()),
             Test::Ledger(e, Some(c), n) => write!(f, "{n} ended {}/{}", e.name(), c.name()),
             Test::Ledger(e, None, n) => write!(f, "{n} ended {}", e.name()),
+            Test::Fault(i, a) => write!(f, "fault {i} did {a:?}"),
         }
     }
 }
@@ -386,6 +399,30 @@ pub const CAUSAL: [&str; 15] = [
     "left the map",
 ];
 
+/// Words that state an event of the run ("missed", "asked the origin",
+/// "failed closed"): a clause that says one must carry a claim that
+/// proves it ([`Say::plain`] states only counters and knobs).
+pub const EVENT: [&str; 12] = [
+    "missed",
+    "asked the origin",
+    "failed closed",
+    "failed open",
+    "while the origin failed",
+    "retry was an origin call",
+    "took the fleet to",
+    "too late",
+    "never answered",
+    "did nothing",
+    "recomputed for itself",
+    "reached only",
+];
+
+/// The first event word of [`EVENT`] in `text`, if any.
+pub fn event_word(text: &str) -> Option<&'static str> {
+    let lower = text.to_ascii_lowercase();
+    EVENT.into_iter().find(|w| lower.contains(w))
+}
+
 /// The first causal word of [`CAUSAL`] in `text`, if any.
 pub fn causal_word(text: &str) -> Option<&'static str> {
     // "so far" and "so many" say how much, not why.
@@ -429,6 +466,12 @@ pub fn check(run: &Run, clauses: &[Clause]) -> Result<(), String> {
             if let Some(word) = causal_word(&c.text) {
                 return Err(format!(
                     "\"{}\" says \"{word}\", a cause, with no claim to prove it",
+                    c.text
+                ));
+            }
+            if let Some(word) = event_word(&c.text) {
+                return Err(format!(
+                    "\"{}\" says \"{word}\", an event, with no claim to prove it",
                     c.text
                 ));
             }

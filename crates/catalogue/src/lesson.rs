@@ -330,6 +330,40 @@ pub const EVERY_PINNED: Claim = Claim::new("every request was still waiting", |x
     x.r.requests > 0 && x.r.pinned == x.r.requests
 });
 pub const FAULT_BIT: Claim = Claim::new("a fault of the list acted", |x| x.r.fault_bites > 0);
+/// Every request that missed made an origin call of its own (none shed,
+/// merged or answered by another's write).
+pub const A_CALL_PER_MISS: Claim = Claim::new("a recompute per request that missed", |x| {
+    x.r.misses > 0 && x.r.recomputes == x.r.misses && x.r.admission_shed == 0
+});
+/// No request read a value on its first read (every read missed or failed).
+pub const NO_HITS: Claim = Claim::new("no request read a value first time", |x| {
+    x.r.ledger.ended(End::Hit) == 0 && x.r.local_hits == 0 && x.r.requests > 0
+});
+/// Claims were tried and none won in Redis.
+pub const EVERY_CLAIM_FAILED: Claim = Claim::new("every claim attempt failed", |x| {
+    x.r.claim_attempts > 0 && x.r.claim_wins == 0 && x.r.redis_errors > 0
+});
+/// An origin call failed.
+pub const ORIGIN_FAILED: Claim = Claim::new("an origin call failed", |x| x.r.origin_failures > 0);
+/// The origin answered no call, with a value or an error.
+pub const ORIGIN_SILENT: Claim = Claim::new("the origin answered no call", |x| {
+    x.r.origin_failures == 0 && x.r.values_written == 0 && x.r.computed == 0
+});
+/// Most callers that timed out were waiting on the origin.
+pub const TIMED_OUT_ON_ORIGIN: Claim = Claim::new("most timeouts waited on the origin", |x| {
+    2 * x.r.ledger.get(End::Timeout, Cause::WaitedOrigin) > x.r.timeouts
+});
+/// The origin answered a call after its caller's deadline.
+pub const ORIGIN_ANSWERED: Claim = Claim::new("the origin answered a call", |x| {
+    x.r.values_written > 0 || x.r.origin_failures > 0
+});
+/// Timeouts waiting on Redis are at least 1 % of the requests and most of
+/// the timeouts: the Redis timeout did not act in time for them.
+pub const TIMED_OUT_ON_REDIS: Claim =
+    Claim::new("at least 1 % timed out, most waiting on Redis", |x| {
+        let on_redis = x.r.ledger.get(End::Timeout, Cause::WaitedRedis);
+        2 * on_redis > x.r.timeouts && 100 * x.r.timeouts >= x.r.requests
+    });
 /// A dead holder's claim TTL reaches past the run's last event: nobody
 /// could take the claim again before the run ended.
 pub const DEAD_CLAIM_OUTLASTED: Claim =
@@ -637,22 +671,24 @@ const RULES: &[Rule] = &[
         watch: "A fault at its moment (the timeline marks it): watch the run before and after it.",
         say: |x| {
             let (s, r) = (x.run().s, x.run().r);
-            let what: Vec<String> = s.faults.iter().map(|f| fault_words(s, f)).collect();
-            let what = capital(what.join("; "));
-            x.first(vec![
-                (
-                    &[FAULT_BIT],
-                    format!(
-                        "{what}: {} failed, {} timed out, {} got an error, {} ran, and the p99 was {}.",
-                        plural(r.redis_errors, "Redis command", "Redis commands"),
-                        plural(r.timeouts, "caller", "callers"),
-                        plural(r.errors, "request", "requests"),
-                        plural(r.recomputes, "recompute", "recomputes"),
-                        shown("p99_ms", r.p99_ms)
-                    ),
-                ),
-                (&[], format!("{what}.")),
-            ]);
+            // Each window with what it did, as it recorded it: the
+            // outcomes and their causes are the ledger's to tell.
+            let so_far = if x.run().ended { "" } else { " so far" };
+            let last = s.faults.len().saturating_sub(1);
+            for (i, f) in s.faults.iter().enumerate() {
+                let what = fault_words(s, f);
+                let what = if i == 0 { capital(what) } else { what };
+                let sep = if i == last { "." } else { "; " };
+                let acts = r.fault_acts.get(i).copied().unwrap_or_default();
+                let did = fault_acts_words(&acts);
+                let text = if did.is_empty() {
+                    format!("{what}: it did nothing{so_far}{sep}")
+                } else {
+                    format!("{what}: {did}{so_far}{sep}")
+                };
+                x.when(&[Claim::fault(i, acts)], text);
+            }
+            let _ = r;
             late_claims(x);
         },
         needs: no_needs,
@@ -701,11 +737,15 @@ const RULES: &[Rule] = &[
                     ),
                 ),
                 (
-                    &[TIMEOUT_INSIDE, TIMEOUTS],
+                    &[TIMEOUT_INSIDE, TIMEOUTS, TIMED_OUT_ON_REDIS],
                     format!(
                         " The timeout is inside the callers' {deadline} deadline, yet {} timed out: a caller waits out several commands, one after another, so failing {policy} did not act in time.",
                         plural(r.timeouts, "caller", "callers")
                     ),
+                ),
+                (
+                    &[TIMEOUT_INSIDE],
+                    format!(" The timeout is inside the callers' {deadline} deadline."),
                 ),
             ]);
         },
@@ -725,26 +765,46 @@ const RULES: &[Rule] = &[
                 if ended { "in all" } else { "so far" }
             );
             match (s.claim, s.redis_error) {
-                (ClaimMode::Off, _) => x.plain(format!(
-                    "{errors}: every read missed, and {} went to the origin.",
-                    plural(r.recomputes, "recompute", "recomputes")
-                )),
+                (ClaimMode::Off, _) => {
+                    let calls = plural(r.recomputes, "recompute", "recomputes");
+                    x.first(vec![
+                        (
+                            &[NO_HITS],
+                            format!("{errors}: every read missed, and {calls} went to the origin."),
+                        ),
+                        (&[], format!("{errors}: {calls} went to the origin.")),
+                    ]);
+                }
                 (_, RedisErrorPolicy::Open) => {
-                    x.plain(format!(
-                        "{errors}, and each claim failed open: {} from {}",
+                    let calls = format!(
+                        "{} from {}",
                         plural(r.recomputes, "recompute", "recomputes"),
                         plural(u64::from(s.instances), "instance", "instances")
-                    ));
+                    );
+                    x.first(vec![
+                        (
+                            &[EVERY_CLAIM_FAILED],
+                            format!("{errors}, and each claim failed open: {calls}"),
+                        ),
+                        (&[], format!("{errors}: {calls}")),
+                    ]);
                     // No claim landed: every command failed, claims too.
                     x.when(&[REDIS_FAILED, NO_WINS], ", with no lock");
                     x.plain(". That is only as good as a fast failure: a Redis that hangs holds every caller until the client's timeout.");
                 }
                 (_, RedisErrorPolicy::Closed) => {
-                    x.plain(format!(
-                        "{errors}, and each claim failed closed: {} ran, and {} gave up waiting",
+                    let ran = format!(
+                        "{} ran, and {} gave up waiting",
                         plural(r.recomputes, "recompute", "recomputes"),
                         plural(r.timeouts, "caller", "callers")
-                    ));
+                    );
+                    x.first(vec![
+                        (
+                            &[EVERY_CLAIM_FAILED],
+                            format!("{errors}, and each claim failed closed: {ran}"),
+                        ),
+                        (&[], format!("{errors}: {ran}")),
+                    ]);
                     x.first(vec![
                         (
                             &[NO_WINS, NO_RECOMPUTES],
@@ -808,7 +868,7 @@ const RULES: &[Rule] = &[
             let (s, r) = (x.run().s, x.run().r);
             x.first(vec![
                 (
-                    &[TIMEOUTS],
+                    &[TIMEOUTS, ORIGIN_SILENT],
                     format!(
                         "The origin never answered: {} freed by a {} deadline.",
                         plural(r.timeouts, "caller was", "callers were"),
@@ -816,9 +876,16 @@ const RULES: &[Rule] = &[
                     ),
                 ),
                 (
-                    &[],
+                    &[ORIGIN_SILENT],
                     format!(
                         "The origin never answered: {} timed out.",
+                        plural(r.timeouts, "caller", "callers")
+                    ),
+                ),
+                (
+                    &[],
+                    format!(
+                        "The origin was set to hang: {} timed out.",
                         plural(r.timeouts, "caller", "callers")
                     ),
                 ),
@@ -845,13 +912,13 @@ const RULES: &[Rule] = &[
             let written = plural(r.values_written, "value was", "values were");
             x.first(vec![
                 (
-                    &[COALESCED, FAILURES_LEFT, TRIED_AGAIN],
+                    &[ORIGIN_FAILED, COALESCED, FAILURES_LEFT, TRIED_AGAIN],
                     format!(
                         "{errors} got an error while the origin failed. Each failure reached only the callers waiting on it, then left the map, so later requests tried again: {written} written."
                     ),
                 ),
                 (
-                    &[NEGATIVE_HITS],
+                    &[ORIGIN_FAILED, NEGATIVE_HITS],
                     format!(
                         "{errors} got an error while the origin failed. Each failure was cached for {}, so {} got it from the cache instead of calling the origin again: {} in all, {written} written.",
                         ms(s.negative_ttl_ms),
@@ -860,7 +927,7 @@ const RULES: &[Rule] = &[
                     ),
                 ),
                 (
-                    &[OWN_CALLS],
+                    &[ORIGIN_FAILED, OWN_CALLS],
                     format!(
                         "{errors} got an error while the origin failed, each from a call of its own: {} of {} failed.",
                         count(r.origin_failures),
@@ -868,11 +935,18 @@ const RULES: &[Rule] = &[
                     ),
                 ),
                 (
-                    &[],
+                    &[ORIGIN_FAILED],
                     format!(
                         "{errors} got an error while the origin failed: {} of {} failed, {written} written.",
                         count(r.origin_failures),
                         plural(r.recomputes, "origin call", "origin calls")
+                    ),
+                ),
+                (
+                    &[NO_FAILED_CALLS],
+                    format!(
+                        "The origin was set to fail, but none of its {} did: {errors} got an error.",
+                        plural(r.recomputes, "call", "calls")
                     ),
                 ),
             ]);
@@ -1030,7 +1104,14 @@ const RULES: &[Rule] = &[
                     (&[], "; coalescing found little to merge".into()),
                 ]);
             } else {
-                x.plain("; with no coalescing every request that missed recomputed for itself");
+                x.first(vec![
+                    (
+                        &[A_CALL_PER_MISS],
+                        "; with no coalescing every request that missed recomputed for itself"
+                            .into(),
+                    ),
+                    (&[], "; with no coalescing".into()),
+                ]);
             }
             if s.admission > 0 {
                 x.plain(format!(
@@ -1397,18 +1478,31 @@ const RULES: &[Rule] = &[
             x.first(vec![
                 (&[EVERY_THREAD], ": every thread asked the origin itself".into()),
                 (
-                    &[],
+                    &[A_CALL_PER_MISS],
                     format!(
                         ": every thread that missed before a value was written asked the origin itself (the burst spread over {} against a {} recompute)",
                         ms(s.spread_ms),
                         ms(s.recompute_ms)
                     ),
                 ),
+                (
+                    &[SHED],
+                    format!(
+                        ": admission control shed {}",
+                        plural(r.admission_shed, "recompute", "recomputes")
+                    ),
+                ),
             ]);
             let late = plural(r.timeouts, "caller", "callers");
             x.first(vec![
                 (
-                    &[SWAMPED, TIMEOUTS, FITS_DEADLINE],
+                    &[
+                        SWAMPED,
+                        TIMEOUTS,
+                        FITS_DEADLINE,
+                        ORIGIN_ANSWERED,
+                        TIMED_OUT_ON_ORIGIN,
+                    ],
                     format!(", and the swamped origin answered {late} too late."),
                 ),
                 (&[TIMEOUTS], format!(", and {late} timed out.")),
@@ -1432,6 +1526,32 @@ fn say_timeouts(x: &mut Say) {
             ms(s.deadline_ms)
         ),
     );
+}
+
+/// What a fault window did, in words ("40 origin calls failed, 1 holder
+/// killed"); empty when it did nothing.
+fn fault_acts_words(a: &stampede::ledger::FaultActs) -> String {
+    [
+        (a.calls_failed, "origin call failed", "origin calls failed"),
+        (a.calls_slowed, "origin call slowed", "origin calls slowed"),
+        (a.calls_hung, "origin call hung", "origin calls hung"),
+        (
+            a.redis_failed,
+            "Redis command failed",
+            "Redis commands failed",
+        ),
+        (
+            a.holders_killed,
+            "claim holder killed",
+            "claim holders killed",
+        ),
+        (a.keys_rewarmed, "key re-warmed", "keys re-warmed"),
+    ]
+    .into_iter()
+    .filter(|(n, _, _)| *n > 0)
+    .map(|(n, one, many)| plural(n, one, many))
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// How a request ended, in words after a count ("12 timed out").
