@@ -249,9 +249,11 @@ fn cfg(cases: u32) -> ProptestConfig {
     }
 }
 
-/// A preset made small enough to run thousands of times, with one to three
-/// knobs changed the way a learner changes them: faults and pitfalls,
-/// one instance, one thread, short deadlines, fault windows late.
+/// A preset made small enough to run thousands of times, with one to four
+/// knobs changed the way a learner changes them: faults and pitfalls
+/// (windows before, during and after the traffic), fleets of 1 x 1, 2 x 3,
+/// 3 x 4 and up, short deadlines, open-loop arrivals; and every scenario
+/// goes through its share link and back, as a pasted link would.
 fn changed_preset() -> impl Strategy<Value = (Scenario, u64)> {
     let changes = prop::collection::vec(
         prop_oneof![
@@ -277,19 +279,40 @@ fn changed_preset() -> impl Strategy<Value = (Scenario, u64)> {
             (1u32..200).prop_map(|v| ("admission", v.to_string())),
             (1u32..1000).prop_map(|v| ("negative_ttl_ms", v.to_string())),
             (1u32..3000).prop_map(|v| ("claim_ttl_ms", v.to_string())),
-            (0usize..6, 0u32..3000).prop_map(|(k, at)| {
-                let kind = [
-                    "redis",
-                    "origin",
-                    "origin-hang",
-                    "origin-slow",
-                    "holder",
-                    "ttl-sync",
-                ][k];
-                ("faults", format!("{kind}@{at}"))
-            }),
+            prop_oneof![
+                Just((1u32, 1u32)),
+                Just((2, 3)),
+                Just((3, 4)),
+                (1u32..12, 1u32..40)
+            ]
+            .prop_map(|(i, t)| ("fleet", format!("{i}x{t}"))),
+            (50u32..3000).prop_map(|v| ("rate_per_s", v.to_string())),
+            Just(("arrivals", "open".to_string())),
+            Just(("workload", "steady".to_string())),
+            (1u32..500).prop_map(|v| ("local_cache_ms", v.to_string())),
+            (1u32..20).prop_map(|v| ("redis_ops_per_ms", v.to_string())),
+            (
+                0usize..6,
+                0u32..3000,
+                prop_oneof![Just(None), (1u32..2000).prop_map(Some)]
+            )
+                .prop_map(|(k, at, d)| {
+                    let kind = [
+                        "redis",
+                        "origin",
+                        "origin-hang",
+                        "origin-slow",
+                        "holder",
+                        "ttl-sync",
+                    ][k];
+                    let moment = matches!(kind, "holder" | "ttl-sync");
+                    match d.filter(|_| !moment) {
+                        Some(d) => ("faults", format!("{kind}@{at}+{d}")),
+                        None => ("faults", format!("{kind}@{at}")),
+                    }
+                }),
         ],
-        1..4,
+        1..5,
     );
     (0..PRESETS.len(), changes, any::<u64>()).prop_map(|(p, changes, seed)| {
         let mut s = PRESETS[p].scenario();
@@ -300,8 +323,18 @@ fn changed_preset() -> impl Strategy<Value = (Scenario, u64)> {
         for (k, v) in changes {
             // A refused value keeps the preset's (the property is about
             // what is said, not what is accepted).
-            let _ = s.set(k, &v);
+            match (k, v.split_once('x')) {
+                ("fleet", Some((i, t))) => {
+                    let _ = s.set("instances", i);
+                    let _ = s.set("threads", t);
+                }
+                _ => {
+                    let _ = s.set(k, &v);
+                }
+            }
         }
+        // As a share link carries it: what the page and the CLI read.
+        let (s, seed, _) = Scenario::from_query(&s.to_query(seed));
         (s, seed)
     })
 }
@@ -319,7 +352,13 @@ fn holds_everywhere(s: &Scenario, seed: u64) -> Result<(), TestCaseError> {
     for (r, ended) in [(&r, true), (&mid, false)] {
         let l = lesson::lesson(s, base, r, ended, then.as_ref());
         prop_assert_eq!(text(&l.clauses), l.sentence.clone());
-        if let Err(e) = check(&Run::new(s, r, ended), &l.clauses) {
+        let run = Run::new(s, r, ended);
+        let complete = if ended {
+            catalogue::claims::tells_how_they_ended(&run, &l.clauses)
+        } else {
+            Ok(())
+        };
+        if let Err(e) = check(&run, &l.clauses).and(complete) {
             return Err(TestCaseError::fail(format!(
                 "{e}\n{}\n{}",
                 l.sentence,
@@ -332,10 +371,12 @@ fn holds_everywhere(s: &Scenario, seed: u64) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(cfg(600))]
+    // CI runs 2,000 scenarios; PROPTEST_CASES=20000 for a deeper search.
+    #![proptest_config(cfg(2000))]
 
     /// Every clause of the lesson of a preset with knobs changed holds its
-    /// claims on its own run, mid-run and at the end.
+    /// claims on its own run, mid-run and at the end, and at the end it
+    /// says how the requests ended (the completeness rule).
     #[test]
     fn every_clause_holds_on_changed_presets((s, seed) in changed_preset()) {
         holds_everywhere(&s, seed)?;
