@@ -41,6 +41,7 @@ pub async fn profiles(redis_url: &str) -> Result<Cache<Profile>, BuildError> {
         .ttl(Duration::from_secs(60))
         .stale(Duration::from_secs(30))
         .deadline(Duration::from_millis(1000))
+        .origin_timeout(Duration::from_millis(700))
         .origin(|id: String| async move { load_profile(&id).await })
         .build()
         .await

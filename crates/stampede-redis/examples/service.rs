@@ -94,6 +94,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ttl(Duration::from_secs(30))
         .stale(Duration::from_secs(30))
         .deadline(Duration::from_secs(1))
+        .origin_timeout(Duration::from_millis(700))
         .origin(move |key: String| {
             let calls = origin_calls.clone();
             async move { slow_origin(&calls, key).await }

@@ -18,6 +18,7 @@
 //!     .ttl(Duration::from_secs(60))
 //!     .stale(Duration::from_secs(30))
 //!     .deadline(Duration::from_millis(500))
+//!     .origin_timeout(Duration::from_millis(200))
 //!     .origin(|key: String| async move {
 //!         // The slow thing the cache stands in front of.
 //!         Ok::<_, std::io::Error>(format!("profile of {key}"))
@@ -258,6 +259,20 @@ pub enum BuildError {
         /// ([`CacheBuilder::redis_timeout`]).
         write: Duration,
     },
+    /// The deadline leaves no time for the origin at all: it is no longer
+    /// than the Redis commands a miss sends before its origin call (the
+    /// read, and with a claim or singleflight the claim and the re-check),
+    /// each bounded by the Redis timeout. With Redis down or paused, every
+    /// miss would answer [`CacheError::Timeout`] before its origin is
+    /// called ([`CacheBuilder::deadline`] gives the rule).
+    Deadline {
+        /// The deadline asked for ([`CacheBuilder::deadline`]).
+        deadline: Duration,
+        /// How many Redis commands a miss sends before its origin call.
+        commands: u32,
+        /// Each command's bound ([`CacheBuilder::redis_timeout`]).
+        redis_timeout: Duration,
+    },
     /// The key prefix has a `{` or a `}`: it would change the keys' hash
     /// tag ([`CacheBuilder::key_prefix`]).
     KeyPrefix(String),
@@ -283,6 +298,21 @@ impl fmt::Display for BuildError {
                 write.as_millis(),
                 (*origin_timeout + *write).as_millis()
             ),
+            BuildError::Deadline {
+                deadline,
+                commands,
+                redis_timeout,
+            } => write!(
+                f,
+                "the deadline ({} ms) is not longer than the Redis commands a miss sends before its \
+                 origin call ({commands} × the {} ms Redis timeout = {} ms): with Redis down, every \
+                 miss would time out before its origin is called; make the deadline longer than \
+                 {} ms plus the origin's time, or the Redis timeout shorter",
+                deadline.as_millis(),
+                redis_timeout.as_millis(),
+                (*redis_timeout * *commands).as_millis(),
+                (*redis_timeout * *commands).as_millis(),
+            ),
             BuildError::KeyPrefix(p) => write!(
                 f,
                 "the key prefix {p:?} has a brace: it would change the keys' hash tag"
@@ -296,7 +326,10 @@ impl std::error::Error for BuildError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             BuildError::Redis(e) => Some(e),
-            BuildError::Missing(_) | BuildError::ClaimTtl { .. } | BuildError::KeyPrefix(_) => None,
+            BuildError::Missing(_)
+            | BuildError::ClaimTtl { .. }
+            | BuildError::Deadline { .. }
+            | BuildError::KeyPrefix(_) => None,
         }
     }
 }
@@ -967,6 +1000,24 @@ impl<V, C> CacheBuilder<V, C> {
     /// Each request's budget from its arrival (a [`Duration`], kept to the
     /// microsecond): it bounds the caller's wait, never the work. Default:
     /// 1 s.
+    ///
+    /// The rule: a miss sends up to three Redis commands before its origin
+    /// call (the read; with a claim, the claim; with a claim or
+    /// singleflight, the re-check), each bounded by the Redis timeout
+    /// ([`CacheBuilder::redis_timeout`]). With Redis down or paused they
+    /// can use that much of the deadline first: 300 ms with the defaults.
+    ///
+    /// - **deadline ≤ that Redis path**: no time is left for the origin at
+    ///   all; [`CacheBuilder::build`] refuses it ([`BuildError::Deadline`],
+    ///   naming the numbers).
+    /// - **deadline < that Redis path + the origin timeout**
+    ///   ([`CacheBuilder::origin_timeout`]): built, with one `WARN` event
+    ///   (feature `tracing`) naming the numbers: with Redis down, a request
+    ///   may answer [`CacheError::Timeout`] (a 504) before a slow origin
+    ///   answers, though the origin's work goes on and fills the cache.
+    ///   The defaults (1 s against 300 ms + 3 s) are in this band; set the
+    ///   origin timeout to what the origin really takes, or the deadline
+    ///   longer, to leave it.
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.strategy.deadline = Some(micros(deadline));
         self
@@ -1149,6 +1200,46 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
         Ok(s.claim_ttl)
     }
 
+    /// How many Redis commands a miss sends before its origin call, each
+    /// bounded by the Redis timeout: the read; with a claim, the claim;
+    /// with a claim or a flight to lead, the re-check after winning.
+    fn commands_before_origin(&self) -> u32 {
+        let s = &self.strategy;
+        let claim = s.claim != CoreClaim::Off;
+        1 + u32::from(claim) + u32::from(claim || s.singleflight)
+    }
+
+    /// The deadline's rule ([`CacheBuilder::deadline`]): refused if it
+    /// leaves the origin no time at all once the Redis commands before it
+    /// have timed out; one `WARN` if it is shorter than those commands and
+    /// the origin timeout.
+    fn check_deadline(&self) -> Result<(), BuildError> {
+        let Some(deadline) = self.strategy.deadline else {
+            return Ok(());
+        };
+        let commands = self.commands_before_origin();
+        let redis_timeout = self.settings.redis_timeout;
+        let redis_path = micros(redis_timeout).saturating_mul(u64::from(commands));
+        if deadline <= redis_path {
+            return Err(BuildError::Deadline {
+                deadline: Duration::from_micros(deadline),
+                commands,
+                redis_timeout,
+            });
+        }
+        let origin_timeout = self.strategy.origin_timeout.unwrap_or(0);
+        if deadline < redis_path.saturating_add(origin_timeout) {
+            crate::obs::short_deadline(
+                &self.prefix,
+                deadline / 1000,
+                commands,
+                redis_path / 1000,
+                origin_timeout / 1000,
+            );
+        }
+        Ok(())
+    }
+
     /// Connects to Redis and loads the scripts.
     ///
     /// A Redis that cannot be reached (down, refusing, not there yet) does
@@ -1163,9 +1254,13 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
     /// scripts do not load.
     ///
     /// Refuses a claim TTL shorter than the origin timeout plus the write
-    /// ([`BuildError::ClaimTtl`]).
+    /// ([`BuildError::ClaimTtl`]), and a deadline no longer than the Redis
+    /// commands on a miss's path ([`BuildError::Deadline`]); warns of one
+    /// shorter than those commands plus the origin timeout (the rule:
+    /// [`CacheBuilder::deadline`]).
     pub async fn build(mut self) -> Result<Cache<V, C>, BuildError> {
         self.strategy.claim_ttl = self.claim_ttl_to_use()?;
+        self.check_deadline()?;
         if self.prefix.contains(['{', '}']) {
             return Err(BuildError::KeyPrefix(self.prefix));
         }

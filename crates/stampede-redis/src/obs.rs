@@ -182,6 +182,39 @@ pub(crate) fn decode_miss(limit: &Limit, now: u64, prefix: &str, key: &str, why:
     let _ = (limit, now, prefix, key, why);
 }
 
+/// The deadline is shorter than the Redis commands on a miss's path plus
+/// the origin timeout: one `WARN` event when the cache is built (feature
+/// `tracing`), with the numbers, in milliseconds, and the rule.
+#[cold]
+pub(crate) fn short_deadline(
+    prefix: &str,
+    deadline_ms: u64,
+    commands: u32,
+    redis_path_ms: u64,
+    origin_timeout_ms: u64,
+) {
+    #[cfg(feature = "tracing")]
+    tracing::warn!(
+        prefix,
+        deadline_ms,
+        redis_commands = commands,
+        redis_path_ms,
+        origin_timeout_ms,
+        "the deadline ({deadline_ms} ms) is shorter than the Redis commands before the origin call \
+         ({commands} timeouts, {redis_path_ms} ms) plus the origin timeout ({origin_timeout_ms} ms): \
+         with Redis down, a request may answer Timeout (a 504) before the origin answers; \
+         the rule is deadline >= Redis path + origin timeout"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (
+        prefix,
+        deadline_ms,
+        commands,
+        redis_path_ms,
+        origin_timeout_ms,
+    );
+}
+
 /// A Redis command failed or did not answer in time: a `WARN` event
 /// (feature `tracing`) with the cache's key prefix and the error; at most
 /// one per [`WARN_EVERY`] (`held_back`: how many were not logged since

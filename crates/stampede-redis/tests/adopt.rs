@@ -287,3 +287,52 @@ async fn each_entry_can_have_its_own_ttl() {
     assert_eq!(cache.get("long:1").await.unwrap().source, Source::Hit);
     assert_eq!(calls.load(Ordering::SeqCst), before + 1);
 }
+
+/// A deadline no longer than the Redis commands a miss sends before its
+/// origin call leaves the origin no time when Redis is down: refused, by
+/// its numbers. Built with Redis unreachable: the check comes first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_that_leaves_the_origin_no_time_is_refused() {
+    let builder = || {
+        Cache::<String>::builder()
+            .redis("redis://127.0.0.1:1")
+            .origin(|k: String| async move { Ok::<_, String>(k) })
+    };
+    // The read, the claim and the re-check: 3 × 100 ms.
+    let refused = builder()
+        .deadline(Duration::from_millis(300))
+        .build()
+        .await
+        .err()
+        .expect("a 300 ms deadline against 3 × 100 ms of Redis is refused");
+    let said = refused.to_string();
+    for number in ["300 ms", "100 ms", "3 ×"] {
+        assert!(said.contains(number), "{number} in {said}");
+    }
+    // A longer Redis timeout counts as such.
+    let said = builder()
+        .redis_timeout(Duration::from_millis(200))
+        .deadline(Duration::from_millis(500))
+        .build()
+        .await
+        .err()
+        .expect("500 ms against 3 × 200 ms is refused")
+        .to_string();
+    assert!(said.contains("600 ms"), "{said}");
+    // No claim and no flight: the read alone is on the path.
+    let read_only = builder()
+        .claim(ClaimMode::Off)
+        .singleflight(false)
+        .deadline(Duration::from_millis(150))
+        .build()
+        .await;
+    assert!(read_only.is_ok(), "{:?}", read_only.err());
+    // A little time left is built (with a warning: tests/observe.rs), as
+    // are the defaults.
+    assert!(builder()
+        .deadline(Duration::from_millis(301))
+        .build()
+        .await
+        .is_ok());
+    assert!(builder().build().await.is_ok());
+}

@@ -385,14 +385,16 @@ async fn a_deadline_ends_the_wait_not_the_work() {
     let calls = counter();
     let cache: Cache<String> = Cache::builder()
         .redis(&redis.url)
-        .deadline(Duration::from_millis(50))
+        // Longer than the Redis commands before the origin (3 × 100 ms,
+        // or build() refuses it), shorter than the origin.
+        .deadline(Duration::from_millis(400))
         .origin({
             let calls = calls.clone();
             move |key: String| {
                 let calls = calls.clone();
                 async move {
                     calls.fetch_add(1, Ordering::SeqCst);
-                    sleep(Duration::from_millis(300)).await;
+                    sleep(Duration::from_millis(1200)).await;
                     Ok::<_, String>(key)
                 }
             }
@@ -684,9 +686,9 @@ async fn drain_waits_for_the_work_behind_the_answers() {
     let redis = TestRedis::start().await;
     let cache: Cache<String> = Cache::builder()
         .redis(&redis.url)
-        .deadline(Duration::from_millis(50))
+        .deadline(Duration::from_millis(400))
         .origin(|_key: String| async {
-            sleep(Duration::from_millis(300)).await;
+            sleep(Duration::from_millis(1200)).await;
             Ok::<_, String>("late".to_string())
         })
         .build()

@@ -250,6 +250,41 @@ async fn spans_and_counters_follow_every_flight() {
 
     // The cache: four instances, five callers each, one claim.
     let mut redis = TestRedis::start().await;
+
+    // A deadline shorter than the Redis commands before the origin call
+    // plus the origin timeout is built, with one warning naming the
+    // numbers and the rule; one that leaves room, with none.
+    let short = |deadline: u64, origin_timeout: u64| {
+        Cache::<String>::builder()
+            .redis(&redis.url)
+            .key_prefix("short:")
+            .deadline(Duration::from_millis(deadline))
+            .origin_timeout(Duration::from_millis(origin_timeout))
+            .origin(|key: String| async move { Ok::<_, String>(key) })
+            .build()
+    };
+    short(500, 3000).await.unwrap();
+    short(1000, 600).await.unwrap();
+    let warned = warnings(spans, "the deadline");
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    for (field, value) in [
+        ("deadline_ms", "500"),
+        ("redis_commands", "3"),
+        ("redis_path_ms", "300"),
+        ("origin_timeout_ms", "3000"),
+        ("prefix", "short:"),
+    ] {
+        assert_eq!(
+            warned[0].get(field).map(String::as_str),
+            Some(value),
+            "{field}: {warned:?}"
+        );
+    }
+    let rule = &warned[0]["message"];
+    assert!(
+        rule.contains("504") && rule.contains("deadline >= Redis path + origin timeout"),
+        "{rule}"
+    );
     let origin_calls = Arc::new(AtomicU64::new(0));
     let mut instances = Vec::new();
     for _ in 0..4 {

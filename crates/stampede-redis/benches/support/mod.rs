@@ -93,7 +93,9 @@ pub async fn hit_fixture(
     let cache: stampede_redis::Cache<String> = stampede_redis::Cache::builder()
         .connection(con.clone())
         .redis_timeout(BENCH_TIMEOUT)
-        .deadline(BENCH_TIMEOUT)
+        // Longer than the three Redis commands before an origin call
+        // (build() refuses one that is not).
+        .deadline(4 * BENCH_TIMEOUT)
         .ttl(Duration::from_secs(3600))
         .origin(|key: String| async move { Ok::<_, String>(key) })
         .build()
