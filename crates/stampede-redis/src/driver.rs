@@ -28,7 +28,7 @@ use std::time::Duration;
 
 use redis::Script;
 use stampede::claim::Micros;
-use stampede::flight::{Outcome, Value};
+use stampede::flight::{LeaderTicket, Outcome, Value};
 use stampede::metrics::Ending;
 use stampede::read_path::{
     CacheReply, ClaimReply, FlightKey, FlightReply, Input, ReadPath, Step, Strategy,
@@ -1297,7 +1297,8 @@ where
     }
 }
 
-/// Performs one step: what the machine asked for, nothing more.
+/// Performs one step: what the machine asked for, nothing more. Each kind
+/// of step has its own function below.
 fn perform<O: Origin<K>, K: Key>(
     inner: &Arc<Inner<O, K>>,
     request_key: &K,
@@ -1307,376 +1308,504 @@ fn perform<O: Origin<K>, K: Key>(
     carried: &Carried,
 ) -> Op {
     let inner = inner.clone();
-    let mut con = inner.con.clone();
+    let con = inner.con.clone();
     // Every step is performed for the request's own key: the machine's
     // `u32` is only relayed back to it.
     let k = request_key.name().into_owned();
     match step {
-        Step::CacheGet { key } => {
-            let read = read_op(inner, con, request_key, key, first_read, decoded_by::<O, K>);
-            Box::pin(async move {
-                let r = read.await;
-                let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
-                (Input::Cache(r.reply), got)
-            })
-        }
-        Step::Poll { key } => {
-            // Only a request that lost the claim looks for its holder's
-            // failure.
-            let lost_at = carried.lost_at.filter(|_| inner.share_failures);
-            Box::pin(async move {
-                // One transaction: the value, the claim and a failure mark
-                // seen at one instant (two separate reads could see "no value"
-                // before a holder's write and "no claim" after its release,
-                // and claim for nothing).
-                let (value_key, lock_key) = (inner.value_key(&k), inner.lock_key(&k));
-                let failed_key = inner.failed_key(&k);
-                let mut pipe = redis::pipe();
-                pipe.atomic()
-                    .cmd("GET")
-                    .arg(&value_key)
-                    .cmd("EXISTS")
-                    .arg(&lock_key)
-                    .cmd("GET")
-                    .arg(&failed_key);
-                let r = async {
-                    match pipe
-                        .query_async::<(Option<Vec<u8>>, bool, Option<u64>)>(&mut con)
-                        .await
-                    {
-                        // A row of another type fails the transaction: it is
-                        // no value, and the claim is read alone.
-                        Err(e) if foreign_type(&e) => {
-                            let held = redis::cmd("EXISTS")
-                                .arg(&lock_key)
-                                .query_async::<bool>(&mut con)
-                                .await?;
-                            Ok((Some(Vec::new()), held, None))
-                        }
-                        r => r,
-                    }
-                };
-                match bounded(&inner, r).await {
-                    Ok((row, held, mark)) => {
-                        let r = reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
-                        let claim_free = !held;
-                        let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
-                        // The holder this request waited on failed since it
-                        // lost the claim: its failure, as a negative mark says
-                        // it (the stale value, if servable, else the error).
-                        let theirs = matches!((mark, lost_at), (Some(m), Some(t)) if m >= t);
-                        let cache = match r.reply {
-                            CacheReply::Stale(v) if theirs => CacheReply::Negative(Some(v)),
-                            CacheReply::Miss if theirs => CacheReply::Negative(None),
-                            reply => reply,
-                        };
-                        (Input::Polled { cache, claim_free }, got)
-                    }
-                    // A failed or timed-out poll: the core's read path applies
-                    // the Redis error policy to it, as to a failed claim (open,
-                    // it claims; closed, it keeps waiting). Whether the claim
-                    // is held is not known.
-                    Err(_) => (
-                        Input::Polled {
-                            cache: CacheReply::Error,
-                            claim_free: false,
-                        },
-                        Got::Nothing,
-                    ),
-                }
-            })
-        }
-        Step::JoinFlight { key: fk } => {
-            match Flights::join(inner.flights.clone(), (request_key.clone(), fk)) {
-                Joined::Lead(t) => {
-                    obs::count(obs::FLIGHTS, "cache");
-                    obs::record("role", "leader");
-                    ready(Input::Flight(FlightReply::Lead(t)))
-                }
-                Joined::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
-                Joined::Follow(mut follower) => {
-                    obs::count(obs::FOLLOWERS, "cache");
-                    obs::record("role", "follower");
-                    // Dropped before its wait ends (the request's deadline, or
-                    // its task dropped), the follower leaves the flight, or
-                    // hands it on if it was promoted meanwhile.
-                    Box::pin(async move {
-                        match follower.wait().await {
-                            Woken::Settled((o, payload, error)) => (
-                                Input::Flight(FlightReply::Shared(o)),
-                                Got::Shared(payload, error),
-                            ),
-                            Woken::Promoted(t) => (
-                                Input::Flight(FlightReply::Promoted(t)),
-                                Got::Shared(None, None),
-                            ),
-                        }
-                    })
-                }
-            }
-        }
-        Step::TryLead { key: fk } => {
-            let reply = match inner.flights.try_lead((request_key.clone(), fk)) {
-                Some(t) => {
-                    obs::count(obs::FLIGHTS, "cache");
-                    obs::record("role", "leader");
-                    FlightReply::Lead(t)
-                }
-                None => FlightReply::Busy,
-            };
-            ready(Input::Flight(reply))
-        }
+        Step::CacheGet { key } => perform_cache_get(inner, con, request_key, key, first_read),
+        Step::Poll { key } => perform_poll(inner, con, k, key, carried),
+        Step::JoinFlight { key: fk } => perform_join_flight(&inner, request_key, fk),
+        Step::TryLead { key: fk } => perform_try_lead(&inner, request_key, fk),
         Step::SettleFlight {
             key: fk,
             ticket,
             outcome,
-        } => {
-            // The followers' payload: what this leader computed, or read
-            // back when its re-check found the value already there. It
-            // travels with the settle; nothing keeps it after.
-            let payload = match outcome {
-                Outcome::Fresh(_) => carried.computed.as_ref().or(carried.read.as_ref()).cloned(),
-                _ => None,
-            };
-            let error = carried.failed.clone();
-            let fk = (request_key.clone(), fk);
-            inner
-                .flights
-                .settle(&fk, ticket, outcome, (outcome, payload, error));
-            ready(Input::Ack)
-        }
+        } => perform_settle_flight(&inner, request_key, fk, ticket, outcome, carried),
         Step::AbandonFlight { key: fk, ticket } => {
-            inner.flights.abandon(&(request_key.clone(), fk), ticket);
-            ready(Input::Ack)
+            perform_abandon_flight(&inner, request_key, fk, ticket)
         }
         Step::Claim { token, ttl, .. } => {
-            inner
-                .counters
-                .claim_attempts
-                .fetch_add(1, Ordering::Relaxed);
             // The machine's token names the attempt; Redis gets an
             // unguessable one in its place.
             let secret = tokens.entry(token.0).or_default().clone();
-            let script = inner.claim.clone();
-            // The fencing counter lives at least until a value written
-            // under this claim expires: the claim, then the longest a
-            // value is kept.
-            let fence_life = (ttl / 1000).max(1) + inner.longest_keep_ms();
-            Box::pin(async move {
-                let at = wall_ms();
-                let (r, sent): (Result<u64, _>, bool) = bounded_sent(
-                    &inner,
-                    script
-                        .key(inner.lock_key(&k))
-                        .key(inner.fence_key(&k))
-                        .key(inner.value_key(&k))
-                        .arg(secret.as_str())
-                        .arg((ttl / 1000).max(1))
-                        .arg(fence_life)
-                        .invoke_async(&mut con),
-                )
-                .await;
-                if let (Err(e), true) = (&r, sent) {
-                    let (limit, now) = (&inner.warnings.unanswered, inner.now());
-                    obs::unanswered_claim(limit, now, &inner.prefix, &k, e);
-                    release_ambiguous(&inner, con, k, secret).await;
-                }
-                let (reply, got) = match r {
-                    Ok(0) => {
-                        obs::count(obs::CLAIM_LOSSES, "cache");
-                        (ClaimReply::Held, Got::Lost(at))
-                    }
-                    Ok(fence) => {
-                        obs::count(obs::CLAIM_WINS, "cache");
-                        inner.counters.claim_wins.fetch_add(1, Ordering::Relaxed);
-                        (ClaimReply::Won { fence }, Got::Nothing)
-                    }
-                    Err(_) => (ClaimReply::Error, Got::Nothing),
-                };
-                (Input::Claim(reply), got)
-            })
+            perform_claim(inner, con, k, secret, ttl)
         }
         Step::Release { token, .. } => {
-            inner.counters.releases.fetch_add(1, Ordering::Relaxed);
             let secret = tokens.get(&token.0).cloned();
-            let failed = carried.origin_failed && inner.share_failures;
-            Box::pin(async move {
-                if failed {
-                    mark_failed(&inner, &mut con, &k).await;
-                }
-                if let Some(secret) = secret {
-                    release_claim(&inner, &mut con, &k, &secret).await;
-                }
-                (Input::Ack, Got::Nothing)
-            })
+            perform_release(inner, con, k, secret, carried)
         }
         // This driver answers a claim that timed out with `Error`, having
         // released it itself (`release_ambiguous`), so the machine does
         // not ask for this; were it asked, it is done the same way.
         Step::Unclaim { token, .. } => {
             let secret = tokens.get(&token.0).cloned();
-            Box::pin(async move {
-                if let Some(secret) = secret {
-                    release_ambiguous(&inner, con, k, secret).await;
-                }
-                (Input::Ack, Got::Nothing)
-            })
+            perform_unclaim(inner, con, k, secret)
         }
-        Step::Admit { max_wait } => match &inner.admission {
-            None => ready(Input::Admitted),
-            Some(sem) => {
-                let sem = sem.clone();
-                Box::pin(async move {
-                    match tokio::time::timeout(Duration::from_micros(max_wait), sem.acquire_owned())
-                        .await
-                    {
-                        Ok(Ok(p)) => (Input::Admitted, Got::Permit(p)),
-                        _ => {
-                            inner
-                                .counters
-                                .admission_shed
-                                .fetch_add(1, Ordering::Relaxed);
-                            (Input::Shed, Got::Nothing)
-                        }
-                    }
-                })
-            }
-        },
+        Step::Admit { max_wait } => perform_admit(inner, max_wait),
         Step::Recompute { key, timeout } => {
-            inner.counters.recomputes.fetch_add(1, Ordering::Relaxed);
-            // The admission permit, if any, stays with this request until
-            // the call's answer comes back (see `run`).
-            // A panic in the origin, before its future exists or while it
-            // is polled, is caught and answered as the origin's failure:
-            // the machine settles the flight for every follower and
-            // releases the claim, as for any error.
-            let loader = carried.loader.clone();
-            // `Err(None)`: a failure without an error of the origin's (a
-            // panic, a timeout).
-            type Call = Pin<Box<dyn Future<Output = Result<Fill, Option<BoxError>>> + Send>>;
-            let call: Call =
-                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match loader {
-                    Some(loader) => loader(),
-                    None => inner.origin.fill(request_key.clone()),
-                })) {
-                    Ok(call) => Box::pin(async move {
-                        CatchUnwind(call)
-                            .await
-                            .map_or(Err(None), |r| r.map_err(Some))
-                    }),
-                    Err(_) => Box::pin(async { Err(None) }),
-                };
-            // The value's version is when its computation started: a
-            // recompute that started earlier read older data, whenever it
-            // ends.
-            let version = (wall_ms() & 0xffff_ffff) as u32;
-            Box::pin(async move {
-                obs::count(obs::ORIGIN_CALLS, "cache");
-                let started = Instant::now();
-                // Only an error the origin returned is kept for the
-                // callers; a timeout or a panic is a failure without one.
-                let r = match timeout {
-                    Some(t) => tokio::time::timeout(Duration::from_micros(t), call)
-                        .await
-                        .unwrap_or(Err(None)),
-                    None => call.await,
-                };
-                obs::seconds(obs::ORIGIN_SECONDS, "cache", started.elapsed());
-                if r.is_err() {
-                    obs::count(obs::ORIGIN_ERRORS, "cache");
-                }
-                match r {
-                    Ok(fill) => (
-                        Input::Origin(Ok(Value::fresh(key, version))),
-                        Got::Computed(Arc::new(fill.payload), fill.ttl),
-                    ),
-                    Err(error) => (
-                        Input::Origin(Err(stampede::flight::Failure::Origin)),
-                        Got::Failed(error.map(SharedError::from)),
-                    ),
-                }
-            })
+            perform_recompute(inner, request_key, key, timeout, carried)
         }
         Step::CacheSet {
             key,
             value,
             delta,
             fence,
-        } => {
-            let bytes = carried.computed.clone().unwrap_or_default();
-            let ttl = carried.computed_ttl;
-            Box::pin(async move {
-                let written = write_value(
-                    &inner,
-                    &mut con,
-                    &k,
-                    &bytes,
-                    fence.unwrap_or(0),
-                    value.version,
-                    delta,
-                    ttl,
-                )
-                .await;
-                // Counted as the simulation counts them: a write that
-                // landed, or one the fence refused; a failed one is neither.
-                match written {
-                    Ok(0) => {
-                        inner
-                            .counters
-                            .writes_refused
-                            .fetch_add(1, Ordering::Relaxed);
-                        obs::count(obs::WRITES_REFUSED, "cache");
-                        // Refused as older: a newer holder has written. Its
-                        // value, read back, is what this request's caller
-                        // and its flight's followers get (this one is
-                        // older); if it cannot be read, they get this one.
-                        let value_key = inner.value_key(&k);
-                        let Reading {
-                            reply,
-                            bytes: newer,
-                            ..
-                        } = read_value(&inner, &mut con, &value_key, key, decoded_by::<O, K>).await;
-                        if let (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(newer)) =
-                            (reply, newer)
-                        {
-                            return (Input::Ack, Got::Computed(newer, None));
-                        }
-                    }
-                    Ok(_) => {
-                        inner
-                            .counters
-                            .values_written
-                            .fetch_add(1, Ordering::Relaxed);
-                    }
-                    Err(_) => {}
-                }
-                (Input::Ack, Got::Nothing)
-            })
-        }
-        Step::CacheSetNegative { ttl, .. } => Box::pin(async move {
-            let lasts = (ttl / 1000).max(1);
-            let _ = bounded(
-                &inner,
-                inner
-                    .negative
-                    .key(inner.value_key(&k))
-                    .arg(wall_ms() + lasts)
-                    .arg(lasts)
-                    .invoke_async::<i64>(&mut con),
-            )
-            .await;
-            (Input::Ack, Got::Nothing)
-        }),
-        Step::Sleep { until } => {
-            let at = inner.at(until);
-            Box::pin(async move {
-                tokio::time::sleep_until(at).await;
-                (Input::Woke, Got::Nothing)
-            })
-        }
+        } => perform_cache_set(inner, con, k, key, (value, delta, fence), carried),
+        Step::CacheSetNegative { ttl, .. } => perform_cache_set_negative(inner, con, k, ttl),
+        Step::Sleep { until } => perform_sleep(&inner, until),
         // Handled by the loop.
         Step::Respond { .. } | Step::Wait | Step::Finish => ready(Input::Ack),
     }
+}
+
+/// [`Step::CacheGet`]: the value's read ([`read_op`]).
+fn perform_cache_get<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    con: Link,
+    request_key: &K,
+    key: u32,
+    first_read: bool,
+) -> Op {
+    let read = read_op(inner, con, request_key, key, first_read, decoded_by::<O, K>);
+    Box::pin(async move {
+        let r = read.await;
+        let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
+        (Input::Cache(r.reply), got)
+    })
+}
+
+/// [`Step::Poll`]: a waiting loser's look at the value, the claim and
+/// its holder's failure mark.
+fn perform_poll<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    mut con: Link,
+    k: String,
+    key: u32,
+    carried: &Carried,
+) -> Op {
+    // Only a request that lost the claim looks for its holder's
+    // failure.
+    let lost_at = carried.lost_at.filter(|_| inner.share_failures);
+    Box::pin(async move {
+        // One transaction: the value, the claim and a failure mark
+        // seen at one instant (two separate reads could see "no value"
+        // before a holder's write and "no claim" after its release,
+        // and claim for nothing).
+        let (value_key, lock_key) = (inner.value_key(&k), inner.lock_key(&k));
+        let failed_key = inner.failed_key(&k);
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("GET")
+            .arg(&value_key)
+            .cmd("EXISTS")
+            .arg(&lock_key)
+            .cmd("GET")
+            .arg(&failed_key);
+        let r = async {
+            match pipe
+                .query_async::<(Option<Vec<u8>>, bool, Option<u64>)>(&mut con)
+                .await
+            {
+                // A row of another type fails the transaction: it is
+                // no value, and the claim is read alone.
+                Err(e) if foreign_type(&e) => {
+                    let held = redis::cmd("EXISTS")
+                        .arg(&lock_key)
+                        .query_async::<bool>(&mut con)
+                        .await?;
+                    Ok((Some(Vec::new()), held, None))
+                }
+                r => r,
+            }
+        };
+        match bounded(&inner, r).await {
+            Ok((row, held, mark)) => {
+                let r = reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
+                let claim_free = !held;
+                let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
+                // The holder this request waited on failed since it
+                // lost the claim: its failure, as a negative mark says
+                // it (the stale value, if servable, else the error).
+                let theirs = matches!((mark, lost_at), (Some(m), Some(t)) if m >= t);
+                let cache = match r.reply {
+                    CacheReply::Stale(v) if theirs => CacheReply::Negative(Some(v)),
+                    CacheReply::Miss if theirs => CacheReply::Negative(None),
+                    reply => reply,
+                };
+                (Input::Polled { cache, claim_free }, got)
+            }
+            // A failed or timed-out poll: the core's read path applies
+            // the Redis error policy to it, as to a failed claim (open,
+            // it claims; closed, it keeps waiting). Whether the claim
+            // is held is not known.
+            Err(_) => (
+                Input::Polled {
+                    cache: CacheReply::Error,
+                    claim_free: false,
+                },
+                Got::Nothing,
+            ),
+        }
+    })
+}
+
+/// [`Step::JoinFlight`]: lead the key's flight in this process, or follow it.
+fn perform_join_flight<O: Origin<K>, K: Key>(
+    inner: &Inner<O, K>,
+    request_key: &K,
+    fk: FlightKey,
+) -> Op {
+    match Flights::join(inner.flights.clone(), (request_key.clone(), fk)) {
+        Joined::Lead(t) => {
+            obs::count(obs::FLIGHTS, "cache");
+            obs::record("role", "leader");
+            ready(Input::Flight(FlightReply::Lead(t)))
+        }
+        Joined::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
+        Joined::Follow(mut follower) => {
+            obs::count(obs::FOLLOWERS, "cache");
+            obs::record("role", "follower");
+            // Dropped before its wait ends (the request's deadline, or
+            // its task dropped), the follower leaves the flight, or
+            // hands it on if it was promoted meanwhile.
+            Box::pin(async move {
+                match follower.wait().await {
+                    Woken::Settled((o, payload, error)) => (
+                        Input::Flight(FlightReply::Shared(o)),
+                        Got::Shared(payload, error),
+                    ),
+                    Woken::Promoted(t) => (
+                        Input::Flight(FlightReply::Promoted(t)),
+                        Got::Shared(None, None),
+                    ),
+                }
+            })
+        }
+    }
+}
+
+/// [`Step::TryLead`]: lead the key's flight if nobody does.
+fn perform_try_lead<O: Origin<K>, K: Key>(
+    inner: &Inner<O, K>,
+    request_key: &K,
+    fk: FlightKey,
+) -> Op {
+    let reply = match inner.flights.try_lead((request_key.clone(), fk)) {
+        Some(t) => {
+            obs::count(obs::FLIGHTS, "cache");
+            obs::record("role", "leader");
+            FlightReply::Lead(t)
+        }
+        None => FlightReply::Busy,
+    };
+    ready(Input::Flight(reply))
+}
+
+/// [`Step::SettleFlight`]: the flight's outcome, with its payload or
+/// error, to every follower.
+fn perform_settle_flight<O: Origin<K>, K: Key>(
+    inner: &Inner<O, K>,
+    request_key: &K,
+    fk: FlightKey,
+    ticket: LeaderTicket,
+    outcome: Outcome,
+    carried: &Carried,
+) -> Op {
+    // The followers' payload: what this leader computed, or read
+    // back when its re-check found the value already there. It
+    // travels with the settle; nothing keeps it after.
+    let payload = match outcome {
+        Outcome::Fresh(_) => carried.computed.as_ref().or(carried.read.as_ref()).cloned(),
+        _ => None,
+    };
+    let error = carried.failed.clone();
+    let fk = (request_key.clone(), fk);
+    inner
+        .flights
+        .settle(&fk, ticket, outcome, (outcome, payload, error));
+    ready(Input::Ack)
+}
+
+/// [`Step::AbandonFlight`]: the leader leaves before any work started.
+fn perform_abandon_flight<O: Origin<K>, K: Key>(
+    inner: &Inner<O, K>,
+    request_key: &K,
+    fk: FlightKey,
+    ticket: LeaderTicket,
+) -> Op {
+    inner.flights.abandon(&(request_key.clone(), fk), ticket);
+    ready(Input::Ack)
+}
+
+/// [`Step::Claim`]: the fenced claim, released by its token if its
+/// reply never came.
+fn perform_claim<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    mut con: Link,
+    k: String,
+    secret: Token,
+    ttl: Micros,
+) -> Op {
+    inner
+        .counters
+        .claim_attempts
+        .fetch_add(1, Ordering::Relaxed);
+    let script = inner.claim.clone();
+    // The fencing counter lives at least until a value written
+    // under this claim expires: the claim, then the longest a
+    // value is kept.
+    let fence_life = (ttl / 1000).max(1) + inner.longest_keep_ms();
+    Box::pin(async move {
+        let at = wall_ms();
+        let (r, sent): (Result<u64, _>, bool) = bounded_sent(
+            &inner,
+            script
+                .key(inner.lock_key(&k))
+                .key(inner.fence_key(&k))
+                .key(inner.value_key(&k))
+                .arg(secret.as_str())
+                .arg((ttl / 1000).max(1))
+                .arg(fence_life)
+                .invoke_async(&mut con),
+        )
+        .await;
+        if let (Err(e), true) = (&r, sent) {
+            let (limit, now) = (&inner.warnings.unanswered, inner.now());
+            obs::unanswered_claim(limit, now, &inner.prefix, &k, e);
+            release_ambiguous(&inner, con, k, secret).await;
+        }
+        let (reply, got) = match r {
+            Ok(0) => {
+                obs::count(obs::CLAIM_LOSSES, "cache");
+                (ClaimReply::Held, Got::Lost(at))
+            }
+            Ok(fence) => {
+                obs::count(obs::CLAIM_WINS, "cache");
+                inner.counters.claim_wins.fetch_add(1, Ordering::Relaxed);
+                (ClaimReply::Won { fence }, Got::Nothing)
+            }
+            Err(_) => (ClaimReply::Error, Got::Nothing),
+        };
+        (Input::Claim(reply), got)
+    })
+}
+
+/// [`Step::Release`]: the holder's failure mark if its origin failed,
+/// then its release.
+fn perform_release<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    mut con: Link,
+    k: String,
+    secret: Option<Token>,
+    carried: &Carried,
+) -> Op {
+    inner.counters.releases.fetch_add(1, Ordering::Relaxed);
+    let failed = carried.origin_failed && inner.share_failures;
+    Box::pin(async move {
+        if failed {
+            mark_failed(&inner, &mut con, &k).await;
+        }
+        if let Some(secret) = secret {
+            release_claim(&inner, &mut con, &k, &secret).await;
+        }
+        (Input::Ack, Got::Nothing)
+    })
+}
+
+/// [`Step::Unclaim`]: the release of a claim whose reply timed out.
+fn perform_unclaim<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    con: Link,
+    k: String,
+    secret: Option<Token>,
+) -> Op {
+    Box::pin(async move {
+        if let Some(secret) = secret {
+            release_ambiguous(&inner, con, k, secret).await;
+        }
+        (Input::Ack, Got::Nothing)
+    })
+}
+
+/// [`Step::Admit`]: a slot for an origin call, within `max_wait`.
+fn perform_admit<O: Origin<K>, K: Key>(inner: Arc<Inner<O, K>>, max_wait: Micros) -> Op {
+    match &inner.admission {
+        None => ready(Input::Admitted),
+        Some(sem) => {
+            let sem = sem.clone();
+            Box::pin(async move {
+                match tokio::time::timeout(Duration::from_micros(max_wait), sem.acquire_owned())
+                    .await
+                {
+                    Ok(Ok(p)) => (Input::Admitted, Got::Permit(p)),
+                    _ => {
+                        inner
+                            .counters
+                            .admission_shed
+                            .fetch_add(1, Ordering::Relaxed);
+                        (Input::Shed, Got::Nothing)
+                    }
+                }
+            })
+        }
+    }
+}
+
+/// [`Step::Recompute`]: the origin call (or the request's loader), bounded,
+/// a panic caught as its failure.
+fn perform_recompute<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    request_key: &K,
+    key: u32,
+    timeout: Option<Micros>,
+    carried: &Carried,
+) -> Op {
+    inner.counters.recomputes.fetch_add(1, Ordering::Relaxed);
+    // The admission permit, if any, stays with this request until
+    // the call's answer comes back (see `run`).
+    // A panic in the origin, before its future exists or while it
+    // is polled, is caught and answered as the origin's failure:
+    // the machine settles the flight for every follower and
+    // releases the claim, as for any error.
+    let loader = carried.loader.clone();
+    // `Err(None)`: a failure without an error of the origin's (a
+    // panic, a timeout).
+    type Call = Pin<Box<dyn Future<Output = Result<Fill, Option<BoxError>>> + Send>>;
+    let call: Call = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match loader {
+        Some(loader) => loader(),
+        None => inner.origin.fill(request_key.clone()),
+    })) {
+        Ok(call) => Box::pin(async move {
+            CatchUnwind(call)
+                .await
+                .map_or(Err(None), |r| r.map_err(Some))
+        }),
+        Err(_) => Box::pin(async { Err(None) }),
+    };
+    // The value's version is when its computation started: a
+    // recompute that started earlier read older data, whenever it
+    // ends.
+    let version = (wall_ms() & 0xffff_ffff) as u32;
+    Box::pin(async move {
+        obs::count(obs::ORIGIN_CALLS, "cache");
+        let started = Instant::now();
+        // Only an error the origin returned is kept for the
+        // callers; a timeout or a panic is a failure without one.
+        let r = match timeout {
+            Some(t) => tokio::time::timeout(Duration::from_micros(t), call)
+                .await
+                .unwrap_or(Err(None)),
+            None => call.await,
+        };
+        obs::seconds(obs::ORIGIN_SECONDS, "cache", started.elapsed());
+        if r.is_err() {
+            obs::count(obs::ORIGIN_ERRORS, "cache");
+        }
+        match r {
+            Ok(fill) => (
+                Input::Origin(Ok(Value::fresh(key, version))),
+                Got::Computed(Arc::new(fill.payload), fill.ttl),
+            ),
+            Err(error) => (
+                Input::Origin(Err(stampede::flight::Failure::Origin)),
+                Got::Failed(error.map(SharedError::from)),
+            ),
+        }
+    })
+}
+
+/// [`Step::CacheSet`]: the computed value's write; refused as older, the
+/// newer value read back.
+fn perform_cache_set<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    mut con: Link,
+    k: String,
+    key: u32,
+    (value, delta, fence): (Value, Micros, Option<u64>),
+    carried: &Carried,
+) -> Op {
+    let bytes = carried.computed.clone().unwrap_or_default();
+    let ttl = carried.computed_ttl;
+    Box::pin(async move {
+        let written = write_value(
+            &inner,
+            &mut con,
+            &k,
+            &bytes,
+            fence.unwrap_or(0),
+            value.version,
+            delta,
+            ttl,
+        )
+        .await;
+        // Counted as the simulation counts them: a write that
+        // landed, or one the fence refused; a failed one is neither.
+        match written {
+            Ok(0) => {
+                inner
+                    .counters
+                    .writes_refused
+                    .fetch_add(1, Ordering::Relaxed);
+                obs::count(obs::WRITES_REFUSED, "cache");
+                // Refused as older: a newer holder has written. Its
+                // value, read back, is what this request's caller
+                // and its flight's followers get (this one is
+                // older); if it cannot be read, they get this one.
+                let value_key = inner.value_key(&k);
+                let Reading {
+                    reply,
+                    bytes: newer,
+                    ..
+                } = read_value(&inner, &mut con, &value_key, key, decoded_by::<O, K>).await;
+                if let (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(newer)) =
+                    (reply, newer)
+                {
+                    return (Input::Ack, Got::Computed(newer, None));
+                }
+            }
+            Ok(_) => {
+                inner
+                    .counters
+                    .values_written
+                    .fetch_add(1, Ordering::Relaxed);
+            }
+            Err(_) => {}
+        }
+        (Input::Ack, Got::Nothing)
+    })
+}
+
+/// [`Step::CacheSetNegative`]: the failure mark in the value's header.
+fn perform_cache_set_negative<O: Origin<K>, K: Key>(
+    inner: Arc<Inner<O, K>>,
+    mut con: Link,
+    k: String,
+    ttl: Micros,
+) -> Op {
+    Box::pin(async move {
+        let lasts = (ttl / 1000).max(1);
+        let _ = bounded(
+            &inner,
+            inner
+                .negative
+                .key(inner.value_key(&k))
+                .arg(wall_ms() + lasts)
+                .arg(lasts)
+                .invoke_async::<i64>(&mut con),
+        )
+        .await;
+        (Input::Ack, Got::Nothing)
+    })
+}
+
+/// [`Step::Sleep`]: wake at `until`.
+fn perform_sleep<O: Origin<K>, K: Key>(inner: &Inner<O, K>, until: Micros) -> Op {
+    let at = inner.at(until);
+    Box::pin(async move {
+        tokio::time::sleep_until(at).await;
+        (Input::Woke, Got::Nothing)
+    })
 }
 
 /// How long any one Redis command may take before the driver treats it as
