@@ -546,6 +546,12 @@ impl ReadPath {
         self.responded
     }
 
+    /// Lost the claim and waits for the winner's value: sleeping between
+    /// polls, or reading the cache for one.
+    pub fn is_polling(&self) -> bool {
+        matches!(self.phase, Phase::PollSleep | Phase::PollRead)
+    }
+
     /// Holds a live claim token (that it has not released yet).
     pub fn holds_claim(&self) -> bool {
         self.token.is_some()

@@ -124,3 +124,18 @@ fn card_burst_ledger() {
     assert_eq!(r.ledger.get(End::Computed, Cause::Served), r.computed);
     assert_eq!(r.ledger.values(), r.requests, "{:?}", r.ledger);
 }
+
+/// A healthy Redis is not what callers waited on: in the hung-origin
+/// preset the instances that lost the claim poll a quick Redis for a value
+/// that never comes, and a poll caught mid round trip at the deadline is
+/// still a wait for the claim (it was once counted as a wait on Redis).
+#[test]
+fn a_healthy_redis_is_not_the_wait() {
+    let s = stampede::scenario::preset("hang").unwrap();
+    for seed in 1..6 {
+        let r = Fleet::new(&s, seed).run();
+        assert_eq!(r.ledger.caused(Cause::WaitedRedis), 0, "{:?}", r.ledger);
+        assert_eq!(r.ledger.ended(End::Timeout), r.requests);
+        assert!(r.ledger.get(End::Timeout, Cause::WaitedClaim) > 0);
+    }
+}
