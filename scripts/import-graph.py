@@ -481,6 +481,55 @@ def chain(comp, edges):
     return walk
 
 
+# The page's state changes only through `Action` (issue 38): `Page`'s
+# fields are private to `page/`, so the compiler refuses a write from any
+# other file; these keep that so. The one handle on its signals that leaves
+# `page/` is the animation loop's (what each frame measured, not a change
+# anyone makes), taken by the app alone.
+PAGE = "page/mod.rs"
+ANIMATION_TAKERS = {"app.rs"}
+
+
+def page_state_problems(crate):
+    """Writes to `Page`'s state outside `page/`: a public field, the page
+    built or its signals taken outside `page/`."""
+    problems = []
+    text = strip(open(os.path.join(ROOT, PAGE), encoding="utf-8").read())
+    m = re.search(r"\bpub\s+struct\s+Page\s*\{", text)
+    if not m:
+        return [f"src/{PAGE}: no `pub struct Page {{ ... }}` to check"]
+    depth, i = 1, m.end()
+    while i < len(text) and depth:
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        i += 1
+    body = text[m.end() : i - 1]
+    for f in re.finditer(r"^\s*pub(\([^)]*\))?\s+(\w+)\s*:", body, re.M):
+        line = text[: m.end() + f.start()].count("\n") + 2
+        problems.append(
+            f"src/{PAGE}:{line}: Page's field `{f.group(2)}` is public: its state changes only "
+            "through Page::act (a read-only getter instead)"
+        )
+    for f in sorted(crate.files):
+        if f.startswith("page/"):
+            continue
+        code = strip(open(os.path.join(ROOT, f), encoding="utf-8").read())
+        for hit in re.finditer(r"\bPage\s*\{|\.animation\s*\(\s*\)", code):
+            line = code[: hit.start()].count("\n") + 1
+            what = hit.group(0)
+            if what.startswith("Page") and re.match(r"\s*\{", code[hit.end() - 1 :]):
+                # `impl Page {` and `-> Page {` are no literal.
+                before = code[max(0, hit.start() - 40) : hit.start()]
+                if re.search(r"(impl|->|for)\s*$", before):
+                    continue
+                problems.append(f"src/{f}:{line}: builds a Page outside page/ (Page::new is the one way)")
+            elif what.startswith(".animation") and f not in ANIMATION_TAKERS:
+                problems.append(
+                    f"src/{f}:{line}: takes the page's signals (Page::animation) outside the app: "
+                    "change the page through Page::act"
+                )
+    return problems
+
+
 def main():
     args = set(sys.argv[1:])
     crate = Crate(os.path.normpath(ROOT))
@@ -497,6 +546,8 @@ def main():
     for f in files:
         if layer_of(f) is None:
             problems.append(f"src/{f} has no layer: add it to LAYERS in scripts/import-graph.py")
+
+    problems += page_state_problems(crate)
 
     comps = circles(files, edges)
     for comp in comps:

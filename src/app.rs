@@ -7,194 +7,110 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::code_panel::CodePanel;
-use crate::counters::{Arithmetic, Counters, Reading};
+use crate::counters::{Arithmetic, Counters};
 use crate::engine::{start_loop, Engine, Surface};
 use crate::knobs::KnobPanel;
 use crate::lesson::presenter::{self, Room};
-use crate::lesson::tour;
 use crate::lesson::tour_view;
 use crate::page::action::Action;
-use crate::page::{contrast_of, Command, Contrast, Page};
+use crate::page::address::{current_hash, current_query, Address, Back};
+use crate::page::kept::Kept;
+use crate::page::keys;
+use crate::page::start::Launch;
+use crate::page::{contrast_of, Command, Page, Wires};
 use crate::palette::{colour, Glyph, LOOKS};
 use crate::transport::PresetPicker;
 use crate::transport::Transport;
-use crate::url_state::{self, PageState};
-use crate::web::window;
 
 /// How long after mounting the knob panel is built.
 const KNOBS_AFTER: std::time::Duration = std::time::Duration::from_millis(60);
-
-fn current_query() -> String {
-    window().location().search().unwrap_or_default()
-}
-
-fn current_hash() -> String {
-    window().location().hash().unwrap_or_default()
-}
-
-/// Writes the address: a new history entry for a new view (`push`), else
-/// in place.
-fn write_url(lists: crate::playlist::Lists, query: &str, hash: &str, push: bool) {
-    let w = window();
-    let path = w.location().pathname().unwrap_or_default();
-    // A trainer's list, while one is open, stays in the address.
-    let url = format!("{path}?{query}{}{hash}", crate::playlist::suffix(lists));
-    if let Ok(h) = w.history() {
-        let _ = if push {
-            h.push_state_with_url(&JsValue::NULL, "", Some(&url))
-        } else {
-            h.replace_state_with_url(&JsValue::NULL, "", Some(&url))
-        };
-    }
-}
-
-/// A drill link (`?drill=NAME`): the drill, whether the list opens, and
-/// what the link asked for that does not exist.
-fn open_drill(query: &str) -> (Option<&'static catalogue::drill::Drill>, bool, Vec<Notice>) {
-    match url_state::drill_of(query) {
-        None => (None, false, Vec::new()),
-        Some(name) => match catalogue::drill::drill(&name) {
-            Some(d) => (Some(d), false, Vec::new()),
-            None if name.is_empty() => (catalogue::drill::DRILLS.first(), true, Vec::new()),
-            None => (
-                catalogue::drill::DRILLS.first(),
-                true,
-                vec![Notice::new(
-                    "drill",
-                    format!(
-                        "there is no drill named '{}'; here is the list",
-                        stampede::scenario::clip(&name)
-                    ),
-                )],
-            ),
-        },
-    }
-}
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
     let query = current_query();
     let hash = current_hash();
-    // A tour link opens its step; a first visit (no link at all) opens the
-    // tour's first step; a share link opens the sandbox on its scenario.
-    // A drill link (`?drill=NAME`) opens the drill on its situation, with
-    // the link's allowed knobs applied (a locked one refused, with a notice).
-    let (drill_open, drill_list, mut drill_notices) = open_drill(&query);
-    let start = tour::parse_hash(&hash)
-        .filter(|_| drill_open.is_none())
-        .or_else(|| {
-            (query.trim_start_matches('?').is_empty() && hash.is_empty())
-                .then_some((tour::Level::Basics, 0))
-        });
-    // A tour step starts on its own scenario: the page builds one fleet, not
-    // the link's and then the step's.
-    let (initial, url_notices) = match drill_open {
-        Some(d) => {
-            // The page's own keys (presenter mode, a moment, a list) are
-            // no knob of the drill's.
-            let knobs: Vec<&str> = query
-                .trim_start_matches('?')
-                .split('&')
-                .filter(|p| !catalogue::playlist::is_page_key(p))
-                .collect();
-            let (s, n) = catalogue::drill::apply(d, &knobs.join("&"));
-            drill_notices.extend(n);
-            let state = PageState {
-                speed: crate::clock::default_speed(&s),
-                scenario: s,
-                ..PageState::default()
-            };
-            (state, drill_notices)
-        }
-        None => url_state::parse(
-            start
-                .and_then(|(l, k)| tour::step(l, k))
-                .map_or(query.as_str(), |s| s.row.link),
-        ),
-    };
-    // What only the page reads stays the link's, whichever scenario opens:
-    // presenter mode (also kept for the tab across the page's own links)
-    // and the moment to open at.
-    let (link, _) = url_state::parse(&query);
-    let presenting = RwSignal::new(link.present || presenter::remembered());
+    let Launch {
+        start,
+        drill: drill_open,
+        drill_list,
+        notices: url_notices,
+        moment,
+        ab_moment,
+    } = crate::page::start::launch(
+        &query,
+        &hash,
+        Kept::Present.flag(),
+        crate::page::kept::language(),
+        Kept::SkipPredictions.flag(),
+        use_context::<crate::page::FirstPick>(),
+    );
     // A moment to go to once the run is built: (ms, play on from there),
     // for this scenario and seed; every build of them goes there (the page
     // may build the same run twice as it starts) until a control is taken.
-    let moment = StoredValue::new(
-        link.at
-            .map(|ms| (initial.scenario.clone(), initial.seed, ms, link.play)),
-    );
-    let drilling = RwSignal::new(drill_open.is_some());
-    let tour_start = start;
-    let tour = RwSignal::new(tour_start);
-    let scenario = RwSignal::new(initial.scenario.clone());
-    // The tour and a drill take turns; a scenario the drill's link cannot
-    // carry (a preset's digit key changed a locked knob) is the sandbox's.
-    crate::dom::effect(move || {
-        let away = tour.get().is_some();
-        let away = away
-            || drill_open
-                .is_some_and(|d| scenario.with(|s| catalogue::drill::apply(d, &d.link(s)).0 != *s));
-        if away && drilling.get_untracked() {
-            drilling.set(false);
-        }
-    });
-    let seed = RwSignal::new(initial.seed);
-    let compare = RwSignal::new(initial.compare);
+    let moment = StoredValue::new(moment);
     // The A/B view's moment from the link, taken by its first build.
-    let ab_moment = StoredValue::new(
-        link.at
-            .filter(|_| initial.compare.is_some())
-            .map(|ms| (ms, link.play)),
-    );
-    let cost = RwSignal::new(initial.cost);
-    // The counter a question's link names, for its owner to show.
-    let mark = RwSignal::new(None::<crate::page::Mark>);
-    // Curveballs thrown into the A/B view, replayed from its link.
-    let ab_throws = RwSignal::new(initial.throws.clone());
-    let speed = RwSignal::new(initial.speed);
-    let playing = RwSignal::new(true);
+    let ab_moment = StoredValue::new(ab_moment);
+    let tour_start = start.tour;
     // An embedded run (a slide, a wiki page) waits at its start for the
     // reader's Play: a slide shows the start, not the end state. Once: a
     // run the reader starts plays as everywhere.
     let embedded = crate::embed::wanted(&query);
     let wait_for_play = StoredValue::new(embedded);
-    // A tour step's prediction is open: its run waits at t = 0.
-    let asking = RwSignal::new(false);
-    let follow = RwSignal::new(crate::page::Follow::Nobody);
-    // The sandbox pauses while the A/B view is open (it runs its own clock).
+    let engine = StoredValue::new_local(Engine::default());
+    engine.update_value(|e| e.embedded = embedded);
+    // The A/B view's controls while it is open (src/compare.rs).
+    let ab_open = crate::compare::open_slot();
+    let page = Page::new(
+        start,
+        Wires {
+            send: Callback::new(move |(c, now): (Command, bool)| {
+                // Taking the controls: the link's moment is behind us.
+                moment.set_value(None);
+                engine.try_update_value(|e| e.command(c, now)).flatten()
+            }),
+            throw: Callback::new(move |b| crate::kit::throw_here(engine, b)),
+            ab_throw: Callback::new(move |b| crate::compare::throw(ab_open, b)),
+            ab_clock: Callback::new(move |_| crate::compare::moment(ab_open)),
+        },
+    );
+    page.provide();
+    crate::page::kept::keep(page);
+    let (playing, speed, reading) = page.animation();
+    // A tour step opens as the tour opens it (its prediction asked).
+    if let Some(p) = tour_start {
+        page.act(Action::Tour(p));
+    }
+    let drilling = RwSignal::new(drill_open.is_some());
+    // The tour and a drill take turns; a scenario the drill's link cannot
+    // carry (a preset's digit key changed a locked knob) is the sandbox's.
     crate::dom::effect(move || {
-        if compare.get().is_some() {
-            playing.set(false);
+        let away = page.tour().get().is_some();
+        let away = away
+            || drill_open.is_some_and(|d| {
+                page.scenario()
+                    .with(|s| catalogue::drill::apply(d, &d.link(s)).0 != *s)
+            });
+        if away && drilling.get_untracked() {
+            drilling.set(false);
         }
     });
-    // The numbers before the first frame: the scenario's shape, a clock at zero.
-    let reading = RwSignal::new(Reading {
-        instances: initial.scenario.instances,
-        threads: initial.scenario.threads,
-        burst: true,
-        ..Reading::default()
-    });
+    let follow = RwSignal::new(crate::page::Follow::Nobody);
     // A trainer's list the link opened (src/playlist.rs), kept here.
     let lists = crate::playlist::lists();
     let banner = RwSignal::new([url_notices, crate::playlist::start(lists, &query)].concat());
-    let knob_notices = RwSignal::new(Vec::<Notice>::new());
-    let base = crate::transport::lesson_base(scenario);
     // The runs the words compare against: the preset a change was made
     // from (the lesson's contrast) and the tour step's baseline. Each runs
     // once per scenario and seed, in a task of its own.
-    let contrasts = RwSignal::new(Vec::<Contrast>::new());
     let wanted = Memo::new(move |_| {
         let mut want = Vec::new();
-        if let Some(c) = scenario.with(|s| catalogue::lesson::contrast(s, base.get())) {
-            want.push((c, seed.get()));
-        }
-        if let Some(q) = tour
-            .get()
-            .and_then(|(l, k)| tour::step(l, k))
-            .and_then(|s| s.contrast)
+        if let Some(c) = page
+            .scenario()
+            .with(|s| catalogue::lesson::contrast(s, page.base().get()))
         {
+            want.push((c, page.seed().get()));
+        }
+        if let Some(q) = page.step().and_then(|s| s.contrast) {
             let (c, sd, _) = stampede::Scenario::from_query(q);
             want.push((c, sd));
         }
@@ -202,65 +118,23 @@ pub fn App() -> impl IntoView {
     });
     crate::dom::effect(move || {
         for (c, sd) in wanted.get() {
-            if contrasts.with_untracked(|have| contrast_of(have, &c, sd).is_some()) {
+            if page
+                .contrasts()
+                .with_untracked(|have| contrast_of(have, &c, sd).is_some())
+            {
                 continue;
             }
             set_timeout(
                 move || {
                     let r = stampede::Fleet::new(&c, sd).run();
-                    contrasts.update(|have| {
-                        if have.len() >= 4 {
-                            have.remove(0);
-                        }
-                        have.push((c, sd, r));
-                    });
+                    page.act(Action::Contrast(Box::new((c, sd, r))));
                 },
                 std::time::Duration::ZERO,
             );
         }
     });
-    // The lesson of the run on screen, worded by the core from its counters.
-    let lesson = Memo::new(move |_| {
-        let b = base.get();
-        let sd = seed.get();
-        scenario.with(|s| {
-            let want = catalogue::lesson::contrast(s, b);
-            contrasts.with(|have| {
-                reading.with(|r| {
-                    let then = want.as_ref().and_then(|w| contrast_of(have, w, sd));
-                    catalogue::lesson::lesson(s, b, &r.report, r.at_end, then)
-                })
-            })
-        })
-    });
-    // The counter that proves what is running: shown first, and left out of
-    // the counters' own lists while it is shown. In the tour, the step's.
-    let proof = Memo::new(move |_| {
-        let step = tour
-            .get()
-            .and_then(|(l, k)| tour::step(l, k))
-            .map(|s| s.metric);
-        lesson.with(|l| {
-            let metric = step.unwrap_or(l.metric);
-            catalogue::lesson::Proof {
-                metric,
-                note: "",
-                damage: catalogue::lesson::is_damage(metric),
-            }
-        })
-    });
-    // A pitfall that cannot bite here offers the scenario where it does.
-    let show_needs = Callback::new(move |link: &'static str| {
-        let (state, _) = url_state::parse(link);
-        tour.set(None);
-        scenario.set(state.scenario);
-    });
     // Rebuilt only when the markers change, not on every frame's reading.
     let markers = Memo::new(move |_| reading.with(|r| r.markers.clone()));
-    let engine = StoredValue::new_local(Engine::default());
-    engine.update_value(|e| e.embedded = embedded);
-    // The A/B view's controls while it is open (src/compare.rs).
-    let ab_open = crate::compare::open_slot();
     let knobs_ready = RwSignal::new(false);
     set_timeout(move || knobs_ready.set(true), KNOBS_AFTER);
 
@@ -268,8 +142,8 @@ pub fn App() -> impl IntoView {
     // Building a big fleet takes tens of milliseconds: it gets a task of its
     // own instead of joining whatever task changed the knob (or the mount).
     crate::dom::effect(move || {
-        let s = scenario.get();
-        let sd = seed.get();
+        let s = page.scenario().get();
+        let sd = page.seed().get();
         set_timeout(
             move || {
                 if engine.try_update_value(|e| e.rebuild(&s, sd)).is_some() {
@@ -282,30 +156,22 @@ pub fn App() -> impl IntoView {
                                 .map(|(.., ms, play)| (*ms, *play))
                         })
                         .flatten();
-                    match here {
-                        Some((ms, play)) => {
-                            asking.set(false);
-                            engine.update_value(|e| {
-                                e.command(Command::Seek(ms.saturating_mul(1000)), false);
-                            });
-                            playing.set(play);
-                        }
-                        None => {
-                            let held = wait_for_play
-                                .try_update_value(std::mem::take)
-                                .unwrap_or(false);
-                            playing.set(!asking.get_untracked() && !held);
-                        }
-                    }
+                    let at = here.map(|(ms, play)| {
+                        engine.update_value(|e| {
+                            e.command(Command::Seek(ms.saturating_mul(1000)), false);
+                        });
+                        play
+                    });
+                    let held = at.is_none()
+                        && wait_for_play
+                            .try_update_value(std::mem::take)
+                            .unwrap_or(false);
+                    page.act(Action::Built { at, held });
                 }
             },
             std::time::Duration::ZERO,
         );
     });
-    // The URL always holds the current state, so the address is the share
-    // link: presenter mode, and while paused mid-run the moment (`at=`).
-    // Each view (a tour step, the sandbox, the A/B view) is a history entry
-    // of its own; everything else is written in place.
     // While a seek replays, the moment it heads for stays (the replay's
     // passing times are not moments to share).
     let paused_at = Memo::new(move |prev: Option<&Option<u64>>| {
@@ -321,98 +187,35 @@ pub fn App() -> impl IntoView {
     });
     // The A/B view's own clock, paused mid-run (its view keeps it).
     let ab_paused_at = RwSignal::new(None::<u64>);
-    let shown_view = StoredValue::new(None::<(Option<tour::Place>, Option<&'static str>)>);
     let popping = StoredValue::new(false);
-    crate::dom::effect(move || {
-        let state = PageState {
-            scenario: scenario.get(),
-            seed: seed.get(),
-            speed: speed.get(),
-            compare: compare.get(),
-            cost: cost.get(),
-            throws: ab_throws.get(),
-            present: presenting.get(),
-            at: if compare.get().is_some() {
-                ab_paused_at.get()
-            } else {
-                paused_at.get()
-            },
-            play: false,
-        };
-        let view = (tour.get(), state.compare);
-        let was = shown_view.get_value();
-        shown_view.set_value(Some(view));
-        let push = was.is_some_and(|w| w != view) && !popping.get_value();
-        popping.set_value(false);
-        let hash = view
-            .0
-            .map(|p| format!("#tour/{}", tour::place_name(p)))
-            .unwrap_or_default();
-        // A drill's link carries only its allowed knobs: the learner's answer.
-        if let Some(d) = drill_open.filter(|_| drilling.get()) {
-            return write_url(lists, &d.link(&state.scenario), &hash, push);
-        }
-        write_url(lists, &url_state::to_query(&state), &hash, push);
-    });
+    crate::page::address::follow(
+        page,
+        Address {
+            paused_at,
+            ab_paused_at,
+            drill: drill_open,
+            drilling,
+            suffix: Callback::new(move |_| crate::playlist::suffix(lists)),
+            popping,
+        },
+    );
+    crate::page::address::listen(
+        page,
+        Back {
+            moment,
+            ab_moment,
+            ab_seek: Callback::new(move |(ms, play)| crate::compare::seek_to(ab_open, ms, play)),
+            popping,
+        },
+    );
 
-    let send = Callback::new(move |c: Command| {
-        // Taking the controls: the link's moment is behind us.
-        moment.set_value(None);
-        // Taking the controls while a prediction is open: "just show me".
-        if asking.get_untracked() {
-            asking.set(false);
-        }
-        let now = playing.get_untracked();
-        if let Some(Some(p)) = engine.try_update_value(|e| e.command(c, now)) {
-            playing.set(p);
-        }
-    });
-
-    // Space always plays and pauses, and the left and right arrows step the
-    // clock, wherever the focus is, except where the key types or moves a
-    // control: a text or number field, or a slider (its arrows are its own).
-    // A focused button does not swallow Space (Enter still presses it), and
-    // a picker keeps Up and Down but gives Left and Right to the clock.
-    // In the tour, the arrows and Page Up/Down (what presentation clickers
-    // send) move through the steps instead; `.` (a clicker's other button)
-    // plays and pauses like Space; End jumps to the end of the run.
-    let drive = Page {
-        tour,
-        scenario,
-        seed,
-        speed,
-        compare,
-        cost,
-        ab_throws,
-        reading,
-        mark,
-        proof,
-        contrasts,
-        send,
-        throw: Callback::new(move |b| crate::kit::throw_here(engine, scenario, b)),
-        playing,
-        asking,
-        presenting,
-        language: RwSignal::new(crate::code_panel::stored_language()),
-        opens_at: link.at.filter(|ms| *ms > 0).and(tour_start),
-        first_pick: use_context::<crate::page::FirstPick>(),
-        ab_clock: Callback::new(move |_| crate::compare::moment(ab_open)),
-        ab_throw: Callback::new(move |b| crate::compare::throw(ab_open, b)),
-    };
-    // The counter a tour step is about: its owners (the proof, the
-    // arithmetic, the counters) outline it wherever it shows.
-    let highlight = Signal::derive(move || {
-        tour.get()
-            .and_then(|(l, k)| tour::step(l, k))
-            .map(|s| s.metric)
-    });
     // The reference's question links open their scenario here and name
     // the counter to show (its owner marks it).
-    crate::transport::question_links(mark);
-    let room = Room::new(drive, presenting);
+    crate::transport::question_links();
+    let room = Room::of_page();
     // The interviewer's kit in another window throws curveballs and opens
     // scenarios here (src/kit.rs).
-    crate::kit::listen(drive);
+    crate::kit::listen(page);
     // Reduced motion and the followed thread live in the engine (what it
     // paints), set from here. A new scenario forgets the followed thread.
     crate::dom::effect(move || {
@@ -426,7 +229,7 @@ pub fn App() -> impl IntoView {
     // What presenter mode asks of the stage: its box, its theme.
     crate::dom::effect(move || {
         let d = crate::stage::room::Display {
-            presenting: room.presenter.get(),
+            presenting: page.presenting().get(),
             dark: room.room_dark.get(),
             stage_h: room.stage_h.get(),
         };
@@ -439,7 +242,7 @@ pub fn App() -> impl IntoView {
         engine.update_value(|e| e.hold = h);
     });
     crate::dom::effect(move || {
-        scenario.track();
+        page.scenario().track();
         follow.set(crate::page::Follow::Nobody);
     });
     let pointer = window_event_listener(leptos::ev::pointermove, move |_| room.pointer_moved());
@@ -452,40 +255,24 @@ pub fn App() -> impl IntoView {
         if crate::playlist::key(lists, &ev) {
             return;
         }
-        let touring = tour.get_untracked().is_some();
         let key = ev.key();
-        // Page Up and Down do what the arrows do in every view (what `?`
-        // says), never scroll the page.
-        let command = match key.as_str() {
-            " " | "." => Command::TogglePlay,
-            "ArrowRight" | "PageDown" | "ArrowLeft" | "PageUp" if touring => Command::Tour,
-            "ArrowRight" | "PageDown" => Command::Step,
-            "ArrowLeft" | "PageUp" => Command::StepBack,
-            "n" | "N" => Command::NextEvent,
-            "End" => Command::Seek(u64::MAX),
-            "p" | "P" | "f" | "F" | "?" | "Escape" | "1" | "2" | "3" | "4" | "5" => Command::Room,
-            _ => return,
+        let Some(command) = keys::command(&key, page.tour().get_untracked().is_some()) else {
+            return;
         };
         let target = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
-        let keeps_key = target.is_some_and(|el| match el.tag_name().as_str() {
-            "TEXTAREA" => true,
-            "INPUT" => {
-                let kind = el.get_attribute("type").unwrap_or_default();
-                // A checkbox has no use for arrows, and Space would toggle it.
-                match command {
-                    // Letters and digits type into a text or number field.
-                    Command::Room => !matches!(kind.as_str(), "checkbox" | "button" | "range"),
-                    _ => {
-                        !(kind == "checkbox" && command != Command::TogglePlay) && kind != "button"
-                    }
-                }
-            }
-            // Space opens a picker, letters pick in it; arrows left and
-            // right do nothing there.
-            "SELECT" => matches!(command, Command::TogglePlay | Command::Room),
-            _ => el.get_attribute("contenteditable").is_some(),
+        let keeps_key = target.is_some_and(|el| {
+            let (tag, kind) = (el.tag_name(), el.get_attribute("type").unwrap_or_default());
+            let editable = el.get_attribute("contenteditable").is_some();
+            keys::kept_by(
+                keys::Focus {
+                    tag: &tag,
+                    kind: &kind,
+                    editable,
+                },
+                command,
+            )
         });
         if keeps_key {
             return;
@@ -496,76 +283,24 @@ pub fn App() -> impl IntoView {
             return;
         }
         ev.prevent_default();
-        match (command, key.as_str()) {
-            (Command::Tour, "ArrowRight" | "PageDown") => {
-                drive.act(Action::TourNext);
+        match command {
+            Command::Tour if keys::tour_forward(&key) => {
+                page.act(Action::TourNext);
             }
-            (Command::Tour, _) => {
-                drive.act(Action::TourBack);
+            Command::Tour => {
+                page.act(Action::TourBack);
             }
-            (Command::Room, _) => {}
+            Command::Room => {}
             // The A/B view answers the same keys, on its own clock.
-            _ if compare.get_untracked().is_some() => {
+            _ if page.compare().get_untracked().is_some() => {
                 crate::compare::key(ab_open, command);
             }
-            _ => send.run(command),
+            _ => {
+                page.act(Action::Transport(command));
+            }
         }
     });
     on_cleanup(move || keys.remove());
-    // Back and Forward: the entry's view, scenario and moment. An anchor in
-    // the page (`#questions`) is not a view and moves nothing.
-    let pop = window_event_listener(leptos::ev::popstate, move |_| {
-        let hash = current_hash();
-        if tour::parse_hash(&hash).is_none() && !hash.is_empty() {
-            return;
-        }
-        let (st, _) = url_state::parse(&current_query());
-        popping.set_value(true);
-        let same =
-            scenario.with_untracked(|s| *s == st.scenario) && seed.get_untracked() == st.seed;
-        moment.set_value(None);
-        match (st.at, same) {
-            // After the effects the entry's view sets off (a tour step
-            // opens at t = 0), in a task of its own.
-            (Some(ms), true) => {
-                let play = st.play;
-                set_timeout(
-                    move || {
-                        send.run(Command::Seek(ms.saturating_mul(1000)));
-                        playing.set(play);
-                    },
-                    std::time::Duration::ZERO,
-                );
-            }
-            (Some(ms), false) => {
-                moment.set_value(Some((st.scenario.clone(), st.seed, ms, st.play)))
-            }
-            (None, _) => {}
-        }
-        // The A/B view's own clock: a view built now takes the moment; one
-        // already open goes there once the entry's effects have run.
-        if let (Some(_), Some(ms)) = (st.compare, st.at) {
-            let play = st.play;
-            ab_moment.set_value(Some((ms, play)));
-            set_timeout(
-                move || crate::compare::seek_to(ab_open, ms, play),
-                std::time::Duration::ZERO,
-            );
-        }
-        // The entry's view and run: an action, as a link or the kit's.
-        drive.act(Action::Entry {
-            query: current_query(),
-            hash,
-        });
-    });
-    on_cleanup(move || pop.remove());
-    // A tour link pasted into the same tab changes only the hash.
-    let hash_change = window_event_listener(leptos::ev::hashchange, move |_| {
-        if let Some(p) = tour::parse_hash(&current_hash()) {
-            tour.set(Some(p));
-        }
-    });
-    on_cleanup(move || hash_change.remove());
 
     let side_ref = NodeRef::<leptos::html::Div>::new();
     let (header_ref, modes_ref, room_ref) = (
@@ -584,14 +319,15 @@ pub fn App() -> impl IntoView {
         crate::dom::task(Box::new(move || {
             if let Some(side) = side_ref.get_untracked() {
                 leptos::mount::mount_to(side.into(), move || {
+                    page.provide();
                     view! {
                         // The lesson's proof first: on screen at 1280 x 800 without scrolling.
                         <section class="panel proof-panel" aria-label="The proof">
-                            <crate::counters::ProofCounter reading=reading proof=proof lesson=lesson needs=show_needs highlight=highlight mark=mark />
+                            <crate::counters::ProofCounter />
                         </section>
-                        <Arithmetic reading=reading highlight=highlight />
-                        <Counters reading=reading proof=proof highlight=highlight mark=mark />
-                        <CodePanel reading=reading follow=follow playing=playing hold=hold page=drive />
+                        <Arithmetic />
+                        <Counters />
+                        <CodePanel follow=follow hold=hold />
                     }
                 })
                 // The page is never unmounted (only the browser tests mount
@@ -616,7 +352,7 @@ pub fn App() -> impl IntoView {
             return;
         };
         let p = parts.clone();
-        crate::dom::task(Box::new(move || tour_view::mount(drive, record, &p)));
+        crate::dom::task(Box::new(move || tour_view::mount(record, &p)));
         if let Some(drill) = drill_open {
             let p = parts.clone();
             crate::dom::task(Box::new(move || {
@@ -625,8 +361,6 @@ pub fn App() -> impl IntoView {
                         drill,
                         open: drilling,
                         list: drill_list,
-                        scenario,
-                        reading,
                         record,
                     },
                     &p,
@@ -636,9 +370,9 @@ pub fn App() -> impl IntoView {
         let p = parts.clone();
         crate::dom::task(Box::new(move || presenter::mount(room, &p)));
         let p = parts.clone();
-        crate::dom::task(Box::new(move || crate::playlist::mount(drive, lists, &p)));
+        crate::dom::task(Box::new(move || crate::playlist::mount(lists, &p)));
         crate::dom::task(Box::new(move || {
-            crate::panels::conformance::mount(base, &parts.side)
+            crate::panels::conformance::mount(page.base(), &parts.side)
         }));
     });
     // Said only while the fleet is drawn as bands.
@@ -709,24 +443,23 @@ pub fn App() -> impl IntoView {
 
     // The sandbox's parts. The tour hides them; they are built once and
     // kept, so leaving the tour reloads nothing.
+    let compare = page.compare();
     let (ab_view, knob_panel, preset_picker) = (
         view! {
             <Show when=move || compare.get().is_some()>
                 <main class="ab-main">
-                    <crate::compare::CompareView compare=compare cost=cost seed=seed moment=ab_moment paused_at=ab_paused_at open=ab_open embedded=embedded throws=ab_throws mark=mark />
+                    <crate::compare::CompareView moment=ab_moment paused_at=ab_paused_at open=ab_open embedded=embedded />
                 </main>
             </Show>
         }
         .into_any(),
         view! {
             <Show when=move || knobs_ready.get()>
-                <KnobPanel scenario=scenario notices=knob_notices reading=reading
-                    throw=Callback::new(move |b| crate::kit::throw_here(engine, scenario, b)) />
+                <KnobPanel />
             </Show>
         }
         .into_any(),
-        view! { <PresetPicker scenario=scenario speed=speed base=base notices=knob_notices /> }
-            .into_any(),
+        view! { <PresetPicker /> }.into_any(),
     );
 
     // What Record clip records: the A/B view's two fleets while it is
@@ -755,17 +488,17 @@ pub fn App() -> impl IntoView {
                 </p>
             </div>
             {preset_picker}
-            <Transport playing=playing speed=speed seed=seed reading=reading send=send clip=clip_source />
+            <Transport clip=clip_source />
             <div class="modes" node_ref=modes_ref>
             <button type="button" class="to-compare" data-control="compare"
                 aria-pressed=move || compare.get().is_some().to_string()
                 title="Two designs on the same traffic, side by side"
                 on:click=move |_| {
-                    tour.set(None);
-                    ab_throws.set(Vec::new());
-                    compare.update(|c| {
-                        *c = if c.is_some() { None } else { Some(catalogue::presets::COMPARISONS[0].name) }
-                    })
+                    page.act(if compare.get_untracked().is_some() {
+                        Action::Sandbox
+                    } else {
+                        Action::Compare(catalogue::presets::COMPARISONS[0].name)
+                    });
                 }>
                 {move || if compare.get().is_some() { "Back to the sandbox" } else { "Compare two designs" }}
             </button>

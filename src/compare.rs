@@ -19,8 +19,10 @@ use crate::engine::{framed_height, room_below, Animate, Surface};
 use crate::fleet_layout::stage_height;
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::Lab;
+use crate::page::action::Action;
 use crate::page::label_of;
 use crate::page::Command;
+use crate::page::Page;
 use crate::palette::scheme;
 use crate::web::{wall_now, window};
 
@@ -280,11 +282,8 @@ pub(crate) fn throw(
     ball: &'static catalogue::interview::Curveball,
 ) -> Option<Result<u32, String>> {
     let k = open.try_get_value().flatten()?;
-    let thrown = k.engine.try_update_value(|e| e.throw(ball))?;
-    if let Ok(at) = thrown {
-        k.throws.update(|t| t.push((ball.kind, at)));
-    }
-    Some(thrown)
+    // The page keeps what landed (`Action::Throw`): the link carries it.
+    k.engine.try_update_value(|e| e.throw(ball))
 }
 
 impl AbEngine {
@@ -532,9 +531,10 @@ struct AbDom {
 /// Everything the controls change, in one place.
 #[derive(Clone, Copy)]
 pub struct Controls {
-    compare: RwSignal<Option<&'static str>>,
-    cost: RwSignal<Option<u32>>,
-    seed: RwSignal<u64>,
+    page: Page,
+    compare: crate::page::Read<Option<&'static str>>,
+    cost: crate::page::Read<Option<u32>>,
+    seed: crate::page::Read<u64>,
     playing: RwSignal<bool>,
     speed: RwSignal<f64>,
     engine: StoredValue<AbEngine, LocalStorage>,
@@ -542,7 +542,7 @@ pub struct Controls {
     waits: StoredValue<bool>,
     /// The curveballs thrown into both runs (name, ms), in the order
     /// thrown: the link carries them and a build replays them.
-    throws: RwSignal<Vec<(&'static str, u32)>>,
+    throws: crate::page::Read<Vec<(&'static str, u32)>>,
 }
 
 impl Controls {
@@ -616,9 +616,9 @@ impl AbDom {
                     .map(|s| s.value())
                     .unwrap_or_default();
                 // The view's effect builds both sides for the new pick.
-                k.cost.set(None);
-                k.throws.set(Vec::new());
-                k.compare.set(comparison(&v).map(|c| c.name));
+                if let Some(c) = comparison(&v) {
+                    k.page.act(Action::Compare(c.name));
+                }
             }),
         );
         put(&pick, &select);
@@ -690,7 +690,7 @@ impl AbDom {
                     .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
                     .and_then(|i| stampede::scenario::parse_u32(&i.value()).ok());
                 if let Some(p) = pos {
-                    k.cost.set(Some(cost_at(p)));
+                    k.page.act(Action::Cost(cost_at(p)));
                 }
             }),
         );
@@ -900,9 +900,6 @@ impl AbDom {
 /// and the differences called out.
 #[component]
 pub fn CompareView(
-    compare: RwSignal<Option<&'static str>>,
-    cost: RwSignal<Option<u32>>,
-    seed: RwSignal<u64>,
     /// A link's moment to open at (ms, play on from there), taken by the
     /// first build: `?cmp=…&at=MS`, as the sandbox's.
     moment: StoredValue<Option<(u64, bool)>>,
@@ -915,17 +912,24 @@ pub fn CompareView(
     /// page they play as the view opens.
     #[prop(default = false)]
     embedded: bool,
-    /// The curveballs thrown into both runs, as the link carries them.
-    throws: RwSignal<Vec<(&'static str, u32)>>,
-    /// A question link's counter on one side: shown here.
-    mark: RwSignal<Option<crate::page::Mark>>,
 ) -> impl IntoView {
+    let page = crate::page::use_page();
+    // The curveballs thrown into both runs, as the link carries them; a
+    // question link's counter on one side, shown here.
+    let (compare, cost, seed, throws, mark) = (
+        page.compare(),
+        page.cost(),
+        page.seed(),
+        page.ab_throws(),
+        page.mark(),
+    );
     let engine = StoredValue::new_local(AbEngine {
         embedded,
         ..AbEngine::default()
     });
     let autoplay = !embedded;
     let k = Controls {
+        page,
         compare,
         cost,
         seed,

@@ -29,11 +29,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Element;
 
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
+use crate::page::kept::Kept;
 use crate::page::Page;
-use crate::web::{document, storage, window};
-
-/// Where the list being built is kept (localStorage), in its link form.
-const STORE_KEY: &str = "stampede-playlist";
+use crate::web::{document, window};
 
 /// The list a link opened, and the item showing (from 0).
 struct Active {
@@ -264,7 +262,8 @@ fn moment_text(item: &Item) -> String {
 
 /// The strip, the editor and the add button; the clicker's keys come
 /// through [`key`], from the page's key handler.
-pub fn mount(drive: Page, lists: Lists, parts: &crate::dom::Parts) {
+pub fn mount(lists: Lists, parts: &crate::dom::Parts) {
+    let drive = crate::page::use_page();
     let Some(lab) = parts.main.parent_element() else {
         return;
     };
@@ -334,10 +333,10 @@ fn mount_strip(lists: Lists, lab: &Element, drive: Page) {
     let changed = RwSignal::new(false);
     crate::dom::effect(move || {
         // What the view is made of (the address follows them).
-        drive.scenario.track();
-        drive.seed.track();
-        drive.tour.track();
-        drive.compare.track();
+        drive.scenario().track();
+        drive.seed().track();
+        drive.tour().track();
+        drive.compare().track();
         let k = shown.get() as usize;
         // After the address is written for the change (its own effect).
         set_timeout(
@@ -391,19 +390,17 @@ fn mount_strip(lists: Lists, lab: &Element, drive: Page) {
 }
 
 fn stored() -> Playlist {
-    let raw = storage("localStorage", "getItem", &[STORE_KEY])
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
+    let raw = Kept::Playlist.get().unwrap_or_default();
     Playlist::decode(&raw).0
 }
 
 fn store(list: &Playlist) {
     match list.encode() {
         Ok(enc) if !list.items.is_empty() => {
-            storage("localStorage", "setItem", &[STORE_KEY, &enc]);
+            Kept::Playlist.set(&enc);
         }
         _ => {
-            storage("localStorage", "removeItem", &[STORE_KEY]);
+            Kept::Playlist.remove();
         }
     }
 }
@@ -417,13 +414,13 @@ fn current(drive: Page) -> Result<Item, String> {
         &loc.hash().unwrap_or_default(),
     )?;
     item = if matches!(item.view, View::Compare { .. }) {
-        let (at, play) = drive.ab_clock.run(()).map_or((None, false), |(us, play)| {
+        let (at, play) = drive.ab_clock().map_or((None, false), |(us, play)| {
             (u32::try_from(us / 1000).ok(), play)
         });
         Item::new(item.view, at, play)
     } else {
-        let ms = drive.reading.with_untracked(|r| r.now / 1000);
-        let play = drive.playing.get_untracked();
+        let ms = drive.reading().with_untracked(|r| r.now / 1000);
+        let play = drive.playing().get_untracked();
         Item::new(item.view, u32::try_from(ms).ok(), play)
     };
     Ok(item)
@@ -585,10 +582,10 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
     // Redrawn when the view changes too (which item is the one on screen),
     // after the page has written its address.
     crate::dom::effect(move || {
-        drive.tour.track();
-        drive.compare.track();
-        drive.scenario.track();
-        drive.seed.track();
+        drive.tour().track();
+        drive.compare().track();
+        drive.scenario().track();
+        drive.seed().track();
         set_timeout(bump, std::time::Duration::ZERO);
     });
     crate::dom::effect(move || {

@@ -4,6 +4,7 @@
 //! it), drawn as one SVG path, and redrawn whenever the address changes
 //! (the page keeps its address the share link) and before printing.
 
+use crate::page::kept::Kept;
 use qrcodegen::{QrCode, QrCodeEcc};
 
 use crate::web::{document, window};
@@ -43,9 +44,6 @@ pub fn path(text: &str) -> Option<(String, i32)> {
     }
     Some((d, n + 2 * QUIET))
 }
-
-/// Where the room's public address of the page is kept (localStorage).
-const BASE_KEY: &str = "stampede-public-base";
 
 /// `link` moved onto `base`, the page's public address (kept by the
 /// trainer): the base's scheme, host and path with the link's own query and
@@ -158,8 +156,8 @@ fn every(selector: &str, mut f: impl FnMut(web_sys::Element)) {
 /// address, if any) and says beside each whether a phone can open it.
 fn redraw() {
     let own = crate::url_state::room_link(&window().location().href().unwrap_or_default());
-    let link = crate::web::local_storage("getItem", &[BASE_KEY])
-        .and_then(|v| v.as_string())
+    let link = Kept::PublicBase
+        .get()
         .and_then(|base| on_base(&own, &base))
         .unwrap_or(own);
 
@@ -201,9 +199,7 @@ pub fn install() {
         crate::dom::set(&input, "type", "url");
         crate::dom::set(&input, "placeholder", "https://lab.example/stampede/");
         crate::dom::set(&input, "data-qr-base-input", "");
-        if let Some(kept) =
-            crate::web::local_storage("getItem", &[BASE_KEY]).and_then(|v| v.as_string())
-        {
+        if let Some(kept) = Kept::PublicBase.get() {
             crate::dom::set(&input, "value", &kept);
         }
         let _ = label.append_child(&input);
@@ -224,10 +220,10 @@ pub fn install() {
                     .unwrap_or_default();
                 let v = v.trim().to_string();
                 if v.is_empty() {
-                    let _ = crate::web::local_storage("removeItem", &[BASE_KEY]);
+                    Kept::PublicBase.remove();
                     crate::dom::set_text(&said, "The code encodes this page's own address.");
                 } else if on_base("", &v).is_some() {
-                    let _ = crate::web::local_storage("setItem", &[BASE_KEY, &v]);
+                    Kept::PublicBase.set(&v);
                     crate::dom::set_text(
                         &said,
                         &format!("The code now encodes {v} with this run's link."),

@@ -38,9 +38,3 @@ pub(crate) fn storage(area: &str, method: &str, args: &[&str]) -> Option<wasm_bi
         .collect();
     f.apply(&store, &a).ok()
 }
-
-/// `localStorage` (see [`storage`]); a browser that refuses storage just
-/// forgets.
-pub(crate) fn local_storage(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
-    storage("localStorage", method, args)
-}

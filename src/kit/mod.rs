@@ -51,20 +51,13 @@ use wasm_bindgen::JsCast;
 
 use crate::engine::Engine;
 use crate::page::action::{Acted, Action};
+use crate::page::kept::Kept;
 use crate::page::Page;
 use crate::web::window;
 use sheet::{heading, mm_ss, rating_words, tick_id, Sheet, RATINGS, RECOMMENDATIONS};
 
 /// The channel both windows open (same origin, same browser).
 const CHANNEL: &str = "stampede-lab-kit";
-/// Where the scoresheet (and the timer) survive a reload of the kit.
-const SHEET_KEY: &str = "stampede-kit-sheet";
-/// Where the notes were kept before the scoresheet (read once, if no sheet).
-const NOTES_KEY: &str = "stampede-kit-notes";
-/// A page window's pairing code, for the tab's life (`sessionStorage`).
-const CODE_KEY: &str = "stampede-pair-code";
-/// The kit's paired code, for the kit tab's life (`sessionStorage`).
-const PAIRED_KEY: &str = "stampede-kit-paired";
 /// The candidate's window is gone when it has not answered for this long.
 const GONE_AFTER_MS: f64 = 3_500.0;
 /// A message is "not arrived" when unanswered for this long.
@@ -245,20 +238,16 @@ fn now_ms() -> f64 {
 
 /// Throws `ball` so that it bites the page's running lab (now, at the next
 /// moment it finds work, or the run restarted with it at an earlier
-/// moment: [`crate::lab::Lab::throw`]) and puts the scenario that now
-/// carries the fault in `scenario`, so the page's link replays this run.
-/// Returns the fault's start (ms). The kit's `throw` and the sandbox's
-/// Faults group both come here.
+/// moment: [`crate::lab::Lab::throw`]): the scenario that now carries the
+/// fault (the page takes it, `Action::Throw`, so its link replays this
+/// run) and the fault's start (ms). The kit's `throw` and the sandbox's
+/// Faults group both come here, through the page.
 pub(crate) fn throw_here(
     engine: StoredValue<Engine, LocalStorage>,
-    scenario: RwSignal<Scenario>,
     ball: &'static Curveball,
-) -> Result<u32, String> {
+) -> Result<(Scenario, u32), String> {
     match engine.try_update_value(|e| e.throw(ball)) {
-        Some(Ok((s, landed))) => {
-            scenario.set(s);
-            Ok(landed.at_ms())
-        }
+        Some(Ok((s, landed))) => Ok((s, landed.at_ms())),
         Some(Err(why)) => Err(why),
         None => Err("the page is not running".to_string()),
     }
@@ -267,14 +256,11 @@ pub(crate) fn throw_here(
 /// The window's own pairing code: kept for the tab's life, so a reload
 /// keeps the pairing.
 fn own_code() -> String {
-    if let Some(c) = crate::web::storage("sessionStorage", "getItem", &[CODE_KEY])
-        .and_then(|v| v.as_string())
-        .and_then(|c| typed_code(&c))
-    {
+    if let Some(c) = Kept::PairCode.get().and_then(|c| typed_code(&c)) {
         return c;
     }
     let c = code_of((js_sys::Math::random() * f64::from(u32::MAX)) as u32);
-    let _ = crate::web::storage("sessionStorage", "setItem", &[CODE_KEY, &c]);
+    Kept::PairCode.set(&c);
     c
 }
 
@@ -320,7 +306,7 @@ pub(crate) fn listen(page: Page) {
     let say = move |text: String| {
         let _ = out.post_message(&JsValue::from_str(&text));
     };
-    let now_of = move || page.reading.with_untracked(|r| r.now / 1000);
+    let now_of = move || page.reading().with_untracked(|r| r.now / 1000);
     let here = {
         let code = code.clone();
         move || format!("here {code} {} {}", now_of(), query_now())
@@ -349,8 +335,8 @@ pub(crate) fn listen(page: Page) {
             action,
         }) if c == me => {
             // The clock on screen: the A/B view's own while it is open.
-            let was = if page.compare.get_untracked().is_some() {
-                page.ab_clock.run(()).map_or(0, |(us, _)| us / 1000)
+            let was = if page.compare().get_untracked().is_some() {
+                page.ab_clock().map_or(0, |(us, _)| us / 1000)
             } else {
                 now_of()
             };
@@ -368,7 +354,7 @@ pub(crate) fn listen(page: Page) {
                         (Acted::Thrown { at_ms }, Some(kind)) => {
                             // A run restarted with the fault earlier plays
                             // on from there.
-                            if u64::from(at_ms) < was && !page.playing.get_untracked() {
+                            if u64::from(at_ms) < was && !page.playing().get_untracked() {
                                 page.act(Action::Transport(crate::page::Command::TogglePlay));
                             }
                             // The link is written by the page's own effect.
@@ -474,11 +460,7 @@ pub fn Kit() -> impl IntoView {
     };
 
     // ---- pairing ----
-    let paired = RwSignal::new(
-        crate::web::storage("sessionStorage", "getItem", &[PAIRED_KEY])
-            .and_then(|v| v.as_string())
-            .and_then(|c| typed_code(&c)),
-    );
+    let paired = RwSignal::new(Kept::KitPaired.get().and_then(|c| typed_code(&c)));
     let heard = RwSignal::new(Vec::<String>::new());
     let seen_at = StoredValue::new(0.0f64);
     let alive = RwSignal::new(false);
@@ -492,10 +474,12 @@ pub fn Kit() -> impl IntoView {
     let pair = {
         let post = post.clone();
         move |code: Option<String>| {
-            let _ = match &code {
-                Some(c) => crate::web::storage("sessionStorage", "setItem", &[PAIRED_KEY, c]),
-                None => crate::web::storage("sessionStorage", "removeItem", &[PAIRED_KEY]),
-            };
+            match &code {
+                Some(c) => {
+                    Kept::KitPaired.set(c);
+                }
+                None => Kept::KitPaired.remove(),
+            }
             alive.set(false);
             seen_at.set_value(0.0);
             waiting.set_value(None);
@@ -582,14 +566,12 @@ pub fn Kit() -> impl IntoView {
     }
 
     // ---- the scoresheet, kept on every change ----
-    let stored = crate::web::local_storage("getItem", &[SHEET_KEY]).and_then(|v| v.as_string());
+    let stored = Kept::KitSheet.get();
     let first = match stored {
         Some(text) => Sheet::from_store(&text).resumed(now_ms()),
         None => Sheet {
             date: today(),
-            notes: crate::web::local_storage("getItem", &[NOTES_KEY])
-                .and_then(|v| v.as_string())
-                .unwrap_or_default(),
+            notes: Kept::KitNotes.get().unwrap_or_default(),
             ..Sheet::default()
         },
     };
@@ -598,7 +580,7 @@ pub fn Kit() -> impl IntoView {
     crate::dom::effect(move || {
         let mut s = sheet.get();
         s.saved_at = now_ms();
-        let ok = crate::web::local_storage("setItem", &[SHEET_KEY, &s.to_store()]).is_some();
+        let ok = Kept::KitSheet.set(&s.to_store());
         if ok != storage_ok.get_untracked() {
             storage_ok.set(ok);
         }

@@ -9,12 +9,11 @@
 use catalogue::drill::{self, Drill, Grade};
 use catalogue::practice::{drill_key, DrillState, Outcome};
 use leptos::prelude::*;
-use stampede::scenario::Notice;
 use stampede::{Report, Scenario};
 use web_sys::Element;
 
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
-use crate::reading::Reading;
+use crate::page::action::Action;
 
 /// The page state the drills view reads and sets.
 #[derive(Clone, Copy)]
@@ -25,8 +24,6 @@ pub struct DrillPage {
     pub open: RwSignal<bool>,
     /// The link asked for the list (`?drill=`, or a name that is no drill).
     pub list: bool,
-    pub scenario: RwSignal<Scenario>,
-    pub reading: RwSignal<Reading>,
     /// The learner's record, where a drill passed or given up is kept.
     pub record: super::practice::Record,
 }
@@ -40,6 +37,7 @@ struct View {
 
 /// Builds the drills view before the sandbox's `main`, if a drill is open.
 pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
+    let page = crate::page::use_page();
     let record = p.record;
     let d = p.drill;
     let main = parts.main.clone();
@@ -97,12 +95,12 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
 
     // The allowed knobs only: every other knob is locked, and not shown.
     let knobs = el("div", "drill-knobs");
-    let notices = RwSignal::new(Vec::<Notice>::new());
+    let notices = page.notices();
     for k in d.allowed.iter().flat_map(|n| knob_names(n)) {
         if let Some(k) = crate::page::knob::knob_named(&k) {
             let div = el("div", "knob");
             put(&knobs, &div);
-            crate::page::knob::build_knob(&div, k, p.scenario, notices, true);
+            crate::page::knob_control::build_knob(&div, k, page, true);
             unique_ids(&div);
         }
     }
@@ -174,7 +172,7 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
             if !gave_up.replace(true) {
                 super::practice::record(record, &drill_key(d.name), Outcome::Missed);
             }
-            p.scenario.set(d.solved());
+            page.act(Action::Solution(Box::new(d.solved())));
             let _ = reasoning.remove_attribute("hidden");
         });
     }
@@ -211,13 +209,13 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
     let news = RwSignal::new(0u64);
     // The goals, live from the run on screen; once it ends, the grade.
     crate::dom::effect(move || {
-        let (ended, live): (bool, Vec<_>) = p.reading.with(|r| {
+        let (ended, live): (bool, Vec<_>) = page.reading().with(|r| {
             (
                 r.at_end,
                 d.goals.iter().map(|c| c.check(&r.report)).collect(),
             )
         });
-        let s = p.scenario.get();
+        let s = page.scenario().get();
         news.track();
         let grade = {
             let mut g = graded.borrow_mut();

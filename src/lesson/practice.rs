@@ -18,12 +18,9 @@ use web_sys::Element;
 use super::tour::{self, Level};
 use crate::dom::{button, set_text, Listeners};
 use crate::dom::{el, put, set, text_el};
+use crate::page::kept::Kept;
 use crate::page::Page;
 use crate::web::document;
-use crate::web::local_storage;
-
-/// Where the record is kept.
-const KEY: &str = "stampede-progress";
 
 struct State {
     progress: Progress,
@@ -41,12 +38,12 @@ pub struct Record(StoredValue<State, LocalStorage>);
 impl Record {
     /// The record this browser keeps (or a fresh one, saying why).
     pub fn load() -> Record {
-        let (progress, notice) = match local_storage("getItem", &[KEY]) {
+        let (progress, notice) = match Kept::Progress.read() {
             None => (
                 Progress::default(),
                 Some("This browser keeps no storage for this page, so progress lasts until you leave it.".to_string()),
             ),
-            Some(v) => Progress::parse(&v.as_string().unwrap_or_default()),
+            Some(v) => Progress::parse(&v.unwrap_or_default()),
         };
         Record(StoredValue::new_local(State {
             progress,
@@ -80,7 +77,7 @@ pub fn change(rec: Record, f: impl FnOnce(&mut Progress)) {
     let Some(text) = text.flatten() else {
         return;
     };
-    if local_storage("setItem", &[KEY, &text]).is_none() {
+    if !Kept::Progress.set(&text) {
         with_state(rec, |s| {
             s.notice = s.notice.take().or(Some("This browser refused to keep progress (its storage is full or off); it lasts until you leave the page.".into()))
         });
@@ -338,7 +335,7 @@ pub fn mount(d: Page, rec: Record) {
         with_state(rec, |s| {
             s.notice = Some("Progress reset: this browser keeps nothing of it now.".into())
         });
-        let _ = local_storage("removeItem", &[KEY]);
+        Kept::Progress.remove();
         redraw(rec);
     });
 
@@ -481,7 +478,7 @@ fn open_step(d: Page, ev: &web_sys::Event) {
         .and_then(|e| e.get_attribute("data-step"))
         .and_then(|v| tour::parse_hash(&format!("#tour/{v}")));
     if let Some(p) = place {
-        d.tour.set(Some(p));
+        d.act(crate::page::action::Action::Tour(p));
         crate::web::window().scroll_to_with_x_and_y(0.0, 0.0);
     }
 }

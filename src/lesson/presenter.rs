@@ -8,8 +8,9 @@ use web_sys::Element;
 
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::page::action::Action;
+use crate::page::kept::Kept;
 use crate::page::Page;
-use crate::web::{document, storage};
+use crate::web::document;
 
 /// The card's five rows on the digit keys: no defence, singleflight, the
 /// claim alone, both layers, the claim outside singleflight.
@@ -69,22 +70,10 @@ pub const SHORTCUTS: [(&str, &str); 17] = [
 /// How long the pointer rests before presenter mode hides the controls.
 const IDLE_MS: u64 = 2500;
 
-/// Where the room's theme is remembered (localStorage): "dark", or light.
-const THEME_KEY: &str = "stampede-room-theme";
-/// Presenter mode stays on across the page's own links (sessionStorage).
-const PRESENT_KEY: &str = "stampede-present";
-/// The interview questions left open (sessionStorage), for the way back.
-const OPEN_KEY: &str = "stampede-open-questions";
-
-/// Presenter mode was on in this tab (it stays on across the page's links).
-pub fn remembered() -> bool {
-    storage("sessionStorage", "getItem", &[PRESENT_KEY]).and_then(|v| v.as_string())
-        == Some("1".into())
-}
-
 #[derive(Clone, Copy)]
 pub struct Room {
-    pub presenter: RwSignal<bool>,
+    /// Presenter mode (the page's, `Action::Present`).
+    pub presenter: crate::page::Read<bool>,
     /// The room's theme is dark (light by default; remembered).
     pub room_dark: RwSignal<bool>,
     /// A line the room says for a moment (a digit key left the tour).
@@ -98,15 +87,16 @@ pub struct Room {
 }
 
 impl Room {
-    pub fn new(drive: Page, presenter: RwSignal<bool>) -> Room {
+    /// The room of the page provided by the app (`use_page`).
+    pub fn of_page() -> Room {
+        let drive = crate::page::use_page();
+        let presenter = drive.presenting();
         let reduced = crate::web::window()
             .match_media("(prefers-reduced-motion: reduce)")
             .ok()
             .flatten()
             .is_some_and(|m| m.matches());
-        let room_dark = storage("localStorage", "getItem", &[THEME_KEY])
-            .and_then(|v| v.as_string())
-            == Some("dark".into());
+        let room_dark = Kept::RoomTheme.get().as_deref() == Some("dark");
         Room {
             presenter,
             room_dark: RwSignal::new(room_dark),
@@ -122,7 +112,10 @@ impl Room {
     /// Handles a key that belongs to the room; true if it did.
     pub fn key(&self, key: &str) -> bool {
         match key {
-            "p" | "P" => self.presenter.update(|p| *p = !*p),
+            "p" | "P" => {
+                self.drive
+                    .act(Action::Present(!self.presenter.get_untracked()));
+            }
             "f" | "F" => full_screen(),
             "?" => self.help.update(|h| *h = !*h),
             "Escape" if self.help.get_untracked() => self.help.set(false),
@@ -130,7 +123,7 @@ impl Room {
                 Some(i) => {
                     // In the tour a digit leaves it for the sandbox, and
                     // says so, with the way back.
-                    let from = self.drive.tour.get_untracked();
+                    let from = self.drive.tour().get_untracked();
                     self.drive.act(Action::Open(DIGITS[i].1.to_string()));
                     if let Some(p) = from {
                         self.toast.set(Some((
@@ -201,25 +194,31 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
             "presenter",
             "Presenter mode",
             "Large type, the fleet and one number (p)",
-            room.presenter,
+            None,
         ),
         (
             "reduced-motion",
             "Reduced motion",
             "No movement: each run jumps to its end; step through it with Next event",
-            room.reduced,
+            Some(room.reduced),
         ),
         (
             "shortcuts",
             "Keys",
             "Every keyboard shortcut (?)",
-            room.help,
+            Some(room.help),
         ),
     ]
     .map(|(control, label, title, flag)| {
         let b = button(control, label);
         set(&b, "title", title);
-        on.on(&b, "click", move |_| flag.update(|v| *v = !*v));
+        on.on(&b, "click", move |_| match flag {
+            Some(flag) => flag.update(|v| *v = !*v),
+            None => {
+                room.drive
+                    .act(Action::Present(!room.presenter.get_untracked()));
+            }
+        });
         put(&modes, &b);
         b
     });
@@ -259,7 +258,7 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
         } else {
             "light"
         };
-        storage("localStorage", "setItem", &[THEME_KEY, v]);
+        Kept::RoomTheme.set(v);
     });
     put(&modes, &theme);
 
@@ -297,7 +296,7 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
         }
     });
 
-    let numbers = mount_numbers(room.drive.reading, &parts.side);
+    let numbers = mount_numbers(room.drive.reading(), &parts.side);
     watch_stage(room.stage_h, &parts.stage);
     keep_questions_open(&mut on);
 
@@ -329,11 +328,6 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
                 }
             }
         });
-        if p {
-            storage("sessionStorage", "setItem", &[PRESENT_KEY, "1"]);
-        } else {
-            storage("sessionStorage", "removeItem", &[PRESENT_KEY]);
-        }
         if let Some(html) = doc_root() {
             let _ = html
                 .class_list()
@@ -357,7 +351,10 @@ fn doc_root() -> Option<Element> {
 /// Redis's and the origin's counts (the canvas's boxes, in large type) and
 /// the clock, from the run on screen. They go right under the proof, the
 /// column's first part (`Parts::side`).
-fn mount_numbers(reading: RwSignal<crate::reading::Reading>, side: &Element) -> Option<()> {
+fn mount_numbers(
+    reading: crate::page::Read<crate::reading::Reading>,
+    side: &Element,
+) -> Option<()> {
     let sec = el("section", "panel room-numbers");
     set(&sec, "aria-label", "Redis, the origin and the clock");
     let dl = el("dl", "");
@@ -436,8 +433,8 @@ fn keep_questions_open(on: &mut Listeners) {
     let Ok(all) = document().query_selector_all("details[data-question]") else {
         return;
     };
-    let open: Vec<String> = storage("sessionStorage", "getItem", &[OPEN_KEY])
-        .and_then(|v| v.as_string())
+    let open: Vec<String> = Kept::OpenQuestions
+        .get()
         .unwrap_or_default()
         .split(',')
         .map(str::to_string)
@@ -459,7 +456,7 @@ fn keep_questions_open(on: &mut Listeners) {
                 .filter_map(|i| all.item(i).and_then(|n| n.dyn_into::<Element>().ok()))
                 .filter_map(|d| d.get_attribute("data-question"))
                 .collect();
-            storage("sessionStorage", "setItem", &[OPEN_KEY, &list.join(",")]);
+            Kept::OpenQuestions.set(&list.join(","));
         });
     }
 }

@@ -11,8 +11,9 @@ use web_sys::Element;
 use super::tour::{self, Level, Place};
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::page::action::Action;
-use crate::page::Page;
-use crate::web::{document, local_storage};
+use crate::page::kept::Kept;
+use crate::page::Bet;
+use crate::web::document;
 
 /// The shortest gap between two announcements of a running number: a
 /// screen reader finishes a short sentence, and the next one is news.
@@ -39,20 +40,6 @@ struct Bar {
     _listeners: Listeners,
 }
 
-/// Where a step's prediction is.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Bet {
-    /// No prediction: the step plays as it always did (skipped, or none).
-    Off,
-    /// The question is open, the run waits at t = 0.
-    Asking,
-    /// The run plays; the number shows once known. `Some(i)`: option `i`
-    /// was picked, `None`: "just show me".
-    Watching(Option<usize>),
-    /// The number is known and shown.
-    Revealed(Option<usize>),
-}
-
 /// The prediction's part of the bar.
 struct BetView {
     root: Element,
@@ -62,21 +49,6 @@ struct BetView {
     show: Element,
     skip: Element,
     toggle: Element,
-}
-
-/// Where "skip predictions" is remembered.
-const SKIP_KEY: &str = "stampede-skip-predictions";
-
-fn skipping() -> bool {
-    local_storage("getItem", &[SKIP_KEY]).and_then(|v| v.as_string()) == Some("1".into())
-}
-
-fn set_skipping(on: bool) {
-    if on {
-        local_storage("setItem", &[SKIP_KEY, "1"]);
-    } else {
-        local_storage("removeItem", &[SKIP_KEY]);
-    }
 }
 
 /// Runs `s` on `seed` to virtual time `until` (µs; `u64::MAX`: its end) a
@@ -135,7 +107,8 @@ fn known_at(step: &tour::Step) -> u64 {
 /// Builds the tour bar (before the sandbox's `main`) and the header's
 /// "Guided tour" button, and keeps them in step with `d`. Does nothing if
 /// the page has no `main.lab` or the bar exists already.
-pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
+pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) {
+    let d = crate::page::use_page();
     let main = &parts.main;
     // The page's own host (the tests mount several pages one after another).
     let Some(host) = main.parent_element() else {
@@ -158,13 +131,11 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         "One idea at a time, each proved by a number on screen",
     );
     on.on(&open, "click", move |_| {
-        d.tour.update(|t| {
-            *t = if t.is_some() {
-                None
-            } else {
-                Some((Level::Basics, 0))
-            }
-        })
+        d.act(if d.tour().get_untracked().is_some() {
+            Action::Sandbox
+        } else {
+            Action::Tour((Level::Basics, 0))
+        });
     });
     // The interview questions are static HTML under the page (index.html).
     let questions = text_el("a", "to-questions", "Interview questions");
@@ -193,7 +164,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
             .map(|s| s.value())
             .unwrap_or_default();
         if let Some(l) = Level::from_name(&v) {
-            d.tour.set(Some((l, 0)));
+            d.act(Action::Level(l));
         }
     });
     put(&head, &level);
@@ -229,7 +200,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
 
     // Place your bets: the question, its options, and after the run the
     // verdict beside the revealed number.
-    let bet = RwSignal::new(Bet::Off);
+    let bet = d.bet();
     let picks = RwSignal::new(None::<(Place, Vec<tour::Answer>)>);
     // The room's vote in presenter mode: hands counted per option, A to D.
     let votes = RwSignal::new([0u32; 4]);
@@ -270,7 +241,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
                 v[i].saturating_add(1)
             }
         });
-        if let Some(place) = d.tour.get_untracked() {
+        if let Some(place) = d.tour().get_untracked() {
             keep_votes(place, votes.get_untracked());
         }
     });
@@ -297,22 +268,14 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         else {
             return;
         };
-        if bet.get_untracked() == Bet::Asking {
-            bet.set(Bet::Watching(Some(i)));
-            d.asking.set(false);
-            d.playing.set(true);
-        }
+        d.act(Action::Predict(Some(i)));
     });
     let verdict = el("p", "tour-verdict");
     put(&ask_root, &verdict);
     let bet_nav = el("div", "tour-bet-nav");
     let show = button("predict-show", "Just show me");
     on.on(&show, "click", move |_| {
-        if bet.get_untracked() == Bet::Asking {
-            bet.set(Bet::Watching(None));
-            d.asking.set(false);
-            d.playing.set(true);
-        }
+        d.act(Action::Predict(None));
     });
     put(&bet_nav, &show);
     let skip = button("predict-skip", "Skip predictions");
@@ -322,12 +285,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         "Steps just play; remembered in this browser",
     );
     on.on(&skip, "click", move |_| {
-        set_skipping(true);
-        if bet.get_untracked() == Bet::Asking {
-            d.asking.set(false);
-            d.playing.set(true);
-        }
-        bet.set(Bet::Off);
+        d.act(Action::SkipPredictions(true));
     });
     put(&bet_nav, &skip);
     put(&ask_root, &bet_nav);
@@ -351,10 +309,8 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         "Ask for a prediction before each step plays",
     );
     on.on(&toggle, "click", move |_| {
-        let on = skipping();
-        set_skipping(!on);
         // Turned back on: this step asks again, from t = 0.
-        d.tour.set(d.tour.get_untracked());
+        d.act(Action::SkipPredictions(!d.skipping().get_untracked()));
     });
     put(&nav, &toggle);
     put(
@@ -373,7 +329,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
     let action = button("tour-action", "");
     on.on(&action, "click", move |_| {
         let Some(a) = d
-            .tour
+            .tour()
             .get_untracked()
             .and_then(|(l, k)| tour::step(l, k))
             .and_then(|s| s.action)
@@ -438,11 +394,11 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
     }
     let said = StoredValue::new((String::new(), f64::NEG_INFINITY));
     crate::dom::effect(move || {
-        let metric = match d.tour.get().and_then(|(l, k)| tour::step(l, k)) {
+        let metric = match d.step() {
             Some(step) => step.metric,
-            None => d.proof.get().metric,
+            None => d.proof().get().metric,
         };
-        let (value, settled) = d.reading.with(|r| (r.field(metric), r.at_end));
+        let (value, settled) = d.reading().with(|r| (r.field(metric), r.at_end));
         let now = crate::web::wall_now();
         let line = format!("{}: {value}", crate::page::label_of(metric));
         let (last, at) = said.get_value();
@@ -456,20 +412,11 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
     // A step that pauses mid-run: armed once its own run is seen before the
     // moment (the reading of the step before may be past it), paused once.
     let pause = StoredValue::new((None::<Place>, None::<Place>));
-    // A link with a moment (`at=`: a shared link, a playlist item, Back or
-    // Forward) opens its step there: its prediction is behind.
-    let link_moment = StoredValue::new(d.opens_at);
-    // The answer given on the static first screen, taken once by its step.
-    let first_pick = StoredValue::new(d.first_pick);
-    // A new step: its scenario, its words, its place. Out of the tour, the
-    // bar hides and the sandbox's knobs come back.
+    // A new step: its words, its place, its prediction's options (the
+    // page set its scenario and its prediction: `Action::Tour`). Out of
+    // the tour, the bar hides and the sandbox's knobs come back.
     crate::dom::effect(move || {
-        let at = d.tour.get();
-        // Its own step only: another step asks as ever.
-        let at_moment = at.is_some() && link_moment.get_value() == at;
-        if !at_moment {
-            link_moment.set_value(None);
-        }
+        let at = d.tour().get();
         pause.set_value((None, None));
         bar.with_value(|b| {
             let touring = at.is_some();
@@ -485,54 +432,14 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
             }
         });
         let Some((lv, k)) = at else {
-            if d.asking.get_untracked() {
-                d.asking.set(false);
-                d.playing.set(true);
-            }
-            bet.set(Bet::Off);
             return;
         };
         let Some(step) = tour::step(lv, k) else {
             return;
         };
-        d.apply(step);
-        // A step with a prediction opens paused at t = 0, its number hidden,
-        // and works out its options (the right one is its own run's number).
-        let asks = step.predict.filter(|_| !skipping());
-        match asks {
-            // Opened at a moment (`at=`), its question behind it: the number
-            // still waits to be known, as after "Just show me".
-            Some(_) if at_moment => {
-                if d.asking.get_untracked() {
-                    d.asking.set(false);
-                }
-                bet.set(Bet::Watching(None));
-            }
-            Some(_) => {
-                d.send.run(crate::page::Command::Restart);
-                match first_pick.get_value().filter(|f| f.place == (lv, k)) {
-                    // Picked before the wasm arrived: as if clicked now.
-                    Some(f) => {
-                        first_pick.set_value(None);
-                        d.asking.set(false);
-                        d.playing.set(true);
-                        bet.set(Bet::Watching(Some(f.option)));
-                    }
-                    None => {
-                        d.asking.set(true);
-                        d.playing.set(false);
-                        bet.set(Bet::Asking);
-                    }
-                }
-            }
-            None => {
-                if d.asking.get_untracked() {
-                    d.asking.set(false);
-                    d.playing.set(true);
-                }
-                bet.set(Bet::Off);
-            }
-        }
+        // A step with a prediction works out its options (the right one is
+        // its own run's number).
+        let asks = step.predict.filter(|_| !d.skipping().get_untracked());
         if let Some(p) = asks {
             picks.set(None);
             // The room's hands on this step, kept over a reload.
@@ -544,7 +451,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
                 seed,
                 known_at(step),
                 Box::new(move |r| {
-                    if d.tour.get_untracked() == Some(here) {
+                    if d.tour().get_untracked() == Some(here) {
                         picks.set(Some((here, tour::answers(step, &p, &r))));
                     }
                 }),
@@ -596,7 +503,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
     // lesson shows mid-run stops there, once.
     let seen = StoredValue::new(None::<Place>);
     crate::dom::effect(move || {
-        let at = d.tour.get();
+        let at = d.tour().get();
         let Some(step) = at.and_then(|(l, k)| tour::step(l, k)) else {
             bar.with_value(|b| {
                 let _ = b.main.class_list().remove_1("predicting");
@@ -605,9 +512,9 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         };
         let state = bet.get();
         let then = step.contrast.map(stampede::Scenario::from_query);
-        let (before, number, after, now) = d.scenario.with(|s| {
-            d.contrasts.with(|have| {
-                d.reading.with(|r| {
+        let (before, number, after, now) = d.scenario().with(|s| {
+            d.contrasts().with(|have| {
+                d.reading().with(|r| {
                     let then = then
                         .as_ref()
                         .and_then(|(c, sd, _)| crate::page::contrast_of(have, c, *sd));
@@ -640,7 +547,7 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
         }
         let known = seen.get_value() == at && (ended || settled || now >= at_known);
         if let (Bet::Watching(pick), true) = (state, known) {
-            bet.set(Bet::Revealed(pick));
+            d.act(Action::Reveal);
             // A pick is an attempt the review remembers; "just show me" is not.
             let right = picks.with_untracked(|p| {
                 p.as_ref()
@@ -695,36 +602,28 @@ pub fn mount(d: Page, rec: super::practice::Record, parts: &crate::dom::Parts) {
                 pause.set_value((armed, at));
                 // Crossed while playing: stop at the moment. A jump past it
                 // (End, the scrubber) stays where it went.
-                if d.playing.get_untracked() {
-                    d.send.run(crate::page::Command::Seek(us));
+                if d.playing().get_untracked() {
+                    d.act(Action::Transport(crate::page::Command::Seek(us)));
                 }
             }
         }
     });
-    // The transport moved the run while the question was open: just show it.
     crate::dom::effect(move || {
-        if !d.asking.get() && bet.get_untracked() == Bet::Asking {
-            bet.set(Bet::Watching(None));
-        }
-    });
-    crate::dom::effect(move || {
-        let step = d.tour.get().and_then(|(l, k)| tour::step(l, k));
+        let step = d.step();
         let state = bet.get();
         let room = votes.get();
+        let skipping = d.skipping().get();
         picks.with(|p| {
-            let here = d.tour.get_untracked();
+            let here = d.tour().get_untracked();
             let p = p
                 .as_ref()
                 .filter(|(at, _)| Some(*at) == here)
                 .map(|(_, a)| a.as_slice());
-            bar.with_value(|b| draw_bet(&b.bet, step, state, p, room));
+            bar.with_value(|b| draw_bet(&b.bet, step, state, p, room, skipping));
         });
     });
     crate::dom::task(Box::new(move || super::practice::mount(d, rec)));
 }
-
-/// The tab's room vote (sessionStorage): the step's place and its hands.
-const VOTES_KEY: &str = "stampede-votes";
 
 fn keep_votes(place: Place, v: [u32; 4]) {
     let said = format!(
@@ -735,14 +634,12 @@ fn keep_votes(place: Place, v: [u32; 4]) {
         v[2],
         v[3]
     );
-    crate::web::storage("sessionStorage", "setItem", &[VOTES_KEY, &said]);
+    Kept::Votes.set(&said);
 }
 
 /// The hands kept for `place`, else none (another step's are forgotten).
 fn kept_votes(place: Place) -> [u32; 4] {
-    let kept = crate::web::storage("sessionStorage", "getItem", &[VOTES_KEY])
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
+    let kept = Kept::Votes.get().unwrap_or_default();
     let mut out = [0; 4];
     if let Some(hands) = kept.strip_prefix(&format!("{}:", tour::place_name(place))) {
         for (o, h) in out.iter_mut().zip(hands.split(',')) {
@@ -760,12 +657,13 @@ fn draw_bet(
     state: Bet,
     picks: Option<&[tour::Answer]>,
     room: [u32; 4],
+    skipping: bool,
 ) {
     let presenter = presenting();
     set(
         &b.toggle,
         "aria-pressed",
-        if skipping() { "false" } else { "true" },
+        if skipping { "false" } else { "true" },
     );
     let Some((step, p)) = step.and_then(|s| s.predict.map(|p| (s, p))) else {
         let _ = b.root.set_attribute("hidden", "");

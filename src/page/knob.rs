@@ -1,13 +1,10 @@
 //! Every knob of the scenario, grouped the way the lessons use them, each
-//! with one line on what it does, and its control: the knobs panel
-//! (`crate::panels::knobs`), the lesson's knobs beside the scenario picker
-//! and a drill's knobs all build theirs here. The controls read and write
-//! the scenario through the core's `Scenario::get` / `Scenario::set` by the
-//! knob's long name, which is also its `data-control` name, so the table
-//! cannot drift from the core.
+//! with one line on what it does (each knob's control is `knob_control`'s).
+//! A knob is read and written through the core's `Scenario::get` /
+//! `Scenario::set` by its long name, which is also its `data-control` name,
+//! so the table cannot drift from the core.
 
-use leptos::prelude::*;
-use stampede::scenario::{parse_u32, Notice, Scenario, U32_BOUNDS};
+use stampede::scenario::{Notice, Scenario, U32_BOUNDS};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
@@ -182,7 +179,7 @@ pub fn read(s: &Scenario, k: &Knob) -> String {
     }
 }
 
-fn on_off(on: bool) -> String {
+pub(crate) fn on_off(on: bool) -> String {
     if on { "1" } else { "0" }.to_string()
 }
 
@@ -211,10 +208,6 @@ pub fn write(s: &mut Scenario, k: &Knob, text: &str) -> Vec<Notice> {
     notices
 }
 
-/// How long typing may pause before the page restarts the run; a `change`
-/// (Enter, blur, spinner) applies at once.
-const TYPING_PAUSE: std::time::Duration = std::time::Duration::from_millis(350);
-
 /// The knob with this name (a core long name, or `pitfall-<name>`).
 pub fn knob_named(name: &str) -> Option<Knob> {
     GROUPS
@@ -222,208 +215,6 @@ pub fn knob_named(name: &str) -> Option<Knob> {
         .flat_map(|g| g.knobs.iter())
         .find(|k| k.name == name)
         .copied()
-}
-
-/// One knob's control, label and help line. A copy placed beside a lesson
-/// (`lesson`) gets ids and a `data-control` of its own (`lesson-<name>`),
-/// and drives the same scenario. Built once with plain DOM calls (see
-/// `crate::dom`): thirty of these as `view!` markup cost the wasm a tenth of
-/// its size; one effect per knob keeps the control showing the scenario.
-#[component]
-pub fn KnobControl(
-    knob: Knob,
-    scenario: RwSignal<Scenario>,
-    notices: RwSignal<Vec<Notice>>,
-    #[prop(optional)] lesson: bool,
-) -> impl IntoView {
-    let root = NodeRef::<leptos::html::Div>::new();
-    crate::dom::build_once(
-        move || root.get().map(Into::into),
-        move |div| build_knob(&div, knob, scenario, notices, lesson),
-    );
-    view! { <div class="knob" node_ref=root></div> }
-}
-
-pub(crate) fn build_knob(
-    div: &web_sys::Element,
-    knob: Knob,
-    scenario: RwSignal<Scenario>,
-    notices: RwSignal<Vec<Notice>>,
-    lesson: bool,
-) {
-    use crate::dom::{el, put, set, text_el, Listeners};
-    use wasm_bindgen::JsCast;
-
-    let value = move || scenario.with(|s| read(s, &knob));
-    let apply = move |text: String| {
-        if scenario.with_untracked(|s| read(s, &knob)) == text {
-            return;
-        }
-        let mut next = scenario.get_untracked();
-        let n = write(&mut next, &knob, &text);
-        notices.set(n);
-        scenario.set(next);
-    };
-    let (id, control_name) = if lesson {
-        (
-            format!("lesson-knob-{}", knob.name),
-            format!("lesson-{}", knob.name),
-        )
-    } else {
-        (format!("knob-{}", knob.name), knob.name.to_string())
-    };
-    let help_id = format!("{id}-help");
-    let inline = matches!(knob.kind, Kind::Switch | Kind::Pitfall(_));
-    let _ = div.class_list().toggle_with_force("inline", inline);
-    let label = text_el("label", "knob-label", knob.label);
-    set(&label, "for", &id);
-    put(div, &label);
-
-    let mut on = Listeners::default();
-    let control = match knob.kind {
-        Kind::Switch | Kind::Pitfall(_) => {
-            let input = el("input", "");
-            set(&input, "type", "checkbox");
-            set(&input, "role", "switch");
-            on.on(&input, "change", move |ev| {
-                let checked = ev
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                    .is_some_and(|i| i.checked());
-                apply(on_off(checked));
-            });
-            input
-        }
-        Kind::Choice(options) => {
-            let select = el("select", "");
-            for (v, label) in options {
-                let o = text_el("option", "", label);
-                set(&o, "value", v);
-                put(&select, &o);
-            }
-            on.on(&select, "change", move |ev| {
-                if let Some(s) = ev
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok())
-                {
-                    apply(s.value());
-                }
-            });
-            select
-        }
-        Kind::Text(example) => {
-            let input = el("input", "");
-            set(&input, "type", "text");
-            set(&input, "placeholder", example);
-            set(&input, "spellcheck", "false");
-            set(&input, "autocomplete", "off");
-            on.on(&input, "change", move |ev| {
-                if let Some(i) = ev
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-                {
-                    apply(i.value());
-                }
-            });
-            input
-        }
-        Kind::Count | Kind::Fraction | Kind::Beta => {
-            let (min, max, step) = if knob.kind == Kind::Fraction {
-                ("0".to_string(), "1".to_string(), "0.05")
-            } else if knob.kind == Kind::Beta {
-                let max = if knob.name == "key_skew" {
-                    stampede::scenario::KEY_SKEW_MAX
-                } else {
-                    stampede::scenario::XFETCH_BETA_MAX
-                };
-                ("0".to_string(), stampede::decimal::format(max), "0.1")
-            } else {
-                let (lo, hi) = knob_bounds(knob.name);
-                (lo.to_string(), hi.to_string(), "1")
-            };
-            let input = el("input", "");
-            set(&input, "type", "number");
-            let numeric = if knob.kind == Kind::Count {
-                "numeric"
-            } else {
-                "decimal"
-            };
-            set(&input, "inputmode", numeric);
-            set(&input, "min", &min);
-            set(&input, "max", &max);
-            set(&input, "step", step);
-            let pending = StoredValue::new(None::<TimeoutHandle>);
-            let cancel = move || {
-                if let Some(h) = pending.get_value() {
-                    h.clear();
-                }
-                pending.set_value(None);
-            };
-            let is_number = move |t: &str| {
-                if matches!(knob.kind, Kind::Fraction | Kind::Beta) {
-                    stampede::decimal::parse(t).is_some()
-                } else {
-                    parse_u32(t).is_ok()
-                }
-            };
-            let text_of = |ev: &web_sys::Event| {
-                ev.target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            };
-            on.on(&input, "input", move |ev| {
-                let Some(i) = text_of(&ev) else { return };
-                let t = i.value();
-                if is_number(&t) {
-                    cancel();
-                    let h = set_timeout_with_handle(move || apply(t), TYPING_PAUSE);
-                    pending.set_value(h.ok());
-                }
-            });
-            on.on(&input, "change", move |ev| {
-                cancel();
-                let Some(i) = text_of(&ev) else { return };
-                let t = i.value();
-                if is_number(&t) {
-                    apply(t);
-                } else {
-                    // Not a number: show the value in force again.
-                    i.set_value(&value());
-                }
-            });
-            input
-        }
-    };
-    set(&control, "id", &id);
-    set(&control, "data-control", &control_name);
-    set(&control, "aria-describedby", &help_id);
-    put(div, &control);
-    let help = text_el("p", "knob-help", knob.help);
-    set(&help, "id", &help_id);
-    put(div, &help);
-    // Beside a lesson the help may be tucked away (many knobs in a row):
-    // a pointer still reads it.
-    if lesson {
-        set(div, "title", knob.help);
-    }
-
-    // The control shows the scenario, whoever changed it.
-    let parts = StoredValue::new_local((control, on));
-    crate::dom::effect(move || {
-        let v = value();
-        parts.with_value(|(c, _)| {
-            if let Some(i) = c.dyn_ref::<web_sys::HtmlInputElement>() {
-                if i.type_() == "checkbox" {
-                    i.set_checked(v == "1");
-                } else if i.value() != v {
-                    i.set_value(&v);
-                }
-            } else if let Some(s) = c.dyn_ref::<web_sys::HtmlSelectElement>() {
-                if s.value() != v {
-                    s.set_value(&v);
-                }
-            }
-        });
-    });
 }
 
 #[cfg(test)]

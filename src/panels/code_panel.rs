@@ -15,6 +15,7 @@ use stampede::read_path::Place;
 use stampede::sim::EventKind;
 
 use crate::page::action::{language_of, Action};
+use crate::page::kept::Kept;
 use crate::page::{Follow, Page};
 use crate::reading::Reading;
 
@@ -174,17 +175,6 @@ pub fn counts_text(t: &Tally, l: &Line) -> String {
         .join(" · ")
 }
 
-/// Where the chosen language is remembered.
-const LANGUAGE_KEY: &str = "stampede-language";
-
-/// The language remembered from the last visit (None: the card).
-pub fn stored_language() -> Option<&'static str> {
-    crate::web::local_storage("getItem", &[LANGUAGE_KEY])
-        .and_then(|v| v.as_string())
-        .and_then(|v| language_of(&v))
-        .flatten()
-}
-
 /// The picker's choices: (name, label), the card first.
 fn choices() -> impl Iterator<Item = (&'static str, &'static str)> {
     std::iter::once(("card", "Card")).chain(examples::EXAMPLES.iter().map(|e| (e.name, e.label)))
@@ -228,7 +218,7 @@ pub fn step_text(e: &Example, here: Option<usize>, t: &Tally) -> String {
 fn source_view(
     e: &'static Example,
     here: Memo<Option<usize>>,
-    reading: RwSignal<Reading>,
+    reading: crate::page::Read<Reading>,
 ) -> impl IntoView {
     let lit_lines = Memo::new(move |_| lit(e, here.get()));
     let code = NodeRef::<leptos::html::Code>::new();
@@ -276,19 +266,9 @@ fn source_view(
 }
 
 #[component]
-pub fn CodePanel(
-    reading: RwSignal<Reading>,
-    follow: RwSignal<Follow>,
-    playing: RwSignal<bool>,
-    hold: RwSignal<Option<u64>>,
-    page: Page,
-) -> impl IntoView {
-    let language = page.language;
-    // Remembered over a reload.
-    crate::dom::effect(move || {
-        let l = language.get().unwrap_or("card");
-        crate::web::local_storage("setItem", &[LANGUAGE_KEY, l]);
-    });
+pub fn CodePanel(follow: RwSignal<Follow>, hold: RwSignal<Option<u64>>) -> impl IntoView {
+    let page = crate::page::use_page();
+    let (reading, language) = (page.reading(), page.language());
     // The listing's line the followed thread is on.
     let here = Memo::new(move |_| reading.with(|r| r.followed.and_then(|(_, _, p, _)| line_of(p))));
     // Following a thread: the picker and the line it is on, with plain DOM
@@ -303,7 +283,7 @@ pub fn CodePanel(
                 Walker {
                     reading,
                     follow,
-                    playing,
+                    page,
                     hold,
                 },
             );
@@ -357,7 +337,11 @@ pub fn CodePanel(
     }
 }
 
-fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSignal<Follow>) {
+fn build_follow(
+    div: &web_sys::Element,
+    reading: crate::page::Read<Reading>,
+    follow: RwSignal<Follow>,
+) {
     use crate::dom::{el, put, set, set_text, text_el, Listeners};
     use wasm_bindgen::JsCast;
     let label = el("label", "");
@@ -421,15 +405,12 @@ fn build_follow(div: &web_sys::Element, reading: RwSignal<Reading>, follow: RwSi
     });
 }
 
-/// Where the walk-through's level is remembered.
-const LEVEL_KEY: &str = "stampede-walk-level";
-
 /// The signals the walk-through reads and drives.
 #[derive(Clone, Copy)]
 struct Walker {
-    reading: RwSignal<Reading>,
+    reading: crate::page::Read<Reading>,
     follow: RwSignal<Follow>,
-    playing: RwSignal<bool>,
+    page: Page,
     /// Where playback stops: just before the followed thread's answering event.
     hold: RwSignal<Option<u64>>,
 }
@@ -458,8 +439,8 @@ struct WalkView {
 }
 
 fn stored_level() -> Level {
-    crate::web::storage("localStorage", "getItem", &[LEVEL_KEY])
-        .and_then(|v| v.as_string())
+    Kept::WalkLevel
+        .get()
         .and_then(|v| Level::parse(&v))
         .unwrap_or_default()
 }
@@ -489,7 +470,7 @@ fn picked(ev: &web_sys::Event) -> Option<Level> {
     use wasm_bindgen::JsCast;
     let s = ev.target()?.dyn_into::<web_sys::HtmlSelectElement>().ok()?;
     let l = Level::parse(&s.value()).unwrap_or_default();
-    crate::web::storage("localStorage", "setItem", &[LEVEL_KEY, l.name()]);
+    Kept::WalkLevel.set(l.name());
     Some(l)
 }
 
@@ -562,7 +543,7 @@ fn build_walk(div: &web_sys::Element, w: Walker) {
             .flatten();
         view.with_value(|v| state.with_value(|st| write_feedback(v, st)));
         if right == Some(true) {
-            w.playing.set(true);
+            w.page.act(Action::Play(true));
             sync();
         }
     };
@@ -583,7 +564,7 @@ fn build_walk(div: &web_sys::Element, w: Walker) {
         let l = level.get();
         w.follow.track();
         // Play pressed with a question open goes on (sync_walk).
-        w.playing.track();
+        w.page.playing().track();
         w.reading.with(|r| sync_walk(w, l, r, state, view));
     });
 }
@@ -648,7 +629,7 @@ fn sync_walk(
             let open = st
                 .shown
                 .filter(|i| !st.done.get(*i).copied().unwrap_or(true));
-            if let Some(i) = open.filter(|_| w.playing.get_untracked()) {
+            if let Some(i) = open.filter(|_| w.page.playing().get_untracked()) {
                 let right = st.walk.asked[i].options.iter().find(|o| o.correct);
                 if let (Some(c), Some(d)) = (right, st.done.get_mut(i)) {
                     st.said = Some((c.shown(), true));
@@ -697,8 +678,8 @@ fn sync_walk(
     if w.hold.get_untracked() != want_hold {
         w.hold.set(want_hold);
     }
-    if pause && w.playing.get_untracked() {
-        w.playing.set(false);
+    if pause && w.page.playing().get_untracked() {
+        w.page.act(Action::Play(false));
     }
     if fresh {
         view.with_value(|v| state.with_value(|st| write_walk(v, st, who.is_some(), level)));

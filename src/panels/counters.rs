@@ -8,6 +8,7 @@ use stampede::metrics::Report;
 use wasm_bindgen::JsCast;
 
 use crate::lab::{Defence, Score};
+use crate::page::action::Action;
 use crate::page::{label_of, HEADLINE};
 
 pub use crate::reading::Reading;
@@ -35,16 +36,17 @@ pub fn detail_names() -> Vec<String> {
 /// Built with plain DOM calls as soon as it is mounted, and written by one
 /// effect (each reactive `view!` binding cost the wasm code of its own).
 #[component]
-pub fn ProofCounter(
-    reading: RwSignal<Reading>,
-    proof: Memo<Proof>,
-    lesson: Memo<catalogue::lesson::Lesson>,
-    needs: Callback<&'static str>,
-    /// The counter a tour step is about: outlined wherever it shows.
-    highlight: Signal<Option<&'static str>>,
-    /// A question link's counter: the proof brings its own into view.
-    mark: RwSignal<Option<crate::page::Mark>>,
-) -> impl IntoView {
+pub fn ProofCounter() -> impl IntoView {
+    let page = crate::page::use_page();
+    let (reading, proof, lesson, mark) = (page.reading(), page.proof(), page.lesson(), page.mark());
+    // The counter a tour step is about: outlined wherever it shows.
+    let highlight = page.highlight();
+    // A pitfall that cannot bite here offers the scenario where it does.
+    let needs = Callback::new(move |link: &'static str| {
+        let (state, _) = crate::url_state::parse(link);
+        page.act(Action::Sandbox);
+        page.act(Action::Solution(Box::new(state.scenario)));
+    });
     let root = NodeRef::<leptos::html::Div>::new();
     crate::dom::build_now(
         move || root.get().map(Into::into),
@@ -55,12 +57,12 @@ pub fn ProofCounter(
 
 fn build_proof(
     div: &web_sys::Element,
-    reading: RwSignal<Reading>,
+    reading: crate::page::Read<Reading>,
     proof: Memo<Proof>,
     lesson: Memo<catalogue::lesson::Lesson>,
     needs: Callback<&'static str>,
-    highlight: Signal<Option<&'static str>>,
-    mark: RwSignal<Option<crate::page::Mark>>,
+    highlight: Memo<Option<&'static str>>,
+    mark: crate::page::Read<Option<crate::page::Mark>>,
 ) {
     use crate::dom::{el, put, set, set_changed, set_text, text_el, Listeners};
     let mut on = Listeners::default();
@@ -194,14 +196,12 @@ fn build_proof(
 }
 
 #[component]
-pub fn Counters(
-    reading: RwSignal<Reading>,
-    proof: Memo<Proof>,
-    /// The counter a tour step is about: outlined wherever it shows.
-    highlight: Signal<Option<&'static str>>,
-    /// A question link's counter: shown here unless the proof shows it.
-    mark: RwSignal<Option<crate::page::Mark>>,
-) -> impl IntoView {
+pub fn Counters() -> impl IntoView {
+    let page = crate::page::use_page();
+    let (reading, proof, mark) = (page.reading(), page.proof(), page.mark());
+    // The counter a tour step is about: outlined wherever it shows. A
+    // question link's counter: shown here unless the proof shows it.
+    let highlight = page.highlight();
     let root = NodeRef::<leptos::html::Section>::new();
     crate::dom::build_now(
         move || root.get().map(Into::into),
@@ -230,10 +230,10 @@ struct CounterRow {
 /// of its list, so each `data-metric` is on the page once.
 fn build_counters(
     section: &web_sys::Element,
-    reading: RwSignal<Reading>,
+    reading: crate::page::Read<Reading>,
     proof: Memo<Proof>,
-    highlight: Signal<Option<&'static str>>,
-    mark: RwSignal<Option<crate::page::Mark>>,
+    highlight: Memo<Option<&'static str>>,
+    mark: crate::page::Read<Option<crate::page::Mark>>,
 ) {
     use crate::dom::{el, put, set, text_el};
     let first = section.first_element_child();
@@ -356,7 +356,7 @@ pub fn parse_slo(text: &str) -> Result<u64, String> {
 /// The core's sizing rules (`catalogue::sizing`) worked out for the
 /// scenario on screen, each beside what the run shows; the SLO is typed in.
 #[component]
-fn Sizing(reading: RwSignal<Reading>) -> impl IntoView {
+fn Sizing(reading: crate::page::Read<Reading>) -> impl IntoView {
     let root = NodeRef::<leptos::html::Details>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),
@@ -365,7 +365,7 @@ fn Sizing(reading: RwSignal<Reading>) -> impl IntoView {
     view! { <details class="more sizing" data-sizing-panel="" node_ref=root></details> }
 }
 
-fn build_sizing(details: &web_sys::Element, reading: RwSignal<Reading>) {
+fn build_sizing(details: &web_sys::Element, reading: crate::page::Read<Reading>) {
     use crate::dom::{el, put, set, set_text, text_el, Listeners};
     put(
         details,
@@ -466,7 +466,7 @@ const LOSER_COLUMNS: [(&str, &str); 6] = [
 /// the scenario on screen, each run to its end on the same seed (in slices,
 /// only while the panel is open), with latency, origin load and staleness.
 #[component]
-fn Losers(reading: RwSignal<Reading>) -> impl IntoView {
+fn Losers(reading: crate::page::Read<Reading>) -> impl IntoView {
     let root = NodeRef::<leptos::html::Details>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),
@@ -475,7 +475,7 @@ fn Losers(reading: RwSignal<Reading>) -> impl IntoView {
     view! { <details class="more losers" data-losers="" node_ref=root></details> }
 }
 
-fn build_losers(details: &web_sys::Element, reading: RwSignal<Reading>) {
+fn build_losers(details: &web_sys::Element, reading: crate::page::Read<Reading>) {
     use crate::dom::{el, put, set, set_text, text_el, Listeners};
     put(
         details,
@@ -776,11 +776,11 @@ pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
 /// rewritten every frame, so it is built once with plain DOM calls (see
 /// `crate::dom`) and an effect writes only what changed.
 #[component]
-pub fn Arithmetic(
-    reading: RwSignal<Reading>,
-    /// The counter a tour step is about: outlined wherever it shows.
-    highlight: Signal<Option<&'static str>>,
-) -> impl IntoView {
+pub fn Arithmetic() -> impl IntoView {
+    let page = crate::page::use_page();
+    let reading = page.reading();
+    // The counter a tour step is about: outlined wherever it shows.
+    let highlight = page.highlight();
     let root = NodeRef::<leptos::html::Section>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),

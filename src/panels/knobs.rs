@@ -3,9 +3,10 @@
 //! group's curveballs.
 
 use leptos::prelude::*;
-use stampede::scenario::{Notice, Scenario};
 
-use crate::page::knob::{KnobControl, GROUPS};
+use crate::page::action::{Acted, Action};
+use crate::page::knob::GROUPS;
+use crate::page::knob_control::KnobControl;
 
 /// The curveballs (`catalogue::interview::CURVEBALLS`) as buttons of the
 /// Faults group: each throws its fault so that it bites the run on screen
@@ -14,12 +15,10 @@ use crate::page::knob::{KnobControl, GROUPS};
 /// restarted with it at an earlier moment, which the sentence then says.
 /// The link then carries the fault.
 #[component]
-fn Curveballs(
-    throw: Callback<&'static catalogue::interview::Curveball, Result<u32, String>>,
-    scenario: RwSignal<Scenario>,
-    reading: RwSignal<crate::reading::Reading>,
-) -> impl IntoView {
+fn Curveballs() -> impl IntoView {
     use catalogue::interview::{Curveball, CURVEBALLS};
+    let page = crate::page::use_page();
+    let (scenario, reading) = (page.scenario(), page.reading());
     let status = RwSignal::new(String::new());
     let balls = CURVEBALLS
         .iter()
@@ -28,14 +27,15 @@ fn Curveballs(
                 // The clock before: a fault that lands before it restarted
                 // the run (see `Lab::throw`).
                 let was = reading.with_untracked(|r| r.now / 1000);
-                status.set(match throw.run(b) {
-                    Ok(at) => catalogue::interview::thrown_sentence(
+                status.set(match page.act(Action::Throw(b)) {
+                    Acted::Thrown { at_ms: at } => catalogue::interview::thrown_sentence(
                         b,
                         at,
                         scenario.with_untracked(|s| s.value_ttl_ms),
                         u64::from(at) < was,
                     ),
-                    Err(why) => format!("{}: not thrown: {why}", b.label),
+                    Acted::Refused(why) => format!("{}: not thrown: {why}", b.label),
+                    Acted::Done => String::new(),
                 });
             };
             view! {
@@ -63,14 +63,8 @@ fn Curveballs(
 
 /// All knob groups as collapsible sections.
 #[component]
-pub fn KnobPanel(
-    scenario: RwSignal<Scenario>,
-    notices: RwSignal<Vec<Notice>>,
-    /// Throws a curveball into the running run (`crate::kit::throw_here`).
-    throw: Callback<&'static catalogue::interview::Curveball, Result<u32, String>>,
-    /// The run on screen: its clock says whether a throw restarted it.
-    reading: RwSignal<crate::reading::Reading>,
-) -> impl IntoView {
+pub fn KnobPanel() -> impl IntoView {
+    let notices = crate::page::use_page().notices();
     // What the last change clamped or refused, in words (plain DOM calls:
     // the list is there only while it has something to say).
     let list = NodeRef::<leptos::html::Ul>::new();
@@ -103,11 +97,11 @@ pub fn KnobPanel(
                                 <div class="group-knobs">
                                     {g.knobs
                                         .iter()
-                                        .map(|k| view! { <KnobControl knob=*k scenario=scenario notices=notices /> })
+                                        .map(|k| view! { <KnobControl knob=*k /> })
                                         .collect_view()}
                                 </div>
                                 {(g.title == "Faults")
-                                    .then(|| view! { <Curveballs throw=throw scenario=scenario reading=reading /> })}
+                                    .then(|| view! { <Curveballs /> })}
                             </details>
                         }
                     })

@@ -4,12 +4,11 @@
 
 use catalogue::presets::PRESETS;
 use leptos::prelude::*;
-use stampede::scenario::Scenario;
 
-use crate::clock::default_speed;
 use crate::clock::{position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
-use crate::page::Command;
-use crate::reading::Reading;
+use crate::page::action::Action;
+use crate::page::kept::Kept;
+use crate::page::{Command, Page};
 
 mod clip;
 
@@ -20,45 +19,24 @@ pub fn random_seed() -> u64 {
     (js_sys::Math::random() * 1e9).floor() as u64 + 1
 }
 
-/// The lesson being explored: the preset last picked (or matched), kept
-/// while knobs are turned, so the lesson stays in view.
-pub fn lesson_base(scenario: RwSignal<Scenario>) -> Memo<Option<&'static str>> {
-    Memo::new(move |prev: Option<&Option<&'static str>>| {
-        scenario.with(|s| {
-            preset_of(s)
-                .or_else(|| prev.copied().flatten())
-                .or_else(|| closest_preset(s))
-        })
-    })
-}
-
 /// The scenario picker, the running lesson's sentence, and the knobs that
 /// lesson asks you to turn. Built once with plain DOM calls (see
 /// `crate::dom`); one effect follows the scenario, and the lesson's knobs
 /// are rebuilt, under an owner of their own, when the lesson changes.
 #[component]
-pub fn PresetPicker(
-    scenario: RwSignal<Scenario>,
-    speed: RwSignal<f64>,
-    base: Memo<Option<&'static str>>,
-    notices: RwSignal<Vec<stampede::scenario::Notice>>,
-) -> impl IntoView {
+pub fn PresetPicker() -> impl IntoView {
+    let page = crate::page::use_page();
     let root = NodeRef::<leptos::html::Div>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),
-        move |div| build_picker(&div, scenario, speed, base, notices),
+        move |div| build_picker(&div, page),
     );
     view! { <div class="preset" node_ref=root></div> }
 }
 
-fn build_picker(
-    root: &web_sys::Element,
-    scenario: RwSignal<Scenario>,
-    speed: RwSignal<f64>,
-    base: Memo<Option<&'static str>>,
-    notices: RwSignal<Vec<stampede::scenario::Notice>>,
-) {
+fn build_picker(root: &web_sys::Element, page: Page) {
     use crate::dom::{el, put, set, set_text, text_el, Listeners};
+    let (scenario, base) = (page.scenario(), page.base());
     use wasm_bindgen::JsCast;
     let label = text_el("label", "preset-label", "Scenario");
     set(&label, "for", "preset");
@@ -87,9 +65,7 @@ fn build_picker(
             .map(|s| s.value())
             .unwrap_or_default();
         if let Some(p) = PRESETS.iter().find(|p| p.name == name) {
-            let s = p.scenario();
-            speed.set(default_speed(&s));
-            scenario.set(s);
+            page.act(Action::Preset(p.name));
         }
     });
     put(root, &select);
@@ -152,7 +128,7 @@ fn build_picker(
                     {
                         let div = el("div", "knob");
                         put(knobs, &div);
-                        crate::page::knob::build_knob(&div, k, scenario, notices, true);
+                        crate::page::knob_control::build_knob(&div, k, page, true);
                     }
                 });
                 knobs_for.set_value((b, Some(owner)));
@@ -167,18 +143,14 @@ fn build_picker(
 /// and one effect writes what changed.
 #[component]
 pub fn Transport(
-    playing: RwSignal<bool>,
-    speed: RwSignal<f64>,
-    seed: RwSignal<u64>,
-    reading: RwSignal<Reading>,
-    send: Callback<Command>,
     /// What Record clip records: the view on screen's fleets.
     clip: clip::Source,
 ) -> impl IntoView {
+    let page = crate::page::use_page();
     let root = NodeRef::<leptos::html::Div>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),
-        move |div| build_transport(&div, playing, speed, seed, reading, send, clip),
+        move |div| build_transport(&div, page, clip),
     );
     view! { <div class="transport" role="group" aria-label="Playback" node_ref=root></div> }
 }
@@ -200,16 +172,13 @@ struct TransportDom {
     _on: crate::dom::Listeners,
 }
 
-fn build_transport(
-    root: &web_sys::Element,
-    playing: RwSignal<bool>,
-    speed: RwSignal<f64>,
-    seed: RwSignal<u64>,
-    reading: RwSignal<Reading>,
-    send: Callback<Command>,
-    clip_source: clip::Source,
-) {
+fn build_transport(root: &web_sys::Element, page: Page, clip_source: clip::Source) {
     use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
+    let (playing, speed, seed, reading) =
+        (page.playing(), page.speed(), page.seed(), page.reading());
+    let send = move |c: Command| {
+        page.act(Action::Transport(c));
+    };
     use wasm_bindgen::JsCast;
     let mut on = Listeners::default();
     let input_of = |ev: &web_sys::Event| {
@@ -229,7 +198,7 @@ fn build_transport(
     ] {
         let b = button(name, label);
         set(&b, "title", title);
-        on.on(&b, "click", move |_| send.run(command));
+        on.on(&b, "click", move |_| send(command));
         put(&buttons, &b);
         match name {
             "play" => {
@@ -295,7 +264,7 @@ fn build_transport(
     set(&speed_in, "max", &SPEED_STEPS.to_string());
     on.on(&speed_in, "input", move |ev| {
         if let Some(p) = input_of(&ev).and_then(|i| i.value().parse::<u32>().ok()) {
-            speed.set(speed_at(p));
+            page.act(Action::Speed(speed_at(p)));
         }
     });
     put(&speed_box, &speed_in);
@@ -337,7 +306,7 @@ fn build_transport(
     on.on(&timeline, "input", move |ev| {
         let ms = input_of(&ev).and_then(|i| stampede::decimal::parse(&i.value()));
         if let Some(ms) = ms.filter(|ms| *ms >= 0.0) {
-            send.run(Command::Seek((ms * 1000.0) as u64));
+            send(Command::Seek((ms * 1000.0) as u64));
         }
     });
     put(&line, &timeline);
@@ -360,7 +329,9 @@ fn build_transport(
     on.on(&seed_in, "change", move |ev| {
         if let Some(i) = input_of(&ev) {
             match i.value().trim().parse::<u64>() {
-                Ok(v) => seed.set(v),
+                Ok(v) => {
+                    page.act(Action::Seed(v));
+                }
                 Err(_) => i.set_value(&seed.get_untracked().to_string()),
             }
         }
@@ -372,7 +343,9 @@ fn build_transport(
         "title",
         "A different random run of the same scenario",
     );
-    on.on(&fresh, "click", move |_| seed.set(random_seed()));
+    on.on(&fresh, "click", move |_| {
+        page.act(Action::Seed(random_seed()));
+    });
     put(&seed_box, &fresh);
     put(root, &seed_box);
     let (Some(play), Some(next)) = (play, next) else {
@@ -450,15 +423,6 @@ fn build_transport(
     });
 }
 
-/// Where a question's link remembers which question it came from.
-const FROM_KEY: &str = "stampede-from-question";
-
-/// sessionStorage (see [`crate::web::storage`]); a browser that refuses
-/// storage just forgets.
-fn session(method: &str, args: &[&str]) -> Option<wasm_bindgen::JsValue> {
-    crate::web::storage("sessionStorage", method, args)
-}
-
 /// What a question's link left for the page it opened: the question's
 /// number, the counter its answer names and, in the A/B view, the side.
 /// `"13|timeouts|b"`; anything else is ignored.
@@ -479,7 +443,8 @@ pub fn parse_from(text: &str) -> Option<(u32, String, String)> {
 /// names into view. A link the page cannot open in place (a drill, a list,
 /// the kit) or a click that asks for a new tab loads as a link does, and
 /// the page it opens offers the same way back.
-pub fn question_links(mark: RwSignal<Option<crate::page::Mark>>) {
+pub fn question_links() {
+    let page = crate::page::use_page();
     use crate::web::document;
     use wasm_bindgen::JsCast;
     let doc = document();
@@ -516,7 +481,7 @@ pub fn question_links(mark: RwSignal<Option<crate::page::Mark>>) {
                 });
             let from = format!("{n}|{metric}|{side}");
             if !in_place {
-                session("setItem", &[FROM_KEY, &from]);
+                Kept::FromQuestion.set(&from);
                 return;
             }
             ev.prevent_default();
@@ -535,18 +500,15 @@ pub fn question_links(mark: RwSignal<Option<crate::page::Mark>>) {
             }
             w.scroll_to_with_x_and_y(0.0, 0.0);
             if let Some(from) = parse_from(&from) {
-                way_back(from, mark, pill);
+                way_back(from, page, pill);
             }
         },
     );
     let _ = doc.add_event_listener_with_callback("click", follow.as_ref().unchecked_ref());
     follow.forget();
-    if let Some(from) = session("getItem", &[FROM_KEY])
-        .and_then(|v| v.as_string())
-        .and_then(|s| parse_from(&s))
-    {
-        session("removeItem", &[FROM_KEY]);
-        way_back(from, mark, pill);
+    if let Some(from) = Kept::FromQuestion.get().and_then(|s| parse_from(&s)) {
+        Kept::FromQuestion.remove();
+        way_back(from, page, pill);
     }
 }
 
@@ -555,7 +517,7 @@ pub fn question_links(mark: RwSignal<Option<crate::page::Mark>>) {
 /// view shows it ([`crate::page::Mark`]).
 fn way_back(
     (n, metric, side): (u32, String, String),
-    mark: RwSignal<Option<crate::page::Mark>>,
+    page: Page,
     shown: StoredValue<Option<web_sys::Element>, LocalStorage>,
 ) {
     use crate::dom::{el, put, set, set_text};
@@ -590,12 +552,9 @@ fn way_back(
     if let Some(old) = shown.try_update_value(|p| p.replace(back)).flatten() {
         old.remove();
     }
-    mark.update(|m| {
-        *m = Some(crate::page::Mark {
-            seq: m.as_ref().map_or(1, |x| x.seq + 1),
-            metric,
-            side: side.chars().next(),
-        })
+    page.act(Action::Mark {
+        metric,
+        side: side.chars().next(),
     });
 }
 
@@ -628,9 +587,9 @@ mod tests {
                 p.scenario()
             );
         }
-        let custom = Scenario {
+        let custom = stampede::Scenario {
             instances: 7,
-            ..Scenario::default()
+            ..stampede::Scenario::default()
         };
         assert_eq!(preset_of(&custom), None);
     }
@@ -640,14 +599,14 @@ mod tests {
         let mut s = stampede::scenario::preset("failure").unwrap();
         s.pitfalls.remember_failure = true;
         assert_eq!(closest_preset(&s), Some("failure"));
-        let far = Scenario {
+        let far = stampede::Scenario {
             instances: 7,
             threads: 3,
             keys: 9,
             rtt_ms: 40,
             poll_ms: 9,
             workload: stampede::scenario::Workload::Cold,
-            ..Scenario::default()
+            ..stampede::Scenario::default()
         };
         assert_eq!(
             closest_preset(&far),

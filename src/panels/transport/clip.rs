@@ -180,7 +180,7 @@ fn context(c: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
 pub(crate) fn build(
     parent: &Element,
     on: &mut Listeners,
-    reading: leptos::prelude::RwSignal<crate::reading::Reading>,
+    reading: crate::page::Read<crate::reading::Reading>,
     source: Source,
 ) {
     let boxed = el("span", "clip");
@@ -237,10 +237,10 @@ fn start(
     length: &Element,
     link: &Element,
     url: &Rc<RefCell<Option<String>>>,
-    reading: leptos::prelude::RwSignal<crate::reading::Reading>,
+    reading: crate::page::Read<crate::reading::Reading>,
     source: Source,
 ) -> Result<Recording, String> {
-    use leptos::prelude::{Callable, WithUntracked};
+    use leptos::prelude::Callable;
     let Some(mime) = webm_type() else {
         return Err(
             "This browser cannot record WebM video (MediaRecorder has no video/webm).".into(),
