@@ -1,14 +1,12 @@
-//! The page: its state in signals (and in the URL), its layout, and the
-//! wiring between the controls and the animation loop in `engine`.
+//! The page's layout: the header, the A/B view, the sandbox's stage, its
+//! numbers and its knobs, each view in its place; and the wiring: the
+//! page's state (`Page`, changed only through `Action`) made from the
+//! start-up link and provided to the views, the stage's engine following
+//! it, the address and the keys (`page/`).
 
 use leptos::prelude::*;
-use stampede::scenario::Notice;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
-use crate::code_panel::CodePanel;
-use crate::counters::{Arithmetic, Counters};
-use crate::engine::{start_loop, Engine, Surface};
+use crate::engine::Engine;
 use crate::knobs::KnobPanel;
 use crate::lesson::presenter::{self, Room};
 use crate::lesson::tour_view;
@@ -17,13 +15,9 @@ use crate::page::address::{current_hash, current_query, Address, Back};
 use crate::page::kept::Kept;
 use crate::page::keys;
 use crate::page::start::Launch;
-use crate::page::{contrast_of, Command, Page, Wires};
-use crate::palette::{colour, Glyph, LOOKS};
+use crate::page::{Command, Page, Wires};
 use crate::transport::PresetPicker;
 use crate::transport::Transport;
-
-/// How long after mounting the knob panel is built.
-const KNOBS_AFTER: std::time::Duration = std::time::Duration::from_millis(60);
 
 /// The whole page.
 #[component]
@@ -82,116 +76,24 @@ pub fn App() -> impl IntoView {
         page.act(Action::Tour(p));
     }
     let drilling = RwSignal::new(drill_open.is_some());
-    // The tour and a drill take turns; a scenario the drill's link cannot
-    // carry (a preset's digit key changed a locked knob) is the sandbox's.
-    crate::dom::effect(move || {
-        let away = page.tour().get().is_some();
-        let away = away
-            || drill_open.is_some_and(|d| {
-                page.scenario()
-                    .with(|s| catalogue::drill::apply(d, &d.link(s)).0 != *s)
-            });
-        if away && drilling.get_untracked() {
-            drilling.set(false);
-        }
-    });
+    if let Some(d) = drill_open {
+        crate::lesson::drills::follow_page(d, drilling);
+    }
     let follow = RwSignal::new(crate::page::Follow::Nobody);
     // A trainer's list the link opened (src/playlist.rs), kept here.
     let lists = crate::playlist::lists();
     let banner = RwSignal::new([url_notices, crate::playlist::start(lists, &query)].concat());
-    // The runs the words compare against: the preset a change was made
-    // from (the lesson's contrast) and the tour step's baseline. Each runs
-    // once per scenario and seed, in a task of its own.
-    let wanted = Memo::new(move |_| {
-        let mut want = Vec::new();
-        if let Some(c) = page
-            .scenario()
-            .with(|s| catalogue::lesson::contrast(s, page.base().get()))
-        {
-            want.push((c, page.seed().get()));
-        }
-        if let Some(q) = page.step().and_then(|s| s.contrast) {
-            let (c, sd, _) = stampede::Scenario::from_query(q);
-            want.push((c, sd));
-        }
-        want
-    });
-    crate::dom::effect(move || {
-        for (c, sd) in wanted.get() {
-            if page
-                .contrasts()
-                .with_untracked(|have| contrast_of(have, &c, sd).is_some())
-            {
-                continue;
-            }
-            set_timeout(
-                move || {
-                    let r = stampede::Fleet::new(&c, sd).run();
-                    page.act(Action::Contrast(Box::new((c, sd, r))));
-                },
-                std::time::Duration::ZERO,
-            );
-        }
-    });
-    // Rebuilt only when the markers change, not on every frame's reading.
-    let markers = Memo::new(move |_| reading.with(|r| r.markers.clone()));
-    let knobs_ready = RwSignal::new(false);
-    set_timeout(move || knobs_ready.set(true), KNOBS_AFTER);
+    // The runs the words compare against, each in a task of its own.
+    crate::page::contrasts::run(page);
 
-    // A new scenario or seed starts a new run from t = 0, playing.
-    // Building a big fleet takes tens of milliseconds: it gets a task of its
-    // own instead of joining whatever task changed the knob (or the mount).
-    crate::dom::effect(move || {
-        let s = page.scenario().get();
-        let sd = page.seed().get();
-        set_timeout(
-            move || {
-                if engine.try_update_value(|e| e.rebuild(&s, sd)).is_some() {
-                    // A link's moment (`at=`, or Back to a moment): there,
-                    // paused or playing.
-                    let here = moment
-                        .try_with_value(|m| {
-                            m.as_ref()
-                                .filter(|(ms_s, ms_sd, ..)| *ms_s == s && *ms_sd == sd)
-                                .map(|(.., ms, play)| (*ms, *play))
-                        })
-                        .flatten();
-                    let at = here.map(|(ms, play)| {
-                        engine.update_value(|e| {
-                            e.command(Command::Seek(ms.saturating_mul(1000)), false);
-                        });
-                        play
-                    });
-                    let held = at.is_none()
-                        && wait_for_play
-                            .try_update_value(std::mem::take)
-                            .unwrap_or(false);
-                    page.act(Action::Built { at, held });
-                }
-            },
-            std::time::Duration::ZERO,
-        );
-    });
-    // While a seek replays, the moment it heads for stays (the replay's
-    // passing times are not moments to share).
-    let paused_at = Memo::new(move |prev: Option<&Option<u64>>| {
-        if reading.with(|r| r.catching_up) {
-            if let Some(p) = prev {
-                return *p;
-            }
-        }
-        (!playing.get())
-            .then(|| reading.with(|r| (!r.at_end).then_some(r.now / 1000)))
-            .flatten()
-            .filter(|ms| *ms > 0)
-    });
+    // A new scenario or seed: a new run, built in a task of its own.
+    crate::engine::follow_page(engine, page, moment, wait_for_play);
     // The A/B view's own clock, paused mid-run (its view keeps it).
     let ab_paused_at = RwSignal::new(None::<u64>);
     let popping = StoredValue::new(false);
     crate::page::address::follow(
         page,
         Address {
-            paused_at,
             ab_paused_at,
             drill: drill_open,
             drilling,
@@ -216,91 +118,31 @@ pub fn App() -> impl IntoView {
     // The interviewer's kit in another window throws curveballs and opens
     // scenarios here (src/kit.rs).
     crate::kit::listen(page);
-    // Reduced motion and the followed thread live in the engine (what it
-    // paints), set from here. A new scenario forgets the followed thread.
-    crate::dom::effect(move || {
-        let r = room.reduced.get();
-        engine.update_value(|e| e.reduced = r);
-    });
-    crate::dom::effect(move || {
-        let f = follow.get();
-        engine.update_value(|e| e.follow = f);
-    });
-    // What presenter mode asks of the stage: its box, its theme.
-    crate::dom::effect(move || {
-        let d = crate::stage::room::Display {
-            presenting: page.presenting().get(),
-            dark: room.room_dark.get(),
-            stage_h: room.stage_h.get(),
-        };
-        engine.update_value(|e| e.room = d);
-    });
     // The walk-through's pause (src/panels/code_panel.rs).
     let hold = RwSignal::new(None::<u64>);
-    crate::dom::effect(move || {
-        let h = hold.get();
-        engine.update_value(|e| e.hold = h);
-    });
-    crate::dom::effect(move || {
-        page.scenario().track();
-        follow.set(crate::page::Follow::Nobody);
-    });
-    let pointer = window_event_listener(leptos::ev::pointermove, move |_| room.pointer_moved());
-    on_cleanup(move || pointer.remove());
-    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
-            return;
-        }
-        // With a trainer's list open, Page Up and Down step the list.
-        if crate::playlist::key(lists, &ev) {
-            return;
-        }
-        let key = ev.key();
-        let Some(command) = keys::command(&key, page.tour().get_untracked().is_some()) else {
-            return;
-        };
-        let target = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
-        let keeps_key = target.is_some_and(|el| {
-            let (tag, kind) = (el.tag_name(), el.get_attribute("type").unwrap_or_default());
-            let editable = el.get_attribute("contenteditable").is_some();
-            keys::kept_by(
-                keys::Focus {
-                    tag: &tag,
-                    kind: &kind,
-                    editable,
-                },
-                command,
-            )
-        });
-        if keeps_key {
-            return;
-        }
-        // A room key the room does not take (Escape with no list of keys
-        // open) keeps its default.
-        if command == Command::Room && !room.key(&key) {
-            return;
-        }
-        ev.prevent_default();
-        match command {
-            Command::Tour if keys::tour_forward(&key) => {
-                page.act(Action::TourNext);
-            }
-            Command::Tour => {
-                page.act(Action::TourBack);
-            }
-            Command::Room => {}
-            // The A/B view answers the same keys, on its own clock.
-            _ if page.compare().get_untracked().is_some() => {
-                crate::compare::key(ab_open, command);
-            }
-            _ => {
-                page.act(Action::Transport(command));
-            }
-        }
-    });
-    on_cleanup(move || keys.remove());
+    crate::engine::follow_room(
+        engine,
+        crate::engine::RoomInputs {
+            reduced: room.reduced,
+            follow,
+            dark: room.room_dark,
+            stage_h: room.stage_h,
+            hold,
+        },
+    );
+    room.follow_pointer();
+    // The keys: a trainer's list takes Page Up and Down first, the room
+    // its own, the A/B view the transport's on its own clock.
+    keys::listen(
+        page,
+        keys::Takers {
+            list: Callback::new(move |ev| crate::playlist::key(lists, &ev)),
+            room: Callback::new(move |key: String| room.key(&key)),
+            ab: Callback::new(move |c| {
+                crate::compare::key(ab_open, c);
+            }),
+        },
+    );
 
     let side_ref = NodeRef::<leptos::html::Div>::new();
     let (header_ref, modes_ref, room_ref) = (
@@ -310,6 +152,8 @@ pub fn App() -> impl IntoView {
     );
     let main_ref = NodeRef::<leptos::html::Main>::new();
     let stage_box_ref = NodeRef::<leptos::html::Div>::new();
+    let stage_ref = NodeRef::<leptos::html::Canvas>::new();
+    let overlay_ref = NodeRef::<leptos::html::Canvas>::new();
     // The tour bar and its button are built once the page has mounted, each
     // part in a task of its own so that no start-up task runs long; the
     // real-Redis panel (which runs a small fleet) last.
@@ -318,21 +162,7 @@ pub fn App() -> impl IntoView {
         // neither half is a long task.
         crate::dom::task(Box::new(move || {
             if let Some(side) = side_ref.get_untracked() {
-                leptos::mount::mount_to(side.into(), move || {
-                    page.provide();
-                    view! {
-                        // The lesson's proof first: on screen at 1280 x 800 without scrolling.
-                        <section class="panel proof-panel" aria-label="The proof">
-                            <crate::counters::ProofCounter />
-                        </section>
-                        <Arithmetic />
-                        <Counters />
-                        <CodePanel follow=follow hold=hold />
-                    }
-                })
-                // The page is never unmounted (only the browser tests mount
-                // and drop it); holding the handle would cost 0.9 KB.
-                .forget();
+                crate::panels::mount_numbers(side.into(), page, follow, hold);
             }
         }));
         // The learner's record (src/lesson/practice.rs): the tour, the drills
@@ -342,8 +172,6 @@ pub fn App() -> impl IntoView {
             Some(crate::dom::Parts {
                 main: main_ref.get_untracked()?.into(),
                 header: header_ref.get_untracked()?.into(),
-                modes: modes_ref.get_untracked()?.into(),
-                room: room_ref.get_untracked()?.into(),
                 side: side_ref.get_untracked()?.into(),
                 stage: stage_box_ref.get_untracked()?.into(),
             })
@@ -351,8 +179,23 @@ pub fn App() -> impl IntoView {
         let Some(parts) = parts() else {
             return;
         };
+        // The header's row of modes, left to right: the A/B view's switch
+        // (above), the tour's button and the interview questions' link
+        // (the tour's offer), then the room's: presenter mode, reduced
+        // motion, the keys, the room's theme (presenter mode's) and "Add
+        // this view" (the playlist's). Each view builds its own, each in a
+        // task of its own; the app puts them in their places.
+        let (modes, room_slot) = (modes_ref.get_untracked(), room_ref.get_untracked());
+        let (Some(modes), Some(room_slot)) = (modes, room_slot) else {
+            return;
+        };
+        let (m, r) = (modes.clone(), room_slot.clone());
         let p = parts.clone();
-        crate::dom::task(Box::new(move || tour_view::mount(record, &p)));
+        crate::dom::task(Box::new(move || {
+            for e in tour_view::mount(record, &p) {
+                let _ = m.insert_before(&e, Some(&r));
+            }
+        }));
         if let Some(drill) = drill_open {
             let p = parts.clone();
             crate::dom::task(Box::new(move || {
@@ -367,80 +210,22 @@ pub fn App() -> impl IntoView {
                 )
             }));
         }
+        let (p, r) = (parts.clone(), room_slot.clone());
+        crate::dom::task(Box::new(move || {
+            for e in presenter::mount(room, &p) {
+                crate::dom::put(&r, &e);
+            }
+        }));
         let p = parts.clone();
-        crate::dom::task(Box::new(move || presenter::mount(room, &p)));
-        let p = parts.clone();
-        crate::dom::task(Box::new(move || crate::playlist::mount(lists, &p)));
+        crate::dom::task(Box::new(move || {
+            if let Some(add) = crate::playlist::mount(lists, &p) {
+                crate::dom::put(&room_slot, &add);
+            }
+        }));
         crate::dom::task(Box::new(move || {
             crate::panels::conformance::mount(page.base(), &parts.side)
         }));
     });
-    // Said only while the fleet is drawn as bands.
-    let aggregated_ref = NodeRef::<leptos::html::P>::new();
-    crate::dom::effect(move || {
-        let Some(p) = aggregated_ref.get() else {
-            return;
-        };
-        let (on, threads) = reading.with(|r| (r.aggregated, r.naive()));
-        let _ = p.toggle_attribute_with_force("hidden", !on);
-        if on {
-            crate::dom::set_text(
-                &p,
-                &format!(
-                    "Drawn aggregated: {threads} threads are too many to draw one by one, so each \
-                     office shows how many of its threads are in each state, as bands."
-                ),
-            );
-        }
-    });
-    // The timeline's markers as a list, rewritten when they change.
-    let markers_ref = NodeRef::<leptos::html::Ol>::new();
-    crate::dom::effect(move || {
-        let Some(ol) = markers_ref.get() else {
-            return;
-        };
-        markers.with(|m| {
-            ol.set_text_content(None);
-            for (t, what) in m {
-                let at = crate::clock::now_ms_text(*t);
-                let li = crate::dom::text_el("li", "", &format!("{what} at {at} ms"));
-                crate::dom::set(&li, "data-marker-t", &t.to_string());
-                crate::dom::put(&ol, &li);
-            }
-        });
-    });
-    let stage_ref = NodeRef::<leptos::html::Canvas>::new();
-    let overlay_ref = NodeRef::<leptos::html::Canvas>::new();
-    let chart_ref = NodeRef::<leptos::html::Canvas>::new();
-    crate::dom::effect(move || {
-        let (Some(stage), Some(overlay), Some(chart)) =
-            (stage_ref.get(), overlay_ref.get(), chart_ref.get())
-        else {
-            return;
-        };
-        // A click on a thread follows it through the read path.
-        let click =
-            Closure::<dyn FnMut(web_sys::MouseEvent)>::new(move |ev: web_sys::MouseEvent| {
-                let (x, y) = (f64::from(ev.offset_x()), f64::from(ev.offset_y()));
-                if let Some(g) = engine.try_with_value(|e| e.thread_at(x, y)).flatten() {
-                    follow.set(crate::page::Follow::Thread(g));
-                }
-            });
-        let _ = stage.add_event_listener_with_callback("click", click.as_ref().unchecked_ref());
-        click.forget();
-        engine.update_value(|e| {
-            e.stage = Surface::new(stage).zip(Surface::new(overlay));
-            e.chart = Surface::new(chart);
-        });
-        set_timeout(
-            move || {
-                let _ = engine.try_update_value(Engine::warm_up);
-            },
-            std::time::Duration::ZERO,
-        );
-        start_loop(engine, playing, speed, reading);
-    });
-
     // The sandbox's parts. The tour hides them; they are built once and
     // kept, so leaving the tour reloads nothing.
     let compare = page.compare();
@@ -453,31 +238,21 @@ pub fn App() -> impl IntoView {
             </Show>
         }
         .into_any(),
-        view! {
-            <Show when=move || knobs_ready.get()>
-                <KnobPanel />
-            </Show>
-        }
-        .into_any(),
+        view! { <KnobPanel /> }.into_any(),
         view! { <PresetPicker /> }.into_any(),
     );
 
     // What Record clip records: the A/B view's two fleets while it is
     // open, else the sandbox's.
-    let clip_source: crate::stage::shot::Source = Callback::new(move |_| {
-        if compare.get_untracked().is_some() {
-            return crate::compare::clip_shot(ab_open);
-        }
-        let (base, overlay) = (stage_ref.get_untracked()?, overlay_ref.get_untracked()?);
-        Some(crate::stage::shot::Shot {
-            panes: vec![crate::stage::shot::Pane {
-                base,
-                overlay,
-                label: String::new(),
-            }],
-            line: None,
-        })
-    });
+    let clip_source = crate::stage::panel::clip_source(
+        stage_ref,
+        overlay_ref,
+        Callback::new(move |_| {
+            compare
+                .get_untracked()
+                .and_then(|_| crate::compare::clip_shot(ab_open))
+        }),
+    );
 
     view! {
         <header class="topbar" class:comparing=move || compare.get().is_some() node_ref=header_ref>
@@ -490,50 +265,16 @@ pub fn App() -> impl IntoView {
             {preset_picker}
             <Transport clip=clip_source />
             <div class="modes" node_ref=modes_ref>
-            <button type="button" class="to-compare" data-control="compare"
-                aria-pressed=move || compare.get().is_some().to_string()
-                title="Two designs on the same traffic, side by side"
-                on:click=move |_| {
-                    page.act(if compare.get_untracked().is_some() {
-                        Action::Sandbox
-                    } else {
-                        Action::Compare(catalogue::presets::COMPARISONS[0].name)
-                    });
-                }>
-                {move || if compare.get().is_some() { "Back to the sandbox" } else { "Compare two designs" }}
-            </button>
+            <crate::compare::Switch />
             <div class="room" node_ref=room_ref></div>
             </div>
 
         </header>
-        <Banner notices=banner />
+        <crate::panels::banner::Banner notices=banner />
         {ab_view}
         <main class="lab" hidden=move || compare.get().is_some() node_ref=main_ref>
             <div class="main-col">
-            <section class="panel stage" aria-labelledby="stage-title">
-                <h2 id="stage-title" class="sr-only">"The fleet"</h2>
-                <div class="stage-canvas" node_ref=stage_box_ref>
-                    <canvas
-                        node_ref=stage_ref
-                        role="img"
-                        aria-label="The fleet: one box per instance, one mark per thread, coloured by what the thread is doing; Redis and the origin on the right."
-                    ></canvas>
-                    <canvas node_ref=overlay_ref class="overlay" aria-hidden="true"></canvas>
-                </div>
-                <p class="aggregated-note" data-note="aggregated" node_ref=aggregated_ref hidden></p>
-                <Legend />
-            </section>
-            <section class="panel chart" aria-labelledby="chart-title">
-                <h2 id="chart-title">"Over virtual time"</h2>
-                <div class="chart-canvas">
-                    <canvas
-                        node_ref=chart_ref
-                        role="img"
-                        aria-label="Timeline: recomputes running at the origin, Redis round trips, errors and timeouts, and stale answers over virtual time."
-                    ></canvas>
-                </div>
-                <ol class="markers" aria-label="What happens when" node_ref=markers_ref></ol>
-            </section>
+            {crate::stage::panel::stage(engine, follow, (playing, speed, reading), stage_ref, overlay_ref, stage_box_ref)}
             </div>
             <div class="side" node_ref=side_ref></div>
             // The knobs are built a moment after the rest, in a task of their
@@ -548,130 +289,4 @@ pub fn App() -> impl IntoView {
             </p>
         </footer>
     }
-}
-
-/// What a shared link asked for that could not be used.
-#[component]
-fn Banner(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
-    // Built and removed with plain DOM calls: it is there only while a link
-    // had something the page could not use.
-    let root = NodeRef::<leptos::html::Div>::new();
-    crate::dom::effect(move || {
-        use crate::dom::{button, el, put, text_el};
-        let Some(host) = root.get() else {
-            return;
-        };
-        host.set_text_content(None);
-        notices.with(|n| {
-            if n.is_empty() {
-                return;
-            }
-            let banner = el("div", "banner");
-            crate::dom::set(&banner, "role", "alert");
-            put(
-                &banner,
-                &text_el(
-                    "p",
-                    "banner-title",
-                    "Part of this link could not be used, so the page fell back to defaults for it:",
-                ),
-            );
-            let list = el("ul", "");
-            for x in n.iter().take(12) {
-                put(&list, &text_el("li", "", &x.to_string()));
-            }
-            put(&banner, &list);
-            let close = button("dismiss", "Dismiss");
-            close.set_class_name("banner-close");
-            let dismiss = wasm_bindgen::closure::Closure::once_into_js(move || notices.set(Vec::new()));
-            let _ = close.add_event_listener_with_callback("click", dismiss.unchecked_ref());
-            put(&banner, &close);
-            put(&host, &banner);
-        });
-    });
-    view! { <div node_ref=root></div> }
-}
-
-/// The key to the fleet's colours and shapes: static, built once from the
-/// palette with plain DOM calls (each shape a few SVG attributes).
-#[component]
-fn Legend() -> impl IntoView {
-    let root = NodeRef::<leptos::html::Div>::new();
-    crate::dom::build_once(
-        move || root.get().map(Into::into),
-        move |r| build_legend(&r),
-    );
-    view! {
-        <p class="legend-key" data-note="legend">
-            <strong>"How to read it: "</strong>
-            "each box is one instance (an office); each mark is one request thread in it, shaped and coloured by what it is doing. "
-            "Redis and the origin sit on the right; dots travelling between them are requests on the wire. "
-            "While only a few threads do the expensive work, a ring marks each of them."
-        </p>
-        <div node_ref=root></div>
-    }
-}
-
-fn build_legend(root: &web_sys::Element) {
-    use crate::dom::{el, put, set};
-    use crate::web::document;
-    let svg = |tag: &str, attrs: &[(&str, &str)]| {
-        let e = document()
-            .create_element_ns(Some("http://www.w3.org/2000/svg"), tag)
-            .expect("an svg element");
-        for (k, v) in attrs {
-            set(&e, k, v);
-        }
-        e
-    };
-    let list = el("ul", "legend");
-    set(&list, "aria-label", "Legend");
-    for l in LOOKS.iter() {
-        let (tag, class, attrs): (&str, &str, &[(&str, &str)]) = match l.glyph {
-            Glyph::Square => (
-                "rect",
-                "fill",
-                &[("x", "2"), ("y", "2"), ("width", "10"), ("height", "10")],
-            ),
-            Glyph::Ring => (
-                "rect",
-                "ring",
-                &[("x", "2.5"), ("y", "2.5"), ("width", "9"), ("height", "9")],
-            ),
-            Glyph::Triangle => ("polygon", "fill", &[("points", "7,1 13,13 1,13")]),
-            Glyph::Diamond => ("polygon", "fill", &[("points", "7,1 13,7 7,13 1,7")]),
-            Glyph::Cross => ("path", "ring", &[("d", "M2 2 L12 12 M12 2 L2 12")]),
-            Glyph::HollowDiamond => (
-                "polygon",
-                "ring",
-                &[("points", "7,1.5 12.5,7 7,12.5 1.5,7")],
-            ),
-            Glyph::Circle => ("circle", "ring", &[("cx", "7"), ("cy", "7"), ("r", "5")]),
-        };
-        let li = el("li", "");
-        set(&li, "title", l.help);
-        // Custom properties through the CSSOM, which the page's
-        // Content-Security-Policy allows (a style attribute it blocks).
-        if let Some(h) = li.dyn_ref::<web_sys::HtmlElement>() {
-            let _ = h.style().set_property("--c-light", colour(l, false));
-            let _ = h.style().set_property("--c-dark", colour(l, true));
-        }
-        let icon = svg(
-            "svg",
-            &[
-                ("width", "14"),
-                ("height", "14"),
-                ("viewBox", "0 0 14 14"),
-                ("aria-hidden", "true"),
-            ],
-        );
-        let shape = svg(tag, attrs);
-        set(&shape, "class", class);
-        put(&icon, &shape);
-        put(&li, &icon);
-        let _ = li.append_with_str_1(l.label);
-        put(&list, &li);
-    }
-    put(root, &list);
-    crate::fleet_view::build_terms(root);
 }

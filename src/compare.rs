@@ -992,6 +992,28 @@ pub fn CompareView(
     view! { <div class="ab" node_ref=root></div> }
 }
 
+/// The A/B view's switch in the header: the first comparison, or back to
+/// the sandbox.
+#[component]
+pub fn Switch() -> impl IntoView {
+    let page = crate::page::use_page();
+    let compare = page.compare();
+    view! {
+        <button type="button" class="to-compare" data-control="compare"
+            aria-pressed=move || compare.get().is_some().to_string()
+            title="Two designs on the same traffic, side by side"
+            on:click=move |_| {
+                page.act(if compare.get_untracked().is_some() {
+                    Action::Sandbox
+                } else {
+                    Action::Compare(COMPARISONS[0].name)
+                });
+            }>
+            {move || if compare.get().is_some() { "Back to the sandbox" } else { "Compare two designs" }}
+        </button>
+    }
+}
+
 /// The cost slider: 0..=COST_STEPS on a log scale from COST_MIN_MS to
 /// COST_MAX_MS, each step at least a millisecond apart.
 pub fn cost_at(pos: u32) -> u32 {

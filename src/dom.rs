@@ -249,8 +249,6 @@ pub(crate) fn press_on_key(key: &'static str, button: &Element) {
 pub struct Parts {
     pub main: web_sys::Element,
     pub header: web_sys::Element,
-    pub modes: web_sys::Element,
-    pub room: web_sys::Element,
     /// The numbers' column; its first child is the proof.
     pub side: web_sys::Element,
     /// The sandbox's fleet: the box that holds its two canvases.

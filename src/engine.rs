@@ -612,3 +612,96 @@ fn run_loop(tick: Tick, playing: RwSignal<bool>, speed: RwSignal<f64>) {
         let _ = window().request_animation_frame(cb.as_ref().unchecked_ref());
     };
 }
+
+/// The start-up link's moment to go to once its run is built: (scenario,
+/// seed, ms, play on from there).
+pub(crate) type Moment = StoredValue<Option<(Scenario, u64, u64, bool)>>;
+
+/// The engine follows the page: a new scenario or seed starts a new run
+/// from t = 0, at a link's moment (`at=`, or Back to a moment) if it has
+/// one for this run, or held at its start for the reader's Play (an
+/// embedded run, once). Building a big fleet takes tens of milliseconds: it
+/// gets a task of its own instead of joining whatever task changed the knob
+/// (or the mount).
+pub(crate) fn follow_page(
+    engine: StoredValue<Engine, LocalStorage>,
+    page: crate::page::Page,
+    moment: Moment,
+    wait_for_play: StoredValue<bool>,
+) {
+    use crate::page::action::Action;
+    crate::dom::effect(move || {
+        let s = page.scenario().get();
+        let sd = page.seed().get();
+        set_timeout(
+            move || {
+                if engine.try_update_value(|e| e.rebuild(&s, sd)).is_some() {
+                    // A link's moment (`at=`, or Back to a moment): there,
+                    // paused or playing.
+                    let here = moment
+                        .try_with_value(|m| {
+                            m.as_ref()
+                                .filter(|(ms_s, ms_sd, ..)| *ms_s == s && *ms_sd == sd)
+                                .map(|(.., ms, play)| (*ms, *play))
+                        })
+                        .flatten();
+                    let at = here.map(|(ms, play)| {
+                        engine.update_value(|e| {
+                            e.command(Command::Seek(ms.saturating_mul(1000)), false);
+                        });
+                        play
+                    });
+                    let held = at.is_none()
+                        && wait_for_play
+                            .try_update_value(std::mem::take)
+                            .unwrap_or(false);
+                    page.act(Action::Built { at, held });
+                }
+            },
+            std::time::Duration::ZERO,
+        );
+    });
+}
+
+/// What the room and the code panel ask of the engine (what it paints).
+#[derive(Clone, Copy)]
+pub(crate) struct RoomInputs {
+    pub reduced: RwSignal<bool>,
+    pub follow: RwSignal<crate::page::Follow>,
+    pub dark: RwSignal<bool>,
+    pub stage_h: RwSignal<f64>,
+    pub hold: RwSignal<Option<u64>>,
+}
+
+/// Reduced motion, the followed thread, presenter mode's box and theme and
+/// the walk-through's pause live in the engine, set from these. A new
+/// scenario forgets the followed thread.
+pub(crate) fn follow_room(engine: StoredValue<Engine, LocalStorage>, i: RoomInputs) {
+    let page = crate::page::use_page();
+    crate::dom::effect(move || {
+        let r = i.reduced.get();
+        engine.update_value(|e| e.reduced = r);
+    });
+    crate::dom::effect(move || {
+        let f = i.follow.get();
+        engine.update_value(|e| e.follow = f);
+    });
+    // What presenter mode asks of the stage: its box, its theme.
+    crate::dom::effect(move || {
+        let d = crate::stage::room::Display {
+            presenting: page.presenting().get(),
+            dark: i.dark.get(),
+            stage_h: i.stage_h.get(),
+        };
+        engine.update_value(|e| e.room = d);
+    });
+    // The walk-through's pause (src/panels/code_panel.rs).
+    crate::dom::effect(move || {
+        let h = i.hold.get();
+        engine.update_value(|e| e.hold = h);
+    });
+    crate::dom::effect(move || {
+        page.scenario().track();
+        i.follow.set(crate::page::Follow::Nobody);
+    });
+}

@@ -260,15 +260,14 @@ fn moment_text(item: &Item) -> String {
     }
 }
 
-/// The strip, the editor and the add button; the clicker's keys come
-/// through [`key`], from the page's key handler.
-pub fn mount(lists: Lists, parts: &crate::dom::Parts) {
+/// The strip and the editor; offers the header the add button ("Add this
+/// view"), which the app lays out. The clicker's keys come through [`key`],
+/// from the page's key handler.
+pub fn mount(lists: Lists, parts: &crate::dom::Parts) -> Option<Element> {
     let drive = crate::page::use_page();
-    let Some(lab) = parts.main.parent_element() else {
-        return;
-    };
+    let lab = parts.main.parent_element()?;
     mount_strip(lists, &lab, drive);
-    mount_editor(drive, &lab, parts);
+    Some(mount_editor(drive, &lab, parts))
 }
 
 fn mount_strip(lists: Lists, lab: &Element, drive: Page) {
@@ -433,7 +432,7 @@ fn built(b: Building, f: impl FnOnce(&mut Playlist, &mut String)) {
     b.update_value(|(l, said)| f(l, said));
 }
 
-fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
+fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) -> Element {
     // The list being built, and the editor's last word on it: the
     // editor's own, for its life.
     let building: Building = StoredValue::new_local((stored(), String::new()));
@@ -443,6 +442,7 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
     let mut on = Listeners::default();
 
     let add = button("playlist-add", "Add this view");
+    let offer = add.clone();
     crate::dom::press_on_key("+", &add);
     set(&add, "aria-keyshortcuts", "+");
     set(&add, "data-playlist-add", "");
@@ -467,7 +467,6 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
         });
         bump();
     });
-    put(&parts.room, &add);
 
     let sec = el("section", "panel playlist-editor");
     set(&sec, "data-playlist", "");
@@ -679,6 +678,7 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) {
             })
         });
     });
+    offer
 }
 
 /// The list's link: its first item's page link, with the list after it.

@@ -35,6 +35,22 @@ struct View {
     _listeners: Listeners,
 }
 
+/// The tour and a drill take turns: the drill's view closes (`open`) when
+/// the tour opens, or for a scenario the drill's link cannot carry (a
+/// preset's digit key changed a locked knob): that one is the sandbox's.
+pub fn follow_page(d: &'static Drill, open: RwSignal<bool>) {
+    let page = crate::page::use_page();
+    crate::dom::effect(move || {
+        let away = page.tour().get().is_some()
+            || page
+                .scenario()
+                .with(|s| catalogue::drill::apply(d, &d.link(s)).0 != *s);
+        if away && open.get_untracked() {
+            open.set(false);
+        }
+    });
+}
+
 /// Builds the drills view before the sandbox's `main`, if a drill is open.
 pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
     let page = crate::page::use_page();

@@ -141,6 +141,12 @@ impl Room {
         true
     }
 
+    /// Shows the controls when the pointer moves, as long as the page lives.
+    pub fn follow_pointer(self) {
+        let pointer = window_event_listener(leptos::ev::pointermove, move |_| self.pointer_moved());
+        on_cleanup(move || pointer.remove());
+    }
+
     /// The pointer moved: show the controls, and hide them again once it
     /// rests (in presenter mode).
     pub fn pointer_moved(&self) {
@@ -174,9 +180,11 @@ fn full_screen() {
     }
 }
 
-/// Builds the header's presenter and reduced-motion switches and the
-/// shortcuts overlay, and keeps the page's classes in step.
-pub fn mount(room: Room, parts: &crate::dom::Parts) {
+/// Builds the shortcuts overlay and the room's toast, keeps the page's
+/// classes in step, and offers the header the room's switches (presenter
+/// mode, reduced motion, the keys, the room's theme), which the app lays
+/// out.
+pub fn mount(room: Room, parts: &crate::dom::Parts) -> Vec<Element> {
     let doc = document();
     if doc
         .query_selector("[data-control=presenter]")
@@ -184,11 +192,10 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
         .flatten()
         .is_some()
     {
-        return;
+        return Vec::new();
     }
     let mut on = Listeners::default();
-    // The room's switches, at the end of the header's row of modes.
-    let modes = parts.room.clone();
+    let mut offer = Vec::new();
     let switches = [
         (
             "presenter",
@@ -219,7 +226,7 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
                     .act(Action::Present(!room.presenter.get_untracked()));
             }
         });
-        put(&modes, &b);
+        offer.push(b.clone());
         b
     });
     set(&switches[2], "aria-keyshortcuts", "?");
@@ -260,7 +267,7 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
         };
         Kept::RoomTheme.set(v);
     });
-    put(&modes, &theme);
+    offer.push(theme.clone());
 
     // A line said for a moment, with the way back to the tour.
     let toast = el("div", "room-toast");
@@ -341,6 +348,7 @@ pub fn mount(room: Room, parts: &crate::dom::Parts) {
         body_class("pointer-idle", p);
     });
     let _ = numbers;
+    offer
 }
 
 fn doc_root() -> Option<Element> {

@@ -12,7 +12,7 @@ use super::tour::{self, Level, Place};
 use crate::dom::{button, el, put, set, set_text, text_el, Listeners};
 use crate::page::action::Action;
 use crate::page::kept::Kept;
-use crate::page::Bet;
+use crate::page::{Bet, Page};
 use crate::web::document;
 
 /// The shortest gap between two announcements of a running number: a
@@ -104,18 +104,19 @@ fn known_at(step: &tour::Step) -> u64 {
     step.pause_ms.map_or(u64::MAX, |ms| u64::from(ms) * 1000)
 }
 
-/// Builds the tour bar (before the sandbox's `main`) and the header's
-/// "Guided tour" button, and keeps them in step with `d`. Does nothing if
-/// the page has no `main.lab` or the bar exists already.
-pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) {
+/// Builds the tour bar (before the sandbox's `main`) and keeps it in step
+/// with the page; offers the header the "Guided tour" button and the
+/// interview questions' link, which the app lays out. Does nothing if the
+/// page has no `main.lab` or the bar exists already.
+pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) -> Vec<Element> {
     let d = crate::page::use_page();
     let main = &parts.main;
     // The page's own host (the tests mount several pages one after another).
     let Some(host) = main.parent_element() else {
-        return;
+        return Vec::new();
     };
     if host.query_selector("section.tour").ok().flatten().is_some() {
-        return;
+        return Vec::new();
     }
     let header = Some(parts.header.clone());
     let mut on = Listeners::default();
@@ -141,10 +142,7 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) {
     let questions = text_el("a", "to-questions", "Interview questions");
     set(&questions, "href", "#questions");
     set(&questions, "data-control", "questions");
-    // The page's row of modes: after the A/B view's button, before the
-    // room's switches.
-    let _ = parts.modes.insert_before(&open, Some(&parts.room));
-    let _ = parts.modes.insert_before(&questions, Some(&parts.room));
+    let offer = vec![open.clone(), questions];
     set(root, "aria-labelledby", "tour-title");
     set(root, "aria-roledescription", "guided tour");
 
@@ -204,49 +202,7 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) {
     let picks = RwSignal::new(None::<(Place, Vec<tour::Answer>)>);
     // The room's vote in presenter mode: hands counted per option, A to D.
     let votes = RwSignal::new([0u32; 4]);
-    let vote_keys = window_event_listener(leptos::ev::keydown, move |ev| {
-        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
-            return;
-        }
-        // Presenter mode turned on or off: the options are drawn again
-        // (after the room's own key handler has switched it).
-        if ev.key().eq_ignore_ascii_case("p") {
-            set_timeout(move || votes.update(|_| {}), std::time::Duration::ZERO);
-            return;
-        }
-        if !presenting() {
-            return;
-        }
-        if bet.get_untracked() != Bet::Asking {
-            return;
-        }
-        let typing = ev
-            .target()
-            .and_then(|t| t.dyn_into::<Element>().ok())
-            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-        let key = ev.key().to_ascii_lowercase();
-        let Some(i) = ["a", "b", "c", "d"].iter().position(|k| *k == key) else {
-            return;
-        };
-        let n = picks.with_untracked(|p| p.as_ref().map_or(0, |(_, a)| a.len()));
-        if typing || i >= n {
-            return;
-        }
-        ev.prevent_default();
-        // A hand per press; Shift takes one back.
-        votes.update(|v| {
-            v[i] = if ev.shift_key() {
-                v[i].saturating_sub(1)
-            } else {
-                v[i].saturating_add(1)
-            }
-        });
-        if let Some(place) = d.tour().get_untracked() {
-            keep_votes(place, votes.get_untracked());
-        }
-    });
-    // The bar lives as long as the page.
-    std::mem::forget(vote_keys);
+    count_hands(d, picks, votes);
     let ask_root = el("div", "tour-predict");
     set(&ask_root, "hidden", "");
     let question = el("p", "tour-question");
@@ -384,8 +340,113 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) {
         _listeners: on,
     });
 
-    // The one live region: the number that matters, said when the run
-    // settles or at most every few seconds, never every frame.
+    announce(d);
+    // A step that pauses mid-run: armed once its own run is seen before the
+    // moment (the reading of the step before may be past it), paused once.
+    let pause = StoredValue::new((None::<Place>, None::<Place>));
+    follow_step(d, bar, picks, votes, pause, rec);
+    follow_words(d, bar, picks, pause, rec);
+    crate::dom::effect(move || {
+        let step = d.step();
+        let state = bet.get();
+        let room = votes.get();
+        let skipping = d.skipping().get();
+        picks.with(|p| {
+            let here = d.tour().get_untracked();
+            let p = p
+                .as_ref()
+                .filter(|(at, _)| Some(*at) == here)
+                .map(|(_, a)| a.as_slice());
+            bar.with_value(|b| draw_bet(&b.bet, step, state, p, room, skipping));
+        });
+    });
+    crate::dom::task(Box::new(move || super::practice::mount(d, rec)));
+    offer
+}
+
+fn keep_votes(place: Place, v: [u32; 4]) {
+    let said = format!(
+        "{}:{},{},{},{}",
+        tour::place_name(place),
+        v[0],
+        v[1],
+        v[2],
+        v[3]
+    );
+    Kept::Votes.set(&said);
+}
+
+/// The hands kept for `place`, else none (another step's are forgotten).
+fn kept_votes(place: Place) -> [u32; 4] {
+    let kept = Kept::Votes.get().unwrap_or_default();
+    let mut out = [0; 4];
+    if let Some(hands) = kept.strip_prefix(&format!("{}:", tour::place_name(place))) {
+        for (o, h) in out.iter_mut().zip(hands.split(',')) {
+            *o = h.parse().unwrap_or(0);
+        }
+    }
+    out
+}
+
+/// The bar's parts, built once.
+type BarCell = StoredValue<Bar, LocalStorage>;
+/// A step's prediction's options, for the step they were worked out for.
+type Picks = RwSignal<Option<(Place, Vec<tour::Answer>)>>;
+/// Where a step that pauses mid-run is armed and paused.
+type Pause = StoredValue<(Option<Place>, Option<Place>)>;
+
+/// The room's vote in presenter mode: hands counted per option, A to D
+/// (Shift takes one back), kept over a reload.
+fn count_hands(d: Page, picks: Picks, votes: RwSignal<[u32; 4]>) {
+    let bet = d.bet();
+    let vote_keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        // Presenter mode turned on or off: the options are drawn again
+        // (after the room's own key handler has switched it).
+        if ev.key().eq_ignore_ascii_case("p") {
+            set_timeout(move || votes.update(|_| {}), std::time::Duration::ZERO);
+            return;
+        }
+        if !presenting() {
+            return;
+        }
+        if bet.get_untracked() != Bet::Asking {
+            return;
+        }
+        let typing = ev
+            .target()
+            .and_then(|t| t.dyn_into::<Element>().ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        let key = ev.key().to_ascii_lowercase();
+        let Some(i) = ["a", "b", "c", "d"].iter().position(|k| *k == key) else {
+            return;
+        };
+        let n = picks.with_untracked(|p| p.as_ref().map_or(0, |(_, a)| a.len()));
+        if typing || i >= n {
+            return;
+        }
+        ev.prevent_default();
+        // A hand per press; Shift takes one back.
+        votes.update(|v| {
+            v[i] = if ev.shift_key() {
+                v[i].saturating_sub(1)
+            } else {
+                v[i].saturating_add(1)
+            }
+        });
+        if let Some(place) = d.tour().get_untracked() {
+            keep_votes(place, votes.get_untracked());
+        }
+    });
+    // The bar lives as long as the page.
+    std::mem::forget(vote_keys);
+}
+
+/// The one live region: the number that matters, said when the run
+/// settles or at most every few seconds, never every frame.
+fn announce(d: Page) {
     let live = el("p", "sr-only");
     set(&live, "aria-live", "polite");
     set(&live, "data-announce", "");
@@ -408,13 +469,19 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) {
         said.set_value((line.clone(), now));
         set_text(&live, &line);
     });
+}
 
-    // A step that pauses mid-run: armed once its own run is seen before the
-    // moment (the reading of the step before may be past it), paused once.
-    let pause = StoredValue::new((None::<Place>, None::<Place>));
-    // A new step: its words, its place, its prediction's options (the
-    // page set its scenario and its prediction: `Action::Tour`). Out of
-    // the tour, the bar hides and the sandbox's knobs come back.
+/// A new step: its words, its place, its prediction's options (the page
+/// set its scenario and its prediction: `Action::Tour`). Out of the tour,
+/// the bar hides and the sandbox's knobs come back.
+fn follow_step(
+    d: Page,
+    bar: BarCell,
+    picks: Picks,
+    votes: RwSignal<[u32; 4]>,
+    pause: Pause,
+    rec: super::practice::Record,
+) {
     crate::dom::effect(move || {
         let at = d.tour().get();
         pause.set_value((None, None));
@@ -498,9 +565,13 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) {
             let _ = b.next.toggle_attribute_with_force("disabled", last);
         });
     });
-    // The running words and number, from the same reading as the counters:
-    // the core fills the step's text from the run on screen. A step whose
-    // lesson shows mid-run stops there, once.
+}
+
+/// The running words and number, from the same reading as the counters:
+/// the core fills the step's text from the run on screen. A step whose
+/// lesson shows mid-run stops there, once.
+fn follow_words(d: Page, bar: BarCell, picks: Picks, pause: Pause, rec: super::practice::Record) {
+    let bet = d.bet();
     let seen = StoredValue::new(None::<Place>);
     crate::dom::effect(move || {
         let at = d.tour().get();
@@ -608,45 +679,6 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) {
             }
         }
     });
-    crate::dom::effect(move || {
-        let step = d.step();
-        let state = bet.get();
-        let room = votes.get();
-        let skipping = d.skipping().get();
-        picks.with(|p| {
-            let here = d.tour().get_untracked();
-            let p = p
-                .as_ref()
-                .filter(|(at, _)| Some(*at) == here)
-                .map(|(_, a)| a.as_slice());
-            bar.with_value(|b| draw_bet(&b.bet, step, state, p, room, skipping));
-        });
-    });
-    crate::dom::task(Box::new(move || super::practice::mount(d, rec)));
-}
-
-fn keep_votes(place: Place, v: [u32; 4]) {
-    let said = format!(
-        "{}:{},{},{},{}",
-        tour::place_name(place),
-        v[0],
-        v[1],
-        v[2],
-        v[3]
-    );
-    Kept::Votes.set(&said);
-}
-
-/// The hands kept for `place`, else none (another step's are forgotten).
-fn kept_votes(place: Place) -> [u32; 4] {
-    let kept = Kept::Votes.get().unwrap_or_default();
-    let mut out = [0; 4];
-    if let Some(hands) = kept.strip_prefix(&format!("{}:", tour::place_name(place))) {
-        for (o, h) in out.iter_mut().zip(hands.split(',')) {
-            *o = h.parse().unwrap_or(0);
-        }
-    }
-    out
 }
 
 /// The prediction's part of the bar, drawn when the step, the bet or the

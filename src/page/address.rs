@@ -41,8 +41,6 @@ fn write_url(suffix: &str, query: &str, hash: &str, push: bool) {
 /// What the address follows besides the page's state.
 #[derive(Clone, Copy)]
 pub struct Address {
-    /// Where the sandbox stands paused mid-run (ms).
-    pub paused_at: Memo<Option<u64>>,
     /// Where the A/B view stands paused mid-run (ms; its view keeps it).
     pub ab_paused_at: RwSignal<Option<u64>>,
     /// The open drill, while its view is open: its link carries only its
@@ -57,6 +55,21 @@ pub struct Address {
 
 /// Keeps the address on the page's state.
 pub fn follow(page: Page, a: Address) {
+    // Where the sandbox stands paused mid-run (ms). While a seek replays,
+    // the moment it heads for stays (the replay's passing times are not
+    // moments to share).
+    let (playing, reading) = (page.playing(), page.reading());
+    let paused_at = Memo::new(move |prev: Option<&Option<u64>>| {
+        if reading.with(|r| r.catching_up) {
+            if let Some(p) = prev {
+                return *p;
+            }
+        }
+        (!playing.get())
+            .then(|| reading.with(|r| (!r.at_end).then_some(r.now / 1000)))
+            .flatten()
+            .filter(|ms| *ms > 0)
+    });
     let shown_view = StoredValue::new(None::<(Option<Place>, Option<&'static str>)>);
     crate::dom::effect(move || {
         let compare = page.compare().get();
@@ -71,7 +84,7 @@ pub fn follow(page: Page, a: Address) {
             at: if compare.is_some() {
                 a.ab_paused_at.get()
             } else {
-                a.paused_at.get()
+                paused_at.get()
             },
             play: false,
         };

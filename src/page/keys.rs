@@ -11,7 +11,78 @@
 //! send) move through the steps instead; `.` (a clicker's other button)
 //! plays and pauses like Space; End jumps to the end of the run.
 
-use super::Command;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::action::Action;
+use super::{Command, Page};
+
+/// Who takes a key before the page: a trainer's list (Page Up and Down;
+/// true when it took the key), the room (presenter mode, full screen, the
+/// card's rows, help; true when it took it), the open A/B view (the
+/// transport's keys, on its own clock).
+#[derive(Clone, Copy)]
+pub struct Takers {
+    pub list: Callback<web_sys::KeyboardEvent, bool>,
+    pub room: Callback<String, bool>,
+    pub ab: Callback<Command>,
+}
+
+/// The page's keys, as long as the page lives.
+pub fn listen(page: Page, takers: Takers) {
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
+            return;
+        }
+        // With a trainer's list open, Page Up and Down step the list.
+        if takers.list.run(ev.clone()) {
+            return;
+        }
+        let key = ev.key();
+        let Some(command) = command(&key, page.tour().get_untracked().is_some()) else {
+            return;
+        };
+        let target = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+        let keeps_key = target.is_some_and(|el| {
+            let (tag, kind) = (el.tag_name(), el.get_attribute("type").unwrap_or_default());
+            let editable = el.get_attribute("contenteditable").is_some();
+            kept_by(
+                Focus {
+                    tag: &tag,
+                    kind: &kind,
+                    editable,
+                },
+                command,
+            )
+        });
+        if keeps_key {
+            return;
+        }
+        // A room key the room does not take (Escape with no list of keys
+        // open) keeps its default.
+        if command == Command::Room && !takers.room.run(key.clone()) {
+            return;
+        }
+        ev.prevent_default();
+        match command {
+            Command::Tour if tour_forward(&key) => {
+                page.act(Action::TourNext);
+            }
+            Command::Tour => {
+                page.act(Action::TourBack);
+            }
+            Command::Room => {}
+            // The A/B view answers the same keys, on its own clock.
+            _ if page.compare().get_untracked().is_some() => takers.ab.run(command),
+            _ => {
+                page.act(Action::Transport(command));
+            }
+        }
+    });
+    on_cleanup(move || keys.remove());
+}
 
 /// What has the focus when a key is pressed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

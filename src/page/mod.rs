@@ -8,6 +8,7 @@
 
 pub mod action;
 pub mod address;
+pub mod contrasts;
 pub mod kept;
 pub mod keys;
 pub mod knob;

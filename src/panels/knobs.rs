@@ -61,9 +61,25 @@ fn Curveballs() -> impl IntoView {
     }
 }
 
-/// All knob groups as collapsible sections.
+/// How long after mounting the knob panel is built.
+const KNOBS_AFTER: std::time::Duration = std::time::Duration::from_millis(60);
+
+/// The knob panel, built a moment after the rest of the page, in a task of
+/// its own, so that the first paint is not one long task.
 #[component]
 pub fn KnobPanel() -> impl IntoView {
+    let ready = RwSignal::new(false);
+    set_timeout(move || ready.set(true), KNOBS_AFTER);
+    view! {
+        <Show when=move || ready.get()>
+            <Groups />
+        </Show>
+    }
+}
+
+/// All knob groups as collapsible sections.
+#[component]
+fn Groups() -> impl IntoView {
     let notices = crate::page::use_page().notices();
     // What the last change clamped or refused, in words (plain DOM calls:
     // the list is there only while it has something to say).

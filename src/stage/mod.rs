@@ -5,6 +5,7 @@ pub mod chart;
 pub mod fleet_layout;
 pub mod fleet_view;
 pub mod palette;
+pub mod panel;
 pub mod pen;
 pub mod room;
 pub mod shot;
