@@ -10,6 +10,13 @@
 //!     from the computation's end (its release) to the last waiter woken;
 //!   - `keys_1k_x_10`: 1,000 keys x 10 callers each, all at once, each
 //!     computation yielding once; the time until every caller has its value.
+//!     (It hardly coalesces: a leader is often done before its key's next
+//!     caller comes, so each group runs close to 10,000 computations.)
+//!   - `hot_1_key` and `hot_16_keys`: 1,000 callers, each asking again as
+//!     soon as it has its answer (4 calls each, on key `caller % keys`),
+//!     each computation yielding 16 times: they coalesce. The time until
+//!     every caller has its 4 answers; each group's computations per run
+//!     are printed beside it (`computations:` on stderr).
 //! - `redis/*`: claim round trips against a local redis-server that the
 //!   bench starts on a free loopback port (`claim_release`: one claim and
 //!   its release in turn, two round trips; `claims_64_in_flight`: 64
@@ -21,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, Criterion};
 use stampede_redis::{ClaimStore, Group};
 
 mod support;
@@ -291,6 +298,136 @@ fn keys_1k_x_10(c: &mut Criterion) {
     g.finish();
 }
 
+/// Callers per run of the hot-key cases, calls per caller, and the
+/// computation's yields.
+const HOT_CALLERS: u64 = 1000;
+const HOT_CALLS: u64 = 4;
+const HOT_YIELDS: u32 = 16;
+
+/// The computation of the hot-key cases: counted, then 16 yields.
+async fn hot_work(computations: Arc<AtomicUsize>, k: u64) -> u64 {
+    computations.fetch_add(1, Ordering::Relaxed);
+    for _ in 0..HOT_YIELDS {
+        tokio::task::yield_now().await;
+    }
+    k
+}
+
+/// Runs `iters` runs of the hot-key case on `keys` keys through `call`
+/// (one group per run, made by `new`), and prints the computations per run.
+async fn hot_runs<G, C, Fut>(
+    name: &str,
+    keys: u64,
+    iters: u64,
+    new: impl Fn() -> G,
+    call: C,
+) -> Duration
+where
+    G: Clone + Send + 'static,
+    C: Fn(G, Arc<AtomicUsize>, u64) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = bool> + Send + 'static,
+{
+    let computations = Arc::new(AtomicUsize::new(0));
+    let mut total = Duration::ZERO;
+    for _ in 0..iters {
+        let group = new();
+        let t = Instant::now();
+        let mut callers = Vec::with_capacity(HOT_CALLERS as usize);
+        for i in 0..HOT_CALLERS {
+            let (group, computations, call) = (group.clone(), computations.clone(), call.clone());
+            callers.push(tokio::spawn(async move {
+                for _ in 0..HOT_CALLS {
+                    assert!(call(group.clone(), computations.clone(), i % keys).await);
+                }
+            }));
+        }
+        for c in callers {
+            c.await.unwrap();
+        }
+        total += t.elapsed();
+    }
+    let mut counted = COMPUTATIONS.lock().unwrap();
+    let row = counted.entry((keys, name.to_string())).or_default();
+    row.0 += computations.load(Ordering::Relaxed) as u64;
+    row.1 += iters;
+    total
+}
+
+/// Computations and runs of each hot-key case, by (keys, group): printed
+/// once all cases ran.
+static COMPUTATIONS: std::sync::Mutex<std::collections::BTreeMap<(u64, String), (u64, u64)>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+fn print_computations() {
+    for ((keys, name), (computations, runs)) in COMPUTATIONS.lock().unwrap().iter() {
+        eprintln!(
+            "computations: {name} on {keys} key(s): {:.1} per run of {} calls ({runs} runs)",
+            *computations as f64 / *runs as f64,
+            HOT_CALLERS * HOT_CALLS
+        );
+    }
+}
+
+fn hot_keys(c: &mut Criterion) {
+    let rt = runtime();
+    for keys in [1u64, 16] {
+        let mut g = c.benchmark_group(format!(
+            "group/hot_{keys}_key{}",
+            if keys == 1 { "" } else { "s" }
+        ));
+        g.sample_size(20);
+        g.bench_function("stampede-redis", |b| {
+            b.to_async(&rt).iter_custom(|iters| {
+                hot_runs(
+                    "stampede-redis",
+                    keys,
+                    iters,
+                    Group::<u64, u64, ()>::new,
+                    |ours: Group<u64, u64, ()>, computations, k| async move {
+                        ours.get_or_compute(k, far(), move || hot_work(computations, k).map_ok())
+                            .await
+                            .is_ok()
+                    },
+                )
+            })
+        });
+        g.bench_function("async_singleflight", |b| {
+            b.to_async(&rt).iter_custom(|iters| {
+                let names: Arc<Vec<String>> = Arc::new((0..keys).map(|k| k.to_string()).collect());
+                hot_runs(
+                    "async_singleflight",
+                    keys,
+                    iters,
+                    || Arc::new(async_singleflight::Group::<u64, ()>::new()),
+                    move |theirs: Arc<async_singleflight::Group<u64, ()>>, computations, k| {
+                        let names = names.clone();
+                        async move {
+                            theirs
+                                .work(&names[k as usize], hot_work(computations, k).map_ok())
+                                .await
+                                .0
+                                .is_some()
+                        }
+                    },
+                )
+            })
+        });
+        g.finish();
+    }
+}
+
+trait MapOk: std::future::Future<Output = u64> + Sized {
+    /// The work as a computation that cannot fail.
+    fn map_ok(self) -> impl std::future::Future<Output = Result<u64, ()>> + Send
+    where
+        Self: Send,
+    {
+        async move { Ok(self.await) }
+    }
+}
+
+impl<F: std::future::Future<Output = u64>> MapOk for F {}
+
 fn redis_claims(c: &mut Criterion) {
     let rt = runtime();
     let redis = BenchRedis::start();
@@ -361,6 +498,11 @@ criterion_group!(
     uncontended,
     waiters_10k,
     keys_1k_x_10,
+    hot_keys,
     redis_claims
 );
-criterion_main!(benches);
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    print_computations();
+}

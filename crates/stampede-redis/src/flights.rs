@@ -32,6 +32,7 @@ use stampede::flight::{
     Abandoned, FlightPolicy, FlightTable, Join, LeaderTicket, Outcome, WaiterTicket,
 };
 use tokio::sync::Notify;
+use tokio::time::Instant;
 
 /// One flight's board: what its followers read when woken.
 ///
@@ -50,6 +51,20 @@ struct Board<P> {
     notify: Notify,
     /// A follower promoted to lead (its id and ticket) and not yet told.
     promoted: Mutex<Option<(u64, LeaderTicket)>>,
+    /// The followers waiting with a timer of their own
+    /// ([`Follower::wait_until`]).
+    timed: Mutex<Timed>,
+}
+
+/// The deadlines of a flight's followers that wait with a timer of their
+/// own, and how many of them left before the result came. A follower
+/// whose deadline is no earlier than one of those waits with no timer:
+/// that one's timer fires first, and when it leaves without the result it
+/// wakes every follower to decide again (`left` changed).
+#[derive(Default)]
+struct Timed {
+    deadlines: Vec<Instant>,
+    left: u64,
 }
 
 impl<P> Board<P> {
@@ -60,7 +75,12 @@ impl<P> Board<P> {
             _after: [0; 64],
             notify: Notify::new(),
             promoted: Mutex::new(None),
+            timed: Mutex::new(Timed::default()),
         }
+    }
+
+    fn timed(&self) -> MutexGuard<'_, Timed> {
+        self.timed.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn promoted(&self) -> MutexGuard<'_, Option<(u64, LeaderTicket)>> {
@@ -345,12 +365,92 @@ impl<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> Follower<K, P, H>
         }
     }
 
+    /// [`Follower::wait`] until `deadline` at most (`None`: it passed
+    /// first; a result posted as it passed is taken).
+    ///
+    /// Each waiter has its own deadline, but not each its own timer: a
+    /// timer entry per follower (registered in tokio's wheel and removed
+    /// again) was most of a hot key's cost. A follower takes a timer only
+    /// if its deadline is earlier than every timed follower's of its
+    /// flight; otherwise one of theirs fires no later than its own, and a
+    /// timed follower that leaves without the result (its deadline, its
+    /// future dropped, a promotion) wakes every follower, and each decides
+    /// again, or times out if its own deadline has passed. With callers of
+    /// one deadline length, one timer serves a whole flight.
+    pub(crate) async fn wait_until(&mut self, deadline: Instant) -> Option<Woken<P>> {
+        // How many timed followers had left when this one last decided.
+        let mut decided: Option<u64> = None;
+        loop {
+            // Made before anything is read: a settle, a promotion or a
+            // timed follower's leave from here on wakes it.
+            let notified = self.board.notify.notified();
+            if let Some(woken) = look(&self.board, self.id) {
+                self.done = true;
+                return Some(woken);
+            }
+            if decided.is_some() && Instant::now() >= deadline {
+                return None;
+            }
+            let take_timer = {
+                let mut timed = self.board.timed();
+                let again = decided != Some(timed.left);
+                decided = Some(timed.left);
+                let earliest = again && timed.deadlines.iter().all(|&d| deadline < d);
+                if earliest {
+                    timed.deadlines.push(deadline);
+                }
+                earliest
+            };
+            if take_timer {
+                drop(notified);
+                return self.wait_timed(deadline).await;
+            }
+            notified.await;
+        }
+    }
+
+    /// The wait of a follower with a timer of its own, its deadline on the
+    /// board's list until it leaves.
+    async fn wait_timed(&mut self, deadline: Instant) -> Option<Woken<P>> {
+        let _timed = TimedWait {
+            board: self.board.clone(),
+            deadline,
+        };
+        match tokio::time::timeout_at(deadline, self.wait()).await {
+            Ok(woken) => Some(woken),
+            // It may have landed as the deadline passed.
+            Err(_) => self.look(),
+        }
+    }
+
     /// The flight's result or this follower's promotion, if either is
     /// there yet.
     pub(crate) fn look(&mut self) -> Option<Woken<P>> {
         let woken = look(&self.board, self.id);
         self.done |= woken.is_some();
         woken
+    }
+}
+
+/// A timed follower's place on its board: taken off when it leaves, and
+/// if it leaves without the result, every follower is woken to decide
+/// again whether it needs a timer of its own.
+struct TimedWait<P> {
+    board: Arc<Board<P>>,
+    deadline: Instant,
+}
+
+impl<P> Drop for TimedWait<P> {
+    fn drop(&mut self) {
+        let mut timed = self.board.timed();
+        if let Some(i) = timed.deadlines.iter().position(|&d| d == self.deadline) {
+            timed.deadlines.swap_remove(i);
+        }
+        if self.board.result.get().is_none() {
+            timed.left += 1;
+            drop(timed);
+            self.board.notify.notify_waiters();
+        }
     }
 }
 

@@ -133,16 +133,14 @@ where
             Joined::Follow(mut follower) => {
                 obs::count(obs::FOLLOWERS, "group");
                 let span = obs::Span::group("follower");
-                let out = match tokio::time::timeout_at(deadline, follower.wait()).await {
+                // Its own deadline, on a timer it shares with the flight's
+                // other followers when it can (`wait_until`).
+                let out = match follower.wait_until(deadline).await {
+                    Some(Woken::Settled(shared)) => Ok(shared),
                     // Nobody is promoted in a group: its leaders hand over
                     // their work instead of leaving the flight.
-                    Ok(Woken::Settled(shared)) => Ok(shared),
-                    Ok(Woken::Promoted(_)) => Ok(Arc::new(Err(Failure::Panicked))),
-                    // It may have landed as the deadline passed.
-                    Err(_) => match follower.look() {
-                        Some(Woken::Settled(shared)) => Ok(shared),
-                        _ => Err(TimedOut),
-                    },
+                    Some(Woken::Promoted(_)) => Ok(Arc::new(Err(Failure::Panicked))),
+                    None => Err(TimedOut),
                 };
                 return observed(out, &span);
             }

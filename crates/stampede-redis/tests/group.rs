@@ -412,3 +412,53 @@ async fn no_key_is_left_stuck_by_leaves_panics_errors_and_timeouts() {
         assert_eq!(*r.unwrap(), Ok(7), "key {k} leads a new flight");
     }
 }
+
+/// Followers share a timer where they can (the earliest deadline's), yet
+/// each still leaves at its own deadline: when the follower with the timer
+/// leaves (at its deadline, or dropped), the ones after it time out at
+/// theirs, and the latest gets the value.
+#[tokio::test(start_paused = true)]
+async fn each_follower_leaves_at_its_own_deadline_though_they_share_a_timer() {
+    let g: Group<u8, u64, ()> = Group::new();
+    let start = Instant::now();
+    let leader = {
+        let g = g.clone();
+        tokio::spawn(async move {
+            g.get_or_compute(1, far(), || async {
+                sleep(Duration::from_millis(1000)).await;
+                Ok(7)
+            })
+            .await
+        })
+    };
+    sleep(Duration::from_millis(1)).await;
+    // In order of arrival: the first has the earliest deadline (the
+    // timer); the next ones' deadlines are later.
+    let follower = |ms: u64| {
+        let g = g.clone();
+        tokio::spawn(async move {
+            let r = g
+                .get_or_compute(1, start + Duration::from_millis(ms), || async { Ok(0) })
+                .await;
+            (r.map(|v| *v == Ok(7)), start.elapsed().as_millis() as u64)
+        })
+    };
+    let first = follower(100);
+    sleep(Duration::from_millis(1)).await;
+    let dropped = follower(150);
+    sleep(Duration::from_millis(1)).await;
+    let second = follower(200);
+    let third = follower(400);
+    let last = follower(5000);
+    sleep(Duration::from_millis(1)).await;
+    assert_eq!(g.waiting(&1), 5);
+    assert_eq!(first.await.unwrap(), (Err(TimedOut), 100));
+    // A follower dropped while it would hold the timer.
+    sleep(Duration::from_millis(10)).await;
+    dropped.abort();
+    assert_eq!(second.await.unwrap(), (Err(TimedOut), 200));
+    assert_eq!(third.await.unwrap(), (Err(TimedOut), 400));
+    assert_eq!(last.await.unwrap(), (Ok(true), 1000));
+    assert_eq!(*leader.await.unwrap().unwrap(), Ok(7));
+    assert_eq!(g.in_flight(), 0);
+}
