@@ -443,6 +443,24 @@ async fn open_loop(
 /// simulation's vocabulary. What the real fleet cannot run is refused
 /// ([`unsupported`]).
 pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, String> {
+    run_measured(target, s).await.map(|m| m.report)
+}
+
+/// A real run's counts, and when its burst or cold start really arrived.
+#[derive(Clone, Debug)]
+pub struct Measured {
+    /// The counts, as [`run`] gives them.
+    pub report: Report,
+    /// When the last request of a burst or cold start was asked, from the
+    /// run's start (0 for steady traffic). Its arrival is drawn in the
+    /// window `[0, spread_ms)` as in the simulation, but a task of a loaded
+    /// machine may be polled late and ask later: this is the window the
+    /// run really had.
+    pub arrivals_ms: f64,
+}
+
+/// [`run`], with when the requests really arrived ([`Measured`]).
+pub async fn run_measured(target: impl Into<Target>, s: &Scenario) -> Result<Measured, String> {
     if let Some(why) = unsupported(s) {
         return Err(why);
     }
@@ -548,6 +566,9 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
         held_at_resume.clone(),
     );
     let zipf = Arc::new(zipf_cdf(s));
+    // The latest a burst's or cold start's request was asked, in µs from
+    // `start`.
+    let latest = Arc::new(AtomicU64::new(0));
     let mut calls = Vec::new();
     let open = s.workload == Workload::Steady && s.arrivals == Arrivals::Open;
     if open {
@@ -564,6 +585,7 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
             let n = u64::from(i as u32 * s.threads + t);
             let s = s.clone();
             let zipf = zipf.clone();
+            let latest = latest.clone();
             calls.push(tokio::spawn(async move {
                 let mut rng = Rng::new(n ^ 0xabcd_0000);
                 let mut out = Vec::new();
@@ -574,6 +596,8 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
                         let key = draw_key(&s, &zipf, &mut rng);
                         tokio::time::sleep_until(at).await;
                         let asked = Instant::now();
+                        let since = asked.duration_since(start).as_micros() as u64;
+                        latest.fetch_max(since, Ordering::Relaxed);
                         let a = d.get(key).await;
                         out.push((Some(a.ending), asked.elapsed()));
                     }
@@ -680,7 +704,10 @@ pub async fn run(target: impl Into<Target>, s: &Scenario) -> Result<Report, Stri
     r.max_ms = latencies.last().copied().unwrap_or(0.0);
     faults.abort();
     drop(proxied);
-    Ok(r)
+    Ok(Measured {
+        report: r,
+        arrivals_ms: latest.load(Ordering::Relaxed) as f64 / 1000.0,
+    })
 }
 
 /// The counters a real run and the simulation must agree on exactly for a

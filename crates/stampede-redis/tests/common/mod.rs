@@ -348,3 +348,34 @@ impl Drop for TestCluster {
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
+
+/// A task measuring how late this runtime's timers fire (it sleeps 5 ms at
+/// a time): on a machine busy elsewhere, a deadline's wake-up, or a spread
+/// arrival, comes this late. The worst lateness seen, once finished.
+pub struct LagProbe {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    task: tokio::task::JoinHandle<Duration>,
+}
+
+impl LagProbe {
+    pub fn start() -> LagProbe {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let stopped = stop.clone();
+        let task = tokio::spawn(async move {
+            let mut worst = Duration::ZERO;
+            while !stopped.load(Ordering::Relaxed) {
+                let due = tokio::time::Instant::now() + Duration::from_millis(5);
+                tokio::time::sleep_until(due).await;
+                worst = worst.max(tokio::time::Instant::now().saturating_duration_since(due));
+            }
+            worst
+        });
+        LagProbe { stop, task }
+    }
+
+    pub async fn finish(self) -> Duration {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.task.await.unwrap()
+    }
+}
