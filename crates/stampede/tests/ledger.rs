@@ -139,3 +139,29 @@ fn a_healthy_redis_is_not_the_wait() {
         assert!(r.ledger.get(End::Timeout, Cause::WaitedClaim) > 0);
     }
 }
+
+/// A caller that timed out writing the value its slow origin call made,
+/// to a Redis that hangs for 10 ms a command, lost its time to the origin,
+/// not to Redis (the audit's example: it was named a wait on Redis).
+#[test]
+fn a_write_after_a_slow_origin_call_is_the_origins_time() {
+    use stampede::scenario::RedisOutage;
+    let s = Scenario {
+        fenced_writes: true,
+        redis_down: true,
+        redis_outage: RedisOutage::Hang,
+        redis_timeout_ms: 10,
+        spread_ms: 3000,
+        instances: 50,
+        threads: 400,
+        ..Scenario::default()
+    };
+    let r = Fleet::new(&s, 1).run();
+    assert!(r.timeouts > 0);
+    assert_eq!(
+        r.ledger.get(End::Timeout, Cause::WaitedOrigin),
+        r.timeouts,
+        "{:?}",
+        r.ledger
+    );
+}

@@ -1039,14 +1039,14 @@ impl Fleet {
         let slow_redis = s.redis_lost_until > self.now || self.scenario.redis_ops_per_ms > 0;
         match s.park {
             Park::Origin => Cause::WaitedOrigin,
+            // A write after its own origin call, with Redis taking less
+            // than half its deadline (above): the time went to the origin.
+            Park::Reply if !s.path.is_polling() && s.called => Cause::WaitedOrigin,
             Park::Reply if slow_redis => Cause::WaitedRedis,
             Park::Queued => Cause::WaitedAdmission,
             Park::Sleep | Park::Reply if s.path.saw_redis_fail() => Cause::WaitedRedis,
             // A poll's round trip to a healthy Redis is part of the wait
             // for the claim's holder, as the sleep between polls is.
-            // A quick round trip after its own origin call (the write):
-            // the time went to the origin.
-            Park::Reply if !s.path.is_polling() && s.called => Cause::WaitedOrigin,
             Park::Reply if !s.path.is_polling() => Cause::WaitedRedis,
             Park::Sleep | Park::Reply => match self.claims.holder(&s.path.key(), self.now) {
                 Some(c) if self.dead_tokens.contains(&c.token) => Cause::WaitedDeadHolder,
