@@ -54,17 +54,20 @@ struct Board<P> {
     /// The followers waiting with a timer of their own
     /// ([`Follower::wait_until`]).
     timed: Mutex<Timed>,
+    /// The earliest of those deadlines, for a look without the lock: in
+    /// nanoseconds from `born` (0 for one before it), `u64::MAX` for none.
+    earliest: AtomicU64,
+    /// The first timed follower's deadline: what `earliest` counts from.
+    born: OnceLock<Instant>,
 }
 
 /// The deadlines of a flight's followers that wait with a timer of their
-/// own, and how many of them left before the result came. A follower
-/// whose deadline is no earlier than one of those waits with no timer:
-/// that one's timer fires first, and when it leaves without the result it
-/// wakes every follower to decide again (`left` changed).
+/// own. A follower whose deadline is no earlier than one of those waits
+/// with no timer: that one's timer fires first, and when it leaves without
+/// the result it wakes every follower to decide again.
 #[derive(Default)]
 struct Timed {
     deadlines: Vec<Instant>,
-    left: u64,
 }
 
 impl<P> Board<P> {
@@ -76,7 +79,48 @@ impl<P> Board<P> {
             notify: Notify::new(),
             promoted: Mutex::new(None),
             timed: Mutex::new(Timed::default()),
+            earliest: AtomicU64::new(u64::MAX),
+            born: OnceLock::new(),
         }
+    }
+
+    /// `deadline` in `earliest`'s unit, if it is not before `born`.
+    fn since_born(&self, deadline: Instant) -> Option<u64> {
+        let born = *self.born.get()?;
+        let d = deadline.checked_duration_since(born)?;
+        Some(d.as_nanos().min(u128::from(u64::MAX - 1)) as u64)
+    }
+
+    /// Whether a timed follower's deadline is no later than `deadline`:
+    /// then a follower with `deadline` needs no timer of its own. If not,
+    /// `deadline` is put on the list, and the follower takes a timer.
+    fn covered_or_timed(&self, deadline: Instant) -> bool {
+        // Without the lock: a timed follower that leaves after this look
+        // changes `earliest` before it wakes the followers, so a follower
+        // that saw the old value is woken and looks again.
+        if let Some(d) = self.since_born(deadline) {
+            if self.earliest.load(Ordering::SeqCst) <= d {
+                return true;
+            }
+        }
+        let mut timed = self.timed();
+        if timed.deadlines.iter().any(|&d| d <= deadline) {
+            return true;
+        }
+        timed.deadlines.push(deadline);
+        self.born.get_or_init(|| deadline);
+        self.set_earliest(&timed);
+        false
+    }
+
+    /// `earliest` from the list, under its lock.
+    fn set_earliest(&self, timed: &Timed) {
+        let earliest = timed.deadlines.iter().min().map_or(u64::MAX, |&d| {
+            // Before `born`: 0, which is no later than any deadline
+            // after it, as the real one.
+            self.since_born(d).unwrap_or(0)
+        });
+        self.earliest.store(earliest, Ordering::SeqCst);
     }
 
     fn timed(&self) -> MutexGuard<'_, Timed> {
@@ -378,8 +422,7 @@ impl<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> Follower<K, P, H>
     /// again, or times out if its own deadline has passed. With callers of
     /// one deadline length, one timer serves a whole flight.
     pub(crate) async fn wait_until(&mut self, deadline: Instant) -> Option<Woken<P>> {
-        // How many timed followers had left when this one last decided.
-        let mut decided: Option<u64> = None;
+        let mut first = true;
         loop {
             // Made before anything is read: a settle, a promotion or a
             // timed follower's leave from here on wakes it.
@@ -388,20 +431,11 @@ impl<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> Follower<K, P, H>
                 self.done = true;
                 return Some(woken);
             }
-            if decided.is_some() && Instant::now() >= deadline {
+            if !first && Instant::now() >= deadline {
                 return None;
             }
-            let take_timer = {
-                let mut timed = self.board.timed();
-                let again = decided != Some(timed.left);
-                decided = Some(timed.left);
-                let earliest = again && timed.deadlines.iter().all(|&d| deadline < d);
-                if earliest {
-                    timed.deadlines.push(deadline);
-                }
-                earliest
-            };
-            if take_timer {
+            first = false;
+            if !self.board.covered_or_timed(deadline) {
                 drop(notified);
                 return self.wait_timed(deadline).await;
             }
@@ -446,9 +480,9 @@ impl<P> Drop for TimedWait<P> {
         if let Some(i) = timed.deadlines.iter().position(|&d| d == self.deadline) {
             timed.deadlines.swap_remove(i);
         }
+        self.board.set_earliest(&timed);
+        drop(timed);
         if self.board.result.get().is_none() {
-            timed.left += 1;
-            drop(timed);
             self.board.notify.notify_waiters();
         }
     }
