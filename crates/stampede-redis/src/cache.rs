@@ -57,6 +57,7 @@ use crate::driver::{
     load_scripts, BoxError, Decoded, Driver, Fill, FillFuture, Loader, Origin, OriginFuture,
     Settings, SharedError,
 };
+use crate::obs;
 use redis::aio::ConnectionManager;
 
 /// The claim across instances a [`Cache`] takes on Redis
@@ -546,11 +547,15 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     ///   answered). Singleflight still holds inside the process.
     pub async fn get(&self, key: impl Into<String>) -> Result<Fetched<V>, CacheError> {
         let key = checked(key.into())?;
-        if self.service().origin.is_none() {
-            return self.read_only(key).await;
-        }
-        let answer = self.driver.get_inline(key, None, decoded).await;
-        self.answered(answer.map_err(|_| CacheError::Draining)?)
+        let started = obs::Started::now();
+        let got = if self.service().origin.is_none() {
+            self.read_only(key).await
+        } else {
+            let answer = self.driver.get_inline(key, None, decoded).await;
+            self.answered(answer.map_err(|_| CacheError::Draining)?)
+        };
+        started.answered(source_label(&got));
+        got
     }
 
     /// As [`Cache::get`], with this call's own loader instead of the
@@ -586,8 +591,11 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
                 None => Box::pin(async { Err("the loader was already run".into()) }),
             }
         });
+        let started = obs::Started::now();
         let answer = self.driver.get_inline(key, Some(loader), decoded).await;
-        self.answered(answer.map_err(|_| CacheError::Draining)?)
+        let got = self.answered(answer.map_err(|_| CacheError::Draining)?);
+        started.answered(source_label(&got));
+        got
     }
 
     /// A cache without an origin: a fresh value in Redis (or this
@@ -830,6 +838,24 @@ fn checked(key: String) -> Result<String, CacheError> {
         )));
     }
     Ok(key)
+}
+
+/// The `source` label of a request's answer in [`obs::GET_SECONDS`]
+/// (`None`: a refusal while draining, not recorded).
+fn source_label<V>(got: &Result<Fetched<V>, CacheError>) -> Option<&'static str> {
+    Some(match got {
+        Ok(f) => match f.source {
+            Source::Hit => "Hit",
+            Source::Waited => "Waited",
+            Source::Stale => "Stale",
+            Source::Computed => "Computed",
+            Source::Shared => "Shared",
+        },
+        Err(CacheError::Draining) => return None,
+        Err(CacheError::Timeout) => "Timeout",
+        Err(CacheError::Degraded) => "Degraded",
+        Err(_) => "Error",
+    })
 }
 
 /// Builds a [`Cache`]. Defaults: singleflight on, [`ClaimMode::Inner`],
@@ -1229,7 +1255,7 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
         }
         let origin_timeout = self.strategy.origin_timeout.unwrap_or(0);
         if deadline < redis_path.saturating_add(origin_timeout) {
-            crate::obs::short_deadline(
+            obs::short_deadline(
                 &self.prefix,
                 deadline / 1000,
                 commands,

@@ -33,6 +33,9 @@
 //! - [`ORIGIN_CALLS`] and [`ORIGIN_ERRORS`]: origin calls, and those that
 //!   failed (an error, a panic, the origin timeout); with the histogram
 //!   [`ORIGIN_SECONDS`], each call's length in seconds;
+//! - the histogram [`GET_SECONDS`]: each cache request's length, in
+//!   seconds, by `source` (where its value came from, or `Timeout`,
+//!   `Degraded`, `Error`);
 //! - [`DECODE_MISSES`]: stored values that did not decode, read as misses
 //!   (each also a `WARN` event in the request's span, feature `tracing`);
 //! - [`DRAIN_REFUSED`]: requests refused because the cache was draining
@@ -88,6 +91,43 @@ pub const ORIGIN_ERRORS: &str = "stampede_origin_errors_total";
 /// Histogram: each origin call's length, in seconds (to its answer, or to
 /// the origin timeout).
 pub const ORIGIN_SECONDS: &str = "stampede_origin_seconds";
+
+/// Histogram: each [`Cache::get`](crate::Cache::get)'s (and
+/// `get_with`'s) length, in seconds, from the call to its answer, by
+/// `source`: the answer's [`Source`](crate::Source) (`Hit`, `Waited`,
+/// `Stale`, `Computed`, `Shared`), or for an answer without a value
+/// `Timeout`, `Degraded` or `Error` (any other error but a refusal while
+/// draining, which is not recorded).
+pub const GET_SECONDS: &str = "stampede_get_seconds";
+
+/// When a cache request started, for [`GET_SECONDS`]: with the `metrics`
+/// feature only (without it, nothing, and no clock read).
+pub(crate) struct Started {
+    #[cfg(feature = "metrics")]
+    at: std::time::Instant,
+}
+
+impl Started {
+    #[inline]
+    pub(crate) fn now() -> Started {
+        Started {
+            #[cfg(feature = "metrics")]
+            at: std::time::Instant::now(),
+        }
+    }
+
+    /// Records the request's length under `source` (`None`: not recorded).
+    #[inline]
+    pub(crate) fn answered(self, source: Option<&'static str>) {
+        #[cfg(feature = "metrics")]
+        if let Some(source) = source {
+            metrics::histogram!(GET_SECONDS, "component" => "cache", "source" => source)
+                .record(self.at.elapsed().as_secs_f64());
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = source;
+    }
+}
 
 /// Records `d` in seconds in histogram `name` for `component`.
 #[inline]

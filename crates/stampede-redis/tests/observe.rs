@@ -39,6 +39,25 @@ impl Counters {
     }
 }
 
+impl Counters {
+    /// The count for `key`: `name{component}`, or with an `outcome` or
+    /// `source` label, `name{component/label}` (`cache/taken`).
+    fn slot(&self, key: &Key) -> Arc<AtomicU64> {
+        let label = |name: &str| {
+            key.labels()
+                .find(|l| l.key() == name)
+                .map(|l| l.value().to_string())
+        };
+        let component = label("component").unwrap_or_default();
+        let component = match label("outcome").or_else(|| label("source")) {
+            Some(outcome) => format!("{component}/{outcome}"),
+            None => component,
+        };
+        let name = format!("{}{{{component}}}", key.name());
+        self.0.lock().unwrap().entry(name).or_default().clone()
+    }
+}
+
 struct Rec(&'static Counters);
 
 impl Recorder for Rec {
@@ -47,28 +66,24 @@ impl Recorder for Rec {
     fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
 
     fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
-        let label = |name: &str| {
-            key.labels()
-                .find(|l| l.key() == name)
-                .map(|l| l.value().to_string())
-        };
-        let component = label("component").unwrap_or_default();
-        // An `outcome` label, if any, after the component: `cache/taken`.
-        let component = match label("outcome") {
-            Some(outcome) => format!("{component}/{outcome}"),
-            None => component,
-        };
-        let name = format!("{}{{{component}}}", key.name());
-        let c = self.0 .0.lock().unwrap().entry(name).or_default().clone();
-        Counter::from_arc(c)
+        Counter::from_arc(self.0.slot(key))
     }
 
     fn register_gauge(&self, _: &Key, _: &Metadata<'_>) -> Gauge {
         Gauge::noop()
     }
 
-    fn register_histogram(&self, _: &Key, _: &Metadata<'_>) -> Histogram {
-        Histogram::noop()
+    fn register_histogram(&self, key: &Key, _: &Metadata<'_>) -> Histogram {
+        Histogram::from_arc(Arc::new(Recorded(self.0.slot(key))))
+    }
+}
+
+/// A histogram read back as how many values it recorded.
+struct Recorded(Arc<AtomicU64>);
+
+impl metrics::HistogramFn for Recorded {
+    fn record(&self, _: f64) {
+        self.0.fetch_add(1, Ordering::SeqCst);
     }
 }
 
@@ -341,6 +356,11 @@ async fn spans_and_counters_follow_every_flight() {
     assert_eq!(with(&gets, "ending", "Computed"), 1);
     assert_eq!(with(&gets, "ending", "Waited"), 3);
     assert_eq!(with(&gets, "ending", "Hit"), 0);
+    // Each request's length, by where its value came from.
+    assert_eq!(counters.get(obs::GET_SECONDS, "cache/Computed"), 1);
+    assert_eq!(counters.get(obs::GET_SECONDS, "cache/Waited"), 3);
+    assert_eq!(counters.get(obs::GET_SECONDS, "cache/Shared"), 16);
+    assert_eq!(counters.get(obs::GET_SECONDS, "cache/Hit"), 0);
     // Every first read missed; the three instances that lost the claim
     // read the winner's value (hits, after waiting); one origin call.
     assert_eq!(counters.get(obs::MISSES, "cache"), 20);
