@@ -271,6 +271,7 @@ struct Running<O, K>(Arc<Inner<O, K>>);
 impl<O, K> Running<O, K> {
     fn start(inner: &Arc<Inner<O, K>>) -> Self {
         inner.counters.running.fetch_add(1, Ordering::SeqCst);
+        obs::gauge_add(obs::IN_FLIGHT, "cache", 1.0);
         Running(inner.clone())
     }
 }
@@ -288,6 +289,7 @@ impl<O: Send + Sync + 'static, K: Send + Sync + 'static> Running<O, K> {
 impl<O, K> Drop for Running<O, K> {
     fn drop(&mut self) {
         self.0.counters.running.fetch_sub(1, Ordering::SeqCst);
+        obs::gauge_add(obs::IN_FLIGHT, "cache", -1.0);
     }
 }
 
@@ -399,6 +401,8 @@ pub(crate) struct Inner<O, K> {
     redis_breaker: Duration,
     /// The breaker is open until then (µs on the driver's clock; 0: shut).
     breaker_until: AtomicU64,
+    /// The breaker was last reported open ([`obs::BREAKER_OPEN`]).
+    breaker_reported: AtomicBool,
     retries: u32,
     retry_backoff: Duration,
     /// How long a local copy lives (zero: no local copies).
@@ -575,6 +579,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 redis_timeout: settings.redis_timeout,
                 redis_breaker: settings.redis_breaker,
                 breaker_until: AtomicU64::new(0),
+                breaker_reported: AtomicBool::new(false),
                 retries: settings.retries,
                 retry_backoff: settings.retry_backoff,
                 local_cache: settings.local_cache,
@@ -1847,6 +1852,10 @@ async fn bounded_sent<O, K, T>(
         ));
         return (Err(skipped), false);
     }
+    if closed_until != 0 && inner.breaker_reported.swap(false, Ordering::Relaxed) {
+        // The first command let through once the breaker's window ended.
+        obs::gauge(obs::BREAKER_OPEN, "cache", 0.0);
+    }
     (unbroken(inner, f).await, true)
 }
 
@@ -1865,6 +1874,9 @@ async fn unbroken<O, K, T>(
         if !inner.redis_breaker.is_zero() {
             let until = inner.now() + inner.redis_breaker.as_micros() as Micros;
             inner.breaker_until.fetch_max(until, Ordering::SeqCst);
+            if !inner.breaker_reported.swap(true, Ordering::Relaxed) {
+                obs::gauge(obs::BREAKER_OPEN, "cache", 1.0);
+            }
         }
     }
     r

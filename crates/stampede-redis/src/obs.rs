@@ -33,6 +33,9 @@
 //! - [`ORIGIN_CALLS`] and [`ORIGIN_ERRORS`]: origin calls, and those that
 //!   failed (an error, a panic, the origin timeout); with the histogram
 //!   [`ORIGIN_SECONDS`], each call's length in seconds;
+//! - the gauges [`IN_FLIGHT`] (requests, and commands left after their
+//!   caller, still running) and [`BREAKER_OPEN`] (1 while the Redis
+//!   breaker is open);
 //! - the histogram [`GET_SECONDS`]: each cache request's length, in
 //!   seconds, by `source` (where its value came from, or `Timeout`,
 //!   `Degraded`, `Error`);
@@ -127,6 +130,33 @@ impl Started {
         #[cfg(not(feature = "metrics"))]
         let _ = source;
     }
+}
+
+/// Gauge: cache requests still running (answered or not: a write, a
+/// settle or a release may still be under way), and commands left to
+/// finish after their caller (a claim released by its token).
+pub const IN_FLIGHT: &str = "stampede_in_flight";
+/// Gauge: 1 while the Redis breaker ([`CacheBuilder::redis_breaker`](crate::CacheBuilder::redis_breaker))
+/// is open, 0 once a command is let through again (the first command
+/// after its window: it reads 1 until one is sent).
+pub const BREAKER_OPEN: &str = "stampede_breaker_open";
+
+/// Sets gauge `name` for `component` to `v`.
+#[inline]
+pub(crate) fn gauge(name: &'static str, component: &'static str, v: f64) {
+    #[cfg(feature = "metrics")]
+    metrics::gauge!(name, "component" => component).set(v);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, component, v);
+}
+
+/// Adds `v` (negative: takes away) to gauge `name` for `component`.
+#[inline]
+pub(crate) fn gauge_add(name: &'static str, component: &'static str, v: f64) {
+    #[cfg(feature = "metrics")]
+    metrics::gauge!(name, "component" => component).increment(v);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, component, v);
 }
 
 /// Records `d` in seconds in histogram `name` for `component`.

@@ -30,6 +30,11 @@ use tracing_core::span::Current;
 struct Counters(Mutex<HashMap<String, Arc<AtomicU64>>>);
 
 impl Counters {
+    /// A gauge's value (0 if never set).
+    fn level(&self, name: &str, component: &str) -> f64 {
+        f64::from_bits(self.get(name, component))
+    }
+
     fn get(&self, name: &str, component: &str) -> u64 {
         self.0
             .lock()
@@ -69,12 +74,39 @@ impl Recorder for Rec {
         Counter::from_arc(self.0.slot(key))
     }
 
-    fn register_gauge(&self, _: &Key, _: &Metadata<'_>) -> Gauge {
-        Gauge::noop()
+    fn register_gauge(&self, key: &Key, _: &Metadata<'_>) -> Gauge {
+        Gauge::from_arc(Arc::new(Level(self.0.slot(key))))
     }
 
     fn register_histogram(&self, key: &Key, _: &Metadata<'_>) -> Histogram {
         Histogram::from_arc(Arc::new(Recorded(self.0.slot(key))))
+    }
+}
+
+/// A gauge read back as its value (an `f64`'s bits).
+struct Level(Arc<AtomicU64>);
+
+impl Level {
+    fn change(&self, f: impl Fn(f64) -> f64) {
+        let _ = self
+            .0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |b| {
+                Some(f(f64::from_bits(b)).to_bits())
+            });
+    }
+}
+
+impl metrics::GaugeFn for Level {
+    fn increment(&self, v: f64) {
+        self.change(|x| x + v);
+    }
+
+    fn decrement(&self, v: f64) {
+        self.change(|x| x - v);
+    }
+
+    fn set(&self, v: f64) {
+        self.change(|_| v);
     }
 }
 
@@ -442,10 +474,13 @@ async fn spans_and_counters_follow_every_flight() {
         async move { fenced.get("late").await }
     });
     sleep(Duration::from_millis(30)).await;
+    // The request is running: its origin call takes 100 ms.
+    assert!(counters.level(obs::IN_FLIGHT, "cache") >= 1.0);
     redis.newer_holder_writes("late", br#""newer""#).await;
     assert_eq!(late.await.unwrap().unwrap().value, "newer");
     settled(&[&fenced]).await;
     assert_eq!(fenced.stats().writes_refused, 1);
+    assert_eq!(counters.level(obs::IN_FLIGHT, "cache"), 0.0, "all ended");
     assert_eq!(counters.get(obs::WRITES_REFUSED, "cache"), 1);
 
     // A claim sent to a paused Redis: its reply never comes, the request
@@ -471,7 +506,20 @@ async fn spans_and_counters_follow_every_flight() {
     // (`held_back` says how many were not).
     let errors = counters.get(obs::REDIS_ERRORS, "cache");
     let logged = warnings(spans, "Redis command failed").len();
+    let broken: Cache<String> = Cache::builder()
+        .redis(&redis.url)
+        .redis_breaker(Duration::from_secs(60))
+        .deadline(Duration::from_secs(10))
+        .origin(|key: String| async move { Ok::<_, String>(key) })
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(counters.level(obs::BREAKER_OPEN, "cache"), 0.0);
     redis.kill();
+    // A failed command opens the breaker, and the gauge says so.
+    broken.get("b").await.unwrap();
+    settled(&[&broken]).await;
+    assert_eq!(counters.level(obs::BREAKER_OPEN, "cache"), 1.0);
     for i in 0..5 {
         instances[1].get(format!("other {i}")).await.unwrap();
     }
