@@ -554,7 +554,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             let answer = self.driver.get_inline(key, None, decoded).await;
             self.answered(answer.map_err(|_| CacheError::Draining)?)
         };
-        started.answered(source_label(&got));
+        started.answered(self.driver.label(), source_label(&got));
         got
     }
 
@@ -594,7 +594,7 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
         let started = obs::Started::now();
         let answer = self.driver.get_inline(key, Some(loader), decoded).await;
         let got = self.answered(answer.map_err(|_| CacheError::Draining)?);
-        started.answered(source_label(&got));
+        started.answered(self.driver.label(), source_label(&got));
         got
     }
 
@@ -886,6 +886,8 @@ pub struct CacheBuilder<V, C = Json> {
     ttl_for: Option<TtlFor<V>>,
     /// Put before every Redis key the cache names.
     prefix: String,
+    /// The cache's name, its metrics' `cache` label.
+    name: String,
     codec: C,
 }
 
@@ -925,6 +927,7 @@ impl<V> CacheBuilder<V, Json> {
             origin: None,
             ttl_for: None,
             prefix: String::new(),
+            name: String::new(),
             codec: Json,
         }
     }
@@ -978,6 +981,14 @@ impl<V, C> CacheBuilder<V, C> {
     /// none.
     pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
+        self
+    }
+
+    /// The cache's name: the `cache` label of every metric it reports
+    /// (feature `metrics`), so that several caches in one process can be
+    /// told apart. Default: empty.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
         self
     }
 
@@ -1196,6 +1207,7 @@ impl<V, C> CacheBuilder<V, C> {
             origin: self.origin,
             ttl_for: self.ttl_for,
             prefix: self.prefix,
+            name: self.name,
             codec,
         }
     }
@@ -1323,7 +1335,7 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
                 ))
             }
         };
-        let driver = Driver::on_link(con, strategy, settings, self.prefix, origin);
+        let driver = Driver::on_link(con, strategy, settings, self.prefix, &self.name, origin);
         Ok(Cache {
             driver,
             _value: PhantomData,

@@ -271,7 +271,7 @@ struct Running<O, K>(Arc<Inner<O, K>>);
 impl<O, K> Running<O, K> {
     fn start(inner: &Arc<Inner<O, K>>) -> Self {
         inner.counters.running.fetch_add(1, Ordering::SeqCst);
-        obs::gauge_add(obs::IN_FLIGHT, "cache", 1.0);
+        obs::cache_gauge_add(obs::IN_FLIGHT, &inner.label, 1.0);
         Running(inner.clone())
     }
 }
@@ -289,7 +289,7 @@ impl<O: Send + Sync + 'static, K: Send + Sync + 'static> Running<O, K> {
 impl<O, K> Drop for Running<O, K> {
     fn drop(&mut self) {
         self.0.counters.running.fetch_sub(1, Ordering::SeqCst);
-        obs::gauge_add(obs::IN_FLIGHT, "cache", -1.0);
+        obs::cache_gauge_add(obs::IN_FLIGHT, &self.0.label, -1.0);
     }
 }
 
@@ -401,6 +401,8 @@ pub(crate) struct Inner<O, K> {
     redis_breaker: Duration,
     /// The breaker is open until then (µs on the driver's clock; 0: shut).
     breaker_until: AtomicU64,
+    /// The cache's name, its metrics' `cache` label.
+    label: obs::Label,
     /// The breaker was last reported open ([`obs::BREAKER_OPEN`]).
     breaker_reported: AtomicBool,
     retries: u32,
@@ -542,6 +544,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             strategy,
             settings,
             prefix,
+            "",
             origin,
         ))
     }
@@ -553,6 +556,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         strategy: Strategy,
         settings: Settings,
         prefix: String,
+        name: &str,
         origin: O,
     ) -> Self {
         Driver {
@@ -580,6 +584,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 redis_breaker: settings.redis_breaker,
                 breaker_until: AtomicU64::new(0),
                 breaker_reported: AtomicBool::new(false),
+                label: obs::Label::new(name),
                 retries: settings.retries,
                 retry_backoff: settings.retry_backoff,
                 local_cache: settings.local_cache,
@@ -736,7 +741,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         inner.entered.fetch_add(1, Ordering::SeqCst);
         let entered = Entered(&inner.entered);
         if inner.draining.load(Ordering::SeqCst) {
-            obs::count(obs::DRAIN_REFUSED, "cache");
+            obs::count_cache(obs::DRAIN_REFUSED, &inner.label);
             return Err(Draining);
         }
         Ok(entered)
@@ -760,7 +765,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         decode_miss(inner, &key, r.undecodable, &mut false);
         Ok(match (r.reply, r.bytes) {
             (CacheReply::Fresh(_) | CacheReply::FreshUntil { .. }, Some(bytes)) => {
-                obs::count(obs::HITS, "cache");
+                obs::count_cache(obs::HITS, &inner.label);
                 Some((bytes, r.read))
             }
             _ => None,
@@ -768,6 +773,11 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     }
 
     /// The Redis key names, with the driver's prefix.
+    /// The cache's name as its metrics' label.
+    pub(crate) fn label(&self) -> &obs::Label {
+        &self.inner.label
+    }
+
     pub(crate) fn keys(&self) -> &Inner<O, K> {
         &self.inner
     }
@@ -861,7 +871,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             ..
         } = step
         {
-            let answer = carried.answer(Ending::Hit, false);
+            let answer = carried.answer(&inner.label, Ending::Hit, false);
             // Acknowledged as it is answered, at the same instant.
             let next = m.resume(&s, Input::Ack, now);
             if next != Step::Finish {
@@ -1039,12 +1049,12 @@ impl Carried {
     /// holder's value), recorded on its span and counted.
     /// What the payload read decoded to goes with it (taken: a request is
     /// answered once).
-    fn answer(&mut self, ending: Ending, waited: bool) -> Answer {
+    fn answer(&mut self, label: &obs::Label, ending: Ending, waited: bool) -> Answer {
         obs::record("ending", ending_name(ending, waited));
         match ending {
-            Ending::Hit => obs::count(obs::HITS, "cache"),
-            Ending::Stale => obs::count(obs::STALE_SERVED, "cache"),
-            Ending::Timeout => obs::count(obs::TIMEOUTS, "cache"),
+            Ending::Hit => obs::count_cache(obs::HITS, label),
+            Ending::Stale => obs::count_cache(obs::STALE_SERVED, label),
+            Ending::Timeout => obs::count_cache(obs::TIMEOUTS, label),
             _ => {}
         }
         let (value, decoded) = match ending {
@@ -1122,7 +1132,7 @@ async fn drive<O: Origin<K>, K: Key>(
         match step {
             Step::Finish => return,
             Step::Respond { ending, .. } => {
-                let answered = carried.answer(ending, polled);
+                let answered = carried.answer(&inner.label, ending, polled);
                 if let Some(a) = answer.take() {
                     let _ = a.send(answered);
                 }
@@ -1296,7 +1306,7 @@ where
         }
         if first_read && reading.reply.is_miss() {
             inner.counters.misses.fetch_add(1, Ordering::Relaxed);
-            obs::count(obs::MISSES, "cache");
+            obs::count_cache(obs::MISSES, &inner.label);
         }
         reading
     }
@@ -1463,13 +1473,13 @@ fn perform_join_flight<O: Origin<K>, K: Key>(
 ) -> Op {
     match Flights::join(inner.flights.clone(), (request_key.clone(), fk)) {
         Joined::Lead(t) => {
-            obs::count(obs::FLIGHTS, "cache");
+            obs::count_cache(obs::FLIGHTS, &inner.label);
             obs::record("role", "leader");
             ready(Input::Flight(FlightReply::Lead(t)))
         }
         Joined::Remembered(o) => ready(Input::Flight(FlightReply::Shared(o))),
         Joined::Follow(mut follower) => {
-            obs::count(obs::FOLLOWERS, "cache");
+            obs::count_cache(obs::FOLLOWERS, &inner.label);
             obs::record("role", "follower");
             // Dropped before its wait ends (the request's deadline, or
             // its task dropped), the follower leaves the flight, or
@@ -1498,7 +1508,7 @@ fn perform_try_lead<O: Origin<K>, K: Key>(
 ) -> Op {
     let reply = match inner.flights.try_lead((request_key.clone(), fk)) {
         Some(t) => {
-            obs::count(obs::FLIGHTS, "cache");
+            obs::count_cache(obs::FLIGHTS, &inner.label);
             obs::record("role", "leader");
             FlightReply::Lead(t)
         }
@@ -1582,11 +1592,11 @@ fn perform_claim<O: Origin<K>, K: Key>(
         }
         let (reply, got) = match r {
             Ok(0) => {
-                obs::count(obs::CLAIM_LOSSES, "cache");
+                obs::count_cache(obs::CLAIM_LOSSES, &inner.label);
                 (ClaimReply::Held, Got::Lost(at))
             }
             Ok(fence) => {
-                obs::count(obs::CLAIM_WINS, "cache");
+                obs::count_cache(obs::CLAIM_WINS, &inner.label);
                 inner.counters.claim_wins.fetch_add(1, Ordering::Relaxed);
                 (ClaimReply::Won { fence }, Got::Nothing)
             }
@@ -1693,7 +1703,7 @@ fn perform_recompute<O: Origin<K>, K: Key>(
     // ends.
     let version = (wall_ms() & 0xffff_ffff) as u32;
     Box::pin(async move {
-        obs::count(obs::ORIGIN_CALLS, "cache");
+        obs::count_cache(obs::ORIGIN_CALLS, &inner.label);
         let started = Instant::now();
         // Only an error the origin returned is kept for the
         // callers; a timeout or a panic is a failure without one.
@@ -1703,9 +1713,9 @@ fn perform_recompute<O: Origin<K>, K: Key>(
                 .unwrap_or(Err(None)),
             None => call.await,
         };
-        obs::seconds(obs::ORIGIN_SECONDS, "cache", started.elapsed());
+        obs::cache_seconds(obs::ORIGIN_SECONDS, &inner.label, started.elapsed());
         if r.is_err() {
-            obs::count(obs::ORIGIN_ERRORS, "cache");
+            obs::count_cache(obs::ORIGIN_ERRORS, &inner.label);
         }
         match r {
             Ok(fill) => (
@@ -1752,7 +1762,7 @@ fn perform_cache_set<O: Origin<K>, K: Key>(
                     .counters
                     .writes_refused
                     .fetch_add(1, Ordering::Relaxed);
-                obs::count(obs::WRITES_REFUSED, "cache");
+                obs::count_cache(obs::WRITES_REFUSED, &inner.label);
                 // Refused as older: a newer holder has written. Its
                 // value, read back, is what this request's caller
                 // and its flight's followers get (this one is
@@ -1854,7 +1864,7 @@ async fn bounded_sent<O, K, T>(
     }
     if closed_until != 0 && inner.breaker_reported.swap(false, Ordering::Relaxed) {
         // The first command let through once the breaker's window ended.
-        obs::gauge(obs::BREAKER_OPEN, "cache", 0.0);
+        obs::cache_gauge(obs::BREAKER_OPEN, &inner.label, 0.0);
     }
     (unbroken(inner, f).await, true)
 }
@@ -1869,13 +1879,13 @@ async fn unbroken<O, K, T>(
     let r = within(inner.redis_timeout, f).await;
     if let Err(e) = &r {
         obs::redis_error(&inner.warnings.redis, inner.now(), &inner.prefix, e);
-        obs::count(obs::REDIS_ERRORS, "cache");
+        obs::count_cache(obs::REDIS_ERRORS, &inner.label);
         inner.counters.redis_errors.fetch_add(1, Ordering::Relaxed);
         if !inner.redis_breaker.is_zero() {
             let until = inner.now() + inner.redis_breaker.as_micros() as Micros;
             inner.breaker_until.fetch_max(until, Ordering::SeqCst);
             if !inner.breaker_reported.swap(true, Ordering::Relaxed) {
-                obs::gauge(obs::BREAKER_OPEN, "cache", 1.0);
+                obs::cache_gauge(obs::BREAKER_OPEN, &inner.label, 1.0);
             }
         }
     }
@@ -1983,7 +1993,7 @@ fn count_release<O, K>(inner: &Inner<O, K>, found: Release) {
         Release::Taken => (&inner.counters.release_taken, "taken"),
     };
     counter.fetch_add(1, Ordering::Relaxed);
-    obs::count_outcome(obs::RELEASES, "cache", outcome);
+    obs::count_cache_outcome(obs::RELEASES, &inner.label, outcome);
 }
 
 /// A claim whose reply never came may have been taken all the same (a
@@ -2004,7 +2014,7 @@ where
         .counters
         .ambiguous_claims
         .fetch_add(1, Ordering::Relaxed);
-    obs::count(obs::AMBIGUOUS_CLAIMS, "cache");
+    obs::count_cache(obs::AMBIGUOUS_CLAIMS, &inner.label);
     let task_inner = inner.clone();
     let mut release = Box::pin(async move {
         let mut con = con;
@@ -2170,7 +2180,7 @@ fn decode_miss<O, K: Key>(inner: &Inner<O, K>, key: &K, why: Option<String>, cou
         return;
     }
     inner.counters.decode_misses.fetch_add(1, Ordering::Relaxed);
-    obs::count(obs::DECODE_MISSES, "cache");
+    obs::count_cache(obs::DECODE_MISSES, &inner.label);
     let (limit, now) = (&inner.warnings.decode, inner.now());
     obs::decode_miss(limit, now, &inner.prefix, &key.name(), &why);
 }

@@ -17,7 +17,8 @@
 //!   `timed_out`).
 //!
 //! Counters (feature `metrics`), each with a `component` label (`cache` or
-//! `group`):
+//! `group`), and a cache's with its name as `cache`
+//! ([`CacheBuilder::name`](crate::CacheBuilder::name); empty if not given):
 //! - [`FLIGHTS`]: flights started (a request became a flight's leader);
 //! - [`FOLLOWERS`]: requests that joined a running flight;
 //! - [`CLAIM_WINS`] and [`CLAIM_LOSSES`]: claims on Redis won and found
@@ -121,14 +122,19 @@ impl Started {
 
     /// Records the request's length under `source` (`None`: not recorded).
     #[inline]
-    pub(crate) fn answered(self, source: Option<&'static str>) {
+    pub(crate) fn answered(self, label: &Label, source: Option<&'static str>) {
         #[cfg(feature = "metrics")]
         if let Some(source) = source {
-            metrics::histogram!(GET_SECONDS, "component" => "cache", "source" => source)
-                .record(self.at.elapsed().as_secs_f64());
+            metrics::histogram!(
+                GET_SECONDS,
+                "component" => "cache",
+                "cache" => label.name.clone(),
+                "source" => source
+            )
+            .record(self.at.elapsed().as_secs_f64());
         }
         #[cfg(not(feature = "metrics"))]
-        let _ = source;
+        let _ = (label, source);
     }
 }
 
@@ -141,31 +147,76 @@ pub const IN_FLIGHT: &str = "stampede_in_flight";
 /// after its window: it reads 1 until one is sent).
 pub const BREAKER_OPEN: &str = "stampede_breaker_open";
 
-/// Sets gauge `name` for `component` to `v`.
-#[inline]
-pub(crate) fn gauge(name: &'static str, component: &'static str, v: f64) {
+/// A cache's name, its metrics' `cache` label
+/// ([`CacheBuilder::name`](crate::CacheBuilder::name); empty if not
+/// given). Cheap to clone.
+#[derive(Clone, Debug)]
+pub(crate) struct Label {
     #[cfg(feature = "metrics")]
-    metrics::gauge!(name, "component" => component).set(v);
-    #[cfg(not(feature = "metrics"))]
-    let _ = (name, component, v);
+    name: metrics::SharedString,
 }
 
-/// Adds `v` (negative: takes away) to gauge `name` for `component`.
-#[inline]
-pub(crate) fn gauge_add(name: &'static str, component: &'static str, v: f64) {
-    #[cfg(feature = "metrics")]
-    metrics::gauge!(name, "component" => component).increment(v);
-    #[cfg(not(feature = "metrics"))]
-    let _ = (name, component, v);
+impl Label {
+    pub(crate) fn new(name: &str) -> Label {
+        #[cfg(feature = "metrics")]
+        {
+            Label {
+                name: metrics::SharedString::from_shared(std::sync::Arc::from(name)),
+            }
+        }
+        #[cfg(not(feature = "metrics"))]
+        {
+            let _ = name;
+            Label {}
+        }
+    }
 }
 
-/// Records `d` in seconds in histogram `name` for `component`.
+/// Adds one to the cache's counter `name`.
 #[inline]
-pub(crate) fn seconds(name: &'static str, component: &'static str, d: std::time::Duration) {
+pub(crate) fn count_cache(name: &'static str, label: &Label) {
     #[cfg(feature = "metrics")]
-    metrics::histogram!(name, "component" => component).record(d.as_secs_f64());
+    metrics::counter!(name, "component" => "cache", "cache" => label.name.clone()).increment(1);
     #[cfg(not(feature = "metrics"))]
-    let _ = (name, component, d);
+    let _ = (name, label);
+}
+
+/// Adds one to the cache's counter `name` for `outcome`.
+#[inline]
+pub(crate) fn count_cache_outcome(name: &'static str, label: &Label, outcome: &'static str) {
+    #[cfg(feature = "metrics")]
+    metrics::counter!(name, "component" => "cache", "cache" => label.name.clone(), "outcome" => outcome)
+        .increment(1);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, label, outcome);
+}
+
+/// Records `d` in seconds in the cache's histogram `name`.
+#[inline]
+pub(crate) fn cache_seconds(name: &'static str, label: &Label, d: std::time::Duration) {
+    #[cfg(feature = "metrics")]
+    metrics::histogram!(name, "component" => "cache", "cache" => label.name.clone())
+        .record(d.as_secs_f64());
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, label, d);
+}
+
+/// Sets the cache's gauge `name` to `v`.
+#[inline]
+pub(crate) fn cache_gauge(name: &'static str, label: &Label, v: f64) {
+    #[cfg(feature = "metrics")]
+    metrics::gauge!(name, "component" => "cache", "cache" => label.name.clone()).set(v);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, label, v);
+}
+
+/// Adds `v` (negative: takes away) to the cache's gauge `name`.
+#[inline]
+pub(crate) fn cache_gauge_add(name: &'static str, label: &Label, v: f64) {
+    #[cfg(feature = "metrics")]
+    metrics::gauge!(name, "component" => "cache", "cache" => label.name.clone()).increment(v);
+    #[cfg(not(feature = "metrics"))]
+    let _ = (name, label, v);
 }
 
 /// Counter: stored values that did not decode, read as misses.
@@ -327,15 +378,6 @@ pub(crate) fn unanswered_claim(
     }
     #[cfg(not(feature = "tracing"))]
     let _ = (limit, now, prefix, key, error);
-}
-
-/// Adds one to counter `name` for `component` and `outcome`.
-#[inline]
-pub(crate) fn count_outcome(name: &'static str, component: &'static str, outcome: &'static str) {
-    #[cfg(feature = "metrics")]
-    metrics::counter!(name, "component" => component, "outcome" => outcome).increment(1);
-    #[cfg(not(feature = "metrics"))]
-    let _ = (name, component, outcome);
 }
 
 /// Adds one to counter `name` for `component`.

@@ -54,6 +54,11 @@ impl Counters {
                 .map(|l| l.value().to_string())
         };
         let component = label("component").unwrap_or_default();
+        // A named cache's: `cache@profiles`.
+        let component = match label("cache").filter(|c| !c.is_empty()) {
+            Some(cache) => format!("{component}@{cache}"),
+            None => component,
+        };
         let component = match label("outcome").or_else(|| label("source")) {
             Some(outcome) => format!("{component}/{outcome}"),
             None => component,
@@ -515,6 +520,22 @@ async fn spans_and_counters_follow_every_flight() {
         .await
         .unwrap();
     assert_eq!(counters.level(obs::BREAKER_OPEN, "cache"), 0.0);
+    // A named cache's metrics carry its name (`cache`), apart from the
+    // others'.
+    let named: Cache<String> = Cache::builder()
+        .redis(&redis.url)
+        .name("profiles")
+        .deadline(Duration::from_secs(10))
+        .origin(|key: String| async move { Ok::<_, String>(key) })
+        .build()
+        .await
+        .unwrap();
+    let origin_calls = counters.get(obs::ORIGIN_CALLS, "cache");
+    named.get("named").await.unwrap();
+    settled(&[&named]).await;
+    assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache@profiles"), 1);
+    assert_eq!(counters.get(obs::GET_SECONDS, "cache@profiles/Computed"), 1);
+    assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache"), origin_calls);
     redis.kill();
     // A failed command opens the breaker, and the gauge says so.
     broken.get("b").await.unwrap();
