@@ -772,12 +772,12 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         })
     }
 
-    /// The Redis key names, with the driver's prefix.
     /// The cache's name as its metrics' label.
     pub(crate) fn label(&self) -> &obs::Label {
         &self.inner.label
     }
 
+    /// The Redis key names, with the driver's prefix.
     pub(crate) fn keys(&self) -> &Inner<O, K> {
         &self.inner
     }
@@ -1052,7 +1052,12 @@ impl Carried {
     fn answer(&mut self, label: &obs::Label, ending: Ending, waited: bool) -> Answer {
         obs::record("ending", ending_name(ending, waited));
         match ending {
-            Ending::Hit => obs::count_cache(obs::HITS, label),
+            Ending::Hit => {
+                obs::count_cache(obs::HITS, label);
+                if waited {
+                    obs::count_cache(obs::WAITED, label);
+                }
+            }
             Ending::Stale => obs::count_cache(obs::STALE_SERVED, label),
             Ending::Timeout => obs::count_cache(obs::TIMEOUTS, label),
             _ => {}
@@ -1295,6 +1300,9 @@ where
     async move {
         if let Some((value, bytes)) = inner.local_copy(local_key.as_ref()) {
             inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
+            if first_read {
+                obs::count_cache(obs::LOCAL_HITS, &inner.label);
+            }
             return Reading {
                 bytes: Some(bytes),
                 ..Reading::of(CacheReply::Fresh(value))

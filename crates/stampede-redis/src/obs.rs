@@ -30,7 +30,9 @@
 //! - [`RELEASES`]: claim releases, with an `outcome` label: `released`,
 //!   `expired` (nobody held the claim) or `taken` (another holder did);
 //! - [`HITS`] and [`MISSES`]: fresh values answered from Redis, and first
-//!   reads that found nothing fresh;
+//!   reads that found nothing fresh; of the hits, [`WAITED`] came after
+//!   waiting on another instance's claim and [`LOCAL_HITS`] from the local
+//!   copy (the rest: read from Redis at once);
 //! - [`ORIGIN_CALLS`] and [`ORIGIN_ERRORS`]: origin calls, and those that
 //!   failed (an error, a panic, the origin timeout); with the histogram
 //!   [`ORIGIN_SECONDS`], each call's length in seconds;
@@ -84,6 +86,12 @@ pub const RELEASES: &str = "stampede_releases_total";
 /// Counter: requests answered with a fresh value read from Redis (or a
 /// local copy), after waiting on another instance's claim or not.
 pub const HITS: &str = "stampede_hits_total";
+/// Counter: of the [`HITS`], those read after waiting on another
+/// instance's claim (`Source::Waited`).
+pub const WAITED: &str = "stampede_waited_total";
+/// Counter: of the [`HITS`], those answered from this instance's local
+/// copy with no round trip ([`CacheBuilder::local_copy`](crate::CacheBuilder::local_copy)).
+pub const LOCAL_HITS: &str = "stampede_local_hits_total";
 /// Counter: requests whose first read found nothing fresh (no value, a
 /// stale one, or one that did not decode).
 pub const MISSES: &str = "stampede_misses_total";

@@ -402,6 +402,9 @@ async fn spans_and_counters_follow_every_flight() {
     // read the winner's value (hits, after waiting); one origin call.
     assert_eq!(counters.get(obs::MISSES, "cache"), 20);
     assert_eq!(counters.get(obs::HITS, "cache"), 3);
+    // All three after waiting; none from a local copy.
+    assert_eq!(counters.get(obs::WAITED, "cache"), 3);
+    assert_eq!(counters.get(obs::LOCAL_HITS, "cache"), 0);
     assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache"), 1);
     assert_eq!(counters.get(obs::ORIGIN_ERRORS, "cache"), 0);
     // The winner released its claim; nobody else held one.
@@ -535,6 +538,22 @@ async fn spans_and_counters_follow_every_flight() {
     settled(&[&named]).await;
     assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache@profiles"), 1);
     assert_eq!(counters.get(obs::GET_SECONDS, "cache@profiles/Computed"), 1);
+    // Hits apart: a local copy's, then none after waiting.
+    let copied: Cache<String> = Cache::builder()
+        .redis(&redis.url)
+        .name("copied")
+        .local_copy(Duration::from_secs(60))
+        .ttl(Duration::from_secs(60))
+        .deadline(Duration::from_secs(10))
+        .origin(|key: String| async move { Ok::<_, String>(key) })
+        .build()
+        .await
+        .unwrap();
+    assert_eq!(copied.get("named").await.unwrap().source, Source::Hit);
+    assert_eq!(copied.get("named").await.unwrap().source, Source::Hit);
+    assert_eq!(counters.get(obs::HITS, "cache@copied"), 2);
+    assert_eq!(counters.get(obs::LOCAL_HITS, "cache@copied"), 1);
+    assert_eq!(counters.get(obs::WAITED, "cache@copied"), 0);
     assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache"), origin_calls);
     redis.kill();
     // A failed command opens the breaker, and the gauge says so.
