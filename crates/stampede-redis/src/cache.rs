@@ -881,6 +881,10 @@ pub struct CacheBuilder<V, C = Json> {
     /// The claim TTL was given ([`CacheBuilder::claim_ttl`]); otherwise it
     /// follows the origin timeout.
     claim_ttl_given: bool,
+    /// The origin timeout was given ([`CacheBuilder::origin_timeout`]):
+    /// the service said how long its origin may take, so the deadline is
+    /// held to it.
+    origin_timeout_given: bool,
     settings: Settings,
     origin: Option<TypedOrigin<V>>,
     ttl_for: Option<TtlFor<V>>,
@@ -903,6 +907,7 @@ impl<V> CacheBuilder<V, Json> {
             client: None,
             connection: None,
             claim_ttl_given: false,
+            origin_timeout_given: false,
             strategy: Strategy {
                 singleflight: true,
                 claim: CoreClaim::Inner,
@@ -1052,9 +1057,11 @@ impl<V, C> CacheBuilder<V, C> {
     ///   (feature `tracing`) naming the numbers: with Redis down, a request
     ///   may answer [`CacheError::Timeout`] (a 504) before a slow origin
     ///   answers, though the origin's work goes on and fills the cache.
-    ///   The defaults (1 s against 300 ms + 3 s) are in this band; set the
-    ///   origin timeout to what the origin really takes, or the deadline
-    ///   longer, to leave it.
+    ///   Only an origin timeout the service set counts: the 3 s default
+    ///   bounds the origin's work, it does not say the origin takes that
+    ///   long, so the defaults (1 s against 300 ms + 3 s) build quietly. Set
+    ///   the origin timeout to what the origin really takes, and the
+    ///   deadline to cover it.
     pub fn deadline(mut self, deadline: Duration) -> Self {
         self.strategy.deadline = Some(micros(deadline));
         self
@@ -1065,6 +1072,7 @@ impl<V, C> CacheBuilder<V, C> {
     /// ([`CacheError::Failed`]). Default: 3 s.
     pub fn origin_timeout(mut self, timeout: Duration) -> Self {
         self.strategy.origin_timeout = Some(micros(timeout));
+        self.origin_timeout_given = true;
         self
     }
 
@@ -1202,6 +1210,7 @@ impl<V, C> CacheBuilder<V, C> {
             client: self.client,
             connection: self.connection,
             claim_ttl_given: self.claim_ttl_given,
+            origin_timeout_given: self.origin_timeout_given,
             strategy: self.strategy,
             settings: self.settings,
             origin: self.origin,
@@ -1265,8 +1274,10 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
                 redis_timeout,
             });
         }
+        // The default origin timeout bounds the work, not what the origin
+        // takes: only one the service gave says how long that is.
         let origin_timeout = self.strategy.origin_timeout.unwrap_or(0);
-        if deadline < redis_path.saturating_add(origin_timeout) {
+        if self.origin_timeout_given && deadline < redis_path.saturating_add(origin_timeout) {
             obs::short_deadline(
                 &self.prefix,
                 deadline / 1000,

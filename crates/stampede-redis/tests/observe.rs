@@ -317,6 +317,14 @@ async fn spans_and_counters_follow_every_flight() {
     };
     short(500, 3000).await.unwrap();
     short(1000, 600).await.unwrap();
+    // The defaults (no origin timeout given) build quietly.
+    Cache::<String>::builder()
+        .redis(&redis.url)
+        .key_prefix("quiet:")
+        .origin(|key: String| async move { Ok::<_, String>(key) })
+        .build()
+        .await
+        .unwrap();
     let warned = warnings(spans, "the deadline");
     assert_eq!(warned.len(), 1, "{warned:?}");
     for (field, value) in [
