@@ -122,10 +122,22 @@ await spec("builds", async (t) => {
   await page.locator(`${control("play")}:visible`).first().click();
   await page.waitForFunction(() => Number(document.querySelector('[data-metric="now_ms"]')?.textContent) > 5, null, { timeout: 30_000 });
   await page.locator(`${control("play")}:visible`).first().click();
-  // The moment in whole milliseconds, as the address keeps it once paused.
+  // The moment in whole milliseconds, as the address keeps it once paused:
+  // read once the address and the clock agree and stay so for two frames
+  // (on a loaded machine a frame already on its way can still move the
+  // clock, and the address with it, just after the pause).
   const moment = async () => {
-    await page.waitForFunction(() => new URL(location.href).searchParams.has("at"));
-    return Number(new URL(page.url()).searchParams.get("at"));
+    const agreed = () => {
+      const at = new URL(location.href).searchParams.get("at");
+      const now = Math.floor(Number(document.querySelector('[data-metric="now_ms"]')?.textContent));
+      return at !== null && Number(at) === now;
+    };
+    for (;;) {
+      await page.waitForFunction(agreed);
+      const at = Number(new URL(page.url()).searchParams.get("at"));
+      await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      if (await page.evaluate(agreed) && Number(new URL(page.url()).searchParams.get("at")) === at) return at;
+    }
   };
   const before = await moment();
   const knobs = (u) => {
