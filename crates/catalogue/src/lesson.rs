@@ -688,7 +688,6 @@ const RULES: &[Rule] = &[
                 };
                 x.when(&[Claim::fault(i, acts)], text);
             }
-            let _ = r;
             late_claims(x);
         },
         needs: no_needs,

@@ -343,31 +343,24 @@ fn ledger_entry(s: &Slot, ending: Ending) -> (End, Cause) {
     if cause == Cause::OriginFailed && s.origin_fault {
         cause = Cause::OriginFault;
     }
-    // The read path's end always agrees with the ending it sent; a crash
-    // ends a request the read path had not answered.
-    let matches = |e: End| match ending {
-        Ending::Hit => matches!(e, End::Hit | End::Written),
-        Ending::Stale => e == End::Stale,
-        Ending::Computed => e == End::Computed,
-        Ending::Shared => e == End::Shared,
-        Ending::Degraded => e == End::Degraded,
-        Ending::Error => e == End::Error,
-        Ending::Timeout => e == End::Timeout,
+    // The read path's end always agrees with the ending it sent (a value
+    // another wrote is a hit to the counters); a crash ends a request the
+    // read path had not answered.
+    let sent = match ending {
+        Ending::Hit => End::Hit,
+        Ending::Stale => End::Stale,
+        Ending::Computed => End::Computed,
+        Ending::Shared => End::Shared,
+        Ending::Degraded => End::Degraded,
+        Ending::Error => End::Error,
+        Ending::Timeout => End::Timeout,
     };
-    if !matches(end) {
+    if end != sent && !(sent == End::Hit && end == End::Written) {
         debug_assert!(
             c_is_crash(s),
             "ledger end {end:?} for ending {ending:?} ({cause:?})"
         );
-        end = match ending {
-            Ending::Hit => End::Hit,
-            Ending::Stale => End::Stale,
-            Ending::Computed => End::Computed,
-            Ending::Shared => End::Shared,
-            Ending::Degraded => End::Degraded,
-            Ending::Error => End::Error,
-            Ending::Timeout => End::Timeout,
-        };
+        end = sent;
     }
     (end, cause)
 }
