@@ -1529,7 +1529,7 @@ fn say_timeouts(x: &mut Say) {
 
 /// What a fault window did, in words ("40 origin calls failed, 1 holder
 /// killed"); empty when it did nothing.
-fn fault_acts_words(a: &stampede::ledger::FaultActs) -> String {
+pub fn fault_acts_words(a: &stampede::ledger::FaultActs) -> String {
     [
         (a.calls_failed, "origin call failed", "origin calls failed"),
         (a.calls_slowed, "origin call slowed", "origin calls slowed"),

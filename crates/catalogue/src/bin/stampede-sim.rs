@@ -656,22 +656,12 @@ fn run(args: &[String]) -> Result<String, Exit> {
     }
     {
         for (f, a) in s.faults.iter().zip(&report.fault_acts) {
-            let acts = [
-                ("calls failed", a.calls_failed),
-                ("calls slowed", a.calls_slowed),
-                ("calls hung", a.calls_hung),
-                ("redis commands failed", a.redis_failed),
-                ("holders killed", a.holders_killed),
-                ("keys re-warmed", a.keys_rewarmed),
-            ]
-            .iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(w, n)| format!("{n} {w}"))
-            .collect::<Vec<_>>();
-            let did = if acts.is_empty() {
-                "nothing".to_string()
+            // The lessons' own words for what a window did.
+            let did = catalogue::lesson::fault_acts_words(a);
+            let did = if did.is_empty() {
+                "nothing".into()
             } else {
-                acts.join(", ")
+                did
             };
             let f = stampede::scenario::fault_text(f);
             out.push_str(&format!("    {f:<26} {did}\n"));
