@@ -1608,13 +1608,25 @@ fn outcomes_to_tell(l: &Ledger) -> Vec<(End, u64)> {
         .collect()
 }
 
-/// Every number the ledger lets a sentence write, as [`count`] writes
-/// it: each cell's count and each outcome's.
+/// Every number the ledger and the fault windows' acts let a sentence
+/// write, as [`count`] writes it: each cell's count, each outcome's, and
+/// each act of each window.
 pub fn ledger_numbers(r: &Report) -> Vec<String> {
     let l = &r.ledger;
+    let acts = r.fault_acts.iter().flat_map(|a| {
+        [
+            a.calls_failed,
+            a.calls_slowed,
+            a.calls_hung,
+            a.redis_failed,
+            a.holders_killed,
+            a.keys_rewarmed,
+        ]
+    });
     l.rows()
         .flat_map(|(e, _, n)| [count(n), count(l.ended(e))])
         .chain([count(l.total())])
+        .chain(acts.map(count))
         .collect()
 }
 
