@@ -2,6 +2,9 @@
 #
 #   make setup   install whatever is missing (idempotent; safe to run again)
 #   make serve   dev server on http://127.0.0.1:8080 with live reload
+#                (RELAY=1 make serve: the room's relay beside it, on 8090)
+#   make room    the room's relay with dist/ on one port (PORT=8090): remote
+#                pairing for the kit, votes from phones; prints the links
 #   make test    everything CI runs: fmt, clippy, host tests, wasm build,
 #                browser tests, release build, end-to-end test
 #   make dist    release build into dist/ (relative URLs: works from any folder)
@@ -46,10 +49,10 @@ NODE_REDIS_VERSION := 4.7.1
 lock_wasm_bindgen = awk '$$0 == "name = \"wasm-bindgen\"" { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
 
 .PHONY: help setup setup-rust setup-lock setup-trunk setup-wasm-bindgen setup-node setup-debian \
-        serve dist dist-single test test-host test-browser e2e bench bundle-size frame-probe clean
+        serve room dist dist-single test test-host test-browser e2e bench bundle-size frame-probe clean
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- setup
 
@@ -118,8 +121,25 @@ setup-debian:
 # ---------------------------------------------------------------- build
 
 # The dev build goes to target/serve so that dist/ only ever holds a release build.
+# RELAY=1 starts the room's relay (crates/stampede-relay) beside it, stopped
+# with the dev server; open the page with ?relay=ws://127.0.0.1:8090.
 serve: setup
-	trunk serve --offline --address 127.0.0.1 --port 8080 --dist target/serve
+	@if [ -n "$${RELAY:-}" ]; then \
+	  cargo build -q -p stampede-relay; \
+	  target/debug/stampede-relay --host 127.0.0.1 --port 8090 & relay=$$!; \
+	  trap 'kill $$relay 2>/dev/null' EXIT INT TERM; \
+	  echo "serve: the relay is on ws://127.0.0.1:8090: open http://127.0.0.1:8080/?kit=1&relay=ws://127.0.0.1:8090"; \
+	  trunk serve --offline --address 127.0.0.1 --port 8080 --dist target/serve; \
+	else \
+	  trunk serve --offline --address 127.0.0.1 --port 8080 --dist target/serve; \
+	fi
+
+# The room's relay and the built page on one port, reachable by the room's
+# phones (it listens on every address); prints the links to open.
+PORT ?= 8090
+room: setup
+	@[ -f dist/index.html ] || $(MAKE) --no-print-directory dist
+	cargo run --release -q -p stampede-relay -- --dist dist --port $(PORT)
 
 dist: setup
 	rm -rf dist
@@ -168,6 +188,8 @@ test-browser: setup
 
 e2e: setup-debian setup-node
 	cargo build -q -p stampede-catalogue --bin stampede-sim
+	# The relay-*.mjs specs start the real relay on a free loopback port.
+	cargo build -q -p stampede-relay --bin stampede-relay
 	tests/e2e/run.sh
 
 # ---------------------------------------------------------------- measure

@@ -4,7 +4,11 @@
 # (preset, metric) with its tolerance. The server gets a free loopback port
 # and a temporary directory, no persistence, and is stopped on every exit,
 # failure included. The table is replaced only when every row is within its
-# tolerance.
+# tolerance. A burst's or cold start's real arrivals can run past their
+# spread on a loaded machine (tasks polled late ask late, and recompute):
+# each run is judged, as the fleet's tests judge it (fleet::judge), against
+# the simulation of the nominal spread and of the window it really had, and
+# a `# arrivals:` line records that window when it was wider.
 #
 #   scripts/conformance.sh            one redis-server -> data/conformance.tsv
 #   scripts/conformance.sh --cluster  a three-node Redis Cluster (three

@@ -103,6 +103,8 @@ const policy = [
   `script-src 'wasm-unsafe-eval' ${sha256(script)} ${sha256(route)}`,
   `style-src ${styles.map(sha256).join(" ")}`,
   "img-src data:",
+  // A relay the link names (?relay=ws://…); none is opened without one.
+  "connect-src ws: wss:",
   "base-uri 'none'",
   "form-action 'none'",
   "object-src 'none'",

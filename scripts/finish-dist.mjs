@@ -112,7 +112,9 @@ const policy = [
   `script-src 'self' 'wasm-unsafe-eval' ${inline.map((m) => `'${sri(m[2], "sha256")}'`).join(" ")}`,
   "style-src 'self'",
   "img-src 'self'",
-  "connect-src 'self'",
+  // The room's relay (crates/stampede-relay), wherever the link's
+  // ?relay=ws://… or wss://… names it: the page opens no socket without one.
+  "connect-src 'self' ws: wss:",
   "manifest-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",

@@ -76,6 +76,8 @@ pub fn App() -> impl IntoView {
         page.act(Action::Tour(p));
     }
     let drilling = RwSignal::new(drill_open.is_some());
+    // "Write it yourself" (`?assemble=1`), built with the other views.
+    let assemble = crate::lesson::assemble::wanted(&query);
     if let Some(d) = drill_open {
         crate::lesson::drills::follow_page(d, drilling);
     }
@@ -209,6 +211,10 @@ pub fn App() -> impl IntoView {
                     &p,
                 )
             }));
+        }
+        if let Some(text) = assemble.clone() {
+            let p = parts.clone();
+            crate::dom::task(Box::new(move || crate::lesson::assemble::mount(text, &p)));
         }
         let (p, r) = (parts.clone(), room_slot.clone());
         crate::dom::task(Box::new(move || {

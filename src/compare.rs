@@ -295,18 +295,42 @@ impl AbEngine {
             .map_err(|_| "the run is too long".to_string())?;
         // It must bite: thrown where neither run has work left for it, the
         // kit would say "Thrown" over counters that never move.
-        if !self
+        if self
             .sides
             .iter()
             .any(|s| catalogue::interview::bites(s.lab.fleet(), ball, at))
         {
-            return Err(format!(
-                "at {at} ms neither run has anything left for it (its {} counter would not move); Restart both and throw it earlier",
-                stampede::metrics::label(ball.metric)
-            ));
+            self.throw_at(ball, at)?;
+            return Ok(at);
         }
-        self.throw_at(ball, at)?;
-        Ok(at)
+        // Nothing left for it ahead (both runs ended, say): as the
+        // single-run view does, both runs restart with it at the latest
+        // earlier moment where it finds work in either run (at most eight
+        // tried, spread over the runs), the clock just before it.
+        let mut behind: Vec<u32> = self
+            .sides
+            .iter()
+            .flat_map(|s| catalogue::interview::aims(ball, s.lab.markers()))
+            .filter(|m| *m < at)
+            .collect();
+        behind.sort_unstable();
+        behind.dedup();
+        let stride = behind.len().div_ceil(8).max(1);
+        for earlier in behind.into_iter().rev().step_by(stride) {
+            let bites = self.sides.iter().any(|s| {
+                let fresh = stampede::sim::Fleet::new(s.lab.scenario(), s.lab.seed());
+                catalogue::interview::bites(&fresh, ball, earlier)
+            });
+            if bites {
+                self.throw_at(ball, earlier)?;
+                self.seek(u64::from(earlier.saturating_sub(1)) * 1000);
+                return Ok(earlier);
+            }
+        }
+        Err(format!(
+            "at {at} ms neither run has anything left for it, nor at any earlier moment (its {} counter would not move)",
+            stampede::metrics::label(ball.metric)
+        ))
     }
 
     /// Throws `ball` into both sides at `at` ms, or into neither.
@@ -384,7 +408,9 @@ impl Animate for AbEngine {
             *report = side.lab.report();
             let _ = side.lab.take_pulses();
             if let (Some((w, h)), Some(_)) = (base.fit(stage_height), overlay.fit(stage_height)) {
-                let _ = side.view.fit(w, h, s.instances, s.threads);
+                let canvas = base.canvas.clone();
+                let words = move || crate::stage::fleet_view::words_of(&canvas);
+                let _ = side.view.fit_worded(w, h, s.instances, s.threads, words);
                 let fleet = side.lab.fleet();
                 let stats = ActorStats::of(fleet, report, &s);
                 side.view.draw(
@@ -1202,19 +1228,39 @@ mod throw_tests {
             s.threads = 30;
         }
         let ball = catalogue::interview::curveball("redis").unwrap();
-        // Past both runs' ends there is nothing for it: refused, saying so.
+        // Past both runs' ends there is nothing left ahead: both restart
+        // with it at an earlier moment, the clock just before it, as the
+        // single-run view does (it was refused, issue 40), and it bites.
         let mut e = AbEngine::default();
         e.build(&a, &b, 1);
         e.seek(400_000);
         for s in &mut e.sides {
             while !s.lab.advance(&|| false) {}
         }
-        let why = e.throw(ball).unwrap_err();
-        assert!(
-            why.contains("neither run has anything left for it"),
-            "{why}"
-        );
-        assert!(e.sides.iter().all(|s| s.lab.scenario().faults.is_empty()));
+        let clock = e.clock();
+        let at = e.throw(ball).expect("thrown at an earlier moment");
+        assert!(u64::from(at) * 1000 < clock, "{at} ms, clock {clock}");
+        let quiet: Vec<f64> = e
+            .sides
+            .iter()
+            .map(|s| {
+                let mut q = s.lab.scenario().clone();
+                q.faults.clear();
+                stampede::metrics::value(&stampede::sim::Fleet::new(&q, 1).run(), ball.metric)
+                    .unwrap_or(0.0)
+            })
+            .collect();
+        let mut bit = false;
+        for (s, quiet) in e.sides.iter_mut().zip(quiet) {
+            assert_eq!(s.lab.scenario().faults.last().map(|f| f.start_ms), Some(at));
+            assert!(s.lab.target() < u64::from(at) * 1000, "the clock went back");
+            s.lab.seek(u64::MAX);
+            while !s.lab.advance(&|| false) {}
+            let link = stampede::sim::Fleet::new(s.lab.scenario(), 1).run();
+            assert_eq!(s.lab.fleet().report(), link);
+            bit |= stampede::metrics::value(&link, ball.metric).unwrap_or(0.0) > quiet;
+        }
+        assert!(bit, "the curveball moved its counter in neither run");
         for t in [2_000u64] {
             let mut e = AbEngine::default();
             e.build(&a, &b, 1);

@@ -207,6 +207,35 @@ pub(crate) fn show_marked(e: &Element) {
     let _ = crate::web::window().request_animation_frame(first.unchecked_ref());
 }
 
+/// Scrolls the page just enough that `e` is not under the sticky bar
+/// `bar` (a selector within `e`'s panel) at the screen's foot: a verdict
+/// written under Back / Next. Waits a frame for the words to lay out.
+pub(crate) fn above_sticky_foot(e: &Element, bar: &'static str) {
+    let target = e.clone();
+    let f = wasm_bindgen::closure::Closure::once_into_js(move || {
+        let bar = target
+            .closest(".panel")
+            .ok()
+            .flatten()
+            .and_then(|p| p.query_selector(bar).ok().flatten());
+        let Some(bar) = bar else { return };
+        let (mine, foot) = (
+            target.get_bounding_client_rect(),
+            bar.get_bounding_client_rect(),
+        );
+        let screen = crate::web::window()
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(0.0);
+        // Only where the bar stands at the screen's foot over the words.
+        if mine.height() > 0.0 && foot.bottom() >= screen - 2.0 && mine.bottom() > foot.top() {
+            crate::web::window().scroll_by_with_x_and_y(0.0, mine.bottom() - foot.top() + 8.0);
+        }
+    });
+    let _ = crate::web::window().request_animation_frame(wasm_bindgen::JsCast::unchecked_ref(&f));
+}
+
 /// Gives `button` a key: pressing `key` (either case) outside a text field
 /// and without Ctrl, Alt or Meta clicks it, while it is on the page, in no
 /// `hidden` part, and enabled.

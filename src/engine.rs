@@ -321,6 +321,12 @@ impl Engine {
                 lab.seek(t);
                 false
             }
+            Command::ThreadStep(g) => {
+                if let Some(t) = lab.next_event_of(g) {
+                    lab.seek(t);
+                }
+                false
+            }
             Command::Tour | Command::Room => playing,
         })
     }
@@ -360,7 +366,9 @@ impl Engine {
         let (w, h) = base.fit(height_for)?;
         overlay.fit(height_for)?;
         let fitted = wall_now();
-        if self.view.fit(w, h, s.instances, s.threads) {
+        let canvas = base.canvas.clone();
+        let words = move || crate::stage::fleet_view::words_of(&canvas);
+        if self.view.fit_worded(w, h, s.instances, s.threads, words) {
             // How large a thread is drawn (css px; 0 when the fleet is drawn
             // as bands) and whether it says its state in words: what the
             // small-fleet tests and the frame probe read.
@@ -417,6 +425,9 @@ impl Engine {
                 dark,
                 start,
             );
+            // What the claim's clock under the Redis box shows, for tests
+            // and readers of the DOM (docs/HOOKS.md).
+            crate::dom::set_changed(&base.canvas, "data-claim-clock", &claim_clock_text(&stats));
         }
         // The followed thread: the claim holder is the first thread the core
         // saw win a claim (also one that died as it won), then that thread;
@@ -704,4 +715,22 @@ pub(crate) fn follow_room(engine: StoredValue<Engine, LocalStorage>, i: RoomInpu
         page.scenario().track();
         i.follow.set(crate::page::Follow::Nobody);
     });
+}
+
+/// The claim clock drawn under the Redis box, as words: "free", or the
+/// holder (global index), "dead" or "alive", the TTL left and the TTL (ms),
+/// and how long the holder has worked (ms, "-" before its work).
+fn claim_clock_text(stats: &ActorStats) -> String {
+    let ms = crate::clock::now_ms_text;
+    match &stats.claim {
+        None => "free".into(),
+        Some(c) => format!(
+            "holder={} {} left={} ttl={} working={}",
+            c.holder.map_or("-".into(), |g| g.to_string()),
+            if c.dead { "dead" } else { "alive" },
+            ms(c.left()),
+            ms(c.ttl),
+            c.working().map_or("-".into(), ms),
+        ),
+    }
 }

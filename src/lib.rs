@@ -44,6 +44,7 @@ pub mod panels;
 pub mod panic;
 pub mod playlist;
 pub mod qr;
+pub mod relay;
 pub mod stage;
 pub mod web;
 
@@ -72,6 +73,11 @@ fn mount() {
         .get_element_by_id("lab")
         .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
     {
+        // A phone's vote page (with a relay): the room's vote alone.
+        Some(root) if lesson::room_vote::wanted(&query) => {
+            root.set_text_content(None);
+            leptos::mount::mount_to(root, lesson::room_vote::Phone).forget()
+        }
         Some(root) if kit::wanted(&query) => {
             root.set_text_content(None);
             leptos::mount::mount_to(root, kit::Kit).forget()

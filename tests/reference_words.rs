@@ -322,6 +322,48 @@ fn fail_open_needs_fail_fast_and_admission_control() {
     );
 }
 
+/// Question 13 names the page's two outages apart (issue 39 §6): one that
+/// errors refuses each command within a round trip, one that hangs holds
+/// each until the client's timeout; both answer no command, and each
+/// number is its run's.
+#[test]
+fn question_13_tells_an_erroring_redis_from_a_hanging_one() {
+    let h = html();
+    never_says(
+        &h,
+        "question 13",
+        "answers every command with an error within one round trip",
+    );
+    let (down_q, hang_q) = ("rd=1", "rd=1&ro=hang");
+    let (s, _, _) = Scenario::from_query(hang_q);
+    let (down, hang) = (run(down_q), run(hang_q));
+    for r in [&down, &hang] {
+        assert!(r.redis_errors > 0 && r.redis_round_trips == 0, "{r:?}");
+    }
+    assert!(down.redis_p99_ms <= f64::from(s.rtt_ms), "{down:?}");
+    assert_eq!(hang.redis_p99_ms, f64::from(s.redis_timeout_ms), "{hang:?}");
+    assert!(hang.p99_ms > down.p99_ms && hang.p99_ms < f64::from(s.deadline_ms));
+    says(
+        &h,
+        "question 13",
+        &format!(
+            "a Redis that errors</a> refuses each command at once, within the {} ms round trip, and the callers' p99 is {} ms",
+            s.rtt_ms,
+            metric(&down, "p99_ms")
+        ),
+    );
+    says(
+        &h,
+        "question 13",
+        &format!(
+            "a Redis that hangs</a> holds each command until the client's {} ms timeout, and the callers' p99 is {} ms, near their {} ms deadline",
+            s.redis_timeout_ms,
+            metric(&hang, "p99_ms"),
+            n(u64::from(s.deadline_ms))
+        ),
+    );
+}
+
 #[test]
 fn the_origin_timeout_bounds_the_wait_not_the_call() {
     let (h, core) = (html(), core_md());

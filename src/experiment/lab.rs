@@ -570,6 +570,36 @@ impl Lab {
         self.cap(next)
     }
 
+    /// The time of `thread`'s next event after where the clock is heading
+    /// (the followed thread's step), found on a copy of the fleet, or None
+    /// if it has none left (looked for up to `THREAD_STEP_EVENTS` events).
+    pub fn next_event_of(&self, thread: u32) -> Option<Micros> {
+        const THREAD_STEP_EVENTS: u32 = 200_000;
+        let from = self.heading();
+        if self.pos > from {
+            return None;
+        }
+        let mut f = self.fleet.clone();
+        f.set_recording(true);
+        // A fleet not built yet (at t = 0) knows no next event: built here.
+        let _ = f.advance_to(from, usize::MAX);
+        let _ = f.drain_events();
+        let end = self.end.unwrap_or(Micros::MAX);
+        for _ in 0..THREAD_STEP_EVENTS {
+            let t = f.next_event_at().filter(|t| *t <= end)?;
+            let _ = f.advance_to(t, CHUNK);
+            let mine = f
+                .drain_events()
+                .iter()
+                .find(|e| e.thread == thread && e.t > from)
+                .map(|e| e.t);
+            if mine.is_some() {
+                return mine;
+            }
+        }
+        None
+    }
+
     /// Where the clock is heading (steps pressed in a row add up from
     /// here), never past the end: the fleet may have run past it before it
     /// knew it was quiet, and nothing after the end is on screen.
@@ -619,9 +649,14 @@ impl Lab {
             }
         }
         let target = self.target;
+        // At the animated run's end each comparison run goes on to its
+        // own end: stopped at the slide's end, a run still waiting for
+        // its recompute read as failed, and "none" (12) was called best
+        // above singleflight (3) (issue 40).
+        let to_end = self.end.is_some_and(|e| target >= e);
         if self.compare_at != Some(target) {
             for c in &mut self.compare {
-                if c.at > target {
+                if c.at > target && !to_end {
                     if out_of_time() {
                         return false;
                     }
@@ -649,6 +684,13 @@ impl Lab {
                         }
                     }
                     if out_of_time() {
+                        return false;
+                    }
+                }
+                while to_end && c.at >= target && c.at != Micros::MAX {
+                    if c.fleet.advance_to(Micros::MAX, CHUNK) {
+                        c.at = Micros::MAX;
+                    } else if out_of_time() {
                         return false;
                     }
                 }
@@ -944,6 +986,38 @@ mod tests {
         }
     }
 
+    /// The followed thread's step lands on each of its events in turn,
+    /// the same times a whole run logs for it, over seeds and threads.
+    #[test]
+    fn a_thread_step_lands_on_each_of_the_thread_s_events() {
+        let (s, _, n) = Scenario::from_query("preset=burst&i=3&t=4");
+        assert!(n.is_empty(), "{n:?}");
+        for seed in 1..6 {
+            let mut whole = Fleet::new(&s, seed);
+            whole.set_recording(true);
+            let _ = whole.run();
+            let events = whole.drain_events();
+            for g in [0, 5, 11] {
+                let mut want: Vec<u64> = events
+                    .iter()
+                    .filter(|e| e.thread == g && e.t > 0)
+                    .map(|e| e.t)
+                    .collect();
+                want.dedup();
+                let mut lab = Lab::new(&s, seed);
+                let mut seen = Vec::new();
+                while let Some(t) = lab.next_event_of(g) {
+                    assert!(seen.len() <= want.len(), "seed {seed} thread {g}: {seen:?}");
+                    lab.seek(t);
+                    assert!(lab.advance(&|| false));
+                    seen.push(lab.now());
+                }
+                assert!(!want.is_empty(), "seed {seed} thread {g}");
+                assert_eq!(seen, want, "seed {seed} thread {g}");
+            }
+        }
+    }
+
     #[test]
     fn the_scout_finds_the_end_and_fills_the_chart() {
         let s = small();
@@ -1007,6 +1081,40 @@ mod tests {
         lab.seek(10_000);
         assert!(lab.compare_behind(), "rebuilt, not yet advanced");
         assert!(!lab.advance(&|| true) || !lab.compare_behind());
+    }
+
+    /// At the slide's end every comparison run has run to its own end:
+    /// its score is its full run's, whichever defence ends first (basics/1
+    /// once called "none" (12) best above singleflight (3), its runs cut at
+    /// the slide's end). Over seeds and scenarios whose defences end at
+    /// different times.
+    #[test]
+    fn at_the_end_each_comparison_run_has_reached_its_own_end() {
+        let queries = [
+            "preset=naive&i=3&t=4",
+            "preset=singleflight&i=3&t=4",
+            "preset=burst&i=6&t=30",
+            "preset=holder-crash&i=4&t=10",
+            "preset=stale&i=4&t=10",
+            "preset=jitter&c=inner&i=6&t=30",
+        ];
+        for q in queries {
+            let (s, _, n) = Scenario::from_query(q);
+            assert!(n.is_empty(), "{q}: {n:?}");
+            for seed in 1..=12 {
+                let mut lab = Lab::new(&s, seed);
+                run_to_end(&mut lab);
+                assert!(!lab.compare_behind(), "{q} seed {seed}");
+                for d in Defence::ALL {
+                    let full = Fleet::new(&d.apply(&s), seed).run();
+                    assert_eq!(
+                        lab.compared_score(d),
+                        Some(Score::of(&full, true)),
+                        "{q} seed {seed}: the {d:?} row at the slide's end"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! read path's tally, the timeline's markers.
 
 use crate::lab::{Defence, Score, Tally};
+use stampede::metrics::Metric;
 
 /// What one frame measured, shared with the page as one signal.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -59,12 +60,16 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// Counter `m`'s value as text (empty before the first frame).
+    /// `fields` is `Report::fields`, in the order of `Metric::ALL`.
+    pub fn text(&self, m: Metric) -> &str {
+        self.fields.get(m as usize).map_or("", |(_, v)| v.as_str())
+    }
+
+    /// The value of the counter called `name` (a lesson's or a tour
+    /// step's metric); empty for a name that is no counter.
     pub fn field(&self, name: &str) -> String {
-        self.fields
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default()
+        Metric::from_name(name).map_or_else(String::new, |m| self.text(m).to_string())
     }
 
     pub fn naive(&self) -> u64 {

@@ -17,8 +17,13 @@
 //! - kit → the paired window: `ping <code>` (each second), and
 //!   `to <code> <seq> <action>`: an [`Action`] in its wire form
 //!   (`throw holder`, `open preset=naive`);
+//! - kit → the paired window: `ask <code> <n>`, the question asked now
+//!   (0 is the card's), which the window shows at its top: the question's
+//!   words only ([`asked::show`]);
 //! - page → kit: `here <code> <t_ms> <query>` (answering `hello`, `pair`
-//!   and `ping`), `ack <code> <seq> <reply>` where the reply is the page's
+//!   and `ping`), `asked <code> <n>` (the question it shows; `-` for none,
+//!   once, as a new or reloaded window first answers: the kit then asks
+//!   again), `ack <code> <seq> <reply>` where the reply is the page's
 //!   own report of what landed: `thrown <kind> <at_ms> <was_ms> <query>`,
 //!   `refused <kind> <why>` or `done <action>`; `bye <code>` as the
 //!   window goes.
@@ -30,7 +35,9 @@
 //! **The questions.** The card's question and the page's fifteen reference
 //! questions (`catalogue::interview::questions`), one on screen at a time
 //! (`data-kit-question`), picked from a row of numbers or by a follow-up's
-//! "Ask next". The curveballs are the run's, whichever question is on
+//! "Ask next"; a paired window shows the same question's words (never its
+//! levels or red flags), and the kit says which it shows
+//! (`data-candidate-sees`). The curveballs are the run's, whichever question is on
 //! screen; the question's own come first, with its own ask.
 //!
 //! **The scoresheet** (`data-scoresheet`, [`sheet::Sheet`]): the candidate,
@@ -40,6 +47,9 @@
 //! refuses storage), printed on one page with every question asked,
 //! exported as Markdown.
 
+mod asked;
+mod cue;
+mod remote;
 mod sheet;
 
 use catalogue::claims::Row;
@@ -53,11 +63,10 @@ use crate::engine::Engine;
 use crate::page::action::{Acted, Action};
 use crate::page::kept::Kept;
 use crate::page::Page;
+use crate::relay::wire::Wire;
 use crate::web::window;
 use sheet::{heading, mm_ss, rating_words, tick_id, Sheet, RATINGS, RECOMMENDATIONS};
 
-/// The channel both windows open (same origin, same browser).
-const CHANNEL: &str = "stampede-lab-kit";
 /// The candidate's window is gone when it has not answered for this long.
 const GONE_AFTER_MS: f64 = 3_500.0;
 /// A message is "not arrived" when unanswered for this long.
@@ -116,6 +125,16 @@ enum Line<'a> {
         reply: &'a str,
     },
     Bye(&'a str),
+    /// The kit: show this question (its number).
+    Ask {
+        code: &'a str,
+        question: u32,
+    },
+    /// The window: the question it shows (None: none yet).
+    Asked {
+        code: &'a str,
+        question: Option<u32>,
+    },
 }
 
 fn parse(line: &str) -> Option<Line<'_>> {
@@ -131,6 +150,17 @@ fn parse(line: &str) -> Option<Line<'_>> {
         "ping" => Line::Ping(code),
         "bye" => Line::Bye(code),
         "here" => Line::Here { code, state: tail },
+        "ask" => Line::Ask {
+            code,
+            question: tail.parse().ok()?,
+        },
+        "asked" => Line::Asked {
+            code,
+            question: match tail {
+                "-" => None,
+                n => Some(n.parse().ok()?),
+            },
+        },
         "to" => {
             let (seq, action) = numbered()?;
             Line::To { code, seq, action }
@@ -208,19 +238,59 @@ fn biting_link(ball: &Curveball) -> String {
     s.to_query(1)
 }
 
-fn channel() -> Option<web_sys::BroadcastChannel> {
-    web_sys::BroadcastChannel::new(CHANNEL).ok()
+/// The candidate and the date as a CSS string, for a printed page's foot.
+fn print_label(candidate: &str, date: &str) -> String {
+    let words: Vec<&str> = [candidate.trim(), date.trim()]
+        .into_iter()
+        .filter(|w| !w.is_empty())
+        .collect();
+    let text: String = words
+        .join(" · ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
-fn on_message(ch: &web_sys::BroadcastChannel, mut f: impl FnMut(String) + 'static) {
-    let cb = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-        if let Some(text) = e.data().as_string() {
-            f(text);
+/// Whether a `here` line's state (`<t_ms> <query>`) is the A/B view's.
+fn in_the_ab_view(state: &str) -> bool {
+    state
+        .split_once(' ')
+        .is_some_and(|(_, q)| q.split('&').any(|p| p.starts_with("cmp=")))
+}
+
+/// The one click that makes a refused curveball bite while the candidate
+/// is in the A/B view, keeping them there (it once opened the sandbox):
+/// the first comparison whose both runs take it, thrown at the first
+/// moment where it moves its counter in either run (`throw=`).
+fn biting_ab_link(ball: &Curveball) -> Option<String> {
+    use stampede::sim::Fleet;
+    catalogue::presets::COMPARISONS.iter().find_map(|c| {
+        let sides = [c.a(), c.b()];
+        let takes = sides
+            .iter()
+            .all(|s| interview::throw(&mut Fleet::new(s, 1), ball, 1).is_ok());
+        if !takes {
+            return None;
         }
-    });
-    ch.set_onmessage(Some(cb.as_ref().unchecked_ref()));
-    // Both windows listen for as long as they are open.
-    cb.forget();
+        let mut aims: Vec<u32> = sides
+            .iter()
+            .flat_map(|s| {
+                let mut quiet = Fleet::new(s, 1);
+                quiet.set_recording(false);
+                quiet.run();
+                interview::aims(ball, quiet.markers())
+            })
+            .collect();
+        aims.sort_unstable();
+        aims.dedup();
+        aims.into_iter().take(4).find_map(|at| {
+            sides
+                .iter()
+                .any(|s| interview::bites(&Fleet::new(s, 1), ball, at))
+                .then(|| format!("cmp={}&throw={}@{at}", c.name, ball.kind))
+        })
+    })
 }
 
 fn query_now() -> String {
@@ -299,20 +369,46 @@ impl Badge {
 /// with its code, the run's moment and link, and applies every action the
 /// kit addresses to its code (no other), saying back what came of it.
 pub(crate) fn listen(page: Page) {
-    let Some(ch) = channel() else { return };
+    // The browser's channel, or the relay when the link joins a room.
+    let ch = Wire::for_window();
     let code = own_code();
     let badge = Badge::new(&code);
+    if let (Some(r), Some(b)) = (ch.remote(), &badge) {
+        remote::notes_on(r, b.0.clone());
+    }
     let out = ch.clone();
-    let say = move |text: String| {
-        let _ = out.post_message(&JsValue::from_str(&text));
-    };
+    let say = move |text: String| out.post(&text);
     let now_of = move || page.reading().with_untracked(|r| r.now / 1000);
     let here = {
         let code = code.clone();
         move || format!("here {code} {} {}", now_of(), query_now())
     };
     let me = code.clone();
-    on_message(&ch, move |msg| match parse(&msg) {
+    // The question the kit asks, shown at the window's top, and whether
+    // this window told its kit what it shows: a new or reloaded window
+    // says it shows none, once, and its kit asks again.
+    let shown = std::rc::Rc::new(std::cell::Cell::new(None::<u32>));
+    let told = std::rc::Rc::new(std::cell::Cell::new(false));
+    let tell = {
+        let say = say.clone();
+        let me = me.clone();
+        let shown = shown.clone();
+        move || {
+            let n = shown
+                .get()
+                .map_or_else(|| "-".to_string(), |n| n.to_string());
+            say(format!("asked {me} {n}"));
+        }
+    };
+    let first_answer = {
+        let tell = tell.clone();
+        move || {
+            if !told.replace(true) {
+                tell();
+            }
+        }
+    };
+    ch.on_line(move |msg| match parse(&msg) {
         Some(Line::Hello) => {
             if let Some(b) = &badge {
                 let paired = b.0.get_attribute("data-paired").as_deref() == Some("1");
@@ -326,9 +422,26 @@ pub(crate) fn listen(page: Page) {
             }
             if c == me {
                 say(here());
+                first_answer();
             }
         }
-        Some(Line::Ping(c)) if c == me => say(here()),
+        Some(Line::Ping(c)) if c == me => {
+            // A ping to this code is its kit's: the badge says paired even
+            // if the one `pair` line was lost (a connection made again).
+            if let Some(b) = &badge {
+                if b.0.get_attribute("data-paired").as_deref() != Some("1") {
+                    b.show(true);
+                }
+            }
+            say(here());
+            first_answer();
+        }
+        Some(Line::Ask { code: c, question }) if c == me => {
+            if asked::show(question) {
+                shown.set(Some(question));
+            }
+            tell();
+        }
         Some(Line::To {
             code: c,
             seq,
@@ -357,6 +470,7 @@ pub(crate) fn listen(page: Page) {
                             if u64::from(at_ms) < was && !page.playing().get_untracked() {
                                 page.act(Action::Transport(crate::page::Command::TogglePlay));
                             }
+                            thrown_cue(page, kind, at_ms, was);
                             // The link is written by the page's own effect.
                             Box::new(move || format!("thrown {kind} {at_ms} {was} {}", query_now()))
                         }
@@ -384,13 +498,26 @@ pub(crate) fn listen(page: Page) {
     });
     // The kit hears at once that this window is going.
     let bye = ch.clone();
-    let gone = Closure::<dyn FnMut()>::new(move || {
-        let _ = bye.post_message(&JsValue::from_str(&format!("bye {code}")));
-    });
+    let gone = Closure::<dyn FnMut()>::new(move || bye.post(&format!("bye {code}")));
     let _ = window().add_event_listener_with_callback("pagehide", gone.as_ref().unchecked_ref());
     gone.forget();
     // Open for the page's life: dropping the handle would close it.
     std::mem::forget(ch);
+}
+
+/// The candidate's cue for a curveball `kind` that landed at `at_ms` with
+/// the clock at `was_ms`: the page's own sentence for it, in a box they
+/// cannot miss ([`cue::show`]). Also for a throw that arrives another way.
+pub(crate) fn thrown_cue(page: Page, kind: &str, at_ms: u32, was_ms: u64) {
+    if let Some(ball) = interview::curveball(kind) {
+        let ttl = page.scenario().with_untracked(|s| s.value_ttl_ms);
+        cue::show(&interview::thrown_sentence(
+            ball,
+            at_ms,
+            ttl,
+            u64::from(at_ms) < was_ms,
+        ));
+    }
 }
 
 /// The action's verb in a `to` line, for a refusal's words.
@@ -449,20 +576,21 @@ pub fn Kit() -> impl IntoView {
     if let Some(body) = crate::web::document().body() {
         let _ = body.class_list().add_1("kit-window");
     }
-    let ch = channel();
+    // The browser's channel, or the relay when the link names one.
+    let ch = Wire::for_kit();
+    let remote = ch.remote();
+    let through_relay = remote.is_some();
     let post = {
         let ch = ch.clone();
-        move |text: String| {
-            if let Some(ch) = &ch {
-                let _ = ch.post_message(&JsValue::from_str(&text));
-            }
-        }
+        move |text: String| ch.post(&text)
     };
 
     // ---- pairing ----
     let paired = RwSignal::new(Kept::KitPaired.get().and_then(|c| typed_code(&c)));
     let heard = RwSignal::new(Vec::<String>::new());
     let seen_at = StoredValue::new(0.0f64);
+    // The paired window shows the A/B view (its last `here`).
+    let in_ab = StoredValue::new(false);
     let alive = RwSignal::new(false);
     let seq = StoredValue::new(0u32);
     let waiting = StoredValue::new(None::<(u32, String, f64)>);
@@ -470,6 +598,8 @@ pub fn Kit() -> impl IntoView {
         "Not paired: pair with the candidate's window (its code shows at the foot of its page).",
     ));
     let typed = RwSignal::new(String::new());
+    // The question the paired window says it shows (its `asked`).
+    let on_screen = RwSignal::new(None::<u32>);
 
     let pair = {
         let post = post.clone();
@@ -483,6 +613,7 @@ pub fn Kit() -> impl IntoView {
             alive.set(false);
             seen_at.set_value(0.0);
             waiting.set_value(None);
+            on_screen.set(None);
             post(format!("pair {}", code.as_deref().unwrap_or("-")));
             status.set(Status::says(match &code {
                 Some(c) => format!("Pairing with {c}…"),
@@ -508,16 +639,26 @@ pub fn Kit() -> impl IntoView {
             post(format!("to {code} {n} {wire}"));
         }
     };
-    if let Some(c) = &ch {
-        on_message(c, move |msg| {
+    {
+        let remote = remote.clone();
+        let pair = pair.clone();
+        ch.on_line(move |msg| {
             let mine = |code: &str| paired.get_untracked().as_deref() == Some(code);
             match parse(&msg) {
+                Some(Line::Here { code, .. })
+                    if remote::pairs_now(remote.as_deref(), code, paired) =>
+                {
+                    // Through the relay the room's one window is the
+                    // candidate's: the kit pairs with it as it answers.
+                    pair(Some(code.to_string()));
+                }
                 Some(Line::Here { code, state }) => {
                     if !heard.with_untracked(|h| h.iter().any(|c| c == code)) {
                         heard.update(|h| h.push(code.to_string()));
                     }
                     if mine(code) {
                         seen_at.set_value(now_ms());
+                        in_ab.set_value(in_the_ab_view(state));
                         if !alive.get_untracked() {
                             alive.set(true);
                             if waiting.with_value(Option::is_none) {
@@ -540,18 +681,31 @@ pub fn Kit() -> impl IntoView {
                         waiting.set_value(None);
                     }
                     let (words, refused) = said(reply);
+                    // In the A/B view the fix keeps the candidate there.
                     let fix = refused
                         .as_deref()
                         .and_then(catalogue::interview::curveball)
-                        .map(|b| format!("open {}", biting_link(b)));
+                        .and_then(|b| {
+                            if in_ab.get_value() {
+                                // A page entry: the link's own view, A/B.
+                                biting_ab_link(b).map(|q| format!("entry {q}"))
+                            } else {
+                                Some(format!("open {}", biting_link(b)))
+                            }
+                        });
                     status.set(Status {
                         words,
                         refused,
                         fix,
                     });
                 }
+                Some(Line::Asked { code, question }) if mine(code) => {
+                    seen_at.set_value(now_ms());
+                    on_screen.set(question);
+                }
                 Some(Line::Bye(code)) if mine(code) => {
                     alive.set(false);
+                    on_screen.set(None);
                     seen_at.set_value(0.0);
                     heard.update(|h| h.retain(|c| c != code));
                 }
@@ -586,6 +740,44 @@ pub fn Kit() -> impl IntoView {
         }
     });
 
+    // The question asked now goes to the paired window as it changes, as
+    // the window answers (paired, back, reloaded), and again each second
+    // until the window says it shows it.
+    let asking = Memo::new(move |_| sheet.with(|s| s.current));
+    let ask_now = {
+        let post = post.clone();
+        move || {
+            let n = asking.get_untracked();
+            if let (true, Some(code)) = (alive.get_untracked(), paired.get_untracked()) {
+                if on_screen.get_untracked() != Some(n) {
+                    post(format!("ask {code} {n}"));
+                }
+            }
+        }
+    };
+    {
+        let ask_now = ask_now.clone();
+        crate::dom::effect(move || {
+            asking.track();
+            alive.track();
+            on_screen.track();
+            ask_now();
+        });
+    }
+
+    // Every printed page's foot names the candidate and the date (the
+    // print's @page box reads this property; later pages once carried
+    // neither).
+    crate::dom::effect(move || {
+        let label = sheet.with(|s| print_label(&s.candidate, &s.date));
+        if let Some(html) = crate::web::document()
+            .document_element()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        {
+            let _ = html.style().set_property("--kit-candidate", &label);
+        }
+    });
+
     // Each second: the timer, the heartbeat, and a message unanswered.
     {
         let post = post.clone();
@@ -601,6 +793,7 @@ pub fn Kit() -> impl IntoView {
                     return;
                 };
                 post(format!("ping {code}"));
+                ask_now();
                 let now = now_ms();
                 if alive.get_untracked() && now - seen_at.get_value() > GONE_AFTER_MS {
                     alive.set(false);
@@ -740,9 +933,10 @@ pub fn Kit() -> impl IntoView {
     let picker = interview::questions()
         .map(|q| {
             let n = q.number;
+            // Its number and title: the picker once read bare numbers.
             let label = match n {
-                0 => "Card".to_string(),
-                n => n.to_string(),
+                0 => interview::titles::title(0).to_string(),
+                n => format!("{n} · {}", interview::titles::title(n)),
             };
             view! {
                 <button type="button" class="kit-pick" data-ask=n title=q.asks
@@ -827,11 +1021,22 @@ pub fn Kit() -> impl IntoView {
                                 }}
                             </span>
                             " "
+                            <span class="kit-sees" data-candidate-sees=move || on_screen.get().map(|n| n.to_string())>
+                                {move || match on_screen.get().and_then(interview::question) {
+                                    Some(q) => format!("On their screen: {} (its words only).", heading(q)),
+                                    None => "No question on their screen yet.".to_string(),
+                                }}
+                            </span>
+                            " "
                             <button type="button" on:click=move |_| unpair(None)>"Unpair"</button>
                         </p>
                     }
                     .into_any()
                 }
+                None if through_relay => view! {
+                    <p class="kit-paired">"Not paired yet: open a room above and send the candidate its link."</p>
+                }
+                .into_any(),
                 None => {
                     let by_button = pair.clone();
                     let by_typing = pair.clone();
@@ -946,7 +1151,7 @@ pub fn Kit() -> impl IntoView {
             // Pairing and the last message's fate stay in view while the
             // interviewer scrolls to the curveballs.
             <div class="kit-bar screen-only">
-                <section class="kit-pair">{pairing}</section>
+                <section class="kit-pair">{remote::panel(remote)}{pairing}</section>
                 <p class="kit-status" data-kit-status="" role="status" data-refused=refused>
                     {move || status.with(|s| s.words.clone())} " " {fix}
                 </p>
@@ -958,11 +1163,13 @@ pub fn Kit() -> impl IntoView {
                 <summary>"Every question, in words"</summary>
                 <ol>{listed}</ol>
             </details>
-            {sections}
+            // Near the top, beside the question: they once began 1,975 px
+            // down the kit's page, under the question's levels.
             <section class="kit-curveballs screen-only">
                 <h2>"Curveballs: each bites the candidate's run, or says why not"</h2>
                 <ul>{balls}</ul>
             </section>
+            {sections}
             <section class="kit-notes">
                 <h2><label for="kit-notes">"Notes"</label></h2>
                 <textarea id="kit-notes" class="screen-only" rows="6" prop:value=move || sheet.with(|s| s.notes.clone())
@@ -999,6 +1206,13 @@ pub fn Kit() -> impl IntoView {
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn a_printed_page_s_foot_quotes_the_candidate_safely() {
+        assert_eq!(print_label("Ada", "2026-12-02"), "\"Ada · 2026-12-02\"");
+        assert_eq!(print_label(" ", ""), "\"\"");
+        assert_eq!(print_label("A \"B\" \\ C\n", ""), "\"A \\\"B\\\" \\\\ C\"");
+    }
 
     #[test]
     fn the_kit_is_asked_for_by_its_key_only() {
@@ -1056,6 +1270,34 @@ mod tests {
             "no number, no message"
         );
         assert_eq!(parse("throw holder"), None, "an action must be addressed");
+    }
+
+    #[test]
+    fn the_question_asked_is_a_number_both_ways() {
+        assert_eq!(
+            parse("ask K7Q2 12"),
+            Some(Line::Ask {
+                code: "K7Q2",
+                question: 12
+            })
+        );
+        assert_eq!(
+            parse("asked K7Q2 0"),
+            Some(Line::Asked {
+                code: "K7Q2",
+                question: Some(0)
+            })
+        );
+        assert_eq!(
+            parse("asked K7Q2 -"),
+            Some(Line::Asked {
+                code: "K7Q2",
+                question: None
+            })
+        );
+        assert_eq!(parse("ask K7Q2 twelve"), None);
+        assert_eq!(parse("ask K7Q2"), None);
+        assert_eq!(parse("asked K7Q2 x"), None);
     }
 
     #[test]

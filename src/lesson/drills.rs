@@ -81,7 +81,7 @@ pub fn mount(p: DrillPage, parts: &crate::dom::Parts) {
             set(&a, "aria-current", "page");
         }
         put(&li, &a);
-        let _ = li.append_with_str_1(&format!(" ({})", x.level.name()));
+        let _ = li.append_with_str_1(&format!(" ({})", x.level.difficulty()));
         let mark = el("span", "drill-state");
         put(&li, &mark);
         put(&ol, &li);

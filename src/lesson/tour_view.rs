@@ -238,13 +238,15 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) -> Vec<Ele
     set(
         &skip,
         "title",
-        "Steps just play; remembered in this browser",
+        "Steps just play; remembered in this tab only (\"Predict first\" asks again)",
     );
     on.on(&skip, "click", move |_| {
         d.act(Action::SkipPredictions(true));
     });
     put(&bet_nav, &skip);
     put(&ask_root, &bet_nav);
+    // The room's phones vote too, with a relay (room_vote.rs).
+    let phones = super::room_vote::mount(d, picks, &question, &ask_root);
     put(root, &ask_root);
 
     let nav = el("div", "tour-nav");
@@ -349,7 +351,7 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) -> Vec<Ele
     crate::dom::effect(move || {
         let step = d.step();
         let state = bet.get();
-        let room = votes.get();
+        let room = super::room_vote::with_phones(votes.get(), phones.get());
         let skipping = d.skipping().get();
         picks.with(|p| {
             let here = d.tour().get_untracked();
@@ -817,7 +819,11 @@ fn draw_bet(
         }
         _ => line,
     };
+    let fresh = !line.is_empty() && b.verdict.text_content().as_deref() != Some(line.as_str());
     set_text(&b.verdict, &line);
+    if fresh && !presenter {
+        crate::dom::above_sticky_foot(&b.verdict, ".tour-nav");
+    }
 }
 
 /// Presenter mode is on (the room's class on the body).

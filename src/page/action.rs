@@ -59,6 +59,8 @@ pub enum Action {
     /// The read path as the card's pseudo-code (None) or in a language
     /// (an example's name, `catalogue::examples`).
     Language(Option<&'static str>),
+    /// On a phone, the code in the fleet's place (true) or the fleet.
+    ShowCode(bool),
     /// The step's prediction: an option picked, or "just show me" (None).
     Predict(Option<usize>),
     /// "Skip predictions" (true), or "Predict first" (false: the step on
@@ -89,6 +91,9 @@ pub enum Action {
     },
     /// A contrast run finished (the words' `then.`).
     Contrast(Box<Contrast>),
+    /// "Write it yourself" (`?assemble=1`): opened, a block moved or
+    /// picked, the assembly run through the storms (`super::assembly`).
+    Assemble(super::assembly::Edit),
 }
 
 /// What an action did, for whoever sent it (the kit says it back).
@@ -120,6 +125,7 @@ impl Action {
             Action::Throw(b) => format!("throw {}", b.kind),
             Action::Present(on) => format!("present {}", u8::from(*on)),
             Action::Language(l) => format!("language {}", l.unwrap_or("card")),
+            Action::ShowCode(on) => format!("show-code {}", u8::from(*on)),
             Action::Entry { query, hash } => format!("entry {query}{hash}"),
             Action::Level(_) => "level".into(),
             Action::Cost(_) => "cost".into(),
@@ -135,6 +141,7 @@ impl Action {
             Action::Mark { .. } => "mark".into(),
             Action::Built { .. } => "built".into(),
             Action::Contrast(_) => "contrast".into(),
+            Action::Assemble(_) => "assemble".into(),
         }
     }
 
@@ -164,6 +171,11 @@ impl Action {
                 "1" => Ok(Action::Present(true)),
                 "0" => Ok(Action::Present(false)),
                 _ => Err(format!("present takes 1 or 0, not '{rest}'")),
+            },
+            "show-code" => match rest {
+                "1" => Ok(Action::ShowCode(true)),
+                "0" => Ok(Action::ShowCode(false)),
+                _ => Err(format!("show-code takes 1 or 0, not '{rest}'")),
             },
             "language" => language_of(rest)
                 .map(Action::Language)
@@ -207,6 +219,7 @@ fn transport_word(c: Command) -> String {
         Command::Restart => "restart".into(),
         Command::Replay => "replay".into(),
         Command::Seek(us) => format!("seek {us}"),
+        Command::ThreadStep(g) => format!("thread-step {g}"),
         Command::Tour => "tour".into(),
         Command::Room => "room".into(),
     }
@@ -222,6 +235,7 @@ fn command_of(word: &str) -> Option<Command> {
         "restart" => Command::Restart,
         "replay" => Command::Replay,
         "seek" => Command::Seek(n.parse().ok()?),
+        "thread-step" => Command::ThreadStep(n.parse().ok()?),
         _ => return None,
     })
 }
@@ -245,6 +259,8 @@ impl Page {
                 Some(step) => {
                     self.tour.set(Some(p));
                     self.set_query(step.row.link);
+                    // The tour's pace: the reveal within 3 s.
+                    self.speed.set(tour::speed(step));
                     self.enter(p, step);
                 }
                 None => return Acted::Refused(format!("there is no step {}", tour::place_name(p))),
@@ -339,6 +355,7 @@ impl Page {
             }
             Action::Present(on) => change(self.presenting, on),
             Action::Language(l) => change(self.language, l),
+            Action::ShowCode(on) => change(self.showing_code, on),
             Action::Predict(pick) => {
                 if self.bet.get_untracked() != Bet::Asking {
                     return Acted::Refused("no question is open".into());
@@ -408,6 +425,14 @@ impl Page {
                 }
                 have.push(*c);
             }),
+            Action::Assemble(e) => {
+                let mut said = Ok(());
+                self.assembling
+                    .update(|st| said = super::assembly::apply(st, e));
+                if let Err(why) = said {
+                    return Acted::Refused(why);
+                }
+            }
         }
         Acted::Done
     }
@@ -640,6 +665,28 @@ mod tests {
             assert!(p.presenting.get_untracked());
             p.act(Action::Present(false));
             assert!(!p.presenting.get_untracked());
+        });
+    }
+
+    /// A phone's tab between the fleet and the code is page state, and a
+    /// kit line; a step or a link keeps it.
+    #[test]
+    fn the_phone_s_code_tab_is_page_state() {
+        with_owner(|| {
+            let (p, _) = page();
+            assert!(!p.showing_code.get_untracked());
+            assert_eq!(p.act(Action::ShowCode(true)), Acted::Done);
+            assert!(p.showing_code.get_untracked());
+            p.act(Action::TourNext);
+            assert!(p.showing_code.get_untracked());
+            assert_eq!(Action::from_wire("show-code 1"), Ok(Action::ShowCode(true)));
+            assert_eq!(
+                Action::from_wire(&Action::ShowCode(false).to_wire()),
+                Ok(Action::ShowCode(false))
+            );
+            assert!(Action::from_wire("show-code 2").is_err());
+            p.act(Action::ShowCode(false));
+            assert!(!p.showing_code.get_untracked());
         });
     }
 
@@ -1005,6 +1052,7 @@ mod tests {
             Command::Restart,
             Command::Replay,
             Command::Seek(120_000),
+            Command::ThreadStep(7),
         ] {
             all.push(Action::Transport(c));
         }

@@ -102,7 +102,16 @@ pub fn follow(page: Page, a: Address) {
         if let Some(d) = a.drill.filter(|_| a.drilling.get()) {
             return write_url(&suffix, &d.link(&state.scenario), &hash, push);
         }
-        write_url(&suffix, &url_state::to_query(&state), &hash, push);
+        let mut query = url_state::to_query(&state);
+        // "Write it yourself" keeps the learner's assembly in the link.
+        if let Some(link) = page
+            .assembling()
+            .with(|st| st.as_ref().map(|st| st.assembly.to_link()))
+        {
+            query.push_str("&assemble=");
+            query.push_str(&link);
+        }
+        write_url(&suffix, &query, &hash, push);
     });
 }
 

@@ -6,7 +6,9 @@
 /// A thing the page keeps across a reload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kept {
-    /// "Skip predictions" in the tour (for good).
+    /// "Skip predictions" in the tour (the tab: a rehearsal's click once
+    /// opened the class, in another tab or days later, with the answers
+    /// on screen).
     SkipPredictions,
     /// Presenter mode across the page's own links (the tab).
     Present,
@@ -34,11 +36,20 @@ pub enum Kept {
     /// A page window's pairing code, and the kit's paired code (the tab).
     PairCode,
     KitPaired,
+    /// The room's relay, from the link's `relay=` (the tab).
+    Relay,
+    /// The relay rooms this tab holds, as `code token`: the kit's pairing
+    /// room, a candidate's seat, presenter mode's vote (the tab), and a
+    /// phone's vote (for good: one vote per phone).
+    KitRoom,
+    CandidateSeat,
+    VoteRoom,
+    PhoneSeat,
 }
 
 impl Kept {
     /// Every key, for the test that keeps them apart.
-    pub const ALL: [Kept; 15] = [
+    pub const ALL: [Kept; 20] = [
         Kept::SkipPredictions,
         Kept::Present,
         Kept::RoomTheme,
@@ -54,6 +65,11 @@ impl Kept {
         Kept::KitNotes,
         Kept::PairCode,
         Kept::KitPaired,
+        Kept::Relay,
+        Kept::KitRoom,
+        Kept::CandidateSeat,
+        Kept::VoteRoom,
+        Kept::PhoneSeat,
     ];
 
     /// Its storage key (what a browser's storage shows, and the e2e specs
@@ -75,6 +91,11 @@ impl Kept {
             Kept::KitNotes => "stampede-kit-notes",
             Kept::PairCode => "stampede-pair-code",
             Kept::KitPaired => "stampede-kit-paired",
+            Kept::Relay => "stampede-relay",
+            Kept::KitRoom => "stampede-kit-room",
+            Kept::CandidateSeat => "stampede-candidate-seat",
+            Kept::VoteRoom => "stampede-vote-room",
+            Kept::PhoneSeat => "stampede-phone-seat",
         }
     }
 
@@ -82,12 +103,17 @@ impl Kept {
     pub const fn for_the_tab(self) -> bool {
         matches!(
             self,
-            Kept::Present
+            Kept::SkipPredictions
+                | Kept::Present
                 | Kept::OpenQuestions
                 | Kept::Votes
                 | Kept::FromQuestion
                 | Kept::PairCode
                 | Kept::KitPaired
+                | Kept::Relay
+                | Kept::KitRoom
+                | Kept::CandidateSeat
+                | Kept::VoteRoom
         )
     }
 
@@ -147,6 +173,9 @@ pub fn language() -> Option<&'static str> {
 /// "Skip predictions", presenter mode for the tab, the read path's
 /// language.
 pub fn keep(page: super::Page) {
+    // "Skip predictions" was once kept for good: a browser that kept it
+    // then forgets it, so the next class asks again.
+    let _ = crate::web::storage("localStorage", "removeItem", &[Kept::SkipPredictions.key()]);
     crate::dom::effect(move || Kept::SkipPredictions.set_flag(page.skipping().get()));
     crate::dom::effect(move || Kept::Present.set_flag(page.presenting().get()));
     crate::dom::effect(move || {

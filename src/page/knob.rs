@@ -150,12 +150,14 @@ pub const GROUPS: [Group; 8] = [
     Group {
         title: "Pitfalls",
         open: false,
-        holds: "the classic bugs: remembered failures, no deadlines, a key mismatch, a shared mutable result",
+        holds: "the classic bugs: remembered failures, no deadlines, a key mismatch, a shared mutable result, a plain DEL, a claim with no PX",
         knobs: &[
             knob("pitfall-remember-failure", "Remember failures", "A failed result stays in the flight map and is handed to later callers.", Kind::Pitfall("remember-failure")),
             knob("pitfall-no-deadline", "No deadlines", "No caller deadlines and no origin timeout: a hung origin pins threads forever.", Kind::Pitfall("no-deadline")),
             knob("pitfall-key-mismatch", "Key mismatch", "The coalescing key differs from the cache key, so nothing coalesces.", Kind::Pitfall("key-mismatch")),
             knob("pitfall-mutable-result", "Mutable result", "Waiters share one mutable value and the first one changes it.", Kind::Pitfall("mutable-result")),
+            knob("pitfall-plain-del", "Plain DEL", "The release is a plain DEL, no token checked: a holder past its TTL deletes another office's claim.", Kind::Pitfall("plain-del")),
+            knob("pitfall-no-expiry", "Claim with no PX", "The claim never expires: a holder that dies with it locks the key for good.", Kind::Pitfall("no-expiry")),
         ],
     },
 ];

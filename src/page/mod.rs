@@ -8,17 +8,20 @@
 
 pub mod action;
 pub mod address;
+pub mod assembly;
 pub mod contrasts;
 pub mod kept;
 pub mod keys;
 pub mod knob;
 pub mod knob_control;
+pub mod qr_code;
 pub mod start;
 
 use catalogue::tour::{self, Place};
 use leptos::prelude::*;
 
 use crate::reading::Reading;
+use stampede::metrics::Metric;
 
 /// A name for a file: letters and digits, ASCII ones in lower case, each
 /// run of anything else one `-` (a clip's scenario and moment, a
@@ -50,6 +53,9 @@ pub enum Command {
     Replay,
     /// Jump to this virtual time (µs) and pause.
     Seek(u64),
+    /// Jump to this thread's next event (a global index: the followed
+    /// thread's step) and pause.
+    ThreadStep(u32),
     /// A key the tour takes (the page moves through its steps instead).
     Tour,
     /// A key for the room: presenter mode, full screen, the card's rows, help.
@@ -81,83 +87,96 @@ pub fn contrast_of<'a>(
         .map(|(_, _, r)| r)
 }
 
-/// A counter the page shows: `name` is the `Report` field and the `data-metric`.
+/// A counter the page shows: `metric` is the `Report` field (its
+/// [`Metric::name`] is the `data-metric`), `label` its words on the page.
 #[derive(Clone, Copy, Debug)]
 pub struct Counter {
-    pub name: &'static str,
+    pub metric: Metric,
     pub label: &'static str,
 }
 
-const fn counter(name: &'static str, label: &'static str) -> Counter {
-    Counter { name, label }
+const fn counter(metric: Metric) -> Counter {
+    Counter {
+        metric,
+        label: label(metric),
+    }
 }
 
 /// The counters the lessons point at.
 pub const HEADLINE: [Counter; 6] = [
-    counter("recomputes", "recomputes"),
-    counter("claim_attempts", "claim attempts"),
-    counter("redis_round_trips", "Redis round trips"),
-    counter("origin_peak_concurrency", "origin peak"),
-    counter("errors", "errors"),
-    counter("timeouts", "timeouts"),
+    counter(Metric::Recomputes),
+    counter(Metric::ClaimAttempts),
+    counter(Metric::RedisRoundTrips),
+    counter(Metric::OriginPeakConcurrency),
+    counter(Metric::Errors),
+    counter(Metric::Timeouts),
 ];
 
-/// Human labels for the other `Report` fields (the field name otherwise).
-const LABELS: [(&str, &str); 40] = [
-    ("requests", "requests"),
-    ("hits", "cache hits"),
-    ("stale_served", "stale served"),
-    ("computed", "computed"),
-    ("shared", "shared results"),
-    ("degraded", "degraded"),
-    ("pinned", "pinned threads"),
-    ("misses", "misses"),
-    ("early_refreshes", "early refreshes"),
-    ("overlapping_recomputes", "overlapping recomputes"),
-    ("origin_failures", "origin failures"),
-    ("origin_timeouts", "origin timeouts"),
-    ("claim_wins", "claims won"),
-    ("releases", "releases"),
-    ("releases_refused", "releases refused"),
-    ("releases_refused_expired", "refused: claim expired"),
-    ("releases_refused_taken", "refused: claim taken"),
-    ("redis_errors", "Redis errors"),
-    ("redis_skipped", "Redis commands skipped (breaker)"),
-    ("redis_queue_peak", "Redis queue peak"),
-    ("redis_p99_ms", "Redis round trip p99 ms"),
-    ("local_hits", "local copy hits"),
-    ("retries", "retries"),
-    ("rejected", "turned away (open loop)"),
-    ("values_written", "values written"),
-    ("stale_overwrites", "older value written last"),
-    ("writes_refused", "fenced writes refused"),
-    ("negative_hits", "negative hits"),
-    ("remembered_failures", "remembered failures"),
-    ("corrupted", "corrupted"),
-    ("crashed", "crashed"),
-    ("admission_waits", "admission waits"),
-    ("admission_shed", "shed by admission"),
-    ("handovers", "flights handed over"),
-    ("p50_ms", "p50 ms"),
-    ("p99_ms", "p99 ms"),
-    ("max_ms", "max ms"),
-    ("max_wait_ms", "longest wait ms"),
-    ("elapsed_ms", "elapsed ms"),
-    ("events", "events"),
-];
+/// A counter's words on the page: every `Report` field has its own, so a
+/// new counter does not compile without one.
+pub const fn label(m: Metric) -> &'static str {
+    use Metric::*;
+    match m {
+        Recomputes => "recomputes",
+        ClaimAttempts => "claim attempts",
+        RedisRoundTrips => "Redis round trips",
+        OriginPeakConcurrency => "origin peak",
+        Errors => "errors",
+        Timeouts => "timeouts",
+        Requests => "requests",
+        Hits => "cache hits",
+        StaleServed => "stale served",
+        Computed => "computed",
+        Shared => "shared results",
+        Degraded => "degraded",
+        Pinned => "pinned threads",
+        Misses => "misses",
+        EarlyRefreshes => "early refreshes",
+        OverlappingRecomputes => "overlapping recomputes",
+        OriginFailures => "origin failures",
+        OriginTimeouts => "origin timeouts",
+        ClaimWins => "claims won",
+        Releases => "releases",
+        ReleasesRefused => "releases refused",
+        ReleasesRefusedExpired => "refused: claim expired",
+        ReleasesRefusedTaken => "refused: claim taken",
+        ClaimsDeletedOfOthers => "claims of others deleted (plain DEL)",
+        Unclaims => "unclaims",
+        RedisErrors => "Redis errors",
+        RedisSkipped => "Redis commands skipped (breaker)",
+        RedisQueuePeak => "Redis queue peak",
+        RedisP99Ms => "Redis command p99 ms",
+        LocalHits => "local copy hits",
+        Retries => "retries",
+        Rejected => "turned away (open loop)",
+        ValuesWritten => "values written",
+        StaleOverwrites => "older value written last",
+        WritesRefused => "fenced writes refused",
+        NegativeHits => "negative hits",
+        RememberedFailures => "remembered failures",
+        Corrupted => "corrupted",
+        Crashed => "crashed",
+        AdmissionWaits => "admission waits",
+        AdmissionShed => "shed by admission",
+        Handovers => "flights handed over",
+        P50Ms => "p50 ms",
+        P99Ms => "p99 ms",
+        MaxMs => "max ms",
+        MaxWaitMs => "longest wait ms",
+        ElapsedMs => "elapsed ms",
+        Events => "events",
+        LateClaims => "late claims (landed as Redis resumed)",
+        LateClaimsReleased => "late claims released by their token",
+        LateClaimsHeldAtResume => "late claims still held at resume",
+        FaultBites => "times a fault acted",
+        RetryRecomputes => "origin calls by retries",
+    }
+}
 
+/// The label of the counter called `name` (a claim's or a link's metric);
+/// the name itself for anything that is no counter.
 pub fn label_of(name: &str) -> &str {
-    LABELS
-        .iter()
-        .chain(
-            HEADLINE
-                .iter()
-                .map(|c| (c.name, c.label))
-                .collect::<Vec<_>>()
-                .iter(),
-        )
-        .find(|(k, _)| *k == name)
-        .map_or(name, |(_, v)| v)
+    Metric::from_name(name).map_or(name, |m| label(m))
 }
 
 /// A bound as the page words it: the counter's name on the page, and the
@@ -287,8 +306,12 @@ pub struct Page {
     /// The read path's panel shows the card's pseudo-code (None) or the
     /// same path in a language: the name of one of `catalogue::examples`.
     language: RwSignal<Option<&'static str>>,
+    /// On a phone, the code (true) is shown in the fleet's place.
+    showing_code: RwSignal<bool>,
     /// What the last change of a knob or a preset clamped or refused.
     notices: RwSignal<Vec<stampede::scenario::Notice>>,
+    /// "Write it yourself", while it is open (`?assemble=1`).
+    assembling: RwSignal<Option<assembly::Assembling>>,
     /// The preset the lesson is about (kept while knobs are turned).
     base: Memo<Option<&'static str>>,
     /// The lesson of the run on screen, worded by the core from its
@@ -443,7 +466,9 @@ impl Page {
             skipping: RwSignal::new(start.skipping),
             presenting: RwSignal::new(start.presenting),
             language: RwSignal::new(start.language),
+            showing_code: RwSignal::new(false),
             notices: RwSignal::new(Vec::new()),
+            assembling: RwSignal::new(None),
             base,
             lesson,
             proof,
@@ -519,8 +544,14 @@ impl Page {
     pub fn language(&self) -> Read<Option<&'static str>> {
         Read(self.language)
     }
+    pub fn showing_code(&self) -> Read<bool> {
+        Read(self.showing_code)
+    }
     pub fn notices(&self) -> Read<Vec<stampede::scenario::Notice>> {
         Read(self.notices)
+    }
+    pub fn assembling(&self) -> Read<Option<assembly::Assembling>> {
+        Read(self.assembling)
     }
     pub fn base(&self) -> Memo<Option<&'static str>> {
         self.base

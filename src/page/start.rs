@@ -93,12 +93,13 @@ pub fn launch(
             }
         }
         None => {
-            let (state, n) = url_state::parse(
-                tour_start
-                    .and_then(|(l, k)| tour::step(l, k))
-                    .map_or(query, |s| s.row.link),
-            );
+            let step = tour_start.and_then(|(l, k)| tour::step(l, k));
+            let (mut state, n) = url_state::parse(step.map_or(query, |s| s.row.link));
             notices = n;
+            // A step plays at the tour's pace (its reveal within 3 s).
+            if let Some(step) = step {
+                state.speed = tour::speed(step);
+            }
             state
         }
     };

@@ -221,26 +221,6 @@ fn source_view(
     reading: crate::page::Read<Reading>,
 ) -> impl IntoView {
     let lit_lines = Memo::new(move |_| lit(e, here.get()));
-    let code = NodeRef::<leptos::html::Code>::new();
-    let pre = NodeRef::<leptos::html::Pre>::new();
-    // The step's first line scrolled into the box (never the page).
-    crate::dom::effect(move || {
-        let (Some(r), Some(code), Some(pre)) = (lit_lines.get(), code.get(), pre.get()) else {
-            return;
-        };
-        let Some(first) = code
-            .children()
-            .item(r.start as u32)
-            .and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok())
-        else {
-            return;
-        };
-        let (top, h) = (first.offset_top(), pre.client_height());
-        let bottom = top + first.offset_height() * r.len() as i32;
-        if top < pre.scroll_top() || bottom > pre.scroll_top() + h {
-            pre.set_scroll_top(top - h / 4);
-        }
-    });
     let n = e.text.lines().count();
     let lines = e
         .text
@@ -248,7 +228,7 @@ fn source_view(
         .enumerate()
         .map(|(i, l)| {
             let on = move || lit_lines.with(|r| r.as_ref().is_some_and(|r| r.contains(&i)));
-            view! { <span class="ln" class:here=on>{l}</span> }
+            view! { <span class="ln" class:here=on data-lit=move || on().then_some("")>{l}</span> }
         })
         .collect_view();
     view! {
@@ -259,8 +239,8 @@ fn source_view(
         <p class="source-step" data-source-step>
             {move || reading.with(|r| step_text(e, here.get(), &r.tally))}
         </p>
-        <pre class="source" tabindex="0" node_ref=pre aria-label=format!("{}: {}", e.label, e.path)>
-            <code data-source=e.name node_ref=code>{lines}</code>
+        <pre class="source" tabindex="0" aria-label=format!("{}: {}", e.label, e.path)>
+            <code data-source=e.name>{lines}</code>
         </pre>
     }
 }
@@ -269,8 +249,35 @@ fn source_view(
 pub fn CodePanel(follow: RwSignal<Follow>, hold: RwSignal<Option<u64>>) -> impl IntoView {
     let page = crate::page::use_page();
     let (reading, language) = (page.reading(), page.language());
+    let showing_code = page.showing_code();
     // The listing's line the followed thread is on.
     let here = Memo::new(move |_| reading.with(|r| r.followed.and_then(|(_, _, p, _)| line_of(p))));
+    let panel = NodeRef::<leptos::html::Section>::new();
+    // The lit line scrolled into its box (never the page): on a new line,
+    // another language, or the code shown again in the fleet's place.
+    let mut was_shown = false;
+    crate::dom::effect(move || {
+        here.track();
+        language.track();
+        let shown = showing_code.get();
+        if let Some(body) = crate::web::document().body() {
+            let _ = body.class_list().toggle_with_force("showing-code", shown);
+        }
+        // The Code tab just picked: the panel to the top of the phone's
+        // screen, in the fleet's place.
+        let picked = shown && !was_shown;
+        was_shown = shown;
+        // Once the lines are lit (their own effects, this task).
+        if let Some(p) = panel.get_untracked() {
+            let p: web_sys::Element = p.into();
+            crate::dom::task(Box::new(move || {
+                if picked {
+                    p.scroll_into_view_with_bool(true);
+                }
+                scroll_to_lit(&p);
+            }));
+        }
+    });
     // Following a thread: the picker and the line it is on, with plain DOM
     // calls (see `crate::dom`).
     let root = NodeRef::<leptos::html::Div>::new();
@@ -289,8 +296,28 @@ pub fn CodePanel(follow: RwSignal<Follow>, hold: RwSignal<Option<u64>>) -> impl 
             );
         },
     );
+    let tab = move |code: bool, label: &'static str| {
+        view! {
+            <button
+                type="button"
+                role="tab"
+                data-code-tab=if code { "code" } else { "fleet" }
+                aria-selected=move || (showing_code.get() == code).to_string()
+                on:click=move |_| {
+                    page.act(Action::ShowCode(code));
+                }
+            >
+                {label}
+            </button>
+        }
+    };
     view! {
-        <section class="panel code" aria-labelledby="code-title">
+        // A phone: the fleet or the code, one at a time (style/code.css).
+        <div class="code-tabs" role="tablist" aria-label="Show the fleet or the code">
+            {tab(false, "Fleet")}
+            {tab(true, "Code")}
+        </div>
+        <section class="panel code" data-code-panel aria-labelledby="code-title" node_ref=panel>
             <h2 id="code-title">"The read path, counted"</h2>
             <div class="follow" node_ref=root></div>
             <fieldset class="write-it" data-write-it>
@@ -313,7 +340,7 @@ pub fn CodePanel(follow: RwSignal<Follow>, hold: RwSignal<Option<u64>>) -> impl 
                         .collect_view()}
                 </div>
             </fieldset>
-            <ol class="listing" hidden=move || language.get().is_some()>
+            <ol class="listing" tabindex="0" aria-label="The read path, line by line" hidden=move || language.get().is_some()>
                 {LISTING
                     .iter()
                     .map(|l| {
@@ -334,6 +361,41 @@ pub fn CodePanel(follow: RwSignal<Follow>, hold: RwSignal<Option<u64>>) -> impl 
                 "Counted since t = 0 from the simulation's events. With the claim outside singleflight, the claim lines run before the flight; without singleflight every thread leads its own."
             </p>
         </section>
+    }
+}
+
+/// Scrolls the box holding the lit line (the code, or the card's listing
+/// where it scrolls) so that the line is in view, a quarter down.
+fn scroll_to_lit(panel: &web_sys::Element) {
+    use wasm_bindgen::JsCast;
+    let lit = panel
+        .query_selector(":is(pre.source, .listing:not([hidden])) [data-lit]")
+        .ok()
+        .flatten()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    let boxed = lit.as_ref().and_then(|l| {
+        l.closest("pre.source, .listing")
+            .ok()
+            .flatten()
+            .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok())
+    });
+    let (Some(line), Some(b)) = (lit, boxed) else {
+        return;
+    };
+    // The lit block: the line and the lit lines after it.
+    let mut bottom = line.offset_top() + line.offset_height();
+    let mut next = line.next_element_sibling();
+    while let Some(n) = next.filter(|n| n.has_attribute("data-lit")) {
+        if let Some(h) = n.dyn_ref::<web_sys::HtmlElement>() {
+            bottom = h.offset_top() + h.offset_height();
+        }
+        next = n.next_element_sibling();
+    }
+    // Offsets count from the box's top: both boxes are positioned.
+    let top = line.offset_top();
+    let h = b.client_height();
+    if top < b.scroll_top() || bottom > b.scroll_top() + h {
+        b.set_scroll_top(top - h / 4);
     }
 }
 
@@ -366,13 +428,32 @@ fn build_follow(
     put(&label, &select);
     let _ = label.append_with_str_1(" or click a thread in the fleet");
     put(div, &label);
+    // One event of the followed thread at a time (the clock goes to its
+    // next event and pauses there).
+    let step = crate::dom::button("thread-step", "Step this thread");
+    step.set_class_name("thread-step");
+    set(
+        &step,
+        "title",
+        "Move the clock to the followed thread's next event",
+    );
+    let page = crate::page::use_page();
+    on.on(&step, "click", move |_| {
+        if let Some((g, ..)) = reading.with_untracked(|r| r.followed) {
+            page.act(crate::page::action::Action::Transport(
+                crate::page::Command::ThreadStep(g),
+            ));
+        }
+    });
+    put(div, &step);
     let said = el("p", "followed");
     set(&said, "data-followed", "");
     put(div, &said);
-    let parts = StoredValue::new_local((div.clone(), said, on));
+    let parts = StoredValue::new_local((div.clone(), said, on, step));
     crate::dom::effect(move || {
         reading.with(|r| {
-            parts.with_value(|(div, said, _)| {
+            parts.with_value(|(div, said, _, step)| {
+                let _ = step.toggle_attribute_with_force("disabled", r.followed.is_none());
                 let here = r.followed.and_then(|(_, _, p, _)| line_of(p));
                 // Presenter mode puts the listing beside the fleet while a
                 // thread is followed (style/presenter.css).
@@ -394,9 +475,9 @@ fn build_follow(
                             .item(i)
                             .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
                         {
-                            let _ = li
-                                .class_list()
-                                .toggle_with_force("here", here == Some(i as usize));
+                            let lit = here == Some(i as usize);
+                            let _ = li.class_list().toggle_with_force("here", lit);
+                            let _ = li.toggle_attribute_with_force("data-lit", lit);
                         }
                     }
                 }

@@ -4,23 +4,21 @@
 
 use catalogue::lesson::Proof;
 use leptos::prelude::*;
-use stampede::metrics::Report;
+use stampede::metrics::Metric;
 use wasm_bindgen::JsCast;
 
 use crate::lab::{Defence, Score};
 use crate::page::action::Action;
-use crate::page::{label_of, HEADLINE};
+use crate::page::{label, label_of, HEADLINE};
 
 pub use crate::reading::Reading;
 
-/// Every `Report` field that is not a headline, in the core's order.
-pub fn detail_names() -> Vec<String> {
-    Report::default()
-        .fields()
-        .into_iter()
-        .map(|(k, _)| k)
-        .filter(|k| HEADLINE.iter().all(|c| c.name != k))
-        .collect()
+/// Every `Report` counter that is not a headline, in the core's order.
+pub fn detail_metrics() -> impl Iterator<Item = Metric> {
+    Metric::ALL
+        .iter()
+        .copied()
+        .filter(|m| HEADLINE.iter().all(|c| c.metric != *m))
 }
 
 /// The number that proves the running scenario's lesson, with a line on
@@ -218,7 +216,7 @@ pub fn Counters() -> impl IntoView {
 /// One counter's row: its name, its `div.metric`, its number and the list
 /// it sits in.
 struct CounterRow {
-    name: String,
+    metric: Metric,
     div: web_sys::Element,
     dd: web_sys::Element,
     list: usize,
@@ -251,25 +249,25 @@ fn build_counters(
     put(&more, &detail);
     before(&more);
     let lists = [headline, detail];
-    let names = HEADLINE
+    let metrics = HEADLINE
         .iter()
-        .map(|c| (c.name.to_string(), 0))
-        .chain(detail_names().into_iter().map(|n| (n, 1)));
-    let rows: Vec<CounterRow> = names
-        .map(|(name, list)| {
+        .map(|c| (c.metric, 0))
+        .chain(detail_metrics().map(|m| (m, 1)));
+    let rows: Vec<CounterRow> = metrics
+        .map(|(metric, list)| {
             let div = el("div", "metric");
-            let dt = text_el("dt", "", label_of(&name));
+            let dt = text_el("dt", "", label(metric));
             set(
                 &dt,
                 "title",
-                catalogue::lesson::meaning(&name).unwrap_or_default(),
+                catalogue::lesson::meaning(metric.name()).unwrap_or_default(),
             );
             put(&div, &dt);
             let dd = el("dd", "");
-            set(&dd, "data-metric", &name);
+            set(&dd, "data-metric", metric.name());
             put(&div, &dd);
             CounterRow {
-                name,
+                metric,
                 div,
                 dd,
                 list,
@@ -281,10 +279,10 @@ fn build_counters(
 
     let rows = StoredValue::new_local((rows, lists));
     crate::dom::effect(move || {
-        let h = highlight.get();
+        let h = highlight.get().and_then(Metric::from_name);
         rows.with_value(|(rows, _)| {
             for r in rows {
-                let on = h.is_some_and(|h| h == r.name);
+                let on = h == Some(r.metric);
                 let _ = r.dd.toggle_attribute_with_force("data-highlight", on);
             }
         });
@@ -296,20 +294,20 @@ fn build_counters(
         let metric = proof.with(|p| p.metric);
         let mine = mark.with(|m| {
             m.as_ref()
-                .filter(|m| m.side.is_none() && !m.metric.is_empty() && m.metric != metric)
-                .map(|m| (m.seq, m.metric.clone()))
+                .filter(|m| m.side.is_none() && m.metric != metric)
+                .and_then(|m| Some((m.seq, Metric::from_name(&m.metric)?)))
         });
         rows.with_value(|(rows, lists)| {
             for r in rows {
-                match &mine {
-                    Some((seq, name)) if *name == r.name && marked.get_value() != *seq => {
-                        marked.set_value(*seq);
+                match mine {
+                    Some((seq, m)) if m == r.metric && marked.get_value() != seq => {
+                        marked.set_value(seq);
                         if let Some(d) = lists[r.list].parent_element().filter(|_| r.list == 1) {
                             let _ = d.set_attribute("open", "");
                         }
                         crate::dom::show_marked(&r.dd);
                     }
-                    Some((_, name)) if *name == r.name => {}
+                    Some((_, m)) if m == r.metric => {}
                     _ => {
                         let _ = r.dd.class_list().remove_1("from-question");
                     }
@@ -317,13 +315,13 @@ fn build_counters(
             }
         });
     });
-    let promoted = std::cell::RefCell::new(None::<&'static str>);
+    let promoted = std::cell::RefCell::new(None::<Option<Metric>>);
     crate::dom::effect(move || {
-        let metric = proof.with(|p| p.metric);
+        let metric = proof.with(|p| Metric::from_name(p.metric));
         rows.with_value(|(rows, lists)| {
             if promoted.replace(Some(metric)) != Some(metric) {
                 for r in rows {
-                    if r.name == metric {
+                    if Some(r.metric) == metric {
                         r.div.remove();
                     } else {
                         put(&lists[r.list], &r.div);
@@ -331,8 +329,8 @@ fn build_counters(
                 }
             }
             reading.with(|rd| {
-                for r in rows.iter().filter(|r| r.name != metric) {
-                    crate::dom::set_text(&r.dd, &rd.field(&r.name));
+                for r in rows.iter().filter(|r| Some(r.metric) != metric) {
+                    crate::dom::set_text(&r.dd, rd.text(r.metric));
                 }
             });
         });
@@ -452,14 +450,14 @@ fn build_sizing(details: &web_sys::Element, reading: crate::page::Read<Reading>)
     });
 }
 
-/// The columns of the losers' table: a `Report` field and its heading.
-const LOSER_COLUMNS: [(&str, &str); 6] = [
-    ("p99_ms", "p99 ms"),
-    ("recomputes", "origin calls"),
-    ("redis_round_trips", "Redis trips"),
-    ("stale_served", "stale"),
-    ("degraded", "de\u{ad}graded"),
-    ("timeouts", "timed out"),
+/// The columns of the losers' table: a `Report` counter and its heading.
+const LOSER_COLUMNS: [(Metric, &str); 6] = [
+    (Metric::P99Ms, "p99 ms"),
+    (Metric::Recomputes, "origin calls"),
+    (Metric::RedisRoundTrips, "Redis trips"),
+    (Metric::StaleServed, "stale"),
+    (Metric::Degraded, "de\u{ad}graded"),
+    (Metric::Timeouts, "timed out"),
 ];
 
 /// What the losers of the claim should do: the core's `loser_choices` for
@@ -481,11 +479,10 @@ fn build_losers(details: &web_sys::Element, reading: crate::page::Read<Reading>)
         details,
         &text_el("summary", "", "What should the losers do?"),
     );
-    let note = text_el(
-        "p",
-        "losers-note",
-        "A request that loses the claim serves stale, waits (polling), degrades or recomputes anyway. Here each choice runs on the same traffic and seed as the run on screen, to its end.",
-    );
+    // The catalogue's words for the scenario on screen (they name the
+    // stale window the "serve stale" row adds), set as the panel opens.
+    let note = el("p", "losers-note");
+    set(&note, "data-losers-note", "");
     put(details, &note);
     let status = el("p", "losers-status");
     set(&status, "role", "status");
@@ -522,6 +519,7 @@ fn build_losers(details: &web_sys::Element, reading: crate::page::Read<Reading>)
         let gen = generation.with_value(|g| g.0) + 1;
         generation.update_value(|g| g.0 = gen);
         tbody.set_text_content(None);
+        set_text(&note, &catalogue::presets::losers_note(&s));
         let choices = catalogue::presets::loser_choices(&s);
         let threads = u64::from(s.instances) * u64::from(s.threads);
         if threads > 200_000 || s.claim == stampede::scenario::ClaimMode::Off {
@@ -546,7 +544,7 @@ fn build_losers(details: &web_sys::Element, reading: crate::page::Read<Reading>)
             put(&tr, &th);
             for (m, _) in LOSER_COLUMNS {
                 let td = text_el("td", "num", "…");
-                set(&td, "data-loser-metric", m);
+                set(&td, "data-loser-metric", m.name());
                 put(&tr, &td);
             }
             put(&tbody, &tr);
@@ -584,17 +582,12 @@ fn run_choices(
         if !still() {
             return;
         }
-        let fields = report.fields();
         let cells = row.children();
         for (i, (m, _)) in LOSER_COLUMNS.iter().enumerate() {
-            let v = if *m == "p99_ms" {
-                stampede::metrics::one_decimal(report.p99_ms)
+            let v = if *m == Metric::P99Ms {
+                stampede::metrics::one_decimal(report.get(*m))
             } else {
-                fields
-                    .iter()
-                    .find(|(k, _)| k == m)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_default()
+                report.text(*m)
             };
             if let Some(td) = cells.item(i as u32 + 1) {
                 crate::dom::set_text(&td, &v);
@@ -1027,24 +1020,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_counter_is_a_report_field_and_shown_once() {
-        let fields: Vec<String> = Report::default()
-            .fields()
-            .into_iter()
-            .map(|f| f.0)
-            .collect();
-        for c in HEADLINE {
-            assert!(fields.iter().any(|k| k == c.name), "{}", c.name);
-        }
-        let mut shown: Vec<String> = HEADLINE.iter().map(|c| c.name.to_string()).collect();
-        shown.extend(detail_names());
+    fn every_counter_is_shown_once_with_words() {
+        let mut shown: Vec<Metric> = HEADLINE.iter().map(|c| c.metric).collect();
+        shown.extend(detail_metrics());
         shown.sort();
-        let mut all = fields.clone();
+        let mut all = Metric::ALL.to_vec();
         all.sort();
         assert_eq!(shown, all);
-        for f in &fields {
-            assert_ne!(label_of(f), "", "{f}");
+        // A person reads words: no counter shows as its field name.
+        for m in Metric::ALL {
+            let l = label(*m);
+            assert!(!l.is_empty() && !l.contains('_'), "{m:?}: {l:?}");
+            assert_eq!(label_of(m.name()), l);
         }
+        assert_eq!(label_of("no_such_counter"), "no_such_counter");
+    }
+
+    /// A frame's counters are read by `Metric`: each is the report's own
+    /// text for that counter, over runs of many seeds.
+    #[test]
+    fn a_reading_gives_each_counter_by_its_metric() {
+        let (s, _, _) = stampede::Scenario::from_query("preset=claim&instances=3&threads=40");
+        for seed in 0..24 {
+            let report = stampede::Fleet::new(&s, seed).run();
+            let r = Reading {
+                fields: report.fields(),
+                ..Reading::default()
+            };
+            for m in Metric::ALL {
+                assert_eq!(r.text(*m), report.text(*m), "seed {seed} {m:?}");
+                assert_eq!(r.field(m.name()), report.text(*m), "seed {seed} {m:?}");
+            }
+        }
+        assert_eq!(Reading::default().text(Metric::Hits), "");
+        assert_eq!(Reading::default().field("no_such_counter"), "");
     }
 
     #[test]

@@ -396,8 +396,14 @@ fn build_transport(root: &web_sys::Element, page: Page, clip_source: clip::Sourc
                         Some(end) if end < r.span => {
                             format!(" (the run ended at {})", virtual_label(end))
                         }
-                        Some(_) if r.cut_off => format!(
+                        // "Stopped there" once the clock stands there, not
+                        // while it plays toward it.
+                        Some(_) if r.cut_off && r.now >= r.span => format!(
                             " of a {} run, stopped there with work still pending",
+                            virtual_label(r.span)
+                        ),
+                        Some(_) if r.cut_off => format!(
+                            " of a {} run (where the lab stops it, work still pending)",
                             virtual_label(r.span)
                         ),
                         Some(_) => {

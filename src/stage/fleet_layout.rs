@@ -57,6 +57,9 @@ pub struct Layout {
     pub header: f64,
     pub redis: Rect,
     pub origin_actor: Rect,
+    /// The canvas words' scale (1: the page's 12 px; larger on a
+    /// projector, as the room's DOM numbers are): the actors widen with it.
+    pub words: f64,
 }
 
 /// The canvas height for a width: wide screens get a landscape stage.
@@ -91,9 +94,22 @@ fn fit_cells(t: u32, w: f64, h: f64) -> (f64, u32) {
 
 impl Layout {
     pub fn new(width: f64, height: f64, instances: u32, threads: u32) -> Layout {
+        Layout::worded(width, height, instances, threads, 1.0)
+    }
+
+    /// As [`Layout::new`], with the canvas words at `words` times their
+    /// size: Redis's and the origin's boxes widen to hold them.
+    pub fn worded(width: f64, height: f64, instances: u32, threads: u32, words: f64) -> Layout {
+        let words = if words.is_finite() {
+            words.clamp(1.0, 3.0)
+        } else {
+            1.0
+        };
         let n = instances.max(1);
         let edge = 6.0;
-        let actor_w = (width * 0.17).clamp(76.0, 150.0);
+        // Not f64::clamp: with a bound that is no constant its panic message
+        // links the standard library's float printing into the page.
+        let actor_w = (width * 0.17 * words.min(1.5)).max(76.0).min(150.0 * words);
         let fleet_w = (width - actor_w - 3.0 * edge).max(10.0);
         let fleet_h = (height - 2.0 * edge).max(10.0);
         let gap = match n {
@@ -103,7 +119,12 @@ impl Layout {
         };
         let pad = if n <= 100 { 3.0 } else { 1.0 };
         let total = u64::from(n) * u64::from(threads);
-        let header = if total <= SMALL_FLEET { HEADER } else { 0.0 };
+        // The office's name is a canvas word: its room grows with them.
+        let header = if total <= SMALL_FLEET {
+            HEADER * words
+        } else {
+            0.0
+        };
         let mut best: Option<(f64, f64, u32, f64, f64, f64, u32)> = None;
         for cols in 1..=n {
             let rows = n.div_ceil(cols);
@@ -133,11 +154,13 @@ impl Layout {
             edge + (fleet_h - used_h) / 2.0,
         );
         let ax = width - edge - actor_w;
+        // Under Redis, room for the claim's clock (its TTL left, its
+        // holder's work) before the origin.
         let redis = Rect {
             x: ax,
-            y: edge + fleet_h * 0.06,
+            y: edge + fleet_h * 0.04,
             w: actor_w,
-            h: fleet_h * 0.38,
+            h: fleet_h * 0.36,
         };
         let origin_actor = Rect {
             x: ax,
@@ -163,6 +186,7 @@ impl Layout {
             header,
             redis,
             origin_actor,
+            words,
         }
     }
 
@@ -218,9 +242,15 @@ impl Layout {
         }
     }
 
-    /// The size (css px) of a labelled thread's words.
+    /// The size (css px) of a labelled thread's words: the page's, times
+    /// the canvas words' scale on a projector (as every other canvas word
+    /// is; they once stayed at 16 px at 1920 x 1080 beside 26 px office
+    /// names), as far as two lines of a long state ("served by its
+    /// flight") still fit the cell's width.
     pub fn label_px(&self) -> f64 {
-        (self.cell * 0.15).clamp(10.0, 16.0).round()
+        let page = (self.cell * 0.15).clamp(10.0, 16.0);
+        let room = (self.cell * 0.14).max(page);
+        (page * self.words).min(room).round()
     }
 
     /// The thread (global index) whose cell holds the point, if the fleet
@@ -330,6 +360,43 @@ mod tests {
         }
         let big = Layout::new(760.0, stage_height(760.0), 40, 200);
         assert!(!big.labelled && big.header == 0.0);
+    }
+
+    /// On a projector every canvas word grows with `words` (presenter
+    /// mode's `--canvas-words`), the threads' own words too, and the
+    /// small fleet still holds them: each glyph of at least 24 px with its
+    /// two lines of words inside its cell, under its office's name, which
+    /// has the room of its larger type.
+    #[test]
+    fn a_projector_s_thread_words_grow_with_the_other_canvas_words() {
+        // The stage canvas in presenter mode at 1280x720 and 1920x1080,
+        // with the scale presenter.css gives there (max(16px, 2.4vh) / 12).
+        for (w, h, words) in [(770.0, 440.0, 1.44), (1175.0, 660.0, 2.16)] {
+            let page = Layout::new(w, h, 3, 4);
+            let room = Layout::worded(w, h, 3, 4, words);
+            assert!(room.labelled, "{w}: cell {}", room.cell);
+            // At 1920 x 1080 the cells are large: the words grow; at
+            // 1280 x 720 they stay as large as two lines fit.
+            let grows = room.cell >= 150.0;
+            assert!(
+                room.label_px() > page.label_px() || !grows,
+                "{w}x{h}: the threads' words stay {} px at scale {words}",
+                room.label_px()
+            );
+            assert!(room.header >= 12.0 * words, "{w}: the name's room");
+            for i in 0..3 {
+                for t in 0..4 {
+                    let (c, g) = (room.thread(i, t), room.glyph(i, t));
+                    assert!(g.w >= 24.0 && c.contains(&g), "glyph {g:?} at {w}");
+                    let below = g.y + g.h + 4.0 + 2.4 * room.label_px();
+                    assert!(below <= c.y + c.h + 1.0, "words below the cell at {w}");
+                    assert!(c.y >= room.office(i).y + room.header - 1e-6);
+                }
+            }
+        }
+        // A phone and the page keep the page's sizes.
+        let l = Layout::worded(358.0, 376.0, 3, 4, 1.0);
+        assert_eq!(l.label_px(), Layout::new(358.0, 376.0, 3, 4).label_px());
     }
 
     #[test]

@@ -44,6 +44,9 @@ pub struct ActorStats {
     pub overlapping_recomputes: u64,
     pub origin_timeouts: u64,
     pub origin_failures: u64,
+    /// The claim at Redis: its TTL running down against its holder's
+    /// work, or its holder dead (the core's `Fleet::claim_clock`).
+    pub claim: Option<stampede::sim::ClaimClock>,
 }
 
 impl ActorStats {
@@ -66,6 +69,7 @@ impl ActorStats {
             overlapping_recomputes: report.overlapping_recomputes,
             origin_timeouts: report.origin_timeouts,
             origin_failures: report.origin_failures,
+            claim: fleet.claim_clock(),
         }
     }
 }
@@ -131,6 +135,21 @@ impl FleetView {
     /// says whether it did.
     #[inline(never)]
     pub fn fit(&mut self, width: f64, height: f64, instances: u32, threads: u32) -> bool {
+        self.fit_worded(width, height, instances, threads, || 1.0)
+    }
+
+    /// As [`FleetView::fit`], the canvas words at `words()` times their
+    /// size, asked only when the layout is made again (a resize, presenter
+    /// mode: [`words_of`]).
+    #[inline(never)]
+    pub fn fit_worded(
+        &mut self,
+        width: f64,
+        height: f64,
+        instances: u32,
+        threads: u32,
+        words: impl FnOnce() -> f64,
+    ) -> bool {
         let same = self.layout.as_ref().is_some_and(|l| {
             l.width == width
                 && l.height == height
@@ -138,7 +157,7 @@ impl FleetView {
                 && l.threads == threads
         });
         if !same {
-            self.layout = Some(Layout::new(width, height, instances, threads));
+            self.layout = Some(Layout::worded(width, height, instances, threads, words()));
             self.pulses.clear();
             self.shown = None;
         }
@@ -249,6 +268,12 @@ impl FleetView {
         self.draw_halos(overlay, &l, states, dark);
         self.draw_pulses(overlay, sc, now);
         self.draw_actors(overlay, &l, sc, stats, now);
+        if let Some(c) = &stats.claim {
+            draw_claim_clock(overlay, &l, sc, c);
+            if let (true, Some(g)) = (c.dead, c.holder) {
+                draw_dead_holder(overlay, &l, sc, g, dark);
+            }
+        }
     }
 
     /// Forgets what the base layer shows, so the next frame repaints it all.
@@ -280,7 +305,7 @@ impl FleetView {
         }
         if l.labelled {
             // A small fleet's offices by name, so one can be followed.
-            ctx.set_font(&format!("600 12px {SANS}"));
+            ctx.set_font(&font("600 ", px(12.0, l.words), SANS));
             ctx.set_text_align("left");
             ctx.set_text_baseline("middle");
             ctx.set_fill_style_str(sc.muted);
@@ -485,7 +510,7 @@ impl FleetView {
             flash: flash(0),
             load: 0.0,
         }
-        .draw(ctx, sc, &l.redis);
+        .draw(ctx, sc, &l.redis, l.words);
         let origin = actor_lines(
             &[
                 (s.overlapping_recomputes, "overlapping"),
@@ -506,7 +531,7 @@ impl FleetView {
             flash: flash(1),
             load,
         }
-        .draw(ctx, sc, &l.origin_actor);
+        .draw(ctx, sc, &l.origin_actor, l.words);
     }
 
     /// Rings around the few threads doing the expensive work or holding the
@@ -554,29 +579,159 @@ impl FleetView {
                 } else {
                     "recomputing"
                 };
-                ctx.set_font(&format!("700 12px {SANS}"));
-                ctx.set_text_baseline("middle");
-                let w = ctx.measure_text(text).map(|m| m.width()).unwrap_or(80.0);
-                // Left of the ring if there is no room on the right.
-                let right = x + radius + 6.0 + w + 8.0 <= l.redis.x;
-                let tx = if right {
-                    x + radius + 6.0
-                } else {
-                    x - radius - 6.0 - w - 8.0
-                };
-                let ty = (y - 9.0).max(0.0);
-                ctx.set_fill_style_str(if dark {
-                    "rgba(21,27,35,0.88)"
-                } else {
-                    "rgba(255,255,255,0.9)"
-                });
-                ctx.fill_rect(tx, ty, w + 8.0, 18.0);
-                ctx.set_fill_style_str(colour);
-                ctx.set_text_align("left");
-                let _ = ctx.fill_text(text, tx + 4.0, ty + 9.0);
+                ring_label(ctx, l, (x, y, radius), text, colour, dark);
             }
         }
     }
+}
+
+/// The claim's TTL under the Redis box: a track as long as the TTL, from
+/// the claim's SET to its expiry; the part gone by since the holder began
+/// its work in the origin's colour, the TTL left in Redis's, "now" where
+/// they meet. A dead holder's claim is drawn in the danger colour: it only
+/// runs out.
+fn draw_claim_clock(ctx: &Ctx, l: &Layout, sc: &Scheme, c: &stampede::sim::ClaimClock) {
+    let r = &l.redis;
+    let gap = l.origin_actor.y - (r.y + r.h);
+    let (x, w) = (r.x + 4.0, r.w - 8.0);
+    if gap < 12.0 || w < 20.0 || c.ttl == 0 {
+        return;
+    }
+    let ms = |us: u64| crate::clock::now_ms_text(us);
+    let left = format!("TTL {} ms left", ms(c.left()));
+    let (over, under) = match (c.dead, c.working()) {
+        (true, _) => ("holder dead".to_string(), Some(left)),
+        (false, Some(w)) => (left, Some(format!("recomputing {} ms", ms(w)))),
+        (false, None) => (left, None),
+    };
+    let bar_h = 5.0;
+    // A canvas word: larger on a projector, as the boxes' own words are.
+    let px = px(if r.w >= 110.0 { 11.0 } else { 10.0 }, l.words);
+    let line = px + 2.0;
+    let mut y = r.y + r.h + 2.0;
+    let text = |t: &str, y: f64, colour: &str| {
+        ctx.set_font(&font("600 ", px, SANS));
+        ctx.set_text_align("center");
+        ctx.set_text_baseline("top");
+        ctx.set_fill_style_str(colour);
+        let _ = ctx.fill_text_with_max_width(t, r.x + r.w / 2.0, y, r.w + 8.0);
+    };
+    let colour = if c.dead { sc.danger } else { sc.text };
+    if gap >= line + bar_h + 6.0 {
+        text(&over, y, colour);
+        y += line;
+    }
+    let bar_y = y;
+    if let Some(u) = under.filter(|_| gap >= 2.0 * line + bar_h + 8.0) {
+        text(&u, bar_y + bar_h + 2.0, colour);
+    }
+    let y = bar_y;
+    let span = c.ttl as f64;
+    let at = |t: u64| x + w * (t.saturating_sub(c.set_at) as f64 / span).min(1.0);
+    ctx.set_fill_style_str(sc.office);
+    ctx.fill_rect(x, y, w, bar_h);
+    // The TTL left.
+    let now_x = at(c.now);
+    ctx.set_fill_style_str(if c.dead { sc.danger } else { sc.pulses[0] });
+    ctx.fill_rect(now_x, y, x + w - now_x, bar_h);
+    // The holder's work so far.
+    if let Some(since) = c.working_since.filter(|_| !c.dead) {
+        let from = at(since);
+        ctx.set_fill_style_str(sc.pulses[3]);
+        ctx.fill_rect(from, y, (now_x - from).max(1.0), bar_h);
+    }
+    ctx.set_fill_style_str(sc.text);
+    ctx.fill_rect(now_x - 1.0, y - 2.0, 2.0, bar_h + 4.0);
+}
+
+/// A cross and a ring on the thread that died holding the claim, and its
+/// words beside it: the claim it left stays until its TTL runs out.
+fn draw_dead_holder(ctx: &Ctx, l: &Layout, sc: &Scheme, g: u32, dark: bool) {
+    if l.aggregated {
+        return;
+    }
+    let t = l.threads.max(1);
+    let r = l.glyph(g / t, g % t);
+    let (x, y) = r.centre();
+    let radius = r.w * 0.75 + 5.0;
+    ctx.begin_path();
+    ctx.move_to(x + radius, y);
+    let _ = ctx.arc(x, y, radius, 0.0, std::f64::consts::TAU);
+    let k = radius * 0.7;
+    ctx.move_to(x - k, y - k);
+    ctx.line_to(x + k, y + k);
+    ctx.move_to(x + k, y - k);
+    ctx.line_to(x - k, y + k);
+    ctx.set_stroke_style_str(sc.danger);
+    ctx.set_line_width(3.0);
+    ctx.stroke();
+    ring_label(
+        ctx,
+        l,
+        (x, y, radius),
+        "dead, holding the claim",
+        sc.danger,
+        dark,
+    );
+}
+
+/// Words beside a ring at (x, y) of `radius`, on a light band: right of
+/// it, or left where the Redis box leaves no room on the right.
+fn ring_label(
+    ctx: &Ctx,
+    l: &Layout,
+    (x, y, radius): (f64, f64, f64),
+    text: &str,
+    colour: &str,
+    dark: bool,
+) {
+    let size = px(12.0, l.words);
+    ctx.set_font(&font("700 ", size, SANS));
+    ctx.set_text_baseline("middle");
+    ctx.set_text_align("left");
+    let w = ctx.measure_text(text).map(|m| m.width()).unwrap_or(80.0);
+    let right = x + radius + 6.0 + w + 8.0 <= l.redis.x;
+    let tx = if right {
+        x + radius + 6.0
+    } else {
+        (x - radius - 6.0 - w - 8.0).max(0.0)
+    };
+    let half = size * 0.75;
+    let ty = (y - half).max(0.0);
+    ctx.set_fill_style_str(if dark {
+        "rgba(21,27,35,0.88)"
+    } else {
+        "rgba(255,255,255,0.9)"
+    });
+    ctx.fill_rect(tx, ty, w + 8.0, 2.0 * half);
+    ctx.set_fill_style_str(colour);
+    let _ = ctx.fill_text(text, tx + 4.0, ty + half);
+}
+
+/// A canvas font: `weight` (empty, or with its trailing space), `size` px
+/// written through `stampede::decimal` (`{}` on an f64 links the standard
+/// library's float printing into the page), and the `family`.
+fn font(weight: &str, size: f64, family: &str) -> String {
+    format!("{weight}{}px {family}", stampede::decimal::format(size))
+}
+
+/// A canvas word's size (css px): `base` (the page's) times `words`,
+/// rounded to a tenth so that a few sizes share the font cache.
+fn px(base: f64, words: f64) -> f64 {
+    (base * words * 10.0).round() / 10.0
+}
+
+/// The canvas words' scale for the canvas `el`: its registered CSS length
+/// `--canvas-words` (style/presenter.css: larger on a projector, with the
+/// screen's height, as the room's DOM numbers are) over the page's 12 px.
+pub fn words_of(el: &web_sys::Element) -> f64 {
+    crate::web::window()
+        .get_computed_style(el)
+        .ok()
+        .flatten()
+        .and_then(|st| st.get_property_value("--canvas-words").ok())
+        .and_then(|v| stampede::decimal::parse(v.trim().strip_suffix("px")?))
+        .map_or(1.0, |v| (v / 12.0).clamp(1.0, 3.0))
 }
 
 /// Draws the actors' text once, off to the side, and wipes it: the first use
@@ -602,7 +757,7 @@ pub fn warm_up(ctx: &Ctx, sc: &Scheme) {
             flash: 0.0,
             load: 0.5,
         }
-        .draw(ctx, sc, &r);
+        .draw(ctx, sc, &r, 1.0);
         ctx.clear_rect(r.x - 4.0, r.y - 4.0, r.w + 8.0, r.h + 8.0);
     }
 }
@@ -632,7 +787,7 @@ struct Actor {
 }
 
 impl Actor {
-    fn draw(&self, ctx: &Ctx, sc: &Scheme, r: &Rect) {
+    fn draw(&self, ctx: &Ctx, sc: &Scheme, r: &Rect, words: f64) {
         ctx.begin_path();
         let _ = ctx.round_rect_with_f64(r.x, r.y, r.w, r.h, 10.0);
         ctx.set_fill_style_str(sc.actor);
@@ -653,40 +808,42 @@ impl Actor {
         ctx.set_line_width(1.5 + 2.5 * self.flash + if hurt { 1.5 } else { 0.0 });
         ctx.stroke();
 
-        let wide = r.w >= 110.0;
+        // On a projector (words scaled up) the full sizes, whatever the
+        // box: the A/B view's narrow boxes once wrote 10 px words.
+        let wide = r.w >= 110.0 || words > 1.0;
         let cx = r.x + r.w / 2.0;
         let max_w = r.w - 10.0;
         ctx.set_text_align("center");
         ctx.set_text_baseline("top");
         ctx.set_fill_style_str(sc.text);
-        let title: u8 = if wide { 15 } else { 13 };
-        ctx.set_font(&format!("600 {title}px {SANS}"));
+        let title = px(if wide { 15.0 } else { 13.0 }, words);
+        ctx.set_font(&font("600 ", title, SANS));
         let mut y = r.y + 8.0;
         let _ = ctx.fill_text_with_max_width(self.name, cx, y, max_w);
-        y += f64::from(title) + 6.0;
-        let hero: u8 = if wide { 30 } else { 22 };
-        ctx.set_font(&format!("700 {hero}px {MONO}"));
+        y += title + 6.0;
+        let hero = px(if wide { 30.0 } else { 22.0 }, words);
+        ctx.set_font(&font("700 ", hero, MONO));
         ctx.set_fill_style_str(self.accent);
         let _ = ctx.fill_text_with_max_width(&self.hero.to_string(), cx, y, max_w);
-        y += f64::from(hero) + 2.0;
-        let small: u8 = if wide { 12 } else { 10 };
-        ctx.set_font(&format!("{small}px {SANS}"));
+        y += hero + 2.0;
+        let small = px(if wide { 12.0 } else { 10.0 }, words);
+        ctx.set_font(&font("", small, SANS));
         ctx.set_fill_style_str(sc.text);
         let _ = ctx.fill_text_with_max_width(self.hero_label, cx, y, max_w);
-        y += f64::from(small) + 8.0;
+        y += small + 8.0;
         for (line, alarm) in &self.lines {
-            if y + f64::from(small) > r.y + r.h - 4.0 {
+            if y + small > r.y + r.h - 4.0 {
                 break;
             }
             if *alarm {
-                ctx.set_font(&format!("700 {small}px {SANS}"));
+                ctx.set_font(&font("700 ", small, SANS));
                 ctx.set_fill_style_str(sc.danger);
             } else {
-                ctx.set_font(&format!("{small}px {SANS}"));
+                ctx.set_font(&font("", small, SANS));
                 ctx.set_fill_style_str(sc.muted);
             }
             let _ = ctx.fill_text_with_max_width(line, cx, y, max_w);
-            y += f64::from(small) + 5.0;
+            y += small + 5.0;
         }
     }
 }
@@ -697,7 +854,7 @@ fn draw_words(ctx: &Ctx, l: &Layout, members: &[u32], label: &str, dark: bool) {
     let px = l.label_px();
     // Room to spare on each side: neighbours' words must not run together.
     let width = l.cell * 0.84;
-    ctx.set_font(&format!("{}px {SANS}", stampede::decimal::format(px)));
+    ctx.set_font(&font("", px, SANS));
     ctx.set_text_align("center");
     ctx.set_text_baseline("top");
     ctx.set_fill_style_str(scheme(dark).text);

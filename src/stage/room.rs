@@ -78,7 +78,17 @@ pub(crate) fn ring_followed(
         g % l.threads + 1,
         crate::palette::look_of(activity).label
     );
-    ctx.set_font(&format!("700 22px {}", crate::palette::SANS));
+    // The room's size, larger still on a projector with the canvas words
+    // (at most 1.5 times: it must stay beside the ring on the canvas).
+    let size = (22.0 * l.words.clamp(1.0, 1.5)).round();
+    let band = (size * 1.55).round();
+    // The size through stampede::decimal: `{}` on an f64 links the standard
+    // library's float printing into the page.
+    ctx.set_font(&format!(
+        "700 {}px {}",
+        stampede::decimal::format(size),
+        crate::palette::SANS
+    ));
     let w = ctx.measure_text(&text).map_or(200.0, |m| m.width()) + 16.0;
     // Beside the ring, kept on the canvas: right of it, or left near the edge.
     let x = if cx + radius + 8.0 + w <= l.width {
@@ -88,12 +98,12 @@ pub(crate) fn ring_followed(
     };
     // max then min: f64::clamp with a bound that is no constant brings
     // float formatting (its panic message) into the wasm.
-    let y = (cy - 17.0).max(0.0).min((l.height - 34.0).max(0.0));
+    let y = (cy - band / 2.0).max(0.0).min((l.height - band).max(0.0));
     ctx.set_fill_style_str(sc.background);
-    ctx.fill_rect(x, y, w, 34.0);
-    ctx.stroke_rect(x, y, w, 34.0);
+    ctx.fill_rect(x, y, w, band);
+    ctx.stroke_rect(x, y, w, band);
     ctx.set_fill_style_str(sc.text);
     ctx.set_text_align("left");
     ctx.set_text_baseline("middle");
-    let _ = ctx.fill_text(&text, x + 8.0, y + 17.0);
+    let _ = ctx.fill_text(&text, x + 8.0, y + band / 2.0);
 }

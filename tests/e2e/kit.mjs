@@ -11,6 +11,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { spec, root, baseUrl, metric } from "./lib/harness.mjs";
+import { askedOnScreen } from "./lib/kit.mjs";
 
 const cli = path.join(root, "target", "debug", "stampede-sim");
 const simulate = (query) => JSON.parse(execFileSync(cli, ["--url", query, "--json"], { encoding: "utf8" }));
@@ -97,6 +98,7 @@ await spec("kit", async (t) => {
   await candidate.waitForFunction(() => document.querySelector(".pair-badge")?.dataset.paired === "1", null, { timeout: 10_000 });
   if ((await other.locator(".pair-badge").getAttribute("data-paired")) !== "0") throw new Error("the other window says it is paired");
   t.ok(`the kit is paired with ${theirs} (typed in lower case), which says so; ${mine} is not`);
+  await askedOnScreen(t, kit, candidate, { others: [other] });
   await kit.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit-paired.png") });
   await candidate.screenshot({ path: path.join(root, "tests", "e2e", "screenshots", "kit-candidate-badge.png") });
 

@@ -58,7 +58,7 @@ await spec("learn-small", async (t) => {
   await onStep(page, "basics/4");
   await page.waitForFunction(() => document.documentElement.dataset.threadWords === "0", null, { timeout: 30_000 });
   const question = (await page.locator(".tour-question").textContent()).trim();
-  if (!/40 instances of 200 threads/.test(question)) throw new Error(`basics/4 asks ${question}`);
+  if (!/40 offices of 200 clerks/.test(question)) throw new Error(`basics/4 asks ${question}`);
   t.ok(`basics/4 scales the same question up: "${question}", the fleet drawn densely`);
 
   // Following one thread at the small size: the walk-through stops before

@@ -34,13 +34,15 @@ await spec("room-curveball", async (t) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   const quiet = simulate(search(page));
 
-  // Plays a while, pauses, throws `kind`; returns the moment it landed.
+  // Pauses, moves the clock to `past` on the timeline, throws `kind`;
+  // returns the moment it landed. (Playing there instead, a loaded machine
+  // let the run reach its end before the second throw.)
   const throwAt = async (kind, past, pattern) => {
     const play = page.locator('[data-control="play"]');
-    if ((await play.getAttribute("aria-pressed")) !== "true") await play.click();
-    await page.waitForFunction(([sel, ms]) => Number(document.querySelector(sel)?.textContent) > ms, [metric("now_ms"), past], { timeout: 60_000 });
-    await play.click();
+    if ((await play.getAttribute("aria-pressed")) === "true") await play.click();
     await page.waitForFunction(() => document.querySelector('[data-control="play"]')?.getAttribute("aria-pressed") === "false");
+    await page.locator('[data-control="timeline"]').fill(String(past));
+    await page.waitForFunction(([sel, ms]) => Number(document.querySelector(sel)?.textContent) >= ms, [metric("now_ms"), past], { timeout: 60_000 });
     const before = await t.number("now_ms");
     await group.locator(`[data-curveball="${kind}"]`).click();
     const status = async () => (await group.locator("[data-curveball-status]").textContent()).trim();

@@ -47,6 +47,25 @@ const boxes = (page) =>
     };
   });
 
+/// What, inside the panels `sel` shows, runs past its panel's or the
+/// screen's sides (or makes the panel scroll sideways).
+const spills = (page, sel) =>
+  page.evaluate((sel) => {
+    const out = [];
+    const name = (e) => `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} "${e.textContent.trim().slice(0, 30)}"`;
+    for (const panel of document.querySelectorAll(sel)) {
+      if (!panel.offsetParent) continue;
+      const p = panel.getBoundingClientRect();
+      const [left, right] = [Math.max(p.left, 0), Math.min(p.right, innerWidth)];
+      if (panel.scrollWidth > panel.clientWidth + 1) out.push(`${name(panel)} is ${panel.scrollWidth - panel.clientWidth}px too wide`);
+      for (const e of panel.querySelectorAll("*")) {
+        const r = e.getBoundingClientRect();
+        if (r.width > 0 && (r.right > right + 1 || r.left < left - 1)) out.push(`${name(e)} at ${Math.round(r.left)}-${Math.round(r.right)}px (panel ${Math.round(left)}-${Math.round(right)})`);
+      }
+    }
+    return out.slice(0, 8);
+  }, sel);
+
 const inside = (b, vw, vh) => b && b.top >= -1 && b.left >= -1 && b.bottom <= vh + 1 && b.right <= vw + 1 && b.w > 0 && b.h > 0;
 
 await spec("room-projector", async (t) => {
@@ -81,6 +100,16 @@ await spec("room-projector", async (t) => {
     const keyMax = Math.max(...b.rooms.flatMap((r) => r.fonts), ...b.rows.flatMap((r) => r.fonts));
     if (!(b.proofFont > keyMax)) throw new Error(`${w}x${h}: the proof's number (${b.proofFont}px) is not larger than the key type (${keyMax}px)`);
     if (b.proofLabelFont < 32) throw new Error(`${w}x${h}: the proof's label is ${b.proofLabelFont}px`);
+    // The proof's box fills its panel (at 1920 x 1080 it was a short box
+    // over a tall empty space in the panel).
+    const gap = await page.evaluate(() => {
+      const panel = document.querySelector(".proof-panel");
+      const p = panel.getBoundingClientRect();
+      const pad = parseFloat(getComputedStyle(panel).paddingBottom) + parseFloat(getComputedStyle(panel).borderBottomWidth);
+      const box = document.querySelector(".proof-panel .proof").getBoundingClientRect();
+      return { empty: p.bottom - pad - box.bottom, panel: p.height };
+    });
+    if (gap.empty > Math.max(24, 0.08 * gap.panel)) throw new Error(`${w}x${h}: the proof leaves ${Math.round(gap.empty)}px of its ${Math.round(gap.panel)}px panel empty under it`);
     if (b.legend.length < 10 || !b.legend.every((l) => inside(l, w, h))) throw new Error(`${w}x${h}: a legend entry is off screen`);
     if (b.scrollY !== 0) throw new Error(`the page scrolled ${b.scrollY}px`);
     if (!b.theme.includes("room-light")) throw new Error(`the room is not light by default: <html class="${b.theme}">`);
@@ -232,6 +261,23 @@ await spec("room-projector", async (t) => {
   if (phone.proof < phone.fleet) throw new Error("390x844 presenter: the proof is not under the fleet");
   await t.shot("room-projector-phone-390x844.png");
   t.ok(`390x844 presenter: no sideways overflow, the fleet ${Math.round(phone.fleet)}px tall, the proof under it`);
+  // At the run's end (the longest counts) the room's panels hold their
+  // words: the arithmetic's 32 px rows once ran past the phone's right edge
+  // inside a panel that hid it (so the page itself did not overflow).
+  await page.keyboard.press("End");
+  await t.expectMetric("recomputes", "1", "the card's run ends at one recompute");
+  await page.waitForFunction(() => document.querySelectorAll(".arith tbody tr[data-row]").length === 3, null, { timeout: 30_000 });
+  const spilt = await spills(page, ".arithmetic, .room-numbers, .proof-panel");
+  if (spilt.length) throw new Error(`390x844 presenter at the run's end, past a panel's or the screen's edge: ${spilt.join("; ")}`);
+  await page.locator(".arithmetic").scrollIntoViewIfNeeded();
+  await t.shot("room-projector-phone-arithmetic-390x844.png");
+  t.ok("390x844 presenter at the run's end: the arithmetic's rows, the counts and the proof inside their panels and the screen");
+  // The tour's vote on a phone: the question and its options inside the screen.
+  await page.goto(new URL("?present=1#tour/basics/1", page.url()).href);
+  await page.waitForFunction(() => document.documentElement.dataset.firstFrame && document.querySelector(".tour-options button")?.offsetParent);
+  const voting = await spills(page, ".tour-question, .tour-options");
+  if (voting.length) throw new Error(`390x844 presenter, the tour's vote past an edge: ${voting.join("; ")}`);
+  t.ok("390x844 presenter: the tour's question and its options inside the screen");
   await page.setViewportSize({ width: 1280, height: 720 });
 
   // The theme toggle, remembered.

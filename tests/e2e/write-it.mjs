@@ -9,15 +9,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { control, root, spec } from "./lib/harness.mjs";
-
 // Independent of the page: the files it must show.
-const FILES = {
-  go: "examples/go/stampede.go",
-  python: "examples/python/stampede.py",
-  typescript: "examples/typescript/stampede.ts",
-  refresh: "examples/typescript/refresh.ts",
-  rust: "examples/rust/src/lib.rs",
-};
+import { FILES } from "./lib/examples.mjs";
 
 const radio = (name) => `[data-write-it] input[value="${name}"]`;
 

@@ -504,6 +504,7 @@ pub const OVERLAPS: Claim = Claim::new("a recompute overlapped another", |x| {
 pub const MERGED: Claim = Claim::new("fewer recomputes than requests that missed", |x| {
     x.r.recomputes < x.r.misses
 });
+pub const ENDED: Claim = Claim::new("the run is over", |x| x.ended);
 pub const SHED: Claim = Claim::new("admission shed a recompute", |x| x.r.admission_shed > 0);
 pub const UNCLAIMED: Claim = Claim::new("no claim was attempted", |x| x.r.claim_attempts == 0);
 pub const STALE: Claim = Claim::new("a request was served stale", |x| x.r.stale_served > 0);
@@ -516,7 +517,6 @@ mod tests {
     use super::*;
 
     const SOME_RETRIES: Claim = Claim::new("some retries", |x| x.r.retries > 0);
-    const ENDED: Claim = Claim::new("the run ended", |x| x.ended);
 
     /// A bound (a drill's goal) is a claim like any other: said where it
     /// holds, re-checked by [`check`], named by its bound.

@@ -24,24 +24,10 @@ use stampede::Report;
 /// The seeds every drill is graded on, in order.
 pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
 
-/// How hard a drill is; the list runs from easy to hard.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Level {
-    Easy,
-    Medium,
-    Hard,
-}
-
-impl Level {
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Easy => "easy",
-            Level::Medium => "medium",
-            Level::Hard => "hard",
-        }
-    }
-}
+/// How hard a drill is, as the rung of the course it belongs to
+/// ([`Level::difficulty`] names it: easy, medium, hard); the list runs from
+/// easy to hard.
+pub use crate::level::Level;
 
 pub use crate::claims::Cmp;
 
@@ -371,6 +357,8 @@ fn set_pitfall(p: &mut Pitfalls, name: &str, on: bool) {
         "no-deadline" => p.no_deadline = on,
         "key-mismatch" => p.key_mismatch = on,
         "mutable-result" => p.mutable_result = on,
+        "plain-del" => p.plain_del = on,
+        "no-expiry" => p.no_expiry = on,
         _ => {}
     }
 }
@@ -455,7 +443,7 @@ pub(crate) const fn exactly(metric: &'static str, limit: f64) -> Criterion {
     }
 }
 
-use Level::{Easy, Hard, Medium};
+use Level::{Basics as Easy, Deeper as Hard, Solid as Medium};
 
 /// Every drill, easiest first.
 pub const DRILLS: &[Drill] = &[

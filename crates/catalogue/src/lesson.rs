@@ -2,24 +2,30 @@
 //! that proves it and a sentence about the run, with every number in it
 //! taken from the run's [`Report`] or the scenario's knobs.
 //!
-//! A lesson is picked by what the scenario *is*, not by its name: a pitfall
-//! switched on comes first, then the lesson of the preset it was made from
-//! if the scenario still has what that lesson speaks of, then the first
-//! lesson whose conditions hold. When none fits, the sentence says in
-//! numbers what the change did against the preset's own run (the
-//! *contrast*, a second run the caller makes: [`contrast`]).
+//! Which lessons fit is decided by what the scenario *is*, not by its
+//! name. Before the run ends, the lesson is the first that fits: a pitfall
+//! switched on, then a fault added to the preset it was made from, then
+//! that preset's own lesson if the scenario still has what it speaks of,
+//! then the first general lesson whose conditions hold. At the end, the
+//! story told is the one that explains the most of the run's requests:
+//! each lesson states which ledger cells (end x cause) its story accounts
+//! for, and of those that fit, the one whose cells hold the most requests
+//! wins, the first of equals in that order ([`stories`]); a fault that did
+//! nothing says so first. When none fits, the sentence says in numbers
+//! what the change did against the preset's own run (the *contrast*, a
+//! second run the caller makes: [`contrast`]).
 //!
 //! The page and `stampede-sim --json` call the same [`lesson`], so the
 //! sentence on screen and the CLI's agree word for word.
 
-use crate::claims::{self, Claim, Clause, Run, Say};
+use crate::claims::{self, Claim, Clause, Row, Run, Say};
 pub use crate::claims::{
-    CRASHED, MERGED, NONE_PINNED, NO_TIMEOUTS, ORIGIN_TIMED_OUT, OVERLAPS, PER_INSTANCE,
+    CRASHED, ENDED, MERGED, NONE_PINNED, NO_TIMEOUTS, ORIGIN_TIMED_OUT, OVERLAPS, PER_INSTANCE,
     REDIS_FAILED, SHED, STALE, TIMEOUTS, UNCLAIMED,
 };
-use crate::presets::PRESETS;
 use stampede::ledger::{Cause, End, Ledger};
 use stampede::metrics::value;
+use stampede::scenario::Preset as Id;
 use stampede::scenario::{
     ClaimMode, FaultKind, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload,
 };
@@ -209,18 +215,150 @@ fn plain_burst(s: &Scenario) -> bool {
 
 /// One lesson: when it fits, its counter, what to watch for and what the
 /// run says.
-struct Rule {
-    name: &'static str,
+pub(crate) struct Rule {
+    /// Its place among stories that explain as many requests (and before
+    /// a run, among those that fit): lower first.
+    rank: u8,
     /// The lesson applies to `s` only when this holds.
     fits: fn(&Scenario) -> bool,
     /// Only as the lesson of its own preset (or a change of it), never
     /// picked for a scenario made from another.
     base_only: bool,
+    /// The requests its story accounts for, read from the run's ledger:
+    /// of the stories that fit, the one told at the end of a run is the
+    /// one that explains the most ([`stories`]).
+    explains: &'static [Share],
     metric: fn(&Scenario) -> &'static str,
     watch: &'static str,
     /// The words for the run so far, each clause with the claims it makes.
     say: fn(&mut Say),
     needs: fn(&Scenario) -> Option<Needs>,
+}
+
+/// A share of a run's requests that a story accounts for, read from the
+/// run's ledger ([`stampede::ledger`]).
+#[derive(Clone, Copy, Debug)]
+enum Share {
+    /// Requests that ended in one of these ends, for one of these causes
+    /// (an empty list is every end, or every cause).
+    Cells(&'static [End], &'static [Cause]),
+    /// Values another caller had changed in place (the run's `corrupted`:
+    /// each is one of the requests that got their flight's value, and no
+    /// other story counts it as a value served).
+    Corrupted,
+    /// What the scenario's fault windows act on, by their kinds.
+    Windows,
+}
+
+/// Values served as the read path meant to serve them.
+const VALUES: Share = Share::Cells(
+    &[End::Hit, End::Written, End::Computed, End::Shared],
+    &[Cause::Served],
+);
+const STALE_ANY: Share = Share::Cells(&[End::Stale], &[]);
+const ORIGIN_FAILURES: Share = Share::Cells(
+    &[],
+    &[
+        Cause::OriginFailed,
+        Cause::OriginFault,
+        Cause::Remembered,
+        Cause::Marker,
+    ],
+);
+const REDIS_CELLS: Share = Share::Cells(&[], &[Cause::RedisFailed, Cause::WaitedRedis]);
+const DEAD_HOLDER: Share = Share::Cells(&[], &[Cause::Crashed, Cause::WaitedDeadHolder]);
+/// Callers whose deadline passed behind someone else's work: polling for
+/// a claim, or on a flight whose leader was itself waiting.
+const WAITED_ON_A_CLAIM: Share =
+    Share::Cells(&[End::Timeout], &[Cause::WaitedClaim, Cause::WaitedFlight]);
+const ORIGIN_HUNG: Share = Share::Cells(
+    &[End::Timeout, End::Error, End::Degraded],
+    &[Cause::WaitedOrigin, Cause::OriginTimedOut],
+);
+const ADMISSION: Share = Share::Cells(&[], &[Cause::Admission, Cause::WaitedAdmission]);
+
+/// The ledger cells of the parts, each once, and whether a corrupted
+/// value counts (`Share::Corrupted`).
+fn cells_of(parts: &[Share], s: &Scenario, r: &Report) -> (Vec<(End, Cause)>, bool) {
+    let mut cells = Vec::new();
+    let mut corrupted = false;
+    let add = |ends: &[End], causes: &[Cause], cells: &mut Vec<(End, Cause)>| {
+        let ends = if ends.is_empty() { &End::ALL[..] } else { ends };
+        let causes = if causes.is_empty() {
+            &Cause::ALL[..]
+        } else {
+            causes
+        };
+        for &e in ends {
+            for &c in causes {
+                if !cells.contains(&(e, c)) {
+                    cells.push((e, c));
+                }
+            }
+        }
+    };
+    for part in parts {
+        match *part {
+            Share::Cells(ends, causes) => add(ends, causes, &mut cells),
+            Share::Corrupted => corrupted = true,
+            Share::Windows => {
+                for (i, f) in s.faults.iter().enumerate() {
+                    let acted = r.fault_acts.get(i).is_some_and(|a| a.did_anything());
+                    let own: &[Share] = match f.kind {
+                        // Failing open, the values served past a Redis
+                        // that failed are its story too.
+                        FaultKind::Redis if acted && s.redis_error == RedisErrorPolicy::Open => {
+                            &[REDIS_CELLS, VALUES]
+                        }
+                        FaultKind::Redis => &[REDIS_CELLS],
+                        FaultKind::Origin => &[Share::Cells(&[], &[Cause::OriginFault])],
+                        FaultKind::OriginHang | FaultKind::OriginSlow => {
+                            &[ORIGIN_HUNG, WAITED_ON_A_CLAIM]
+                        }
+                        FaultKind::Holder => &[DEAD_HOLDER, WAITED_ON_A_CLAIM],
+                        // A re-warm ends no request itself: the expiries it
+                        // lines up are the jitter lesson's values.
+                        FaultKind::TtlSync => &[],
+                    };
+                    for p in own {
+                        if let Share::Cells(ends, causes) = *p {
+                            add(ends, causes, &mut cells);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (cells, corrupted)
+}
+
+/// How many of `r`'s requests the story of `rule` explains.
+fn explained(rule: &Rule, s: &Scenario, r: &Report) -> u64 {
+    let (cells, corrupted) = cells_of(rule.explains, s, r);
+    let l = &r.ledger;
+    let sum: u64 = cells.iter().map(|&(e, c)| l.get(e, c)).sum();
+    let changed = r.corrupted.min(l.get(End::Shared, Cause::Served));
+    if corrupted {
+        sum + r.corrupted
+    } else if cells.contains(&(End::Shared, Cause::Served)) {
+        // A value another caller changed is no value served.
+        sum - changed
+    } else {
+        sum
+    }
+}
+
+impl Rule {
+    /// The counter that proves its lesson on `s`.
+    pub(crate) fn metric(&self, s: &Scenario) -> &'static str {
+        (self.metric)(s)
+    }
+}
+
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule").field("rank", &self.rank).finish()
+    }
 }
 
 fn no_needs(_: &Scenario) -> Option<Needs> {
@@ -229,7 +367,6 @@ fn no_needs(_: &Scenario) -> Option<Needs> {
 
 // ---- the claims the lessons make ---------------------------------------------
 
-pub const ENDED: Claim = Claim::new("the run is over", |x| x.ended);
 pub const CORRUPTED: Claim = Claim::new("a request read a changed result", |x| x.r.corrupted > 0);
 pub const REMEMBERED: Claim = Claim::new("a failure was handed out again", |x| {
     x.r.remembered_failures > 0
@@ -275,6 +412,9 @@ pub const TIMEOUT_OUTSIDE: Claim =
         x.s.redis_timeout_ms >= x.s.deadline_ms
     });
 pub const SKIPPED: Claim = Claim::new("a breaker skipped a command", |x| x.r.redis_skipped > 0);
+/// Redis answered no command: none was a round trip.
+pub const NONE_ANSWERED: Claim =
+    Claim::new("Redis answered no command", |x| x.r.redis_round_trips == 0);
 pub const NO_STALE: Claim = Claim::new("nothing was served stale", |x| x.r.stale_served == 0);
 pub const NO_WINS: Claim = Claim::new("nobody won a claim", |x| x.r.claim_wins == 0);
 pub const CLAIM_WON: Claim = Claim::new("a claim was won", |x| x.r.claim_wins > 0);
@@ -418,1098 +558,1482 @@ fn late_claims(x: &mut Say) {
     ]);
 }
 
-/// A pitfall's rule fits `s` (the first four rules are the pitfalls'; a
-/// pitfall's lesson comes before any fault's).
+/// A pitfall's rule fits `s` (a pitfall's lesson comes before any
+/// fault's).
 #[cfg(test)]
 pub(crate) fn a_pitfall_fits(s: &Scenario) -> bool {
-    RULES.iter().take(4).any(|x| (x.fits)(s))
+    PITFALLS.iter().any(|(_, x)| (x.fits)(s))
 }
 
-/// The pitfalls first, in this order; then the faults; then the rest.
-const RULES: &[Rule] = &[
-    Rule {
-        name: "mutable-result",
-        fits: |s| s.pitfalls.mutable_result,
-        base_only: false,
-        metric: |_| "corrupted",
-        watch: "Watch the followers: what if one of them changes the shared result in place?",
-        say: |x| {
-            let r = x.run().r;
-            x.first(vec![
-                (
-                    &[CORRUPTED],
-                    format!(
-                        "{} read a value another caller had changed in place: the first follower altered the one shared result, and the followers after it got the altered one.",
-                        plural(r.corrupted, "request", "requests")
-                    ),
+/// A lesson by name: a pitfall's, a fault window's, or a preset's (its
+/// rule is the preset's row's, in [`PRESETS`]).
+#[derive(Clone, Copy)]
+struct Story {
+    name: &'static str,
+    rule: &'static Rule,
+}
+
+/// Every lesson, by rank.
+fn all_stories() -> Vec<Story> {
+    let own = PITFALLS.iter().chain([&FAULT_STORY]);
+    let mut all: Vec<Story> = own
+        .map(|&(name, rule)| Story { name, rule })
+        .chain(PRESETS.iter().map(|p| Story {
+            name: p.name,
+            rule: p.rule,
+        }))
+        .collect();
+    all.sort_by_key(|x| x.rule.rank);
+    all
+}
+
+/// The pitfalls' lessons, first (in this order) before any run.
+const PITFALLS: [(&str, &Rule); 4] = [
+    ("mutable-result", &MUTABLE_RESULT_RULE),
+    ("remember-failure", &REMEMBER_FAILURE_RULE),
+    ("no-deadline", &NO_DEADLINE_RULE),
+    ("key-mismatch", &KEY_MISMATCH_RULE),
+];
+
+/// The lesson of a fault window thrown into the run.
+const FAULT_STORY: (&str, &Rule) = ("fault", &FAULT_RULE);
+
+pub(crate) const MUTABLE_RESULT_RULE: Rule = Rule {
+    rank: 0,
+    explains: &[Share::Corrupted],
+    fits: |s| s.pitfalls.mutable_result,
+    base_only: false,
+    metric: |_| "corrupted",
+    watch: "Watch the followers: what if one of them changes the shared result in place?",
+    say: |x| {
+        let r = x.run().r;
+        x.first(vec![
+            (
+                &[CORRUPTED],
+                format!(
+                    "{} read a value another caller had changed in place: the first follower altered the one shared result, and the followers after it got the altered one.",
+                    plural(r.corrupted, "request", "requests")
                 ),
-                (&[], "No request read a value another caller had changed in this run.".into()),
-            ]);
-        },
-        needs: |s| {
-            lacking(
-                "A shared result changed in place",
-                &[
-                    singleflight_on(s),
-                    (s.threads < 3, "three threads or more per instance"),
-                ],
-                "pf=mutable-result",
-            )
-        },
+            ),
+            (&[], "No request read a value another caller had changed in this run.".into()),
+        ]);
     },
-    Rule {
-        name: "remember-failure",
-        fits: |s| s.pitfalls.remember_failure,
-        base_only: false,
-        metric: |_| "remembered_failures",
-        watch: "Watch for errors handed out after the origin has recovered.",
-        say: |x| {
-            let r = x.run().r;
-            x.first(vec![
-                (
-                    &[REMEMBERED],
-                    format!(
-                        "{} a failure handed out again after its flight had ended: one blip became a sticky outage.",
-                        plural(r.remembered_failures, "answer was", "answers were")
-                    ),
-                ),
-                (&[], "No failure was handed out again in this run.".into()),
-            ]);
-        },
-        needs: |s| {
-            lacking(
-                "A remembered failure",
-                &[
-                    singleflight_on(s),
-                    (
-                        s.claim == ClaimMode::Outer,
-                        "the claim inside singleflight (outside it, a caller meets the map only after winning the claim)",
-                    ),
-                    (!origin_fails(s) && !s.hang, "an origin that fails"),
-                    (
-                        s.workload != Workload::Steady,
-                        "steady traffic (callers who come after a failed flight)",
-                    ),
-                    (
-                        s.loser == LoserPolicy::Stale && s.stale_ms > 0,
-                        "losers that wait (serving stale, they never meet the failure)",
-                    ),
-                ],
-                "preset=failure&pf=remember-failure",
-            )
-        },
+    needs: |s| {
+        lacking(
+            "A shared result changed in place",
+            &[
+                singleflight_on(s),
+                (s.threads < 3, "three threads or more per instance"),
+            ],
+            "pf=mutable-result",
+        )
     },
-    Rule {
-        name: "no-deadline",
-        fits: |s| s.pitfalls.no_deadline,
-        base_only: false,
-        metric: |_| "pinned",
-        watch: "Watch the waiting threads: with no deadline, what frees them?",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.first(vec![
-                (
-                    &[PINNED, EVERY_PINNED],
-                    format!(
-                        "Every request, {}, was still waiting when the run stopped: with no deadline nothing frees them.",
-                        count(r.pinned)
-                    ),
+};
+
+pub(crate) const REMEMBER_FAILURE_RULE: Rule = Rule {
+    rank: 1,
+    explains: &[ORIGIN_FAILURES],
+    fits: |s| s.pitfalls.remember_failure,
+    base_only: false,
+    metric: |_| "remembered_failures",
+    watch: "Watch for errors handed out after the origin has recovered.",
+    say: |x| {
+        let r = x.run().r;
+        x.first(vec![
+            (
+                &[REMEMBERED],
+                format!(
+                    "{} a failure handed out again after its flight had ended: one blip became a sticky outage.",
+                    plural(r.remembered_failures, "answer was", "answers were")
                 ),
-                (
-                    &[PINNED],
-                    format!(
-                        "{} still waiting when the run stopped: with no deadline nothing frees them.",
-                        plural(r.pinned, "request was", "requests were")
-                    ),
-                ),
-                (
-                    &[NONE_PINNED, WITHIN_DEADLINE],
-                    format!(
-                        "Every request ended in this run within {}: nothing hung, so the missing deadline cost nothing yet.",
-                        ms(s.deadline_ms)
-                    ),
-                ),
-                (
-                    &[NONE_PINNED, PAST_DEADLINE],
-                    format!(
-                        "Every request ended, but the slowest waited {}, past the {} a deadline would have allowed: with none, nothing cut that wait short.",
-                        shown("max_ms", r.max_ms),
-                        ms(s.deadline_ms)
-                    ),
-                ),
-            ]);
-        },
-        needs: |s| {
-            lacking(
-                "A missing deadline",
-                &[(
-                    !s.hang,
-                    "something that never answers, such as a hung origin",
-                )],
-                "preset=hang&pf=no-deadline",
-            )
-        },
+            ),
+            (&[], "No failure was handed out again in this run.".into()),
+        ]);
     },
-    Rule {
-        name: "key-mismatch",
-        fits: |s| s.pitfalls.key_mismatch,
-        base_only: false,
-        metric: |s| {
-            if s.claim == ClaimMode::Off {
-                "recomputes"
+    needs: |s| {
+        lacking(
+            "A remembered failure",
+            &[
+                singleflight_on(s),
+                (
+                    s.claim == ClaimMode::Outer,
+                    "the claim inside singleflight (outside it, a caller meets the map only after winning the claim)",
+                ),
+                (!origin_fails(s) && !s.hang, "an origin that fails"),
+                (
+                    s.workload != Workload::Steady,
+                    "steady traffic (callers who come after a failed flight)",
+                ),
+                (
+                    s.loser == LoserPolicy::Stale && s.stale_ms > 0,
+                    "losers that wait (serving stale, they never meet the failure)",
+                ),
+            ],
+            "preset=failure&pf=remember-failure",
+        )
+    },
+};
+
+pub(crate) const NO_DEADLINE_RULE: Rule = Rule {
+    rank: 2,
+    explains: &[Share::Cells(&[End::Unanswered], &[])],
+    fits: |s| s.pitfalls.no_deadline,
+    base_only: false,
+    metric: |_| "pinned",
+    watch: "Watch the waiting threads: with no deadline, what frees them?",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.first(vec![
+            (
+                &[PINNED, EVERY_PINNED],
+                format!(
+                    "Every request, {}, was still waiting when the run stopped: with no deadline nothing frees them.",
+                    count(r.pinned)
+                ),
+            ),
+            (
+                &[PINNED],
+                format!(
+                    "{} still waiting when the run stopped: with no deadline nothing frees them.",
+                    plural(r.pinned, "request was", "requests were")
+                ),
+            ),
+            (
+                &[NONE_PINNED, WITHIN_DEADLINE],
+                format!(
+                    "Every request ended in this run within {}: nothing hung, so the missing deadline cost nothing yet.",
+                    ms(s.deadline_ms)
+                ),
+            ),
+            (
+                &[NONE_PINNED, PAST_DEADLINE],
+                format!(
+                    "Every request ended, but the slowest waited {}, past the {} a deadline would have allowed: with none, nothing cut that wait short.",
+                    shown("max_ms", r.max_ms),
+                    ms(s.deadline_ms)
+                ),
+            ),
+        ]);
+    },
+    needs: |s| {
+        lacking(
+            "A missing deadline",
+            &[(
+                !s.hang,
+                "something that never answers, such as a hung origin",
+            )],
+            "preset=hang&pf=no-deadline",
+        )
+    },
+};
+
+pub(crate) const KEY_MISMATCH_RULE: Rule = Rule {
+    rank: 3,
+    explains: &[VALUES],
+    fits: |s| s.pitfalls.key_mismatch,
+    base_only: false,
+    metric: |s| {
+        if s.claim == ClaimMode::Off {
+            "recomputes"
+        } else {
+            "claim_attempts"
+        }
+    },
+    watch: "Watch singleflight: its key never matches the cache key.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        let what = if s.claim == ClaimMode::Off {
+            plural(r.recomputes, "recompute", "recomputes")
+        } else {
+            plural(r.claim_attempts, "claim attempt", "claim attempts")
+        };
+        let n = plural(r.requests, "request", "requests");
+        x.first(vec![
+            (
+                &[NOTHING_SHARED],
+                format!(
+                    "The flight key never matched the cache key, so nothing coalesced in-process: {what} for {n}."
+                ),
+            ),
+            (
+                &[],
+                format!("The flight key never matched the cache key: {what} for {n}."),
+            ),
+        ]);
+    },
+    needs: |s| {
+        lacking(
+            "A mismatched flight key",
+            &[singleflight_on(s)],
+            "pf=key-mismatch",
+        )
+    },
+};
+
+pub(crate) const OPEN_LOOP_RULE: Rule = Rule {
+    rank: 4,
+    explains: &[Share::Cells(&[End::TurnedAway, End::Timeout], &[])],
+    fits: |s| s.workload == Workload::Steady && s.arrivals == stampede::scenario::Arrivals::Open,
+    base_only: false,
+    metric: |_| "rejected",
+    watch: "Requests keep arriving whatever the latency: watch the threads and the queue.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.plain(format!(
+            "{} arrived at {} a second whatever the latency: {} timed out, {} turned away with every thread of their instance busy and its queue full, and the p99 was {}.",
+            plural(r.requests, "request", "requests"),
+            count(u64::from(s.rate_per_s)),
+            count(r.timeouts),
+            plural(r.rejected, "was", "were"),
+            shown("p99_ms", r.p99_ms)
+        ));
+    },
+    needs: no_needs,
+};
+
+pub(crate) const RETRY_STORM_RULE: Rule = Rule {
+    rank: 5,
+    explains: &[Share::Cells(&[End::Error, End::Timeout], &[])],
+    fits: |s| s.retries > 0 && (origin_fails(s) || s.hang || s.redis_down),
+    base_only: false,
+    metric: |_| "recomputes",
+    watch: "Callers retry what fails: watch the origin's load.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.plain(format!(
+            "{} made {} after failures and timeouts (at most {} each): {} for {}",
+            plural(r.requests, "request", "requests"),
+            plural(r.retries, "retry", "retries"),
+            count(u64::from(s.retries)),
+            plural(r.recomputes, "origin call", "origin calls"),
+            plural(r.requests, "request", "requests")
+        ));
+        x.first(vec![
+            (
+                &[EVERY_RETRY_CALLED],
+                ", and each retry was an origin call of its own.".into(),
+            ),
+            (
+                &[COALESCED, SOME_RETRY_SPARED],
+                format!(
+                    ", and singleflight let retries join a flight already running: {} made {} of their own.",
+                    plural(r.retries, "retry", "retries"),
+                    plural(r.retry_recomputes, "origin call", "origin calls")
+                ),
+            ),
+            (
+                &[NO_RETRY_CALLED],
+                "; no retry reached the origin: each was answered without a call of its own."
+                    .into(),
+            ),
+            (
+                &[],
+                format!(
+                    "; {} reached the origin, the rest were answered without a call of their own.",
+                    plural(r.retry_recomputes, "retry", "retries")
+                ),
+            ),
+        ]);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const FAULT_RULE: Rule = Rule {
+    rank: 6,
+    explains: &[Share::Windows],
+    fits: |s| !s.faults.is_empty(),
+    base_only: false,
+    metric: |s| match s.faults.first().map(|f| f.kind) {
+        Some(FaultKind::Redis) => "redis_errors",
+        Some(FaultKind::Origin) => "errors",
+        Some(FaultKind::OriginSlow) => "p99_ms",
+        Some(FaultKind::TtlSync) => "origin_peak_concurrency",
+        _ => "timeouts",
+    },
+    watch: "A fault at its moment (the timeline marks it): watch the run before and after it.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        // Each window with what it did, as it recorded it: the
+        // outcomes and their causes are the ledger's to tell.
+        let so_far = if x.run().ended { "" } else { " so far" };
+        let last = s.faults.len().saturating_sub(1);
+        for (i, f) in s.faults.iter().enumerate() {
+            let what = fault_words(s, f);
+            let what = if i == 0 { capital(what) } else { what };
+            let sep = if i == last { "." } else { "; " };
+            let acts = r.fault_acts.get(i).copied().unwrap_or_default();
+            let did = fault_acts_words_in(s, &acts);
+            let text = if did.is_empty() {
+                format!("{what}: it did nothing{so_far}{sep}")
             } else {
-                "claim_attempts"
-            }
-        },
-        watch: "Watch singleflight: its key never matches the cache key.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            let what = if s.claim == ClaimMode::Off {
+                format!("{what}: {did}{so_far}{sep}")
+            };
+            x.when(&[Claim::fault(i, acts)], text);
+        }
+        late_claims(x);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const REDIS_HANG_RULE: Rule = Rule {
+    rank: 7,
+    explains: &[REDIS_CELLS, VALUES],
+    fits: |s| s.redis_down && s.redis_outage == RedisOutage::Hang,
+    base_only: false,
+    metric: |_| "timeouts",
+    watch: "Redis is set to hang: watch how long each command waits.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.when(
+            &[REDIS_FAILED],
+            format!(
+                "Redis hung, and each command waited out the {} client timeout: {} timed out and {} ran.",
+                ms(s.redis_timeout_ms),
+                plural(r.timeouts, "caller", "callers"),
                 plural(r.recomputes, "recompute", "recomputes")
-            } else {
-                plural(r.claim_attempts, "claim attempt", "claim attempts")
-            };
-            let n = plural(r.requests, "request", "requests");
-            x.first(vec![
-                (
-                    &[NOTHING_SHARED],
-                    format!(
-                        "The flight key never matched the cache key, so nothing coalesced in-process: {what} for {n}."
-                    ),
-                ),
-                (
-                    &[],
-                    format!("The flight key never matched the cache key: {what} for {n}."),
-                ),
-            ]);
-        },
-        needs: |s| {
-            lacking(
-                "A mismatched flight key",
-                &[singleflight_on(s)],
-                "pf=key-mismatch",
-            )
-        },
-    },
-    Rule {
-        name: "open-loop",
-        fits: |s| {
-            s.workload == Workload::Steady && s.arrivals == stampede::scenario::Arrivals::Open
-        },
-        base_only: false,
-        metric: |_| "rejected",
-        watch: "Requests keep arriving whatever the latency: watch the threads and the queue.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.plain(format!(
-                "{} arrived at {} a second whatever the latency: {} timed out, {} turned away with every thread of their instance busy and its queue full, and the p99 was {}.",
-                plural(r.requests, "request", "requests"),
-                count(u64::from(s.rate_per_s)),
-                count(r.timeouts),
-                plural(r.rejected, "was", "were"),
-                shown("p99_ms", r.p99_ms)
-            ));
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "retry-storm",
-        fits: |s| s.retries > 0 && (origin_fails(s) || s.hang || s.redis_down),
-        base_only: false,
-        metric: |_| "recomputes",
-        watch: "Callers retry what fails: watch the origin's load.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.plain(format!(
-                "{} made {} after failures and timeouts (at most {} each): {} for {}",
-                plural(r.requests, "request", "requests"),
-                plural(r.retries, "retry", "retries"),
-                count(u64::from(s.retries)),
-                plural(r.recomputes, "origin call", "origin calls"),
-                plural(r.requests, "request", "requests")
-            ));
-            x.first(vec![
-                (
-                    &[EVERY_RETRY_CALLED],
-                    ", and each retry was an origin call of its own.".into(),
-                ),
-                (
-                    &[COALESCED, SOME_RETRY_SPARED],
-                    format!(
-                        ", and singleflight let retries join a flight already running: {} made {} of their own.",
-                        plural(r.retries, "retry", "retries"),
-                        plural(r.retry_recomputes, "origin call", "origin calls")
-                    ),
-                ),
-                (
-                    &[NO_RETRY_CALLED],
-                    "; no retry reached the origin: each was answered without a call of its own."
-                        .into(),
-                ),
-                (
-                    &[],
-                    format!(
-                        "; {} reached the origin, the rest were answered without a call of their own.",
-                        plural(r.retry_recomputes, "retry", "retries")
-                    ),
-                ),
-            ]);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "fault",
-        fits: |s| !s.faults.is_empty(),
-        base_only: false,
-        metric: |s| match s.faults.first().map(|f| f.kind) {
-            Some(FaultKind::Redis) => "redis_errors",
-            Some(FaultKind::Origin) => "errors",
-            Some(FaultKind::OriginSlow) => "p99_ms",
-            Some(FaultKind::TtlSync) => "origin_peak_concurrency",
-            _ => "timeouts",
-        },
-        watch: "A fault at its moment (the timeline marks it): watch the run before and after it.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            // Each window with what it did, as it recorded it: the
-            // outcomes and their causes are the ledger's to tell.
-            let so_far = if x.run().ended { "" } else { " so far" };
-            let last = s.faults.len().saturating_sub(1);
-            for (i, f) in s.faults.iter().enumerate() {
-                let what = fault_words(s, f);
-                let what = if i == 0 { capital(what) } else { what };
-                let sep = if i == last { "." } else { "; " };
-                let acts = r.fault_acts.get(i).copied().unwrap_or_default();
-                let did = fault_acts_words(&acts);
-                let text = if did.is_empty() {
-                    format!("{what}: it did nothing{so_far}{sep}")
-                } else {
-                    format!("{what}: {did}{so_far}{sep}")
-                };
-                x.when(&[Claim::fault(i, acts)], text);
-            }
-            late_claims(x);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "redis-hang",
-        fits: |s| s.redis_down && s.redis_outage == RedisOutage::Hang,
-        base_only: false,
-        metric: |_| "timeouts",
-        watch: "Redis is set to hang: watch how long each command waits.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.when(
-                &[REDIS_FAILED],
+            ),
+        );
+        x.when(
+            &[SKIPPED],
+            format!(
+                " After a timeout each instance's breaker stayed open for {} and answered at once: {} not sent at all.",
+                ms(s.redis_breaker_ms),
+                plural(r.redis_skipped, "command was", "commands were")
+            ),
+        );
+        let policy = match s.redis_error {
+            RedisErrorPolicy::Open => "open",
+            RedisErrorPolicy::Closed => "closed",
+        };
+        let deadline = ms(s.deadline_ms);
+        x.first(vec![
+            (
+                &[TIMEOUT_OUTSIDE],
                 format!(
-                    "Redis hung, and each command waited out the {} client timeout: {} timed out and {} ran.",
-                    ms(s.redis_timeout_ms),
-                    plural(r.timeouts, "caller", "callers"),
-                    plural(r.recomputes, "recompute", "recomputes")
+                    " A timeout no shorter than the callers' {deadline} deadline leaves failing {policy} nothing to act on: fail open needs fail fast."
                 ),
-            );
-            x.when(
-                &[SKIPPED],
+            ),
+            (
+                &[TIMEOUT_INSIDE, NO_TIMEOUTS, ENDED],
                 format!(
-                    " After a timeout each instance's breaker stayed open for {} and answered at once: {} not sent at all.",
-                    ms(s.redis_breaker_ms),
-                    plural(r.redis_skipped, "command was", "commands were")
+                    " With the timeout inside the callers' {deadline} deadline, failing {policy} acted in time: no caller timed out."
                 ),
-            );
-            let policy = match s.redis_error {
-                RedisErrorPolicy::Open => "open",
-                RedisErrorPolicy::Closed => "closed",
-            };
-            let deadline = ms(s.deadline_ms);
-            x.first(vec![
-                (
-                    &[TIMEOUT_OUTSIDE],
-                    format!(
-                        " A timeout no shorter than the callers' {deadline} deadline leaves failing {policy} nothing to act on: fail open needs fail fast."
-                    ),
-                ),
-                (
-                    &[TIMEOUT_INSIDE, NO_TIMEOUTS, ENDED],
-                    format!(
-                        " With the timeout inside the callers' {deadline} deadline, failing {policy} acted in time: no caller timed out."
-                    ),
-                ),
-                (
-                    &[TIMEOUT_INSIDE, TIMEOUTS, TIMED_OUT_ON_REDIS],
-                    format!(
-                        " The timeout is inside the callers' {deadline} deadline, yet {} timed out: a caller waits out several commands, one after another, so failing {policy} did not act in time.",
-                        plural(r.timeouts, "caller", "callers")
-                    ),
-                ),
-                (
-                    &[TIMEOUT_INSIDE],
-                    format!(" The timeout is inside the callers' {deadline} deadline."),
-                ),
-            ]);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "redis-down",
-        fits: |s| s.redis_down,
-        base_only: false,
-        metric: |_| "redis_errors",
-        watch: "Redis is set to fail every command: watch what the claim does about it.",
-        say: |x| {
-            let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
-            let errors = format!(
-                "Every Redis command failed ({} {})",
-                count(r.redis_errors),
-                if ended { "in all" } else { "so far" }
-            );
-            match (s.claim, s.redis_error) {
-                (ClaimMode::Off, _) => {
-                    let calls = plural(r.recomputes, "recompute", "recomputes");
-                    x.first(vec![
-                        (
-                            &[NO_HITS],
-                            format!("{errors}: every read missed, and {calls} went to the origin."),
-                        ),
-                        (&[], format!("{errors}: {calls} went to the origin.")),
-                    ]);
-                }
-                (_, RedisErrorPolicy::Open) => {
-                    let calls = format!(
-                        "{} from {}",
-                        plural(r.recomputes, "recompute", "recomputes"),
-                        plural(u64::from(s.instances), "instance", "instances")
-                    );
-                    x.first(vec![
-                        (
-                            &[EVERY_CLAIM_FAILED],
-                            format!("{errors}, and each claim failed open: {calls}"),
-                        ),
-                        (&[], format!("{errors}: {calls}")),
-                    ]);
-                    // No claim landed: every command failed, claims too.
-                    x.when(&[REDIS_FAILED, NO_WINS], ", with no lock");
-                    x.plain(". That is only as good as a fast failure: a Redis that hangs holds every caller until the client's timeout.");
-                }
-                (_, RedisErrorPolicy::Closed) => {
-                    let ran = format!(
-                        "{} ran, and {} gave up waiting",
-                        plural(r.recomputes, "recompute", "recomputes"),
-                        plural(r.timeouts, "caller", "callers")
-                    );
-                    x.first(vec![
-                        (
-                            &[EVERY_CLAIM_FAILED],
-                            format!("{errors}, and each claim failed closed: {ran}"),
-                        ),
-                        (&[], format!("{errors}: {ran}")),
-                    ]);
-                    x.first(vec![
-                        (
-                            &[NO_WINS, NO_RECOMPUTES],
-                            " for a value nobody was allowed to compute.".into(),
-                        ),
-                        (&[], ".".into()),
-                    ]);
-                }
-            }
-            if s.stale_ms > 0 {
-                x.when(
-                    &[NO_STALE],
-                    " The stale copy lives in Redis too, so none could be served.",
-                );
-            }
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "holder-crash",
-        fits: |s| s.holder_crash && s.claim != ClaimMode::Off && !s.stale_while_revalidate,
-        base_only: false,
-        metric: |_| "timeouts",
-        watch: "The first claim winner is set to die without releasing: watch who may refresh.",
-        say: |x| {
-            let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
-            let (could, gave) = if ended {
-                ("could", "gave up meanwhile")
-            } else {
-                ("can", "have given up so far")
-            };
-            x.first(vec![
-                (
-                    &[CRASHED],
-                    format!(
-                        "The first claim winner died without releasing: nobody {could} refresh while its {} TTL held, and {} {gave}.",
-                        ms(s.claim_ttl_ms),
-                        plural(r.timeouts, "caller", "callers")
-                    ),
-                ),
-                (
-                    &[NO_WINS, ENDED],
-                    "The claim's winner was to die holding it, but nobody won a claim in this run, so there was none to hold.".into(),
-                ),
-            ]);
-            // A TTL longer than the run: the stall is the whole run.
-            x.when(
-                &[CRASHED, DEAD_CLAIM_OUTLASTED, NO_RECOMPUTES, ENDED],
-                " Its TTL outlasted the run: no refresh ran at all.",
-            );
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "hang",
-        fits: |s| s.hang,
-        base_only: false,
-        metric: |_| "timeouts",
-        watch: "The origin is set never to answer: watch what frees the callers.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.first(vec![
-                (
-                    &[TIMEOUTS, ORIGIN_SILENT],
-                    format!(
-                        "The origin never answered: {} freed by a {} deadline.",
-                        plural(r.timeouts, "caller was", "callers were"),
-                        ms(s.deadline_ms)
-                    ),
-                ),
-                (
-                    &[ORIGIN_SILENT],
-                    format!(
-                        "The origin never answered: {} timed out.",
-                        plural(r.timeouts, "caller", "callers")
-                    ),
-                ),
-                (
-                    &[],
-                    format!(
-                        "The origin was set to hang: {} timed out.",
-                        plural(r.timeouts, "caller", "callers")
-                    ),
-                ),
-            ]);
-            x.when(
-                &[ORIGIN_TIMED_OUT],
+            ),
+            (
+                &[TIMEOUT_INSIDE, TIMEOUTS, TIMED_OUT_ON_REDIS],
                 format!(
-                    " The {} origin timeout ends the wait on the call, not the call: it goes on at the origin, holding a connection, unless the origin cancels it.",
-                    ms(s.origin_timeout_ms)
+                    " The timeout is inside the callers' {deadline} deadline, yet {} timed out: a caller waits out several commands, one after another, so failing {policy} did not act in time.",
+                    plural(r.timeouts, "caller", "callers")
                 ),
-            );
-        },
-        needs: no_needs,
+            ),
+            (
+                &[TIMEOUT_INSIDE],
+                format!(" The timeout is inside the callers' {deadline} deadline."),
+            ),
+        ]);
     },
-    Rule {
-        name: "failure",
-        fits: origin_fails,
-        base_only: false,
-        metric: |_| "errors",
-        watch: "The origin is set to fail for a while: watch who gets the failure.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            let errors = plural(r.errors, "request", "requests");
-            let written = plural(r.values_written, "value was", "values were");
-            x.first(vec![
-                (
-                    &[ORIGIN_FAILED, COALESCED, FAILURES_LEFT, TRIED_AGAIN],
-                    format!(
-                        "{errors} got an error while the origin failed. Each failure reached only the callers waiting on it, then left the map, so later requests tried again: {written} written."
-                    ),
-                ),
-                (
-                    &[ORIGIN_FAILED, NEGATIVE_HITS],
-                    format!(
-                        "{errors} got an error while the origin failed. Each failure was cached for {}, so {} got it from the cache instead of calling the origin again: {} in all, {written} written.",
-                        ms(s.negative_ttl_ms),
-                        plural(r.negative_hits, "request", "requests"),
-                        plural(r.recomputes, "origin call", "origin calls")
-                    ),
-                ),
-                (
-                    &[ORIGIN_FAILED, OWN_CALLS],
-                    format!(
-                        "{errors} got an error while the origin failed, each from a call of its own: {} of {} failed.",
-                        count(r.origin_failures),
-                        plural(r.recomputes, "origin call", "origin calls")
-                    ),
-                ),
-                (
-                    &[ORIGIN_FAILED],
-                    format!(
-                        "{errors} got an error while the origin failed: {} of {} failed, {written} written.",
-                        count(r.origin_failures),
-                        plural(r.recomputes, "origin call", "origin calls")
-                    ),
-                ),
-                (
-                    &[NO_FAILED_CALLS],
-                    format!(
-                        "The origin was set to fail, but none of its {} did: {errors} got an error.",
-                        plural(r.recomputes, "call", "calls")
-                    ),
-                ),
-            ]);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "hot-key",
-        fits: |s| s.redis_ops_per_ms > 0,
-        base_only: false,
-        metric: |_| "p99_ms",
-        watch: "Every read is a command on one Redis: watch its queue.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.plain(format!(
-                "{} against a Redis serving {} commands a millisecond: up to {} queued there, a command's p99 was {} and a request's {}.",
-                plural(r.requests, "request", "requests"),
-                count(u64::from(s.redis_ops_per_ms)),
-                count(r.redis_queue_peak),
-                shown("redis_p99_ms", r.redis_p99_ms),
-                shown("p99_ms", r.p99_ms)
-            ));
-            if s.local_cache_ms > 0 {
-                x.plain(format!(
-                    " Each instance's {} local copy answered {} with no round trip.",
-                    ms(s.local_cache_ms),
-                    plural(r.local_hits, "read", "reads")
-                ));
-            }
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "late-writer",
-        fits: |s| s.workload == Workload::Steady,
-        base_only: true,
-        metric: |s| {
-            if s.fenced_writes {
-                "writes_refused"
-            } else {
-                "stale_overwrites"
-            }
-        },
-        watch: "Watch the writes: can a slow recompute outlive its claim?",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            if s.fenced_writes {
-                x.plain(format!(
-                    "Fenced writes: the store refused {} older than the one it held, and {} over a newer one.",
-                    plural(r.writes_refused, "write", "writes"),
-                    plural(r.stale_overwrites, "older value landed", "older values landed")
-                ));
-                return;
-            }
-            let n = plural(r.stale_overwrites, "write", "writes");
-            x.first(vec![
-                (
-                    &[OVERWRITES, CLAIM_SHORT, OVERLAPS],
-                    format!(
-                        "{n} put an older value over a newer one: a {} recompute outlived its {} claim, another instance recomputed, and the older value landed last.",
-                        ms(s.recompute_ms),
-                        ms(s.claim_ttl_ms)
-                    ),
-                ),
-                (
-                    &[OVERWRITES],
-                    format!(
-                        "{n} put an older value over a newer one: two fills of the same key raced, and the older one landed last."
-                    ),
-                ),
-                (
-                    &[],
-                    "No write put an older value over a newer one in this run.".into(),
-                ),
-            ]);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "short-ttl",
-        fits: |s| s.claim != ClaimMode::Off && s.claim_ttl_ms < s.recompute_ms,
-        base_only: false,
-        // The claim's own counter: the token check refusing the late
-        // holder's release (the overlap is in the sentence and the tour).
-        metric: |_| "releases_refused",
-        watch:
-            "Watch the claim's TTL against its holder's recompute: what becomes of a late release?",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.first(vec![
-                (
-                    &[OVERLAPS],
-                    format!(
-                        "The {} claim expired under a {} recompute and another instance started the same one: {} overlapped one still running.",
-                        ms(s.claim_ttl_ms),
-                        ms(s.recompute_ms),
-                        plural(r.overlapping_recomputes, "recompute", "recomputes")
-                    ),
-                ),
-                (
-                    &[],
-                    format!(
-                        "The {} claim is shorter than a {} recompute, yet no recompute overlapped another in this run.",
-                        ms(s.claim_ttl_ms),
-                        ms(s.recompute_ms)
-                    ),
-                ),
-            ]);
-            x.when(
-                &[REFUSALS_SPLIT],
+    needs: no_needs,
+};
+
+pub(crate) const REDIS_DOWN_RULE: Rule = Rule {
+    rank: 8,
+    explains: &[REDIS_CELLS, VALUES],
+    fits: |s| s.redis_down,
+    base_only: false,
+    metric: |_| "redis_errors",
+    watch: "Redis is set to fail every command: watch what the claim does about it.",
+    say: |x| {
+        let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
+        // "Every" only where no command was answered (a round trip is a
+        // command sent and answered): else the count alone.
+        x.first(vec![
+            (
+                &[REDIS_FAILED, NONE_ANSWERED],
                 format!(
-                    " {} refused: {} because another instance held the claim by then, {} because it had simply expired.",
-                    plural(r.releases_refused, "release was", "releases were"),
-                    count(r.releases_refused_taken),
-                    count(r.releases_refused_expired)
+                    "Every Redis command failed ({} {})",
+                    count(r.redis_errors),
+                    if ended { "in all" } else { "so far" }
                 ),
-            );
-            x.when(
-                &[REFUSED_TAKEN],
-                " A plain DEL would have freed another holder's claim for a third.",
-            );
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "cold-skew",
-        fits: |s| s.workload == Workload::Cold && s.key_skew > 0.0,
-        base_only: false,
-        metric: |s| {
-            if s.admission > 0 {
-                "admission_shed"
-            } else {
-                "recomputes"
-            }
-        },
-        watch: "The cache is empty and a few keys are hot: watch the origin.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.plain(format!(
-                "After a restart, {} for {} with skew {}: {} ran",
-                plural(r.requests, "request", "requests"),
-                plural(u64::from(s.keys), "key", "keys"),
-                s.get("key_skew").unwrap_or_default(),
-                plural(r.recomputes, "recompute", "recomputes")
-            ));
-            if coalesces(s) || s.claim != ClaimMode::Off {
+            ),
+            (
+                &[],
+                format!(
+                    "{}{}",
+                    plural(
+                        r.redis_errors,
+                        "Redis command failed",
+                        "Redis commands failed"
+                    ),
+                    if ended { "" } else { " so far" }
+                ),
+            ),
+        ]);
+        match (s.claim, s.redis_error) {
+            (ClaimMode::Off, _) => {
+                let calls = plural(r.recomputes, "recompute", "recomputes");
                 x.first(vec![
                     (
-                        &[MERGED],
-                        format!(
-                            "; coalescing merged the requests that shared a hot key ({} missed)",
-                            plural(r.misses, "request", "requests")
-                        ),
+                        &[NO_HITS],
+                        format!(": every read missed, and {calls} went to the origin."),
                     ),
-                    (&[], "; coalescing found little to merge".into()),
-                ]);
-            } else {
-                x.first(vec![
-                    (
-                        &[A_CALL_PER_MISS],
-                        "; with no coalescing every request that missed recomputed for itself"
-                            .into(),
-                    ),
-                    (&[], "; with no coalescing".into()),
+                    (&[], format!(": {calls} went to the origin.")),
                 ]);
             }
-            if s.admission > 0 {
-                x.plain(format!(
-                    ", and admission ({} per instance) shed {}, each answered degraded",
-                    count(u64::from(s.admission)),
-                    plural(r.admission_shed, "recompute", "recomputes")
-                ));
-            }
-            x.plain(format!(
-                ", up to {} at the origin at once.",
-                count(r.origin_peak_concurrency)
-            ));
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "cold",
-        fits: |s| s.workload == Workload::Cold,
-        base_only: false,
-        metric: |s| {
-            if s.admission > 0 {
-                "admission_shed"
-            } else {
-                "origin_peak_concurrency"
-            }
-        },
-        watch: "The cache is empty: watch how many recomputes reach the origin at once.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            let asked = format!(
-                "After a restart, with {} and the cache empty",
-                plural(u64::from(s.keys), "key", "keys")
-            );
-            if s.admission == 0 {
-                let ran = format!(
-                    "{asked}: with no admission control {} ran, up to {} at the origin at once",
+            (_, RedisErrorPolicy::Open) => {
+                let calls = format!(
+                    "{} from {}",
                     plural(r.recomputes, "recompute", "recomputes"),
-                    count(r.origin_peak_concurrency)
+                    plural(u64::from(s.instances), "instance", "instances")
                 );
                 x.first(vec![
                     (
-                        &[SWAMPED],
-                        format!(
-                            "{ran}, past its capacity of {}: coalescing merges only requests for the same key, and nothing else bounds the origin.",
-                            count(u64::from(s.origin_capacity))
-                        ),
+                        &[EVERY_CLAIM_FAILED],
+                        format!(", and each claim failed open: {calls}"),
                     ),
-                    (&[], format!("{ran}.")),
+                    (&[], format!(": {calls}")),
                 ]);
-                return;
+                // No claim landed: every command failed, claims too.
+                x.when(&[REDIS_FAILED, NO_WINS], ", with no lock");
+                x.plain(". That is only as good as a fast failure: a Redis that hangs holds every caller until the client's timeout.");
             }
+            (_, RedisErrorPolicy::Closed) => {
+                let ran = format!(
+                    "{} ran, and {} gave up waiting",
+                    plural(r.recomputes, "recompute", "recomputes"),
+                    plural(r.timeouts, "caller", "callers")
+                );
+                x.first(vec![
+                    (
+                        &[EVERY_CLAIM_FAILED],
+                        format!(", and each claim failed closed: {ran}"),
+                    ),
+                    (&[], format!(": {ran}")),
+                ]);
+                x.first(vec![
+                    (
+                        &[NO_WINS, NO_RECOMPUTES],
+                        " for a value nobody was allowed to compute.".into(),
+                    ),
+                    (&[], ".".into()),
+                ]);
+            }
+        }
+        if s.stale_ms > 0 {
+            x.when(
+                &[NO_STALE],
+                " The stale copy lives in Redis too, so none could be served.",
+            );
+        }
+    },
+    needs: no_needs,
+};
+
+pub(crate) const HOLDER_CRASH_RULE: Rule = Rule {
+    rank: 9,
+    explains: &[DEAD_HOLDER, WAITED_ON_A_CLAIM],
+    fits: |s| s.holder_crash && s.claim != ClaimMode::Off && !s.stale_while_revalidate,
+    base_only: false,
+    metric: |_| "timeouts",
+    watch: "The first claim winner is set to die without releasing: watch who may refresh.",
+    say: |x| {
+        let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
+        let (could, gave) = if ended {
+            ("could", "gave up meanwhile")
+        } else {
+            ("can", "have given up so far")
+        };
+        x.first(vec![
+            (
+                &[CRASHED],
+                format!(
+                    "The first claim winner died without releasing: nobody {could} refresh while its {} TTL held, and {} {gave}.",
+                    ms(s.claim_ttl_ms),
+                    plural(r.timeouts, "caller", "callers")
+                ),
+            ),
+            (
+                &[NO_WINS, ENDED],
+                "The claim's winner was to die holding it, but nobody won a claim in this run, so there was none to hold.".into(),
+            ),
+        ]);
+        // A TTL longer than the run: the stall is the whole run.
+        x.when(
+            &[CRASHED, DEAD_CLAIM_OUTLASTED, NO_RECOMPUTES, ENDED],
+            " Its TTL outlasted the run: no refresh ran at all.",
+        );
+    },
+    needs: no_needs,
+};
+
+pub(crate) const HANG_RULE: Rule = Rule {
+    rank: 10,
+    explains: &[ORIGIN_HUNG, WAITED_ON_A_CLAIM],
+    fits: |s| s.hang,
+    base_only: false,
+    metric: |_| "timeouts",
+    watch: "The origin is set never to answer: watch what frees the callers.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.first(vec![
+            (
+                &[TIMEOUTS, ORIGIN_SILENT],
+                format!(
+                    "The origin never answered: {} freed by a {} deadline.",
+                    plural(r.timeouts, "caller was", "callers were"),
+                    ms(s.deadline_ms)
+                ),
+            ),
+            (
+                &[ORIGIN_SILENT],
+                format!(
+                    "The origin never answered: {} timed out.",
+                    plural(r.timeouts, "caller", "callers")
+                ),
+            ),
+            (
+                &[],
+                format!(
+                    "The origin was set to hang: {} timed out.",
+                    plural(r.timeouts, "caller", "callers")
+                ),
+            ),
+        ]);
+        x.when(
+            &[ORIGIN_TIMED_OUT],
+            format!(
+                " The {} origin timeout ends the wait on the call, not the call: it goes on at the origin, holding a connection, unless the origin cancels it.",
+                ms(s.origin_timeout_ms)
+            ),
+        );
+    },
+    needs: no_needs,
+};
+
+pub(crate) const FAILURE_RULE: Rule = Rule {
+    rank: 11,
+    explains: &[ORIGIN_FAILURES],
+    fits: origin_fails,
+    base_only: false,
+    metric: |_| "errors",
+    watch: "The origin is set to fail for a while: watch who gets the failure.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        let errors = plural(r.errors, "request", "requests");
+        let written = plural(r.values_written, "value was", "values were");
+        x.first(vec![
+            (
+                &[ORIGIN_FAILED, COALESCED, FAILURES_LEFT, TRIED_AGAIN],
+                format!(
+                    "{errors} got an error while the origin failed. Each failure reached only the callers waiting on it, then left the map, so later requests tried again: {written} written."
+                ),
+            ),
+            (
+                &[ORIGIN_FAILED, NEGATIVE_HITS],
+                format!(
+                    "{errors} got an error while the origin failed. Each failure was cached for {}, so {} got it from the cache instead of calling the origin again: {} in all, {written} written.",
+                    ms(s.negative_ttl_ms),
+                    plural(r.negative_hits, "request", "requests"),
+                    plural(r.recomputes, "origin call", "origin calls")
+                ),
+            ),
+            (
+                &[ORIGIN_FAILED, OWN_CALLS],
+                format!(
+                    "{errors} got an error while the origin failed, each from a call of its own: {} of {} failed.",
+                    count(r.origin_failures),
+                    plural(r.recomputes, "origin call", "origin calls")
+                ),
+            ),
+            (
+                &[ORIGIN_FAILED],
+                format!(
+                    "{errors} got an error while the origin failed: {} of {} failed, {written} written.",
+                    count(r.origin_failures),
+                    plural(r.recomputes, "origin call", "origin calls")
+                ),
+            ),
+            (
+                &[NO_FAILED_CALLS],
+                format!(
+                    "The origin was set to fail, but none of its {} did: {errors} got an error.",
+                    plural(r.recomputes, "call", "calls")
+                ),
+            ),
+        ]);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const HOT_KEY_RULE: Rule = Rule {
+    rank: 12,
+    explains: &[VALUES, Share::Cells(&[End::Timeout], &[Cause::WaitedRedis])],
+    fits: |s| s.redis_ops_per_ms > 0,
+    base_only: false,
+    metric: |_| "p99_ms",
+    watch: "Every read is a command on one Redis: watch its queue.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.plain(format!(
+            "{} against a Redis serving {} commands a millisecond: up to {} queued there, a command's p99 was {} and a request's {}.",
+            plural(r.requests, "request", "requests"),
+            count(u64::from(s.redis_ops_per_ms)),
+            count(r.redis_queue_peak),
+            shown("redis_p99_ms", r.redis_p99_ms),
+            shown("p99_ms", r.p99_ms)
+        ));
+        if s.local_cache_ms > 0 {
+            x.plain(format!(
+                " Each instance's {} local copy answered {} with no round trip.",
+                ms(s.local_cache_ms),
+                plural(r.local_hits, "read", "reads")
+            ));
+        }
+    },
+    needs: no_needs,
+};
+
+pub(crate) const LATE_WRITER_RULE: Rule = Rule {
+    rank: 13,
+    explains: &[VALUES],
+    fits: |s| s.workload == Workload::Steady,
+    base_only: true,
+    metric: |s| {
+        if s.fenced_writes {
+            "writes_refused"
+        } else {
+            "stale_overwrites"
+        }
+    },
+    watch: "Watch the writes: can a slow recompute outlive its claim?",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        if s.fenced_writes {
+            x.plain(format!(
+                "Fenced writes: the store refused {} older than the one it held, and {} over a newer one.",
+                plural(r.writes_refused, "write", "writes"),
+                plural(r.stale_overwrites, "older value landed", "older values landed")
+            ));
+            return;
+        }
+        let n = plural(r.stale_overwrites, "write", "writes");
+        x.first(vec![
+            (
+                &[OVERWRITES, CLAIM_SHORT, OVERLAPS],
+                format!(
+                    "{n} put an older value over a newer one: a {} recompute outlived its {} claim, another instance recomputed, and the older value landed last.",
+                    ms(s.recompute_ms),
+                    ms(s.claim_ttl_ms)
+                ),
+            ),
+            (
+                &[OVERWRITES],
+                format!(
+                    "{n} put an older value over a newer one: two fills of the same key raced, and the older one landed last."
+                ),
+            ),
+            (
+                &[],
+                "No write put an older value over a newer one in this run.".into(),
+            ),
+        ]);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const SHORT_TTL_RULE: Rule = Rule {
+    rank: 14,
+    explains: &[VALUES],
+    fits: |s| s.claim != ClaimMode::Off && s.claim_ttl_ms < s.recompute_ms,
+    base_only: false,
+    // The claim's own counter: the token check refusing the late
+    // holder's release (the overlap is in the sentence and the tour).
+    metric: |_| "releases_refused",
+    watch: "Watch the claim's TTL against its holder's recompute: what becomes of a late release?",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.first(vec![
+            (
+                &[OVERLAPS],
+                format!(
+                    "The {} claim expired under a {} recompute and another instance started the same one: {} overlapped one still running.",
+                    ms(s.claim_ttl_ms),
+                    ms(s.recompute_ms),
+                    plural(r.overlapping_recomputes, "recompute", "recomputes")
+                ),
+            ),
+            (
+                &[],
+                format!(
+                    "The {} claim is shorter than a {} recompute, yet no recompute overlapped another in this run.",
+                    ms(s.claim_ttl_ms),
+                    ms(s.recompute_ms)
+                ),
+            ),
+        ]);
+        x.when(
+            &[REFUSALS_SPLIT],
+            format!(
+                " {} refused: {} because another instance held the claim by then, {} because it had simply expired.",
+                plural(r.releases_refused, "release was", "releases were"),
+                count(r.releases_refused_taken),
+                count(r.releases_refused_expired)
+            ),
+        );
+        x.when(
+            &[REFUSED_TAKEN],
+            " A plain DEL would have freed another holder's claim for a third.",
+        );
+    },
+    needs: no_needs,
+};
+
+pub(crate) const COLD_SKEW_RULE: Rule = Rule {
+    rank: 15,
+    explains: &[VALUES, ADMISSION],
+    fits: |s| s.workload == Workload::Cold && s.key_skew > 0.0,
+    base_only: false,
+    metric: |s| {
+        if s.admission > 0 {
+            "admission_shed"
+        } else {
+            "recomputes"
+        }
+    },
+    watch: "The cache is empty and a few keys are hot: watch the origin.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.plain(format!(
+            "After a restart, {} for {} with skew {}: {} ran",
+            plural(r.requests, "request", "requests"),
+            plural(u64::from(s.keys), "key", "keys"),
+            s.get("key_skew").unwrap_or_default(),
+            plural(r.recomputes, "recompute", "recomputes")
+        ));
+        if coalesces(s) || s.claim != ClaimMode::Off {
+            x.first(vec![
+                (
+                    &[MERGED],
+                    format!(
+                        "; coalescing merged the requests that shared a hot key ({} missed)",
+                        plural(r.misses, "request", "requests")
+                    ),
+                ),
+                (&[], "; coalescing found little to merge".into()),
+            ]);
+        } else {
+            x.first(vec![
+                (
+                    &[A_CALL_PER_MISS],
+                    "; with no coalescing every request that missed recomputed for itself".into(),
+                ),
+                (&[], "; with no coalescing".into()),
+            ]);
+        }
+        if s.admission > 0 {
+            x.plain(format!(
+                ", and admission ({} per instance) shed {}, each answered degraded",
+                count(u64::from(s.admission)),
+                plural(r.admission_shed, "recompute", "recomputes")
+            ));
+        }
+        x.plain(format!(
+            ", up to {} at the origin at once.",
+            count(r.origin_peak_concurrency)
+        ));
+    },
+    needs: no_needs,
+};
+
+pub(crate) const COLD_RULE: Rule = Rule {
+    rank: 16,
+    explains: &[VALUES, ADMISSION],
+    fits: |s| s.workload == Workload::Cold,
+    base_only: false,
+    metric: |s| {
+        if s.admission > 0 {
+            "admission_shed"
+        } else {
+            "origin_peak_concurrency"
+        }
+    },
+    watch: "The cache is empty: watch how many recomputes reach the origin at once.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        let asked = format!(
+            "After a restart, with {} and the cache empty",
+            plural(u64::from(s.keys), "key", "keys")
+        );
+        if s.admission == 0 {
             let ran = format!(
-                "{asked}: {} ran, at most {} at the origin at once",
+                "{asked}: with no admission control {} ran, up to {} at the origin at once",
                 plural(r.recomputes, "recompute", "recomputes"),
                 count(r.origin_peak_concurrency)
             );
-            let admission = format!("admission ({} per instance)", count(u64::from(s.admission)));
-            let shed = plural(r.admission_shed, "recompute", "recomputes");
-            x.first(vec![
-                (
-                    &[NOT_SWAMPED, SHED],
-                    format!(
-                        "{ran}, and {admission} shed {shed} with a degraded answer instead of swamping the origin."
-                    ),
-                ),
-                (
-                    &[SWAMPED],
-                    format!(
-                        "{ran}, past the origin's capacity of {}: {admission} across {} still let the origin be swamped, and shed {shed} with a degraded answer.",
-                        count(u64::from(s.origin_capacity)),
-                        plural(u64::from(s.instances), "instance", "instances")
-                    ),
-                ),
-                (&[], format!("{ran}, and {admission} shed {shed}.")),
-            ]);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "swr",
-        // The stale copy lives in Redis: with Redis down there is none.
-        fits: |s| s.stale_while_revalidate && s.stale_ms > 0 && !s.redis_down,
-        base_only: false,
-        metric: |_| "stale_served",
-        watch: "The hot key is stale: watch who waits for the refresh.",
-        say: |x| {
-            let r = x.run().r;
-            let stale = format!(
-                "{} of {} answered stale at once",
-                count(r.stale_served),
-                plural(r.requests, "request was", "requests were")
-            );
-            let after = format!(
-                "{}, {} timed out.",
-                plural(r.recomputes, "recompute", "recomputes"),
-                plural(r.timeouts, "caller", "callers")
-            );
-            x.first(vec![
-                (
-                    &[CLAIMED],
-                    format!("{stale}, and the claim guarded only the refresh behind them: {after}"),
-                ),
-                (
-                    &[UNCLAIMED],
-                    format!("{stale}, and the refresh behind them ran with no claim: {after}"),
-                ),
-            ]);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "xfetch",
-        fits: |s| s.xfetch_beta > 0.0 && s.workload == Workload::Steady,
-        base_only: false,
-        metric: |_| "misses",
-        watch: "Watch the hot key near its expiry: do readers refresh it first?",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.plain(format!(
-                "{} met the key missing or expired: readers refreshed it early {}",
-                plural(r.misses, "request", "requests"),
-                plural(r.early_refreshes, "time", "times")
-            ));
-            if s.claim == ClaimMode::Off {
-                x.when(
-                    &[OVERLAPS],
-                    format!(
-                        "; with no claim, {} overlapped another",
-                        plural(r.overlapping_recomputes, "refresh", "refreshes")
-                    ),
-                );
-            }
-            x.plain(".");
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "jitter",
-        fits: |s| s.workload == Workload::Steady && s.keys > 1,
-        base_only: false,
-        metric: |_| "origin_peak_concurrency",
-        watch: "Keys written together: watch how many recomputes reach the origin at once.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            let mut spread = if s.jitter > 0.0 {
-                format!(
-                    "with each TTL spread by up to {} %",
-                    count((s.jitter * 100.0).round() as u64)
-                )
-            } else {
-                "with no TTL jitter".to_string()
-            };
-            // A deploy that re-warmed every key with one TTL undid the spread.
-            if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
-                if r.fault_bites > 0 {
-                    spread = format!(
-                        "{spread} until a deploy re-warmed every key at {} with one TTL",
-                        ms(f.start_ms)
-                    );
-                }
-            }
-            let ran = format!(
-                "{} keys, {spread}: at most {} ran at the origin at once",
-                count(u64::from(s.keys)),
-                plural(r.origin_peak_concurrency, "recompute", "recomputes")
-            );
-            // Expiries that came together past what the origin can take:
-            // said, as the claim it is.
             x.first(vec![
                 (
                     &[SWAMPED],
                     format!(
-                        "{ran}, past its capacity of {}.",
+                        "{ran}, past its capacity of {}: coalescing merges only requests for the same key, and nothing else bounds the origin.",
                         count(u64::from(s.origin_capacity))
                     ),
                 ),
                 (&[], format!("{ran}.")),
             ]);
-            // A deploy's re-warm that never came: said, with the reason.
-            if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
-                x.when(
-                    &[ENDED, NO_BITES, AFTER_END],
-                    format!(
-                        " The deploy that was to re-warm every key at {} did nothing: the run's last event was at {}, before it.",
-                        ms(f.start_ms),
-                        shown("elapsed_ms", r.elapsed_ms)
-                    ),
+            return;
+        }
+        let ran = format!(
+            "{asked}: {} ran, at most {} at the origin at once",
+            plural(r.recomputes, "recompute", "recomputes"),
+            count(r.origin_peak_concurrency)
+        );
+        let admission = format!("admission ({} per instance)", count(u64::from(s.admission)));
+        let shed = plural(r.admission_shed, "recompute", "recomputes");
+        x.first(vec![
+            (
+                &[NOT_SWAMPED, SHED],
+                format!(
+                    "{ran}, and {admission} shed {shed} with a degraded answer instead of swamping the origin."
+                ),
+            ),
+            (
+                &[SWAMPED],
+                format!(
+                    "{ran}, past the origin's capacity of {}: {admission} across {} still let the origin be swamped, and shed {shed} with a degraded answer.",
+                    count(u64::from(s.origin_capacity)),
+                    plural(u64::from(s.instances), "instance", "instances")
+                ),
+            ),
+            (&[], format!("{ran}, and {admission} shed {shed}.")),
+        ]);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const SWR_RULE: Rule = Rule {
+    rank: 17,
+    explains: &[STALE_ANY, VALUES],
+    // The stale copy lives in Redis: with Redis down there is none.
+    fits: |s| s.stale_while_revalidate && s.stale_ms > 0 && !s.redis_down,
+    base_only: false,
+    metric: |_| "stale_served",
+    watch: "The hot key is stale: watch who waits for the refresh.",
+    say: |x| {
+        let r = x.run().r;
+        let stale = format!(
+            "{} of {} answered stale at once",
+            count(r.stale_served),
+            plural(r.requests, "request was", "requests were")
+        );
+        let after = format!(
+            "{}, {} timed out.",
+            plural(r.recomputes, "recompute", "recomputes"),
+            plural(r.timeouts, "caller", "callers")
+        );
+        x.first(vec![
+            (
+                &[CLAIMED],
+                format!("{stale}, and the claim guarded only the refresh behind them: {after}"),
+            ),
+            (
+                &[UNCLAIMED],
+                format!("{stale}, and the refresh behind them ran with no claim: {after}"),
+            ),
+        ]);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const XFETCH_RULE: Rule = Rule {
+    rank: 18,
+    explains: &[VALUES],
+    fits: |s| s.xfetch_beta > 0.0 && s.workload == Workload::Steady,
+    base_only: false,
+    metric: |_| "misses",
+    watch: "Watch the hot key near its expiry: do readers refresh it first?",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.plain(format!(
+            "{} met the key missing or expired: readers refreshed it early {}",
+            plural(r.misses, "request", "requests"),
+            plural(r.early_refreshes, "time", "times")
+        ));
+        if s.claim == ClaimMode::Off {
+            x.when(
+                &[OVERLAPS],
+                format!(
+                    "; with no claim, {} overlapped another",
+                    plural(r.overlapping_recomputes, "refresh", "refreshes")
+                ),
+            );
+        }
+        x.plain(".");
+    },
+    needs: no_needs,
+};
+
+pub(crate) const JITTER_RULE: Rule = Rule {
+    rank: 19,
+    explains: &[VALUES],
+    fits: |s| s.workload == Workload::Steady && s.keys > 1,
+    base_only: false,
+    metric: |_| "origin_peak_concurrency",
+    watch: "Keys written together: watch how many recomputes reach the origin at once.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        let mut spread = if s.jitter > 0.0 {
+            format!(
+                "with each TTL spread by up to {} %",
+                count((s.jitter * 100.0).round() as u64)
+            )
+        } else {
+            "with no TTL jitter".to_string()
+        };
+        // A deploy that re-warmed every key with one TTL undid the spread.
+        if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
+            if r.fault_bites > 0 {
+                spread = format!(
+                    "{spread} until a deploy re-warmed every key at {} with one TTL",
+                    ms(f.start_ms)
                 );
             }
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "stale",
-        fits: |s| {
-            s.loser == LoserPolicy::Stale
-                && s.stale_ms > 0
-                && s.claim != ClaimMode::Off
-                && !s.redis_down
-        },
-        base_only: false,
-        metric: |_| "stale_served",
-        watch: "The key is stale: watch what the claim's losers answer.",
-        say: |x| {
-            let r = x.run().r;
-            let recomputes = plural(r.recomputes, "recompute", "recomputes");
-            x.first(vec![
-                (
-                    &[STALE, CLAIM_WON],
-                    format!(
-                        "{} answered at once with the stale value while the claim's winner refreshed it: {recomputes}.",
-                        plural(r.stale_served, "request was", "requests were")
-                    ),
+        }
+        let ran = format!(
+            "{} keys, {spread}: at most {} ran at the origin at once",
+            count(u64::from(s.keys)),
+            plural(r.origin_peak_concurrency, "recompute", "recomputes")
+        );
+        // Expiries that came together past what the origin can take:
+        // said, as the claim it is.
+        x.first(vec![
+            (
+                &[SWAMPED],
+                format!(
+                    "{ran}, past its capacity of {}.",
+                    count(u64::from(s.origin_capacity))
                 ),
-                (
-                    &[],
-                    format!(
-                        "{} answered with the stale value: {recomputes}.",
-                        plural(r.stale_served, "request was", "requests were")
-                    ),
+            ),
+            (&[], format!("{ran}.")),
+        ]);
+        // A deploy's re-warm that never came: said, with the reason.
+        if let Some(f) = s.faults.iter().find(|f| f.kind == FaultKind::TtlSync) {
+            x.when(
+                &[ENDED, NO_BITES, AFTER_END],
+                format!(
+                    " The deploy that was to re-warm every key at {} did nothing: the run's last event was at {}, before it.",
+                    ms(f.start_ms),
+                    shown("elapsed_ms", r.elapsed_ms)
                 ),
-            ]);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "cheap",
-        fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Off,
-        base_only: true,
-        metric: |_| "p99_ms",
-        watch: "A cheap query: watch how long the slowest answers take.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.plain(format!(
-                "{} of a {} query and a p99 of {}. A claim's losers would poll every {} for the value instead; for a query this cheap the case for singleflight alone is simplicity and less Redis load.",
-                plural(r.recomputes, "recompute", "recomputes"),
-                ms(s.recompute_ms),
-                shown("p99_ms", r.p99_ms),
-                ms(s.poll_ms)
-            ));
-            say_timeouts(x);
-        },
-        needs: no_needs,
-    },
-    Rule {
-        name: "claim-outer",
-        fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Outer,
-        base_only: false,
-        metric: |_| "claim_attempts",
-        watch: "The claim is outside singleflight: watch Redis.",
-        say: |x| {
-            let r = x.run().r;
-            let head = format!(
-                "{} for {}",
-                plural(r.claim_attempts, "claim attempt", "claim attempts"),
-                plural(r.recomputes, "recompute", "recomputes")
             );
-            x.first(vec![
-                (
-                    &[MORE_THAN_ONE_PER_INSTANCE, EVERY_MISS_CLAIMED],
-                    format!(
-                        "{head}: with the claim outside singleflight every thread that missed asked Redis for the claim before its instance coalesced."
-                    ),
-                ),
-                (
-                    &[MORE_THAN_ONE_PER_INSTANCE],
-                    format!(
-                        "{head}: with the claim outside singleflight threads asked Redis for the claim before their instance coalesced."
-                    ),
-                ),
-                (&[], format!("{head}.")),
-            ]);
-            say_timeouts(x);
-        },
-        needs: no_needs,
+        }
     },
-    Rule {
-        name: "burst",
-        fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Inner,
-        base_only: false,
-        metric: |_| "recomputes",
-        watch: "Both layers are on: watch the origin.",
-        say: |x| {
-            let r = x.run().r;
-            x.plain(format!(
-                "{} for {}",
-                plural(r.recomputes, "recompute", "recomputes"),
-                plural(r.requests, "request", "requests")
-            ));
-            let attempts = plural(r.claim_attempts, "claim attempt", "claim attempts");
-            x.first(vec![
-                (
-                    &[MANY_THREADS, ONE_PER_INSTANCE, COALESCED],
-                    format!(
-                        ": singleflight took each instance to one caller ({attempts} at Redis)"
-                    ),
-                ),
-                (&[], format!(": {attempts} at Redis")),
-            ]);
-            x.first(vec![
-                (
-                    &[MANY_INSTANCES, FLEET_TO_ONE],
-                    format!(", and the claim took the fleet to {}.", count(r.recomputes)),
-                ),
-                (&[], ".".into()),
-            ]);
-            say_timeouts(x);
-        },
-        needs: no_needs,
+    needs: no_needs,
+};
+
+pub(crate) const STALE_RULE: Rule = Rule {
+    rank: 20,
+    explains: &[STALE_ANY, VALUES],
+    fits: |s| {
+        s.loser == LoserPolicy::Stale
+            && s.stale_ms > 0
+            && s.claim != ClaimMode::Off
+            && !s.redis_down
     },
-    Rule {
-        name: "singleflight",
-        fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Off,
-        base_only: false,
-        metric: |_| "recomputes",
-        watch: "Singleflight alone: watch the origin.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            let head = format!(
-                "{} from {}",
-                plural(r.recomputes, "recompute", "recomputes"),
-                plural(u64::from(s.instances), "instance", "instances")
-            );
-            x.first(vec![
-                (
-                    &[MANY_THREADS, COALESCED, PER_INSTANCE],
-                    format!(
-                        "{head}, one per instance: singleflight coalesced the {} threads of each, but an instance cannot see the others.",
-                        count(u64::from(s.threads))
-                    ),
+    base_only: false,
+    metric: |_| "stale_served",
+    watch: "The key is stale: watch what the claim's losers answer.",
+    say: |x| {
+        let r = x.run().r;
+        let recomputes = plural(r.recomputes, "recompute", "recomputes");
+        x.first(vec![
+            (
+                &[STALE, CLAIM_WON],
+                format!(
+                    "{} answered at once with the stale value while the claim's winner refreshed it: {recomputes}.",
+                    plural(r.stale_served, "request was", "requests were")
                 ),
-                (
-                    &[MANY_THREADS, COALESCED],
-                    format!(
-                        "{head}: singleflight coalesced the {} threads of each, each instance for itself.",
-                        count(u64::from(s.threads))
-                    ),
+            ),
+            (
+                &[],
+                format!(
+                    "{} answered with the stale value: {recomputes}.",
+                    plural(r.stale_served, "request was", "requests were")
                 ),
-                (
-                    &[],
-                    format!(
-                        "{head}, each instance for itself: with {} per instance singleflight had little to coalesce.",
-                        plural(u64::from(s.threads), "thread", "threads")
-                    ),
-                ),
-            ]);
-            say_timeouts(x);
-        },
-        needs: no_needs,
+            ),
+        ]);
     },
-    Rule {
-        name: "naive",
-        fits: |s| plain_burst(s) && !s.singleflight && s.claim == ClaimMode::Off,
-        base_only: false,
-        metric: |_| "recomputes",
-        watch: "No protection: watch the origin.",
-        say: |x| {
-            let (s, r) = (x.run().s, x.run().r);
-            x.plain(format!(
-                "{} for {}",
-                plural(r.recomputes, "recompute", "recomputes"),
-                plural(r.requests, "request", "requests")
-            ));
-            x.first(vec![
-                (&[EVERY_THREAD], ": every thread asked the origin itself".into()),
-                (
-                    &[A_CALL_PER_MISS],
-                    format!(
-                        ": every thread that missed before a value was written asked the origin itself (the burst spread over {} against a {} recompute)",
-                        ms(s.spread_ms),
-                        ms(s.recompute_ms)
-                    ),
-                ),
-                (
-                    &[SHED],
-                    format!(
-                        ": admission control shed {}",
-                        plural(r.admission_shed, "recompute", "recomputes")
-                    ),
-                ),
-            ]);
-            let late = plural(r.timeouts, "caller", "callers");
-            x.first(vec![
-                (
-                    &[
-                        SWAMPED,
-                        TIMEOUTS,
-                        FITS_DEADLINE,
-                        ORIGIN_ANSWERED,
-                        TIMED_OUT_ON_ORIGIN,
-                    ],
-                    format!(", and the swamped origin answered {late} too late."),
-                ),
-                (&[TIMEOUTS], format!(", and {late} timed out.")),
-                (&[], ".".into()),
-            ]);
-        },
-        needs: no_needs,
+    needs: no_needs,
+};
+
+pub(crate) const CHEAP_RULE: Rule = Rule {
+    rank: 21,
+    explains: &[VALUES],
+    fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Off,
+    base_only: true,
+    metric: |_| "p99_ms",
+    watch: "A cheap query: watch how long the slowest answers take.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.plain(format!(
+            "{} of a {} query and a p99 of {}. A claim's losers would poll every {} for the value instead; for a query this cheap the case for singleflight alone is simplicity and less Redis load.",
+            plural(r.recomputes, "recompute", "recomputes"),
+            ms(s.recompute_ms),
+            shown("p99_ms", r.p99_ms),
+            ms(s.poll_ms)
+        ));
+        say_timeouts(x);
     },
+    needs: no_needs,
+};
+
+pub(crate) const CLAIM_OUTER_RULE: Rule = Rule {
+    rank: 22,
+    explains: &[VALUES],
+    fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Outer,
+    base_only: false,
+    metric: |_| "claim_attempts",
+    watch: "The claim is outside singleflight: watch Redis.",
+    say: |x| {
+        let r = x.run().r;
+        let head = format!(
+            "{} for {}",
+            plural(r.claim_attempts, "claim attempt", "claim attempts"),
+            plural(r.recomputes, "recompute", "recomputes")
+        );
+        x.first(vec![
+            (
+                &[MORE_THAN_ONE_PER_INSTANCE, EVERY_MISS_CLAIMED],
+                format!(
+                    "{head}: with the claim outside singleflight every thread that missed asked Redis for the claim before its instance coalesced."
+                ),
+            ),
+            (
+                &[MORE_THAN_ONE_PER_INSTANCE],
+                format!(
+                    "{head}: with the claim outside singleflight threads asked Redis for the claim before their instance coalesced."
+                ),
+            ),
+            (&[], format!("{head}.")),
+        ]);
+        say_timeouts(x);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const BURST_RULE: Rule = Rule {
+    rank: 23,
+    explains: &[VALUES],
+    fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Inner,
+    base_only: false,
+    metric: |_| "recomputes",
+    watch: "Both layers are on: watch the origin.",
+    say: |x| {
+        let r = x.run().r;
+        x.plain(format!(
+            "{} for {}",
+            plural(r.recomputes, "recompute", "recomputes"),
+            plural(r.requests, "request", "requests")
+        ));
+        let attempts = plural(r.claim_attempts, "claim attempt", "claim attempts");
+        x.first(vec![
+            (
+                &[MANY_THREADS, ONE_PER_INSTANCE, COALESCED],
+                format!(": singleflight took each instance to one caller ({attempts} at Redis)"),
+            ),
+            (&[], format!(": {attempts} at Redis")),
+        ]);
+        x.first(vec![
+            (
+                &[MANY_INSTANCES, FLEET_TO_ONE],
+                format!(", and the claim took the fleet to {}.", count(r.recomputes)),
+            ),
+            (&[], ".".into()),
+        ]);
+        say_timeouts(x);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const SINGLEFLIGHT_RULE: Rule = Rule {
+    rank: 24,
+    explains: &[VALUES],
+    fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Off,
+    base_only: false,
+    metric: |_| "recomputes",
+    watch: "Singleflight alone: watch the origin.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        let head = format!(
+            "{} from {}",
+            plural(r.recomputes, "recompute", "recomputes"),
+            plural(u64::from(s.instances), "instance", "instances")
+        );
+        x.first(vec![
+            (
+                &[MANY_THREADS, COALESCED, PER_INSTANCE],
+                format!(
+                    "{head}, one per instance: singleflight coalesced the {} threads of each, but an instance cannot see the others.",
+                    count(u64::from(s.threads))
+                ),
+            ),
+            (
+                &[MANY_THREADS, COALESCED],
+                format!(
+                    "{head}: singleflight coalesced the {} threads of each, each instance for itself.",
+                    count(u64::from(s.threads))
+                ),
+            ),
+            (
+                &[LITTLE_MERGED],
+                format!(
+                    "{head}, each instance for itself: with {} per instance singleflight had little to coalesce.",
+                    plural(u64::from(s.threads), "thread", "threads")
+                ),
+            ),
+            (&[], format!("{head}, each instance for itself.")),
+        ]);
+        say_timeouts(x);
+    },
+    needs: no_needs,
+};
+
+pub(crate) const NAIVE_RULE: Rule = Rule {
+    rank: 25,
+    explains: &[
+        VALUES,
+        ADMISSION,
+        Share::Cells(&[End::Timeout], &[Cause::WaitedOrigin]),
+    ],
+    fits: |s| plain_burst(s) && !s.singleflight && s.claim == ClaimMode::Off,
+    base_only: false,
+    metric: |_| "recomputes",
+    watch: "No protection: watch the origin.",
+    say: |x| {
+        let (s, r) = (x.run().s, x.run().r);
+        x.plain(format!(
+            "{} for {}",
+            plural(r.recomputes, "recompute", "recomputes"),
+            plural(r.requests, "request", "requests")
+        ));
+        x.first(vec![
+            (&[EVERY_THREAD], ": every thread asked the origin itself".into()),
+            (
+                &[A_CALL_PER_MISS],
+                format!(
+                    ": every thread that missed before a value was written asked the origin itself (the burst spread over {} against a {} recompute)",
+                    ms(s.spread_ms),
+                    ms(s.recompute_ms)
+                ),
+            ),
+            (
+                &[SHED],
+                format!(
+                    ": admission control shed {}",
+                    plural(r.admission_shed, "recompute", "recomputes")
+                ),
+            ),
+        ]);
+        let late = plural(r.timeouts, "caller", "callers");
+        x.first(vec![
+            (
+                &[
+                    SWAMPED,
+                    TIMEOUTS,
+                    FITS_DEADLINE,
+                    ORIGIN_ANSWERED,
+                    TIMED_OUT_ON_ORIGIN,
+                ],
+                format!(", and the swamped origin answered {late} too late."),
+            ),
+            (&[TIMEOUTS], format!(", and {late} timed out.")),
+            (&[], ".".into()),
+        ]);
+    },
+    needs: no_needs,
+};
+
+// ---- the presets: one table ------------------------------------------------
+
+/// A named starting point: the interview card's scenario and one per lesson.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    /// The core's id: its knobs, and its name.
+    pub id: Id,
+    /// `id`'s name (`burst`), as a link's `preset=` gives it.
+    pub name: &'static str,
+    pub title: &'static str,
+    /// The lesson: its words, and what they state about the preset's run
+    /// (`preset=<name>`), each a claim checked at the end of its run on
+    /// any seed (the words are shown only for the preset exactly, whatever
+    /// its seed).
+    pub row: Row,
+    /// The knobs the lesson asks a visitor to turn (long names, or
+    /// `pitfall-<name>`), shown beside its text.
+    pub turn: &'static [&'static str],
+    /// Its lesson: the rule that tells its story on any run.
+    pub(crate) rule: &'static Rule,
+}
+
+impl Preset {
+    pub fn scenario(&self) -> Scenario {
+        self.id.scenario()
+    }
+
+    /// The counter (a `Report` field) whose value proves the lesson: its
+    /// rule's, on its own scenario.
+    pub fn proof(&self) -> &'static str {
+        self.rule.metric(&self.scenario())
+    }
+}
+
+/// A row of [`PRESETS`]: the name and the link are the id's.
+const fn row(
+    id: Id,
+    title: &'static str,
+    claims: &'static [Claim],
+    words: &'static str,
+    turn: &'static [&'static str],
+    rule: &'static Rule,
+) -> Preset {
+    Preset {
+        id,
+        name: id.name(),
+        title,
+        row: Row {
+            link: id.link(),
+            claims,
+            words,
+        },
+        turn,
+        rule,
+    }
+}
+
+pub const ONE_RECOMPUTE: Claim = Claim::new("one recompute for the fleet", |x| x.r.recomputes == 1);
+pub const CLAIM_PER_INSTANCE: Claim = Claim::new("one claim attempt per instance", |x| {
+    x.r.claim_attempts == u64::from(x.s.instances)
+});
+const MOST_TOO_LATE: Claim = Claim::new("most callers were answered too late", |x| {
+    2 * x.r.timeouts > x.r.requests
+});
+const EVERY_THREAD_CLAIMS: Claim = Claim::new("every thread that missed claimed", |x| {
+    x.r.claim_attempts >= x.r.misses
+});
+pub const ERRORS: Claim = Claim::new("a request got an error", |x| x.r.errors > 0);
+pub const NOTHING_REMEMBERED: Claim = Claim::new("no failure was handed out again", |x| {
+    x.r.remembered_failures == 0
+});
+const LATE_RELEASES_REFUSED: Claim =
+    Claim::new("the token check refused every late release", |x| {
+        x.r.releases_refused > 0
+            && x.r.releases_refused == x.r.releases_refused_expired + x.r.releases_refused_taken
+    });
+const REFRESHED: Claim = Claim::new("the refresh went on", |x| x.r.recomputes > 0);
+const RETRIES_CALLED: Claim = Claim::new("retries were origin calls of their own", |x| {
+    x.r.retries > 0 && 2 * x.r.retry_recomputes > x.r.retries
+});
+const TURNED_AWAY: Claim = Claim::new("requests were turned away", |x| x.r.rejected > 0);
+const QUEUED_AT_REDIS: Claim = Claim::new("the queue at Redis set the latency", |x| {
+    x.r.redis_queue_peak > 1 && x.r.p99_ms > f64::from(x.s.recompute_ms)
+});
+const BOUNDED: Claim = Claim::new("admission bounded the origin", |x| {
+    x.s.admission > 0
+        && x.r.origin_peak_concurrency <= u64::from(x.s.admission) * u64::from(x.s.instances)
+});
+/// Misses that were neither a recompute of their own nor shed: those a
+/// flight answered.
+const LITTLE_MERGED: Claim = Claim::new("little to coalesce", |x| {
+    10 * x
+        .r
+        .misses
+        .saturating_sub(x.r.recomputes + x.r.admission_shed)
+        <= x.r.misses
+});
+pub const EVERY_REQUEST_TIMED_OUT: Claim =
+    Claim::new("failing open still timed everyone out", |x| {
+        x.r.timeouts == x.r.requests
+    });
+pub const NO_MISSES: Claim = Claim::new("nobody met a miss", |x| x.r.misses == 0);
+const OLDER_LANDED: Claim = Claim::new("the older value landed last", |x| x.r.stale_overwrites > 0);
+
+pub const PRESETS: [Preset; 21] = [
+    row(
+        Id::Burst,
+        "The interview card: 40 x 200, both layers",
+        &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE],
+        "Singleflight outside, claim inside: one recompute for the fleet, one claim attempt per instance.",
+        // The card's knobs, all of them: the sandbox opens on this preset,
+        // and a learner's first screen holds what the card varies.
+        &[
+            "instances",
+            "threads",
+            "singleflight",
+            "claim",
+            "fail_rate",
+            "workload",
+            "redis_down",
+        ],
+        &BURST_RULE,
+    ),
+    row(
+        Id::Naive,
+        "No protection",
+        &[A_CALL_PER_MISS, MOST_TOO_LATE],
+        "Every thread that misses recomputes: instances x threads when all of them miss within one recompute, and the swamped origin answers most callers too late.",
+        &["singleflight"],
+        &NAIVE_RULE,
+    ),
+    row(
+        Id::Singleflight,
+        "Singleflight only",
+        &[PER_INSTANCE],
+        "Threads collapse inside each instance: one recompute per instance.",
+        &["claim"],
+        &SINGLEFLIGHT_RULE,
+    ),
+    row(
+        Id::ClaimOuter,
+        "Claim outside singleflight",
+        &[ONE_RECOMPUTE, EVERY_THREAD_CLAIMS],
+        "Still one recompute, but every thread claims, and polls, at Redis on its own.",
+        &["claim"],
+        &CLAIM_OUTER_RULE,
+    ),
+    row(
+        Id::Stale,
+        "Losers serve stale",
+        &[STALE, MORE_THAN_ONE_PER_INSTANCE],
+        "Losers answer stale at once; only the winner's instance waits. Flights end fast, so later arrivals claim again.",
+        &["loser"],
+        &STALE_RULE,
+    ),
+    row(
+        Id::Failure,
+        "A failing origin",
+        &[ERRORS, NOTHING_REMEMBERED],
+        "Failures reach the current waiters only; turn on remember-failure to see a sticky outage.",
+        &["pitfall-remember-failure"],
+        &FAILURE_RULE,
+    ),
+    row(
+        Id::Hang,
+        "A hung origin",
+        &[NONE_PINNED, TIMEOUTS, ORIGIN_TIMED_OUT],
+        "Deadlines free the callers and the origin timeout frees the flight and the claim (the call itself runs on at the origin); turn on no-deadline to pin them all.",
+        &["pitfall-no-deadline"],
+        &HANG_RULE,
+    ),
+    row(
+        Id::HolderCrash,
+        "The claim holder dies",
+        &[CRASHED, TIMEOUTS],
+        "Nobody may refresh until the claim's TTL runs out: a long TTL is a long stall.",
+        &["claim_ttl_ms"],
+        &HOLDER_CRASH_RULE,
+    ),
+    row(
+        Id::ShortTtl,
+        "Claim TTL shorter than the recompute",
+        &[OVERLAPS, LATE_RELEASES_REFUSED],
+        "The claim expires mid-recompute: another instance starts an overlapping one, and the token check refuses every late release.",
+        &["claim_ttl_ms"],
+        &SHORT_TTL_RULE,
+    ),
+    row(
+        Id::RedisDown,
+        "Redis is down",
+        &[REDIS_FAILED, REFRESHED],
+        "Fail open and the refresh goes on, as long as Redis fails fast; fail closed and nobody may refresh.",
+        &["redis_error"],
+        &REDIS_DOWN_RULE,
+    ),
+    row(
+        Id::RedisHang,
+        "Redis hangs",
+        &[REDIS_FAILED, EVERY_REQUEST_TIMED_OUT],
+        "A Redis that hangs holds every command for the client's timeout: with a long one, failing open still times everyone out. A short timeout and a breaker let the refresh go on.",
+        &["redis_timeout_ms", "redis_breaker_ms", "redis_error"],
+        &REDIS_HANG_RULE,
+    ),
+    row(
+        Id::RetryStorm,
+        "A retry storm",
+        &[RETRIES_CALLED],
+        "Callers retry a failing origin: with no coalescing retries are origin calls of their own, up to (1 + retries) times the load; with singleflight the retries join the flight already running.",
+        &["singleflight", "retries", "retry_backoff_ms"],
+        &RETRY_STORM_RULE,
+    ),
+    row(
+        Id::OpenLoop,
+        "Users keep arriving",
+        &[TURNED_AWAY],
+        "Open-loop traffic does not slow down when the service does: while the origin hangs, the threads fill, the accept queue backs up and requests are turned away. A closed-loop test hides this.",
+        &["arrivals", "rate_per_s", "faults"],
+        &OPEN_LOOP_RULE,
+    ),
+    row(
+        Id::HotKey,
+        "A hot key at Redis",
+        &[QUEUED_AT_REDIS],
+        "Every read of one hot key is a command on one Redis: at its throughput the queue, not the origin, sets the latency. A short local copy in each instance brings it back.",
+        &["local_cache_ms", "redis_ops_per_ms"],
+        &HOT_KEY_RULE,
+    ),
+    row(
+        Id::ColdSkew,
+        "A cold cache, skewed keys",
+        &[MERGED, SHED, BOUNDED],
+        "After a restart a few keys are hot: coalescing merges the requests that share them, and admission bounds the rest. Do both.",
+        &["singleflight", "claim", "admission"],
+        &COLD_SKEW_RULE,
+    ),
+    row(
+        Id::Cold,
+        "A cold cache",
+        &[LITTLE_MERGED, SHED, BOUNDED],
+        "After a restart the misses are for many keys, equally popular here: little to coalesce. Admission bounds the origin and sheds the rest at once; with skewed keys, do both.",
+        &["admission", "admission_wait_ms"],
+        &COLD_RULE,
+    ),
+    row(
+        Id::Jitter,
+        "TTL jitter",
+        &[],
+        "Keys written together expire together unless their TTLs are spread.",
+        &["jitter"],
+        &JITTER_RULE,
+    ),
+    row(
+        Id::Swr,
+        "Nobody waits on a lock",
+        &[STALE, NO_TIMEOUTS],
+        "Stale answers go out at once; the claim guards only the refresh, so a dead holder never stalls a request. The stale copy lives in Redis: an outage leaves none to serve.",
+        &["holder_crash", "redis_down"],
+        &SWR_RULE,
+    ),
+    row(
+        Id::Xfetch,
+        "Early refresh (XFetch)",
+        &[NO_MISSES],
+        "Readers refresh a hot key before it expires, the earlier the busier the key, so nobody meets a miss; with no lock a few instances may refresh at once.",
+        &["xfetch_beta", "claim"],
+        &XFETCH_RULE,
+    ),
+    row(
+        Id::LateWriter,
+        "A late holder writes old data",
+        &[OVERLAPS, OLDER_LANDED],
+        "The claim expires under a slow recompute, another instance recomputes too, and the older value lands last. Turn on fenced writes and they refuse it.",
+        &["fenced_writes", "claim_ttl_ms"],
+        &LATE_WRITER_RULE,
+    ),
+    row(
+        Id::Cheap,
+        "A cheap recompute",
+        &[UNCLAIMED, NO_TIMEOUTS],
+        "One copy per instance of a 20 ms query is no load: singleflight alone is enough, with nothing to poll and less Redis load.",
+        &["claim"],
+        &CHEAP_RULE,
+    ),
 ];
 
 /// The callers a success story must not leave out: "but 8000 callers timed
@@ -1530,15 +2054,44 @@ fn say_timeouts(x: &mut Say) {
 /// What a fault window did, in words ("40 origin calls failed, 1 holder
 /// killed"); empty when it did nothing.
 pub fn fault_acts_words(a: &stampede::ledger::FaultActs) -> String {
+    acts_words(a, ("Redis command failed", "Redis commands failed"))
+}
+
+/// What a fault window of `s` did, in words: [`fault_acts_words`], with
+/// its Redis commands as the scenario's outage fails them: at once (a
+/// refused connection answers within a round trip), or held by a Redis
+/// that hangs until the client gives up at its timeout.
+pub fn fault_acts_words_in(s: &Scenario, a: &stampede::ledger::FaultActs) -> String {
+    match s.redis_outage {
+        RedisOutage::Error => acts_words(
+            a,
+            (
+                "Redis command failed at once",
+                "Redis commands failed at once",
+            ),
+        ),
+        RedisOutage::Hang => {
+            let hung = format!(
+                "held, each failing at the client's {} timeout",
+                ms(s.redis_timeout_ms)
+            );
+            acts_words(
+                a,
+                (
+                    &format!("Redis command {hung}"),
+                    &format!("Redis commands {hung}"),
+                ),
+            )
+        }
+    }
+}
+
+fn acts_words(a: &stampede::ledger::FaultActs, redis: (&str, &str)) -> String {
     [
         (a.calls_failed, "origin call failed", "origin calls failed"),
         (a.calls_slowed, "origin call slowed", "origin calls slowed"),
         (a.calls_hung, "origin call hung", "origin calls hung"),
-        (
-            a.redis_failed,
-            "Redis command failed",
-            "Redis commands failed",
-        ),
+        (a.redis_failed, redis.0, redis.1),
         (
             a.holders_killed,
             "claim holder killed",
@@ -1714,8 +2267,8 @@ pub fn fault_words(s: &Scenario, f: &stampede::scenario::Fault) -> String {
 /// spread TTLs undone by a deploy's re-warm.
 pub(crate) const SPEAKS_OF: &[(&str, FaultKind)] = &[("jitter", FaultKind::TtlSync)];
 
-fn rule(name: &str) -> Option<&'static Rule> {
-    RULES.iter().find(|r| r.name == name)
+fn rule(name: &str) -> Option<Story> {
+    all_stories().into_iter().find(|x| x.name == name)
 }
 
 /// The lessons of a fault: they speak of what went wrong, and come before
@@ -1751,28 +2304,91 @@ fn without_added_faults(s: &Scenario, base: Option<&str>) -> Option<Scenario> {
     (out != *s).then_some(out)
 }
 
-/// The rule for `s`: a pitfall; a fault added to the base preset; the
-/// base's own lesson if it still fits; then the first general lesson that
-/// fits.
-fn pick(s: &Scenario, base: Option<&str>) -> Option<&'static Rule> {
-    let pitfall = RULES.iter().take(4).find(|r| (r.fits)(s));
+/// The rules that fit `s`, in the order they are preferred before any run
+/// (and among stories that explain as many requests): the pitfalls; a
+/// fault added to the base preset; the base's own lesson if it still fits;
+/// then the general lessons, in the table's order.
+fn ranked(s: &Scenario, base: Option<&str>) -> Vec<Story> {
+    let all = all_stories();
+    let pitfall = |x: &Story| PITFALLS.iter().any(|(n, _)| *n == x.name);
+    let mut out: Vec<Story> = all
+        .iter()
+        .copied()
+        .filter(|x| pitfall(x) && (x.rule.fits)(s))
+        .collect();
     // A fault the base does not have (a curveball thrown into its run, a
     // fault knob switched on) is what the run shows now, not the base's
     // success story (unless the base's lesson speaks of that fault itself).
     let added = without_added_faults(s, base).is_some();
     let thrown = s.faults.len() > pick_faults(s, base);
-    let fault = if thrown {
-        rule("fault")
-    } else {
-        RULES
-            .iter()
-            .filter(|r| added && r.name != "fault" && FAULT_RULES.contains(&r.name))
-            .find(|r| (r.fits)(s))
-    };
-    pitfall
-        .or(fault)
-        .or_else(|| base.and_then(rule).filter(|r| (r.fits)(s)))
-        .or_else(|| RULES.iter().skip(4).find(|r| !r.base_only && (r.fits)(s)))
+    if thrown {
+        out.extend(rule("fault"));
+    } else if added {
+        out.extend(
+            all.iter()
+                .copied()
+                .filter(|x| x.name != "fault" && FAULT_RULES.contains(&x.name))
+                .find(|x| (x.rule.fits)(s)),
+        );
+    }
+    out.extend(base.and_then(rule).filter(|x| (x.rule.fits)(s)));
+    out.extend(
+        all.iter()
+            .copied()
+            .filter(|x| !pitfall(x) && !x.rule.base_only && (x.rule.fits)(s)),
+    );
+    let mut seen = Vec::new();
+    out.retain(|x| {
+        let first = !seen.contains(&x.name);
+        seen.push(x.name);
+        first
+    });
+    out
+}
+
+/// The rule for `s` before any run: the first of [`ranked`].
+fn pick(s: &Scenario, base: Option<&str>) -> Option<Story> {
+    ranked(s, base).first().copied()
+}
+
+/// The stories the end of the run `r` of `s` chooses from, each with the
+/// requests it explains, in the order preferred among equals: the rules
+/// that fit `s`, less the faults that did nothing in this run (unless
+/// nothing else fits).
+fn candidates(s: &Scenario, base: Option<&str>, r: &Report) -> Vec<(Story, u64)> {
+    let all = ranked(s, base);
+    let acted: Vec<Story> = all
+        .iter()
+        .copied()
+        .filter(|x| !FAULT_RULES.contains(&x.name) || bit(x.name, r))
+        .collect();
+    let pool = if acted.is_empty() { all } else { acted };
+    pool.into_iter()
+        .map(|x| (x, explained(x.rule, s, r)))
+        .collect()
+}
+
+/// The story told at the end of the run `r`: of [`candidates`], the one
+/// that explains the most requests, the first of equals.
+fn story(s: &Scenario, base: Option<&str>, r: &Report) -> Option<Story> {
+    let mut best: Option<(Story, u64)> = None;
+    for (x, n) in candidates(s, base, r) {
+        if best.is_none_or(|(_, b)| n > b) {
+            best = Some((x, n));
+        }
+    }
+    best.map(|(x, _)| x)
+}
+
+/// The stories the end of the run `r` of `s` (made from `base`) chooses
+/// from, by name, each with how many requests it explains from the
+/// ledger, in the order preferred among equals; empty when no lesson fits
+/// (the sentence then compares the run with its preset's).
+pub fn stories(s: &Scenario, base: Option<&str>, r: &Report) -> Vec<(&'static str, u64)> {
+    candidates(s, base, r)
+        .into_iter()
+        .map(|(x, n)| (x.name, n))
+        .collect()
 }
 
 /// How many of `s`'s fault windows its base preset has (or speaks of).
@@ -1780,9 +2396,9 @@ fn pick_faults(s: &Scenario, base: Option<&str>) -> usize {
     without_added_faults(s, base).map_or(s.faults.len(), |w| w.faults.len())
 }
 
-/// The fault of `rule` acted in the run.
-fn bit(rule: &Rule, r: &Report) -> bool {
-    match rule.name {
+/// The fault of the lesson `name` acted in the run.
+fn bit(name: &str, r: &Report) -> bool {
+    match name {
         "fault" => r.fault_bites > 0,
         "redis-hang" | "redis-down" => r.redis_errors + r.redis_skipped > 0,
         "holder-crash" => r.crashed > 0,
@@ -1803,7 +2419,6 @@ const AFTER_END: Claim = Claim::new(
 );
 const NO_BITES: Claim = Claim::new("no fault of the list acted", |x| x.r.fault_bites == 0);
 const NO_CRASH: Claim = Claim::new("no thread died", |x| x.r.crashed == 0);
-const NO_CALLS: Claim = Claim::new("no origin call", |x| x.r.recomputes == 0);
 const NO_FAILED_CALLS: Claim = Claim::new("no origin call failed", |x| x.r.origin_failures == 0);
 const NO_REDIS_ERRORS: Claim = Claim::new("no Redis command failed", |x| {
     x.r.redis_errors + x.r.redis_skipped == 0
@@ -1813,9 +2428,9 @@ const NO_RETRIES: Claim = Claim::new("no retry", |x| x.r.retries == 0);
 /// Why the fault of `rule` did nothing in this run, said where it did not
 /// bite: after the run's end, with no claim to hold, with nothing reaching
 /// the origin.
-fn did_nothing(rule: &Rule, x: &mut Say) {
+fn did_nothing(name: &str, x: &mut Say) {
     let (s, r) = (x.run().s, x.run().r);
-    match rule.name {
+    match name {
         "fault" => {
             let what: Vec<String> = s.faults.iter().map(|f| fault_words(s, f)).collect();
             let what = what.join("; ");
@@ -1843,7 +2458,7 @@ fn did_nothing(rule: &Rule, x: &mut Say) {
             }
             if origin {
                 options.push((
-                    &[NO_BITES, NO_CALLS],
+                    &[NO_BITES, NO_RECOMPUTES],
                     format!("The fault did nothing ({what}): no call reached the origin."),
                 ));
             }
@@ -1866,7 +2481,7 @@ fn did_nothing(rule: &Rule, x: &mut Say) {
         }
         "hang" => {
             x.when(
-                &[NO_CALLS],
+                &[NO_RECOMPUTES],
                 "The origin was to hang, but no call reached it.",
             );
         }
@@ -1882,7 +2497,14 @@ fn did_nothing(rule: &Rule, x: &mut Say) {
         "redis-hang" | "redis-down" => {
             x.when(
                 &[NO_REDIS_ERRORS],
-                "Redis was to be down, but no command reached it.",
+                match s.redis_outage {
+                    RedisOutage::Error => {
+                        "Redis was to refuse every command at once, but no command reached it."
+                    }
+                    RedisOutage::Hang => {
+                        "Redis was to hang, holding each command until the client's timeout, but no command reached it."
+                    }
+                },
             );
         }
         "retry-storm" => {
@@ -1892,7 +2514,7 @@ fn did_nothing(rule: &Rule, x: &mut Say) {
     }
 }
 
-fn base_preset(base: Option<&str>) -> Option<&'static crate::presets::Preset> {
+fn base_preset(base: Option<&str>) -> Option<&'static Preset> {
     base.and_then(|b| PRESETS.iter().find(|p| p.name == b))
 }
 
@@ -1900,10 +2522,10 @@ fn base_preset(base: Option<&str>) -> Option<&'static crate::presets::Preset> {
 /// before any run.
 pub fn proof_for(s: &Scenario, base: Option<&str>) -> Proof {
     match pick(s, base) {
-        Some(r) => proof((r.metric)(s), r.watch),
+        Some(x) => proof((x.rule.metric)(s), x.rule.watch),
         None => match base_preset(base) {
             Some(p) => proof(
-                p.proof,
+                p.proof(),
                 "Your change against the preset's own run: watch the counter.",
             ),
             None => proof(
@@ -2006,6 +2628,8 @@ fn moved_most(first: &'static str, then: &Report, now: &Report) -> Option<&'stat
 /// The lesson of `s` (made from the preset `base`, if any) as the run `r`
 /// shows it. `ended`: the run is over. `then`: the report of
 /// [`contrast`]'s scenario on the same seed, once the caller has it.
+/// Before the end a sentence that does not say the run goes on is marked
+/// so (`progress.rs`).
 pub fn lesson(
     s: &Scenario,
     base: Option<&str>,
@@ -2013,39 +2637,67 @@ pub fn lesson(
     ended: bool,
     then: Option<&Report>,
 ) -> Lesson {
-    if let Some(rule) = pick(s, base) {
+    let mut l = lesson_of(s, base, r, ended, then);
+    if !ended && crate::progress::mark(&mut l.clauses) {
+        l.sentence = claims::text(&l.clauses);
+    }
+    l
+}
+
+fn lesson_of(
+    s: &Scenario,
+    base: Option<&str>,
+    r: &Report,
+    ended: bool,
+    then: Option<&Report>,
+) -> Lesson {
+    if let Some(first) = pick(s, base) {
         let run = Run::new(s, r, ended);
         let mut say = Say::new(run);
         // The proof's counter is the picked rule's, before and after the
         // run ends, so the number on screen stays the one it watched.
-        let metric = (rule.metric)(s);
+        let metric = (first.rule.metric)(s);
+        // At the end, the story that explains the most of the run's
+        // requests, whatever the preset or pitfall; before it, the one
+        // picked before the run.
+        let rule = if ended {
+            story(s, base, r).unwrap_or(first)
+        } else {
+            first
+        };
         // A fault added to the run that did nothing: said, with the
-        // reason, and then the lesson of the run without it.
-        let mut rule = rule;
-        if ended && FAULT_RULES.contains(&rule.name) && !bit(rule, r) {
-            let calm = without_added_faults(s, base);
-            if let Some(other) = calm.as_ref().and_then(|c| pick(c, base)) {
-                did_nothing(rule, &mut say);
-                if !say.is_empty() {
-                    say.plain(" ");
-                    rule = other;
-                }
-            }
+        // reason, before the story the run told instead (or, where no
+        // other lesson fits, before the run in numbers).
+        let idle = |x: Story| ended && FAULT_RULES.contains(&x.name) && !bit(x.name, r);
+        if idle(first) {
+            did_nothing(first.name, &mut say);
+        }
+        let said_idle = !say.is_empty();
+        if said_idle {
+            say.plain(" ");
         }
         let v = value(r, metric).unwrap_or(0.0);
-        let p = proof(metric, rule.watch);
+        let p = proof(metric, rule.rule.watch);
         let pending = pending(metric, v, ended);
         // What it needs: for damage, only while it has not bitten anyway
         // (a swamped origin pins threads without any hang); for a count
-        // that is no damage, whenever it lacks it.
-        let needs = (rule.needs)(s).filter(|_| v == 0.0 || !p.damage);
+        // that is no damage, whenever it lacks it. The picked rule's: a
+        // pitfall that cannot bite is not the story, but still says what
+        // it needs.
+        let needs = (first.rule.needs)(s).filter(|_| v == 0.0 || !p.damage);
         let before = say.len();
-        if ended || (p.damage && v > 0.0) {
-            (rule.say)(&mut say);
+        if said_idle && rule.name == first.name && idle(rule) {
+            say.plain(format!(
+                "{} for {}.",
+                plural(r.recomputes, "recompute", "recomputes"),
+                plural(r.requests, "request", "requests")
+            ));
+        } else if ended || (p.damage && v > 0.0) {
+            (rule.rule.say)(&mut say);
         }
         // Nothing the rule would say holds yet: what to watch for.
         if say.len() == before {
-            say.plain(rule.watch);
+            say.plain(rule.rule.watch);
         }
         if ended {
             how_they_ended(&mut say);
@@ -2084,7 +2736,7 @@ pub fn lesson(
     let label = |m: &str| stampede::metrics::label(m);
     match then.filter(|_| ended) {
         Some(then) => {
-            let metric = moved_most(preset.proof, then, r).unwrap_or(preset.proof);
+            let metric = moved_most(preset.proof(), then, r).unwrap_or(preset.proof());
             let (a, b) = (
                 value(then, metric).unwrap_or(0.0),
                 value(r, metric).unwrap_or(0.0),
@@ -2116,7 +2768,7 @@ pub fn lesson(
             }
         }
         None => {
-            let metric = preset.proof;
+            let metric = preset.proof();
             let sentence = format!(
                 "{what}: the numbers against the preset's own run come when this run ends."
             );
@@ -2156,7 +2808,7 @@ fn plain(text: &str) -> Vec<Clause> {
 /// One line on what each counter counts, for the page's tooltips and
 /// legend: every `Report` field, then the page's own derived numbers
 /// (`naive`), in the words of the field's doc comment where it has one.
-pub const MEANINGS: [(&str, &str); 56] = [
+pub const MEANINGS: [(&str, &str); 57] = [
     ("requests", "Requests the fleet made in this run."),
     ("hits", "Requests answered from a fresh value in the cache."),
     ("stale_served", "Requests answered with an expired value kept for its stale window."),
@@ -2179,6 +2831,7 @@ pub const MEANINGS: [(&str, &str); 56] = [
     ("releases_refused", "Releases refused because the caller's token no longer held the claim."),
     ("releases_refused_expired", "Refused because the claim had already expired and nobody held it."),
     ("releases_refused_taken", "Refused because another caller held the claim by then: a plain DEL would have freed it."),
+    ("claims_deleted_of_others", "Claims of another caller deleted by a plain DEL (no token checked): the key was free for a third."),
     ("unclaims", "Releases by token sent, unawaited, for claims whose reply timed out."),
     ("late_claims", "Claims whose client gave up on them that landed when a paused Redis resumed."),
     ("late_claims_released", "Late claims that the release by their own token cleared."),
@@ -2187,7 +2840,7 @@ pub const MEANINGS: [(&str, &str); 56] = [
     ("redis_errors", "Redis commands that failed or timed out."),
     ("redis_skipped", "Commands an instance did not send: its breaker was open after a Redis error."),
     ("redis_queue_peak", "The most commands waiting at Redis at once (0 with unlimited throughput)."),
-    ("redis_p99_ms", "A Redis command's round trip, queue included (p99)."),
+    ("redis_p99_ms", "A Redis command's time to its answer or error, queue included (p99): on a hang, the client's timeout."),
     ("local_hits", "Reads answered from the instance's own copy of the value, with no round trip."),
     ("values_written", "Values written to the cache."),
     ("stale_overwrites", "Writes that put an older value over a newer one (a late writer)."),
@@ -2229,17 +2882,31 @@ mod tests {
     /// the run's end).
     #[test]
     fn no_watch_line_tells_the_future() {
-        for rule in super::RULES {
+        for x in super::all_stories() {
+            let (name, rule) = (x.name, x.rule);
             let w = rule.watch.to_lowercase();
             for future in ["will ", "about to", "going to", "is to "] {
                 assert!(
                     !w.contains(future),
-                    "{}: \"{}\" says \"{future}\"",
-                    rule.name,
+                    "{name}: \"{}\" says \"{future}\"",
                     rule.watch
                 );
             }
         }
+    }
+
+    /// Every lesson has a rank of its own (the order among equals), and
+    /// a name of its own.
+    #[test]
+    fn every_lesson_has_its_own_rank_and_name() {
+        let all = super::all_stories();
+        for (i, x) in all.iter().enumerate() {
+            for y in &all[i + 1..] {
+                assert_ne!(x.rule.rank, y.rule.rank, "{} and {}", x.name, y.name);
+                assert_ne!(x.name, y.name);
+            }
+        }
+        assert_eq!(all.len(), 4 + 1 + super::PRESETS.len());
     }
 
     #[test]

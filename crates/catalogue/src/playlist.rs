@@ -18,11 +18,13 @@ use stampede::scenario::{self, clip, Notice, Scenario};
 /// Keys of a page link that are the page's own, not the scenario's: the
 /// playback speed, presenter mode, a moment (`at`, `play`), embed mode and
 /// the interviewer's kit, a trainer's playlist and the item of it showing
-/// (`list`, `item`). Whoever reads a link for its scenario (the page, a
+/// (`list`, `item`), and the room's relay (`relay`, with a candidate's
+/// `join` or a phone's `vote`). Whoever reads a link for its scenario (the page, a
 /// playlist's item, `stampede-sim --url`) passes over them; the core's
 /// [`Scenario::from_query`] knows only the scenario's own keys.
-pub const PAGE_KEYS: [&str; 8] = [
-    "speed", "present", "at", "play", "embed", "kit", "list", "item",
+pub const PAGE_KEYS: [&str; 12] = [
+    "speed", "present", "at", "play", "embed", "kit", "list", "item", "relay", "join", "vote",
+    "assemble",
 ];
 
 /// Whether a link's `key=value` part (or a bare key) is one of [`PAGE_KEYS`].

@@ -24,60 +24,19 @@ use crate::claims::{
     MORE_ATTEMPTS_THAN_THEN,
 };
 use crate::lesson::{
-    CLAIM_SHORT, CORRUPTED, EVERY_THREAD, FAILURES_LEFT, NONE_PINNED, NO_TIMEOUTS, OVERLAPS,
-    OVERWRITES, PER_INSTANCE, REMEMBERED, SHED, STALE, TIMEOUTS, UNCLAIMED,
+    CLAIM_PER_INSTANCE, CLAIM_SHORT, CORRUPTED, ERRORS, EVERY_REQUEST_TIMED_OUT, EVERY_THREAD,
+    FAILURES_LEFT, NONE_PINNED, NOTHING_REMEMBERED, NO_MISSES, NO_TIMEOUTS, ONE_RECOMPUTE,
+    OVERLAPS, OVERWRITES, PER_INSTANCE, REFUSED_TAKEN, REMEMBERED, SHED, STALE, TIMEOUTS,
+    UNCLAIMED,
 };
 use stampede::scenario::Scenario;
 use stampede::Report;
 
-/// The tour's three levels, shortest first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Level {
-    /// About twenty seconds of reading: what each layer does.
-    Basics,
-    /// About a minute: the arithmetic, the costs, the rules.
-    Solid,
-    /// What goes wrong, and where each technique stops helping.
-    Deeper,
-}
-
-impl Level {
-    pub const ALL: [Level; 3] = [Level::Basics, Level::Solid, Level::Deeper];
-
-    /// The level's name in links and hooks (`#tour/solid/3`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Basics => "basics",
-            Level::Solid => "solid",
-            Level::Deeper => "deeper",
-        }
-    }
-
-    pub fn title(self) -> &'static str {
-        match self {
-            Level::Basics => "Basics",
-            Level::Solid => "A solid answer",
-            Level::Deeper => "Going deeper",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Level> {
-        Level::ALL.into_iter().find(|l| l.name() == name)
-    }
-
-    /// The drill the level ends with (`drill::drill` names it).
-    pub fn drill(self) -> &'static str {
-        match self {
-            Level::Basics => "claim-order",
-            Level::Solid => "claim-ttl",
-            Level::Deeper => "redis-hangs",
-        }
-    }
-}
+/// The tour's three levels, shortest first: the course's rungs.
+pub use crate::level::Level;
 
 // ---- what the tour's words claim, beside the lessons' own claims ------------
 
-const ONE_RECOMPUTE: Claim = Claim::new("one recompute for the fleet", |x| x.r.recomputes == 1);
 const CLAIM_PER_REQUEST: Claim = Claim::new("a claim attempt per request", |x| {
     x.r.claim_attempts == x.r.requests
 });
@@ -93,8 +52,10 @@ const LOSERS_READ_THE_VALUE: Claim = Claim::new(
     "every other instance's leader read the value the winner wrote",
     |x| x.r.computed == 1 && x.r.hits + 1 == u64::from(x.s.instances),
 );
-const CLAIM_PER_INSTANCE: Claim = Claim::new("as many claim attempts as instances", |x| {
-    x.r.claim_attempts == u64::from(x.s.instances)
+/// Losers that answer stale end their flights at once: later arrivals
+/// claim again, so attempts outnumber the offices, and one still wins.
+const CLAIMS_AGAIN: Claim = Claim::new("more claim attempts than offices, one won", |x| {
+    x.r.claim_attempts > u64::from(x.s.instances) && x.r.claim_wins == 1
 });
 const EVERY_REQUEST_READ_REDIS: Claim =
     Claim::new("a Redis round trip per request at least", |x| {
@@ -105,25 +66,15 @@ const NO_OVERLAPS: Claim = Claim::new("no recompute overlapped another", |x| {
 });
 const REFUSED: Claim = Claim::new("a release was refused", |x| x.r.releases_refused > 0);
 const NONE_REFUSED: Claim = Claim::new("no release was refused", |x| x.r.releases_refused == 0);
-const REFUSED_TAKEN: Claim = Claim::new("a release found another holder", |x| {
-    x.r.releases_refused_taken > 0
-});
-const ERRORS: Claim = Claim::new("a request got an error", |x| x.r.errors > 0);
-const NOTHING_REMEMBERED: Claim = Claim::new("no failure was handed out again", |x| {
-    x.r.remembered_failures == 0
-});
 const REFILLED: Claim = Claim::new("a value was written to the cache", |x| {
     x.r.values_written > 0
 });
-const EVERY_REQUEST_TIMED_OUT: Claim =
-    Claim::new("every request timed out", |x| x.r.timeouts == x.r.requests);
 const EVERY_REQUEST_STALE: Claim = Claim::new("every request was served stale", |x| {
     x.r.stale_served == x.r.requests
 });
 const RAN_AT_THE_ORIGIN: Claim = Claim::new("a recompute ran at the origin", |x| {
     x.r.origin_peak_concurrency > 0
 });
-const NO_MISSES: Claim = Claim::new("no reader met a miss", |x| x.r.misses == 0);
 const EARLY: Claim = Claim::new("a reader refreshed early", |x| x.r.early_refreshes > 0);
 const NO_OVERWRITES: Claim = Claim::new("no older value landed over a newer", |x| {
     x.r.stale_overwrites == 0
@@ -156,6 +107,9 @@ pub struct Step {
     /// What the words point at doing ("turn on fenced writes"), as a
     /// button that does it.
     pub action: Option<Action>,
+    /// The playback speed, where the scenario's default would reveal the
+    /// step's number too late ([`speed`]).
+    pub speed: Option<f64>,
 }
 
 /// A step's action: a button that does what its words point at.
@@ -280,6 +234,7 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: None,
         predict: Some(Prediction {
             question: "No protection: {instances} offices of {threads} clerks each miss the key at once. How many recomputes?",
             options: &[
@@ -292,7 +247,7 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Basics,
-        title: "Singleflight: one leader per office",
+        title: "Singleflight in the small fleet",
         row: Row {
             link: "preset=singleflight&i=3&t=4",
             claims: &[PER_INSTANCE, LEADERS_ANSWER_THE_REST],
@@ -302,8 +257,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.1),
         predict: Some(Prediction {
-            question: "Singleflight on, no claim, the same small fleet: how many recomputes?",
+            question: "Singleflight alone, {instances} offices of {threads} clerks: how many recomputes?",
             options: &[
                 Number(1.0, "An office cannot see the others' flights: one for the fleet needs a claim."),
                 TheRun,
@@ -314,18 +270,19 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Basics,
-        title: "The claim: one token for the fleet",
+        title: "The claim at Redis, in the small fleet",
         row: Row {
             link: "preset=burst&i=3&t=4",
             claims: &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE, LOSERS_READ_THE_VALUE, LEADERS_ANSWER_THE_REST],
-            words: "Each office's leader now also tries to take one token at Redis (SET NX with a TTL). One office wins and asks the origin; the other leaders wait for its answer, their clerks for their leader: {} recompute for the whole fleet.",
+            words: "Each office's leader now also tries to take the claim at Redis (SET NX with a TTL). One office wins and asks the origin; the other leaders wait for its answer, their clerks for their leader: {} recompute for the whole fleet.",
         },
         metric: "recomputes",
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.1),
         predict: Some(Prediction {
-            question: "Singleflight outside, a claim at Redis inside: {instances} offices of {threads} clerks. How many recomputes?",
+            question: "Singleflight outside, a claim at Redis inside: {instances} offices of {threads} clerks each miss the key at once. How many recomputes?",
             options: &[
                 Worked(|x| f64::from(x.s.instances), "That is singleflight alone: the claim lets only one office recompute."),
                 Worked(|x| x.r.requests as f64, "That is no protection at all."),
@@ -336,7 +293,7 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Basics,
-        title: "At full size: instances × threads",
+        title: "No protection at full size",
         row: Row {
             link: "preset=naive",
             claims: &[EVERY_THREAD],
@@ -346,8 +303,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: None,
         predict: Some(Prediction {
-            question: "No protection: {instances} instances of {threads} threads each miss the key at once. How many recomputes?",
+            question: "No protection: {instances} offices of {threads} clerks each miss the key at once. How many recomputes?",
             options: &[
                 Number(40.0, "That is singleflight: one per instance. Here nothing coalesces."),
                 TheRun,
@@ -358,7 +316,7 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Basics,
-        title: "Singleflight at scale: one per office",
+        title: "Singleflight at full size",
         row: Row {
             link: "preset=singleflight",
             claims: &[PER_INSTANCE, LEADERS_ANSWER_THE_REST],
@@ -368,8 +326,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.23),
         predict: Some(Prediction {
-            question: "Singleflight on, no claim: how many recomputes for the fleet?",
+            question: "Singleflight on, no claim: {instances} offices of {threads} clerks each miss the key at once. How many recomputes for the fleet?",
             options: &[
                 Number(1.0, "An instance cannot see the others' flights: one for the fleet needs a claim."),
                 TheRun,
@@ -380,18 +339,19 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Basics,
-        title: "The claim at full size: still one",
+        title: "The claim at full size",
         row: Row {
             link: "preset=burst",
             claims: &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE, LOSERS_READ_THE_VALUE, LEADERS_ANSWER_THE_REST],
-            words: "Each office's leader tries to take the token at Redis (SET NX with a TTL), as the small fleet's leaders did. One office of {instances} wins and asks; the others wait for its answer: {} recompute for the whole fleet, whatever its size.",
+            words: "Each office's leader tries to take the claim at Redis (SET NX with a TTL), as the small fleet's leaders did. One office of {instances} wins and asks; the others wait for its answer: {} recompute for the whole fleet, whatever its size.",
         },
         metric: "recomputes",
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.1),
         predict: Some(Prediction {
-            question: "Singleflight outside, a claim at Redis inside: how many recomputes for the fleet?",
+            question: "Singleflight outside, a claim at Redis inside: {instances} offices of {threads} clerks each miss the key at once. How many recomputes for the fleet?",
             options: &[
                 Number(40.0, "That is singleflight alone: the claim lets only one instance recompute."),
                 Number(8000.0, "That is no protection at all."),
@@ -406,14 +366,15 @@ pub const STEPS: &[Step] = &[
         row: Row {
             link: "preset=claim-outer",
             claims: &[CLAIM_PER_REQUEST, ONE_RECOMPUTE, MORE_ATTEMPTS_THAN_THEN],
-            words: "Swap the layers and every clerk walks to the board before the office has coalesced: still {recomputes} recompute, but {} claim attempts at Redis instead of {then.claim_attempts}, one per office.",
+            words: "Swap the layers and every clerk tries the claim at Redis before the office has coalesced: still {recomputes} recompute, but {} claim attempts at Redis instead of {then.claim_attempts}, one per office.",
         },
         metric: "claim_attempts",
         pause_ms: None,
         contrast: Some("preset=burst"),
         action: None,
+        speed: Some(0.1),
         predict: Some(Prediction {
-            question: "Swap the layers, the claim outside singleflight: how many claim attempts reach Redis?",
+            question: "Swap the layers, the claim outside singleflight: {instances} offices of {threads} clerks each miss the key at once. How many claim attempts reach Redis?",
             options: &[
                 Number(40.0, "That is the claim inside: only each instance's leader claims."),
                 Number(1.0, "Only one claim wins, but every attempt is a command at Redis."),
@@ -435,8 +396,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.1),
         predict: Some(Prediction {
-            question: "Duplicate work is instances times threads. With both layers, how many recomputes are left?",
+            question: "{instances} offices of {threads} clerks each miss the key within one recompute: duplicate work is offices times clerks. With both layers, how many recomputes are left?",
             options: &[
                 TheRun,
                 Number(40.0, "Singleflight alone removes the threads; the claim also removes the instances."),
@@ -451,16 +413,17 @@ pub const STEPS: &[Step] = &[
         row: Row {
             link: "preset=singleflight",
             claims: &[PER_INSTANCE, UNCLAIMED],
-            words: "Singleflight is a map from key to the computation in flight, in the process's own memory: no network, no TTL, nothing to release. Alone it never takes a lock ({claim_attempts} claim attempts) and stops at one recompute per office: {}.",
+            words: "Singleflight is a map from key to the computation in flight, in the process's own memory: no network, no TTL, nothing to release. Its only lock is a mutex in the process around that map: alone it takes no distributed lock ({claim_attempts} claim attempts) and stops at one recompute per office: {}.",
         },
         metric: "recomputes",
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.23),
         predict: Some(Prediction {
-            question: "Singleflight alone takes no lock at all. How many recomputes does it leave?",
+            question: "Singleflight alone takes no distributed lock, only a mutex in each office's process. {instances} offices of {threads} clerks each miss the key at once: how many recomputes does it leave?",
             options: &[
-                Number(1.0, "One for the fleet needs a lock across instances, and singleflight takes none."),
+                Number(1.0, "One for the fleet needs a lock across instances, and singleflight takes only one inside each process."),
                 Number(8000.0, "That is no protection: singleflight still coalesces each instance."),
                 TheRun,
             ],
@@ -478,8 +441,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=short-ttl&ct=3500", claims: &[NO_OVERLAPS, NONE_REFUSED], words: "Size the TTL above the origin timeout" })),
+        speed: Some(19.0),
         predict: Some(Prediction {
-            question: "The claim's TTL is shorter than the recompute. How many recomputes start while another of the key still runs?",
+            question: "{instances} offices of {threads} clerks for {duration_ms}; the value lives {value_ttl_ms}, the recompute takes {recompute_ms}, the claim's TTL is {claim_ttl_ms}. How many recomputes start while another of the key still runs?",
             options: &[
                 Number(0.0, "A claim protects only while it lives, and this one expires mid-work."),
                 TheRun,
@@ -494,14 +458,15 @@ pub const STEPS: &[Step] = &[
         row: Row {
             link: "preset=short-ttl",
             claims: &[REFUSED, REFUSED_TAKEN],
-            words: "A holder releases with a compare-and-delete of its own random token: {} releases were refused. {releases_refused_expired} found the claim already expired; {releases_refused_taken} found another office holding it, and there a plain DEL would have freed that office's claim for a third.",
+            words: "A holder releases with a compare-and-delete of its own random token: {} releases were refused. {releases_refused_expired} found the claim already expired; {releases_refused_taken} found another office holding it, and there a plain DEL would have deleted that office's claim, leaving the key free for a third office to claim.",
         },
         metric: "releases_refused",
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(19.0),
         predict: Some(Prediction {
-            question: "Holders release with a compare-and-delete of their own token. How many releases are refused?",
+            question: "{instances} offices of {threads} clerks for {duration_ms}; the recompute takes {recompute_ms}, the claim's TTL is {claim_ttl_ms}. Holders release with a compare-and-delete of their own token: how many releases are refused?",
             options: &[
                 Number(0.0, "A release is refused whenever the claim expired or changed hands first, and here it runs out mid-work."),
                 TheRun,
@@ -515,15 +480,16 @@ pub const STEPS: &[Step] = &[
         title: "What the losers do",
         row: Row {
             link: "preset=stale",
-            claims: &[STALE, ONE_RECOMPUTE],
-            words: "An office that lost the claim need not wait for the winner: holding a stale copy, it answers at once. {} requests got the stale value while one office refreshed it.",
+            claims: &[STALE, ONE_RECOMPUTE, CLAIMS_AGAIN],
+            words: "An office that lost the claim need not wait for the winner: holding a stale copy, it answers at once. {} requests got the stale value while one office refreshed it. A losing office's flight ends with that answer, so its clerks who arrive later start a new flight and try the claim again: {claim_attempts} claim attempts, {claim_wins} won.",
         },
         metric: "stale_served",
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.1),
         predict: Some(Prediction {
-            question: "The offices that lose the claim hold a stale copy. How many requests get the stale value while one office refreshes?",
+            question: "{instances} offices of {threads} clerks each miss the key at once, and the offices that lose the claim hold a stale copy. How many requests get the stale value while one office refreshes?",
             options: &[
                 Worked(|x| x.r.requests as f64, "The winning office's own threads wait for its recompute; only the losers serve stale."),
                 TheRun,
@@ -544,8 +510,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(33.0),
         predict: Some(Prediction {
-            question: "The origin fails for a while, then recovers. Failures are shared, never remembered: how many requests get an error?",
+            question: "{instances} offices of {threads} clerks keep asking; the origin fails for its first {origin_outage_ms}, a recompute takes {recompute_ms}. Failures are shared, never remembered: how many requests get an error?",
             options: &[
                 TheRun,
                 Number(0.0, "A failed recompute still reaches every caller waiting on it."),
@@ -556,7 +523,7 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Solid,
-        title: "Every wait has its own deadline",
+        title: "When the origin never answers",
         row: Row {
             link: "preset=hang",
             claims: &[EVERY_REQUEST_TIMED_OUT, NONE_PINNED],
@@ -566,8 +533,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.4),
         predict: Some(Prediction {
-            question: "The origin never answers. How many requests time out?",
+            question: "The origin never answers: {instances} offices of {threads} clerks each miss the key, each waiting {deadline_ms} at most. How many requests time out?",
             options: &[
                 Number(0.0, "Nothing answers, so a deadline ends each wait with a timeout, not a value."),
                 Number(1.0, "Only the leader calls the origin, but every follower waits on it and reaches its own deadline."),
@@ -589,8 +557,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=failure&nt=500", claims: &[NOTHING_REMEMBERED, REFILLED], words: "Cache the failure briefly instead" })),
+        speed: Some(33.0),
         predict: Some(Prediction {
-            question: "The failed result stays in the flight map. How many answers come from the remembered failure?",
+            question: "{instances} offices of {threads} clerks keep asking; the origin fails for its first {origin_outage_ms}, and the failed result stays in the flight map. How many answers come from the remembered failure?",
             options: &[
                 Number(0.0, "The map hands the old failure to every later caller of the key."),
                 TheRun,
@@ -611,8 +580,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=hang", claims: &[NONE_PINNED], words: "Give every wait a deadline" })),
+        speed: Some(28.0),
         predict: Some(Prediction {
-            question: "A hung origin and no deadlines: how many requests are still pinned when the run stops?",
+            question: "A hung origin and no deadlines: {instances} offices of {threads} clerks each miss the key. How many requests are still pinned when the run stops?",
             options: &[
                 Number(0.0, "Without a deadline nothing ends a wait on a call that never returns."),
                 Number(1.0, "Followers wait on the leader's flight and are pinned with it."),
@@ -633,8 +603,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(0.1),
         predict: Some(Prediction {
-            question: "Waiters share one mutable value and the first of them changes it. How many requests read a corrupted value?",
+            question: "{instances} offices of {threads} clerks each miss the key; each office's waiters share one mutable value, and the first of them changes it. How many requests read a corrupted value?",
             options: &[
                 Number(0.0, "The change is visible to every waiter holding the same object."),
                 TheRun,
@@ -655,8 +626,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: Some("preset=burst"),
         action: None,
+        speed: Some(0.1),
         predict: Some(Prediction {
-            question: "The flight key is built differently from the cache key. How many claim attempts reach Redis?",
+            question: "The flight key is built differently from the cache key: {instances} offices of {threads} clerks each miss the key at once. How many claim attempts reach Redis?",
             options: &[
                 Number(40.0, "That needs singleflight to coalesce, and with mismatched keys nothing does."),
                 Number(1.0, "One claim wins, but every thread tries."),
@@ -676,8 +648,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: Some(Compare { label: "Open the A/B view on the cost", name: "cost" }),
+        speed: Some(0.023),
         predict: Some(Prediction {
-            question: "A {recompute_ms} query with singleflight alone: how slow are the slowest answers (p99)?",
+            question: "A {recompute_ms} query with singleflight alone, {instances} offices of {threads} clerks each missing it at once: how slow are the slowest answers (p99)?",
             options: &[
                 Worked(|x| f64::from(x.s.deadline_ms), "That is the deadline: nobody waits that long for a cheap query."),
                 TheRun,
@@ -698,8 +671,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: Some(28.0),
         predict: Some(Prediction {
-            question: "After a restart, {keys} different keys are missed at once and admission allows {admission} recomputes per instance. How many recomputes are shed?",
+            question: "After a restart, {instances} offices of {threads} clerks miss {keys} different keys at once, and admission allows {admission} recomputes per office. How many recomputes are shed?",
             options: &[
                 Number(0.0, "Admission bounds the origin by turning the excess away, and thousands of misses are excess."),
                 Words("none: singleflight coalesces them", "The keys are all different, so there is little to coalesce."),
@@ -720,8 +694,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: Some("preset=jitter&j=0"),
         action: None,
+        speed: Some(40.0),
         predict: Some(Prediction {
-            question: "Keys written together get jittered TTLs. At most how many recomputes run at the origin at once?",
+            question: "{instances} offices of {threads} clerks read {keys} keys written together, each living {value_ttl_ms} spread by a random fraction; a recompute takes {recompute_ms}. At most how many recomputes run at the origin at once?",
             options: &[
                 Worked(|x| f64::from(x.s.origin_capacity), "The capacity is where the origin starts to slow, not a cap on the calls running at once."),
                 TheRun,
@@ -732,7 +707,7 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Deeper,
-        title: "Early refresh (XFetch): nobody meets a miss",
+        title: "Early refresh (XFetch)",
         row: Row {
             link: "preset=xfetch",
             claims: &[NO_MISSES, EARLY, OVERLAPS, FEWER_MISSES_THAN_THEN],
@@ -742,8 +717,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: Some("preset=xfetch&xfetch_beta=0"),
         action: Some(Compare { label: "Compare it with the claim alone", name: "xfetch" }),
+        speed: Some(40.0),
         predict: Some(Prediction {
-            question: "Readers refresh a hot key early, before it expires (XFetch). How many readers meet a miss?",
+            question: "{instances} offices of {threads} clerks read a hot key that lives {value_ttl_ms}, for {duration_ms}, and refresh it early, before it expires (XFetch). How many readers meet a miss?",
             options: &[
                 Words("one per expiry", "The early refresh rewrites the value before it expires, so no reader finds it gone."),
                 Number(1000.0, "That is waiting for expiry: every reader in the gap misses."),
@@ -753,7 +729,7 @@ pub const STEPS: &[Step] = &[
     },
     Step {
         level: Deeper,
-        title: "Stale-while-revalidate: nobody waits on a lock",
+        title: "Stale-while-revalidate",
         row: Row {
             link: "preset=swr",
             claims: &[EVERY_REQUEST_STALE, ONE_RECOMPUTE, NO_TIMEOUTS],
@@ -763,8 +739,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: None,
+        speed: None,
         predict: Some(Prediction {
-            question: "Stale-while-revalidate on a burst: how many answers are served stale?",
+            question: "Stale-while-revalidate on a burst: {instances} offices of {threads} clerks each miss the key at once. How many answers are served stale?",
             options: &[
                 Worked(|x| x.r.requests.saturating_sub(u64::from(x.s.threads)) as f64, "That is the losers' stale policy; with stale-while-revalidate the refreshing office answers stale too."),
                 TheRun,
@@ -785,8 +762,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=redis-hang", claims: &[TIMEOUTS], words: "See a Redis that hangs" })),
+        speed: Some(0.23),
         predict: Some(Prediction {
-            question: "Redis is down and the fleet fails open. How many recomputes?",
+            question: "Redis is down, every command erroring at once, and the fleet fails open: {instances} offices of {threads} clerks each miss the key. How many recomputes?",
             options: &[
                 Number(1.0, "One for the fleet needs the claim, and Redis cannot take it."),
                 TheRun,
@@ -807,8 +785,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: Some(13_000),
         contrast: None,
         action: None,
+        speed: Some(5.2),
         predict: Some(Prediction {
-            question: "The claim holder crashes without releasing. How many callers have given up by the pause?",
+            question: "{instances} offices of {threads} clerks keep asking; the claim holder crashes without releasing its {claim_ttl_ms} claim, and each caller waits {deadline_ms} at most. How many callers have given up by the pause?",
             options: &[
                 Number(0.0, "Nobody may refresh until the dead claim's TTL runs out, and the waiters reach their deadlines."),
                 TheRun,
@@ -829,8 +808,9 @@ pub const STEPS: &[Step] = &[
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=late-writer&fw=1", claims: &[NO_OVERWRITES], words: "Turn on fenced writes" })),
+        speed: Some(30.0),
         predict: Some(Prediction {
-            question: "Slow holders outlive their claim. How many newer values are overwritten by older ones?",
+            question: "{instances} offices of {threads} clerks, {duration_ms}; a recompute takes {recompute_ms}, a claim {claim_ttl_ms}. How many newer values do older ones overwrite?",
             options: &[
                 Number(0.0, "A claim that expires mid-work lets a second writer in, and the older write can land last."),
                 TheRun,
@@ -840,6 +820,18 @@ pub const STEPS: &[Step] = &[
         }),
     },
 ];
+
+/// The longest a prediction's reveal may take on screen (wall ms at the
+/// step's speed, without the page's fast-forward through quiet stretches).
+pub const REVEAL_WITHIN_MS: f64 = 3000.0;
+
+/// The speed the tour plays a step at: its own, if it names one (a story
+/// whose number settles late plays faster, so that the reveal comes within
+/// [`REVEAL_WITHIN_MS`]), else its scenario's default.
+pub fn speed(step: &Step) -> f64 {
+    step.speed
+        .unwrap_or_else(|| crate::pace::default_speed(&Scenario::from_query(step.row.link).0))
+}
 
 /// The steps of one level, in order.
 pub fn steps(level: Level) -> impl Iterator<Item = &'static Step> {
@@ -1173,6 +1165,152 @@ mod tests {
         }
     }
 
+    /// The virtual time (µs) a step's number is known at on its own run:
+    /// the first moment the core says it is final, or the step's pause, or
+    /// the run's end, as the page reveals it (`src/lesson/tour_view.rs`).
+    fn known_at(step: &Step) -> u64 {
+        let (s, seed) = scenario_of(step.row.link);
+        let until = step.pause_ms.map_or(u64::MAX, |ms| u64::from(ms) * 1000);
+        let mut fleet = Fleet::new(&s, seed);
+        loop {
+            // One event's work at a time: the moment is the event's.
+            let reached = fleet.advance_to(until, 1);
+            if fleet.is_final(step.metric) || fleet.is_quiet() || reached && until != u64::MAX {
+                return fleet.now().min(until);
+            }
+        }
+    }
+
+    /// Issue 39 §4: every prediction's number is known (final, or at the
+    /// step's pause) within [`REVEAL_WITHIN_MS`] of playing at the tour's
+    /// speed for the step ([`speed`]), counted without the page's
+    /// fast-forward through quiet stretches: the bet is settled while the
+    /// learner still remembers it. Prints the table BENCHMARKS.md quotes
+    /// with `--nocapture`.
+    #[test]
+    fn every_prediction_is_revealed_within_3_s_at_the_tour_s_speed() {
+        let mut slow = Vec::new();
+        for level in Level::ALL {
+            for (k, step) in steps(level).enumerate() {
+                if step.predict.is_none() {
+                    continue;
+                }
+                let at = known_at(step);
+                let v = speed(step);
+                // A speed the slider offers, so its label reads it back.
+                let pace = crate::pace::speed_at(crate::pace::position_of(v));
+                assert_eq!(pace, v, "{}: not a slider speed", step.title);
+                let wall = at as f64 / 1000.0 / v;
+                let place = place_name((level, k));
+                eprintln!(
+                    "| {place} | `{}` | {} | {} ms | {}x | {:.1} s |",
+                    step.row.link,
+                    step.metric,
+                    stampede::decimal::format(at as f64 / 1000.0),
+                    stampede::decimal::format(v),
+                    wall / 1000.0
+                );
+                (wall > REVEAL_WITHIN_MS).then(|| slow.push((place, wall / 1000.0)));
+            }
+        }
+        assert_eq!(slow, [], "revealed later than 3 s (place, wall s)");
+    }
+
+    /// The words that would name a step's answer `v` of `metric` on the
+    /// run `r` of `s`: the number as shown, its word (one to twelve), "no
+    /// one" for 0, "per office" for one per office, "every" for one per
+    /// request, "×" for offices times clerks.
+    fn answer_words(s: &Scenario, r: &Report, metric: &str, v: f64) -> Vec<String> {
+        const SMALL: [&str; 13] = [
+            "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+            "eleven", "twelve",
+        ];
+        let mut w = vec![crate::lesson::shown(metric, v)];
+        if metric.ends_with("_ms") {
+            return w;
+        }
+        let n = v as u64;
+        if let Some(word) = SMALL.get(n as usize) {
+            w.push((*word).to_string());
+        }
+        if n == 0 {
+            w.extend(["none", "nobody", "no one", "nothing", "never"].map(String::from));
+        }
+        if n == u64::from(s.instances) {
+            w.extend(["per office", "per instance", "each office"].map(String::from));
+        }
+        if n == r.requests {
+            w.extend(["every", "all ", "per clerk", "per thread", "each clerk"].map(String::from));
+        }
+        if n == u64::from(s.instances) * u64::from(s.threads) {
+            w.extend(["×", " x ", "times"].map(String::from));
+        }
+        w
+    }
+
+    /// Issue 39 §4: no step's title names its answer ("Singleflight: one
+    /// leader per office", "The claim at full size: still one"): neither
+    /// the number its run reveals nor a word that stands for it.
+    #[test]
+    fn no_title_names_its_answer() {
+        let mut named = Vec::new();
+        for step in STEPS {
+            let (s, r) = revealed(step);
+            let v = stampede::metrics::value(&r, step.metric).unwrap();
+            let title = format!(" {} ", step.title.to_lowercase());
+            for w in answer_words(&s, &r, step.metric, v) {
+                let whole_word = title.match_indices(&w).any(|(i, _)| {
+                    let before = title[..i].chars().next_back();
+                    let after = title[i + w.len()..].chars().next();
+                    !before.is_some_and(char::is_alphanumeric)
+                        && !after.is_some_and(char::is_alphanumeric)
+                });
+                if whole_word {
+                    named.push(format!(
+                        "{:?} names {w:?} ({} = {v})",
+                        step.title, step.metric
+                    ));
+                }
+            }
+        }
+        assert!(named.is_empty(), "{named:#?}");
+    }
+
+    /// Issue 39 §4: a prediction can be reasoned out: its question shows
+    /// the fleet it counts over (`{instances}` offices of `{threads}`
+    /// clerks), filled from the step's own scenario, never typed in, and
+    /// each number it shows is a knob of that scenario.
+    #[test]
+    fn every_question_shows_the_numbers_it_needs() {
+        for step in STEPS {
+            let p = step.predict.unwrap();
+            let (s, _) = scenario_of(step.row.link);
+            for knob in ["{instances}", "{threads}"] {
+                assert!(p.question.contains(knob), "{}: no {knob}", step.title);
+            }
+            let q = question(&p, &s);
+            assert!(
+                q.contains(&format!("{} offices of {} clerks", s.instances, s.threads)),
+                "{q}"
+            );
+            // No number typed in: every digit shown comes from a knob.
+            let mut bare = p.question.to_string();
+            while let Some(open) = bare.find('{') {
+                let close = bare[open..].find('}').unwrap() + open;
+                bare.replace_range(open..=close, "");
+            }
+            // (A digit glued to a letter is part of a name, as in p99.)
+            let typed = bare.char_indices().any(|(i, c)| {
+                c.is_ascii_digit()
+                    && !bare[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(char::is_alphanumeric)
+            });
+            assert!(!typed, "{}: {bare}", step.title);
+        }
+    }
+
     /// `r` with the counter `name` at `v`: for the tour's counters only.
     fn with(r: &Report, name: &str, v: u64) -> Report {
         let mut r = r.clone();
@@ -1308,7 +1446,7 @@ mod tests {
         assert!(release.contains("{releases_refused_expired} found the claim already expired"));
         assert!(release.contains("{releases_refused_taken} found another office holding it"));
         // The origin timeout bounds the wait, not the call.
-        assert!(step_titled("Every wait has its own deadline")
+        assert!(step_titled("When the origin never answers")
             .row
             .words
             .contains("it bounds the wait, not the call"));
@@ -1324,12 +1462,10 @@ mod tests {
             .row
             .words
             .contains("That needs Redis to fail fast"));
-        assert!(
-            step_titled("Stale-while-revalidate: nobody waits on a lock")
-                .row
-                .words
-                .contains("with Redis down there is none to serve")
-        );
+        assert!(step_titled("Stale-while-revalidate")
+            .row
+            .words
+            .contains("with Redis down there is none to serve"));
         // A cold cache: little to coalesce on equal keys, both on skewed ones.
         assert!(step_titled("A cold cache: little to coalesce")
             .row
@@ -1473,6 +1609,8 @@ mod tests {
         for level in Level::ALL {
             let d = crate::drill::drill(level.drill())
                 .unwrap_or_else(|| panic!("{level:?}: no drill {}", level.drill()));
+            // One ladder: the level ends with a drill of its own rung.
+            assert_eq!(d.level, level, "{level:?}'s drill {}", d.name);
             let lesson = format!("preset={}", d.lesson);
             let own = steps(level).any(|s| {
                 s.row.link.starts_with(&lesson)

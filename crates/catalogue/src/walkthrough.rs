@@ -17,7 +17,10 @@ use stampede::read_path::Place;
 use stampede::scenario::{ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario};
 use stampede::sim::{Event, EventKind, Fleet};
 
-/// How much the walk-through asks.
+/// How much the walk-through asks. Not the course's [`crate::level::Level`]
+/// (the tour's depth and the drills' difficulty, one ladder): this is how
+/// much of the same card the learner says for themselves (the worked
+/// example fading out), at any rung, so it stays a type of its own.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Level {

@@ -907,7 +907,7 @@ fn every_preset_is_its_own_lesson() {
         each_seed(|seed| {
             let l = lesson_of(&pr.scenario(), Some(pr.name), seed);
             assert_eq!(l.name, pr.name);
-            assert_eq!(l.metric, pr.proof, "{}", pr.name);
+            assert_eq!(l.metric, pr.proof(), "{}", pr.name);
             assert_eq!(l.needs, None, "{}", pr.name);
             assert!(!l.damage || l.value > 0.0, "{}: {l:?}", pr.name);
             // Made from no preset at all, the scenario still finds it.
@@ -1338,17 +1338,19 @@ fn open_loop_traffic_backs_up_where_closed_loop_hides_it() {
 }
 
 /// A command to a hanging Redis fails when the client gives up on it, not
-/// when it is sent: half a second into a 1.5 s timeout, nothing has failed.
+/// when it is sent: half a second into a 1.5 s timeout, nothing has failed
+/// and nothing was answered (a round trip is a command sent and answered).
 #[test]
 fn a_hung_command_fails_at_its_timeout() {
     let s = p("redis-hang");
     let mut f = Fleet::new(&s, 1);
     f.advance_to(500_000, usize::MAX);
     let mid = f.report();
-    assert!(mid.redis_round_trips > 0);
-    assert_eq!(mid.redis_errors, 0, "{mid:?}");
+    assert!(mid.requests > 0);
+    assert_eq!((mid.redis_errors, mid.redis_round_trips), (0, 0), "{mid:?}");
     let end = f.run();
-    assert_eq!(end.redis_errors, end.redis_round_trips);
+    assert_eq!(end.redis_round_trips, 0);
+    assert_eq!(end.redis_errors, end.requests, "each caller's GET fails");
 }
 
 /// The interviewer's kit and the lessons cannot disagree: each red flag's
@@ -1441,4 +1443,74 @@ fn a_paused_redis_says_a_claim_the_client_gave_up_on_may_still_be_held() {
     };
     let l = lesson_of(&down, None, 1);
     assert!(!l.sentence.contains("gave up on"), "{}", l.sentence);
+}
+
+/// Issue 39 §6: a Redis fault window that hangs is not told as one that
+/// errors at once. On each seed, the same window errors in one run and
+/// hangs in the other: the words differ beyond the fault's name, and each
+/// is true of its run (the hung commands waited out the client's timeout,
+/// the refused ones did not).
+#[test]
+fn a_hanging_redis_window_is_not_told_as_one_that_errors() {
+    each_seed(|seed| {
+        for (base, knobs) in [("singleflight", ""), ("burst", "&rto=50")] {
+            let tell = |outage: &str| {
+                let q = format!("preset={base}{knobs}&f=redis@0%2B5000&ro={outage}");
+                let (s, _, notices) = Scenario::from_query(&q);
+                assert!(notices.is_empty(), "{q}: {notices:?}");
+                let r = run(&s, seed);
+                (s.clone(), r, lesson_of(&s, Some(base), seed).sentence)
+            };
+            let (_, down, at_once) = tell("error");
+            let (s, hung, held) = tell("hang");
+            let name = |t: &str| t.replace("Redis hanging", "Redis down");
+            assert!(
+                name(&held).split(':').nth(1) != name(&at_once).split(':').nth(1),
+                "{base}, seed {seed}: {held:?} says what {at_once:?} says"
+            );
+            assert!(at_once.contains("failed at once"), "{at_once}");
+            let timeout = format!("{} ms timeout", s.redis_timeout_ms);
+            assert!(held.contains(&timeout), "{held}");
+            assert!(
+                hung.redis_p99_ms >= f64::from(s.redis_timeout_ms),
+                "{hung:?}"
+            );
+            assert!(
+                down.redis_p99_ms < f64::from(s.redis_timeout_ms),
+                "{down:?}"
+            );
+        }
+    });
+}
+
+/// "Every Redis command failed" is said only where Redis answered none of
+/// them (issue 39 §6: it stood beside a count of round trips, which were
+/// counted while Redis was down).
+#[test]
+fn every_redis_command_failed_only_where_none_was_answered() {
+    each_seed(|seed| {
+        for q in [
+            "preset=redis-down",
+            "preset=redis-down&re=closed",
+            "rd=1&c=off",
+        ] {
+            let (s, _, notices) = Scenario::from_query(q);
+            assert!(notices.is_empty(), "{q}: {notices:?}");
+            let r = run(&s, seed);
+            let l = lesson_of(
+                &s,
+                q.strip_prefix("preset=").filter(|b| !b.contains('&')),
+                seed,
+            );
+            assert_eq!(r.redis_round_trips, 0, "{q}: {r:?}");
+            assert!(
+                l.sentence.starts_with(&format!(
+                    "Every Redis command failed ({} in all)",
+                    r.redis_errors
+                )),
+                "{q}, seed {seed}: {}",
+                l.sentence
+            );
+        }
+    });
 }

@@ -44,7 +44,8 @@ fn writable(s: &Scenario, reports: &[&stampede::Report]) -> Vec<String> {
 fn any_base() -> impl Strategy<Value = Option<&'static str>> {
     prop_oneof![
         Just(None),
-        (0..stampede::scenario::NAMED.len()).prop_map(|i| Some(stampede::scenario::NAMED[i].name)),
+        (0..stampede::scenario::Preset::ALL.len())
+            .prop_map(|i| Some(stampede::scenario::Preset::ALL[i].name())),
     ]
 }
 

@@ -10,9 +10,7 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion};
 use stampede::scenario::preset;
 
-#[path = "../../stampede-redis/benches/support/mod.rs"]
-mod support;
-use support::{runtime, BenchRedis};
+use stampede_testkit::{bench_runtime as runtime, BenchRedis};
 
 fn card(c: &mut Criterion) {
     let rt = runtime();

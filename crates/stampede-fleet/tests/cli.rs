@@ -1,12 +1,9 @@
 //! `stampede-fleet` takes stampede-sim's flags, parsed by the core as
 //! stampede-sim parses them.
 
-#[path = "../../stampede-redis/tests/common/mod.rs"]
-mod common;
-
 use std::process::Command;
 
-use common::TestRedis;
+use stampede_testkit::TestRedis;
 
 fn fleet(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_stampede-fleet"))

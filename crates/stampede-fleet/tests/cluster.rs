@@ -2,17 +2,14 @@
 //! Redis Cluster that the test starts (three primaries on free loopback
 //! ports, `redis-cli --cluster create`) and kills when it ends.
 
-#[path = "../../stampede-redis/tests/common/mod.rs"]
-mod common;
-
 use std::collections::HashSet;
 use std::time::Duration;
 
-use common::TestCluster;
 use stampede::scenario::{preset, Scenario};
 use stampede::sim::Fleet;
 use stampede_fleet::fleet::{run, EXACT};
 use stampede_redis::{fence_key, lock_key, value_key, ClaimStore, Release, Target, Token};
+use stampede_testkit::TestCluster;
 
 async fn keyslot(url: &str, key: &str) -> u16 {
     let client = redis::Client::open(url).unwrap();
@@ -132,11 +129,26 @@ async fn the_claim_and_the_fleet_work_on_a_three_node_cluster() {
             ..preset(name).unwrap()
         };
         let sim = Fleet::new(&s, 1).run();
-        let real = run(Target::parse(&cluster.urls), &s).await.unwrap();
-        let (a, b) = (sim.fields(), real.fields());
+        // The simulation's Redis always answers within the 100 ms client
+        // timeout; a machine busy with other builds can hold a command
+        // back longer (it failed this test once, a count off), and the
+        // real run then takes its documented fallback, which the
+        // simulation did not. Such a run proves nothing either way: it is
+        // run again (each run starts from a clean slate), at most 3 times,
+        // and the one compared must have had no Redis error.
+        let mut real = run(Target::parse(&cluster.urls), &s).await.unwrap();
+        for _ in 1..3 {
+            if real.redis_errors == 0 {
+                break;
+            }
+            eprintln!(
+                "cluster, {name}: {} Redis errors on a loaded machine; again",
+                real.redis_errors
+            );
+            real = run(Target::parse(&cluster.urls), &s).await.unwrap();
+        }
         for m in EXACT {
-            let x = &a.iter().find(|(k, _)| k == m).unwrap().1;
-            let y = &b.iter().find(|(k, _)| k == m).unwrap().1;
+            let (x, y, m) = (sim.text(m), real.text(m), m.name());
             assert_eq!(
                 x, y,
                 "cluster, {name}: {m} simulated {x}, real {y}\n{real:?}"

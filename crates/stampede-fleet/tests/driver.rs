@@ -2,18 +2,15 @@
 //! drivers (each an instance with its own flight table) bursts on one key,
 //! and the counts agree with the simulation's for the same shape.
 
-#[path = "../../stampede-redis/tests/common/mod.rs"]
-mod common;
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::TestRedis;
 use stampede::metrics::Ending;
 use stampede::scenario::Scenario;
 use stampede::sim::Fleet;
 use stampede_fleet::{Answer, Driver, Origin, OriginFuture};
+use stampede_testkit::TestRedis;
 
 /// An origin that sleeps for its latency and counts its calls.
 #[derive(Clone)]

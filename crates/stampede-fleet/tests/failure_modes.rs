@@ -5,14 +5,10 @@
 //! real fleet refuses. Every assertion is on counts and orderings, none on
 //! how long something took.
 
-#[path = "../../stampede-redis/tests/common/mod.rs"]
-mod common;
-
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::TestRedis;
 use stampede::metrics::Ending;
 use stampede::scenario::{Arrivals, ClaimMode, Fault, FaultKind, RedisOutage, Scenario, Workload};
 use stampede::sim::Fleet;
@@ -21,6 +17,7 @@ use stampede_fleet::proxy::FaultProxy;
 use stampede_fleet::{connect_in, Answer, Instance, Origin, OriginFuture};
 use stampede_redis::row::Header;
 use stampede_redis::{lock_key, value_key, Target};
+use stampede_testkit::TestRedis;
 use tokio::time::sleep;
 
 /// What the origin's n-th call does.
@@ -436,16 +433,26 @@ async fn faults_at_a_moment_act_in_their_window_only() {
     assert_eq!(fleet::run(&redis.url, &steady()).await.unwrap().crashed, 0);
 }
 
+fn with_pitfall(name: &str) -> Scenario {
+    let mut s = Scenario::default();
+    s.pitfalls.enable(name).unwrap();
+    s
+}
+
 /// What the real fleet cannot run is refused, naming the knob.
 #[tokio::test]
 async fn what_the_real_fleet_cannot_run_is_refused_by_name() {
-    for (s, knob) in [(
-        Scenario {
-            redis_ops_per_ms: 10,
-            ..Scenario::default()
-        },
-        "redis_ops_per_ms",
-    )] {
+    for (s, knob) in [
+        (
+            Scenario {
+                redis_ops_per_ms: 10,
+                ..Scenario::default()
+            },
+            "redis_ops_per_ms",
+        ),
+        (with_pitfall("plain-del"), "plain-del"),
+        (with_pitfall("no-expiry"), "no-expiry"),
+    ] {
         let err = fleet::run("redis://127.0.0.1:1/", &s).await.unwrap_err();
         assert!(err.contains(knob), "{knob}: {err}");
         assert!(fleet::unsupported(&s).is_some());

@@ -5,19 +5,16 @@
 //! past the deadline), with generous slack for a shared 2-core machine;
 //! none is a performance claim.
 
-#[path = "../../stampede-redis/tests/common/mod.rs"]
-mod common;
-
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::TestRedis;
 use stampede::metrics::Ending;
 use stampede::scenario::{LoserPolicy, RedisErrorPolicy, Scenario};
 use stampede_fleet::proxy::FaultProxy;
 use stampede_fleet::{connect_in, Answer, Driver, Instance, Origin, OriginFuture};
 use stampede_redis::{ClaimStore, Release, Target, MAX_KEY_BYTES};
+use stampede_testkit::TestRedis;
 use tokio::time::{sleep, Instant};
 
 /// Slack on top of a deadline for scheduling on a busy machine: a request

@@ -4,14 +4,11 @@
 //! the endings may differ by timing, but every request is answered the way
 //! the scenario promises.
 
-#[path = "../../stampede-redis/tests/common/mod.rs"]
-mod common;
-
-use common::{LagProbe, TestRedis};
 use stampede::scenario::{preset, Scenario};
 use stampede::sim::Fleet;
-use stampede_fleet::fleet::{checks, metric, run, run_measured, Measured, Tolerance, EXACT};
+use stampede_fleet::fleet::{checks, judge, run, run_measured, Tolerance, EXACT};
 use stampede_redis::Target;
+use stampede_testkit::{LagProbe, TestRedis};
 
 /// The fleets here are timing-sensitive: one at a time, not beside each
 /// other on the test harness's threads.
@@ -33,10 +30,8 @@ async fn the_card_and_its_variants_agree_with_the_simulation() {
         let s = small(name);
         let sim = Fleet::new(&s, 1).run();
         let real = run(&redis.url, &s).await.unwrap();
-        let (a, b) = (sim.fields(), real.fields());
         for m in EXACT {
-            let x = &a.iter().find(|(k, _)| k == m).unwrap().1;
-            let y = &b.iter().find(|(k, _)| k == m).unwrap().1;
+            let (x, y, m) = (sim.text(m), real.text(m), m.name());
             assert_eq!(
                 x, y,
                 "{name}: {m} simulated {x}, real {y}\nsim {sim:?}\nreal {real:?}"
@@ -140,49 +135,41 @@ async fn faults_and_cold_starts_agree_within_their_tolerance() {
         }
         let (last, lag_ms) = attempts.last().unwrap();
         let (timed, lag_ms) = (*lag_ms <= MAX_LAG_MS, *lag_ms);
-        let Measured {
-            report: real,
-            arrivals_ms,
-        } = last.clone();
-        // A loaded machine polls some of the real run's tasks late, and
-        // they ask later than their draw in the spread: a cold start's
-        // late arrivals find admission slots freed and recompute (measured
-        // 124-145 against 98 at a load of 6). The simulation is run again
-        // on the window the real run really had, and the real count may
-        // lie anywhere from the nominal run's to that one's, each within
-        // the tolerance. On a quiet machine the two windows are one, and
-        // the check is as strict as before.
-        let window = arrivals_ms.ceil() as u32;
-        let late = (window > s.spread_ms).then(|| {
-            let mut wide = s.clone();
-            wide.spread_ms = window;
-            Fleet::new(&wide, 1).run()
-        });
+        // Judged on the arrival window the real run really had
+        // (`fleet::judge`: a loaded machine's late arrivals recompute).
+        let judged = judge(&c.metrics, &s, &sim, last);
+        let real = &last.report;
         eprintln!(
             "{}: {} run(s), clock behind by up to {lag_ms:.1} ms, arrivals within \
-             {arrivals_ms:.1} ms (spread {} ms), recomputes simulated {} ({} on the real \
+             {:.1} ms (spread {} ms), recomputes simulated {} ({} on the real \
              window), real {}",
             c.preset,
             attempts.len(),
+            last.arrivals_ms,
             s.spread_ms,
             sim.recomputes,
-            late.as_ref().map_or(sim.recomputes, |w| w.recomputes),
+            judged
+                .on_window
+                .as_ref()
+                .map_or(sim.recomputes, |w| w.recomputes),
             real.recomputes
         );
-        for (m, tol) in &c.metrics {
-            if !timed && *tol != Tolerance::EXACT {
+        for j in &judged.rows {
+            if !timed && j.tolerance != Tolerance::EXACT {
                 continue;
             }
-            let (x, y) = (metric(&sim, m), metric(&real, m));
-            let xw = late.as_ref().map_or(x, |w| metric(w, m));
-            let between = x.min(xw) <= y && y <= x.max(xw);
             assert!(
-                tol.allows(x, y) || tol.allows(xw, y) || between,
-                "{}: {m} simulated {x} ({xw} on the real arrival window of {window} ms \
-                 against {} ms), real {y}, tolerance {}\n{real:?}",
+                j.agrees(),
+                "{}: {} simulated {} ({} on the real arrival window of {} ms \
+                 against {} ms), real {}, tolerance {}\n{real:?}",
                 c.preset,
+                j.metric.name(),
+                j.sim,
+                j.sim_on_window,
+                judged.window_ms,
                 s.spread_ms,
-                tol.describe()
+                j.real,
+                j.tolerance.describe()
             );
         }
         assert_eq!(real.ended(), real.requests, "{}", c.preset);

@@ -16,7 +16,7 @@ use std::time::Instant;
 use stampede_redis::cache::Source;
 
 mod support;
-use support::{hit_fixture, runtime, BenchRedis};
+use support::{hit_fixture, raw_gets, runtime, BenchRedis};
 
 fn env(name: &str, default: usize) -> usize {
     std::env::var(name)
@@ -50,17 +50,7 @@ fn main() {
                     assert_eq!(got.source, Source::Hit);
                 }
                 let hit = t.elapsed().as_secs_f64() / batch as f64;
-                let t = Instant::now();
-                for _ in 0..batch {
-                    let bytes: Vec<u8> = redis::cmd("GET")
-                        .arg("raw:k")
-                        .query_async(&mut raw)
-                        .await
-                        .unwrap();
-                    let v: String = serde_json::from_slice(&bytes).unwrap();
-                    assert!(!v.is_empty());
-                }
-                let get = t.elapsed().as_secs_f64() / batch as f64;
+                let get = raw_gets(&mut raw, batch).await / batch as f64;
                 if round > 0 {
                     ratios.push(hit / get);
                     above.push((hit - get) * 1e6);

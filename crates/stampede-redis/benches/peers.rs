@@ -16,13 +16,25 @@
 //!     soon as it has its answer (4 calls each, on key `caller % keys`),
 //!     each computation yielding 16 times: they coalesce. The time until
 //!     every caller has its 4 answers; each group's computations per run
-//!     are printed beside it (`computations:` on stderr).
+//!     are printed beside it (`computations:` on stderr). moka memoizes:
+//!     there (`moka_get_with`) the caller whose computation ran
+//!     invalidates the key once it has the value, so that the next caller
+//!     after the flight computes anew.
+//!   - `interleaved` (not a criterion case; `-- interleaved` runs it
+//!     alone): the same hot-key runs with the three groups interleaved
+//!     run by run (5 repetitions of 100 rounds, one run of each group per
+//!     round), on 1 and 2 workers; each group's median run and
+//!     computations, and `Group`'s ratio to each peer per repetition (on a
+//!     shared machine, cases measured one after the other see different
+//!     loads).
 //! - `redis/*`: claim round trips against a local redis-server that the
 //!   bench starts on a free loopback port (`claim_release`: one claim and
 //!   its release in turn, two round trips; `claims_64_in_flight`: 64
 //!   callers claiming distinct keys at once, per claim).
 //!
-//! Run: `cargo bench -p stampede-redis --bench peers` (redis-server on PATH).
+//! Run: `cargo bench -p stampede-redis --bench peers` (redis-server on PATH);
+//! `cargo bench -p stampede-redis --bench peers -- interleaved` for the
+//! interleaved hot-key comparison alone.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -313,55 +325,159 @@ async fn hot_work(computations: Arc<AtomicUsize>, k: u64) -> u64 {
     k
 }
 
-/// Runs `iters` runs of the hot-key case on `keys` keys through `call`
-/// (one group per run, made by `new`), and prints the computations per run.
-async fn hot_runs<G, C, Fut>(
-    name: &str,
-    keys: u64,
-    iters: u64,
-    new: impl Fn() -> G,
-    call: C,
-) -> Duration
+/// A group under test in the hot-key cases: how one is made for a run,
+/// and one call of it on key `k` (true: it answered).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
+enum Peer {
+    Ours,
+    AsyncSingleflight,
+    Moka,
+}
+
+impl Peer {
+    const ALL: [Peer; 3] = [Peer::Ours, Peer::AsyncSingleflight, Peer::Moka];
+
+    fn name(self) -> &'static str {
+        match self {
+            Peer::Ours => "stampede-redis",
+            Peer::AsyncSingleflight => "async_singleflight",
+            Peer::Moka => "moka_get_with",
+        }
+    }
+
+    /// One run of the hot-key case on `keys` keys: 1,000 callers, each
+    /// calling 4 times in turn. Its time, and the computations it ran.
+    async fn hot_run(self, keys: u64) -> (Duration, usize) {
+        match self {
+            Peer::Ours => {
+                hot_run(
+                    keys,
+                    Group::<u64, u64, ()>::new(),
+                    |ours, computations, k| async move {
+                        ours.get_or_compute(k, far(), move || hot_work(computations, k).map_ok())
+                            .await
+                            .is_ok()
+                    },
+                )
+                .await
+            }
+            Peer::AsyncSingleflight => {
+                let names: Arc<Vec<String>> = Arc::new((0..keys).map(|k| k.to_string()).collect());
+                hot_run(
+                    keys,
+                    Arc::new(async_singleflight::Group::<u64, ()>::new()),
+                    move |theirs, computations, k| {
+                        let names = names.clone();
+                        async move {
+                            theirs
+                                .work(&names[k as usize], hot_work(computations, k).map_ok())
+                                .await
+                                .0
+                                .is_some()
+                        }
+                    },
+                )
+                .await
+            }
+            // moka memoizes: the caller whose computation ran takes the
+            // value out again once it has it, so that, as in a
+            // singleflight, the next caller after the flight computes
+            // anew (callers that come between the insert and that
+            // invalidation get the value without a computation, as
+            // async_singleflight's do between its send and its removal).
+            Peer::Moka => {
+                hot_run(
+                    keys,
+                    Moka::new(10_000),
+                    |moka, computations, k| async move {
+                        let led = std::sync::atomic::AtomicBool::new(false);
+                        let v = moka
+                            .get_with(k, async {
+                                led.store(true, Ordering::Relaxed);
+                                hot_work(computations, k).await
+                            })
+                            .await;
+                        if led.load(Ordering::Relaxed) {
+                            moka.invalidate(&k).await;
+                        }
+                        v == k
+                    },
+                )
+                .await
+            }
+        }
+    }
+}
+
+/// One run of a hot-key case: 1,000 callers at once on `group`, each
+/// calling `call` 4 times in turn on key `caller % keys`; the time until
+/// every caller has its 4 answers, and the computations run.
+async fn hot_run<G, C, Fut>(keys: u64, group: G, call: C) -> (Duration, usize)
 where
     G: Clone + Send + 'static,
     C: Fn(G, Arc<AtomicUsize>, u64) -> Fut + Clone + Send + 'static,
     Fut: std::future::Future<Output = bool> + Send + 'static,
 {
     let computations = Arc::new(AtomicUsize::new(0));
-    let mut total = Duration::ZERO;
-    for _ in 0..iters {
-        let group = new();
-        let t = Instant::now();
-        let mut callers = Vec::with_capacity(HOT_CALLERS as usize);
-        for i in 0..HOT_CALLERS {
-            let (group, computations, call) = (group.clone(), computations.clone(), call.clone());
-            callers.push(tokio::spawn(async move {
-                for _ in 0..HOT_CALLS {
-                    assert!(call(group.clone(), computations.clone(), i % keys).await);
-                }
-            }));
-        }
-        for c in callers {
-            c.await.unwrap();
-        }
-        total += t.elapsed();
+    let finished = Arc::new(Finished {
+        left: AtomicUsize::new(HOT_CALLERS as usize),
+        all: tokio::sync::Notify::new(),
+    });
+    let all = finished.all.notified();
+    tokio::pin!(all);
+    all.as_mut().enable();
+    let t = Instant::now();
+    let mut callers = Vec::with_capacity(HOT_CALLERS as usize);
+    for i in 0..HOT_CALLERS {
+        let (group, computations, call) = (group.clone(), computations.clone(), call.clone());
+        let done = Done(finished.clone());
+        callers.push(tokio::spawn(async move {
+            for _ in 0..HOT_CALLS {
+                assert!(call(group.clone(), computations.clone(), i % keys).await);
+            }
+            drop(done);
+        }));
     }
-    let mut counted = COMPUTATIONS.lock().unwrap();
-    let row = counted.entry((keys, name.to_string())).or_default();
-    row.0 += computations.load(Ordering::Relaxed) as u64;
-    row.1 += iters;
-    total
+    // One wake-up when the last caller is done, not one per caller: the
+    // join handles awaited in turn from this (non-worker) thread would
+    // wake it once for each caller that ends after the previous one, and
+    // charge a group that answers its callers in arrival order with
+    // those thread wake-ups.
+    all.await;
+    let took = t.elapsed();
+    for c in callers {
+        c.await.unwrap();
+    }
+    (took, computations.load(Ordering::Relaxed))
+}
+
+/// The callers of a hot-key run not done yet, and the wake-up of the last.
+struct Finished {
+    left: AtomicUsize,
+    all: tokio::sync::Notify,
+}
+
+/// A caller's share of [`Finished`]: dropped when it is done (or panics).
+struct Done(Arc<Finished>);
+
+impl Drop for Done {
+    fn drop(&mut self) {
+        if self.0.left.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.all.notify_waiters();
+        }
+    }
 }
 
 /// Computations and runs of each hot-key case, by (keys, group): printed
 /// once all cases ran.
-static COMPUTATIONS: std::sync::Mutex<std::collections::BTreeMap<(u64, String), (u64, u64)>> =
+static COMPUTATIONS: std::sync::Mutex<std::collections::BTreeMap<(u64, Peer), (u64, u64)>> =
     std::sync::Mutex::new(std::collections::BTreeMap::new());
 
 fn print_computations() {
-    for ((keys, name), (computations, runs)) in COMPUTATIONS.lock().unwrap().iter() {
+    for ((keys, peer), (computations, runs)) in COMPUTATIONS.lock().unwrap().iter() {
         eprintln!(
-            "computations: {name} on {keys} key(s): {:.1} per run of {} calls ({runs} runs)",
+            "computations: {} on {keys} key(s): {:.1} per run of {} calls ({runs} runs)",
+            peer.name(),
             *computations as f64 / *runs as f64,
             HOT_CALLERS * HOT_CALLS
         );
@@ -376,43 +492,106 @@ fn hot_keys(c: &mut Criterion) {
             if keys == 1 { "" } else { "s" }
         ));
         g.sample_size(20);
-        g.bench_function("stampede-redis", |b| {
-            b.to_async(&rt).iter_custom(|iters| {
-                hot_runs(
-                    "stampede-redis",
-                    keys,
-                    iters,
-                    Group::<u64, u64, ()>::new,
-                    |ours: Group<u64, u64, ()>, computations, k| async move {
-                        ours.get_or_compute(k, far(), move || hot_work(computations, k).map_ok())
-                            .await
-                            .is_ok()
-                    },
-                )
-            })
-        });
-        g.bench_function("async_singleflight", |b| {
-            b.to_async(&rt).iter_custom(|iters| {
-                let names: Arc<Vec<String>> = Arc::new((0..keys).map(|k| k.to_string()).collect());
-                hot_runs(
-                    "async_singleflight",
-                    keys,
-                    iters,
-                    || Arc::new(async_singleflight::Group::<u64, ()>::new()),
-                    move |theirs: Arc<async_singleflight::Group<u64, ()>>, computations, k| {
-                        let names = names.clone();
-                        async move {
-                            theirs
-                                .work(&names[k as usize], hot_work(computations, k).map_ok())
-                                .await
-                                .0
-                                .is_some()
-                        }
-                    },
-                )
-            })
-        });
+        for peer in Peer::ALL {
+            g.bench_function(peer.name(), |b| {
+                b.to_async(&rt).iter_custom(|iters| async move {
+                    let (mut total, mut computations) = (Duration::ZERO, 0);
+                    for _ in 0..iters {
+                        let (took, computed) = peer.hot_run(keys).await;
+                        total += took;
+                        computations += computed as u64;
+                    }
+                    let mut counted = COMPUTATIONS.lock().unwrap();
+                    let row = counted.entry((keys, peer)).or_default();
+                    row.0 += computations;
+                    row.1 += iters;
+                    total
+                })
+            });
+        }
         g.finish();
+    }
+}
+
+/// Rounds per repetition of the interleaved comparison (each round one
+/// run of each group; `INTERLEAVED_ROUNDS` in the environment to change
+/// it), and repetitions.
+const INTERLEAVED_ROUNDS: usize = 100;
+const INTERLEAVED_REPS: usize = 5;
+
+fn interleaved_rounds() -> usize {
+    std::env::var("INTERLEAVED_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .filter(|&r| r > 0)
+        .unwrap_or(INTERLEAVED_ROUNDS)
+}
+
+/// The hot-key cases with the three groups interleaved, on a runtime of 1
+/// and of 2 workers: each of 5 repetitions is 100 rounds of one run of
+/// each group (in an order that rotates from round to round), so that a
+/// change of the machine's load falls on the three alike. Prints each
+/// group's median run and computations per run in each repetition, and
+/// `Group`'s median as a ratio of each peer's. (Criterion's cases above
+/// measure one group after the other, which on a shared machine moves the
+/// ratios by more than the groups differ.)
+fn interleaved() {
+    let rounds = interleaved_rounds();
+    for workers in [1, 2] {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(workers)
+            .enable_all()
+            .build()
+            .unwrap();
+        for keys in [1u64, 16] {
+            let mut worst = (0f64, 0f64);
+            for rep in 0..INTERLEAVED_REPS {
+                let mut times: [Vec<Duration>; 3] = Default::default();
+                let mut computations = [0usize; 3];
+                rt.block_on(async {
+                    for round in 0..rounds {
+                        for i in 0..Peer::ALL.len() {
+                            let j = (i + round) % Peer::ALL.len();
+                            let (took, computed) = Peer::ALL[j].hot_run(keys).await;
+                            times[j].push(took);
+                            computations[j] += computed;
+                        }
+                    }
+                });
+                let medians: Vec<f64> = times
+                    .iter_mut()
+                    .map(|t| {
+                        t.sort();
+                        t[t.len() / 2].as_secs_f64()
+                    })
+                    .collect();
+                let line: Vec<String> = Peer::ALL
+                    .iter()
+                    .enumerate()
+                    .map(|(j, peer)| {
+                        format!(
+                            "{} {:.3} ms ({:.1} computations)",
+                            peer.name(),
+                            medians[j] * 1e3,
+                            computations[j] as f64 / rounds as f64
+                        )
+                    })
+                    .collect();
+                let ratio = (medians[0] / medians[1], medians[0] / medians[2]);
+                worst = (worst.0.max(ratio.0), worst.1.max(ratio.1));
+                println!(
+                    "interleaved: {workers} worker(s), {keys} key(s), rep {}: {}; ratio {:.2}x async_singleflight, {:.2}x moka",
+                    rep + 1,
+                    line.join(", "),
+                    ratio.0,
+                    ratio.1
+                );
+            }
+            println!(
+                "interleaved: {workers} worker(s), {keys} key(s): worst ratio {:.2}x async_singleflight, {:.2}x moka",
+                worst.0, worst.1
+            );
+        }
     }
 }
 
@@ -501,7 +680,55 @@ criterion_group!(
     hot_keys,
     redis_claims
 );
+/// One group's hot-key runs alone, to profile it (`-- profile PEER
+/// WORKERS KEYS RUNS`, e.g. `-- profile stampede-redis 1 1 500` under
+/// `perf record`): prints the median run and the computations per run.
+fn profile(args: &[String]) {
+    let arg = |i: usize, default: &str| args.get(i).cloned().unwrap_or_else(|| default.into());
+    let peer = arg(0, "stampede-redis");
+    let peer = *Peer::ALL
+        .iter()
+        .find(|p| p.name() == peer)
+        .unwrap_or_else(|| {
+            panic!("no peer {peer}: one of stampede-redis, async_singleflight, moka_get_with")
+        });
+    let workers: usize = arg(1, "1").parse().expect("workers");
+    let keys: u64 = arg(2, "1").parse().expect("keys");
+    let runs: usize = arg(3, "500").parse().expect("runs");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (mut times, mut computations) = (Vec::with_capacity(runs), 0);
+    rt.block_on(async {
+        for _ in 0..runs {
+            let (took, computed) = peer.hot_run(keys).await;
+            times.push(took);
+            computations += computed;
+        }
+    });
+    times.sort();
+    println!(
+        "profile: {} on {workers} worker(s), {keys} key(s): median {:.3} ms, {:.1} computations per run",
+        peer.name(),
+        times[runs / 2].as_secs_f64() * 1e3,
+        computations as f64 / runs as f64
+    );
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    // `-- interleaved` runs the interleaved comparison alone (no criterion
+    // case, no redis-server); `-- profile ...` one group alone.
+    if args.iter().any(|a| a == "interleaved") {
+        interleaved();
+        return;
+    }
+    if let Some(i) = args.iter().position(|a| a == "profile") {
+        profile(&args[i + 1..]);
+        return;
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
     print_computations();

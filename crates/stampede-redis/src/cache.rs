@@ -50,13 +50,15 @@ use stampede::read_path::Strategy;
 use stampede::scenario::ClaimMode as CoreClaim;
 pub use stampede::scenario::{LoserPolicy, RedisErrorPolicy};
 
+pub use crate::breaker::BreakerState;
 use crate::claim::MAX_KEY_BYTES;
 use crate::conn::{manager_config, Conn, Link, Target};
-pub use crate::driver::REDIS_TIMEOUT;
 use crate::driver::{
     load_scripts, BoxError, Decoded, Driver, Fill, FillFuture, Loader, Origin, OriginFuture,
     Settings, SharedError,
 };
+pub use crate::driver::{FailCause, REDIS_TIMEOUT};
+pub use crate::local::Coherence;
 use crate::obs;
 use redis::aio::ConnectionManager;
 
@@ -186,11 +188,15 @@ pub enum CacheError {
     /// this request's call, or the call of the flight it waited on in this
     /// process. The error is the origin's own ([`OriginError::downcast_ref`]).
     Origin(OriginError),
-    /// No value, and no error of the origin's to give: the origin timed out
-    /// or panicked, a cached failure was found (negative caching), or a
-    /// fill on another instance failed while this request waited on its
-    /// claim.
-    Failed,
+    /// No value, and no error of the origin's to give; [`FailCause`] says
+    /// why: the origin timed out ([`FailCause::OriginTimeout`]) or panicked
+    /// ([`FailCause::OriginPanicked`]), for this request or the flight it
+    /// waited on in this process; a failure cached in Redis answered
+    /// ([`FailCause::Remembered`], negative caching); a fill on another
+    /// instance failed while this request waited on its claim
+    /// ([`FailCause::OtherInstance`]); or the request's work ended without
+    /// an answer ([`FailCause::Unanswered`]).
+    Failed(FailCause),
     /// [`Cache::get`] on a cache built without an origin, and no fresh
     /// value in Redis (or this instance's local copy): such a cache is
     /// filled with [`Cache::get_with`] or [`Cache::set`].
@@ -219,7 +225,15 @@ impl fmt::Display for CacheError {
         match self {
             CacheError::Timeout => f.write_str("the request's deadline passed"),
             CacheError::Origin(e) => write!(f, "the origin failed: {e}"),
-            CacheError::Failed => f.write_str("no value: the origin failed"),
+            CacheError::Failed(cause) => f.write_str(match cause {
+                FailCause::OriginTimeout => "no value: the origin call timed out",
+                FailCause::OriginPanicked => "no value: the origin panicked",
+                FailCause::Remembered => "no value: the origin failed recently (a cached failure)",
+                FailCause::OtherInstance => {
+                    "no value: the origin failed on the instance holding the claim"
+                }
+                FailCause::Unanswered => "no value: the request ended without an answer",
+            }),
             CacheError::NoOrigin => {
                 f.write_str("the cache has no origin: call get_with with a loader")
             }
@@ -531,14 +545,17 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     /// - **Error.** An origin error is [`CacheError::Origin`], the origin's
     ///   own error, for the request that ran it and for every follower
     ///   attached to its flight; the requests of other instances waiting
-    ///   on its claim get [`CacheError::Failed`] (or their stale value),
+    ///   on its claim get [`CacheError::Failed`] with
+    ///   [`FailCause::OtherInstance`] (or their stale value),
     ///   rather than each calling the origin in turn. It is not
     ///   remembered (the next request tries again), unless
     ///   [`CacheBuilder::negative_ttl`] caches it in Redis.
     /// - **Panic.** A panic inside the origin's future, or in the closure
     ///   before its future exists, is caught where it happens and counts as
-    ///   an origin failure with no error: [`CacheError::Failed`] for the request and every
-    ///   follower of its flight, the claim released, the key free again.
+    ///   an origin failure with no error: [`CacheError::Failed`] with
+    ///   [`FailCause::OriginPanicked`] for the request and every follower
+    ///   of its flight, the claim released, the key free again. (An origin
+    ///   call past its timeout is likewise [`FailCause::OriginTimeout`].)
     /// - **Redis outage.** Every Redis command is bounded by
     ///   [`REDIS_TIMEOUT`]. A failed read
     ///   counts as a miss; a failed claim is won or lost as
@@ -602,22 +619,101 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     /// instance's local copy) is a [`Source::Hit`]; anything else is
     /// [`CacheError::NoOrigin`], with no claim and no flight.
     async fn read_only(&self, key: String) -> Result<Fetched<V>, CacheError> {
-        let read = self.driver.read_only(key, decoded).await;
-        let (bytes, value) = read
-            .map_err(|_| CacheError::Draining)?
-            .ok_or(CacheError::NoOrigin)?;
-        let value = match value {
-            Some(value) => value,
-            None => self
-                .service()
-                .codec
-                .decode(&bytes)
-                .map_err(CacheError::Decode)?,
-        };
+        let value = self.fresh(key).await?.ok_or(CacheError::NoOrigin)?;
         Ok(Fetched {
             value,
             source: Source::Hit,
         })
+    }
+
+    /// The values of `keys`, in their order, each as [`Cache::get`] gives
+    /// it: the fresh ones read at once (the local copies, then one `MGET`
+    /// of the others: one round trip for every hit), and every other key
+    /// asked of [`Cache::get`], all at once, so each missing key coalesces
+    /// and computes as `get` does (one origin call per key across the
+    /// fleet, whoever else asks for it meanwhile). A key that is not valid
+    /// is its own [`CacheError::InvalidKey`]; a cache without an origin
+    /// answers [`CacheError::NoOrigin`] for the keys it has no fresh value
+    /// of. On a cluster (keys in many slots) each key is its own `get`.
+    pub async fn get_many<I, S>(&self, keys: I) -> Vec<Result<Fetched<V>, CacheError>>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let keys: Vec<Result<String, CacheError>> =
+            keys.into_iter().map(|k| checked(k.into())).collect();
+        let valid: Vec<(usize, String)> = keys
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| k.as_ref().ok().map(|k| (i, k.clone())))
+            .collect();
+        let names: Vec<String> = valid.iter().map(|(_, k)| k.clone()).collect();
+        let read = match self.driver.read_many(&names, decoded).await {
+            Ok(read) => read,
+            Err(_) => return keys.iter().map(|_| Err(CacheError::Draining)).collect(),
+        };
+        let mut out: Vec<Option<Result<Fetched<V>, CacheError>>> =
+            keys.into_iter().map(|k| k.err().map(Err)).collect();
+        let mut rest = tokio::task::JoinSet::new();
+        for ((i, key), found) in valid.into_iter().zip(read) {
+            match found {
+                Some((bytes, value)) => {
+                    let value = match value {
+                        Some(value) => Ok(value),
+                        None => self
+                            .service()
+                            .codec
+                            .decode(&bytes)
+                            .map_err(CacheError::Decode),
+                    };
+                    out[i] = Some(value.map(|value| Fetched {
+                        value,
+                        source: Source::Hit,
+                    }));
+                }
+                None => {
+                    let cache = self.clone();
+                    rest.spawn(async move { (i, cache.get(key).await) });
+                }
+            }
+        }
+        while let Some(done) = rest.join_next().await {
+            if let Ok((i, got)) = done {
+                out[i] = Some(got);
+            }
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or(Err(CacheError::Failed(FailCause::Unanswered))))
+            .collect()
+    }
+
+    /// The fresh value of `key`, if there is one, without computing it:
+    /// this instance's local copy while it lives, else one `GET` of Redis.
+    /// No flight, no claim, no origin call, no write, whatever the cache's
+    /// settings. `Ok(None)` when there is no fresh value: a miss, a stale
+    /// value (even within the stale window), a cached failure, a value
+    /// that does not decode, or a Redis that failed or did not answer
+    /// within the Redis timeout (a `peek` sees what a `get` would find
+    /// first, and leaves the rest to it).
+    pub async fn peek(&self, key: impl Into<String>) -> Result<Option<V>, CacheError> {
+        self.fresh(checked(key.into())?).await
+    }
+
+    /// What [`Cache::peek`] reads.
+    async fn fresh(&self, key: String) -> Result<Option<V>, CacheError> {
+        let read = self.driver.read_only(key, decoded).await;
+        let Some((bytes, value)) = read.map_err(|_| CacheError::Draining)? else {
+            return Ok(None);
+        };
+        match value {
+            Some(value) => Ok(Some(value)),
+            None => self
+                .service()
+                .codec
+                .decode(&bytes)
+                .map(Some)
+                .map_err(CacheError::Decode),
+        }
     }
 
     /// The Redis key holding `key`'s value, as this cache names it: with
@@ -664,14 +760,15 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             Ending::Error => {
                 return Err(match answer.error {
                     Some(e) => CacheError::Origin(OriginError(e)),
-                    None => CacheError::Failed,
+                    None => CacheError::Failed(answer.cause.unwrap_or(FailCause::Unanswered)),
                 })
             }
         };
         let value = match read.or_else(|| answer.decoded.take()) {
             Some(value) => value,
             None => {
-                let bytes = answer.value.ok_or(CacheError::Failed)?;
+                let unanswered = CacheError::Failed(FailCause::Unanswered);
+                let bytes = answer.value.ok_or(unanswered)?;
                 self.service()
                     .codec
                     .decode(&bytes)
@@ -682,9 +779,14 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     }
 
     /// Deletes `key`'s value from Redis (and this instance's local copy,
-    /// if [`CacheBuilder::local_copy`] is on; other instances' copies
-    /// answer until they age out): the next request recomputes. A fill in
-    /// flight may still write its value after.
+    /// if [`CacheBuilder::local_copy`] is on; other instances' tracked
+    /// copies go when Redis's invalidation reaches them, copies bounded in
+    /// time alone when they age out: [`Coherence`]): the next request
+    /// recomputes. A tombstone (a row with nothing to serve) stays for the
+    /// claim TTL, so a fill already in flight cannot write the older value
+    /// back: with fenced writes the tombstone takes a fencing number of its
+    /// own, without it says when it was made, and an older fill's write is
+    /// refused either way (the README's "Writes outside a fill").
     pub async fn invalidate(&self, key: impl Into<String>) -> Result<(), CacheError> {
         let key = checked(key.into())?;
         self.driver
@@ -694,11 +796,13 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
     }
 
     /// Writes `value` as `key`'s value now: fresh for the value TTL, then
-    /// stale for the stale window, as a fill writes it. With fenced writes,
-    /// under a fencing number of its own, so a fill in flight under an
-    /// older claim cannot overwrite it. `Ok(false)` when it was itself
-    /// refused as older: a fill under a newer claim wrote in between, and
-    /// its value stays.
+    /// stale for the stale window, as a fill writes it. A fill already in
+    /// flight cannot overwrite it: with fenced writes, the set takes a
+    /// fencing number of its own, newer than the fill's claim; without, its
+    /// version (now) is newer than the fill's (when its computation
+    /// started). `Ok(false)` when it was itself refused as older: a fill
+    /// under a newer claim wrote in between (or, unfenced, a row newer by
+    /// this instance's clock), and that value stays.
     /// The value's TTL is [`CacheBuilder::ttl_for`]'s for it, if any, else
     /// the builder's [`CacheBuilder::ttl`].
     pub async fn set(&self, key: impl Into<String>, value: &V) -> Result<bool, CacheError> {
@@ -785,6 +889,20 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             .load(std::sync::atomic::Ordering::SeqCst)
     }
 
+    /// How this instance's local copies stand
+    /// ([`CacheBuilder::local_copy`]): none, bounded in time alone, tracked
+    /// (a write on any instance drops them), or suspended while the
+    /// tracking connection is down.
+    pub fn coherence(&self) -> Coherence {
+        self.driver.coherence()
+    }
+
+    /// Where the Redis breaker stands now ([`CacheBuilder::redis_breaker`];
+    /// always [`BreakerState::Closed`] without one).
+    pub fn breaker(&self) -> BreakerState {
+        self.driver.breaker()
+    }
+
     /// What this process's requests have counted so far.
     pub fn stats(&self) -> CacheStats {
         let c = self.driver.counters();
@@ -797,6 +915,9 @@ impl<V: Send + 'static, C: Codec<V>> Cache<V, C> {
             release_taken: get(&c.release_taken),
             ambiguous_claims: get(&c.ambiguous_claims),
             redis_errors: get(&c.redis_errors),
+            redis_skipped: get(&c.redis_skipped),
+            invalidations: self.driver.tracking_counts().0,
+            tracking_lost: self.driver.tracking_counts().1,
             writes_refused: get(&c.writes_refused),
         }
     }
@@ -822,7 +943,20 @@ pub struct CacheStats {
     /// Redis commands that failed or did not answer within the Redis
     /// timeout.
     pub redis_errors: u64,
-    /// Value writes refused because a newer fence had written.
+    /// Redis commands not sent because the breaker was open (or half
+    /// open, its probe out): each failed at once
+    /// ([`CacheBuilder::redis_breaker`]).
+    pub redis_skipped: u64,
+    /// Keys whose local copy Redis's tracking invalidated (a write or a
+    /// delete, by any client; a flush counts once)
+    /// ([`CacheBuilder::local_copy`]).
+    pub invalidations: u64,
+    /// Times the local copies' tracking connection was lost, every copy
+    /// dropped with it.
+    pub tracking_lost: u64,
+    /// Value writes refused as older: a newer fence had written, or
+    /// (unfenced) the stored row was newer: a `set`, an `invalidate`'s
+    /// tombstone, or a fill that started later.
     pub writes_refused: u64,
 }
 
@@ -854,6 +988,8 @@ fn source_label<V>(got: &Result<Fetched<V>, CacheError>) -> Option<&'static str>
         Err(CacheError::Draining) => return None,
         Err(CacheError::Timeout) => "Timeout",
         Err(CacheError::Degraded) => "Degraded",
+        Err(CacheError::Origin(_)) => "OriginError",
+        Err(CacheError::Failed(cause)) => cause.name(),
         Err(_) => "Error",
     })
 }
@@ -959,7 +1095,9 @@ impl<V, C> CacheBuilder<V, C> {
     /// the crate's bounds,
     /// `ConnectionManager::new_with_config(client, stampede_redis::conn::manager_config(redis_timeout))`
     /// ([`manager_config`]: back within about a quarter of a second), or
-    /// hand the cache the client instead ([`CacheBuilder::client`]).
+    /// hand the cache the client instead ([`CacheBuilder::client`]). Should
+    /// every command on it fail for 5 s, the cache says so in a `WARN`
+    /// (feature `tracing`, at most once a second) naming this cause.
     pub fn connection(mut self, connection: impl Into<Conn>) -> Self {
         self.connection = Some(connection.into());
         self
@@ -1069,7 +1207,8 @@ impl<V, C> CacheBuilder<V, C> {
 
     /// The origin call's own bound (a [`Duration`], kept to the
     /// microsecond): past it the call counts as failed
-    /// ([`CacheError::Failed`]). Default: 3 s.
+    /// ([`CacheError::Failed`] with [`FailCause::OriginTimeout`]). Default:
+    /// 3 s.
     pub fn origin_timeout(mut self, timeout: Duration) -> Self {
         self.strategy.origin_timeout = Some(micros(timeout));
         self.origin_timeout_given = true;
@@ -1105,11 +1244,24 @@ impl<V, C> CacheBuilder<V, C> {
     }
 
     /// Keep a local copy of each fresh value read from Redis for this long:
-    /// it answers this instance's reads with no round trip until it ages
-    /// out, whatever Redis holds meanwhile (so a write elsewhere, or an
-    /// [`Cache::invalidate`] on another instance, is seen up to this late).
-    /// A copy never outlives the value's own freshness: it ends at the
-    /// value's TTL if that comes first. Zero (the default) keeps none.
+    /// it answers this instance's reads with no round trip. A copy never
+    /// outlives the value's own freshness: it ends at the value's TTL if
+    /// that comes first. Zero (the default) keeps none.
+    ///
+    /// On one Redis the cache connects to itself ([`CacheBuilder::redis`]
+    /// with one URL, or [`CacheBuilder::client`]), the copies are kept
+    /// coherent: a connection of their own asks Redis to track the value
+    /// keys (`CLIENT TRACKING ON BCAST`, RESP3, Redis 6 or later), and a
+    /// write or delete of a value by any client ([`Cache::set`],
+    /// [`Cache::invalidate`], a fill on another instance) drops this
+    /// instance's copy as soon as Redis's invalidation arrives. While that
+    /// connection is down (not made yet, lost, or its heartbeat `PING`
+    /// unanswered), no copy is kept or answered ([`Coherence::Suspended`]).
+    /// On a cluster, on a connection the service made
+    /// ([`CacheBuilder::connection`]), or on a Redis that cannot track,
+    /// copies are bounded in time alone: a write elsewhere is seen up to
+    /// this late ([`Coherence::TimeBounded`]). [`Cache::coherence`] says
+    /// which.
     pub fn local_copy(mut self, for_: Duration) -> Self {
         self.settings.local_cache = for_;
         self
@@ -1117,8 +1269,18 @@ impl<V, C> CacheBuilder<V, C> {
 
     /// The breaker: after a Redis command fails or times out, send nothing
     /// to Redis for this long (each command fails at once, unsent, as
-    /// [`CacheBuilder::on_redis_error`] says). Zero (the default) is no
-    /// breaker.
+    /// [`CacheBuilder::on_redis_error`] says). Then it is half open: the
+    /// next command goes out as a probe while the others still fail at
+    /// once; the probe's answer closes the breaker, its failure (or
+    /// timeout) opens it for this long again. So a Redis still down costs
+    /// one command per period, not a burst of timeouts, and a Redis back is
+    /// used again one round trip after the period ends. A probe whose
+    /// caller left before its answer passes the probe to the next command.
+    /// A holder's claim release is sent even while the breaker is open (a
+    /// claim left would block its key on every instance). Where it stands:
+    /// [`Cache::breaker`], [`CacheStats::redis_skipped`], and the gauge
+    /// `stampede_breaker_open` (feature `metrics`). Zero (the default) is
+    /// no breaker.
     pub fn redis_breaker(mut self, open_for: Duration) -> Self {
         self.settings.redis_breaker = open_for;
         self
@@ -1318,8 +1480,20 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
             codec: Arc::new(self.codec),
             ttl_for: self.ttl_for,
         };
-        let (strategy, settings) = (self.strategy, self.settings);
+        let (strategy, mut settings) = (self.strategy, self.settings);
+        settings.own_connection = self.connection.is_some();
         let bound = settings.redis_timeout;
+        // The server a tracking connection for the local copies goes to:
+        // one Redis the cache connects to itself (not a cluster, nor a
+        // connection the service made).
+        let tracking = match (&self.connection, &self.client, &self.target) {
+            (Some(_), _, _) => None,
+            (None, Some(client), _) => Some(client.get_connection_info().clone()),
+            (None, None, Some(Target::Single(url))) => redis::Client::open(url.as_str())
+                .ok()
+                .map(|c| c.get_connection_info().clone()),
+            _ => None,
+        };
         let con = match (self.connection, self.client, self.target) {
             (Some(con), _, _) => ready(con).await?,
             (None, Some(client), _) => {
@@ -1346,7 +1520,14 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
                 ))
             }
         };
+        let made = con.made();
         let driver = Driver::on_link(con, strategy, settings, self.prefix, &self.name, origin);
+        if let Some(info) = tracking {
+            // Redis there: tracked from the first read. Not there: the
+            // tracking connection is made in the background, as the
+            // cache's own is.
+            driver.track(info, made).await;
+        }
         Ok(Cache {
             driver,
             _value: PhantomData,

@@ -47,14 +47,17 @@ pub(crate) const CLAIM_FENCED: &str = include_str!("scripts/claim_fenced.lua");
 /// shared by [`ClaimStore`] and the cache; `SET`, which replaces a key of
 /// any type) with its writer's fencing number, unless
 /// the stored value was written under a newer one: a late holder cannot
-/// overwrite it (0). A write without a fence (0) always lands and leaves
-/// the stored fence in place, so fenced and unfenced writers never lock
-/// each other out. The fencing counter is kept at least at the stored fence
-/// and alive at least as long as the value: the next claim's number is
-/// larger. KEYS: the value, the fencing counter; ARGV: the payload, the
+/// overwrite it (0). A write without a fence (0) lands and leaves the
+/// stored fence in place, so fenced and unfenced writers never lock each
+/// other out; unless it asks for newer data to win (ARGV 8 = `1`, the
+/// cache's writes): then it is refused (0) when the stored row's version is
+/// newer than its own (versions are wall-clock ms mod 2^32, compared
+/// around the wrap). The fencing counter is kept at least at the stored
+/// fence and alive at least as long as the value: the next claim's number
+/// is larger. KEYS: the value, the fencing counter; ARGV: the payload, the
 /// writer's fence (0: unfenced), its version, fresh until and stale until
 /// (wall-clock ms), the recompute's delta (µs), how long the value is kept
-/// (ms).
+/// (ms), and `1` for newer wins (optional).
 pub(crate) const WRITE_FENCED: &str = include_str!("scripts/write_fenced.lua");
 
 /// A claim's token: 128 bits from the operating system's randomness, so

@@ -101,7 +101,7 @@ impl Target {
 /// by `commands`: never less than [`RESPONSE_TIMEOUT`], and past
 /// `commands` (the connection must not cut a command the caller still
 /// allows).
-fn reply_bound(commands: Duration) -> Duration {
+pub(crate) fn reply_bound(commands: Duration) -> Duration {
     if commands < RESPONSE_TIMEOUT {
         RESPONSE_TIMEOUT
     } else {
@@ -263,6 +263,17 @@ impl Link {
             }
         });
         Link { shared, con: None }
+    }
+
+    /// Whether the connection is to a cluster (made, and of a cluster).
+    pub(crate) fn cluster(&self) -> bool {
+        let con = self.con.as_ref().or_else(|| self.shared.get());
+        matches!(con, Some(Conn::Cluster(_)))
+    }
+
+    /// Whether the connection is made.
+    pub(crate) fn made(&self) -> bool {
+        self.con.is_some() || self.shared.get().is_some()
     }
 
     /// The connection, once made.

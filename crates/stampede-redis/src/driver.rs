@@ -22,7 +22,7 @@ use std::future::Future;
 use std::hash::Hash;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -38,12 +38,14 @@ use stampede::scenario::Scenario;
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
+use crate::breaker::{Admit, Breaker, Turned};
 use crate::claim::{key_name, Release, Token, CLAIM_FENCED, RELEASE, WRITE_FENCED};
 #[cfg(feature = "harness")]
 use crate::conn::Target;
 use crate::conn::{Conn, Link};
 use crate::flights::{Flights, Joined, Woken};
 use crate::group::CatchUnwind;
+use crate::local::{Coherence, LocalCopies};
 use crate::obs;
 use crate::row::{foreign_type, stored_row, wall_ms, Header};
 
@@ -180,6 +182,48 @@ impl std::fmt::Debug for Decoded {
     }
 }
 
+/// Why a request has no value and no error of the origin's to give
+/// ([`CacheError::Failed`](crate::CacheError::Failed)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FailCause {
+    /// The origin call ran past the origin timeout
+    /// ([`CacheBuilder::origin_timeout`](crate::CacheBuilder::origin_timeout)):
+    /// this request's, or that of the flight it waited on in this process.
+    /// The call itself may go on.
+    OriginTimeout,
+    /// The origin panicked (inside its future, or in the closure before
+    /// its future existed): this request's call, or its flight's.
+    OriginPanicked,
+    /// A failure cached in Redis answered
+    /// ([`CacheBuilder::negative_ttl`](crate::CacheBuilder::negative_ttl)):
+    /// the origin failed within the negative TTL, on this instance or
+    /// another, and is not called again until it ends.
+    Remembered,
+    /// Another instance held the claim and its origin call failed while
+    /// this request waited on it: the holder's failure mark (`failed:{k}`),
+    /// seen by this request's poll. Not remembered: the next request calls
+    /// again.
+    OtherInstance,
+    /// The request's work ended without an answer (its runtime shut down
+    /// under it).
+    Unanswered,
+}
+
+impl FailCause {
+    /// Its name: the `source` label of `stampede_get_seconds` for a request
+    /// that failed so.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailCause::OriginTimeout => "OriginTimeout",
+            FailCause::OriginPanicked => "OriginPanicked",
+            FailCause::Remembered => "Remembered",
+            FailCause::OtherInstance => "OtherInstance",
+            FailCause::Unanswered => "Unanswered",
+        }
+    }
+}
+
 /// What a caller gets.
 #[derive(Debug)]
 pub struct Answer {
@@ -198,6 +242,8 @@ pub struct Answer {
     /// origin returned one (not for a timeout, a panic or a cached
     /// failure).
     pub error: Option<SharedError>,
+    /// With [`Ending::Error`] and no `error`: why.
+    pub cause: Option<FailCause>,
 }
 
 impl Answer {
@@ -210,6 +256,7 @@ impl Answer {
             decoded: Decoded::nothing(),
             waited: false,
             error: None,
+            cause: Some(FailCause::Unanswered),
         }
     }
 }
@@ -308,6 +355,10 @@ pub(crate) struct Settings {
     /// After a Redis error or timeout, skip Redis for this long (zero: no
     /// breaker).
     pub redis_breaker: Duration,
+    /// After its open period the breaker lets one probe through and waits
+    /// for its answer (the cache's); off, it closes the moment the period
+    /// ends (the simulation's, for the harness): [`crate::breaker`].
+    pub half_open: bool,
     /// A failed or timed-out attempt is tried again, this many times at most.
     pub retries: u32,
     /// The full-jitter backoff's base: before retry n (from 0), a uniform
@@ -321,6 +372,17 @@ pub(crate) struct Settings {
     /// answer the failure instead of taking the claim and calling the
     /// origin in turn. The cache's; not the simulation's (the harness).
     pub share_failures: bool,
+    /// An unfenced write is refused when the stored row is newer (its
+    /// version: when its computation started, or its set or delete), and
+    /// a delete leaves a tombstone that says when: a fill in flight cannot
+    /// land older data over a `set` or an `invalidate` (the cache's; the
+    /// simulation's unfenced writes always land: the harness).
+    pub newer_wins: bool,
+    /// The connection is the service's own
+    /// ([`CacheBuilder::connection`](crate::CacheBuilder::connection)):
+    /// its reconnection is its own, and a long failure is said so
+    /// ([`obs::own_connection_down`]).
+    pub own_connection: bool,
 }
 
 impl Settings {
@@ -335,10 +397,13 @@ impl Settings {
             admission: scenario.admission as usize,
             redis_timeout: ms(scenario.redis_timeout_ms),
             redis_breaker: ms(scenario.redis_breaker_ms),
+            half_open: false,
             retries: scenario.retries,
             retry_backoff: ms(scenario.retry_backoff_ms),
             local_cache: ms(scenario.local_cache_ms),
             share_failures: false,
+            newer_wins: false,
+            own_connection: false,
         }
     }
 
@@ -353,10 +418,13 @@ impl Settings {
             admission: 0,
             redis_timeout: REDIS_TIMEOUT,
             redis_breaker: Duration::ZERO,
+            half_open: true,
             retries: 0,
             retry_backoff: Duration::ZERO,
             local_cache: Duration::ZERO,
             share_failures: true,
+            newer_wins: true,
+            own_connection: false,
         }
     }
 }
@@ -364,7 +432,12 @@ impl Settings {
 /// What a flight settles with, for each of its followers: the machine's
 /// outcome, the leader's payload when it settled with a value, and its
 /// origin's error when it failed with one.
-type Settled = (Outcome, Option<Payload>, Option<SharedError>);
+type Settled = (
+    Outcome,
+    Option<Payload>,
+    Option<SharedError>,
+    Option<FailCause>,
+);
 
 pub(crate) struct Inner<O, K> {
     strategy: Strategy,
@@ -398,23 +471,25 @@ pub(crate) struct Inner<O, K> {
     next_id: AtomicU64,
     counters: Counters,
     redis_timeout: Duration,
-    redis_breaker: Duration,
-    /// The breaker is open until then (µs on the driver's clock; 0: shut).
-    breaker_until: AtomicU64,
+    /// The Redis breaker ([`Settings::redis_breaker`]).
+    breaker: Breaker,
     /// The cache's name, its metrics' `cache` label.
     label: obs::Label,
-    /// The breaker was last reported open ([`obs::BREAKER_OPEN`]).
-    breaker_reported: AtomicBool,
     retries: u32,
     retry_backoff: Duration,
-    /// How long a local copy lives (zero: no local copies).
-    local_cache: Duration,
     /// See [`Settings::share_failures`].
     share_failures: bool,
-    /// The instance's local copies: a fresh value a GET returned, its
-    /// payload, and until when it answers this instance's reads (µs on the
-    /// driver's clock), whatever Redis holds meanwhile.
-    local: Mutex<HashMap<K, (Value, Payload, Micros)>>,
+    /// See [`Settings::own_connection`].
+    own_connection: bool,
+    /// See [`Settings::newer_wins`].
+    newer_wins: bool,
+    /// Since when every command sent has failed (µs on the driver's
+    /// clock; 0: the last one sent was answered). Kept for the service's
+    /// own connection only.
+    failing_since: AtomicU64,
+    /// The instance's local copies of fresh values a GET returned (none
+    /// if `local_cache` is zero), by their value key: [`crate::local`].
+    local: Arc<LocalCopies>,
     /// A drain has started: requests that arrive from now on are refused.
     draining: AtomicBool,
     /// The warnings' limits (feature `tracing`).
@@ -475,19 +550,25 @@ pub(crate) async fn load_scripts(con: &mut Conn) -> redis::RedisResult<()> {
 /// What performing a step produced besides the machine's input.
 enum Got {
     Nothing,
-    /// A payload read, what it decoded to, and why the row could not be
-    /// read if it could not (a decode miss).
-    Read(Option<Arc<Vec<u8>>>, Decoded, Option<String>),
+    /// A payload read, what it decoded to, why the row could not be read
+    /// if it could not (a decode miss), and whose failure it answered if
+    /// it was one (a negative mark, or a holder's failure mark).
+    Read(
+        Option<Arc<Vec<u8>>>,
+        Decoded,
+        Option<String>,
+        Option<FailCause>,
+    ),
     /// The payload computed (or read back), with its own TTL if it has one.
     Computed(Arc<Vec<u8>>, Option<Duration>),
-    /// The origin failed, with its own error if it returned one.
-    Failed(Option<SharedError>),
+    /// The origin failed: its own error if it returned one, else why.
+    Failed(Result<SharedError, FailCause>),
     /// The claim was held by another instance; this request sent it then
     /// (wall-clock ms).
     Lost(u64),
     /// A flight's reply to this follower carried the leader's payload, or
-    /// its origin's error.
-    Shared(Option<Arc<Vec<u8>>>, Option<SharedError>),
+    /// its origin's error, or why it failed without one.
+    Shared(Option<Arc<Vec<u8>>>, Option<SharedError>, Option<FailCause>),
     Permit(OwnedSemaphorePermit),
 }
 
@@ -581,15 +662,18 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
                 next_id: AtomicU64::new(0),
                 counters: Counters::default(),
                 redis_timeout: settings.redis_timeout,
-                redis_breaker: settings.redis_breaker,
-                breaker_until: AtomicU64::new(0),
-                breaker_reported: AtomicBool::new(false),
+                breaker: Breaker::new(
+                    settings.redis_breaker.as_micros() as Micros,
+                    settings.half_open,
+                ),
                 label: obs::Label::new(name),
                 retries: settings.retries,
                 retry_backoff: settings.retry_backoff,
-                local_cache: settings.local_cache,
                 share_failures: settings.share_failures,
-                local: Mutex::new(HashMap::new()),
+                own_connection: settings.own_connection,
+                newer_wins: settings.newer_wins,
+                failing_since: AtomicU64::new(0),
+                local: Arc::new(LocalCopies::new(settings.local_cache.as_micros() as Micros)),
                 draining: AtomicBool::new(false),
                 warnings: obs::Warnings::default(),
                 entered: AtomicU64::new(0),
@@ -607,15 +691,43 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
     }
 
     /// Deletes `key`'s value from Redis, and this instance's local copy:
-    /// the next request recomputes. (Other instances' local copies answer
-    /// until they age out.) Bounded by the Redis timeout.
+    /// the next request recomputes. (Other instances' local copies go when
+    /// Redis's invalidation reaches them, or age out if not tracked.)
+    /// Bounded by the Redis timeout.
+    ///
+    /// The cache's ([`Settings::newer_wins`]) leaves a tombstone in its
+    /// place instead of deleting it: a row with nothing to serve that says
+    /// when it was deleted (its version) and, with fenced writes, under a
+    /// fencing number of its own; it lives as long as a fill may still be
+    /// in flight (the claim TTL). A fill that started before it is refused
+    /// when it writes, so the value deleted does not come back.
     pub async fn invalidate(&self, key: &K) -> redis::RedisResult<()> {
         let inner = &self.inner;
         self.drop_local(key);
         let mut con = inner.con.clone();
-        let mut del = redis::cmd("DEL");
-        del.arg(inner.value_key(&key.name()));
-        bounded(inner, del.query_async::<i64>(&mut con))
+        let k = key.name();
+        if !inner.newer_wins {
+            let mut del = redis::cmd("DEL");
+            del.arg(inner.value_key(&k));
+            return bounded(inner, del.query_async::<i64>(&mut con))
+                .await
+                .map(drop);
+        }
+        let fence = own_fence(inner, &mut con, &k).await?;
+        let version = (wall_ms() & 0xffff_ffff) as u32;
+        let lives = (inner.strategy.claim_ttl / 1000).max(1);
+        let mut tombstone = inner.write_fenced.key(inner.value_key(&k));
+        tombstone
+            .key(inner.fence_key(&k))
+            .arg(&[] as &[u8])
+            .arg(fence)
+            .arg(version)
+            .arg(0)
+            .arg(0)
+            .arg(0)
+            .arg(lives)
+            .arg(0);
+        bounded(inner, tombstone.invoke_async::<i64>(&mut con))
             .await
             .map(drop)
     }
@@ -638,29 +750,48 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         let k = key.name().into_owned();
         let mut con = inner.con.clone();
         self.drop_local(key);
-        let fence = if inner.strategy.fenced_writes {
-            // The claim script with no token: the number alone.
-            let mut next = inner.claim.key(inner.lock_key(&k));
-            next.key(inner.fence_key(&k))
-                .key(inner.value_key(&k))
-                .arg("")
-                .arg(0)
-                .arg(inner.longest_keep_ms().max(1));
-            bounded(inner, next.invoke_async::<u64>(&mut con)).await?
-        } else {
-            0
-        };
+        let fence = own_fence(inner, &mut con, &k).await?;
         let version = (wall_ms() & 0xffff_ffff) as u32;
         let written = write_value(inner, &mut con, &k, payload, fence, version, 0, ttl).await?;
         Ok(written == 1)
     }
 
     fn drop_local(&self, key: &K) {
-        self.inner
+        let inner = &self.inner;
+        if inner.local.on() {
+            inner.local.forget(&inner.value_key(&key.name()));
+        }
+    }
+
+    /// How the local copies stand.
+    pub(crate) fn coherence(&self) -> Coherence {
+        self.inner.local.coherence()
+    }
+
+    /// Keeps the local copies coherent by tracking on the server `info`
+    /// names ([`LocalCopies::track`]), if there are any.
+    /// `now`: the first connection is tried before this returns.
+    pub(crate) async fn track(&self, info: redis::ConnectionInfo, now: bool) {
+        let inner = &self.inner;
+        let bound = crate::conn::reply_bound(inner.redis_timeout);
+        inner
             .local
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(key);
+            .track(info, inner.prefix.clone(), bound, now)
+            .await;
+    }
+
+    /// Keys invalidated by Redis's tracking, and tracking connections lost.
+    pub(crate) fn tracking_counts(&self) -> (u64, u64) {
+        let l = &self.inner.local;
+        (
+            l.invalidations.load(Ordering::Relaxed),
+            l.tracking_lost.load(Ordering::Relaxed),
+        )
+    }
+
+    /// Where the Redis breaker stands now.
+    pub fn breaker(&self) -> crate::BreakerState {
+        self.inner.breaker.state(|| self.inner.now())
     }
 
     /// Flights open in this instance's table right now (0 once every
@@ -772,6 +903,77 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         })
     }
 
+    /// The fresh values of `keys` read at once: the local copies, then one
+    /// `MGET` of the others' rows (one Redis; a cluster's keys live in many
+    /// slots, and each is left to its own `get`). For each key, its payload
+    /// and what `decode` read of it, or `None`: not fresh, or not read (a
+    /// cluster, a Redis that failed). A fresh one is a request answered,
+    /// counted as a hit (and kept as a local copy if they are on); the
+    /// others are left, uncounted, to the `get` that follows, which reads
+    /// again, coalesces and computes. Refused ([`Draining`]) once a drain
+    /// has started.
+    #[allow(clippy::type_complexity)]
+    pub(crate) async fn read_many<T: Send + 'static>(
+        &self,
+        keys: &[K],
+        decode: Decode<O, T>,
+    ) -> Result<Vec<Option<(Payload, Option<T>)>>, Draining> {
+        let _entered = self.enter()?;
+        let inner = &self.inner;
+        let mut out: Vec<Option<(Payload, Option<T>)>> = keys.iter().map(|_| None).collect();
+        let names: Vec<String> = keys.iter().map(|k| inner.value_key(&k.name())).collect();
+        let hit = |local: bool| {
+            inner.counters.requests.fetch_add(1, Ordering::Relaxed);
+            obs::count_cache(obs::HITS, &inner.label);
+            if local {
+                inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
+                obs::count_cache(obs::LOCAL_HITS, &inner.label);
+            }
+        };
+        let mut ask = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            let copy = inner.local.on().then(|| inner.local.get(name, inner.now()));
+            match copy.flatten() {
+                Some((_, bytes)) => {
+                    hit(true);
+                    out[i] = Some((bytes, None));
+                }
+                None => ask.push(i),
+            }
+        }
+        if ask.is_empty() || inner.con.cluster() {
+            return Ok(out);
+        }
+        let epochs: Vec<Option<u64>> = ask
+            .iter()
+            .map(|&i| inner.local.before_read(&names[i]))
+            .collect();
+        let mut mget = redis::cmd("MGET");
+        for &i in &ask {
+            mget.arg(&names[i]);
+        }
+        let mut con = inner.con.clone();
+        let rows = bounded(inner, mget.query_async::<Vec<Option<Vec<u8>>>>(&mut con)).await;
+        let Ok(rows) = rows else { return Ok(out) };
+        let wall = wall_ms();
+        for ((&i, row), epoch) in ask.iter().zip(rows).zip(epochs) {
+            let r = reply_of(inner, keys[i].machine_id(), row, decode, wall);
+            let (CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. }) = r.reply else {
+                continue;
+            };
+            let Some(bytes) = r.bytes else { continue };
+            hit(false);
+            if let Some(epoch) = epoch {
+                let now = inner.now();
+                inner
+                    .local
+                    .keep(&names[i], epoch, (v, bytes.clone()), now, r.fresh_for);
+            }
+            out[i] = Some((bytes, r.read));
+        }
+        Ok(out)
+    }
+
     /// The cache's name as its metrics' label.
     pub(crate) fn label(&self) -> &obs::Label {
         &self.inner.label
@@ -859,6 +1061,7 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
             Some(r) => {
                 let why = r.undecodable;
                 decode_miss(&inner, &key, why, &mut carried.decode_missed);
+                carried.cause = remembered(&r.reply);
                 carried.read = r.bytes;
                 (Input::Cache(r.reply), r.read)
             }
@@ -988,34 +1191,6 @@ impl<O, K> Inner<O, K> {
     }
 }
 
-impl<O, K: Key> Inner<O, K> {
-    /// The instance's live local copy of `key`, if local copies are on.
-    fn local_copy(&self, key: Option<&K>) -> Option<(Value, Payload)> {
-        let key = key?;
-        let now = self.now();
-        let local = self.local.lock().unwrap_or_else(PoisonError::into_inner);
-        local
-            .get(key)
-            .filter(|(_, _, until)| now < *until)
-            .map(|(v, b, _)| (*v, b.clone()))
-    }
-
-    /// A fresh value a GET returned becomes the instance's local copy for
-    /// `local_cache` from now, and never past the value's own freshness
-    /// (`fresh_for` from now, µs): a copy does not answer a value Redis
-    /// no longer holds fresh.
-    fn keep_local(&self, key: K, reply: &CacheReply, bytes: &Payload, fresh_for: Micros) {
-        if let CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } = reply {
-            let lives = (self.local_cache.as_micros() as Micros).min(fresh_for);
-            let until = self.now() + lives;
-            self.local
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(key, (*v, bytes.clone(), until));
-        }
-    }
-}
-
 /// What a request carries from one step to the next.
 #[derive(Default)]
 struct Carried {
@@ -1039,6 +1214,10 @@ struct Carried {
     /// This request's origin call failed (with an error of the origin's
     /// or not).
     origin_failed: bool,
+    /// Why this request failed without an error of the origin's: its
+    /// origin call's timeout or panic, a failure mark read, or its flight
+    /// leader's cause (the latest wins).
+    cause: Option<FailCause>,
     /// This request lost the claim: when it sent the claim (wall-clock
     /// ms). A failure mark written since is its holder's.
     lost_at: Option<u64>,
@@ -1072,12 +1251,17 @@ impl Carried {
             Ending::Error => self.failed.clone().or_else(|| self.shared_error.clone()),
             _ => None,
         };
+        let cause = match ending {
+            Ending::Error if error.is_none() => self.cause,
+            _ => None,
+        };
         Answer {
             ending,
             value,
             decoded,
             waited,
             error,
+            cause,
         }
     }
 }
@@ -1232,8 +1416,11 @@ async fn drive<O: Origin<K>, K: Key>(
         }
         match got {
             Got::Nothing => {}
-            Got::Read(v, decoded, undecodable) => {
+            Got::Read(v, decoded, undecodable, mark) => {
                 decode_miss(&inner, &key, undecodable, &mut carried.decode_missed);
+                if mark.is_some() {
+                    carried.cause = mark;
+                }
                 if v.is_some() {
                     carried.read = v;
                     carried.decoded = decoded;
@@ -1244,13 +1431,19 @@ async fn drive<O: Origin<K>, K: Key>(
                 carried.computed_ttl = ttl;
             }
             Got::Failed(e) => {
-                carried.failed = e;
+                match e {
+                    Ok(e) => carried.failed = Some(e),
+                    Err(cause) => carried.cause = Some(cause),
+                }
                 carried.origin_failed = true;
             }
             Got::Lost(at) => carried.lost_at = Some(at),
-            Got::Shared(v, e) => {
+            Got::Shared(v, e, cause) => {
                 carried.shared = v;
                 carried.shared_error = e;
+                if cause.is_some() {
+                    carried.cause = cause;
+                }
             }
             Got::Permit(p) => _permit = Some(p),
         }
@@ -1295,10 +1488,12 @@ where
     T: Send + 'static,
 {
     let value_key = inner.value_key(&request_key.name());
-    // The key itself, for the local copies (only when they are on).
-    let local_key = (!inner.local_cache.is_zero()).then(|| request_key.clone());
+    let copies = inner.local.on();
     async move {
-        if let Some((value, bytes)) = inner.local_copy(local_key.as_ref()) {
+        let copy = copies
+            .then(|| inner.local.get(&value_key, inner.now()))
+            .flatten();
+        if let Some((value, bytes)) = copy {
             inner.counters.local_hits.fetch_add(1, Ordering::Relaxed);
             if first_read {
                 obs::count_cache(obs::LOCAL_HITS, &inner.label);
@@ -1308,9 +1503,18 @@ where
                 ..Reading::of(CacheReply::Fresh(value))
             };
         }
+        // What a copy of the reply is checked against (`None`: none kept).
+        let epoch = copies
+            .then(|| inner.local.before_read(&value_key))
+            .flatten();
         let reading = read_value(&inner, &mut con, &value_key, key, decode).await;
-        if let (Some(k), Some(b)) = (local_key, &reading.bytes) {
-            inner.keep_local(k, &reading.reply, b, reading.fresh_for);
+        if let (Some(epoch), Some(b)) = (epoch, &reading.bytes) {
+            if let CacheReply::Fresh(v) | CacheReply::FreshUntil { value: v, .. } = reading.reply {
+                let (now, fresh_for) = (inner.now(), reading.fresh_for);
+                inner
+                    .local
+                    .keep(&value_key, epoch, (v, b.clone()), now, fresh_for);
+            }
         }
         if first_read && reading.reply.is_miss() {
             inner.counters.misses.fetch_add(1, Ordering::Relaxed);
@@ -1393,7 +1597,8 @@ fn perform_cache_get<O: Origin<K>, K: Key>(
     let read = read_op(inner, con, request_key, key, first_read, decoded_by::<O, K>);
     Box::pin(async move {
         let r = read.await;
-        let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
+        let mark = remembered(&r.reply);
+        let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable, mark);
         (Input::Cache(r.reply), got)
     })
 }
@@ -1446,16 +1651,18 @@ fn perform_poll<O: Origin<K>, K: Key>(
             Ok((row, held, mark)) => {
                 let r = reply_of(&inner, key, row, decoded_by::<O, K>, wall_ms());
                 let claim_free = !held;
-                let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable);
                 // The holder this request waited on failed since it
                 // lost the claim: its failure, as a negative mark says
                 // it (the stale value, if servable, else the error).
                 let theirs = matches!((mark, lost_at), (Some(m), Some(t)) if m >= t);
-                let cache = match r.reply {
-                    CacheReply::Stale(v) if theirs => CacheReply::Negative(Some(v)),
-                    CacheReply::Miss if theirs => CacheReply::Negative(None),
-                    reply => reply,
+                let (cache, cause) = match r.reply {
+                    CacheReply::Stale(v) if theirs => (CacheReply::Negative(Some(v)), None),
+                    CacheReply::Miss if theirs => {
+                        (CacheReply::Negative(None), Some(FailCause::OtherInstance))
+                    }
+                    reply => (reply, remembered(&reply)),
                 };
+                let got = Got::Read(r.bytes, r.read.unwrap_or_default(), r.undecodable, cause);
                 (Input::Polled { cache, claim_free }, got)
             }
             // A failed or timed-out poll: the core's read path applies
@@ -1480,7 +1687,7 @@ fn perform_join_flight<O: Origin<K>, K: Key>(
     fk: FlightKey,
 ) -> Op {
     match Flights::join(inner.flights.clone(), (request_key.clone(), fk)) {
-        Joined::Lead(t) => {
+        Joined::Lead(t, _) => {
             obs::count_cache(obs::FLIGHTS, &inner.label);
             obs::record("role", "leader");
             ready(Input::Flight(FlightReply::Lead(t)))
@@ -1494,13 +1701,13 @@ fn perform_join_flight<O: Origin<K>, K: Key>(
             // hands it on if it was promoted meanwhile.
             Box::pin(async move {
                 match follower.wait().await {
-                    Woken::Settled((o, payload, error)) => (
+                    Woken::Settled((o, payload, error, cause)) => (
                         Input::Flight(FlightReply::Shared(o)),
-                        Got::Shared(payload, error),
+                        Got::Shared(payload, error, cause),
                     ),
                     Woken::Promoted(t) => (
                         Input::Flight(FlightReply::Promoted(t)),
-                        Got::Shared(None, None),
+                        Got::Shared(None, None, None),
                     ),
                 }
             })
@@ -1543,10 +1750,14 @@ fn perform_settle_flight<O: Origin<K>, K: Key>(
         _ => None,
     };
     let error = carried.failed.clone();
+    let cause = match outcome {
+        Outcome::Failed(_) if error.is_none() => carried.cause,
+        _ => None,
+    };
     let fk = (request_key.clone(), fk);
     inner
         .flights
-        .settle(&fk, ticket, outcome, (outcome, payload, error));
+        .settle(&fk, ticket, outcome, (outcome, payload, error, cause));
     ready(Input::Ack)
 }
 
@@ -1692,9 +1903,9 @@ fn perform_recompute<O: Origin<K>, K: Key>(
     // the machine settles the flight for every follower and
     // releases the claim, as for any error.
     let loader = carried.loader.clone();
-    // `Err(None)`: a failure without an error of the origin's (a
+    // `Err(Err(cause))`: a failure without an error of the origin's (a
     // panic, a timeout).
-    type Call = Pin<Box<dyn Future<Output = Result<Fill, Option<BoxError>>> + Send>>;
+    type Call = Pin<Box<dyn Future<Output = Result<Fill, Result<BoxError, FailCause>>> + Send>>;
     let call: Call = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match loader {
         Some(loader) => loader(),
         None => inner.origin.fill(request_key.clone()),
@@ -1702,9 +1913,9 @@ fn perform_recompute<O: Origin<K>, K: Key>(
         Ok(call) => Box::pin(async move {
             CatchUnwind(call)
                 .await
-                .map_or(Err(None), |r| r.map_err(Some))
+                .map_or(Err(Err(FailCause::OriginPanicked)), |r| r.map_err(Ok))
         }),
-        Err(_) => Box::pin(async { Err(None) }),
+        Err(_) => Box::pin(async { Err(Err(FailCause::OriginPanicked)) }),
     };
     // The value's version is when its computation started: a
     // recompute that started earlier read older data, whenever it
@@ -1718,7 +1929,7 @@ fn perform_recompute<O: Origin<K>, K: Key>(
         let r = match timeout {
             Some(t) => tokio::time::timeout(Duration::from_micros(t), call)
                 .await
-                .unwrap_or(Err(None)),
+                .unwrap_or(Err(Err(FailCause::OriginTimeout))),
             None => call.await,
         };
         obs::cache_seconds(obs::ORIGIN_SECONDS, &inner.label, started.elapsed());
@@ -1841,12 +2052,14 @@ pub const REDIS_TIMEOUT: Duration = Duration::from_millis(100);
 /// unless the scenario says `redis_timeout_ms`); a late answer is an
 /// error. Every error is counted.
 ///
-/// The breaker (`redis_breaker_ms`): once a command has failed or timed
-/// out, the instance sends nothing for that long (from when the failure is
-/// seen; each failure seen extends it) and every command in that time
-/// fails at once, unsent, counted in `redis_skipped`. It cannot tell when
-/// Redis is back, so it stays open for its whole length (the simulation's
-/// breaker lets commands through the moment an outage ends).
+/// The breaker ([`crate::breaker`]; `redis_breaker_ms`): once a command
+/// has failed or timed out, the instance sends nothing for that long (from
+/// when the failure is seen; each failure seen extends it) and every
+/// command in that time fails at once, unsent, counted in `redis_skipped`.
+/// Then the cache's breaker lets one command through, the probe, and the
+/// others keep failing at once until it is answered: an answer closes the
+/// breaker, a failure opens it for another period. (The harness's, as the
+/// simulation's, lets every command through the moment the period ends.)
 async fn bounded<O, K, T>(
     inner: &Inner<O, K>,
     f: impl Future<Output = redis::RedisResult<T>>,
@@ -1860,21 +2073,48 @@ async fn bounded_sent<O, K, T>(
     inner: &Inner<O, K>,
     f: impl Future<Output = redis::RedisResult<T>>,
 ) -> (redis::RedisResult<T>, bool) {
-    // No clock read while the breaker has never opened (0).
-    let closed_until = inner.breaker_until.load(Ordering::SeqCst);
-    if closed_until != 0 && inner.now() < closed_until {
-        inner.counters.redis_skipped.fetch_add(1, Ordering::Relaxed);
-        let skipped = redis::RedisError::from((
-            redis::ErrorKind::IoError,
-            "the Redis breaker is open: not sent",
-        ));
-        return (Err(skipped), false);
+    // Closed: one load, no clock read.
+    match inner.breaker.admit(|| inner.now()) {
+        Admit::Send => (unbroken(inner, f).await, true),
+        Admit::Skip => {
+            inner.counters.redis_skipped.fetch_add(1, Ordering::Relaxed);
+            let skipped = redis::RedisError::from((
+                redis::ErrorKind::IoError,
+                "the Redis breaker is open: not sent",
+            ));
+            (Err(skipped), false)
+        }
+        Admit::SendClosed => {
+            breaker_turned(inner, Turned::Closed);
+            (unbroken(inner, f).await, true)
+        }
+        Admit::Probe(word) => {
+            // Dropped before its answer (its caller left), the probe
+            // tells nothing, and the next command is the probe.
+            struct Out<'a>(&'a Breaker, u64);
+            impl Drop for Out<'_> {
+                fn drop(&mut self) {
+                    self.0.probe_dropped(self.1);
+                }
+            }
+            let out = Out(&inner.breaker, word);
+            let r = unbroken(inner, f).await;
+            std::mem::forget(out);
+            if r.is_ok() {
+                breaker_turned(inner, inner.breaker.probed(word));
+            }
+            (r, true)
+        }
     }
-    if closed_until != 0 && inner.breaker_reported.swap(false, Ordering::Relaxed) {
-        // The first command let through once the breaker's window ended.
-        obs::cache_gauge(obs::BREAKER_OPEN, &inner.label, 0.0);
+}
+
+/// The breaker's gauge ([`obs::BREAKER_OPEN`]), set on its transitions.
+fn breaker_turned<O, K>(inner: &Inner<O, K>, turned: Turned) {
+    match turned {
+        Turned::Same => {}
+        Turned::Opened => obs::cache_gauge(obs::BREAKER_OPEN, &inner.label, 1.0),
+        Turned::Closed => obs::cache_gauge(obs::BREAKER_OPEN, &inner.label, 0.0),
     }
-    (unbroken(inner, f).await, true)
 }
 
 /// As [`bounded`], sent whether the breaker is open or not (a command that
@@ -1885,19 +2125,60 @@ async fn unbroken<O, K, T>(
     f: impl Future<Output = redis::RedisResult<T>>,
 ) -> redis::RedisResult<T> {
     let r = within(inner.redis_timeout, f).await;
+    if inner.own_connection {
+        own_connection(inner, r.as_ref().err());
+    }
     if let Err(e) = &r {
         obs::redis_error(&inner.warnings.redis, inner.now(), &inner.prefix, e);
         obs::count_cache(obs::REDIS_ERRORS, &inner.label);
         inner.counters.redis_errors.fetch_add(1, Ordering::Relaxed);
-        if !inner.redis_breaker.is_zero() {
-            let until = inner.now() + inner.redis_breaker.as_micros() as Micros;
-            inner.breaker_until.fetch_max(until, Ordering::SeqCst);
-            if !inner.breaker_reported.swap(true, Ordering::Relaxed) {
-                obs::cache_gauge(obs::BREAKER_OPEN, &inner.label, 1.0);
-            }
-        }
+        breaker_turned(inner, inner.breaker.failed(inner.now()));
     }
     r
+}
+
+/// With fenced writes, a fencing number of its own for a write that holds
+/// no claim (a `set`, a delete's tombstone): the claim script with no
+/// token, the number alone, newer than every claim taken so far. 0 without
+/// fenced writes.
+async fn own_fence<O, K>(inner: &Inner<O, K>, con: &mut Link, k: &str) -> redis::RedisResult<u64> {
+    if !inner.strategy.fenced_writes {
+        return Ok(0);
+    }
+    let mut next = inner.claim.key(inner.lock_key(k));
+    next.key(inner.fence_key(k))
+        .key(inner.value_key(k))
+        .arg("")
+        .arg(0)
+        .arg(inner.longest_keep_ms().max(1));
+    bounded(inner, next.invoke_async::<u64>(con)).await
+}
+
+/// How long every command on the service's own connection may fail before
+/// the cache says so (a `WARN`, feature `tracing`).
+pub const OWN_CONNECTION_DOWN: Duration = Duration::from_secs(5);
+
+/// Watches the service's own connection: once every command sent has
+/// failed for [`OWN_CONNECTION_DOWN`], a rate-limited `WARN` says its
+/// reconnection is the service's (a manager made with redis-rs's defaults
+/// can stay away for minutes after a restart).
+fn own_connection<O, K>(inner: &Inner<O, K>, failed: Option<&redis::RedisError>) {
+    let since = inner.failing_since.load(Ordering::Relaxed);
+    let Some(e) = failed else {
+        if since != 0 {
+            inner.failing_since.store(0, Ordering::Relaxed);
+        }
+        return;
+    };
+    let now = inner.now().max(1);
+    if since == 0 {
+        let _ = inner
+            .failing_since
+            .compare_exchange(0, now, Ordering::Relaxed, Ordering::Relaxed);
+    } else if now - since.min(now) >= OWN_CONNECTION_DOWN.as_micros() as Micros {
+        let (limit, for_ms) = (&inner.warnings.own_connection, (now - since) / 1000);
+        obs::own_connection_down(limit, now, &inner.prefix, for_ms, e);
+    }
 }
 
 /// Writes `payload` as `k`'s value, fresh for `ttl` (the value TTL if
@@ -1938,6 +2219,7 @@ async fn write_value<O, K>(
             .arg(stale)
             .arg(delta)
             .arg(keep)
+            .arg(u8::from(inner.newer_wins))
             .invoke_async::<i64>(con),
     )
     .await
@@ -2135,6 +2417,11 @@ fn reply_of<O, K, T>(
     let mut version = header.version;
     let mut read = None;
     let mut undecodable = None;
+    // Nothing to serve past the stale window (a delete's tombstone has
+    // none at all): not decoded.
+    if now >= header.fresh_until.max(header.stale_until) {
+        version = None;
+    }
     if version.is_some() {
         match decode(&inner.origin, &row[at..]) {
             Ok(v) => read = Some(v),
@@ -2177,6 +2464,12 @@ fn reply_of<O, K, T>(
         fresh_for,
         undecodable,
     }
+}
+
+/// The cause a read's reply gives a request that ends in an error there: a
+/// negative mark with nothing servable under it is a failure remembered.
+fn remembered(reply: &CacheReply) -> Option<FailCause> {
+    matches!(reply, CacheReply::Negative(None)).then_some(FailCause::Remembered)
 }
 
 /// A stored row that is not a value the service can read, counted once

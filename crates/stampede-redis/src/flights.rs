@@ -34,6 +34,9 @@ use stampede::flight::{
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
+/// No follower promoted (a waiter id never handed out).
+const NOBODY: u64 = u64::MAX;
+
 /// One flight's board: what its followers read when woken.
 ///
 /// Laid out so that what woken followers read (the result) shares no cache
@@ -51,6 +54,11 @@ struct Board<P> {
     notify: Notify,
     /// A follower promoted to lead (its id and ticket) and not yet told.
     promoted: Mutex<Option<(u64, LeaderTicket)>>,
+    /// That follower's id, for a look without the lock (`NOBODY`: none):
+    /// written under the lock with `promoted`, before the followers are
+    /// woken, so a follower that read it too early is woken and reads
+    /// again.
+    promoted_to: AtomicU64,
     /// The followers waiting with a timer of their own
     /// ([`Follower::wait_until`]).
     timed: Mutex<Timed>,
@@ -78,6 +86,7 @@ impl<P> Board<P> {
             _after: [0; 64],
             notify: Notify::new(),
             promoted: Mutex::new(None),
+            promoted_to: AtomicU64::new(NOBODY),
             timed: Mutex::new(Timed::default()),
             earliest: AtomicU64::new(u64::MAX),
             born: OnceLock::new(),
@@ -136,6 +145,20 @@ impl<P> Board<P> {
 struct Table<K, P> {
     flights: FlightTable<K, u64>,
     boards: HashTable<(K, Arc<Board<P>>)>,
+    /// Waiter ids, as the core's table names its leaders and followers:
+    /// unique within the shard, which holds every flight of a key (kept
+    /// here, under the shard's lock, rather than in one counter that
+    /// every call of every key would write).
+    next_id: u64,
+}
+
+impl<K, P> Table<K, P> {
+    fn next_id(&mut self) -> u64 {
+        let id = self.next_id;
+        // `NOBODY` is never handed out.
+        self.next_id = (id + 1) % NOBODY;
+        id
+    }
 }
 
 /// A shard on a cache line of its own (its lock is written by every call).
@@ -145,8 +168,6 @@ struct Shard<K, P>(Mutex<Table<K, P>>);
 struct Inner<K, P> {
     hasher: foldhash::fast::RandomState,
     shards: Box<[Shard<K, P>]>,
-    /// Waiter ids, as the core's table names its leaders and followers.
-    next_id: AtomicU64,
 }
 
 /// The flights of one process (one `Group`, one cache instance), by key
@@ -176,8 +197,9 @@ fn shard_count() -> usize {
 /// How a call joined (`H`: how its follower holds the flights).
 pub(crate) enum Joined<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> {
     /// No flight was running: this caller leads it, and must settle it (or
-    /// hand it on) with this ticket.
-    Lead(LeaderTicket),
+    /// hand it on) with this ticket. The key is handed back, so that a
+    /// caller needs no copy of its own to settle with.
+    Lead(LeaderTicket, K),
     /// A flight was running: this caller follows it.
     Follow(Follower<K, P, H>),
     /// The core's `remember_failure` pitfall handed an old failure out (off
@@ -203,10 +225,10 @@ impl<K: Hash + Eq + Clone, P: Clone> Default for Flights<K, P> {
                         Shard(Mutex::new(Table {
                             flights: FlightTable::new(FlightPolicy::default()),
                             boards: HashTable::new(),
+                            next_id: 0,
                         }))
                     })
                     .collect(),
-                next_id: AtomicU64::new(0),
             }),
         }
     }
@@ -247,7 +269,10 @@ impl<K: Hash + Eq + Clone, P: Clone> Table<K, P> {
         match self.flights.abandon(key, ticket) {
             Ok(Abandoned::Promoted { leader, ticket }) => {
                 if let Some(board) = self.board(hash, key) {
-                    *board.promoted() = Some((leader, ticket));
+                    let mut promoted = board.promoted();
+                    *promoted = Some((leader, ticket));
+                    board.promoted_to.store(leader, Ordering::SeqCst);
+                    drop(promoted);
                     board.notify.notify_waiters();
                 }
             }
@@ -274,12 +299,12 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
     pub(crate) fn join<H: Borrow<Self>>(flights: H, key: K) -> Joined<K, P, H> {
         let inner = &flights.borrow().inner;
         let hash = inner.hash(&key);
-        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
         let mut table = inner.shard(hash);
+        let id = table.next_id();
         match table.flights.join(key.clone(), id) {
             Join::Lead(ticket) => {
-                table.open(&inner.hasher, hash, key);
-                Joined::Lead(ticket)
+                table.open(&inner.hasher, hash, key.clone());
+                Joined::Lead(ticket, key)
             }
             Join::Follow(ticket) => {
                 let board = table
@@ -309,7 +334,7 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
         if table.flights.leader(&key).is_some() {
             return None;
         }
-        let id = inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let id = table.next_id();
         match table.flights.join(key.clone(), id) {
             Join::Lead(ticket) => {
                 table.open(&inner.hasher, hash, key);
@@ -325,25 +350,37 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
     pub(crate) fn settle(&self, key: &K, ticket: LeaderTicket, outcome: Outcome, result: P) {
         let inner = &self.inner;
         let hash = inner.hash(key);
+        // The result goes on the board and the followers are woken while
+        // the flight is still in the table; it leaves the table after. A
+        // caller that joins meanwhile joined before the settle, in the
+        // table's order, and finds the result at its first look, as a
+        // follower attached a moment earlier would: it does not start the
+        // key's next flight while the last one is still handing out its
+        // result (on several workers, many callers come back in that
+        // time). Only this leader can settle or abandon its flight, so the
+        // ticket checked here still leads below.
         let (board, woken) = {
-            let mut table = inner.shard(hash);
-            let Ok(settled) = table.flights.settle(key, ticket, outcome) else {
+            let table = inner.shard(hash);
+            if !table.flights.leads(key, ticket) {
                 return;
-            };
-            let board = table
-                .boards
-                .find_entry(hash, |(k, _)| k == key)
-                .ok()
-                .map(|entry| entry.remove().0 .1);
-            (board, !settled.deliveries.is_empty())
+            }
+            let board = table.board(hash, key).cloned();
+            (board, table.flights.waiting(key) > 0)
         };
-        // The flight is out of the table: no follower can join it any more,
-        // and every one attached was counted in the deliveries. With none,
-        // there is nobody to wake.
-        if let Some(board) = board {
+        if let Some(board) = &board {
             let _ = board.result.set(result);
+            // Nobody attached yet: nobody to wake (one who joins from
+            // here on finds the result before it waits).
             if woken {
                 board.notify.notify_waiters();
+            }
+        }
+        let mut table = inner.shard(hash);
+        let settled = table.flights.settle_attached(key, ticket, outcome);
+        debug_assert!(settled.is_ok(), "a flight's leader alone settles it");
+        if settled.is_ok() {
+            if let Ok(entry) = table.boards.find_entry(hash, |(k, _)| k == key) {
+                entry.remove();
             }
         }
     }
@@ -437,7 +474,9 @@ impl<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> Follower<K, P, H>
             first = false;
             if !self.board.covered_or_timed(deadline) {
                 drop(notified);
-                return self.wait_timed(deadline).await;
+                // Boxed: one follower of a flight (usually) takes this way,
+                // and every follower's future would carry its timer.
+                return Box::pin(self.wait_timed(deadline)).await;
             }
             notified.await;
         }
@@ -493,11 +532,21 @@ fn look<P: Clone>(board: &Board<P>, id: u64) -> Option<Woken<P>> {
     if let Some(result) = board.result.get() {
         return Some(Woken::Settled(result.clone()));
     }
+    // The common case, a flight nobody was promoted in, takes no lock.
+    if board.promoted_to.load(Ordering::SeqCst) != id {
+        return None;
+    }
+    take_promotion(board, id).map(Woken::Promoted)
+}
+
+/// Follower `id`'s promotion, taken off `board` (under its lock).
+fn take_promotion<P>(board: &Board<P>, id: u64) -> Option<LeaderTicket> {
     let mut promoted = board.promoted();
     match *promoted {
         Some((promoted_id, ticket)) if promoted_id == id => {
             *promoted = None;
-            Some(Woken::Promoted(ticket))
+            board.promoted_to.store(NOBODY, Ordering::SeqCst);
+            Some(ticket)
         }
         _ => None,
     }
@@ -512,17 +561,7 @@ impl<K: Hash + Eq + Clone, P: Clone, H: Borrow<Flights<K, P>>> Drop for Follower
         let mut table = flights.shard(self.hash);
         // Under the shard's lock, where every promotion is posted: either
         // this follower's is on the board now, or none is coming.
-        let promoted = {
-            let mut posted = self.board.promoted();
-            match *posted {
-                Some((id, ticket)) if id == self.id => {
-                    *posted = None;
-                    Some(ticket)
-                }
-                _ => None,
-            }
-        };
-        match promoted {
+        match take_promotion(&self.board, self.id) {
             Some(ticket) => table.abandon(self.hash, &self.key, ticket),
             None => {
                 table.flights.detach(&self.key, self.ticket);
@@ -540,7 +579,7 @@ mod tests {
 
     fn lead(flights: &Table, key: u32) -> LeaderTicket {
         match Flights::join(flights, key) {
-            Joined::Lead(ticket) => ticket,
+            Joined::Lead(ticket, _) => ticket,
             _ => panic!("expected to lead"),
         }
     }

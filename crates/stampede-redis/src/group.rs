@@ -128,8 +128,8 @@ where
         Fut: Future<Output = Result<V, E>> + Send + 'static,
     {
         let flights = &self.flights;
-        let ticket = match Flights::join(flights, key.clone()) {
-            Joined::Lead(ticket) => ticket,
+        let (ticket, key) = match Flights::join(flights, key) {
+            Joined::Lead(ticket, key) => (ticket, key),
             Joined::Follow(mut follower) => {
                 obs::count(obs::FOLLOWERS, "group");
                 let span = obs::Span::group("follower");

@@ -41,6 +41,15 @@
 //! an admission semaphore, the origin, the write). The caller is answered
 //! when the machine says so and the work goes on after it.
 //!
+//! - [`redis`]: the redis-rs the crate is built on, re-exported (its
+//!   types are in the API):
+//!
+//! ```
+//! use stampede_redis::redis;
+//! let client = redis::Client::open("redis://127.0.0.1:6379/").unwrap();
+//! let _ = stampede_redis::Cache::<String>::builder().client(client);
+//! ```
+//!
 //! ## The feature `harness` is not part of the library
 //!
 //! The test harness (the `stampede-fleet` crate of this workspace: the
@@ -58,6 +67,7 @@
 //! claim-outside order, every request has a deadline and an origin
 //! timeout, and the flight key is the cache key.
 
+mod breaker;
 pub mod cache;
 pub mod claim;
 pub mod conn;
@@ -71,9 +81,17 @@ mod flights;
 pub mod group;
 #[cfg(feature = "tower")]
 pub mod layer;
+mod local;
 pub mod obs;
 pub mod row;
 
+/// The redis-rs this crate is built on: its types are in the public API
+/// (`Conn`'s connections, `CacheBuilder::client`, `BuildError::Redis`), so
+/// a service names them through this re-export and never has two versions
+/// of redis-rs apart.
+pub use redis;
+
+pub use breaker::BreakerState;
 pub use cache::{
     BuildError, Cache, CacheBuilder, CacheError, CacheStats, Codec, Fetched, Json, OriginError,
     Source,
@@ -83,3 +101,4 @@ pub use claim::{
 };
 pub use conn::{Conn, Target};
 pub use group::{Failure, Group, Shared, TimedOut};
+pub use local::Coherence;

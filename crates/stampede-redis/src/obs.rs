@@ -41,7 +41,8 @@
 //!   breaker is open);
 //! - the histogram [`GET_SECONDS`]: each cache request's length, in
 //!   seconds, by `source` (where its value came from, or `Timeout`,
-//!   `Degraded`, `Error`);
+//!   `Degraded`, `OriginError`, a [`FailCause`](crate::cache::FailCause)'s
+//!   name, `Error`);
 //! - [`DECODE_MISSES`]: stored values that did not decode, read as misses
 //!   (each also a `WARN` event in the request's span, feature `tracing`);
 //! - [`DRAIN_REFUSED`]: requests refused because the cache was draining
@@ -108,8 +109,13 @@ pub const ORIGIN_SECONDS: &str = "stampede_origin_seconds";
 /// `get_with`'s) length, in seconds, from the call to its answer, by
 /// `source`: the answer's [`Source`](crate::Source) (`Hit`, `Waited`,
 /// `Stale`, `Computed`, `Shared`), or for an answer without a value
-/// `Timeout`, `Degraded` or `Error` (any other error but a refusal while
-/// draining, which is not recorded).
+/// `Timeout`, `Degraded`, `OriginError` (the origin's own error,
+/// [`CacheError::Origin`](crate::CacheError::Origin)), the
+/// [`FailCause`](crate::cache::FailCause)'s name for
+/// [`CacheError::Failed`](crate::CacheError::Failed) (`OriginTimeout`,
+/// `OriginPanicked`, `Remembered`, `OtherInstance`, `Unanswered`), or
+/// `Error` (any other error but a refusal while draining, which is not
+/// recorded).
 pub const GET_SECONDS: &str = "stampede_get_seconds";
 
 /// When a cache request started, for [`GET_SECONDS`]: with the `metrics`
@@ -151,8 +157,8 @@ impl Started {
 /// finish after their caller (a claim released by its token).
 pub const IN_FLIGHT: &str = "stampede_in_flight";
 /// Gauge: 1 while the Redis breaker ([`CacheBuilder::redis_breaker`](crate::CacheBuilder::redis_breaker))
-/// is open, 0 once a command is let through again (the first command
-/// after its window: it reads 1 until one is sent).
+/// is open or half open, 0 once it closes: its probe, the first command
+/// after its open period, was answered (it reads 1 until then).
 pub const BREAKER_OPEN: &str = "stampede_breaker_open";
 
 /// A cache's name, its metrics' `cache` label
@@ -243,9 +249,11 @@ pub const DRAIN_REFUSED: &str = "stampede_drain_refused_total";
 /// ([`CacheStats::ambiguous_claims`](crate::CacheStats::ambiguous_claims)).
 pub const AMBIGUOUS_CLAIMS: &str = "stampede_ambiguous_claims_total";
 
-/// Counter: value writes refused by the fence because a newer holder had
-/// written ([`CacheBuilder::fenced_writes`](crate::CacheBuilder::fenced_writes);
-/// [`CacheStats::writes_refused`](crate::CacheStats::writes_refused)).
+/// Counter: value writes refused as older: by the fence, a newer holder, a
+/// set or a delete had written
+/// ([`CacheBuilder::fenced_writes`](crate::CacheBuilder::fenced_writes));
+/// unfenced, the stored row was newer (a set, a delete, a fill that
+/// started later) ([`CacheStats::writes_refused`](crate::CacheStats::writes_refused)).
 pub const WRITES_REFUSED: &str = "stampede_writes_refused_total";
 
 /// How often a cache logs one kind of warning at most: a fault repeats
@@ -289,6 +297,7 @@ pub(crate) struct Warnings {
     pub(crate) redis: Limit,
     pub(crate) unanswered: Limit,
     pub(crate) decode: Limit,
+    pub(crate) own_connection: Limit,
 }
 
 /// A stored value that did not decode was read as a miss: a `WARN` event
@@ -361,6 +370,37 @@ pub(crate) fn redis_error(limit: &Limit, now: u64, prefix: &str, error: &dyn std
     }
     #[cfg(not(feature = "tracing"))]
     let _ = (limit, now, prefix, error);
+}
+
+/// Every command on the connection the service gave
+/// ([`CacheBuilder::connection`](crate::CacheBuilder::connection)) has
+/// failed for `for_ms`: a `WARN` event (feature `tracing`) with the
+/// cache's key prefix, how long, and the last error, at most one per
+/// [`WARN_EVERY`]. That connection's reconnection is the service's: one
+/// made with redis-rs's defaults (`ConnectionManager::new`) was measured
+/// away for 102 s after a Redis restart; `conn::manager_config` bounds it.
+#[inline]
+pub(crate) fn own_connection_down(
+    limit: &Limit,
+    now: u64,
+    prefix: &str,
+    for_ms: u64,
+    error: &dyn std::fmt::Display,
+) {
+    #[cfg(feature = "tracing")]
+    if let Some(held_back) = limit.admit(now) {
+        tracing::warn!(
+            prefix,
+            for_ms,
+            error = %error,
+            held_back,
+            "every Redis command on the service's own connection has failed for a while: \
+             its reconnection is its own (make it with stampede_redis::conn::manager_config, \
+             or give the cache the client with .client())"
+        );
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = (limit, now, prefix, for_ms, error);
 }
 
 /// A claim's reply never came (it is released by its token): a `WARN`

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{settled, TestRedis};
-use stampede_redis::cache::{BuildError, Cache, CacheError, ClaimMode, Source};
+use common::{settled, Rows, TestRedis};
+use stampede_redis::cache::{BuildError, Cache, CacheError, ClaimMode, FailCause, Source};
 use stampede_redis::{fence_key, lock_key, value_key};
 use tokio::time::{sleep, Instant};
 
@@ -95,8 +95,15 @@ async fn a_key_prefix_is_put_before_every_redis_key() {
         "no negative mark under the prefix"
     );
     // invalidate and set use the prefix too.
+    // (A delete leaves a tombstone, with nothing to serve, under the
+    // prefix: a fill in flight cannot bring the value back.)
     a.invalidate("k").await.unwrap();
-    assert!(!redis.exists(&format!("svc-a:{}", value_key("k"))).await);
+    let tombstone = redis.row(&format!("svc-a:{}", value_key("k"))).await;
+    assert!(
+        tombstone.is_some_and(|(h, payload)| h.stale_until == 0 && payload.is_empty()),
+        "no tombstone under the prefix"
+    );
+    assert_eq!(a.peek("k").await, Ok(None));
     assert!(a.set("k", &"set".to_string()).await.unwrap());
     assert!(redis.exists(&format!("svc-a:{}", value_key("k"))).await);
     assert!(!redis.exists(&value_key("k")).await);
@@ -232,7 +239,15 @@ async fn the_origins_own_error_comes_back_to_every_caller() {
         .build()
         .await
         .unwrap();
-    assert_eq!(slow.get("k").await.unwrap_err(), CacheError::Failed);
+    // Past its timeout: failed for the caller and for the follower of its
+    // flight, with that cause.
+    let (first, second) = tokio::join!(slow.get("k"), slow.get("k"));
+    for got in [first, second] {
+        assert_eq!(
+            got.unwrap_err(),
+            CacheError::Failed(FailCause::OriginTimeout)
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -335,4 +350,49 @@ async fn a_deadline_that_leaves_the_origin_no_time_is_refused() {
         .await
         .is_ok());
     assert!(builder().build().await.is_ok());
+}
+
+/// `peek` reads without computing (issue 37, "a read-only peek"): a key
+/// with nothing is `None`, with no origin call, no claim and nothing
+/// written; a value set is `Some`; a stale one (inside its stale window,
+/// which `get` would serve) is `None`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn peek_reads_a_fresh_value_and_computes_nothing() {
+    let redis = TestRedis::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let cache: Cache<String> = {
+        let calls = calls.clone();
+        Cache::builder()
+            .redis(redis.url.as_str())
+            .ttl(Duration::from_secs(60))
+            .stale(Duration::from_secs(60))
+            .origin(move |key: String| {
+                calls.fetch_add(1, Ordering::SeqCst);
+                async move { Ok::<_, String>(format!("{key} computed")) }
+            })
+            .build()
+            .await
+            .unwrap()
+    };
+    assert_eq!(cache.peek("k").await, Ok(None));
+    settled(&[&cache]).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "peek called the origin");
+    assert!(!redis.exists(&value_key("k")).await);
+    assert!(!redis.exists(&lock_key("k")).await);
+    cache.set("k", &"set".to_string()).await.unwrap();
+    assert_eq!(cache.peek("k").await, Ok(Some("set".to_string())));
+    // Stale: fresh for 1 ms, read well after (a sleep is never shorter).
+    cache
+        .set_with_ttl("s", &"old".to_string(), Duration::from_millis(1))
+        .await
+        .unwrap();
+    sleep(Duration::from_millis(20)).await;
+    assert_eq!(cache.peek("s").await, Ok(None));
+    assert_eq!(calls.load(Ordering::SeqCst), 0);
+    let got = cache.get("s").await.unwrap();
+    assert_eq!((got.value.as_str(), got.source), ("old", Source::Stale));
+    assert!(matches!(
+        cache.peek("").await,
+        Err(CacheError::InvalidKey(_))
+    ));
 }

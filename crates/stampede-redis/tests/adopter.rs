@@ -7,6 +7,7 @@
 mod common;
 
 use common::TestRedis;
+use stampede_redis::cache::Cache;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// The README's first ```rust block, without the lines rustdoc hides.
@@ -44,13 +45,15 @@ mod adopter;
 
 /// One instance of the example's service (its own cache, connection and
 /// flight table, as a process of its own has) on a free loopback port: its
-/// address. It serves until the test's runtime ends.
-async fn serve(redis_url: &str) -> String {
+/// address, and its cache (a clone, to read its counters). It serves until
+/// the test's runtime ends.
+async fn serve(redis_url: &str) -> (String, Cache<adopter::Profile>) {
     let cache = adopter::profiles(redis_url).await.expect("the cache");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap().to_string();
-    tokio::spawn(async move { axum::serve(listener, adopter::app(cache)).await });
-    addr
+    let served = cache.clone();
+    tokio::spawn(async move { axum::serve(listener, adopter::app(served)).await });
+    (addr, cache)
 }
 
 /// `GET path` over plain HTTP/1.1: the status, the `x-cache` header, the
@@ -71,38 +74,67 @@ async fn get(addr: &str, path: &str) -> (u16, String, String) {
     (status, source, body.to_string())
 }
 
+/// Bursts the test tries before it gives up on a machine too loaded for
+/// the README's Redis timeout (see below).
+const BURSTS: u32 = 5;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_of_the_readme_service_make_one_origin_call() {
     let redis = TestRedis::start().await;
     let services = [serve(&redis.url).await, serve(&redis.url).await];
-    // A burst: 20 requests on each instance for one profile, all at once.
-    let mut calls = Vec::new();
-    for addr in &services {
-        for _ in 0..20 {
-            let addr = addr.clone();
-            calls.push(tokio::spawn(async move { get(&addr, "/profile/42").await }));
+    let redis_errors = || -> u64 { services.iter().map(|(_, c)| c.stats().redis_errors).sum() };
+    // The README's service bounds each Redis command by the crate's 100 ms
+    // timeout and, past it, serves from the origin (its error policy): on
+    // a machine loaded enough to hold a command back that long, a second
+    // origin call is the documented answer, not a fault. So a burst in
+    // which either instance counted a Redis error proves nothing about
+    // the coalescing, and the test bursts again on another profile; every
+    // burst is checked for its answers, and one with no Redis error must
+    // make exactly one origin call.
+    let mut clean = None;
+    for burst in 0..BURSTS {
+        let id = 42 + burst;
+        let errors_before = redis_errors();
+        // A burst: 20 requests on each instance for one profile, all at once.
+        let mut calls = Vec::new();
+        for (addr, _) in &services {
+            for _ in 0..20 {
+                let addr = addr.clone();
+                let path = format!("/profile/{id}");
+                calls.push(tokio::spawn(async move { get(&addr, &path).await }));
+            }
         }
+        let mut sources = Vec::new();
+        for c in calls {
+            let (status, source, body) = c.await.unwrap();
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(body, format!(r#"{{"name":"user {id}"}}"#));
+            sources.push(source);
+        }
+        assert!(
+            sources
+                .iter()
+                .all(|s| ["Computed", "Shared", "Waited", "Hit"].contains(&s.as_str())),
+            "{sources:?}"
+        );
+        if redis_errors() > errors_before {
+            eprintln!("burst {burst}: a Redis command timed out (a loaded machine); again");
+            continue;
+        }
+        // The 200 ms origin ran once for both instances: one request
+        // computed, the others shared its flight, waited on its claim or
+        // hit.
+        let computed = sources.iter().filter(|s| *s == "Computed").count();
+        assert_eq!(computed, 1, "{sources:?}");
+        clean = Some(id);
+        break;
     }
-    let mut sources = Vec::new();
-    for c in calls {
-        let (status, source, body) = c.await.unwrap();
-        assert_eq!(status, 200, "{body}");
-        assert_eq!(body, r#"{"name":"user 42"}"#);
-        sources.push(source);
-    }
-    // The 200 ms origin ran once for both instances: one request computed,
-    // the others shared its flight, waited on its claim or hit.
-    let computed = sources.iter().filter(|s| *s == "Computed").count();
-    assert_eq!(computed, 1, "{sources:?}");
-    assert!(
-        sources
-            .iter()
-            .all(|s| ["Computed", "Shared", "Waited", "Hit"].contains(&s.as_str())),
-        "{sources:?}"
-    );
+    let id = clean.unwrap_or_else(|| {
+        panic!("each of {BURSTS} bursts met a Redis timeout: the machine is too loaded to tell")
+    });
     // The value sits under the service's prefix, and the next request hits.
-    let stored = format!("profiles:{}", stampede_redis::value_key("42"));
+    let stored = format!("profiles:{}", stampede_redis::value_key(&id.to_string()));
     assert!(redis.exists(&stored).await);
-    let (status, source, _) = get(&services[1], "/profile/42").await;
+    let (status, source, _) = get(&services[1].0, &format!("/profile/{id}")).await;
     assert_eq!((status, source.as_str()), (200, "Hit"));
 }

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{settled, TestRedis};
+use common::{settled, Rows, TestRedis};
 use serde::{Deserialize, Serialize};
-use stampede_redis::cache::{Bytes, Cache, CacheError, ClaimMode, LoserPolicy, Source};
+use stampede_redis::cache::{Bytes, Cache, CacheError, ClaimMode, FailCause, LoserPolicy, Source};
 use tokio::time::sleep;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,6 +155,10 @@ async fn the_claim_makes_one_origin_call_across_instances() {
             .loser(LoserPolicy::Wait)
             .poll(Duration::from_millis(10))
             .deadline(Duration::from_secs(10))
+            // A loaded machine can take longer than the default 100 ms for a
+            // command, and a command that times out fails open into a second
+            // origin call: this test is about the claim, not the timeout.
+            .redis_timeout(Duration::from_secs(2))
             .origin({
                 let calls = calls.clone();
                 move |key: String| {
@@ -352,7 +356,10 @@ async fn answered_to_all_and_not_remembered(first: Behave) {
     assert!(
         answers.iter().all(|a| match (first, a) {
             (Behave::Fail, Err(CacheError::Origin(e))) => e.to_string() == "origin down",
-            (Behave::PanicInFuture | Behave::PanicBeforeFuture, Err(CacheError::Failed)) => true,
+            (
+                Behave::PanicInFuture | Behave::PanicBeforeFuture,
+                Err(CacheError::Failed(FailCause::OriginPanicked)),
+            ) => true,
             _ => false,
         }),
         "{answers:?}"
@@ -531,52 +538,89 @@ async fn set_and_invalidate() {
     ));
 }
 
-/// A value set while a fill is in flight: with fenced writes the set takes
-/// a fence of its own, so the older fill's write is refused and its callers
-/// get the set value; without, the fill's later write overwrites it.
+/// A value set, or deleted, while a fill is in flight (issue 37, writes):
+/// the fill's older value cannot be written over it, with fenced writes
+/// (the set's and the delete's tombstone's own fencing numbers) or without
+/// (their versions: when each was made, against when the fill's
+/// computation started). The fill's callers get the set value (their
+/// write refused, the newer value read back), or their own after a delete.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_set_during_a_fill_wins_only_when_fenced() {
+async fn a_set_or_an_invalidate_during_a_fill_wins_fenced_or_not() {
     let redis = TestRedis::start().await;
     for fenced in [true, false] {
-        let key = format!("k-{fenced}");
-        let cache: Cache<String> = Cache::builder()
-            .redis(&redis.url)
-            .fenced_writes(fenced)
-            .origin(|_key: String| async {
-                sleep(Duration::from_millis(200)).await;
-                Ok::<_, String>("filled".to_string())
-            })
-            .build()
-            .await
-            .unwrap();
+        let calls = counter();
+        let cache: Cache<String> = {
+            let calls = calls.clone();
+            Cache::builder()
+                .redis(&redis.url)
+                .fenced_writes(fenced)
+                .origin(move |_key: String| {
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    async {
+                        sleep(Duration::from_millis(200)).await;
+                        Ok::<_, String>("filled".to_string())
+                    }
+                })
+                .build()
+                .await
+                .unwrap()
+        };
+        // A set during the fill: the set's value stays, and the fill's
+        // caller gets it (its own write refused, the newer value read back).
+        let key = format!("set-{fenced}");
         let fill = {
             let (cache, key) = (cache.clone(), key.clone());
             tokio::spawn(async move { cache.get(key).await })
         };
-        sleep(Duration::from_millis(50)).await;
+        while calls.load(Ordering::SeqCst) == 0 {
+            sleep(Duration::from_millis(5)).await;
+        }
         assert_eq!(cache.set(key.as_str(), &"set".to_string()).await, Ok(true));
-        let expect = if fenced { "set" } else { "filled" };
-        assert_eq!(
-            fill.await.unwrap().unwrap().value,
-            expect,
-            "fenced {fenced}"
-        );
+        assert_eq!(fill.await.unwrap().unwrap().value, "set", "fenced {fenced}");
         settled(&[&cache]).await;
-        assert_eq!(cache.get(key.as_str()).await.unwrap().value, expect);
+        assert_eq!(cache.get(key.as_str()).await.unwrap().value, "set");
+        assert_eq!(cache.stats().writes_refused, 1);
+        // An invalidate during the fill: nothing is left to read after it.
+        let key = format!("invalidate-{fenced}");
+        let before = calls.load(Ordering::SeqCst);
+        let fill = {
+            let (cache, key) = (cache.clone(), key.clone());
+            tokio::spawn(async move { cache.get(key).await })
+        };
+        while calls.load(Ordering::SeqCst) == before {
+            sleep(Duration::from_millis(5)).await;
+        }
+        cache.invalidate(key.as_str()).await.unwrap();
+        assert_eq!(fill.await.unwrap().unwrap().value, "filled");
+        settled(&[&cache]).await;
+        assert_eq!(cache.stats().writes_refused, 2, "fenced {fenced}");
+        assert_eq!(cache.peek(key.as_str()).await, Ok(None), "fenced {fenced}");
+        let again = cache.get(key.as_str()).await.unwrap();
+        assert_eq!(again.source, Source::Computed, "fenced {fenced}");
     }
 }
 
+/// A local copy bounded in time alone (on the service's own connection,
+/// which the cache cannot track on: `tests/coherence.rs` has the tracked
+/// copies) answers another instance's write late, and its own at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_local_copy_answers_until_this_instance_writes() {
+async fn a_time_bounded_local_copy_answers_until_this_instance_writes() {
     let redis = TestRedis::start().await;
+    let url = redis.url.clone();
     let build = |local: Duration| {
-        Cache::builder()
-            .redis(&redis.url)
-            .local_copy(local)
-            .origin(|_key: String| async { Ok::<_, String>("v1".to_string()) })
-            .build()
+        let url = url.clone();
+        async move {
+            let con = stampede_redis::Target::parse(&url).connect().await.unwrap();
+            Cache::builder()
+                .connection(con)
+                .local_copy(local)
+                .origin(|_key: String| async { Ok::<_, String>("v1".to_string()) })
+                .build()
+                .await
+        }
     };
     let a = build(Duration::from_secs(10)).await.unwrap();
+    assert_eq!(a.coherence(), stampede_redis::Coherence::TimeBounded);
     let b = build(Duration::ZERO).await.unwrap();
     a.get("k").await.unwrap();
     settled(&[&a]).await;
@@ -911,11 +955,73 @@ async fn an_origin_failure_reaches_the_instances_waiting_on_its_claim() {
         .count();
     let failed = answers
         .iter()
-        .filter(|a| matches!(a, Err(CacheError::Failed)))
+        .filter(|a| matches!(a, Err(CacheError::Failed(FailCause::OtherInstance))))
         .count();
     assert_eq!((origin, failed), (1, 2), "{answers:?}");
     // Not remembered: the next request, on any instance, calls again.
     let again = fleet[1].get("k").await;
     assert!(matches!(again, Err(CacheError::Origin(_))), "{again:?}");
     assert_eq!(calls.load(Ordering::SeqCst), 2);
+}
+
+/// `get_many` (issue 37, "a batch read"): the fresh keys in one `MGET`,
+/// every other key asked of `get`, so each coalesces as `get` does: two
+/// instances asking for the same batch at once (a key twice in it) make
+/// one origin call per missing key; the answers come in the keys' order,
+/// and a bad key is its own error. Once all are fresh, a batch is one
+/// `MGET` and no `GET`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_many_reads_the_hits_at_once_and_coalesces_each_miss() {
+    let redis = TestRedis::start().await;
+    let calls = counter();
+    let mut fleet = Vec::new();
+    for _ in 0..2 {
+        let calls = calls.clone();
+        let cache: Cache<String> = Cache::builder()
+            .redis(&redis.url)
+            .deadline(Duration::from_secs(10))
+            .poll(Duration::from_millis(10))
+            .origin(move |key: String| {
+                calls.fetch_add(1, Ordering::SeqCst);
+                async move {
+                    sleep(Duration::from_millis(100)).await;
+                    Ok::<_, String>(format!("{key} computed"))
+                }
+            })
+            .build()
+            .await
+            .unwrap();
+        fleet.push(cache);
+    }
+    let (a, b) = (&fleet[0], &fleet[1]);
+    assert!(a.set("hit", &"stored".to_string()).await.unwrap());
+    let mgets = calls_of(&redis, "mget").await;
+    let batch = ["hit", "m1", "m2", "", "m1"];
+    let (ra, rb) = tokio::join!(a.get_many(batch), b.get_many(batch));
+    for got in [ra, rb] {
+        assert_eq!(got.len(), 5);
+        let hit = got[0].as_ref().unwrap();
+        assert_eq!((hit.value.as_str(), hit.source), ("stored", Source::Hit));
+        for (i, key) in [(1, "m1"), (2, "m2"), (4, "m1")] {
+            assert_eq!(got[i].as_ref().unwrap().value, format!("{key} computed"));
+        }
+        assert!(matches!(got[3], Err(CacheError::InvalidKey(_))), "{got:?}");
+    }
+    settled(&[a, b]).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 2, "one call per missing key");
+    assert_eq!(
+        calls_of(&redis, "mget").await - mgets,
+        2,
+        "one MGET a batch"
+    );
+    // All fresh now: one MGET, no GET.
+    let gets = calls_of(&redis, "get").await;
+    let got = a.get_many(["hit", "m1", "m2"]).await;
+    assert!(
+        got.iter()
+            .all(|g| g.as_ref().unwrap().source == Source::Hit),
+        "{got:?}"
+    );
+    assert_eq!(calls_of(&redis, "get").await, gets);
+    assert_eq!(calls_of(&redis, "mget").await - mgets, 3);
 }

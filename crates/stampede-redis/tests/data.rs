@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{settled, TestRedis};
+use common::{settled, Rows, TestRedis};
 use serde::{Deserialize, Serialize};
-use stampede_redis::cache::{Cache, CacheStats, Fetched, Source};
+use stampede_redis::cache::{Cache, CacheError, CacheStats, FailCause, Fetched, Source};
 use stampede_redis::row::{wall_ms, Header};
 use stampede_redis::{fence_key, lock_key, value_key, ClaimStore};
 use tokio::time::sleep;
@@ -292,12 +292,16 @@ async fn failing(url: &str) -> Cache<Item> {
 async fn a_failure_mark_expires_with_it() {
     let redis = TestRedis::start().await;
     let c = failing(&redis.url).await;
-    assert!(c.get("k").await.is_err());
+    assert!(matches!(c.get("k").await, Err(CacheError::Origin(_))));
     settled(&[&c]).await;
     let left = redis.pttl(&value_key("k")).await;
     assert!(left > 1500 && left <= 2000, "value:{{k}}: {left} ms left");
-    // The mark answers meanwhile: no second origin call.
-    assert!(c.get("k").await.is_err());
+    // The mark answers meanwhile, as a failure remembered: no second
+    // origin call.
+    assert_eq!(
+        c.get("k").await.unwrap_err(),
+        CacheError::Failed(FailCause::Remembered)
+    );
     assert_eq!(c.origin_calls(), 1);
 }
 
@@ -383,7 +387,11 @@ async fn every_state_of_a_stored_row_is_read_as_it_stands() {
         ..Header::default()
     };
     seed_row(&redis, "marked", mark, b"").await;
-    assert!(c.get("marked").await.is_err(), "the failure mark answers");
+    assert_eq!(
+        c.get("marked").await.unwrap_err(),
+        CacheError::Failed(FailCause::Remembered),
+        "the failure mark answers"
+    );
     assert_eq!(calls.load(Ordering::SeqCst), 0, "nothing recomputed yet");
     settled(&[&c]).await;
 

@@ -462,3 +462,186 @@ async fn each_follower_leaves_at_its_own_deadline_though_they_share_a_timer() {
     assert_eq!(*leader.await.unwrap().unwrap(), Ok(7));
     assert_eq!(g.in_flight(), 0);
 }
+
+/// A small deterministic generator for the schedules below (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) % n
+    }
+}
+
+/// What one computation did: the order numbers of its start and its end
+/// (on the test's one-thread runtime, the flight settles in the same poll
+/// as its end), its key and how it ended (0 ok, 1 error, 2 panicked).
+#[derive(Clone, Copy, Debug)]
+struct Ran {
+    key: u8,
+    start: usize,
+    end: usize,
+    ended: u8,
+}
+
+/// The group's rules over many random schedules: callers of a few keys
+/// arriving over time, each with its own deadline, some dropped; work that
+/// succeeds, fails, panics in its future or in the closure, of random
+/// lengths. Against a log of every computation and every answer:
+/// - one computation per key at a time (their spans never overlap, the
+///   detached work of a leader that left included);
+/// - every answer is the outcome of the computation of its key that was
+///   running when the caller called (success, error or panic alike): a
+///   caller shares the running flight, and no settled result, a failure
+///   included, reaches a caller that came after it;
+/// - a caller that timed out did so at its own deadline, not before, and
+///   its flight was still running then;
+/// - nothing is left in flight, and each key computes anew afterwards.
+#[tokio::test(start_paused = true)]
+async fn random_schedules_keep_the_rules() {
+    for seed in 1..=150u64 {
+        let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let g: Group<u8, usize, usize> = Group::new();
+        let order = Arc::new(AtomicUsize::new(0));
+        let log = Arc::new(std::sync::Mutex::new(Vec::<Ran>::new()));
+        let keys = 1 + rng.below(3) as u8;
+        let callers = 10 + rng.below(40);
+        let start = Instant::now();
+        let mut tasks = Vec::new();
+        for i in 0..callers {
+            let key = rng.below(u64::from(keys)) as u8;
+            let arrive = Duration::from_millis(rng.below(30));
+            let patience = Duration::from_millis(1 + rng.below(25));
+            let work = Duration::from_millis(rng.below(12));
+            let ending = rng.below(10);
+            let dropped_at = (rng.below(6) == 0).then(|| Duration::from_millis(rng.below(30)));
+            let (g, order, log) = (g.clone(), order.clone(), log.clone());
+            let task = tokio::spawn(async move {
+                sleep(arrive).await;
+                let deadline = Instant::now() + patience;
+                let called = order.fetch_add(1, Ordering::SeqCst);
+                let (o, l) = (order.clone(), log.clone());
+                let got = g
+                    .get_or_compute(key, deadline, move || {
+                        let started = o.fetch_add(1, Ordering::SeqCst);
+                        let id = l.lock().unwrap().len();
+                        let ran = move |ended| Ran {
+                            key,
+                            start: started,
+                            end: o.fetch_add(1, Ordering::SeqCst),
+                            ended,
+                        };
+                        if ending == 0 {
+                            l.lock().unwrap().push(ran(2));
+                            panic!("the closure blew up");
+                        }
+                        l.lock().unwrap().push(Ran {
+                            key,
+                            start: started,
+                            end: usize::MAX,
+                            ended: 9,
+                        });
+                        async move {
+                            sleep(work).await;
+                            let ended = match ending {
+                                1 | 2 => 1,
+                                3 => 2,
+                                _ => 0,
+                            };
+                            l.lock().unwrap()[id] = ran(ended);
+                            match ended {
+                                0 => Ok(id),
+                                1 => Err(id),
+                                _ => panic!("the future blew up"),
+                            }
+                        }
+                    })
+                    .await;
+                (
+                    i,
+                    key,
+                    called,
+                    deadline,
+                    got,
+                    Instant::now(),
+                    order.fetch_add(1, Ordering::SeqCst),
+                )
+            });
+            tasks.push((task, dropped_at));
+        }
+        let mut answers = Vec::new();
+        for (task, dropped_at) in tasks {
+            if let Some(at) = dropped_at {
+                tokio::time::sleep_until(start + at).await;
+                task.abort();
+            }
+            if let Ok(answer) = task.await {
+                answers.push(answer);
+            }
+        }
+        // The longest work is 11 ms; detached work ends by itself.
+        sleep(Duration::from_millis(100)).await;
+        let log = log.lock().unwrap().clone();
+        assert!(
+            log.iter().all(|r| r.end != usize::MAX),
+            "seed {seed}: work left unfinished {log:?}"
+        );
+        for (a, x) in log.iter().enumerate() {
+            for y in &log[a + 1..] {
+                assert!(
+                    x.key != y.key || x.end < y.start || y.end < x.start,
+                    "seed {seed}: two computations of key {} at once: {x:?} {y:?}",
+                    x.key
+                );
+            }
+        }
+        // The computation of `key` running at order number `at`.
+        let running = |key: u8, at: usize| {
+            log.iter()
+                .enumerate()
+                .find(|(_, r)| r.key == key && r.start <= at + 1 && at <= r.end)
+        };
+        for (i, key, called, deadline, got, at, returned) in answers {
+            match got {
+                Ok(shared) => {
+                    let (id, ran) = running(key, called).unwrap_or_else(|| {
+                        panic!("seed {seed}: caller {i} answered with no computation running")
+                    });
+                    let want = match ran.ended {
+                        0 => Ok(id),
+                        1 => Err(Failure::Error(id)),
+                        _ => Err(Failure::Panicked),
+                    };
+                    assert_eq!(*shared, want, "seed {seed}: caller {i} of key {key}");
+                    assert!(returned > ran.end, "seed {seed}: caller {i} answered early");
+                }
+                Err(TimedOut) => {
+                    assert_eq!(
+                        at, deadline,
+                        "seed {seed}: caller {i} left off its deadline"
+                    );
+                    let (_, ran) = running(key, called).unwrap_or_else(|| {
+                        panic!("seed {seed}: caller {i} timed out with no computation running")
+                    });
+                    assert!(
+                        ran.end > returned,
+                        "seed {seed}: caller {i} timed out after its flight ended"
+                    );
+                }
+            }
+        }
+        assert_eq!(g.in_flight(), 0, "seed {seed}: a flight outlived its work");
+        for key in 0..keys {
+            let r = g
+                .get_or_compute(key, far(), || async { Ok(usize::MAX) })
+                .await;
+            assert_eq!(
+                *r.unwrap(),
+                Ok(usize::MAX),
+                "seed {seed}: key {key} computes anew"
+            );
+        }
+    }
+}

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use common::{settled, TestRedis};
+use common::{settled, Rows, TestRedis};
 use metrics::{Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit};
 use stampede_redis::cache::{Cache, CacheError, ClaimMode, LoserPolicy, Source};
 use stampede_redis::{obs, Group};
@@ -546,6 +546,28 @@ async fn spans_and_counters_follow_every_flight() {
     settled(&[&named]).await;
     assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache@profiles"), 1);
     assert_eq!(counters.get(obs::GET_SECONDS, "cache@profiles/Computed"), 1);
+    // A failure's `source` says its cause: the origin's own error, then
+    // the failure remembered in Redis.
+    let failing: Cache<String> = Cache::builder()
+        .redis(&redis.url)
+        .name("failing")
+        .negative_ttl(Duration::from_secs(60))
+        .deadline(Duration::from_secs(10))
+        .origin(|_key: String| async move { Err::<String, _>("down") })
+        .build()
+        .await
+        .unwrap();
+    assert!(matches!(failing.get("f").await, Err(CacheError::Origin(_))));
+    settled(&[&failing]).await;
+    assert!(matches!(failing.get("f").await, Err(CacheError::Failed(_))));
+    assert_eq!(
+        counters.get(obs::GET_SECONDS, "cache@failing/OriginError"),
+        1
+    );
+    assert_eq!(
+        counters.get(obs::GET_SECONDS, "cache@failing/Remembered"),
+        1
+    );
     // Hits apart: a local copy's, then none after waiting.
     let copied: Cache<String> = Cache::builder()
         .redis(&redis.url)
@@ -563,6 +585,19 @@ async fn spans_and_counters_follow_every_flight() {
     assert_eq!(counters.get(obs::LOCAL_HITS, "cache@copied"), 1);
     assert_eq!(counters.get(obs::WAITED, "cache@copied"), 0);
     assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache"), origin_calls);
+    // A cache on the service's own connection, made with redis-rs's
+    // defaults (its reconnection is its own).
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let manager = redis::aio::ConnectionManager::new(client).await.unwrap();
+    let own: Cache<String> = Cache::builder()
+        .connection(manager)
+        .name("own")
+        .key_prefix("own:")
+        .deadline(Duration::from_secs(10))
+        .origin(|key: String| async move { Ok::<_, String>(key) })
+        .build()
+        .await
+        .unwrap();
     redis.kill();
     // A failed command opens the breaker, and the gauge says so.
     broken.get("b").await.unwrap();
@@ -584,6 +619,29 @@ async fn spans_and_counters_follow_every_flight() {
     assert_eq!(last.get("prefix").map(String::as_str), Some(""));
     assert!(last.get("error").is_some_and(|e| !e.is_empty()), "{last:?}");
     assert!(last.contains_key("held_back"), "{last:?}");
+
+    // Redis gone for longer than `OWN_CONNECTION_DOWN` (5 s): the cache on
+    // the service's own connection says its reconnection is the service's,
+    // with its prefix, how long and the error (a liveness bound, not a
+    // timing). A cache on a URL never says it.
+    let since = std::time::Instant::now();
+    let down = loop {
+        let _ = own.get("down").await;
+        settled(&[&own]).await;
+        let said = warnings(spans, "the service's own connection");
+        if let Some(w) = said.first() {
+            break w.clone();
+        }
+        assert!(since.elapsed() < Duration::from_secs(60), "never said");
+        sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(down.get("prefix").map(String::as_str), Some("own:"));
+    let for_ms: u64 = down["for_ms"].parse().unwrap();
+    assert!(for_ms >= 5000, "{down:?}");
+    assert!(down.get("error").is_some_and(|e| !e.is_empty()), "{down:?}");
+    assert!(warnings(spans, "the service's own connection")
+        .iter()
+        .all(|w| w.get("prefix").map(String::as_str) == Some("own:")));
 }
 
 /// The `WARN` events whose message has `text`, in order.

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{settled, LagProbe, TestRedis};
+use common::{settled, LagProbe, Rows, TestRedis};
 use stampede_redis::cache::{Cache, CacheError, Fetched, RedisErrorPolicy, Source};
 use tokio::time::{sleep, Instant};
 
@@ -35,9 +35,23 @@ struct Done {
     error: Option<CacheError>,
 }
 
-async fn instance(url: &str, calls: Arc<AtomicU64>) -> Cache<String> {
-    Cache::builder()
-        .redis(url)
+async fn instance(url: &str, calls: Arc<AtomicU64>, breaker: Duration) -> Cache<String> {
+    // With the breaker, a longer origin call: about three holders are
+    // computing when Redis pauses, whose writes time out and open their
+    // breakers (the case the breaker's test is about).
+    let origin_takes = Duration::from_millis(if breaker.is_zero() { 20 } else { 100 });
+    let builder = Cache::builder().redis(url);
+    let builder = if breaker.is_zero() {
+        builder
+    } else {
+        // With the breaker, a claim stranded by it would outlive every
+        // check (the default claim TTL, 3.2 s, could end before the
+        // check and hide it).
+        builder
+            .redis_breaker(breaker)
+            .claim_ttl(Duration::from_secs(60))
+    };
+    builder
         // Short-lived values: every key is recomputed (and claimed) a few
         // times a second, so claims are sent during the pause.
         .ttl(Duration::from_millis(300))
@@ -46,7 +60,7 @@ async fn instance(url: &str, calls: Arc<AtomicU64>) -> Cache<String> {
             let calls = calls.clone();
             async move {
                 let n = calls.fetch_add(1, Ordering::SeqCst);
-                sleep(Duration::from_millis(20)).await;
+                sleep(origin_takes).await;
                 Ok::<_, String>(format!("{key}#{n}"))
             }
         })
@@ -65,15 +79,15 @@ async fn claims(redis: &TestRedis) -> Vec<String> {
 }
 
 /// Steady traffic for 1 s, Redis paused for `pause`, then 2 s more; the
-/// numbers, checked.
-async fn steady_traffic_through_a_pause(pause: Duration) {
+/// numbers, checked. `breaker`: each instance's Redis breaker (zero: none).
+async fn steady_traffic_through_a_pause(pause: Duration, breaker: Duration) {
     // One paused Redis at a time: the two tests share 2 cores.
     let _one_at_a_time = SERIAL.lock().await;
     let redis = TestRedis::start().await;
     let calls = Arc::new(AtomicU64::new(0));
     let mut fleet = Vec::new();
     for _ in 0..INSTANCES {
-        fleet.push(instance(&redis.url, calls.clone()).await);
+        fleet.push(instance(&redis.url, calls.clone(), breaker).await);
     }
     let done: Arc<Mutex<Vec<Done>>> = Arc::default();
     let lag = LagProbe::start();
@@ -133,9 +147,10 @@ async fn steady_traffic_through_a_pause(pause: Duration) {
         .filter(|d| d.start < resumed && d.end > resumed && d.error.is_some())
         .count();
     eprintln!(
-        "pause {} ms: {} requests, {} failed, {} of them in flight at the resume, \
+        "pause {} ms, breaker {} ms: {} requests, {} failed, {} of them in flight at the resume, \
          {} failed after the resume, {} claims left: {left:?}",
         pause.as_millis(),
+        breaker.as_millis(),
         done.len(),
         failed,
         in_flight_failed,
@@ -173,12 +188,22 @@ async fn steady_traffic_through_a_pause(pause: Duration) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_one_second_pause_leaves_no_claim_and_no_failure_after_it() {
-    steady_traffic_through_a_pause(Duration::from_secs(1)).await;
+    steady_traffic_through_a_pause(Duration::from_secs(1), Duration::ZERO).await;
+}
+
+/// Issue 37, defect 1, as it was met: steady traffic over several
+/// instances with the breaker on, Redis paused for 1 s. A holder's write
+/// that times out opens its breaker; its release must go out all the
+/// same, or its claim stays for the claim's TTL and the requests on that
+/// key wait on it to their deadline.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_second_pause_with_the_breaker_on_leaves_no_claim_and_no_failure_after_it() {
+    steady_traffic_through_a_pause(Duration::from_secs(1), Duration::from_millis(500)).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_four_second_pause_leaves_no_claim_and_no_failure_after_it() {
-    steady_traffic_through_a_pause(Duration::from_secs(4)).await;
+    steady_traffic_through_a_pause(Duration::from_secs(4), Duration::ZERO).await;
 }
 
 /// A cache for one-request tests: a 20 ms origin counting its calls.
@@ -468,4 +493,79 @@ async fn the_services_own_connection_is_back_soon_after_a_restart() {
     for (cache, key) in [(&own, "own"), (&by_client, "client")] {
         until_a_hit(cache, key).await;
     }
+}
+
+/// The breaker half open (issue 37): once its period ends with Redis still
+/// paused, one command goes out as the probe and the others fail at once
+/// while it is out; its timeout opens the breaker for another period. So a
+/// burst of requests then sends at most one command per period begun, not
+/// one each. Once Redis resumes, the next probe is answered and the
+/// breaker closes: values are written and read back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_breaker_sends_one_probe_per_period_and_closes_when_it_is_answered() {
+    use stampede_redis::BreakerState;
+    const OPEN: Duration = Duration::from_secs(1);
+    const BURST: usize = 20;
+    let _one_at_a_time = SERIAL.lock().await;
+    let redis = TestRedis::start().await;
+    let cache: Cache<String> = Cache::builder()
+        .redis(redis.url.as_str())
+        .redis_breaker(OPEN)
+        .ttl(Duration::from_secs(60))
+        .deadline(Duration::from_secs(5))
+        .origin(|key: String| async move { Ok::<_, String>(format!("{key}!")) })
+        .build()
+        .await
+        .expect("a cache");
+    assert_eq!(cache.breaker(), BreakerState::Closed);
+    let paused = redis.pause();
+    // The first read times out and opens the breaker; served from the
+    // origin (fail open).
+    let got = cache.get("first").await.expect("served from the origin");
+    assert_eq!(got.source, Source::Computed);
+    settled(&[&cache]).await;
+    assert_ne!(cache.breaker(), BreakerState::Closed);
+    // Its period over, Redis still paused: a burst at once.
+    while cache.breaker() == BreakerState::Open {
+        sleep(Duration::from_millis(10)).await;
+    }
+    let before = cache.stats();
+    let started = Instant::now();
+    let burst: Vec<_> = (0..BURST)
+        .map(|i| {
+            let cache = cache.clone();
+            tokio::spawn(async move { cache.get(format!("burst {i}")).await })
+        })
+        .collect();
+    for r in burst {
+        assert_eq!(
+            r.await.unwrap().expect("fail open").source,
+            Source::Computed
+        );
+    }
+    settled(&[&cache]).await;
+    let took = started.elapsed();
+    let after = cache.stats();
+    let sent = after.redis_errors - before.redis_errors;
+    let skipped = after.redis_skipped - before.redis_skipped;
+    // One probe per period begun while the burst lasted (a loaded machine
+    // may stretch the burst over more than one period).
+    let periods = 1 + (took.as_micros() / OPEN.as_micros()) as u64;
+    assert!(
+        (1..=periods).contains(&sent),
+        "{sent} commands sent (each timed out) over {took:?}: at most one probe per period \
+         ({periods}); {skipped} skipped"
+    );
+    // Every request's read, claim and write but the probe's, skipped.
+    assert!(skipped >= 3 * (BURST as u64 - periods), "{skipped} skipped");
+    assert_ne!(
+        cache.breaker(),
+        BreakerState::Closed,
+        "a failed probe closed it"
+    );
+    paused.resume();
+    // The next probe after the period is answered: closed, values written
+    // and read back (a liveness bound, not a timing).
+    until_a_hit(&cache, "after").await;
+    assert_eq!(cache.breaker(), BreakerState::Closed);
 }

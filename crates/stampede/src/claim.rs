@@ -19,6 +19,10 @@ use crate::rng::FxBuild;
 /// Virtual time in microseconds.
 pub type Micros = u64;
 
+/// The TTL of a claim set with no `PX` (the no-expiry pitfall): it never
+/// expires (its `expires_at` saturates at the end of time).
+pub const NO_EXPIRY: Micros = Micros::MAX;
+
 /// A claim token: unique per attempt, so a late release can be told apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Token(pub u64);
@@ -110,10 +114,26 @@ impl<K: Hash + Eq + Clone> ClaimTable<K> {
         }
     }
 
+    /// A plain `DEL key` at time `now`, the token unchecked: the live
+    /// claim it deleted, whoever held it.
+    pub fn del(&mut self, key: &K, now: Micros) -> Option<Claim> {
+        let live = self.holder(key, now);
+        self.claims.remove(key);
+        live
+    }
+
     /// The live claim on `key` at `now`, if any. A claim is live while
     /// `now < expires_at` (Redis deletes a key once its PX has elapsed).
     pub fn holder(&self, key: &K, now: Micros) -> Option<Claim> {
         self.claims.get(key).copied().filter(|c| now < c.expires_at)
+    }
+
+    /// The live claims at `now`, by key.
+    pub fn live_claims(&self, now: Micros) -> impl Iterator<Item = (&K, Claim)> + '_ {
+        self.claims
+            .iter()
+            .filter(move |(_, c)| now < c.expires_at)
+            .map(|(k, c)| (k, *c))
     }
 
     /// `PTTL`, in microseconds; `None` when no live claim exists.
@@ -171,6 +191,24 @@ mod tests {
         assert_eq!(t.release(&"k", Token(2), 160), ReleaseReply::Released);
         assert_eq!(t.holder(&"k", 160), None);
         assert_eq!(t.release(&"k", Token(2), 160), ReleaseReply::Absent);
+    }
+
+    #[test]
+    fn a_plain_del_deletes_whoever_holds_the_claim() {
+        let mut t = ClaimTable::new();
+        t.set_nx_px("k", Token(1), 100, 0).unwrap();
+        t.set_nx_px("k", Token(2), 100, 150).unwrap();
+        // Holder 1, late, deletes holder 2's claim: a third can take it.
+        assert_eq!(t.del(&"k", 160).map(|c| c.token), Some(Token(2)));
+        assert_eq!(t.holder(&"k", 160), None);
+        assert!(matches!(
+            t.set_nx_px("k", Token(3), 100, 161),
+            Ok(SetReply::Ok { .. })
+        ));
+        assert_eq!(t.del(&"k", 300), None, "expired: nothing live to delete");
+        // With no PX the claim outlives any clock.
+        t.set_nx_px("n", Token(4), NO_EXPIRY, 5).unwrap();
+        assert!(t.holder(&"n", Micros::MAX - 1).is_some());
     }
 
     #[derive(Debug, Clone)]

@@ -195,14 +195,7 @@ impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
         t: LeaderTicket,
         outcome: Outcome,
     ) -> Result<Settled<W>, FlightError> {
-        match self.entries.get(key) {
-            Some(e) if e.gen == t.gen && e.epoch == t.epoch => {}
-            _ => return Err(FlightError::NotLeader),
-        }
-        let e = self.entries.remove(key).ok_or(FlightError::NotLeader)?;
-        if self.policy.remember_failure && matches!(outcome, Outcome::Failed(_)) {
-            self.remembered.insert(key.clone(), outcome);
-        }
+        let e = self.close(key, t, outcome)?;
         let mut deliveries = Vec::with_capacity(e.attached);
         let mut shared = outcome;
         for w in e.waiters.into_iter().flatten() {
@@ -219,6 +212,36 @@ impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
             }
         }
         Ok(Settled { deliveries })
+    }
+
+    /// [`FlightTable::settle`] for a caller that hands the outcome to its
+    /// waiters itself (one shared result they all read): the number of
+    /// waiters attached right now, without a delivery list built for them.
+    pub fn settle_attached(
+        &mut self,
+        key: &K,
+        t: LeaderTicket,
+        outcome: Outcome,
+    ) -> Result<usize, FlightError> {
+        self.close(key, t, outcome).map(|e| e.attached)
+    }
+
+    /// Removes the flight `t` leads (remembering a failure under the
+    /// pitfall): what both settles share.
+    fn close(
+        &mut self,
+        key: &K,
+        t: LeaderTicket,
+        outcome: Outcome,
+    ) -> Result<Entry<W>, FlightError> {
+        if !self.leads(key, t) {
+            return Err(FlightError::NotLeader);
+        }
+        let e = self.entries.remove(key).ok_or(FlightError::NotLeader)?;
+        if self.policy.remember_failure && matches!(outcome, Outcome::Failed(_)) {
+            self.remembered.insert(key.clone(), outcome);
+        }
+        Ok(e)
     }
 
     /// The leader vanished (its task was dropped, its thread died). Its
@@ -247,6 +270,12 @@ impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
                 Ok(Abandoned::Empty)
             }
         }
+    }
+
+    /// Whether `t` leads the running flight of `key`: a settle or an
+    /// abandon with it would take effect.
+    pub fn leads(&self, key: &K, t: LeaderTicket) -> bool {
+        matches!(self.entries.get(key), Some(e) if e.gen == t.gen && e.epoch == t.epoch)
     }
 
     /// Flights currently running.
@@ -461,6 +490,9 @@ mod tests {
                     Op::Settle(k, ok) => {
                         if let Some((lt, ws)) = model.remove(&k) {
                             let out = if ok { Outcome::Fresh(Value::fresh(k as u32, 1)) } else { Outcome::Failed(Failure::Origin) };
+                            // The counting settle agrees with the listing one.
+                            prop_assert!(t.leads(&k, lt));
+                            prop_assert_eq!(t.clone().settle_attached(&k, lt, out), Ok(ws.len()));
                             let got = t.settle(&k, lt, out).unwrap();
                             let want: Vec<(u32, Outcome)> = ws.iter().map(|(w, _)| (*w, out)).collect();
                             prop_assert_eq!(got.deliveries, want);

@@ -28,6 +28,6 @@ pub mod scenario;
 pub mod sim;
 pub mod trace;
 
-pub use metrics::Report;
+pub use metrics::{Metric, Report};
 pub use scenario::Scenario;
 pub use sim::Fleet;

@@ -102,13 +102,14 @@ pub enum Ending {
     Timeout,
 }
 
-/// Declares `Report` and, from the same list, `Report::fields`: every
-/// counter's name and value as text, in declaration order, without a JSON
-/// library (the page calls it every frame, and `serde_json` would cost the
-/// wasm tens of kilobytes).
+/// Declares `Report` and, from the same list, [`Metric`] (one variant per
+/// counter) and `Report::fields`: every counter's name and value as text,
+/// in declaration order, without a JSON library (the page calls it every
+/// frame, and `serde_json` would cost the wasm tens of kilobytes). Each
+/// counter is written once, as `field (Variant): type`.
 macro_rules! report {
     (
-        $( $(#[$doc:meta])* $name:ident : $ty:ty, )*
+        $( $(#[$doc:meta])* $name:ident ($variant:ident) : $ty:ty, )*
         ;
         $( $(#[$xdoc:meta])* $xname:ident : $xty:ty, )*
     ) => {
@@ -122,31 +123,89 @@ macro_rules! report {
             $( $(#[$xdoc])* pub $xname: $xty, )*
         }
 
+        /// One counter of [`Report`], named by its field. What code looks a
+        /// counter up by; its [`Metric::name`] (the field's name) is for
+        /// share links, JSON keys and `data-metric`, never a lookup key.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Metric {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Metric {
+            /// Every counter, in [`Report`]'s declaration order.
+            pub const ALL: &'static [Metric] = &[ $( Metric::$variant, )* ];
+
+            /// The field's name: `early_refreshes` for
+            /// [`Metric::EarlyRefreshes`].
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $( Metric::$variant => stringify!($name), )*
+                }
+            }
+
+            /// The counter whose field is called `name`; `None` for any
+            /// other text.
+            pub fn from_name(name: &str) -> Option<Metric> {
+                // A search of `ALL`, not a `match` on the text: one loop
+                // in the wasm instead of a comparison per counter.
+                Metric::ALL.iter().copied().find(|m| m.name() == name)
+            }
+        }
+
         impl Report {
             /// (name, value as text) for every counter, in declaration order;
             /// what the page and the CLI table iterate over. Numbers read as
             /// the CLI's JSON writes them (`8000`, `206.178`, `0.0`).
             pub fn fields(&self) -> Vec<(String, String)> {
-                vec![ $( (stringify!($name).to_string(), Text::text(&self.$name)), )* ]
+                // One loop over the metrics, not a push per counter: the
+                // page calls this every frame, and each unrolled push was
+                // code of its own in the wasm.
+                Metric::ALL
+                    .iter()
+                    .map(|&m| (m.name().to_string(), self.text(m)))
+                    .collect()
+            }
+
+            /// Counter `m`'s value as a number (a count, or milliseconds
+            /// for the latencies).
+            pub fn get(&self, m: Metric) -> f64 {
+                match m {
+                    $( Metric::$variant => Text::number(&self.$name), )*
+                }
+            }
+
+            /// Counter `m`'s value as text, the way [`Report::fields`] and
+            /// the CLI's JSON write it.
+            pub fn text(&self, m: Metric) -> String {
+                match m {
+                    $( Metric::$variant => Text::text(&self.$name), )*
+                }
             }
         }
     };
 }
 
-/// A counter's value as text, the way JSON writes it.
+/// A counter's value as text, the way JSON writes it, and as a number.
 trait Text {
     fn text(&self) -> String;
+    fn number(&self) -> f64;
 }
 
 impl Text for u64 {
     fn text(&self) -> String {
         self.to_string()
     }
+    fn number(&self) -> f64 {
+        *self as f64
+    }
 }
 
 impl Text for f64 {
     fn text(&self) -> String {
         crate::decimal::format_json(*self)
+    }
+    fn number(&self) -> f64 {
+        *self
     }
 }
 
@@ -166,100 +225,107 @@ pub fn one_decimal(v: f64) -> String {
 }
 
 report! {
-    requests: u64,
-    hits: u64,
-    stale_served: u64,
-    computed: u64,
-    shared: u64,
-    degraded: u64,
-    errors: u64,
-    timeouts: u64,
+    requests (Requests): u64,
+    hits (Hits): u64,
+    stale_served (StaleServed): u64,
+    computed (Computed): u64,
+    shared (Shared): u64,
+    degraded (Degraded): u64,
+    errors (Errors): u64,
+    timeouts (Timeouts): u64,
     /// Requests that had not ended when the run stopped (threads pinned).
-    pinned: u64,
-    recomputes: u64,
+    pinned (Pinned): u64,
+    recomputes (Recomputes): u64,
     /// Requests whose first read found no fresh value (missing or expired).
-    misses: u64,
+    misses (Misses): u64,
     /// Recomputes started early (XFetch) by a reader of a still fresh value.
-    early_refreshes: u64,
+    early_refreshes (EarlyRefreshes): u64,
     /// Recomputes that started while another of the same key was running.
-    overlapping_recomputes: u64,
-    origin_failures: u64,
+    overlapping_recomputes (OverlappingRecomputes): u64,
+    origin_failures (OriginFailures): u64,
     /// Origin calls that ran past the origin timeout (the call itself went on).
-    origin_timeouts: u64,
-    origin_peak_concurrency: u64,
-    claim_attempts: u64,
-    claim_wins: u64,
-    releases: u64,
+    origin_timeouts (OriginTimeouts): u64,
+    origin_peak_concurrency (OriginPeakConcurrency): u64,
+    claim_attempts (ClaimAttempts): u64,
+    claim_wins (ClaimWins): u64,
+    releases (Releases): u64,
     /// Releases refused because the caller's token no longer held the claim
     /// (the two kinds below together).
-    releases_refused: u64,
+    releases_refused (ReleasesRefused): u64,
     /// Refused because the claim had already expired and nobody held it: a
     /// plain DEL would have deleted nothing.
-    releases_refused_expired: u64,
+    releases_refused_expired (ReleasesRefusedExpired): u64,
     /// Refused because another caller held the claim by then: a plain DEL
     /// would have freed that caller's claim for a third.
-    releases_refused_taken: u64,
+    releases_refused_taken (ReleasesRefusedTaken): u64,
+    /// Releases by a plain DEL (the plain-del pitfall) that deleted a
+    /// claim another caller held: its key was free for a third.
+    claims_deleted_of_others (ClaimsDeletedOfOthers): u64,
     /// Releases sent, unawaited, for claims whose reply timed out (they may
     /// have landed, or land when a paused Redis resumes).
-    unclaims: u64,
+    unclaims (Unclaims): u64,
     /// Claims whose client had given up on them (sent to a Redis that hung)
     /// that landed when Redis resumed: their keys were locked.
-    late_claims: u64,
+    late_claims (LateClaims): u64,
     /// Late claims the release by their own token cleared.
-    late_claims_released: u64,
+    late_claims_released (LateClaimsReleased): u64,
     /// Late claims still holding their key once Redis had run the commands
     /// it held (no release by token came after them): each holds its key
     /// until the claim TTL, or until a release sent later clears it.
-    late_claims_held_at_resume: u64,
-    redis_round_trips: u64,
-    redis_errors: u64,
+    late_claims_held_at_resume (LateClaimsHeldAtResume): u64,
+    /// Commands sent to Redis and answered, each one network round trip.
+    /// A command sent while Redis is down is not one: it is a Redis error
+    /// (at once, or when the client gives up on a Redis that hangs).
+    redis_round_trips (RedisRoundTrips): u64,
+    redis_errors (RedisErrors): u64,
     /// Commands an instance did not send: its breaker was open after a
     /// Redis error or timeout, so the error applied at once.
-    redis_skipped: u64,
+    redis_skipped (RedisSkipped): u64,
     /// The most commands waiting at Redis at once (0 with unlimited
     /// throughput).
-    redis_queue_peak: u64,
+    redis_queue_peak (RedisQueuePeak): u64,
     /// Reads answered from the instance's own copy of the value, with no
     /// round trip.
-    local_hits: u64,
+    local_hits (LocalHits): u64,
     /// Values written to the cache.
-    values_written: u64,
+    values_written (ValuesWritten): u64,
     /// Writes that put an older value over a newer one (a late writer).
-    stale_overwrites: u64,
+    stale_overwrites (StaleOverwrites): u64,
     /// Fenced writes the cache refused because a newer fence had written.
-    writes_refused: u64,
-    negative_hits: u64,
+    writes_refused (WritesRefused): u64,
+    negative_hits (NegativeHits): u64,
     /// Failures handed out again from the flight map after their flight ended.
-    remembered_failures: u64,
-    corrupted: u64,
-    crashed: u64,
+    remembered_failures (RememberedFailures): u64,
+    corrupted (Corrupted): u64,
+    crashed (Crashed): u64,
     /// Times a fault of the scenario's list acted: a Redis command failed
     /// or hung in its window, an origin call started in its window, a
     /// holder it killed, a key its deploy re-warmed.
-    fault_bites: u64,
-    admission_waits: u64,
+    fault_bites (FaultBites): u64,
+    admission_waits (AdmissionWaits): u64,
     /// Recomputes shed because no admission permit came within the queue budget.
-    admission_shed: u64,
+    admission_shed (AdmissionShed): u64,
     /// Attempts a caller made again after a failure or a timeout.
-    retries: u64,
+    retries (Retries): u64,
     /// Origin calls made by a retry (a retry that found the value written,
     /// or joined a flight already running, made none).
-    retry_recomputes: u64,
+    retry_recomputes (RetryRecomputes): u64,
     /// Open-loop arrivals turned away: every thread of their instance was
     /// busy and its accept queue full.
-    rejected: u64,
+    rejected (Rejected): u64,
     /// Leaders that left before their work started, their flight taken over
     /// by the oldest follower.
-    handovers: u64,
-    p50_ms: f64,
-    p99_ms: f64,
-    /// A Redis command's round trip, queue included (p99).
-    redis_p99_ms: f64,
-    max_ms: f64,
-    max_wait_ms: f64,
+    handovers (Handovers): u64,
+    p50_ms (P50Ms): f64,
+    p99_ms (P99Ms): f64,
+    /// A Redis command's time to its answer or its error, queue included
+    /// (p99): a round trip when Redis is up, the client's timeout on a hang.
+    redis_p99_ms (RedisP99Ms): f64,
+    max_ms (MaxMs): f64,
+    max_wait_ms (MaxWaitMs): f64,
     /// Virtual time of the last event that changed anything.
-    elapsed_ms: f64,
-    events: u64,
+    elapsed_ms (ElapsedMs): f64,
+    events (Events): u64,
     ;
     /// How every request ended, and why ([`crate::ledger`]): its column
     /// sums are the outcome counters above (a tested invariant).
@@ -326,7 +392,9 @@ impl Score {
             failed,
             waiting,
             p99_us: (r.p99_ms * 1000.0).round().max(0.0) as u64,
-            redis: r.redis_round_trips,
+            // Answered or failed, each command sent once (a round trip is
+            // one answered, an error one that failed).
+            redis: r.redis_round_trips + r.redis_errors,
         }
     }
 
@@ -588,57 +656,87 @@ pub enum Better {
     Higher,
 }
 
-/// Which way `name` (a `Report` field) is better, if either: fewer
-/// recomputes, errors and round trips, faster answers, more cache hits.
-/// Counts that only describe the run (requests, events, stale answers,
-/// shared results) have no better side.
+/// Which way `name` (a `Report` field) is better, if either: what
+/// [`Metric::better`] says of the counter of that name; `None` for a name
+/// that is no counter.
 pub fn better(name: &str) -> Option<Better> {
-    if HIGHER_IS_BETTER.contains(&name) {
-        Some(Better::Higher)
-    } else if LOWER_IS_BETTER.contains(&name) {
-        Some(Better::Lower)
-    } else {
-        None
-    }
+    Metric::from_name(name)?.better()
 }
 
-// Not `hits`: a claim's losers polling until the value appears are hits
-// too, so more of them is not better (`claim-order`: 7999 against 39).
-// Nor the trade-offs, where fewer can be worse: requests shed by admission
-// or answered degraded (fewer may mean a swamped origin or callers timed
-// out instead), admission waits, arrivals turned away (a deeper queue turns
-// fewer away and times more out), and retries (none made may mean failures
-// handed straight to callers). The objective judges those runs as a whole.
-const HIGHER_IS_BETTER: [&str; 1] = ["local_hits"];
-const LOWER_IS_BETTER: [&str; 27] = [
-    "recomputes",
-    "stale_overwrites",
-    "misses",
-    "overlapping_recomputes",
-    "origin_failures",
-    "origin_timeouts",
-    "origin_peak_concurrency",
-    "claim_attempts",
-    "releases_refused",
-    "releases_refused_expired",
-    "releases_refused_taken",
-    "redis_round_trips",
-    "redis_errors",
-    "redis_queue_peak",
-    "redis_p99_ms",
-    "remembered_failures",
-    "corrupted",
-    "crashed",
-    "handovers",
-    "retry_recomputes",
-    "errors",
-    "timeouts",
-    "pinned",
-    "p50_ms",
-    "p99_ms",
-    "max_ms",
-    "max_wait_ms",
-];
+impl Metric {
+    /// Which way this counter is better, if either: fewer recomputes,
+    /// errors and round trips, faster answers, more local-copy hits. Counts
+    /// that only describe the run (requests, events, stale answers, shared
+    /// results) have no better side. Every counter is named here, so a new
+    /// one does not compile until it is given a side or none.
+    ///
+    /// Not `hits`: a claim's losers polling until the value appears are
+    /// hits too, so more of them is not better (`claim-order`: 7999 against
+    /// 39). Nor the trade-offs, where fewer can be worse: requests shed by
+    /// admission or answered degraded (fewer may mean a swamped origin or
+    /// callers timed out instead), admission waits, arrivals turned away (a
+    /// deeper queue turns fewer away and times more out), and retries (none
+    /// made may mean failures handed straight to callers). The objective
+    /// judges those runs as a whole.
+    pub const fn better(self) -> Option<Better> {
+        use Metric::*;
+        match self {
+            LocalHits => Some(Better::Higher),
+            Recomputes
+            | StaleOverwrites
+            | Misses
+            | OverlappingRecomputes
+            | OriginFailures
+            | OriginTimeouts
+            | OriginPeakConcurrency
+            | ClaimAttempts
+            | ReleasesRefused
+            | ReleasesRefusedExpired
+            | ReleasesRefusedTaken
+            | ClaimsDeletedOfOthers
+            | RedisRoundTrips
+            | RedisErrors
+            | RedisQueuePeak
+            | RedisP99Ms
+            | RememberedFailures
+            | Corrupted
+            | Crashed
+            | Handovers
+            | RetryRecomputes
+            | Errors
+            | Timeouts
+            | Pinned
+            | P50Ms
+            | P99Ms
+            | MaxMs
+            | MaxWaitMs => Some(Better::Lower),
+            Requests
+            | Hits
+            | StaleServed
+            | Computed
+            | Shared
+            | Degraded
+            | EarlyRefreshes
+            | ClaimWins
+            | Releases
+            | Unclaims
+            | LateClaims
+            | LateClaimsReleased
+            | LateClaimsHeldAtResume
+            | RedisSkipped
+            | ValuesWritten
+            | WritesRefused
+            | NegativeHits
+            | FaultBites
+            | AdmissionWaits
+            | AdmissionShed
+            | Retries
+            | Rejected
+            | ElapsedMs
+            | Events => None,
+        }
+    }
+}
 
 /// One counter that differs between two runs.
 #[derive(Clone, Debug, PartialEq)]
@@ -654,21 +752,23 @@ pub struct Difference {
 
 /// The counters on which `b` differs from `a`, in `Report` order.
 pub fn differences(a: &Report, b: &Report) -> Vec<Difference> {
-    a.fields()
-        .into_iter()
-        .zip(b.fields())
-        .filter_map(|((name, ta), (_, tb))| {
-            let (va, vb) = (crate::decimal::parse(&ta)?, crate::decimal::parse(&tb)?);
-            if va == vb || name == "events" || name == "elapsed_ms" {
+    Metric::ALL
+        .iter()
+        .filter(|m| !matches!(m, Metric::Events | Metric::ElapsedMs))
+        .filter_map(|&m| {
+            // Read back from the text, as the JSON has it (six places).
+            let va = crate::decimal::parse(&a.text(m))?;
+            let vb = crate::decimal::parse(&b.text(m))?;
+            if va == vb {
                 return None;
             }
-            let better = better(&name).map(|w| match (w, vb < va) {
+            let better = m.better().map(|w| match (w, vb < va) {
                 (Better::Lower, true) | (Better::Higher, false) => 'b',
                 _ => 'a',
             });
             Some(Difference {
                 ratio: (va != 0.0).then(|| vb / va),
-                name,
+                name: m.name().to_string(),
                 a: va,
                 b: vb,
                 better,
@@ -731,16 +831,87 @@ mod tests {
         assert_eq!(Text::text(&206.178f64), "206.178");
     }
 
+    /// `Metric::ALL` is every counter of the JSON (its keys but the two
+    /// tables), once each, in `fields`' order; every name round-trips, each
+    /// variant is its field's name in CamelCase, and other text is no
+    /// metric.
     #[test]
-    fn every_counter_with_a_better_side_is_a_field() {
-        let names: Vec<String> = Report::default()
-            .fields()
-            .into_iter()
-            .map(|f| f.0)
+    fn metrics_are_the_counters() {
+        let json = serde_json::to_value(Report::default()).unwrap();
+        let keys: Vec<&String> = json
+            .as_object()
+            .unwrap()
+            .keys()
+            .filter(|k| *k != "ledger" && *k != "fault_acts")
             .collect();
-        for n in HIGHER_IS_BETTER.iter().chain(&LOWER_IS_BETTER) {
-            assert!(names.iter().any(|x| x == n), "{n} is not a Report field");
+        assert_eq!(Metric::ALL.len(), keys.len());
+        let mut names: Vec<&str> = Metric::ALL.iter().map(|m| m.name()).collect();
+        for k in &keys {
+            assert!(names.contains(&k.as_str()), "{k} has no Metric");
         }
+        for (m, (name, _)) in Metric::ALL.iter().zip(Report::default().fields()) {
+            assert_eq!(m.name(), name);
+            assert_eq!(Metric::from_name(&name), Some(*m));
+            let camel: String = name
+                .split('_')
+                .map(|w| w[..1].to_uppercase() + &w[1..])
+                .collect();
+            assert_eq!(format!("{m:?}"), camel);
+        }
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Metric::ALL.len());
+        for other in ["", "ledger", "fault_acts", "Requests", "requests ", "p99"] {
+            assert_eq!(Metric::from_name(other), None, "{other:?}");
+        }
+    }
+
+    /// The table is the two lists it replaced (28 lower, 1 higher, the
+    /// rest neither), and a name reads the same side as its metric.
+    #[test]
+    fn a_counter_is_better_the_way_the_lists_said() {
+        let lower = [
+            "recomputes",
+            "stale_overwrites",
+            "misses",
+            "overlapping_recomputes",
+            "origin_failures",
+            "origin_timeouts",
+            "origin_peak_concurrency",
+            "claim_attempts",
+            "releases_refused",
+            "releases_refused_expired",
+            "releases_refused_taken",
+            "claims_deleted_of_others",
+            "redis_round_trips",
+            "redis_errors",
+            "redis_queue_peak",
+            "redis_p99_ms",
+            "remembered_failures",
+            "corrupted",
+            "crashed",
+            "handovers",
+            "retry_recomputes",
+            "errors",
+            "timeouts",
+            "pinned",
+            "p50_ms",
+            "p99_ms",
+            "max_ms",
+            "max_wait_ms",
+        ];
+        for m in Metric::ALL {
+            let want = if m.name() == "local_hits" {
+                Some(Better::Higher)
+            } else if lower.contains(&m.name()) {
+                Some(Better::Lower)
+            } else {
+                None
+            };
+            assert_eq!(m.better(), want, "{m:?}");
+            assert_eq!(better(m.name()), want, "{m:?}");
+        }
+        assert_eq!(better("no_such_counter"), None);
     }
 
     proptest! {

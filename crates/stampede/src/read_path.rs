@@ -557,6 +557,12 @@ impl ReadPath {
         self.token.is_some()
     }
 
+    /// When it committed to the work (a claim won and the second read
+    /// missed, or a flight led): its recompute's clock, if it has one.
+    pub fn working_since(&self) -> Option<Micros> {
+        self.committed.then_some(self.commit_at)
+    }
+
     /// The claim token it holds and has not released, if any.
     pub fn token(&self) -> Option<Token> {
         self.token

@@ -416,6 +416,16 @@ proptest! {
             prop_assert_eq!(r.local_hits, 0);
         }
     }
+
+    /// A round trip is a command sent and answered (issue 39 §6): with
+    /// Redis down for the whole run, whether it errors at once or hangs,
+    /// no command is one.
+    #[test]
+    fn a_down_redis_answers_no_round_trip(s in scenario(), seed in any::<u64>()) {
+        let s = Scenario { redis_down: true, ..s };
+        let r = Fleet::new(&s, seed).run();
+        prop_assert_eq!(r.redis_round_trips, 0, "{:?}", r);
+    }
 }
 
 proptest! {
@@ -546,4 +556,21 @@ fn a_fence_orders_claims_not_the_data_read_after_a_wait() {
     // Without the admission queue the same run lands nothing older.
     let free = Fleet::new(&Scenario { admission: 0, ..s }, 7693290417690344219).run();
     assert_eq!(free.stale_overwrites, 0, "{free:?}");
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// `Report::get` and `Report::text` read the counter the metric names
+    /// (what the JSON has under its name), over random runs so that the
+    /// counters differ.
+    #[test]
+    fn a_metric_reads_its_own_counter(s in scenario(), seed in any::<u64>()) {
+        let r = Fleet::new(&s, seed).run();
+        let json = serde_json::to_value(&r).unwrap();
+        for m in stampede::Metric::ALL {
+            prop_assert_eq!(r.get(*m), json[m.name()].as_f64().unwrap(), "{:?}", m);
+            prop_assert_eq!(r.text(*m), json[m.name()].to_string(), "{:?}", m);
+        }
+    }
 }

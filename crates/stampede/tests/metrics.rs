@@ -86,10 +86,21 @@ fn turned_away_callers_count_against_a_run() {
     );
 }
 
-/// A Redis command that failed is one command, not two.
+/// A Redis command that failed is one command, not two, and not none: it
+/// is no round trip (nothing answered it), but it was sent.
 #[test]
 fn a_failed_redis_command_counts_once() {
-    let r = Fleet::new(&preset("redis-down").unwrap(), 1).run();
-    assert!(r.redis_errors > 0);
-    assert_eq!(Score::of(&r, true).redis, r.redis_round_trips);
+    for name in ["redis-down", "redis-hang"] {
+        let r = Fleet::new(&preset(name).unwrap(), 1).run();
+        assert!(r.redis_errors > 0);
+        assert_eq!(r.redis_round_trips, 0, "{name}");
+        assert_eq!(Score::of(&r, true).redis, r.redis_errors, "{name}");
+    }
+    let (s, _, _) = stampede::scenario::Scenario::from_query("preset=burst&f=redis@0%2B3");
+    let r = Fleet::new(&s, 1).run();
+    assert!(r.redis_errors > 0 && r.redis_round_trips > 0, "{r:?}");
+    assert_eq!(
+        Score::of(&r, true).redis,
+        r.redis_round_trips + r.redis_errors
+    );
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use catalogue::presets;
 use stampede::scenario::{self, Scenario};
 use stampede::sim::Fleet;
+use stampede::Metric as M;
 
 const USAGE: &str = "\
 usage: stampede-sim [flags]
@@ -59,8 +60,10 @@ usage: stampede-sim [flags]
   --retry-backoff-ms N     pause before a retry: uniform up to N, doubled per attempt (default 50)
   --arrivals A             closed | open: steady traffic's arrivals  (default closed)
   --rate-per-s N           open loop: requests a second across the fleet (default 2000)
-  --pitfall NAME           remember-failure | no-deadline | key-mismatch | mutable-result (repeatable)
-                           no-deadline also removes the origin timeout
+  --pitfall NAME           remember-failure | no-deadline | key-mismatch | mutable-result |
+                           plain-del | no-expiry (repeatable)
+                           no-deadline also removes the origin timeout; plain-del releases
+                           with a DEL that checks no token; no-expiry claims with no PX
   --poll-ms N              how often waiting losers re-read  (default 50)
   --spread-ms N            burst arrival window              (default 10)
   --duration-ms N          steady traffic duration           (default 60000)
@@ -113,77 +116,78 @@ fn main() -> ExitCode {
 }
 
 /// The readable table: every Report field once, grouped by what it is about.
-const TABLE: &[(&str, &[&str])] = &[
+const TABLE: &[(&str, &[M])] = &[
     (
         "how requests ended",
         &[
-            "requests",
-            "hits",
-            "computed",
-            "shared",
-            "stale_served",
-            "degraded",
-            "errors",
-            "timeouts",
-            "pinned",
+            M::Requests,
+            M::Hits,
+            M::Computed,
+            M::Shared,
+            M::StaleServed,
+            M::Degraded,
+            M::Errors,
+            M::Timeouts,
+            M::Pinned,
         ],
     ),
     (
         "origin",
         &[
-            "recomputes",
-            "misses",
-            "early_refreshes",
-            "overlapping_recomputes",
-            "origin_failures",
-            "origin_timeouts",
-            "origin_peak_concurrency",
-            "admission_waits",
-            "admission_shed",
-            "retries",
-            "retry_recomputes",
-            "rejected",
+            M::Recomputes,
+            M::Misses,
+            M::EarlyRefreshes,
+            M::OverlappingRecomputes,
+            M::OriginFailures,
+            M::OriginTimeouts,
+            M::OriginPeakConcurrency,
+            M::AdmissionWaits,
+            M::AdmissionShed,
+            M::Retries,
+            M::RetryRecomputes,
+            M::Rejected,
         ],
     ),
     (
         "redis",
         &[
-            "redis_round_trips",
-            "redis_errors",
-            "redis_skipped",
-            "redis_queue_peak",
-            "local_hits",
-            "claim_attempts",
-            "claim_wins",
-            "releases",
-            "releases_refused",
-            "releases_refused_expired",
-            "releases_refused_taken",
-            "unclaims",
-            "late_claims",
-            "late_claims_released",
-            "late_claims_held_at_resume",
-            "values_written",
-            "stale_overwrites",
-            "writes_refused",
-            "negative_hits",
+            M::RedisRoundTrips,
+            M::RedisErrors,
+            M::RedisSkipped,
+            M::RedisQueuePeak,
+            M::LocalHits,
+            M::ClaimAttempts,
+            M::ClaimWins,
+            M::Releases,
+            M::ReleasesRefused,
+            M::ReleasesRefusedExpired,
+            M::ReleasesRefusedTaken,
+            M::ClaimsDeletedOfOthers,
+            M::Unclaims,
+            M::LateClaims,
+            M::LateClaimsReleased,
+            M::LateClaimsHeldAtResume,
+            M::ValuesWritten,
+            M::StaleOverwrites,
+            M::WritesRefused,
+            M::NegativeHits,
         ],
     ),
     (
         "latency",
-        &["p50_ms", "p99_ms", "redis_p99_ms", "max_ms", "max_wait_ms"],
+        &[M::P50Ms, M::P99Ms, M::RedisP99Ms, M::MaxMs, M::MaxWaitMs],
     ),
     (
         "damage",
         &[
-            "corrupted",
-            "remembered_failures",
-            "crashed",
-            "fault_bites",
-            "handovers",
+            M::Corrupted,
+            M::RememberedFailures,
+            M::Crashed,
+            M::FaultBites,
+            M::Handovers,
         ],
     ),
-    ("run", &["elapsed_ms", "events"]),
+    ("run", &[M::ElapsedMs, M::Events]),
 ];
 
 enum Exit {
@@ -582,14 +586,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
         let rows: Vec<Vec<String>> = TABLE
             .iter()
             .flat_map(|(group, names)| names.iter().map(move |n| (group, n)))
-            .map(|(group, name)| {
-                let v = report
-                    .fields()
-                    .into_iter()
-                    .find(|(k, _)| k == name)
-                    .map_or_else(|| "?".to_string(), |(_, v)| v);
-                vec![group.to_string(), name.to_string(), v]
-            })
+            .map(|(group, m)| vec![group.to_string(), m.name().to_string(), report.text(*m)])
             .collect();
         return Ok(render(format, &["group", "counter", "value"], &rows));
     }
@@ -618,7 +615,6 @@ fn run(args: &[String]) -> Result<String, Exit> {
         }
         return Ok(v.to_string());
     }
-    let fields: std::collections::BTreeMap<String, String> = report.fields().into_iter().collect();
     let mut out = format!(
         "{} instances x {} threads, {} keys, {:?} workload, singleflight {}, claim {:?}, losers {:?}, seed {seed}\n",
         s.instances,
@@ -638,11 +634,10 @@ fn run(args: &[String]) -> Result<String, Exit> {
         "\n  {:<28} {naive}\n  {:<28} {}\n",
         "naive (instances x threads)", "measured recomputes", report.recomputes
     ));
-    for (title, names) in TABLE {
+    for (title, metrics) in TABLE {
         out.push_str(&format!("\n  {title}\n"));
-        for name in *names {
-            let v = fields.get(*name).map(String::as_str).unwrap_or("?");
-            out.push_str(&format!("    {name:<26} {v}\n"));
+        for m in *metrics {
+            out.push_str(&format!("    {:<26} {}\n", m.name(), report.text(*m)));
         }
     }
     out.push_str("\n  ledger   how each request ended/why\n");
@@ -657,7 +652,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
     {
         for (f, a) in s.faults.iter().zip(&report.fault_acts) {
             // The lessons' own words for what a window did.
-            let did = catalogue::lesson::fault_acts_words(a);
+            let did = catalogue::lesson::fault_acts_words_in(&s, a);
             let did = if did.is_empty() {
                 "nothing".into()
             } else {
@@ -777,7 +772,7 @@ fn drill(args: &[String], i: usize) -> Result<String, Exit> {
     Ok(format!(
         "drill {} ({}): {}\n{}\nlink: ?{}\nseeds: {} (a criterion passes only on every seed; its value is the worst)\n\n{}\n\npassed: {}",
         d.name,
-        d.level.name(),
+        d.level.difficulty(),
         d.title,
         d.story.words,
         d.link(&s),
@@ -785,4 +780,22 @@ fn drill(args: &[String], i: usize) -> Result<String, Exit> {
         render(Format::Text, &["criterion", "value", "limit", "passed"], &rows),
         yes(grade.passed)
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table shows every counter of the report exactly once.
+    #[test]
+    fn the_table_lists_every_counter_once() {
+        let mut listed: Vec<M> = TABLE
+            .iter()
+            .flat_map(|(_, ms)| ms.iter().copied())
+            .collect();
+        listed.sort_unstable();
+        let mut all = M::ALL.to_vec();
+        all.sort_unstable();
+        assert_eq!(listed, all);
+    }
 }

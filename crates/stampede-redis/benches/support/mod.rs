@@ -1,47 +1,14 @@
-//! For the benches: a throwaway redis-server (a free loopback port, a
-//! temporary directory, no persistence; killed on drop) and calls timed
-//! in a task of the runtime. Shared by
-//! `stampede-redis`'s benches and `stampede-fleet`'s (by path), each using
-//! a part of it.
+//! For the benches: a throwaway redis-server (crates/stampede-testkit: a
+//! free loopback port, a temporary directory, no persistence; killed on
+//! drop), the hit path's fixture, and calls timed in a task of the
+//! runtime. Each bench uses a part of it.
 #![allow(dead_code)]
 
-use std::process::Child;
 use std::time::{Duration, Instant};
 
-/// The server's process, as the tests start it.
-#[path = "../../tests/common/server.rs"]
-mod server;
-
-/// A throwaway redis-server on a free loopback port, killed on drop.
-pub struct BenchRedis {
-    child: Child,
-    dir: std::path::PathBuf,
-    pub url: String,
-}
-
-impl BenchRedis {
-    pub fn start() -> BenchRedis {
-        let port = server::free_port();
-        let dir = server::temp_dir("bench", port);
-        let child = server::spawn_server(port, &dir, &[]);
-        let url = format!("redis://127.0.0.1:{port}/");
-        for _ in 0..200 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        BenchRedis { child, dir, url }
-    }
-}
-
-impl Drop for BenchRedis {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
+/// The throwaway redis-server and the runtime, from the workspace's test
+/// support (stampede-fleet's bench uses the same).
+pub use stampede_testkit::{bench_runtime as runtime, BenchRedis};
 
 /// `iters` calls in turn, timed inside a task of the runtime (where a
 /// server's request handler runs), not on the thread blocked in
@@ -61,15 +28,6 @@ where
     })
     .await
     .unwrap()
-}
-
-/// A 2-worker runtime with its timers and I/O.
-pub fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap()
 }
 
 /// Every Redis bound in the benches: far past any reply, so that a bench
@@ -111,4 +69,21 @@ pub async fn hit_fixture(
         .await
         .unwrap();
     (cache, con)
+}
+
+/// `n` raw `GET`s of `raw:k` in turn, each payload decoded as the cache
+/// decodes a hit's (JSON to a `String`): their time, in seconds (the
+/// benches `hit_ratio` and `coherence` pair it with a batch of hits).
+pub async fn raw_gets(con: &mut impl redis::aio::ConnectionLike, n: usize) -> f64 {
+    let t = Instant::now();
+    for _ in 0..n {
+        let bytes: Vec<u8> = redis::cmd("GET")
+            .arg("raw:k")
+            .query_async(con)
+            .await
+            .unwrap();
+        let v: String = serde_json::from_slice(&bytes).unwrap();
+        assert!(!v.is_empty());
+    }
+    t.elapsed().as_secs_f64()
 }

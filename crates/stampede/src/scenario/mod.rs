@@ -186,14 +186,24 @@ pub struct Pitfalls {
     pub key_mismatch: bool,
     /// Waiters share one mutable value and the first of them changes it.
     pub mutable_result: bool,
+    /// The release is a plain `DEL lock:key`, with no token checked: a
+    /// holder whose claim expired mid-recompute deletes the claim another
+    /// office took since, and the key is free for a third.
+    pub plain_del: bool,
+    /// The claim is `SET lock:key token NX` with no `PX`: it never expires,
+    /// so a holder that dies holding it locks its key for good (only a
+    /// release, which a dead holder never sends, clears it).
+    pub no_expiry: bool,
 }
 
 impl Pitfalls {
-    pub const NAMES: [&'static str; 4] = [
+    pub const NAMES: [&'static str; 6] = [
         "remember-failure",
         "no-deadline",
         "key-mismatch",
         "mutable-result",
+        "plain-del",
+        "no-expiry",
     ];
 
     /// Switches a pitfall on by its kebab-case name.
@@ -203,6 +213,8 @@ impl Pitfalls {
             "no-deadline" => self.no_deadline = true,
             "key-mismatch" => self.key_mismatch = true,
             "mutable-result" => self.mutable_result = true,
+            "plain-del" => self.plain_del = true,
+            "no-expiry" => self.no_expiry = true,
             other => {
                 return Err(format!(
                     "unknown pitfall '{other}' (expected one of: {})",
@@ -219,6 +231,8 @@ impl Pitfalls {
             self.no_deadline,
             self.key_mismatch,
             self.mutable_result,
+            self.plain_del,
+            self.no_expiry,
         ];
         Self::NAMES
             .iter()
@@ -627,11 +641,11 @@ mod tests {
 
     #[test]
     fn query_round_trips_every_preset() {
-        for p in NAMED {
+        for p in Preset::ALL {
             let s = p.scenario();
             let q = s.to_query(42);
             let (back, seed, notices) = Scenario::from_query(&q);
-            assert_eq!(back, s, "preset {} via {q}", p.name);
+            assert_eq!(back, s, "preset {} via {q}", p.name());
             assert_eq!(seed, 42);
             assert!(notices.is_empty(), "{notices:?}");
         }
@@ -655,8 +669,12 @@ mod tests {
 
     #[test]
     fn presets_are_valid() {
-        for p in NAMED {
-            assert!(p.scenario().validated().is_ok(), "{}", p.name);
+        for p in Preset::ALL {
+            assert!(p.scenario().validated().is_ok(), "{}", p.name());
+            // Its own link names it, and only it.
+            assert_eq!(Preset::from_name(p.name()), Some(p));
+            let (s, _, notices) = Scenario::from_query(p.link());
+            assert!(notices.is_empty() && s == p.scenario(), "{}", p.link());
         }
     }
 

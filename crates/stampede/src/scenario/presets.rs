@@ -1,20 +1,125 @@
-//! Named scenarios: the interview card's and one per lesson. A link's
-//! `preset=` names one of them. Their titles, lessons and proofs are the
-//! catalogue's (the `stampede-catalogue` crate), which names the same ones
-//! in the same order.
+//! Named scenarios: the interview card's and one per lesson, by id. A
+//! link's `preset=` names one. Only their knobs are the core's: their
+//! titles, lessons, proofs and story rules are the catalogue's one table
+//! of presets (`stampede-catalogue`'s `presets::PRESETS`, a row per
+//! [`Preset`], checked by its tests).
 
 use super::*;
 
-/// A scenario with a name.
-#[derive(Clone, Copy, Debug)]
-pub struct Named {
-    pub name: &'static str,
-    build: fn() -> Scenario,
+/// A named scenario's id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Preset {
+    Burst,
+    Naive,
+    Singleflight,
+    ClaimOuter,
+    Stale,
+    Failure,
+    Hang,
+    HolderCrash,
+    ShortTtl,
+    RedisDown,
+    RedisHang,
+    RetryStorm,
+    OpenLoop,
+    HotKey,
+    ColdSkew,
+    Cold,
+    Jitter,
+    Swr,
+    Xfetch,
+    LateWriter,
+    Cheap,
 }
 
-impl Named {
-    pub fn scenario(&self) -> Scenario {
-        (self.build)()
+impl Preset {
+    /// Every preset, in the order a tie between two equally close presets
+    /// is broken ([`closest_preset`]).
+    pub const ALL: [Preset; 21] = [
+        Preset::Burst,
+        Preset::Naive,
+        Preset::Singleflight,
+        Preset::ClaimOuter,
+        Preset::Stale,
+        Preset::Failure,
+        Preset::Hang,
+        Preset::HolderCrash,
+        Preset::ShortTtl,
+        Preset::RedisDown,
+        Preset::RedisHang,
+        Preset::RetryStorm,
+        Preset::OpenLoop,
+        Preset::HotKey,
+        Preset::ColdSkew,
+        Preset::Cold,
+        Preset::Jitter,
+        Preset::Swr,
+        Preset::Xfetch,
+        Preset::LateWriter,
+        Preset::Cheap,
+    ];
+
+    /// Its share link's query: `preset=burst`.
+    pub const fn link(self) -> &'static str {
+        match self {
+            Preset::Burst => "preset=burst",
+            Preset::Naive => "preset=naive",
+            Preset::Singleflight => "preset=singleflight",
+            Preset::ClaimOuter => "preset=claim-outer",
+            Preset::Stale => "preset=stale",
+            Preset::Failure => "preset=failure",
+            Preset::Hang => "preset=hang",
+            Preset::HolderCrash => "preset=holder-crash",
+            Preset::ShortTtl => "preset=short-ttl",
+            Preset::RedisDown => "preset=redis-down",
+            Preset::RedisHang => "preset=redis-hang",
+            Preset::RetryStorm => "preset=retry-storm",
+            Preset::OpenLoop => "preset=open-loop",
+            Preset::HotKey => "preset=hot-key",
+            Preset::ColdSkew => "preset=cold-skew",
+            Preset::Cold => "preset=cold",
+            Preset::Jitter => "preset=jitter",
+            Preset::Swr => "preset=swr",
+            Preset::Xfetch => "preset=xfetch",
+            Preset::LateWriter => "preset=late-writer",
+            Preset::Cheap => "preset=cheap",
+        }
+    }
+
+    /// Its name, as a link's `preset=` gives it: `burst`.
+    pub const fn name(self) -> &'static str {
+        self.link().split_at("preset=".len()).1
+    }
+
+    pub fn from_name(name: &str) -> Option<Preset> {
+        Preset::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Its knobs.
+    pub fn scenario(self) -> Scenario {
+        match self {
+            Preset::Burst => p_burst(),
+            Preset::Naive => p_naive(),
+            Preset::Singleflight => p_singleflight(),
+            Preset::ClaimOuter => p_claim_outer(),
+            Preset::Stale => p_stale(),
+            Preset::Failure => p_failure(),
+            Preset::Hang => p_hang(),
+            Preset::HolderCrash => p_holder_crash(),
+            Preset::ShortTtl => p_short_ttl(),
+            Preset::RedisDown => p_redis_down(),
+            Preset::RedisHang => p_redis_hang(),
+            Preset::RetryStorm => p_retry_storm(),
+            Preset::OpenLoop => p_open_loop(),
+            Preset::HotKey => p_hot_key(),
+            Preset::ColdSkew => p_cold_skew(),
+            Preset::Cold => p_cold(),
+            Preset::Jitter => p_jitter(),
+            Preset::Swr => p_swr(),
+            Preset::Xfetch => p_xfetch(),
+            Preset::LateWriter => p_late_writer(),
+            Preset::Cheap => p_cheap(),
+        }
     }
 }
 
@@ -219,100 +324,17 @@ fn p_cheap() -> Scenario {
     }
 }
 
-pub const NAMED: [Named; 21] = [
-    Named {
-        name: "burst",
-        build: p_burst,
-    },
-    Named {
-        name: "naive",
-        build: p_naive,
-    },
-    Named {
-        name: "singleflight",
-        build: p_singleflight,
-    },
-    Named {
-        name: "claim-outer",
-        build: p_claim_outer,
-    },
-    Named {
-        name: "stale",
-        build: p_stale,
-    },
-    Named {
-        name: "failure",
-        build: p_failure,
-    },
-    Named {
-        name: "hang",
-        build: p_hang,
-    },
-    Named {
-        name: "holder-crash",
-        build: p_holder_crash,
-    },
-    Named {
-        name: "short-ttl",
-        build: p_short_ttl,
-    },
-    Named {
-        name: "redis-down",
-        build: p_redis_down,
-    },
-    Named {
-        name: "redis-hang",
-        build: p_redis_hang,
-    },
-    Named {
-        name: "retry-storm",
-        build: p_retry_storm,
-    },
-    Named {
-        name: "open-loop",
-        build: p_open_loop,
-    },
-    Named {
-        name: "hot-key",
-        build: p_hot_key,
-    },
-    Named {
-        name: "cold-skew",
-        build: p_cold_skew,
-    },
-    Named {
-        name: "cold",
-        build: p_cold,
-    },
-    Named {
-        name: "jitter",
-        build: p_jitter,
-    },
-    Named {
-        name: "swr",
-        build: p_swr,
-    },
-    Named {
-        name: "xfetch",
-        build: p_xfetch,
-    },
-    Named {
-        name: "late-writer",
-        build: p_late_writer,
-    },
-    Named {
-        name: "cheap",
-        build: p_cheap,
-    },
-];
-
+/// The scenario of the preset `name`.
 pub fn preset(name: &str) -> Option<Scenario> {
-    NAMED.iter().find(|p| p.name == name).map(Named::scenario)
+    Preset::from_name(name).map(Preset::scenario)
 }
 
 /// The preset the scenario is, if it is one exactly.
 pub fn preset_of(s: &Scenario) -> Option<&'static str> {
-    NAMED.iter().find(|p| p.scenario() == *s).map(|p| p.name)
+    Preset::ALL
+        .into_iter()
+        .find(|p| p.scenario() == *s)
+        .map(Preset::name)
 }
 
 /// The preset a scenario was made from: the one it equals, else the one it
@@ -322,12 +344,12 @@ pub fn closest_preset(s: &Scenario) -> Option<&'static str> {
     if let Some(p) = preset_of(s) {
         return Some(p);
     }
-    NAMED
-        .iter()
+    Preset::ALL
+        .into_iter()
         .map(|p| {
             let base = p.scenario();
             let differ = knob_names().filter(|k| base.get(k) != s.get(k)).count();
-            (differ, p.name)
+            (differ, p.name())
         })
         .filter(|(differ, _)| *differ <= 4)
         .min_by_key(|(differ, _)| *differ)
@@ -335,5 +357,5 @@ pub fn closest_preset(s: &Scenario) -> Option<&'static str> {
 }
 
 pub fn preset_names() -> Vec<&'static str> {
-    NAMED.iter().map(|p| p.name).collect()
+    Preset::ALL.into_iter().map(Preset::name).collect()
 }

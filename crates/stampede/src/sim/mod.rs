@@ -111,6 +111,38 @@ impl Ord for Ev {
     }
 }
 
+/// The claim at Redis at one moment ([`Fleet::claim_clock`]): when it was
+/// set and runs out, and its holder: recomputing since when, or dead with
+/// it (its token outlives it until the TTL runs out).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClaimClock {
+    /// The holder's global thread index (None: it finished without
+    /// releasing, so nobody holds the token).
+    pub holder: Option<u32>,
+    /// The holder died holding the claim.
+    pub dead: bool,
+    pub set_at: Micros,
+    pub expires_at: Micros,
+    /// The claim's TTL (PX).
+    pub ttl: Micros,
+    /// When the live holder started its work, if it has.
+    pub working_since: Option<Micros>,
+    /// The moment read.
+    pub now: Micros,
+}
+
+impl ClaimClock {
+    /// The TTL left (µs).
+    pub fn left(&self) -> Micros {
+        self.expires_at.saturating_sub(self.now)
+    }
+
+    /// How long the holder has been working (µs), if it is.
+    pub fn working(&self) -> Option<Micros> {
+        self.working_since.map(|w| self.now.saturating_sub(w))
+    }
+}
+
 /// Which counters of a run's report can no longer change. A number is
 /// final then, not at the run's virtual end: the page reveals a
 /// prediction's answer and a step's verdict at this moment. Callers'
@@ -301,8 +333,9 @@ pub struct Fleet {
     /// A holder fault (its index) found nobody holding a claim: the next
     /// winner dies.
     crash_armed: Option<usize>,
-    /// Tokens of claims whose holder died holding them.
-    dead_tokens: Vec<crate::claim::Token>,
+    /// Tokens of claims whose holder died holding them, with the holder
+    /// (its global thread index).
+    dead_tokens: Vec<(crate::claim::Token, u32)>,
     /// Open-loop traffic: each instance's idle threads (slots), and the
     /// requests waiting for one (arrived at, key).
     idle: Vec<Vec<u32>>,
@@ -444,8 +477,11 @@ impl Fleet {
             EventKind::CacheSet if detail == 0 => self.mark(self.now, Milestone::ValueWritten),
             EventKind::Crash => {
                 self.mark(self.now, Milestone::HolderCrashes);
-                let ttl = self.scenario.claim_ttl_ms as Micros * US;
-                self.mark(self.now + ttl, Milestone::DeadClaimExpires);
+                // A claim set with no PX (the no-expiry pitfall) never does.
+                if !self.scenario.pitfalls.no_expiry {
+                    let ttl = self.scenario.claim_ttl_ms as Micros * US;
+                    self.mark(self.now + ttl, Milestone::DeadClaimExpires);
+                }
             }
             EventKind::OriginTimeout => self.mark(self.now, Milestone::OriginTimeout),
             EventKind::Shed => self.mark(self.now, Milestone::Shed),
@@ -598,6 +634,42 @@ impl Fleet {
                 })
             })
             .map(|(i, _)| self.thread_of[i] / self.scenario.threads.max(1))
+    }
+
+    /// The claim at Redis now, as the page draws it: its TTL running down
+    /// against its holder's recompute, or its holder dead. Of several live
+    /// claims (one per hot key), the lowest key's.
+    pub fn claim_clock(&self) -> Option<ClaimClock> {
+        let (_, c) = self.claims.live_claims(self.now).min_by_key(|(k, _)| **k)?;
+        let ttl = if self.scenario.pitfalls.no_expiry {
+            crate::claim::NO_EXPIRY
+        } else {
+            Micros::from(self.scenario.claim_ttl_ms.max(1)) * US
+        };
+        let alive = self
+            .slots
+            .iter()
+            .position(|s| s.active && s.path.token() == Some(c.token));
+        let (holder, dead, working_since) = match alive {
+            Some(i) => (
+                Some(self.thread_of[i]),
+                false,
+                self.slots[i].path.working_since(),
+            ),
+            None => match self.dead_tokens.iter().find(|(t, _)| *t == c.token) {
+                Some((_, g)) => (Some(*g), true, None),
+                None => (None, false, None),
+            },
+        };
+        Some(ClaimClock {
+            holder,
+            dead,
+            set_at: c.expires_at.saturating_sub(ttl),
+            expires_at: c.expires_at,
+            ttl,
+            working_since,
+            now: self.now,
+        })
     }
 
     /// Virtual time of the next event, if any remain before the horizon.
@@ -1049,7 +1121,9 @@ impl Fleet {
             // for the claim's holder, as the sleep between polls is.
             Park::Reply if !s.path.is_polling() => Cause::WaitedRedis,
             Park::Sleep | Park::Reply => match self.claims.holder(&s.path.key(), self.now) {
-                Some(c) if self.dead_tokens.contains(&c.token) => Cause::WaitedDeadHolder,
+                Some(c) if self.dead_tokens.iter().any(|(t, _)| *t == c.token) => {
+                    Cause::WaitedDeadHolder
+                }
                 _ => Cause::WaitedClaim,
             },
             Park::Follow(fk, _) => {

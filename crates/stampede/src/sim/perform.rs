@@ -5,7 +5,7 @@
 //! this `perform` against tokio and a real Redis.
 
 use super::*;
-use crate::claim::Token;
+use crate::claim::{Token, NO_EXPIRY};
 
 impl Fleet {
     /// Sends a command to Redis: its reply arrives a round trip later (plus
@@ -78,7 +78,12 @@ impl Fleet {
             // merges with the replies by time, then by send order.
             self.push(t, thread, wseq, EvKind::Deliver(input));
         }
-        self.r.redis_round_trips += 1;
+        // A round trip is a command sent and answered: one sent to a Redis
+        // that is down is a Redis error (at once, or at the client's
+        // timeout), not a round trip.
+        if !down {
+            self.r.redis_round_trips += 1;
+        }
         match (down, self.scenario.redis_outage) {
             (false, _) => {}
             (true, RedisOutage::Error) => self.r.redis_errors += 1,
@@ -236,6 +241,12 @@ impl Fleet {
                 Some(Input::Ack)
             }
             Step::Claim { key, token, ttl } => {
+                // The no-expiry pitfall: `SET NX` with no `PX`.
+                let ttl = if self.scenario.pitfalls.no_expiry {
+                    NO_EXPIRY
+                } else {
+                    ttl
+                };
                 self.r.claim_attempts += 1;
                 self.log(thread, EventKind::Claim, key, 0);
                 let reply = if hung {
@@ -393,6 +404,25 @@ impl Fleet {
     /// Redis runs a compare-and-delete release now. `won`: the token is
     /// its sender's winning claim, so a refusal means it lost it.
     pub(super) fn release(&mut self, key: u32, token: Token, won: bool) {
+        if self.scenario.pitfalls.plain_del {
+            // The plain-del pitfall: `DEL lock:key`, whoever holds it.
+            match self.claims.del(&key, self.now) {
+                Some(c) if c.token != token => {
+                    self.r.claims_deleted_of_others += 1;
+                    if let Some(i) = self.late.iter().position(|l| *l == (key, c.token)) {
+                        self.late.swap_remove(i);
+                    }
+                }
+                Some(_) => {
+                    if let Some(i) = self.late.iter().position(|l| *l == (key, token)) {
+                        self.late.swap_remove(i);
+                        self.r.late_claims_released += 1;
+                    }
+                }
+                None => {}
+            }
+            return;
+        }
         match self.claims.release(&key, token, self.now) {
             ReleaseReply::Released => {
                 if let Some(i) = self.late.iter().position(|l| *l == (key, token)) {

@@ -192,7 +192,7 @@ impl Fleet {
         let key = self.slots[thread as usize].path.key();
         self.r.crashed += 1;
         if let Some(t) = self.slots[thread as usize].won {
-            self.dead_tokens.push(t);
+            self.dead_tokens.push((t, self.thread_of[thread as usize]));
         }
         self.log(thread, EventKind::Crash, key, 0);
         if let Some(ticket) = self.slots[thread as usize].path.leader_ticket() {

@@ -35,8 +35,14 @@ pub fn loser() -> impl Strategy<Value = LoserPolicy> {
 }
 
 prop_compose! {
-    pub fn pitfalls()(r in any::<bool>(), n in any::<bool>(), k in any::<bool>(), m in any::<bool>()) -> Pitfalls {
-        Pitfalls { remember_failure: r, no_deadline: n, key_mismatch: k, mutable_result: m }
+    pub fn pitfalls()(
+        r in any::<bool>(), n in any::<bool>(), k in any::<bool>(), m in any::<bool>(),
+        d in any::<bool>(), e in any::<bool>(),
+    ) -> Pitfalls {
+        Pitfalls {
+            remember_failure: r, no_deadline: n, key_mismatch: k, mutable_result: m,
+            plain_del: d, no_expiry: e,
+        }
     }
 }
 

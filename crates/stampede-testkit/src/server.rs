@@ -1,7 +1,7 @@
 //! A throwaway `redis-server`'s process: a free loopback port, a temporary
-//! directory, the server spawned with no persistence. Shared, with no
-//! async runtime of its own, by the tests (`tests/common/mod.rs`) and the
-//! benches (`benches/support/mod.rs`, of this crate and stampede-fleet).
+//! directory, the server spawned with no persistence. No async runtime of
+//! its own: the tests ([`crate::TestRedis`]) and the benches
+//! ([`crate::BenchRedis`]) both start it.
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
