@@ -552,6 +552,12 @@ impl ReadPath {
         matches!(self.phase, Phase::PollSleep | Phase::PollRead)
     }
 
+    /// Sleeps out the rest of its budget because another poll could not
+    /// come back in time: it gives up when it wakes, at its deadline.
+    pub fn expires_on_wake(&self) -> bool {
+        self.phase == Phase::Expire
+    }
+
     /// Holds a live claim token (that it has not released yet).
     pub fn holds_claim(&self) -> bool {
         self.token.is_some()

@@ -271,7 +271,9 @@ proptest! {
             negative_ttl_ms: 0,
             claim_ttl_ms: slowest + 100,
             origin_timeout_ms: slowest + 100,
-            deadline_ms: s.spread_ms + 2 * slowest + s.poll_ms + 10 * s.rtt_ms + 20,
+            // Two polls after the failure: the first can find another
+            // loser's fresh claim, the next finds its value.
+            deadline_ms: s.spread_ms + 2 * slowest + 2 * s.poll_ms + 10 * s.rtt_ms + 20,
             ..healthy(s)
         };
         let r = Fleet::new(&s, seed).run();

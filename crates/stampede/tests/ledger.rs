@@ -83,6 +83,10 @@ proptest! {
                 Cause::Marker => prop_assert!(r.negative_hits > 0, "{}", ctx),
                 Cause::PoolFull | Cause::WaitedAccept => prop_assert_eq!(s.arrivals, Arrivals::Open, "{}", ctx),
                 Cause::Revalidating => prop_assert!(s.stale_while_revalidate, "{}", ctx),
+                // A flight needs a second thread in the instance to wait
+                // on it (a poller that slept out its budget waited on the
+                // claim: it was once named a wait on a flight).
+                Cause::WaitedFlight => prop_assert!(s.threads > 1, "{}", ctx),
                 _ => {}
             }
         }

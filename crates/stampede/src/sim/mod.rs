@@ -904,6 +904,13 @@ impl Fleet {
                             self.r.origin_timeouts += 1;
                             self.log(ev.thread, EventKind::OriginTimeout, key, 0);
                         }
+                        // A poller that slept out the rest of its budget
+                        // times out as it wakes: what it waited on is
+                        // named now, while it is still parked on it.
+                        Input::Woke if s.path.expires_on_wake() => {
+                            let waited_on = self.waited_on(ev.thread);
+                            self.slots[ev.thread as usize].waited_on = Some(waited_on);
+                        }
                         _ => {}
                     }
                     self.unpark(ev.thread);
