@@ -69,17 +69,32 @@ struct Board<P> {
     born: OnceLock<Instant>,
 }
 
-/// The deadlines of a flight's followers that wait with a timer of their
-/// own. A follower whose deadline is no earlier than one of those waits
-/// with no timer: that one's timer fires first, and when it leaves without
-/// the result it wakes every follower to decide again.
+/// The deadlines of a flight's callers that wait with a timer of their
+/// own: its leader's, if it gave one ([`Flights::join_until`]) and is
+/// still there, and the followers' that took one. A follower whose
+/// deadline is no earlier than one of those waits with no timer: that
+/// one's timer fires first, and when it leaves without the result it
+/// wakes every follower to decide again.
 #[derive(Default)]
 struct Timed {
+    leader: Option<Instant>,
     deadlines: Vec<Instant>,
 }
 
+impl Timed {
+    fn earliest(&self) -> Option<Instant> {
+        self.deadlines.iter().copied().chain(self.leader).min()
+    }
+}
+
 impl<P> Board<P> {
-    fn new() -> Self {
+    /// The board of a flight whose leader waits until `leader` (`None`:
+    /// its leader's deadline is not the board's to know).
+    fn new(leader: Option<Instant>) -> Self {
+        let born = OnceLock::new();
+        if let Some(d) = leader {
+            let _ = born.set(d);
+        }
         Board {
             _before: [0; 64],
             result: OnceLock::new(),
@@ -87,9 +102,13 @@ impl<P> Board<P> {
             notify: Notify::new(),
             promoted: Mutex::new(None),
             promoted_to: AtomicU64::new(NOBODY),
-            timed: Mutex::new(Timed::default()),
-            earliest: AtomicU64::new(u64::MAX),
-            born: OnceLock::new(),
+            timed: Mutex::new(Timed {
+                leader,
+                deadlines: Vec::new(),
+            }),
+            // The leader's deadline is `born` itself.
+            earliest: AtomicU64::new(if leader.is_some() { 0 } else { u64::MAX }),
+            born,
         }
     }
 
@@ -113,7 +132,7 @@ impl<P> Board<P> {
             }
         }
         let mut timed = self.timed();
-        if timed.deadlines.iter().any(|&d| d <= deadline) {
+        if timed.earliest().is_some_and(|d| d <= deadline) {
             return true;
         }
         timed.deadlines.push(deadline);
@@ -124,12 +143,25 @@ impl<P> Board<P> {
 
     /// `earliest` from the list, under its lock.
     fn set_earliest(&self, timed: &Timed) {
-        let earliest = timed.deadlines.iter().min().map_or(u64::MAX, |&d| {
+        let earliest = timed.earliest().map_or(u64::MAX, |d| {
             // Before `born`: 0, which is no later than any deadline
             // after it, as the real one.
             self.since_born(d).unwrap_or(0)
         });
         self.earliest.store(earliest, Ordering::SeqCst);
+    }
+
+    /// The leader left without the result (its deadline, or dropped): its
+    /// deadline covers nobody from now on, and every follower is woken to
+    /// decide again whether it needs a timer of its own.
+    fn leader_left(&self) {
+        let mut timed = self.timed();
+        timed.leader = None;
+        self.set_earliest(&timed);
+        drop(timed);
+        if self.result.get().is_none() {
+            self.notify.notify_waiters();
+        }
     }
 
     fn timed(&self) -> MutexGuard<'_, Timed> {
@@ -255,10 +287,16 @@ impl<K: Hash + Eq + Clone, P: Clone> Table<K, P> {
         self.boards.find(hash, |(k, _)| k == key).map(|(_, b)| b)
     }
 
-    /// A new flight's board.
-    fn open(&mut self, hasher: &foldhash::fast::RandomState, hash: u64, key: K) {
+    /// A new flight's board (its leader waiting until `leader`).
+    fn open(
+        &mut self,
+        hasher: &foldhash::fast::RandomState,
+        hash: u64,
+        key: K,
+        leader: Option<Instant>,
+    ) {
         self.boards
-            .insert_unique(hash, (key, Arc::new(Board::new())), |(k, _)| {
+            .insert_unique(hash, (key, Arc::new(Board::new(leader))), |(k, _)| {
                 hasher.hash_one(k)
             });
     }
@@ -297,20 +335,33 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
     /// flights' shared count; or a clone, for one whose wait must be
     /// `'static`, as the driver's are).
     pub(crate) fn join<H: Borrow<Self>>(flights: H, key: K) -> Joined<K, P, H> {
+        Flights::join_until(flights, key, None)
+    }
+
+    /// [`Flights::join`] for a caller that, leading, waits until `leader`
+    /// at most, on a timer of its own, and then leaves the flight without
+    /// handing it on (its work goes on), telling the board
+    /// ([`Flights::leader_left`]): its followers whose deadlines are no
+    /// earlier wait with no timer until it leaves.
+    pub(crate) fn join_until<H: Borrow<Self>>(
+        flights: H,
+        key: K,
+        leader: Option<Instant>,
+    ) -> Joined<K, P, H> {
         let inner = &flights.borrow().inner;
         let hash = inner.hash(&key);
         let mut table = inner.shard(hash);
         let id = table.next_id();
         match table.flights.join(key.clone(), id) {
             Join::Lead(ticket) => {
-                table.open(&inner.hasher, hash, key.clone());
+                table.open(&inner.hasher, hash, key.clone(), leader);
                 Joined::Lead(ticket, key)
             }
             Join::Follow(ticket) => {
                 let board = table
                     .board(hash, &key)
                     .cloned()
-                    .unwrap_or_else(|| Arc::new(Board::new()));
+                    .unwrap_or_else(|| Arc::new(Board::new(None)));
                 drop(table);
                 Joined::Follow(Follower {
                     flights,
@@ -337,7 +388,7 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
         let id = table.next_id();
         match table.flights.join(key.clone(), id) {
             Join::Lead(ticket) => {
-                table.open(&inner.hasher, hash, key);
+                table.open(&inner.hasher, hash, key, None);
                 Some(ticket)
             }
             _ => None,
@@ -382,6 +433,19 @@ impl<K: Hash + Eq + Clone, P: Clone> Flights<K, P> {
             if let Ok(entry) = table.boards.find_entry(hash, |(k, _)| k == key) {
                 entry.remove();
             }
+        }
+    }
+
+    /// The leader of `key`'s flight, joined with a deadline
+    /// ([`Flights::join_until`]), leaves it without the result and without
+    /// handing it on (its work goes on and settles it): its followers
+    /// decide again whether they need timers of their own. To be called
+    /// before that work can settle (the flight still in the table).
+    pub(crate) fn leader_left(&self, key: &K) {
+        let hash = self.inner.hash(key);
+        let board = self.inner.shard(hash).board(hash, key).cloned();
+        if let Some(board) = board {
+            board.leader_left();
         }
     }
 

@@ -33,10 +33,10 @@
 //!   leader's flight to its oldest follower, as the cache's driver does;
 //!   here the leader hands over its work instead, so nobody is promoted.)
 
-use std::future::Future;
+use std::future::{poll_fn, Future};
 use std::hash::Hash;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::pin::Pin;
+use std::pin::{pin, Pin};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
@@ -128,7 +128,9 @@ where
         Fut: Future<Output = Result<V, E>> + Send + 'static,
     {
         let flights = &self.flights;
-        let (ticket, key) = match Flights::join(flights, key) {
+        // The leader's deadline goes on the flight's board: followers whose
+        // deadlines are no earlier need no timer while it stays.
+        let (ticket, key) = match Flights::join_until(flights, key, Some(deadline)) {
             Joined::Lead(ticket, key) => (ticket, key),
             Joined::Follow(mut follower) => {
                 obs::count(obs::FOLLOWERS, "group");
@@ -160,16 +162,18 @@ where
                 return observed(Ok(shared), &span);
             }
         };
-        let lead = Lead {
+        let mut lead = Lead {
             flights,
             key,
             ticket,
             work: Some(Box::pin(work)),
-            deadline,
-            sleep: None,
             settled: None,
         };
-        observed(lead.await, &span)
+        // Made at the first `Pending` only (a flight that is ready at once
+        // never touches the timer), in place: no allocation for it.
+        let mut sleep = pin!(None::<Sleep>);
+        let out = poll_fn(|cx| lead.poll_until(cx, deadline, sleep.as_mut())).await;
+        observed(out, &span)
     }
 
     /// Flights running now (0 once everything settled: nothing is kept).
@@ -185,7 +189,9 @@ where
 }
 
 /// The leader's side of a flight: polls the work in the leader's task, and
-/// hands it to a task of its own if dropped before it is done.
+/// hands it to a task of its own if dropped before it is done, telling the
+/// flight's board it left (its deadline covered the followers whose
+/// deadlines are no earlier: they decide again).
 struct Lead<
     'a,
     K: Hash + Eq + Clone + Send + 'static,
@@ -202,33 +208,24 @@ struct Lead<
     work: Option<Pin<Box<Fut>>>,
     /// What it settled with, for a poll after the answer.
     settled: Option<Shared<V, E>>,
-    deadline: Instant,
-    /// Made at the first `Pending` only: a flight that is ready at once
-    /// never touches the timer.
-    sleep: Option<Pin<Box<Sleep>>>,
 }
 
-// No field is pinned in place (the work is boxed): a `Lead` moves freely.
-impl<K, V, E, Fut> Unpin for Lead<'_, K, V, E, Fut>
+impl<K, V, E, Fut> Lead<'_, K, V, E, Fut>
 where
     K: Hash + Eq + Clone + Send + 'static,
     V: Send + Sync + 'static,
     E: Send + Sync + 'static,
     Fut: Future<Output = Result<V, E>> + Send + 'static,
 {
-}
-
-impl<K, V, E, Fut> Future for Lead<'_, K, V, E, Fut>
-where
-    K: Hash + Eq + Clone + Send + 'static,
-    V: Send + Sync + 'static,
-    E: Send + Sync + 'static,
-    Fut: Future<Output = Result<V, E>> + Send + 'static,
-{
-    type Output = Result<Shared<V, E>, TimedOut>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = self.get_mut();
+    /// Polls the work until it settles, or until `deadline` on the timer
+    /// `sleep` (made here at the first `Pending`).
+    fn poll_until(
+        &mut self,
+        cx: &mut Context<'_>,
+        deadline: Instant,
+        mut sleep: Pin<&mut Option<Sleep>>,
+    ) -> Poll<Result<Shared<V, E>, TimedOut>> {
+        let this = self;
         let Some(work) = this.work.as_mut() else {
             // Polled again after it settled.
             return Poll::Ready(this.settled.clone().ok_or(TimedOut));
@@ -237,15 +234,14 @@ where
         // so nothing observes what the panic left half-changed.
         let result = match catch_unwind(AssertUnwindSafe(|| work.as_mut().poll(cx))) {
             Ok(Poll::Pending) => {
-                let deadline = this.deadline;
-                let sleep = this
-                    .sleep
-                    .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(deadline)));
+                if sleep.is_none() {
+                    sleep.set(Some(tokio::time::sleep_until(deadline)));
+                }
                 // At the deadline the leader leaves; dropping it detaches
                 // the work.
-                return match sleep.as_mut().poll(cx) {
-                    Poll::Ready(()) => Poll::Ready(Err(TimedOut)),
-                    Poll::Pending => Poll::Pending,
+                return match sleep.as_pin_mut().map(|s| s.poll(cx)) {
+                    Some(Poll::Ready(())) => Poll::Ready(Err(TimedOut)),
+                    _ => Poll::Pending,
                 };
             }
             Ok(Poll::Ready(r)) => r.map_err(Failure::Error),
@@ -270,6 +266,8 @@ where
         let Some(work) = self.work.take() else {
             return;
         };
+        // Before the work can settle: the board is still this flight's.
+        self.flights.leader_left(&self.key);
         // The leader left before the work was done: the work goes on in a
         // task of its own, and settles the flight there.
         let unsettled = Unsettled {

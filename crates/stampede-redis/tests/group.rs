@@ -463,6 +463,38 @@ async fn each_follower_leaves_at_its_own_deadline_though_they_share_a_timer() {
     assert_eq!(g.in_flight(), 0);
 }
 
+/// The leader's deadline covers its followers (they take no timer while
+/// it stays), yet when it leaves at its deadline, the work going on, each
+/// follower still leaves at its own deadline, and one that outlasts the
+/// work gets the value.
+#[tokio::test(start_paused = true)]
+async fn followers_covered_by_the_leaders_deadline_leave_at_their_own() {
+    let g: Group<u8, u64, ()> = Group::new();
+    let start = Instant::now();
+    let call = |ms: u64| {
+        let g = g.clone();
+        tokio::spawn(async move {
+            let r = g
+                .get_or_compute(1, start + Duration::from_millis(ms), || async {
+                    sleep(Duration::from_millis(1000)).await;
+                    Ok(7)
+                })
+                .await;
+            (r.map(|v| *v == Ok(7)), start.elapsed().as_millis() as u64)
+        })
+    };
+    let leader = call(100);
+    sleep(Duration::from_millis(1)).await;
+    let (a, b, last) = (call(150), call(300), call(5000));
+    sleep(Duration::from_millis(1)).await;
+    assert_eq!(g.waiting(&1), 3);
+    assert_eq!(leader.await.unwrap(), (Err(TimedOut), 100));
+    assert_eq!(a.await.unwrap(), (Err(TimedOut), 150));
+    assert_eq!(b.await.unwrap(), (Err(TimedOut), 300));
+    assert_eq!(last.await.unwrap(), (Ok(true), 1000));
+    assert_eq!(g.in_flight(), 0);
+}
+
 /// A small deterministic generator for the schedules below (xorshift64*).
 struct Rng(u64);
 

@@ -131,7 +131,16 @@ pub struct FlightTable<K, W> {
     /// the old generation can still be around.
     next_gen: u32,
     policy: FlightPolicy,
+    /// Waiter lists of settled flights, emptied and kept for the next
+    /// flights (at most [`SPARE_LISTS`], each of [`SPARE_CAPACITY`] at
+    /// most): a hot key's flight of dozens of followers grows its list
+    /// again from what the last flight grew, not from nothing.
+    spare: Vec<Vec<Option<W>>>,
 }
+
+/// Waiter lists a table keeps for reuse, and the largest it keeps.
+const SPARE_LISTS: usize = 64;
+const SPARE_CAPACITY: usize = 4096;
 
 impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
     pub fn new(policy: FlightPolicy) -> Self {
@@ -140,6 +149,18 @@ impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
             remembered: HashMap::default(),
             next_gen: 1,
             policy,
+            spare: Vec::new(),
+        }
+    }
+
+    /// An emptied waiter list kept for the next flight, within the bounds.
+    fn recycle(&mut self, mut waiters: Vec<Option<W>>) {
+        if self.spare.len() < SPARE_LISTS
+            && waiters.capacity() > 0
+            && waiters.capacity() <= SPARE_CAPACITY
+        {
+            waiters.clear();
+            self.spare.push(waiters);
         }
     }
 
@@ -162,7 +183,7 @@ impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
                 gen,
                 epoch: 0,
                 leader: who,
-                waiters: Vec::new(),
+                waiters: self.spare.pop().unwrap_or_default(),
                 attached: 0,
             },
         );
@@ -223,7 +244,10 @@ impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
         t: LeaderTicket,
         outcome: Outcome,
     ) -> Result<usize, FlightError> {
-        self.close(key, t, outcome).map(|e| e.attached)
+        let e = self.close(key, t, outcome)?;
+        let attached = e.attached;
+        self.recycle(e.waiters);
+        Ok(attached)
     }
 
     /// Removes the flight `t` leads (remembering a failure under the
@@ -266,7 +290,9 @@ impl<K: Hash + Eq + Clone, W: Copy + Eq> FlightTable<K, W> {
                 })
             }
             None => {
-                self.entries.remove(key);
+                if let Some(e) = self.entries.remove(key) {
+                    self.recycle(e.waiters);
+                }
                 Ok(Abandoned::Empty)
             }
         }
@@ -321,6 +347,42 @@ mod tests {
         assert_eq!(t.in_flight(), 0);
         // Nothing is remembered: the next caller leads a new flight.
         assert!(matches!(t.join(7, 4), Join::Lead(_)));
+    }
+
+    /// A settled flight's waiter list is kept for the next flight, emptied:
+    /// the next flight's followers are numbered from the start, and one
+    /// that leaves leaves that flight only.
+    #[test]
+    fn a_reused_waiter_list_starts_empty() {
+        let mut t = table();
+        let Join::Lead(lt) = t.join(1, 10) else {
+            panic!()
+        };
+        for w in 11..14 {
+            t.join(1, w);
+        }
+        assert_eq!(
+            t.settle_attached(&1, lt, Outcome::Failed(Failure::Origin)),
+            Ok(3)
+        );
+        assert_eq!(t.spare.len(), 1, "kept for the next flight");
+        let Join::Lead(lt) = t.join(2, 20) else {
+            panic!()
+        };
+        assert!(t.spare.is_empty(), "taken by it");
+        let Join::Follow(a) = t.join(2, 21) else {
+            panic!()
+        };
+        assert_eq!(a.slot, 0, "numbered from the start");
+        let Join::Follow(b) = t.join(2, 22) else {
+            panic!()
+        };
+        assert!(t.detach(&2, a));
+        assert_eq!(t.waiting(&2), 1);
+        let v = Outcome::Fresh(Value::fresh(2, 1));
+        let s = t.settle(&2, lt, v).unwrap();
+        assert_eq!(s.deliveries, vec![(22, v)]);
+        assert!(!t.detach(&2, b), "its flight is over");
     }
 
     #[test]
