@@ -291,6 +291,14 @@ pub enum BuildError {
     /// The key prefix has a `{` or a `}`: it would change the keys' hash
     /// tag ([`CacheBuilder::key_prefix`]).
     KeyPrefix(String),
+    /// A redis-rs `ConnectionManager` the service made itself was handed
+    /// to [`CacheBuilder::connection`]: how soon it comes back after a
+    /// Redis restart is its own backoff, which the cache cannot read or
+    /// bound (redis-rs's defaults, `ConnectionManager::new`, stayed away
+    /// 102 s, every request going to the origin meanwhile). Give the cache
+    /// the client ([`CacheBuilder::client`]), or make the shared manager
+    /// with [`conn::manager`](crate::conn::manager).
+    Reconnection,
     /// Redis refused the connection or the script load.
     Redis(redis::RedisError),
 }
@@ -332,6 +340,13 @@ impl fmt::Display for BuildError {
                 f,
                 "the key prefix {p:?} has a brace: it would change the keys' hash tag"
             ),
+            BuildError::Reconnection => f.write_str(
+                "a ConnectionManager made by the service was given to .connection(): its \
+                 reconnection after a Redis restart is its own backoff, which the cache cannot \
+                 read (redis-rs's defaults stayed away 102 s); give the cache the client with \
+                 .client(client), or make the manager with \
+                 stampede_redis::conn::manager(client, redis_timeout) and share that",
+            ),
             BuildError::Redis(e) => write!(f, "Redis: {e}"),
         }
     }
@@ -344,6 +359,7 @@ impl std::error::Error for BuildError {
             BuildError::Missing(_)
             | BuildError::ClaimTtl { .. }
             | BuildError::Deadline { .. }
+            | BuildError::Reconnection
             | BuildError::KeyPrefix(_) => None,
         }
     }
@@ -1082,22 +1098,25 @@ impl<V, C> CacheBuilder<V, C> {
         self
     }
 
-    /// The service's own connection (a redis-rs `ConnectionManager`, or a
-    /// cluster's `ClusterConnection`), instead of [`CacheBuilder::redis`]:
-    /// the cache shares it and loads its scripts on it when built (Redis
-    /// must be up then). Its own settings stay the service's: the cache
-    /// still bounds each command by its Redis timeout
-    /// ([`CacheBuilder::redis_timeout`]), but **how soon the connection
-    /// comes back after Redis restarts is the manager's**, which the cache
-    /// cannot read or change. A manager made with redis-rs's defaults
-    /// (`ConnectionManager::new`) was measured away for 102 s after a
-    /// restart, every request going to the origin meanwhile. Make it with
-    /// the crate's bounds,
-    /// `ConnectionManager::new_with_config(client, stampede_redis::conn::manager_config(redis_timeout))`
-    /// ([`manager_config`]: back within about a quarter of a second), or
-    /// hand the cache the client instead ([`CacheBuilder::client`]). Should
-    /// every command on it fail for 5 s, the cache says so in a `WARN`
-    /// (feature `tracing`, at most once a second) naming this cause.
+    /// The service's own connection, instead of [`CacheBuilder::redis`]:
+    /// one server's connection manager made with the crate's reconnection
+    /// bounds ([`conn::manager`](crate::conn::manager): back within about
+    /// a quarter of a second of a Redis restart), shared with the
+    /// service's own commands, or a cluster's `ClusterConnection`. The
+    /// cache shares it and loads its scripts on it when built (Redis must
+    /// be up then), and bounds each command by its Redis timeout
+    /// ([`CacheBuilder::redis_timeout`]).
+    ///
+    /// **A redis-rs `ConnectionManager` the service made itself is refused
+    /// at build** ([`BuildError::Reconnection`]): how soon it comes back
+    /// after Redis restarts is its own backoff, which the cache can
+    /// neither read nor bound (one made with redis-rs's defaults,
+    /// `ConnectionManager::new`, was measured away for 102 s after a
+    /// restart, every request going to the origin meanwhile). Make it
+    /// with [`conn::manager`](crate::conn::manager), or hand the cache the
+    /// client instead ([`CacheBuilder::client`]). Should every command on
+    /// the connection fail for 5 s, the cache says so in a `WARN` (feature
+    /// `tracing`, at most once a second).
     pub fn connection(mut self, connection: impl Into<Conn>) -> Self {
         self.connection = Some(connection.into());
         self
@@ -1495,14 +1514,19 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
             _ => None,
         };
         let con = match (self.connection, self.client, self.target) {
-            (Some(con), _, _) => ready(con).await?,
+            (Some(con), _, _) => {
+                if !con.reconnects_within_bounds() {
+                    return Err(BuildError::Reconnection);
+                }
+                ready(con).await?
+            }
             (None, Some(client), _) => {
                 lazily(move || {
                     let client = client.clone();
                     async move {
                         let config = manager_config(bound);
                         let con = ConnectionManager::new_with_config(client, config).await?;
-                        Ok(Conn::Single(con))
+                        Ok(Conn::bounded(con))
                     }
                 })
                 .await?

@@ -77,7 +77,7 @@ impl Target {
                 let client = redis::Client::open(url.as_str())?;
                 let con =
                     ConnectionManager::new_with_config(client, manager_config(response)).await?;
-                Ok(Conn::Single(con))
+                Ok(Conn::bounded(con))
             }
             Target::Cluster(urls) => {
                 if urls.is_empty() {
@@ -91,7 +91,7 @@ impl Target {
                     .response_timeout(reply_bound(response))
                     .retries(3)
                     .build()?;
-                Ok(Conn::Cluster(client.get_async_connection().await?))
+                Ok(Conn::from(client.get_async_connection().await?))
             }
         }
     }
@@ -109,10 +109,8 @@ pub(crate) fn reply_bound(commands: Duration) -> Duration {
     }
 }
 
-/// The bounds the crate puts on a connection manager it makes, for a
-/// service that makes its own and hands it to
-/// [`CacheBuilder::connection`](crate::CacheBuilder::connection):
-/// `ConnectionManager::new_with_config(client, manager_config(redis_timeout))`.
+/// The bounds the crate puts on a connection manager it makes (through
+/// [`manager`], a URL or a client):
 ///
 /// - connecting to the server may take [`CONNECT_TIMEOUT`] (1 s);
 /// - a reply, the longer of [`RESPONSE_TIMEOUT`] and `redis_timeout`
@@ -124,8 +122,10 @@ pub(crate) fn reply_bound(commands: Duration) -> Duration {
 /// redis-rs's own defaults (`ConnectionManager::new`) retry 6 times with
 /// an exponential backoff and no reply bound: after a restart such a
 /// manager was measured away for 102 s, every request served from the
-/// origin meanwhile (issue 37).
-pub fn manager_config(redis_timeout: Duration) -> ConnectionManagerConfig {
+/// origin meanwhile (issue 37). A manager's settings cannot be read back,
+/// so [`CacheBuilder::build`](crate::CacheBuilder::build) takes no manager
+/// the crate did not make ([`BuildError::Reconnection`](crate::BuildError::Reconnection)).
+pub(crate) fn manager_config(redis_timeout: Duration) -> ConnectionManagerConfig {
     ConnectionManagerConfig::new()
         .set_connection_timeout(CONNECT_TIMEOUT)
         .set_response_timeout(reply_bound(redis_timeout))
@@ -157,31 +157,101 @@ impl From<&Target> for Target {
     }
 }
 
+/// A connection manager with the crate's reconnection bounds
+/// ([`manager_config`]: connecting within 1 s, a reply within the longer
+/// of 2 s and `redis_timeout`, back within about a quarter of a second of
+/// a Redis restart), for a service that shares one connection between its
+/// own commands and a cache: hand a clone to
+/// [`CacheBuilder::connection`](crate::CacheBuilder::connection), and send
+/// the service's commands on another (a [`Conn`] is a redis-rs
+/// `ConnectionLike`; [`Conn::manager`] gives the `ConnectionManager`
+/// itself). Redis must be up: this connects now.
+pub async fn manager(client: redis::Client, redis_timeout: Duration) -> RedisResult<Conn> {
+    let config = manager_config(redis_timeout);
+    Ok(Conn::bounded(
+        ConnectionManager::new_with_config(client, config).await?,
+    ))
+}
+
 /// A connection to one server or to a cluster; cheap to clone (both sides
 /// multiplex one connection per node).
+///
+/// One server's is a redis-rs `ConnectionManager`: made by the crate (a
+/// URL, [`manager`]), it reconnects within the crate's bounds; one a
+/// service made itself (`Conn::from(manager)`) reconnects on its own
+/// backoff, which cannot be read, and a cache refuses it
+/// ([`BuildError::Reconnection`](crate::BuildError::Reconnection)).
 #[derive(Clone)]
-pub enum Conn {
-    Single(ConnectionManager),
+pub struct Conn(Kind);
+
+#[derive(Clone)]
+enum Kind {
+    /// One server; `bounded`: made with [`manager_config`].
+    Single {
+        manager: ConnectionManager,
+        bounded: bool,
+    },
     Cluster(ClusterConnection),
 }
 
+impl Conn {
+    /// A manager made with [`manager_config`].
+    pub(crate) fn bounded(manager: ConnectionManager) -> Conn {
+        Conn(Kind::Single {
+            manager,
+            bounded: true,
+        })
+    }
+
+    /// One server's connection manager (`None`: a cluster's).
+    pub fn manager(&self) -> Option<&ConnectionManager> {
+        match &self.0 {
+            Kind::Single { manager, .. } => Some(manager),
+            Kind::Cluster(_) => None,
+        }
+    }
+
+    /// Whether its reconnection is the crate's to bound: a manager the
+    /// crate made, or a cluster's connection (redis-rs's cluster client
+    /// reconnects each node at its next command). `false`: a manager a
+    /// service made itself.
+    pub fn reconnects_within_bounds(&self) -> bool {
+        match &self.0 {
+            Kind::Single { bounded, .. } => *bounded,
+            Kind::Cluster(_) => true,
+        }
+    }
+
+    /// Whether it is a cluster's.
+    pub fn is_cluster(&self) -> bool {
+        matches!(self.0, Kind::Cluster(_))
+    }
+}
+
+/// A manager the service made: its reconnection settings cannot be read
+/// back, so a cache refuses it at build
+/// ([`BuildError::Reconnection`](crate::BuildError::Reconnection)); make it
+/// with [`manager`] instead.
 impl From<ConnectionManager> for Conn {
-    fn from(c: ConnectionManager) -> Conn {
-        Conn::Single(c)
+    fn from(manager: ConnectionManager) -> Conn {
+        Conn(Kind::Single {
+            manager,
+            bounded: false,
+        })
     }
 }
 
 impl From<ClusterConnection> for Conn {
     fn from(c: ClusterConnection) -> Conn {
-        Conn::Cluster(c)
+        Conn(Kind::Cluster(c))
     }
 }
 
 impl ConnectionLike for Conn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a Cmd) -> RedisFuture<'a, Value> {
-        match self {
-            Conn::Single(c) => c.req_packed_command(cmd),
-            Conn::Cluster(c) => c.req_packed_command(cmd),
+        match &mut self.0 {
+            Kind::Single { manager, .. } => manager.req_packed_command(cmd),
+            Kind::Cluster(c) => c.req_packed_command(cmd),
         }
     }
 
@@ -191,16 +261,16 @@ impl ConnectionLike for Conn {
         offset: usize,
         count: usize,
     ) -> RedisFuture<'a, Vec<Value>> {
-        match self {
-            Conn::Single(c) => c.req_packed_commands(cmd, offset, count),
-            Conn::Cluster(c) => c.req_packed_commands(cmd, offset, count),
+        match &mut self.0 {
+            Kind::Single { manager, .. } => manager.req_packed_commands(cmd, offset, count),
+            Kind::Cluster(c) => c.req_packed_commands(cmd, offset, count),
         }
     }
 
     fn get_db(&self) -> i64 {
-        match self {
-            Conn::Single(c) => c.get_db(),
-            Conn::Cluster(c) => c.get_db(),
+        match &self.0 {
+            Kind::Single { manager, .. } => manager.get_db(),
+            Kind::Cluster(c) => c.get_db(),
         }
     }
 }
@@ -268,7 +338,7 @@ impl Link {
     /// Whether the connection is to a cluster (made, and of a cluster).
     pub(crate) fn cluster(&self) -> bool {
         let con = self.con.as_ref().or_else(|| self.shared.get());
-        matches!(con, Some(Conn::Cluster(_)))
+        con.is_some_and(Conn::is_cluster)
     }
 
     /// Whether the connection is made.

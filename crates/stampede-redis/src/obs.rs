@@ -376,9 +376,9 @@ pub(crate) fn redis_error(limit: &Limit, now: u64, prefix: &str, error: &dyn std
 /// ([`CacheBuilder::connection`](crate::CacheBuilder::connection)) has
 /// failed for `for_ms`: a `WARN` event (feature `tracing`) with the
 /// cache's key prefix, how long, and the last error, at most one per
-/// [`WARN_EVERY`]. That connection's reconnection is the service's: one
-/// made with redis-rs's defaults (`ConnectionManager::new`) was measured
-/// away for 102 s after a Redis restart; `conn::manager_config` bounds it.
+/// [`WARN_EVERY`]. (One server's manager is one the crate made, with its
+/// reconnection bounds, `conn::manager`: a manager made by the service is
+/// refused at build. A cluster connection reconnects each node itself.)
 #[inline]
 pub(crate) fn own_connection_down(
     limit: &Limit,
@@ -394,9 +394,7 @@ pub(crate) fn own_connection_down(
             for_ms,
             error = %error,
             held_back,
-            "every Redis command on the service's own connection has failed for a while: \
-             its reconnection is its own (make it with stampede_redis::conn::manager_config, \
-             or give the cache the client with .client())"
+            "every Redis command on the service's own connection has failed for a while"
         );
     }
     #[cfg(not(feature = "tracing"))]

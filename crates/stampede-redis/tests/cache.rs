@@ -703,7 +703,9 @@ async fn a_cache_without_an_origin_reads_redis_under_its_prefix() {
 async fn a_cache_on_the_services_own_connection() {
     let redis = TestRedis::start().await;
     let client = redis::Client::open(redis.url.as_str()).unwrap();
-    let manager = redis::aio::ConnectionManager::new(client).await.unwrap();
+    let manager = stampede_redis::conn::manager(client, stampede_redis::cache::REDIS_TIMEOUT)
+        .await
+        .unwrap();
     let cache: Cache<String> = Cache::builder()
         .connection(manager.clone())
         .origin(|key: String| async move { Ok::<_, String>(format!("v {key}")) })

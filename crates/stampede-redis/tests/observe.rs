@@ -585,10 +585,11 @@ async fn spans_and_counters_follow_every_flight() {
     assert_eq!(counters.get(obs::LOCAL_HITS, "cache@copied"), 1);
     assert_eq!(counters.get(obs::WAITED, "cache@copied"), 0);
     assert_eq!(counters.get(obs::ORIGIN_CALLS, "cache"), origin_calls);
-    // A cache on the service's own connection, made with redis-rs's
-    // defaults (its reconnection is its own).
+    // A cache on the service's own connection.
     let client = redis::Client::open(redis.url.as_str()).unwrap();
-    let manager = redis::aio::ConnectionManager::new(client).await.unwrap();
+    let manager = stampede_redis::conn::manager(client, stampede_redis::cache::REDIS_TIMEOUT)
+        .await
+        .unwrap();
     let own: Cache<String> = Cache::builder()
         .connection(manager)
         .name("own")
@@ -621,7 +622,7 @@ async fn spans_and_counters_follow_every_flight() {
     assert!(last.contains_key("held_back"), "{last:?}");
 
     // Redis gone for longer than `OWN_CONNECTION_DOWN` (5 s): the cache on
-    // the service's own connection says its reconnection is the service's,
+    // the service's own connection says so,
     // with its prefix, how long and the error (a liveness bound, not a
     // timing). A cache on a URL never says it.
     let since = std::time::Instant::now();

@@ -458,19 +458,20 @@ async fn until_a_hit(cache: &Cache<String>, key: &str) {
 
 /// A service's own connection across a Redis restart (issue 37, defect
 /// 2): Redis down for 5 s under traffic, then back. A connection manager
-/// made with the crate's bounds (`conn::manager_config`), and a client the
-/// cache makes its manager from (`.client`), are both back within the
-/// bounds' reconnection, not redis-rs's default backoff (a manager made
-/// with `ConnectionManager::new` in this test: back after 112 s).
+/// made with the crate's bounds (`conn::manager`), and a client the cache
+/// makes its manager from (`.client`), are both back within the bounds'
+/// reconnection, not redis-rs's default backoff (a manager made with
+/// `ConnectionManager::new` in this test: back after 112 s; now refused,
+/// below).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_services_own_connection_is_back_soon_after_a_restart() {
     let _one_at_a_time = SERIAL.lock().await;
     let mut redis = TestRedis::start().await;
     let client = redis::Client::open(redis.url.as_str()).unwrap();
-    let config = stampede_redis::conn::manager_config(stampede_redis::cache::REDIS_TIMEOUT);
-    let manager = redis::aio::ConnectionManager::new_with_config(client.clone(), config)
-        .await
-        .unwrap();
+    let manager =
+        stampede_redis::conn::manager(client.clone(), stampede_redis::cache::REDIS_TIMEOUT)
+            .await
+            .unwrap();
     let build = || {
         Cache::builder()
             .ttl(Duration::from_secs(60))
@@ -493,6 +494,51 @@ async fn the_services_own_connection_is_back_soon_after_a_restart() {
     for (cache, key) in [(&own, "own"), (&by_client, "client")] {
         until_a_hit(cache, key).await;
     }
+}
+
+/// A connection manager the service made itself (here with redis-rs's
+/// defaults, which stayed away 112 s after the restart above) is refused
+/// at build, naming the fix: its reconnection cannot be read or bounded.
+/// The same server through `conn::manager` builds, and the service's own
+/// commands go through that connection too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_manager_the_service_made_itself_is_refused_at_build() {
+    let _one_at_a_time = SERIAL.lock().await;
+    let redis = TestRedis::start().await;
+    let client = redis::Client::open(redis.url.as_str()).unwrap();
+    let build = || {
+        Cache::<String>::builder()
+            .origin(|key: String| async move { Ok::<_, String>(format!("{key}!")) })
+    };
+    let unbounded = redis::aio::ConnectionManager::new(client.clone())
+        .await
+        .unwrap();
+    let refused = build().connection(unbounded).build().await;
+    let Err(e @ stampede_redis::BuildError::Reconnection) = refused else {
+        panic!("a manager of unknown reconnection was taken");
+    };
+    let said = e.to_string();
+    assert!(
+        said.contains(".client(client)") && said.contains("stampede_redis::conn::manager("),
+        "{said}"
+    );
+    let con = stampede_redis::conn::manager(client, stampede_redis::cache::REDIS_TIMEOUT)
+        .await
+        .unwrap();
+    assert!(con.reconnects_within_bounds());
+    let cache = build().connection(con.clone()).build().await.unwrap();
+    cache.get("k").await.unwrap();
+    settled(&[&cache]).await;
+    let mut own = con.manager().unwrap().clone();
+    let raw: Option<Vec<u8>> = redis::cmd("GET")
+        .arg(cache.value_key("k"))
+        .query_async(&mut own)
+        .await
+        .unwrap();
+    assert!(
+        raw.is_some(),
+        "the cache wrote through the shared connection"
+    );
 }
 
 /// The breaker half open (issue 37): once its period ends with Redis still
