@@ -59,6 +59,7 @@ use crate::driver::{
 };
 pub use crate::driver::{FailCause, REDIS_TIMEOUT};
 pub use crate::local::Coherence;
+use crate::local::Tracking;
 use crate::obs;
 use redis::aio::ConnectionManager;
 
@@ -1267,17 +1268,21 @@ impl<V, C> CacheBuilder<V, C> {
     /// outlives the value's own freshness: it ends at the value's TTL if
     /// that comes first. Zero (the default) keeps none.
     ///
-    /// On one Redis the cache connects to itself ([`CacheBuilder::redis`]
-    /// with one URL, or [`CacheBuilder::client`]), the copies are kept
-    /// coherent: a connection of their own asks Redis to track the value
+    /// On a Redis or a cluster the cache connects to itself
+    /// ([`CacheBuilder::redis`], or [`CacheBuilder::client`]), the copies
+    /// are kept coherent: a connection of their own (on a cluster, one to
+    /// each primary, made again when the primaries change) asks Redis to
+    /// track the value
     /// keys (`CLIENT TRACKING ON BCAST`, RESP3, Redis 6 or later), and a
     /// write or delete of a value by any client ([`Cache::set`],
     /// [`Cache::invalidate`], a fill on another instance) drops this
     /// instance's copy as soon as Redis's invalidation arrives. While that
     /// connection is down (not made yet, lost, or its heartbeat `PING`
     /// unanswered), no copy is kept or answered ([`Coherence::Suspended`]).
-    /// On a cluster, on a connection the service made
-    /// ([`CacheBuilder::connection`]), or on a Redis that cannot track,
+    /// On a cluster, a write on a primary that just took slots can go
+    /// unseen until the next heartbeat sees the change (about a second,
+    /// and the `CLUSTER SLOTS` reply's bound). On a connection the service
+    /// made ([`CacheBuilder::connection`]), or on a Redis that cannot track,
     /// copies are bounded in time alone: a write elsewhere is seen up to
     /// this late ([`Coherence::TimeBounded`]). [`Cache::coherence`] says
     /// which.
@@ -1502,15 +1507,24 @@ impl<V: Send + 'static, C: Codec<V>> CacheBuilder<V, C> {
         let (strategy, mut settings) = (self.strategy, self.settings);
         settings.own_connection = self.connection.is_some();
         let bound = settings.redis_timeout;
-        // The server a tracking connection for the local copies goes to:
-        // one Redis the cache connects to itself (not a cluster, nor a
-        // connection the service made).
+        // Where the tracking connections for the local copies go: a Redis
+        // or a cluster the cache connects to itself (not a connection the
+        // service made, whose addresses it does not know).
+        let info = |url: &String| {
+            redis::Client::open(url.as_str())
+                .ok()
+                .map(|c| c.get_connection_info().clone())
+        };
         let tracking = match (&self.connection, &self.client, &self.target) {
             (Some(_), _, _) => None,
-            (None, Some(client), _) => Some(client.get_connection_info().clone()),
-            (None, None, Some(Target::Single(url))) => redis::Client::open(url.as_str())
-                .ok()
-                .map(|c| c.get_connection_info().clone()),
+            (None, Some(client), _) => Some(Tracking::One(client.get_connection_info().clone())),
+            (None, None, Some(Target::Single(url))) => info(url).map(Tracking::One),
+            (None, None, Some(Target::Cluster(urls))) => urls
+                .iter()
+                .map(info)
+                .collect::<Option<Vec<_>>>()
+                .filter(|seeds| !seeds.is_empty())
+                .map(Tracking::Cluster),
             _ => None,
         };
         let con = match (self.connection, self.client, self.target) {

@@ -768,15 +768,15 @@ impl<O: Origin<K>, K: Key> Driver<O, K> {
         self.inner.local.coherence()
     }
 
-    /// Keeps the local copies coherent by tracking on the server `info`
-    /// names ([`LocalCopies::track`]), if there are any.
-    /// `now`: the first connection is tried before this returns.
-    pub(crate) async fn track(&self, info: redis::ConnectionInfo, now: bool) {
+    /// Keeps the local copies coherent by tracking on the server or
+    /// cluster `at` ([`LocalCopies::track`]), if there are any.
+    /// `now`: the first connections are tried before this returns.
+    pub(crate) async fn track(&self, at: crate::local::Tracking, now: bool) {
         let inner = &self.inner;
         let bound = crate::conn::reply_bound(inner.redis_timeout);
         inner
             .local
-            .track(info, inner.prefix.clone(), bound, now)
+            .track(at, inner.prefix.clone(), bound, now)
             .await;
     }
 

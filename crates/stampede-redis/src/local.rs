@@ -15,10 +15,16 @@
 //!   `PING` unanswered within the bound), every copy is dropped at once and
 //!   none is kept until tracking is back: invalidations sent meanwhile are
 //!   lost, and a copy that missed one would be stale.
-//! - Where tracking cannot be had (a cluster, a connection the service made
-//!   itself, a server without RESP3 or `CLIENT TRACKING`, the test
-//!   harness), copies are bounded in time alone, as they were: by the
-//!   local-copy length and the value's TTL ([`Coherence::TimeBounded`]).
+//! - On a cluster, one such connection to each primary (`CLUSTER SLOTS`),
+//!   their pushes merged: a key's invalidation comes from whichever
+//!   primary holds its slot, before and after a slot moves between them.
+//!   A change of the primaries, read again at every [`HEARTBEAT`], counts
+//!   as a lost connection; until a heartbeat sees it, writes on a primary
+//!   that just took slots go unheard ([`Tracking::Cluster`]).
+//! - Where tracking cannot be had (a connection the service made itself, a
+//!   server without RESP3 or `CLIENT TRACKING`, the test harness), copies
+//!   are bounded in time alone, as they were: by the local-copy length and
+//!   the value's TTL ([`Coherence::TimeBounded`]).
 //!
 //! Either way a copy never outlives the value's freshness.
 
@@ -44,12 +50,13 @@ pub enum Coherence {
     NoCopies,
     /// Copies bounded in time alone (the local-copy length and the
     /// value's TTL): a write on another instance is seen up to that late.
-    /// A cluster, a connection the service made itself
+    /// A connection the service made itself
     /// ([`CacheBuilder::connection`](crate::CacheBuilder::connection)), or
     /// a Redis without RESP3 and `CLIENT TRACKING` (before 6.0).
     TimeBounded,
     /// Copies tracked: a write or delete of a value on any instance drops
-    /// this instance's copy when Redis's invalidation arrives.
+    /// this instance's copy when Redis's invalidation arrives (on a
+    /// cluster: every primary tracked).
     Tracked,
     /// The tracking connection is down (not made yet, or lost): no copy is
     /// kept or answered until it is back; every read goes to Redis.
@@ -192,16 +199,16 @@ impl LocalCopies {
         map.clear();
     }
 
-    /// Starts tracking for the value keys under `prefix` on the server
-    /// `info` names (its protocol made RESP3): the first connection is
-    /// made here if `now` (tracked from the cache's first read),
-    /// then followed, and made again when lost, in a task that lives as
-    /// long as these copies do. Until a connection is up, no copy is kept;
-    /// if the server refuses RESP3 or tracking, copies are bounded in time
-    /// alone. Needs a tokio runtime.
+    /// Starts tracking for the value keys under `prefix` on `at` (its
+    /// protocol made RESP3): the first connections are made here if `now`
+    /// (tracked from the cache's first read), then followed, and made
+    /// again when lost, in a task that lives as long as these copies do.
+    /// Until every connection is up, no copy is kept; if the server
+    /// refuses RESP3 or tracking, copies are bounded in time alone. Needs
+    /// a tokio runtime.
     pub(crate) async fn track(
         self: &Arc<Self>,
-        mut info: redis::ConnectionInfo,
+        at: Tracking,
         prefix: String,
         reply_bound: Duration,
         now: bool,
@@ -210,9 +217,9 @@ impl LocalCopies {
             return;
         }
         self.state.store(SUSPENDED, Ordering::SeqCst);
-        info.redis.protocol = redis::ProtocolVersion::RESP3;
+        let at = at.resp3();
         let first = if now {
-            open(&info, &prefix, reply_bound).await
+            open_all(&at, &prefix, reply_bound).await
         } else {
             Err(Ended::Lost)
         };
@@ -220,12 +227,39 @@ impl LocalCopies {
         match first {
             Err(Ended::Unsupported) => self.drop_all(TIME_BOUNDED),
             Err(_) => {
-                tokio::spawn(tracking(copies, info, prefix, reply_bound, None));
+                tokio::spawn(tracking(copies, at, prefix, reply_bound, None));
             }
             Ok(made) => {
                 self.drop_all(TRACKED);
-                tokio::spawn(tracking(copies, info, prefix, reply_bound, Some(made)));
+                tokio::spawn(tracking(copies, at, prefix, reply_bound, Some(made)));
             }
+        }
+    }
+}
+
+/// Where the tracking connections go.
+#[derive(Clone)]
+pub(crate) enum Tracking {
+    /// One server.
+    One(redis::ConnectionInfo),
+    /// A cluster, given by its seed nodes: one connection to each primary
+    /// (`CLUSTER SLOTS`), each with `BCAST`, so that a key's invalidation
+    /// arrives from whichever primary holds its slot, before and after a
+    /// slot moves between them. The primaries are read again at every
+    /// [`HEARTBEAT`]: a change (a node added or gone, a failover) drops
+    /// every copy, and tracking is made again on the new set.
+    Cluster(Vec<redis::ConnectionInfo>),
+}
+
+impl Tracking {
+    fn resp3(self) -> Tracking {
+        let resp3 = |mut info: redis::ConnectionInfo| {
+            info.redis.protocol = redis::ProtocolVersion::RESP3;
+            info
+        };
+        match self {
+            Tracking::One(info) => Tracking::One(resp3(info)),
+            Tracking::Cluster(seeds) => Tracking::Cluster(seeds.into_iter().map(resp3).collect()),
         }
     }
 }
@@ -234,31 +268,36 @@ impl LocalCopies {
 enum Ended {
     /// The copies are gone (the cache was dropped): stop.
     Dropped,
-    /// The server cannot track (no RESP3, no `CLIENT TRACKING`).
+    /// The server cannot track (no RESP3, no `CLIENT TRACKING`, no
+    /// cluster where one was expected).
     Unsupported,
-    /// Lost, or never made: try again.
+    /// Lost, or never made, or (a cluster) its primaries changed: try
+    /// again.
     Lost,
 }
 
-/// A tracking connection and its pushes.
-type Made = (
-    redis::aio::MultiplexedConnection,
-    tokio::sync::mpsc::UnboundedReceiver<PushInfo>,
-);
+/// The tracking connections (one per primary of a cluster), the pushes
+/// of all of them, and the primaries they go to (empty: one server).
+struct Made {
+    cons: Vec<redis::aio::MultiplexedConnection>,
+    pushed: tokio::sync::mpsc::UnboundedReceiver<PushInfo>,
+    primaries: Vec<(String, u16)>,
+}
 
-/// Follows the tracking connection `made` (if any) until it is lost, then
-/// makes it again, until the copies are dropped or the server refuses.
+/// Follows the tracking connections `made` (if any) until one is lost,
+/// then makes them again, until the copies are dropped or the server
+/// refuses.
 async fn tracking(
     copies: Weak<LocalCopies>,
-    info: redis::ConnectionInfo,
+    at: Tracking,
     prefix: String,
     reply_bound: Duration,
     mut made: Option<Made>,
 ) {
     loop {
         let ended = match made.take() {
-            Some(made) => follow(&copies, made, reply_bound).await,
-            None => match open(&info, &prefix, reply_bound).await {
+            Some(made) => follow(&copies, &at, made, reply_bound).await,
+            None => match open_all(&at, &prefix, reply_bound).await {
                 Ok(made) => {
                     // Tracked from here: copies kept from now on are
                     // invalidated.
@@ -266,7 +305,7 @@ async fn tracking(
                         Some(c) => c.drop_all(TRACKED),
                         None => return,
                     }
-                    follow(&copies, made, reply_bound).await
+                    follow(&copies, &at, made, reply_bound).await
                 }
                 Err(ended) => ended,
             },
@@ -288,15 +327,145 @@ async fn tracking(
     }
 }
 
+/// Every tracking connection `at` needs, made, their pushes into one
+/// channel.
+async fn open_all(at: &Tracking, prefix: &str, reply_bound: Duration) -> Result<Made, Ended> {
+    let (tx, pushed) = tokio::sync::mpsc::unbounded_channel::<PushInfo>();
+    match at {
+        Tracking::One(info) => Ok(Made {
+            cons: vec![open(info, prefix, reply_bound, tx).await?],
+            pushed,
+            primaries: Vec::new(),
+        }),
+        Tracking::Cluster(seeds) => {
+            let primaries = primaries(seeds, reply_bound).await?;
+            let mut cons = Vec::with_capacity(primaries.len());
+            for (host, port) in &primaries {
+                let info = node(&seeds[0], host, *port).ok_or(Ended::Unsupported)?;
+                cons.push(open(&info, prefix, reply_bound, tx.clone()).await?);
+            }
+            Ok(Made {
+                cons,
+                pushed,
+                primaries,
+            })
+        }
+    }
+}
+
+/// A cluster's primaries (host, port), sorted, from the first seed that
+/// answers `CLUSTER SLOTS`.
+async fn primaries(
+    seeds: &[redis::ConnectionInfo],
+    reply_bound: Duration,
+) -> Result<Vec<(String, u16)>, Ended> {
+    let mut ended = Ended::Lost;
+    for seed in seeds {
+        let config = redis::AsyncConnectionConfig::new()
+            .set_connection_timeout(CONNECT_TIMEOUT)
+            .set_response_timeout(reply_bound);
+        let Ok(client) = redis::Client::open(seed.clone()) else {
+            return Err(Ended::Unsupported);
+        };
+        let Ok(mut con) = client
+            .get_multiplexed_async_connection_with_config(&config)
+            .await
+        else {
+            continue;
+        };
+        match slots(&mut con, seed).await {
+            Ok(p) if !p.is_empty() => return Ok(p),
+            Ok(_) => {}
+            Err(e) => {
+                if refused(&e) {
+                    ended = Ended::Unsupported;
+                }
+            }
+        }
+    }
+    Err(ended)
+}
+
+/// The primaries in the `CLUSTER SLOTS` answer of the node `asked` (an
+/// empty host is that node's own), sorted.
+async fn slots(
+    con: &mut redis::aio::MultiplexedConnection,
+    asked: &redis::ConnectionInfo,
+) -> redis::RedisResult<Vec<(String, u16)>> {
+    let reply: Reply = redis::cmd("CLUSTER").arg("SLOTS").query_async(con).await?;
+    let own = match &asked.addr {
+        redis::ConnectionAddr::Tcp(host, _) => host.clone(),
+        redis::ConnectionAddr::TcpTls { host, .. } => host.clone(),
+        redis::ConnectionAddr::Unix(_) => String::new(),
+    };
+    Ok(primaries_in(&reply, &own))
+}
+
+/// The primaries named in a `CLUSTER SLOTS` reply, sorted, without
+/// repeats: each range's third element is its primary (host, port, id).
+fn primaries_in(reply: &Reply, own_host: &str) -> Vec<(String, u16)> {
+    let text = |v: &Reply| match v {
+        Reply::BulkString(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        Reply::SimpleString(s) => Some(s.clone()),
+        _ => None,
+    };
+    let mut out = Vec::new();
+    if let Reply::Array(ranges) = reply {
+        for range in ranges {
+            let Reply::Array(range) = range else { continue };
+            let Some(Reply::Array(primary)) = range.get(2) else {
+                continue;
+            };
+            let (Some(host), Some(Reply::Int(port))) =
+                (primary.first().and_then(text), primary.get(1))
+            else {
+                continue;
+            };
+            let host = if host.is_empty() || host == "?" {
+                own_host.to_string()
+            } else {
+                host
+            };
+            if let Ok(port) = u16::try_from(*port) {
+                out.push((host, port));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// `seed`'s connection settings (credentials, TLS, protocol) for the node
+/// at `host:port` (`None`: a seed not on TCP).
+fn node(seed: &redis::ConnectionInfo, host: &str, port: u16) -> Option<redis::ConnectionInfo> {
+    let mut info = seed.clone();
+    info.addr = match &seed.addr {
+        redis::ConnectionAddr::Tcp(..) => redis::ConnectionAddr::Tcp(host.to_string(), port),
+        redis::ConnectionAddr::TcpTls {
+            insecure,
+            tls_params,
+            ..
+        } => redis::ConnectionAddr::TcpTls {
+            host: host.to_string(),
+            port,
+            insecure: *insecure,
+            tls_params: tls_params.clone(),
+        },
+        redis::ConnectionAddr::Unix(_) => return None,
+    };
+    Some(info)
+}
+
 /// A tracking connection made: RESP3, `CLIENT TRACKING ON BCAST PREFIX
-/// <prefix>value:`, named `stampede-tracking`.
+/// <prefix>value:`, named `stampede-tracking`, its pushes sent to `tx`.
 async fn open(
     info: &redis::ConnectionInfo,
     prefix: &str,
     reply_bound: Duration,
-) -> Result<Made, Ended> {
+    tx: tokio::sync::mpsc::UnboundedSender<PushInfo>,
+) -> Result<redis::aio::MultiplexedConnection, Ended> {
     let client = redis::Client::open(info.clone()).map_err(|_| Ended::Unsupported)?;
-    let (tx, pushed) = tokio::sync::mpsc::unbounded_channel::<PushInfo>();
     let config = redis::AsyncConnectionConfig::new()
         .set_connection_timeout(CONNECT_TIMEOUT)
         .set_response_timeout(reply_bound)
@@ -322,15 +491,18 @@ async fn open(
     let mut name = redis::cmd("CLIENT");
     name.arg("SETNAME").arg("stampede-tracking");
     name.query_async::<()>(&mut con).await.map_err(ended)?;
-    Ok((con, pushed))
+    Ok(con)
 }
 
-/// Follows a tracking connection until it is lost: each invalidation
-/// drops its copies, a `PING` every [`HEARTBEAT`] checks it; lost, every
-/// copy goes and none is kept until the next one is made.
+/// Follows the tracking connections until one is lost: each invalidation
+/// drops its copies; at every [`HEARTBEAT`] a `PING` checks each, and on a
+/// cluster `CLUSTER SLOTS` checks that the primaries are the ones tracked
+/// (a change counts as a loss). Lost, every copy goes and none is kept
+/// until tracking is made again.
 async fn follow(
     copies: &Weak<LocalCopies>,
-    (mut con, mut pushed): Made,
+    at: &Tracking,
+    mut made: Made,
     reply_bound: Duration,
 ) -> Ended {
     let mut beat = tokio::time::interval(HEARTBEAT);
@@ -338,7 +510,7 @@ async fn follow(
     beat.tick().await;
     let ended = loop {
         tokio::select! {
-            push = pushed.recv() => {
+            push = made.pushed.recv() => {
                 let Some(c) = copies.upgrade() else { break Ended::Dropped };
                 match push {
                     Some(PushInfo { kind: PushKind::Invalidate, data }) => {
@@ -354,9 +526,7 @@ async fn follow(
                 if copies.strong_count() == 0 {
                     break Ended::Dropped;
                 }
-                let ping = redis::cmd("PING");
-                let ping = ping.query_async::<()>(&mut con);
-                if !matches!(tokio::time::timeout(reply_bound, ping).await, Ok(Ok(()))) {
+                if !alive(at, &mut made, reply_bound).await {
                     break Ended::Lost;
                 }
             }
@@ -367,6 +537,33 @@ async fn follow(
         c.drop_all(SUSPENDED);
     }
     ended
+}
+
+/// Whether every tracking connection answers a `PING` within the bound
+/// and, on a cluster, the primaries are still the ones tracked.
+async fn alive(at: &Tracking, made: &mut Made, reply_bound: Duration) -> bool {
+    for con in &mut made.cons {
+        let ping = redis::cmd("PING");
+        let ping = ping.query_async::<()>(con);
+        if !matches!(tokio::time::timeout(reply_bound, ping).await, Ok(Ok(()))) {
+            return false;
+        }
+    }
+    let Tracking::Cluster(seeds) = at else {
+        return true;
+    };
+    let Some(con) = made.cons.first_mut() else {
+        return false;
+    };
+    let asked = made
+        .primaries
+        .first()
+        .and_then(|(host, port)| node(&seeds[0], host, *port));
+    let Some(asked) = asked else { return false };
+    matches!(
+        tokio::time::timeout(reply_bound, slots(con, &asked)).await,
+        Ok(Ok(now)) if now == made.primaries
+    )
 }
 
 /// An invalidation's keys (one array of names), or a flush (nil): every
@@ -479,6 +676,42 @@ mod tests {
         assert!(!refused(&e(ErrorKind::BusyLoadingError, "LOADING")));
         assert!(!refused(&e(ErrorKind::IoError, "connection refused")));
         assert!(!refused(&e(ErrorKind::AuthenticationFailed, "WRONGPASS")));
+    }
+
+    /// `CLUSTER SLOTS`: each range's primary, once, sorted; an empty host
+    /// is the node asked.
+    #[test]
+    fn a_clusters_primaries_are_read_from_its_slots() {
+        let node = |host: &str, port: i64, id: &str| {
+            Reply::Array(vec![
+                Reply::BulkString(host.as_bytes().to_vec()),
+                Reply::Int(port),
+                Reply::BulkString(id.as_bytes().to_vec()),
+            ])
+        };
+        let range = |a: i64, b: i64, primary: Reply, replica: Reply| {
+            Reply::Array(vec![Reply::Int(a), Reply::Int(b), primary, replica])
+        };
+        let reply = Reply::Array(vec![
+            range(
+                0,
+                5460,
+                node("10.0.0.2", 7001, "b"),
+                node("10.0.0.9", 7009, "r"),
+            ),
+            range(5461, 5470, node("", 7000, "a"), node("10.0.0.8", 7008, "s")),
+            range(
+                5471,
+                10922,
+                node("10.0.0.2", 7001, "b"),
+                node("10.0.0.9", 7009, "r"),
+            ),
+        ]);
+        assert_eq!(
+            primaries_in(&reply, "seed"),
+            vec![("10.0.0.2".to_string(), 7001), ("seed".to_string(), 7000)]
+        );
+        assert!(primaries_in(&Reply::Nil, "seed").is_empty());
     }
 
     #[test]

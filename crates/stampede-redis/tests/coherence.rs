@@ -2,8 +2,10 @@
 //! copy that stays coherent"): on one Redis, a write or delete of a value
 //! by another instance drops this instance's copy when Redis's
 //! invalidation arrives; a lost tracking connection drops every copy and
-//! keeps none until it is back; where tracking cannot be had (a cluster, a
-//! connection the service made) the copies are bounded in time alone.
+//! keeps none until it is back; on a cluster, the same through one
+//! tracking connection per primary, a slot's move included; where tracking
+//! cannot be had (a connection the service made) the copies are bounded in
+//! time alone.
 //! Every wait here is for an event (an invalidation counted, the tracking
 //! connection seen up or lost), bounded only as a liveness check.
 
@@ -169,18 +171,48 @@ async fn on_the_services_own_connection_copies_are_bounded_in_time() {
     assert_eq!(cache.coherence(), Coherence::TimeBounded);
 }
 
-/// A cluster: copies bounded in time alone (tracking would need a
-/// connection per node, following slot moves), as documented.
+/// A cluster: one tracking connection per primary, so a write on
+/// another instance drops the copy wherever its slot is, before and after
+/// the slot moves to another primary (a resharding: its keys migrated,
+/// then the slot handed over); the primaries are unchanged, so tracking
+/// never stopped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn on_a_cluster_copies_are_bounded_in_time() {
+async fn on_a_cluster_a_write_elsewhere_drops_the_copy_before_and_after_its_slot_moves() {
     let cluster = stampede_testkit::TestCluster::start().await;
-    let cache: Cache<String> = Cache::builder()
-        .redis(cluster.urls.as_str())
-        .local_copy(Duration::from_secs(60))
-        .origin(|key: String| async move { Ok::<_, String>(key) })
-        .build()
+    let calls = Arc::new(AtomicU64::new(0));
+    let a = instance(&cluster.urls, true, calls.clone()).await;
+    let b = instance(&cluster.urls, false, calls.clone()).await;
+    until("tracked", || a.coherence() == Coherence::Tracked).await;
+    assert_eq!(copied(&a, "k").await, "k#0");
+    let seen = a.stats().invalidations;
+    assert!(b.set("k", &"k by b".to_string()).await.unwrap());
+    until("the set's invalidation", || a.stats().invalidations > seen).await;
+    assert_eq!(a.get("k").await.unwrap().value, "k by b");
+    settled(&[&a]).await;
+    assert_eq!(copied(&a, "k").await, "k by b");
+    // The slot moves, the value with it: read from its new primary.
+    let lost = a.stats().tracking_lost;
+    let (from, to) = cluster.move_slot_of(&a.value_key("k")).await;
+    assert_ne!(from, to);
+    let moved: Option<Vec<u8>> = redis::cmd("GET")
+        .arg(a.value_key("k"))
+        .query_async(&mut cluster.node(to).await)
         .await
         .unwrap();
-    assert_eq!(cache.coherence(), Coherence::TimeBounded);
-    assert_eq!(copied(&cache, "k").await, "k");
+    assert!(moved.is_some(), "the value moved with its slot");
+    until("the move's invalidations", || {
+        a.stats().invalidations > seen + 1
+    })
+    .await;
+    settled(&[&a]).await;
+    assert_eq!(copied(&a, "k").await, "k by b");
+    let seen = a.stats().invalidations;
+    assert!(b.set("k", &"k after the move".to_string()).await.unwrap());
+    until("the set's invalidation from the new primary", || {
+        a.stats().invalidations > seen
+    })
+    .await;
+    assert_eq!(a.get("k").await.unwrap().value, "k after the move");
+    assert_eq!(a.stats().tracking_lost, lost, "tracking never stopped");
+    assert_eq!(a.coherence(), Coherence::Tracked);
 }

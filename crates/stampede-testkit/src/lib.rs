@@ -281,6 +281,116 @@ impl TestCluster {
     }
 }
 
+impl TestCluster {
+    /// A connection to the node on `port`.
+    pub async fn node(&self, port: u16) -> redis::aio::MultiplexedConnection {
+        redis::Client::open(format!("redis://127.0.0.1:{port}/"))
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap()
+    }
+
+    /// Moves the slot of `key` (its keys with it) from the node holding it
+    /// to the next one, as a resharding does: `IMPORTING` on the target,
+    /// `MIGRATING` on the source, `MIGRATE` of its keys, then `SETSLOT
+    /// NODE` on every node. Returns (the source's port, the target's).
+    pub async fn move_slot_of(&self, key: &str) -> (u16, u16) {
+        let mut ids = Vec::new();
+        for &p in &self.ports {
+            let id: String = redis::cmd("CLUSTER")
+                .arg("MYID")
+                .query_async(&mut self.node(p).await)
+                .await
+                .unwrap();
+            ids.push(id);
+        }
+        let mut any = self.node(self.ports[0]).await;
+        let slot: u16 = redis::cmd("CLUSTER")
+            .arg("KEYSLOT")
+            .arg(key)
+            .query_async(&mut any)
+            .await
+            .unwrap();
+        let mut from = None;
+        for (i, &p) in self.ports.iter().enumerate() {
+            let nodes: String = redis::cmd("CLUSTER")
+                .arg("NODES")
+                .query_async(&mut self.node(p).await)
+                .await
+                .unwrap();
+            let mine = nodes.lines().find(|l| l.contains("myself")).unwrap();
+            let owns = mine.split(' ').skip(8).any(|range| {
+                let mut ends = range.splitn(2, '-').map(|e| e.parse::<u16>().ok());
+                match (ends.next().flatten(), ends.next().flatten()) {
+                    (Some(a), Some(b)) => a <= slot && slot <= b,
+                    (Some(a), None) => a == slot,
+                    _ => false,
+                }
+            });
+            if owns {
+                from = Some(i);
+            }
+        }
+        let from = from.expect("a node owns the slot");
+        let to = (from + 1) % self.ports.len();
+        let (src, dst) = (self.ports[from], self.ports[to]);
+        let setslot = |state: &str, id: &str| {
+            let mut c = redis::cmd("CLUSTER");
+            c.arg("SETSLOT").arg(slot).arg(state).arg(id);
+            c
+        };
+        let mut target = self.node(dst).await;
+        let mut source = self.node(src).await;
+        setslot("IMPORTING", &ids[from])
+            .query_async::<()>(&mut target)
+            .await
+            .unwrap();
+        setslot("MIGRATING", &ids[to])
+            .query_async::<()>(&mut source)
+            .await
+            .unwrap();
+        loop {
+            let keys: Vec<String> = redis::cmd("CLUSTER")
+                .arg("GETKEYSINSLOT")
+                .arg(slot)
+                .arg(100)
+                .query_async(&mut source)
+                .await
+                .unwrap();
+            if keys.is_empty() {
+                break;
+            }
+            redis::cmd("MIGRATE")
+                .arg("127.0.0.1")
+                .arg(dst)
+                .arg("")
+                .arg(0)
+                .arg(5000)
+                .arg("KEYS")
+                .arg(&keys)
+                .query_async::<()>(&mut source)
+                .await
+                .unwrap();
+        }
+        for i in [to, from] {
+            setslot("NODE", &ids[to])
+                .query_async::<()>(&mut self.node(self.ports[i]).await)
+                .await
+                .unwrap();
+        }
+        for (i, &p) in self.ports.iter().enumerate() {
+            if i != to && i != from {
+                setslot("NODE", &ids[to])
+                    .query_async::<()>(&mut self.node(p).await)
+                    .await
+                    .unwrap();
+            }
+        }
+        (src, dst)
+    }
+}
+
 impl Drop for TestCluster {
     fn drop(&mut self) {
         for c in &mut self.children {
