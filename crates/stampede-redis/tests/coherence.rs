@@ -216,3 +216,37 @@ async fn on_a_cluster_a_write_elsewhere_drops_the_copy_before_and_after_its_slot
     assert_eq!(a.stats().tracking_lost, lost, "tracking never stopped");
     assert_eq!(a.coherence(), Coherence::Tracked);
 }
+
+/// A cluster whose primaries change (a node added and given the key's
+/// slot): the next heartbeat's `CLUSTER SLOTS` sees it, every copy is
+/// dropped (counted as a lost tracking connection), and tracking is made
+/// again on the four primaries, after which the new primary's writes are
+/// heard. Until that heartbeat a write on the new primary is not: the
+/// bound README and ARCHITECTURE state (not timed here).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_cluster_a_new_primary_is_tracked_once_a_heartbeat_sees_it() {
+    let mut cluster = stampede_testkit::TestCluster::start().await;
+    let calls = Arc::new(AtomicU64::new(0));
+    let a = instance(&cluster.urls, true, calls.clone()).await;
+    let b = instance(&cluster.urls, false, calls.clone()).await;
+    until("tracked", || a.coherence() == Coherence::Tracked).await;
+    assert_eq!(copied(&a, "k").await, "k#0");
+    let lost = a.stats().tracking_lost;
+    let new = cluster.add_node().await;
+    let (_, to) = cluster.move_slot_of_to(&a.value_key("k"), new).await;
+    assert_eq!(to, new);
+    until("the new primary seen", || a.stats().tracking_lost > lost).await;
+    until("tracked again", || a.coherence() == Coherence::Tracked).await;
+    settled(&[&a]).await;
+    assert_eq!(copied(&a, "k").await, "k#0", "read from the new primary");
+    let seen = a.stats().invalidations;
+    assert!(b
+        .set("k", &"k on the new primary".to_string())
+        .await
+        .unwrap());
+    until("the set's invalidation from the new primary", || {
+        a.stats().invalidations > seen
+    })
+    .await;
+    assert_eq!(a.get("k").await.unwrap().value, "k on the new primary");
+}

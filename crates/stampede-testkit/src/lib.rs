@@ -291,11 +291,90 @@ impl TestCluster {
             .unwrap()
     }
 
+    /// A fourth (fifth, ...) primary, empty: started, met by the first
+    /// node, and known to every node before this returns (no slots yet:
+    /// give it some with [`TestCluster::move_slot_of_to`]). Its port.
+    pub async fn add_node(&mut self) -> u16 {
+        let p = free_cluster_port(&self.ports);
+        let conf = self.dir.join(format!("nodes-{p}.conf"));
+        let conf = conf.to_string_lossy().to_string();
+        self.children.push(spawn_server(
+            p,
+            &self.dir,
+            &[
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                &conf,
+                "--cluster-node-timeout",
+                "5000",
+            ],
+        ));
+        wait_for_ping(&format!("redis://127.0.0.1:{p}/")).await;
+        redis::cmd("CLUSTER")
+            .arg("MEET")
+            .arg("127.0.0.1")
+            .arg(p)
+            .query_async::<()>(&mut self.node(self.ports[0]).await)
+            .await
+            .unwrap();
+        self.ports.push(p);
+        let id: String = redis::cmd("CLUSTER")
+            .arg("MYID")
+            .query_async(&mut self.node(p).await)
+            .await
+            .unwrap();
+        for &q in &self.ports {
+            let mut known = false;
+            for _ in 0..1000 {
+                let nodes: String = redis::cmd("CLUSTER")
+                    .arg("NODES")
+                    .query_async(&mut self.node(q).await)
+                    .await
+                    .unwrap();
+                let all_met = nodes.lines().count() == self.ports.len()
+                    && !nodes.contains("handshake")
+                    && nodes.contains(&id);
+                if all_met {
+                    known = true;
+                    break;
+                }
+                sleep(Duration::from_millis(20)).await;
+            }
+            assert!(known, "node {q} never met node {p}");
+        }
+        // It serves nothing until it has learnt who holds every slot.
+        let mut ok = false;
+        for _ in 0..1000 {
+            let info: String = redis::cmd("CLUSTER")
+                .arg("INFO")
+                .query_async(&mut self.node(p).await)
+                .await
+                .unwrap();
+            if info.contains("cluster_state:ok") {
+                ok = true;
+                break;
+            }
+            sleep(Duration::from_millis(20)).await;
+        }
+        assert!(ok, "node {p} never reported cluster_state:ok");
+        p
+    }
+
     /// Moves the slot of `key` (its keys with it) from the node holding it
     /// to the next one, as a resharding does: `IMPORTING` on the target,
     /// `MIGRATING` on the source, `MIGRATE` of its keys, then `SETSLOT
     /// NODE` on every node. Returns (the source's port, the target's).
     pub async fn move_slot_of(&self, key: &str) -> (u16, u16) {
+        self.move_slot(key, None).await
+    }
+
+    /// [`TestCluster::move_slot_of`] to the node on `port`.
+    pub async fn move_slot_of_to(&self, key: &str, port: u16) -> (u16, u16) {
+        self.move_slot(key, Some(port)).await
+    }
+
+    async fn move_slot(&self, key: &str, to: Option<u16>) -> (u16, u16) {
         let mut ids = Vec::new();
         for &p in &self.ports {
             let id: String = redis::cmd("CLUSTER")
@@ -333,7 +412,10 @@ impl TestCluster {
             }
         }
         let from = from.expect("a node owns the slot");
-        let to = (from + 1) % self.ports.len();
+        let to = match to {
+            Some(port) => self.ports.iter().position(|&p| p == port).unwrap(),
+            None => (from + 1) % self.ports.len(),
+        };
         let (src, dst) = (self.ports[from], self.ports[to]);
         let setslot = |state: &str, id: &str| {
             let mut c = redis::cmd("CLUSTER");
