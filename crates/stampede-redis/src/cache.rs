@@ -1125,7 +1125,7 @@ impl<V, C> CacheBuilder<V, C> {
 
     /// The service's own redis-rs `Client` (its URL, credentials, TLS),
     /// instead of [`CacheBuilder::redis`]: the cache makes its connection
-    /// manager from it with its own bounds ([`manager_config`]: back within
+    /// manager from it with its own bounds ([`conn::manager`](crate::conn::manager)'s: back within
     /// about a quarter of a second of a Redis restart), and, if Redis is
     /// not there when the cache is built, connects in the background as
     /// with a URL.

@@ -158,7 +158,7 @@ impl From<&Target> for Target {
 }
 
 /// A connection manager with the crate's reconnection bounds
-/// ([`manager_config`]: connecting within 1 s, a reply within the longer
+/// (connecting within 1 s, a reply within the longer
 /// of 2 s and `redis_timeout`, back within about a quarter of a second of
 /// a Redis restart), for a service that shares one connection between its
 /// own commands and a cache: hand a clone to
