@@ -7,7 +7,7 @@
 
 use catalogue::presets::{comparison, Comparison, COMPARISONS};
 use leptos::prelude::*;
-use stampede::metrics::{differences, Report};
+use stampede::metrics::{differences, Metric, Report};
 use stampede::scenario::Scenario;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlCanvasElement};
@@ -20,7 +20,7 @@ use crate::fleet_layout::stage_height;
 use crate::fleet_view::{ActorStats, FleetView};
 use crate::lab::Lab;
 use crate::page::action::Action;
-use crate::page::label_of;
+use crate::page::label;
 use crate::page::Command;
 use crate::page::Page;
 use crate::palette::scheme;
@@ -30,17 +30,17 @@ use crate::web::{wall_now, window};
 const CHART_HEIGHT: f64 = 150.0;
 
 /// The counters each side shows, with `data-side` and `data-metric`.
-pub const SIDE_METRICS: [&str; 10] = [
-    "recomputes",
-    "claim_attempts",
-    "redis_round_trips",
-    "origin_peak_concurrency",
-    "misses",
-    "stale_served",
-    "errors",
-    "timeouts",
-    "p50_ms",
-    "p99_ms",
+pub const SIDE_METRICS: [Metric; 10] = [
+    Metric::Recomputes,
+    Metric::ClaimAttempts,
+    Metric::RedisRoundTrips,
+    Metric::OriginPeakConcurrency,
+    Metric::Misses,
+    Metric::StaleServed,
+    Metric::Errors,
+    Metric::Timeouts,
+    Metric::P50Ms,
+    Metric::P99Ms,
 ];
 
 /// The recompute-cost control's range (ms): an indexed query to a slow,
@@ -111,8 +111,8 @@ impl AbEngine {
     fn mark(&self, m: Option<&crate::page::Mark>, marked: StoredValue<u32>) {
         let Some((dom, _, _)) = &self.dom else { return };
         for (k, side) in ['a', 'b'].into_iter().enumerate() {
-            for (name, (dd, _)) in SIDE_METRICS.iter().zip(&dom.values[k]) {
-                match m.filter(|m| m.side == Some(side) && m.metric == *name) {
+            for (metric, (dd, _)) in SIDE_METRICS.iter().zip(&dom.values[k]) {
+                match m.filter(|m| m.side == Some(side) && m.metric == Some(*metric)) {
                     Some(m) if marked.get_value() != m.seq => {
                         marked.set_value(m.seq);
                         crate::dom::show_marked(dd);
@@ -212,7 +212,7 @@ pub(crate) fn clip_shot(open: Open) -> Option<crate::stage::shot::Shot> {
                 .collect::<Vec<_>>()
         })
     })?;
-    let line = move |title: &str, metric: &str| {
+    let line = move |title: &str, metric: Metric| {
         k.engine
             .try_with_value(|e| match e.sides.as_slice() {
                 [a, b] => {
@@ -467,7 +467,7 @@ impl Animate for AbEngine {
 ///
 /// A side is "better" on a counter only once both runs are over; until
 /// then it is better "so far", as the verdict is.
-fn diff_rows(a: &Report, b: &Report, subject: &str, at_end: bool) -> Vec<(String, String, bool)> {
+fn diff_rows(a: &Report, b: &Report, subject: Metric, at_end: bool) -> Vec<(Metric, String, bool)> {
     let num = stampede::decimal::format;
     // The factor between the sides, read from the larger one: "B is 200× A".
     let factor = |x: &stampede::metrics::Difference| {
@@ -495,7 +495,7 @@ fn diff_rows(a: &Report, b: &Report, subject: &str, at_end: bool) -> Vec<(String
     // partition: no sort, whose code the wasm would carry for this alone).
     let (first, rest): (Vec<_>, Vec<_>) = differences(a, b)
         .into_iter()
-        .partition(|x| x.name == subject);
+        .partition(|x| x.metric == subject);
     first
         .into_iter()
         .chain(rest)
@@ -508,12 +508,12 @@ fn diff_rows(a: &Report, b: &Report, subject: &str, at_end: bool) -> Vec<(String
             };
             let text = format!(
                 "{}: A {} vs B {}{}{better}",
-                label_of(&x.name),
+                label(x.metric),
                 num(x.a),
                 num(x.b),
                 factor(&x)
             );
-            (x.name.clone(), text, x.name == subject)
+            (x.metric, text, x.metric == subject)
         })
         .collect()
 }
@@ -548,7 +548,7 @@ struct AbDom {
     /// The overall verdict, by the core's declared objective.
     verdict: Element,
     shown: Vec<String>,
-    shown_diffs: Vec<(String, String, bool)>,
+    shown_diffs: Vec<(Metric, String, bool)>,
     /// The rows were written for two runs that were both over.
     shown_final: bool,
     _listeners: Listeners,
@@ -757,9 +757,9 @@ impl AbDom {
             let dl = el("dl", "ab-metrics");
             for m in SIDE_METRICS {
                 let boxed = el("div", "metric");
-                put(&boxed, &text_el("dt", "", label_of(m)));
+                put(&boxed, &text_el("dt", "", label(m)));
                 let dd = el("dd", "");
-                set(&dd, "data-metric", m);
+                set(&dd, "data-metric", m.name());
                 put(&boxed, &dd);
                 put(&dl, &boxed);
                 values[k].push((dd, boxed));
@@ -888,13 +888,8 @@ impl AbDom {
         }
         let mut shown = Vec::with_capacity(2 * SIDE_METRICS.len());
         for (k, r) in reports.iter().enumerate() {
-            let fields = r.fields();
             for (m, (dd, boxed)) in SIDE_METRICS.iter().zip(&self.values[k]) {
-                let v = fields
-                    .iter()
-                    .find(|(n, _)| n == m)
-                    .map(|(_, v)| v.clone())
-                    .unwrap_or_default();
+                let v = r.text(*m);
                 set_text(dd, &v);
                 let subject = *m == c.metric;
                 if boxed.class_list().contains("subject") != subject {
@@ -913,7 +908,7 @@ impl AbDom {
             self.diffs.set_text_content(None);
             for (m, text, subject) in &rows {
                 let li = text_el("li", if *subject { "subject" } else { "" }, text);
-                set(&li, "data-diff", m);
+                set(&li, "data-diff", m.name());
                 put(&self.diffs, &li);
             }
             self.shown_diffs = rows;

@@ -931,8 +931,8 @@ impl Landed {
     }
 }
 
-fn metric(r: &Report, name: &str) -> f64 {
-    stampede::metrics::value(r, name).unwrap_or(0.0)
+fn metric(r: &Report, m: stampede::Metric) -> f64 {
+    stampede::metrics::value(r, m).unwrap_or(0.0)
 }
 
 fn ms_of(t: Micros) -> u32 {

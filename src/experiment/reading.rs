@@ -66,12 +66,6 @@ impl Reading {
         self.fields.get(m as usize).map_or("", |(_, v)| v.as_str())
     }
 
-    /// The value of the counter called `name` (a lesson's or a tour
-    /// step's metric); empty for a name that is no counter.
-    pub fn field(&self, name: &str) -> String {
-        Metric::from_name(name).map_or_else(String::new, |m| self.text(m).to_string())
-    }
-
     pub fn naive(&self) -> u64 {
         u64::from(self.instances) * u64::from(self.threads)
     }

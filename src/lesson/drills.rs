@@ -420,7 +420,7 @@ mod tests {
         let p99 = DRILLS
             .iter()
             .flat_map(|d| d.goals)
-            .find(|c| c.metric == "p99_ms")
+            .find(|c| c.metric == stampede::Metric::P99Ms)
             .expect("a p99 goal");
         assert!(goal_words(p99).starts_with("p99 "), "{}", goal_words(p99));
         assert!(goal_words(p99).ends_with(" ms"), "{}", goal_words(p99));

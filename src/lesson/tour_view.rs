@@ -461,9 +461,9 @@ fn announce(d: Page) {
             Some(step) => step.metric,
             None => d.proof().get().metric,
         };
-        let (value, settled) = d.reading().with(|r| (r.field(metric), r.at_end));
+        let (value, settled) = d.reading().with(|r| (r.text(metric).to_string(), r.at_end));
         let now = crate::web::wall_now();
-        let line = format!("{}: {value}", crate::page::label_of(metric));
+        let line = format!("{}: {value}", crate::page::label(metric));
         let (last, at) = said.get_value();
         if value.is_empty() || line == last || (!settled && now - at < ANNOUNCE_EVERY_MS) {
             return;
@@ -560,7 +560,7 @@ fn follow_step(
             set(&b.progress, "max", &n.to_string());
             set(&b.progress, "value", &(k + 1).to_string());
             set_text(&b.title, step.title);
-            set(&b.number, "data-metric", step.metric);
+            set(&b.number, "data-metric", step.metric.name());
             let first = tour::back((lv, k)).is_none();
             let last = tour::next((lv, k)).is_none();
             let _ = b.back.toggle_attribute_with_force("disabled", first);

@@ -14,6 +14,7 @@ use leptos::prelude::{Callable, GetUntracked, GetValue, Set, SetValue, Update, W
 
 use super::{Bet, Command, Contrast, Page};
 use crate::url_state;
+use stampede::Metric;
 
 /// One change to the page.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,7 +72,7 @@ pub enum Action {
     /// A question's link names a counter (on a side of the A/B view) to
     /// bring into view.
     Mark {
-        metric: String,
+        metric: Option<Metric>,
         side: Option<char>,
     },
     /// Back or Forward to a history entry: its address's query and hash
@@ -970,17 +971,17 @@ mod tests {
         with_owner(|| {
             let (p, _) = page();
             p.act(Action::Mark {
-                metric: "timeouts".into(),
+                metric: Some(Metric::Timeouts),
                 side: Some('b'),
             });
             p.act(Action::Mark {
-                metric: "timeouts".into(),
+                metric: Some(Metric::Timeouts),
                 side: Some('b'),
             });
             let m = p.mark.get_untracked().unwrap();
             assert_eq!(
-                (m.seq, m.metric.as_str(), m.side),
-                (2, "timeouts", Some('b'))
+                (m.seq, m.metric, m.side),
+                (2, Some(Metric::Timeouts), Some('b'))
             );
             // Built: at a link's moment, paused; from t = 0 held for Play.
             p.act(Action::Sandbox);

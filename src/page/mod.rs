@@ -173,12 +173,6 @@ pub const fn label(m: Metric) -> &'static str {
     }
 }
 
-/// The label of the counter called `name` (a claim's or a link's metric);
-/// the name itself for anything that is no counter.
-pub fn label_of(name: &str) -> &str {
-    Metric::from_name(name).map_or(name, |m| label(m))
-}
-
 /// A bound as the page words it: the counter's name on the page, and the
 /// limit (`origin peak ≤ 60`, `p99 ≤ 300 ms`), where the CLI says
 /// `origin_peak_concurrency <= 60` (a drill's goal, a kit point's Show).
@@ -189,9 +183,9 @@ pub fn bound_words(c: &catalogue::claims::Bound) -> String {
         catalogue::claims::Cmp::Exactly => "=",
     };
     // "p99 ≤ 300 ms", not "p99 ms ≤ 300 ms".
-    let name = label_of(c.metric);
+    let name = label(c.metric);
     let name = name.strip_suffix(" ms").unwrap_or(name);
-    let limit = if c.metric.ends_with("_ms") {
+    let limit = if c.metric.is_time() {
         format!("{} ms", stampede::decimal::format(c.limit))
     } else {
         catalogue::lesson::shown(c.metric, c.limit)
@@ -206,8 +200,8 @@ pub fn bound_words(c: &catalogue::claims::Bound) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mark {
     pub seq: u32,
-    /// A `Report` field; empty for "the proof".
-    pub metric: String,
+    /// The counter; `None` for "the proof".
+    pub metric: Option<Metric>,
     pub side: Option<char>,
 }
 
@@ -322,7 +316,7 @@ pub struct Page {
     /// step's.
     proof: Memo<catalogue::lesson::Proof>,
     /// The counter the tour step on screen is about.
-    highlight: Memo<Option<&'static str>>,
+    highlight: Memo<Option<Metric>>,
     /// The step the page's link opens at a moment (`at=`): its prediction
     /// is behind it. Taken by that step, forgotten by any other.
     opens_at: StoredValue<Option<Place>>,
@@ -564,7 +558,7 @@ impl Page {
     }
     /// The counter a tour step is about: its owners (the proof, the
     /// arithmetic, the counters) outline it wherever it shows.
-    pub fn highlight(&self) -> Memo<Option<&'static str>> {
+    pub fn highlight(&self) -> Memo<Option<Metric>> {
         self.highlight
     }
     /// The open A/B view's one clock (µs) and whether it plays.

@@ -5,7 +5,7 @@
 //! changed since it was written, the panel says so instead of pretending.
 
 use stampede::scenario::Scenario;
-use stampede::Fleet;
+use stampede::{Fleet, Metric};
 
 /// The file `make conformance` writes.
 pub const DATA: &str = include_str!("../../data/conformance.tsv");
@@ -13,7 +13,7 @@ pub const DATA: &str = include_str!("../../data/conformance.tsv");
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row<'a> {
     pub preset: &'a str,
-    pub metric: &'a str,
+    pub metric: Metric,
     /// The simulation's number when the file was written.
     pub sim: u64,
     pub real: u64,
@@ -53,7 +53,10 @@ pub fn parse(text: &str) -> Table<'_> {
         }
         let cols: Vec<&str> = line.split('\t').collect();
         if let [preset, metric, sim, real, tolerance] = cols[..] {
-            if let (Ok(sim), Ok(real)) = (sim.parse(), real.parse()) {
+            // The file names a counter as the CLI's JSON does: read once
+            // here, and looked up by its `Metric` after.
+            let metric = Metric::from_name(metric);
+            if let (Some(metric), Ok(sim), Ok(real)) = (metric, sim.parse(), real.parse()) {
                 t.rows.push(Row {
                     preset,
                     metric,
@@ -89,7 +92,7 @@ impl<'a> Table<'a> {
 
     /// What the simulation makes of a preset's conformance run now: each of
     /// the file's counters with (the file's number, the core's number).
-    pub fn now(&self, preset: &str) -> Vec<(&'a str, u64, u64)> {
+    pub fn now(&self, preset: &str) -> Vec<(Metric, u64, u64)> {
         let Some((_, query)) = self.scenarios.iter().find(|(p, _)| *p == preset) else {
             return Vec::new();
         };
@@ -99,14 +102,9 @@ impl<'a> Table<'a> {
         let mut fleet = Fleet::new(&s, seed);
         while !fleet.advance_to(u64::MAX, usize::MAX) {}
         let report = fleet.report();
-        let fields = report.fields();
         self.rows_for(preset)
             .map(|r| {
-                let now = fields
-                    .iter()
-                    .find(|(k, _)| k == r.metric)
-                    .and_then(|(_, v)| v.parse().ok())
-                    .unwrap_or(u64::MAX);
+                let now = report.text(r.metric).parse().unwrap_or(u64::MAX);
                 (r.metric, r.sim, now)
             })
             .collect()
@@ -182,8 +180,8 @@ pub fn mount(base: leptos::prelude::Memo<Option<&'static str>>, side: &web_sys::
             let mut stale = Vec::new();
             for (r, (metric, then, now)) in table.rows_for(p).zip(&now) {
                 let tr = el("tr", "");
-                set(&tr, "data-conformance", metric);
-                put(&tr, &text_el("th", "", crate::page::label_of(metric)));
+                set(&tr, "data-conformance", metric.name());
+                put(&tr, &text_el("th", "", crate::page::label(*metric)));
                 put(&tr, &text_el("td", "num", &now.to_string()));
                 put(&tr, &text_el("td", "num", &r.real.to_string()));
                 put(&tr, &text_el("td", "", r.tolerance));
@@ -234,6 +232,15 @@ mod tests {
         for r in &t.rows {
             assert!(t.runs().contains(&r.preset), "{r:?}");
         }
+        // Every row of the file is read: each names a counter of `Report`.
+        let lines = DATA
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'));
+        assert_eq!(
+            t.rows.len(),
+            lines.count() - 1,
+            "a row names no counter (the header aside)"
+        );
     }
 
     /// The committed file is current: its simulation column is what the
@@ -259,7 +266,7 @@ mod tests {
         let now = t.now("burst");
         assert!(
             now.iter()
-                .any(|(m, then, now)| *m == "recomputes" && then != now),
+                .any(|(m, then, now)| *m == Metric::Recomputes && then != now),
             "{now:?}"
         );
     }

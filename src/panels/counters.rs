@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 
 use crate::lab::{Defence, Score};
 use crate::page::action::Action;
-use crate::page::{label, label_of, HEADLINE};
+use crate::page::{label, HEADLINE};
 
 pub use crate::reading::Reading;
 
@@ -59,7 +59,7 @@ fn build_proof(
     proof: Memo<Proof>,
     lesson: Memo<catalogue::lesson::Lesson>,
     needs: Callback<&'static str>,
-    highlight: Memo<Option<&'static str>>,
+    highlight: Memo<Option<Metric>>,
     mark: crate::page::Read<Option<crate::page::Mark>>,
 ) {
     use crate::dom::{el, put, set, set_changed, set_text, text_el, Listeners};
@@ -117,7 +117,7 @@ fn build_proof(
     crate::dom::effect(move || {
         let on = highlight
             .get()
-            .is_some_and(|h| h == proof.with(|p| p.metric));
+            .is_some_and(|h| proof.with(|p| h == p.metric));
         parts.with_value(|p| {
             let _ = p.3.toggle_attribute_with_force("data-highlight", on);
         });
@@ -129,7 +129,7 @@ fn build_proof(
         let metric = proof.with(|p| p.metric);
         let mine = mark.with(|m| {
             m.as_ref()
-                .filter(|m| m.side.is_none() && (m.metric.is_empty() || m.metric == metric))
+                .filter(|m| m.side.is_none() && m.metric.is_none_or(|m| m == metric))
                 .map(|m| m.seq)
         });
         parts.with_value(|p| match mine {
@@ -145,20 +145,20 @@ fn build_proof(
     });
     crate::dom::effect(move || {
         let Proof { metric, damage, .. } = proof.get();
-        let (raw, ended) = reading.with(|r| (r.field(metric), r.at_end));
+        let (raw, ended) = reading.with(|r| (r.text(metric).to_string(), r.at_end));
         let v = stampede::decimal::parse(&raw);
         let pending = catalogue::lesson::pending(metric, v.unwrap_or(0.0), ended);
         let hurt = damage && v.is_some_and(|v| v > 0.0);
-        let meant = catalogue::lesson::meaning(metric).unwrap_or_default();
+        let meant = catalogue::lesson::meaning(metric);
         parts.with_value(
             |(div, label, meaning, value, note, more, need, need_text, go, _)| {
                 let _ = div.class_list().toggle_with_force("damage", hurt);
                 set_changed(label, "title", meant);
-                set_text(label, label_of(metric));
+                set_text(label, crate::page::label(metric));
                 set_text(meaning, meant);
                 set_changed(value, "data-pending", if pending { "1" } else { "0" });
                 set_changed(value, "data-damage", if damage { "1" } else { "0" });
-                set_changed(value, "data-metric", metric);
+                set_changed(value, "data-metric", metric.name());
                 set_text(
                     value,
                     if pending {
@@ -230,7 +230,7 @@ fn build_counters(
     section: &web_sys::Element,
     reading: crate::page::Read<Reading>,
     proof: Memo<Proof>,
-    highlight: Memo<Option<&'static str>>,
+    highlight: Memo<Option<Metric>>,
     mark: crate::page::Read<Option<crate::page::Mark>>,
 ) {
     use crate::dom::{el, put, set, text_el};
@@ -257,11 +257,7 @@ fn build_counters(
         .map(|(metric, list)| {
             let div = el("div", "metric");
             let dt = text_el("dt", "", label(metric));
-            set(
-                &dt,
-                "title",
-                catalogue::lesson::meaning(metric.name()).unwrap_or_default(),
-            );
+            set(&dt, "title", catalogue::lesson::meaning(metric));
             put(&div, &dt);
             let dd = el("dd", "");
             set(&dd, "data-metric", metric.name());
@@ -279,7 +275,7 @@ fn build_counters(
 
     let rows = StoredValue::new_local((rows, lists));
     crate::dom::effect(move || {
-        let h = highlight.get().and_then(Metric::from_name);
+        let h = highlight.get();
         rows.with_value(|(rows, _)| {
             for r in rows {
                 let on = h == Some(r.metric);
@@ -294,8 +290,8 @@ fn build_counters(
         let metric = proof.with(|p| p.metric);
         let mine = mark.with(|m| {
             m.as_ref()
-                .filter(|m| m.side.is_none() && m.metric != metric)
-                .and_then(|m| Some((m.seq, Metric::from_name(&m.metric)?)))
+                .filter(|m| m.side.is_none() && m.metric != Some(metric))
+                .and_then(|m| Some((m.seq, m.metric?)))
         });
         rows.with_value(|(rows, lists)| {
             for r in rows {
@@ -317,7 +313,7 @@ fn build_counters(
     });
     let promoted = std::cell::RefCell::new(None::<Option<Metric>>);
     crate::dom::effect(move || {
-        let metric = proof.with(|p| Metric::from_name(p.metric));
+        let metric = proof.with(|p| Some(p.metric));
         rows.with_value(|(rows, lists)| {
             if promoted.replace(Some(metric)) != Some(metric) {
                 for r in rows {
@@ -772,25 +768,14 @@ pub fn formula_caveat(r: &Reading) -> Option<&'static str> {
 pub fn Arithmetic() -> impl IntoView {
     let page = crate::page::use_page();
     let reading = page.reading();
-    // The counter a tour step is about: outlined wherever it shows.
-    let highlight = page.highlight();
+    // No tour step is about a row's measured number (a step's counter is a
+    // `Report` field, a row's a run of its own): nothing here is outlined.
     let root = NodeRef::<leptos::html::Section>::new();
     crate::dom::build_once(
         move || root.get().map(Into::into),
         move |section| {
             let table = StoredValue::new_local(ArithDom::build(&section));
             crate::dom::effect(move || reading.with(|r| table.with_value(|t| t.write(r))));
-            crate::dom::effect(move || {
-                let h = highlight.get();
-                table.with_value(|t| {
-                    for (row, dom) in ROWS.iter().zip(&t.rows) {
-                        let on = h.is_some_and(|h| h == row.metric);
-                        let _ = dom
-                            .measured
-                            .toggle_attribute_with_force("data-highlight", on);
-                    }
-                });
-            });
         },
     );
     view! { <section class="panel arithmetic" aria-labelledby="arith-title" node_ref=root></section> }
@@ -1031,9 +1016,7 @@ mod tests {
         for m in Metric::ALL {
             let l = label(*m);
             assert!(!l.is_empty() && !l.contains('_'), "{m:?}: {l:?}");
-            assert_eq!(label_of(m.name()), l);
         }
-        assert_eq!(label_of("no_such_counter"), "no_such_counter");
     }
 
     /// A frame's counters are read by `Metric`: each is the report's own
@@ -1049,11 +1032,9 @@ mod tests {
             };
             for m in Metric::ALL {
                 assert_eq!(r.text(*m), report.text(*m), "seed {seed} {m:?}");
-                assert_eq!(r.field(m.name()), report.text(*m), "seed {seed} {m:?}");
             }
         }
         assert_eq!(Reading::default().text(Metric::Hits), "");
-        assert_eq!(Reading::default().field("no_such_counter"), "");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use catalogue::presets::PRESETS;
 use leptos::prelude::*;
+use stampede::Metric;
 
 use crate::clock::{position_of, speed_at, speed_label, virtual_label, SPEED_STEPS};
 use crate::page::action::Action;
@@ -432,13 +433,18 @@ fn build_transport(root: &web_sys::Element, page: Page, clip_source: clip::Sourc
 /// What a question's link left for the page it opened: the question's
 /// number, the counter its answer names and, in the A/B view, the side.
 /// `"13|timeouts|b"`; anything else is ignored.
-pub fn parse_from(text: &str) -> Option<(u32, String, String)> {
+pub fn parse_from(text: &str) -> Option<(u32, Option<Metric>, String)> {
     let mut parts = text.split('|');
     let n = parts.next()?.parse::<u32>().ok().filter(|n| *n > 0)?;
-    let metric = parts.next().unwrap_or("").to_string();
+    // The link names its counter as the CLI's JSON does (none: the
+    // proof's); read once here, and a name that is no counter drops it.
+    let metric = match parts.next().unwrap_or("") {
+        "" => None,
+        name => Some(Metric::from_name(name)?),
+    };
     let side = parts.next().unwrap_or("").to_string();
     let clean = |s: &str| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    (clean(&metric) && clean(&side)).then_some((n, metric, side))
+    clean(&side).then_some((n, metric, side))
 }
 
 /// The interview questions link scenarios (static HTML under the page). A
@@ -522,7 +528,7 @@ pub fn question_links() {
 /// the answer names brought into view and marked: by its owner, once its
 /// view shows it ([`crate::page::Mark`]).
 fn way_back(
-    (n, metric, side): (u32, String, String),
+    (n, metric, side): (u32, Option<Metric>, String),
     page: Page,
     shown: StoredValue<Option<web_sys::Element>, LocalStorage>,
 ) {
@@ -572,14 +578,16 @@ mod tests {
     fn a_question_link_is_read_or_ignored() {
         assert_eq!(
             parse_from("13|timeouts|b"),
-            Some((13, "timeouts".into(), "b".into()))
+            Some((13, Some(Metric::Timeouts), "b".into()))
         );
         assert_eq!(
             parse_from("10|releases_refused|"),
-            Some((10, "releases_refused".into(), String::new()))
+            Some((10, Some(Metric::ReleasesRefused), String::new()))
         );
         assert_eq!(parse_from("x|timeouts|b"), None);
         assert_eq!(parse_from("0||"), None);
+        assert_eq!(parse_from("4||"), Some((4, None, String::new())));
+        assert_eq!(parse_from("5|no_such_counter|b"), None);
         assert_eq!(parse_from("3|a\"]|b"), None, "never a selector of its own");
     }
 

@@ -9,6 +9,7 @@ use crate::lab::Channel;
 use crate::palette::{colour, look_of, scheme, Glyph, Scheme, LOOKS, MONO, SANS};
 use crate::pen::Pen;
 use stampede::read_path::Activity;
+use stampede::Metric;
 use web_sys::CanvasRenderingContext2d as Ctx;
 
 /// How long a pulse takes to reach its actor (wall ms).
@@ -74,20 +75,53 @@ impl ActorStats {
     }
 }
 
-/// The words the Redis and origin boxes use, each with the counter it
-/// shows; what each means is the core's (`catalogue::lesson::meaning`).
-pub const TERMS: [(&str, &str, &str); 11] = [
-    ("Redis", "claim attempts", "claim_attempts"),
-    ("Redis", "round trips", "redis_round_trips"),
-    ("Redis", "claim: office N / held / free", "live_claims"),
-    ("Redis", "errors", "redis_errors"),
-    ("Redis", "releases refused", "releases_refused"),
-    ("Origin", "recomputes", "recomputes"),
-    ("Origin", "running now", "origin_running"),
-    ("Origin", "capacity", "origin_capacity"),
-    ("Origin", "overlapping", "overlapping_recomputes"),
-    ("Origin", "timed out", "origin_timeouts"),
-    ("Origin", "failed", "origin_failures"),
+/// What a box's word counts: a counter of the run, or one of the page's
+/// own numbers (`catalogue::lesson::DERIVED_MEANINGS`, named there).
+#[derive(Clone, Copy, Debug)]
+pub enum Counts {
+    Run(Metric),
+    Page(&'static str),
+}
+
+impl Counts {
+    /// What it counts, in the core's words (`catalogue::lesson::meaning`).
+    pub fn meaning(self) -> Option<&'static str> {
+        match self {
+            Counts::Run(m) => Some(catalogue::lesson::meaning(m)),
+            Counts::Page(name) => catalogue::lesson::derived_meaning(name),
+        }
+    }
+}
+
+/// The words the Redis and origin boxes use, each with what it shows.
+pub const TERMS: [(&str, &str, Counts); 11] = [
+    (
+        "Redis",
+        "claim attempts",
+        Counts::Run(Metric::ClaimAttempts),
+    ),
+    ("Redis", "round trips", Counts::Run(Metric::RedisRoundTrips)),
+    (
+        "Redis",
+        "claim: office N / held / free",
+        Counts::Page("live_claims"),
+    ),
+    ("Redis", "errors", Counts::Run(Metric::RedisErrors)),
+    (
+        "Redis",
+        "releases refused",
+        Counts::Run(Metric::ReleasesRefused),
+    ),
+    ("Origin", "recomputes", Counts::Run(Metric::Recomputes)),
+    ("Origin", "running now", Counts::Page("origin_running")),
+    ("Origin", "capacity", Counts::Page("origin_capacity")),
+    (
+        "Origin",
+        "overlapping",
+        Counts::Run(Metric::OverlappingRecomputes),
+    ),
+    ("Origin", "timed out", Counts::Run(Metric::OriginTimeouts)),
+    ("Origin", "failed", Counts::Run(Metric::OriginFailures)),
 ];
 
 /// The boxes' words and what they count, as a list under the legend.
@@ -99,10 +133,7 @@ pub fn build_terms(root: &web_sys::Element) {
         let div = el("div", "");
         set(&div, "data-term", term);
         put(&div, &text_el("dt", "", &format!("{actor}: {term}")));
-        put(
-            &div,
-            &text_el("dd", "", catalogue::lesson::meaning(metric).unwrap_or("")),
-        );
+        put(&div, &text_el("dd", "", metric.meaning().unwrap_or("")));
         put(&dl, &div);
     }
     put(root, &dl);
@@ -965,7 +996,7 @@ mod tests {
     #[test]
     fn every_box_word_is_explained_by_the_core() {
         for (_, term, metric) in TERMS {
-            assert!(catalogue::lesson::meaning(metric).is_some(), "{term}");
+            assert!(metric.meaning().is_some(), "{term}");
         }
     }
 

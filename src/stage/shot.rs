@@ -15,7 +15,7 @@ pub struct Pane {
 }
 
 /// The band's line each frame, from the title and the caption's counter.
-pub type Line = Box<dyn Fn(&str, &str) -> String>;
+pub type Line = Box<dyn Fn(&str, stampede::Metric) -> String>;
 
 /// What Record records, asked of the view on screen when it is pressed
 /// (the app hands the clip a [`Source`]; no part is looked up by selector):
@@ -34,7 +34,7 @@ pub type Source = leptos::prelude::Callback<(), Option<Shot>>;
 /// sides' numbers of the comparison's counter.
 pub fn ab_caption_line(
     title: &str,
-    metric: &str,
+    metric: stampede::Metric,
     reports: [&stampede::Report; 2],
     now_us: u64,
 ) -> String {
@@ -44,18 +44,23 @@ pub fn ab_caption_line(
     format!(
         "{title} · t = {} ms · {}: A {a} · B {b}",
         stampede::metrics::one_decimal(now_us as f64 / 1000.0),
-        crate::page::label_of(metric),
+        crate::page::label(metric),
     )
 }
 
 /// The caption's line at one moment: the title, the clock and the proof's
 /// number, all from the run on screen.
-pub fn caption_line(title: &str, metric: &str, report: &stampede::Report, now_us: u64) -> String {
+pub fn caption_line(
+    title: &str,
+    metric: stampede::Metric,
+    report: &stampede::Report,
+    now_us: u64,
+) -> String {
     let value = stampede::metrics::value(report, metric).unwrap_or(0.0);
     format!(
         "{title} · t = {} ms · {}: {}",
         stampede::metrics::one_decimal(now_us as f64 / 1000.0),
-        crate::page::label_of(metric),
+        crate::page::label(metric),
         catalogue::lesson::shown(metric, value)
     )
 }

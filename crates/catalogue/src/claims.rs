@@ -15,7 +15,7 @@
 use serde::Serialize;
 use stampede::ledger::{Cause, End, FaultActs};
 use stampede::scenario::Scenario;
-use stampede::Report;
+use stampede::{Metric, Report};
 
 /// The run a sentence speaks of: its scenario, its counters so far, and
 /// whether it is over; and, where the sentence compares it with one
@@ -105,7 +105,7 @@ impl Claim {
     /// A bound on a counter as a claim.
     pub const fn bound(b: Bound) -> Claim {
         Claim {
-            states: b.metric,
+            states: b.metric.name(),
             test: Test::Bound(b),
         }
     }
@@ -221,7 +221,7 @@ impl Cmp {
 /// and a limit, as in `p99_ms <= 300`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bound {
-    pub metric: &'static str,
+    pub metric: Metric,
     pub cmp: Cmp,
     pub limit: f64,
 }
@@ -231,7 +231,7 @@ impl Bound {
     pub fn name(&self) -> String {
         format!(
             "{} {} {}",
-            self.metric,
+            self.metric.name(),
             self.cmp.symbol(),
             stampede::decimal::format(self.limit)
         )
@@ -528,7 +528,7 @@ mod tests {
             ..Report::default()
         };
         let goal = Claim::bound(Bound {
-            metric: "recomputes",
+            metric: Metric::Recomputes,
             cmp: Cmp::AtMost,
             limit: 40.0,
         });

@@ -19,7 +19,7 @@ use serde::Serialize;
 use stampede::ledger::End;
 use stampede::scenario::{self, knob_names, Notice, Pitfalls, Scenario};
 use stampede::sim::Fleet;
-use stampede::Report;
+use stampede::{Metric, Report};
 
 /// The seeds every drill is graded on, in order.
 pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
@@ -39,7 +39,7 @@ pub type Criterion = crate::claims::Bound;
 
 /// The counters that measure how long callers waited for their answer
 /// (a criterion on one of them is a criterion on answering time).
-pub const ANSWERING_TIME: [&str; 3] = ["max_ms", "p99_ms", "p50_ms"];
+pub const ANSWERING_TIME: [Metric; 3] = [Metric::MaxMs, Metric::P99Ms, Metric::P50Ms];
 
 /// Every caller was answered: none was still waiting when the run stopped
 /// (the ledger's `unanswered`, the report's `pinned`).
@@ -88,7 +88,7 @@ impl Criterion {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Graded {
     pub name: String,
-    pub metric: &'static str,
+    pub metric: Metric,
     pub value: f64,
     pub limit: f64,
     pub passed: bool,
@@ -421,21 +421,21 @@ pub fn drill(name: &str) -> Option<&'static Drill> {
     DRILLS.iter().find(|d| d.name == name)
 }
 
-pub(crate) const fn at_most(metric: &'static str, limit: f64) -> Criterion {
+pub(crate) const fn at_most(metric: Metric, limit: f64) -> Criterion {
     Criterion {
         metric,
         cmp: Cmp::AtMost,
         limit,
     }
 }
-pub(crate) const fn at_least(metric: &'static str, limit: f64) -> Criterion {
+pub(crate) const fn at_least(metric: Metric, limit: f64) -> Criterion {
     Criterion {
         metric,
         cmp: Cmp::AtLeast,
         limit,
     }
 }
-pub(crate) const fn exactly(metric: &'static str, limit: f64) -> Criterion {
+pub(crate) const fn exactly(metric: Metric, limit: f64) -> Criterion {
     Criterion {
         metric,
         cmp: Cmp::Exactly,
@@ -459,9 +459,9 @@ pub const DRILLS: &[Drill] = &[
         },
         allowed: &["singleflight", "claim"],
         goals: &[
-            at_most("recomputes", 40.0),
-            exactly("claim_attempts", 0.0),
-            exactly("timeouts", 0.0),
+            at_most(Metric::Recomputes, 40.0),
+            exactly(Metric::ClaimAttempts, 0.0),
+            exactly(Metric::Timeouts, 0.0),
         ],
         hints: [
             "The duplicates come from threads of the same instance asking the same question.",
@@ -470,13 +470,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "sf=1",
-            claims: &[exactly("recomputes", 40.0).claim(), exactly("claim_attempts", 0.0).claim(), exactly("redis_round_trips", 8080.0).claim()],
+            claims: &[exactly(Metric::Recomputes, 40.0).claim(), exactly(Metric::ClaimAttempts, 0.0).claim(), exactly(Metric::RedisRoundTrips, 8080.0).claim()],
             words: "Singleflight makes the first thread of each instance ask and the others wait for its answer: one recompute per instance, 40, and no Redis command but each thread's GET and each instance's write: 8080 round trips. A claim would take the fleet to one recompute, but costs a claim per instance, which this drill forbids.",
         },
         other: &[
             Row {
                 link: "sf=1&c=inner",
-                claims: &[exactly("recomputes", 1.0).claim(), exactly("claim_attempts", 40.0).claim()],
+                claims: &[exactly(Metric::Recomputes, 1.0).claim(), exactly(Metric::ClaimAttempts, 40.0).claim()],
                 words: "A claim would take the fleet to one recompute, but costs a claim per instance",
             },
         ],
@@ -489,14 +489,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "claim-outer",
         story: Row {
             link: "preset=claim-outer",
-            claims: &[exactly("recomputes", 1.0).claim(), exactly("claim_attempts", 8000.0).claim()],
+            claims: &[exactly(Metric::Recomputes, 1.0).claim(), exactly(Metric::ClaimAttempts, 8000.0).claim()],
             words: "Singleflight and a claim are both on, and the fleet recomputes once, but Redis sees a claim attempt from every one of 8000 threads. Keep the single recompute with one claim attempt per instance.",
         },
         allowed: &["claim"],
         goals: &[
-            at_most("recomputes", 1.0),
-            at_most("claim_attempts", 40.0),
-            exactly("timeouts", 0.0),
+            at_most(Metric::Recomputes, 1.0),
+            at_most(Metric::ClaimAttempts, 40.0),
+            exactly(Metric::Timeouts, 0.0),
         ],
         hints: [
             "Count who walks to Redis: every thread, or one per instance?",
@@ -505,7 +505,7 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "c=inner",
-            claims: &[exactly("recomputes", 1.0).claim(), exactly("claim_attempts", 40.0).claim()],
+            claims: &[exactly(Metric::Recomputes, 1.0).claim(), exactly(Metric::ClaimAttempts, 40.0).claim()],
             words: "With the claim outside, every thread claims before its instance has coalesced: 8000 attempts. With singleflight outside, only each instance's leader claims: 40 attempts, and the one winner still recomputes once for the fleet.",
         },
         other: &[],
@@ -518,14 +518,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "stale",
         story: Row {
             link: "preset=stale&rc=2000&l=wait",
-            claims: &[exactly("timeouts", 8000.0).claim()],
+            claims: &[exactly(Metric::Timeouts, 8000.0).claim()],
             words: "A 2 s recompute behind a 1 s deadline. The value has just expired but a stale copy is kept for a minute, and the offices that lose the claim wait for the winner, so they all time out. Only the refreshing office may time out.",
         },
         allowed: &["loser", "claim", "singleflight"],
         goals: &[
-            at_most("timeouts", 200.0),
-            exactly("degraded", 0.0),
-            at_most("recomputes", 1.0),
+            at_most(Metric::Timeouts, 200.0),
+            exactly(Metric::Degraded, 0.0),
+            at_most(Metric::Recomputes, 1.0),
         ],
         hints: [
             "Waiting for a 2 s recompute with a 1 s deadline cannot end well.",
@@ -534,18 +534,18 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "l=stale",
-            claims: &[exactly("stale_served", 7800.0).claim(), exactly("timeouts", 200.0).claim()],
+            claims: &[exactly(Metric::StaleServed, 7800.0).claim(), exactly(Metric::Timeouts, 200.0).claim()],
             words: "A loser with a stale copy can answer at once instead of polling for the winner's value: the losing offices serve stale (7800 answers) and only the winner's 200 threads, coalesced on its 2 s recompute, reach their deadline. Degrading would answer quickly with nothing useful; computing would send 40 recomputes to the origin.",
         },
         other: &[
             Row {
                 link: "l=degrade",
-                claims: &[at_least("degraded", 7800.0).claim()],
+                claims: &[at_least(Metric::Degraded, 7800.0).claim()],
                 words: "Degrading would answer quickly with nothing useful",
             },
             Row {
                 link: "l=compute",
-                claims: &[exactly("recomputes", 40.0).claim()],
+                claims: &[exactly(Metric::Recomputes, 40.0).claim()],
                 words: "computing would send 40 recomputes to the origin",
             },
         ],
@@ -558,11 +558,11 @@ pub const DRILLS: &[Drill] = &[
         lesson: "late-writer",
         story: Row {
             link: "preset=late-writer",
-            claims: &[at_least("releases_refused", 1.0).claim(), at_least("overlapping_recomputes", 1.0).claim(), at_least("stale_overwrites", 1.0).claim()],
+            claims: &[at_least(Metric::ReleasesRefused, 1.0).claim(), at_least(Metric::OverlappingRecomputes, 1.0).claim(), at_least(Metric::StaleOverwrites, 1.0).claim()],
             words: "A 1 s recompute under a 100 ms claim: holders outlive their claim, another office recomputes, and an older value lands over a newer one. The claim TTL is locked (a platform setting). Make the cache refuse the late write.",
         },
         allowed: &["fenced_writes", "claim", "singleflight"],
-        goals: &[exactly("stale_overwrites", 0.0), at_most("recomputes", 30.0)],
+        goals: &[exactly(Metric::StaleOverwrites, 0.0), at_most(Metric::Recomputes, 30.0)],
         hints: [
             "A lock with a TTL guards efficiency, not correctness: it can run out mid-work.",
             "The store has to be able to tell an older write from a newer one.",
@@ -570,13 +570,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "fw=1",
-            claims: &[exactly("stale_overwrites", 0.0).claim(), at_least("writes_refused", 1.0).claim()],
+            claims: &[exactly(Metric::StaleOverwrites, 0.0).claim(), at_least(Metric::WritesRefused, 1.0).claim()],
             words: "A claim that expires mid-recompute lets a second office start; whichever write lands last wins, and sometimes that is the older value. A fencing number taken with each claim win and carried by the write lets the cache refuse any write older than the one it holds. Turning the claim off would not help: fills without a lock race the same way.",
         },
         other: &[
             Row {
                 link: "c=off",
-                claims: &[at_least("stale_overwrites", 1.0).claim()],
+                claims: &[at_least(Metric::StaleOverwrites, 1.0).claim()],
                 words: "Turning the claim off would not help: fills without a lock race the same way.",
             },
         ],
@@ -589,14 +589,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "redis-down",
         story: Row {
             link: "preset=redis-down&re=closed",
-            claims: &[exactly("timeouts", 8000.0).claim(), exactly("recomputes", 0.0).claim()],
+            claims: &[exactly(Metric::Timeouts, 8000.0).claim(), exactly(Metric::Recomputes, 0.0).claim()],
             words: "Every Redis command errors. The fleet treats a claim that errors as lost, so every caller waits for a winner that never comes. Answer everyone with a real value, at no more than one recompute per instance.",
         },
         allowed: &["redis_error", "loser"],
         goals: &[
-            exactly("timeouts", 0.0),
-            exactly("degraded", 0.0),
-            at_most("recomputes", 40.0),
+            exactly(Metric::Timeouts, 0.0),
+            exactly(Metric::Degraded, 0.0),
+            at_most(Metric::Recomputes, 40.0),
         ],
         hints: [
             "With Redis down, nobody can win the claim.",
@@ -605,13 +605,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "re=open",
-            claims: &[exactly("recomputes", 40.0).claim(), exactly("timeouts", 0.0).claim()],
+            claims: &[exactly(Metric::Recomputes, 40.0).claim(), exactly(Metric::Timeouts, 0.0).claim()],
             words: "Failing closed, every office counts the failed claim as lost and waits for a value nobody computes. Failing open, each office's leader treats it as won and refreshes: 40 recomputes, one per office (singleflight still coalesces the threads), and nobody waits on a lock that cannot be taken. Degrading would answer at once, but with no value.",
         },
         other: &[
             Row {
                 link: "l=degrade",
-                claims: &[exactly("degraded", 8000.0).claim()],
+                claims: &[exactly(Metric::Degraded, 8000.0).claim()],
                 words: "Degrading would answer at once, but with no value.",
             },
         ],
@@ -624,14 +624,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "short-ttl",
         story: Row {
             link: "preset=short-ttl&ot=800&hc=1",
-            claims: &[at_least("overlapping_recomputes", 1.0).claim(), at_least("releases_refused", 1.0).claim()],
+            claims: &[at_least(Metric::OverlappingRecomputes, 1.0).claim(), at_least(Metric::ReleasesRefused, 1.0).claim()],
             words: "A 400 ms recompute with an 800 ms origin timeout, and a 100 ms claim TTL that runs out mid-work. The first claim holder also crashes, and a dead holder's claim stalls the key for its whole TTL. No recompute may overlap another, and the crash must cost at most one round of timeouts.",
         },
         allowed: &["claim_ttl_ms"],
         goals: &[
-            exactly("overlapping_recomputes", 0.0),
-            exactly("releases_refused", 0.0),
-            at_most("timeouts", 200.0),
+            exactly(Metric::OverlappingRecomputes, 0.0),
+            exactly(Metric::ReleasesRefused, 0.0),
+            at_most(Metric::Timeouts, 200.0),
         ],
         hints: [
             "A claim that expires before the work ends lets a second office start the same work.",
@@ -640,13 +640,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "ct=900",
-            claims: &[exactly("overlapping_recomputes", 0.0).claim(), exactly("releases_refused", 0.0).claim()],
+            claims: &[exactly(Metric::OverlappingRecomputes, 0.0).claim(), exactly(Metric::ReleasesRefused, 0.0).claim()],
             words: "The origin timeout bounds how long a recompute can run, so a TTL above it plus the write never expires under a live holder: no overlap, no refused release. But the TTL is also how long a crashed holder blocks the key; at 10 s every caller times out again and again, so size it just above the bound, not far above.",
         },
         other: &[
             Row {
                 link: "ct=10000",
-                claims: &[at_least("timeouts", 201.0).claim()],
+                claims: &[at_least(Metric::Timeouts, 201.0).claim()],
                 words: "at 10 s every caller times out again and again",
             },
         ],
@@ -659,15 +659,15 @@ pub const DRILLS: &[Drill] = &[
         lesson: "hang",
         story: Row {
             link: "preset=hang&w=steady&i=10&t=20&dur=10000&th=200&vt=2000&pf=no-deadline&ot=1000",
-            claims: &[at_least("pinned", 1.0).claim(), exactly("timeouts", 0.0).claim()],
+            claims: &[at_least(Metric::Pinned, 1.0).claim(), exactly(Metric::Timeouts, 0.0).claim()],
             words: "The origin never answers. The code has no deadlines, so every thread that asks is pinned, and with no deadline there is no origin timeout either: a call to the hung origin never ends. Give every caller an answer (a timeout counts) within 300 ms, and call the hung origin at most 3 times.",
         },
         allowed: &["pitfall-no-deadline", "deadline_ms", "origin_timeout_ms"],
         goals: &[
-            exactly("pinned", 0.0),
-            at_most("max_ms", 300.0),
-            at_most("recomputes", 3.0),
-            exactly("degraded", 0.0),
+            exactly(Metric::Pinned, 0.0),
+            at_most(Metric::MaxMs, 300.0),
+            at_most(Metric::Recomputes, 3.0),
+            exactly(Metric::Degraded, 0.0),
         ],
         hints: [
             "A wait with no end pins a thread for good.",
@@ -676,13 +676,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "pf=&dl=250&ot=3000",
-            claims: &[exactly("pinned", 0.0).claim(), at_most("max_ms", 250.0).claim(), exactly("recomputes", 3.0).claim(), EVERY_CALLER_ANSWERED],
+            claims: &[exactly(Metric::Pinned, 0.0).claim(), at_most(Metric::MaxMs, 250.0).claim(), exactly(Metric::Recomputes, 3.0).claim(), EVERY_CALLER_ANSWERED],
             words: "The caller's deadline bounds the wait: at 250 ms every caller gets its answer (a timeout) in time and nothing stays pinned. The origin timeout bounds the call: each time it fires, the flight and the claim are freed and the next caller starts another recompute at the hung origin. A 1 s timeout calls it 9 times in 10 s; 3 s keeps it to 3.",
         },
         other: &[
             Row {
                 link: "pf=&dl=250&ot=1000",
-                claims: &[exactly("recomputes", 9.0).claim()],
+                claims: &[exactly(Metric::Recomputes, 9.0).claim()],
                 words: "A 1 s timeout calls it 9 times in 10 s",
             },
         ],
@@ -695,11 +695,11 @@ pub const DRILLS: &[Drill] = &[
         lesson: "retry-storm",
         story: Row {
             link: "preset=retry-storm",
-            claims: &[exactly("requests", 200.0).claim(), at_least("recomputes", 780.0).claim(), at_most("recomputes", 800.0).claim()],
+            claims: &[exactly(Metric::Requests, 200.0).claim(), at_least(Metric::Recomputes, 780.0).claim(), at_most(Metric::Recomputes, 800.0).claim()],
             words: "The origin fails for its first 2 s, and every caller retries a failed attempt 3 times, with nothing coalesced: 200 requests make nearly 800 origin calls. Call the origin at most 50 times and fail at most 20 requests.",
         },
         allowed: &["singleflight", "claim", "retries", "retry_backoff_ms"],
-        goals: &[at_most("recomputes", 50.0), at_most("errors", 20.0)],
+        goals: &[at_most(Metric::Recomputes, 50.0), at_most(Metric::Errors, 20.0)],
         hints: [
             "Each retry is one more call, unless it can join a call already running.",
             "Fewer retries fail more callers. When do the retries land, against the outage?",
@@ -707,13 +707,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "sf=1&c=inner&rbo=1500",
-            claims: &[at_least("recomputes", 5.0).claim(), at_most("recomputes", 15.0).claim()],
+            claims: &[at_least(Metric::Recomputes, 5.0).claim(), at_most(Metric::Recomputes, 15.0).claim()],
             words: "Coalescing turns the retries of a key into one call per flight, and the claim into one for the fleet, so the failing origin sees about ten calls. But a retry 50 ms later still lands in the outage and fails: a backoff longer than the outage lets the last attempts succeed. Dropping the retries fails every caller; singleflight alone still makes 60 to 100 calls with the long backoff. The price is latency: the callers that succeed waited seconds.",
         },
         other: &[
             Row {
                 link: "sf=1&rbo=1500",
-                claims: &[at_least("recomputes", 60.0).claim(), at_most("recomputes", 100.0).claim()],
+                claims: &[at_least(Metric::Recomputes, 60.0).claim(), at_most(Metric::Recomputes, 100.0).claim()],
                 words: "singleflight alone still makes 60 to 100 calls with the long backoff",
             },
         ],
@@ -726,14 +726,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "holder-crash",
         story: Row {
             link: "preset=holder-crash",
-            claims: &[at_least("timeouts", 1.0).claim(), exactly("recomputes", 1.0).claim()],
+            claims: &[at_least(Metric::Timeouts, 1.0).claim(), exactly(Metric::Recomputes, 1.0).claim()],
             words: "The office that wins the claim crashes without releasing it, and nobody may refresh until its 10 s TTL runs out. The TTL is locked (other teams share the claim). Keep every caller answered in time, with one recompute.",
         },
         allowed: &["loser", "stale_ms", "stale_while_revalidate"],
         goals: &[
-            exactly("timeouts", 0.0),
-            at_most("recomputes", 1.0),
-            exactly("degraded", 0.0),
+            exactly(Metric::Timeouts, 0.0),
+            at_most(Metric::Recomputes, 1.0),
+            exactly(Metric::Degraded, 0.0),
         ],
         hints: [
             "While the dead claim blocks the refresh, what could a caller be given?",
@@ -742,13 +742,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "st=60000&l=stale",
-            claims: &[exactly("timeouts", 0.0).claim(), at_least("stale_served", 1.0).claim(), NO_FALLBACKS],
+            claims: &[exactly(Metric::Timeouts, 0.0).claim(), at_least(Metric::StaleServed, 1.0).claim(), NO_FALLBACKS],
             words: "The stall lasts the claim's TTL and the TTL is locked, so the fix is in what losers do meanwhile: with a stale window they answer from the old value at once, and nobody waits out the dead claim. Recomputing anyway would also answer, but at a recompute per loser.",
         },
         other: &[
             Row {
                 link: "l=compute",
-                claims: &[at_least("recomputes", 2.0).claim()],
+                claims: &[at_least(Metric::Recomputes, 2.0).claim()],
                 words: "Recomputing anyway would also answer, but at a recompute per loser.",
             },
         ],
@@ -761,13 +761,13 @@ pub const DRILLS: &[Drill] = &[
         lesson: "jitter",
         story: Row {
             link: "preset=jitter&j=0",
-            claims: &[at_least("origin_peak_concurrency", 150.0).claim()],
+            claims: &[at_least(Metric::OriginPeakConcurrency, 150.0).claim()],
             words: "200 keys written together expire together, and the origin sees over 150 recomputes at once. Bring the peak to 60 or below without adding recomputes overall: at most 2300 in the run.",
         },
         allowed: &["jitter"],
         goals: &[
-            at_most("origin_peak_concurrency", 60.0),
-            at_most("recomputes", 2300.0),
+            at_most(Metric::OriginPeakConcurrency, 60.0),
+            at_most(Metric::Recomputes, 2300.0),
         ],
         hints: [
             "The keys expire together because they were written together with the same TTL.",
@@ -776,25 +776,25 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "j=0.3",
-            claims: &[at_most("origin_peak_concurrency", 60.0).claim()],
+            claims: &[at_most(Metric::OriginPeakConcurrency, 60.0).claim()],
             words: "Jitter draws each TTL from ttl x [1 - j, 1 + j], so keys written together expire over a window instead of at one instant, and the peak falls. But the mean TTL stays the same while the short draws refresh more often: at j = 1 some TTLs are near zero and the recomputes climb above 2240, close to the cap. A middle value spreads the peak at little cost.",
         },
         other: &[
             Row {
                 link: "j=1",
-                claims: &[at_least("recomputes", 2240.0).claim()],
+                claims: &[at_least(Metric::Recomputes, 2240.0).claim()],
                 words: "at j = 1 some TTLs are near zero and the recomputes climb above 2240",
             },
         ],
         hint_runs: &[
             Row {
                 link: "j=0",
-                claims: &[at_least("recomputes", 1950.0).claim()],
+                claims: &[at_least(Metric::Recomputes, 1950.0).claim()],
                 words: "small enough that short TTLs do not add many recomputes",
             },
             Row {
                 link: "j=0.3",
-                claims: &[at_most("recomputes", 2300.0).claim()],
+                claims: &[at_most(Metric::Recomputes, 2300.0).claim()],
                 words: "small enough that short TTLs do not add many recomputes",
             },
         ],
@@ -806,14 +806,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "hot-key",
         story: Row {
             link: "preset=hot-key",
-            claims: &[at_least("p99_ms", 250.0).claim()],
+            claims: &[at_least(Metric::P99Ms, 250.0).claim()],
             words: "Every read of one hot key is a command on one Redis of finite throughput, and the queue there sets the latency: p99 over 250 ms. Bring p99 to 5 ms or below and Redis to at most 2100 round trips, while the value still refreshes at its TTL (at least 2 recomputes in the run).",
         },
         allowed: &["local_cache_ms"],
         goals: &[
-            at_most("p99_ms", 5.0),
-            at_most("redis_round_trips", 2100.0),
-            at_least("recomputes", 2.0),
+            at_most(Metric::P99Ms, 5.0),
+            at_most(Metric::RedisRoundTrips, 2100.0),
+            at_least(Metric::Recomputes, 2.0),
         ],
         hints: [
             "The origin is not the bottleneck here: Redis's queue is.",
@@ -822,25 +822,25 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "l1=500",
-            claims: &[at_most("p99_ms", 5.0).claim(), EVERY_CALLER_ANSWERED],
+            claims: &[at_most(Metric::P99Ms, 5.0).claim(), EVERY_CALLER_ANSWERED],
             words: "A hot key's reads all land on one Redis shard, so at its throughput they queue. A local copy in each instance answers repeat reads from memory and sends Redis only the occasional refresh. Its lifetime is how stale an answer may be: keep it well under the value's TTL, or the local copies outlive the value and nobody refreshes it (at 5 s, none does in this run).",
         },
         other: &[
             Row {
                 link: "l1=5000",
-                claims: &[exactly("recomputes", 0.0).claim()],
+                claims: &[exactly(Metric::Recomputes, 0.0).claim()],
                 words: "at 5 s, none does in this run",
             },
         ],
         hint_runs: &[
             Row {
                 link: "l1=50",
-                claims: &[at_most("p99_ms", 5.0).claim(), at_most("redis_round_trips", 2100.0).claim(), at_least("recomputes", 2.0).claim(), EVERY_CALLER_ANSWERED],
+                claims: &[at_most(Metric::P99Ms, 5.0).claim(), at_most(Metric::RedisRoundTrips, 2100.0).claim(), at_least(Metric::Recomputes, 2.0).claim(), EVERY_CALLER_ANSWERED],
                 words: "A short local copy in each instance (local_cache_ms about 50-500)",
             },
             Row {
                 link: "l1=0",
-                claims: &[at_most("origin_peak_concurrency", 1.0).claim(), at_least("p99_ms", 250.0).claim()],
+                claims: &[at_most(Metric::OriginPeakConcurrency, 1.0).claim(), at_least(Metric::P99Ms, 250.0).claim()],
                 words: "The origin is not the bottleneck here: Redis's queue is.",
             },
         ],
@@ -852,15 +852,15 @@ pub const DRILLS: &[Drill] = &[
         lesson: "failure",
         story: Row {
             link: "preset=failure&pf=remember-failure",
-            claims: &[at_least("remembered_failures", 1.0).claim()],
+            claims: &[at_least(Metric::RememberedFailures, 1.0).claim()],
             words: "The origin fails for its first 3 s. The code keeps a failed result in the flight map and hands it to every later caller, long after the origin recovered. Hand out no remembered failure, refill the cache, call the failing origin at most 10 times, and fail at most 600 requests.",
         },
         allowed: &["pitfall-remember-failure", "negative_ttl_ms"],
         goals: &[
-            exactly("remembered_failures", 0.0),
-            at_least("values_written", 1.0),
-            at_most("origin_failures", 10.0),
-            at_most("errors", 600.0),
+            exactly(Metric::RememberedFailures, 0.0),
+            at_least(Metric::ValuesWritten, 1.0),
+            at_most(Metric::OriginFailures, 10.0),
+            at_most(Metric::Errors, 600.0),
         ],
         hints: [
             "A failure should reach the callers waiting on it, then leave.",
@@ -869,18 +869,18 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "pf=&nt=500",
-            claims: &[exactly("remembered_failures", 0.0).claim()],
+            claims: &[exactly(Metric::RememberedFailures, 0.0).claim()],
             words: "A flight that remembers its failure keeps failing after the origin recovers. Removing it alone retries the failing origin on nearly every request (about 20 failures). A short negative cache answers retries from the cached failure for 500 ms, so the origin sees a few calls during the outage; a long one (2 s) keeps serving the error after the origin is back and fails too many requests.",
         },
         other: &[
             Row {
                 link: "pf=",
-                claims: &[at_least("recomputes", 15.0).claim()],
+                claims: &[at_least(Metric::Recomputes, 15.0).claim()],
                 words: "Removing it alone retries the failing origin on nearly every request (about 20 failures).",
             },
             Row {
                 link: "pf=&nt=2000",
-                claims: &[at_least("errors", 601.0).claim()],
+                claims: &[at_least(Metric::Errors, 601.0).claim()],
                 words: "a long one (2 s) keeps serving the error after the origin is back and fails too many requests.",
             },
         ],
@@ -893,11 +893,11 @@ pub const DRILLS: &[Drill] = &[
         lesson: "xfetch",
         story: Row {
             link: "preset=xfetch&xfetch_beta=0",
-            claims: &[at_least("misses", 1.0).claim()],
+            claims: &[at_least(Metric::Misses, 1.0).claim()],
             words: "Values expire every 5 s and readers wait on the recompute each time. No reader may find its value expired (no misses), and the origin may do at most 30 recomputes in the run.",
         },
         allowed: &["xfetch_beta"],
-        goals: &[exactly("misses", 0.0), at_most("recomputes", 30.0)],
+        goals: &[exactly(Metric::Misses, 0.0), at_most(Metric::Recomputes, 30.0)],
         hints: [
             "A miss happens because the first reader after expiry finds nothing fresh.",
             "A reader could refresh a value that is about to expire, behind its answer. How eagerly?",
@@ -905,13 +905,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "xfetch_beta=1",
-            claims: &[exactly("misses", 0.0).claim()],
+            claims: &[exactly(Metric::Misses, 0.0).claim()],
             words: "XFetch makes a reader of a fresh value refresh it early with a probability that rises as expiry nears, scaled by the recompute's duration and beta: the value is rewritten before it expires and nobody misses. Beta sets how early: at 3 the refreshes start so early that recomputes double, at 10 they run constantly.",
         },
         other: &[
             Row {
                 link: "xfetch_beta=3",
-                claims: &[at_least("recomputes", 40.0).claim()],
+                claims: &[at_least(Metric::Recomputes, 40.0).claim()],
                 words: "at 3 the refreshes start so early that recomputes double",
             },
         ],
@@ -924,15 +924,15 @@ pub const DRILLS: &[Drill] = &[
         lesson: "swr",
         story: Row {
             link: "preset=stale&rc=2000&l=wait",
-            claims: &[exactly("timeouts", 8000.0).claim()],
+            claims: &[exactly(Metric::Timeouts, 8000.0).claim()],
             words: "The same 2 s recompute and stale copy as before, but now every caller must be answered at once: p99 at most 5 ms, no timeouts, one recompute. Serving stale from the losers is not enough: the refreshing office's own threads still wait.",
         },
         allowed: &["loser", "claim", "stale_while_revalidate"],
         goals: &[
-            exactly("timeouts", 0.0),
-            at_most("p99_ms", 5.0),
-            at_most("recomputes", 1.0),
-            exactly("degraded", 0.0),
+            exactly(Metric::Timeouts, 0.0),
+            at_most(Metric::P99Ms, 5.0),
+            at_most(Metric::Recomputes, 1.0),
+            exactly(Metric::Degraded, 0.0),
         ],
         hints: [
             "Who still waits when the losers serve stale? The winner's own threads.",
@@ -941,13 +941,13 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "swr=1",
-            claims: &[exactly("recomputes", 1.0).claim(), exactly("timeouts", 0.0).claim(), at_most("p99_ms", 5.0).claim(), EVERY_CALLER_ANSWERED, NO_FALLBACKS],
+            claims: &[exactly(Metric::Recomputes, 1.0).claim(), exactly(Metric::Timeouts, 0.0).claim(), at_most(Metric::P99Ms, 5.0).claim(), EVERY_CALLER_ANSWERED, NO_FALLBACKS],
             words: "With stale-while-revalidate every request, the refreshing one included, gets the stale value at once; the claim guards only the refresh running behind, so one recompute happens and nobody waits. The losers' stale policy alone leaves the winning office's 200 threads waiting on the 2 s recompute until their 1 s deadline.",
         },
         other: &[
             Row {
                 link: "l=stale",
-                claims: &[exactly("timeouts", 200.0).claim()],
+                claims: &[exactly(Metric::Timeouts, 200.0).claim()],
                 words: "The losers' stale policy alone leaves the winning office's 200 threads waiting on the 2 s recompute until their 1 s deadline.",
             },
         ],
@@ -960,14 +960,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "cheap",
         story: Row {
             link: "preset=cheap&c=outer",
-            claims: &[at_least("redis_round_trips", 24000.0).claim()],
+            claims: &[at_least(Metric::RedisRoundTrips, 24000.0).claim()],
             words: "A 20 ms indexed query, and a claim outside singleflight costing three Redis commands per request. Use the fewest Redis commands (at most 8080 round trips) while the origin sees at most 40 calls and nobody times out.",
         },
         allowed: &["singleflight", "claim", "loser"],
         goals: &[
-            at_most("recomputes", 40.0),
-            at_most("redis_round_trips", 8080.0),
-            exactly("timeouts", 0.0),
+            at_most(Metric::Recomputes, 40.0),
+            at_most(Metric::RedisRoundTrips, 8080.0),
+            exactly(Metric::Timeouts, 0.0),
         ],
         hints: [
             "Every request GETs the value first; those round trips stay whatever you do.",
@@ -976,20 +976,20 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "c=off",
-            claims: &[exactly("redis_round_trips", 8080.0).claim()],
+            claims: &[exactly(Metric::RedisRoundTrips, 8080.0).claim()],
             words: "For a cheap query, one copy per instance is no load, so the claim buys nothing but Redis commands: each claim, poll and release is a round trip. Singleflight alone coalesces the threads for free and leaves the GETs and one write per instance. Even the inner claim adds commands over that.",
         },
         other: &[
             Row {
                 link: "c=inner",
-                claims: &[at_least("redis_round_trips", 8081.0).claim()],
+                claims: &[at_least(Metric::RedisRoundTrips, 8081.0).claim()],
                 words: "Even the inner claim adds commands over that.",
             },
         ],
         hint_runs: &[
             Row {
                 link: "c=off",
-                claims: &[exactly("recomputes", 40.0).claim(), at_most("origin_peak_concurrency", 40.0).claim()],
+                claims: &[exactly(Metric::Recomputes, 40.0).claim(), at_most(Metric::OriginPeakConcurrency, 40.0).claim()],
                 words: "40 recomputes of a 20 ms query are no load.",
             },
         ],
@@ -1001,14 +1001,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "cold",
         story: Row {
             link: "preset=cold&k=60&adm=0&sf=0&c=off",
-            claims: &[exactly("requests", 1000.0).claim(), at_least("timeouts", 1.0).claim()],
+            claims: &[exactly(Metric::Requests, 1000.0).claim(), at_least(Metric::Timeouts, 1.0).claim()],
             words: "A restart empties the cache; 1000 requests ask for 60 hot keys at once, with no protection at all. Keep the origin at 40 concurrent recomputes or fewer, shed at most 100 requests (10 %), and let nobody time out.",
         },
         allowed: &["singleflight", "claim", "loser", "admission", "admission_wait_ms"],
         goals: &[
-            at_most("origin_peak_concurrency", 40.0),
-            at_most("admission_shed", 100.0),
-            exactly("timeouts", 0.0),
+            at_most(Metric::OriginPeakConcurrency, 40.0),
+            at_most(Metric::AdmissionShed, 100.0),
+            exactly(Metric::Timeouts, 0.0),
         ],
         hints: [
             "Admission control alone bounds the origin, but sheds most requests: they are duplicates.",
@@ -1017,20 +1017,20 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "sf=1&c=inner&adm=4&aw=500",
-            claims: &[exactly("recomputes", 60.0).claim(), at_most("origin_peak_concurrency", 40.0).claim()],
+            claims: &[exactly(Metric::Recomputes, 60.0).claim(), at_most(Metric::OriginPeakConcurrency, 40.0).claim()],
             words: "Sixty keys need only 60 recomputes; the rest are duplicates that coalescing removes. Four permits per instance bound the origin at 40; the 500 ms queue lets the second round of recomputes wait for a permit instead of being shed. Serving stale as the losers' policy would hurt here: after a restart there is no stale copy, so the losers compute and the shed count climbs.",
         },
         other: &[
             Row {
                 link: "sf=1&c=inner&adm=4&aw=500&l=stale",
-                claims: &[at_least("admission_shed", 1.0).claim()],
+                claims: &[at_least(Metric::AdmissionShed, 1.0).claim()],
                 words: "Serving stale as the losers' policy would hurt here: after a restart there is no stale copy, so the losers compute and the shed count climbs.",
             },
         ],
         hint_runs: &[
             Row {
                 link: "adm=4",
-                claims: &[at_most("origin_peak_concurrency", 40.0).claim(), at_least("admission_shed", 501.0).claim()],
+                claims: &[at_most(Metric::OriginPeakConcurrency, 40.0).claim(), at_least(Metric::AdmissionShed, 501.0).claim()],
                 words: "Admission control alone bounds the origin, but sheds most requests",
             },
         ],
@@ -1042,14 +1042,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "redis-down",
         story: Row {
             link: "preset=redis-down&cap=4",
-            claims: &[exactly("origin_peak_concurrency", 40.0).claim(), at_least("timeouts", 4000.0).claim()],
+            claims: &[exactly(Metric::OriginPeakConcurrency, 40.0).claim(), at_least(Metric::Timeouts, 4000.0).claim()],
             words: "Every Redis command errors, and the origin absorbs only 4 recomputes at once before it slows. Failing open sends it 40 and half the callers time out. Keep the origin at 4 or fewer concurrent recomputes with no timeouts and no errors.",
         },
         allowed: &["redis_error", "loser", "admission"],
         goals: &[
-            at_most("origin_peak_concurrency", 4.0),
-            exactly("timeouts", 0.0),
-            exactly("errors", 0.0),
+            at_most(Metric::OriginPeakConcurrency, 4.0),
+            exactly(Metric::Timeouts, 0.0),
+            exactly(Metric::Errors, 0.0),
         ],
         hints: [
             "Failing open is right only when the origin can take one recompute per instance.",
@@ -1058,7 +1058,7 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "re=closed&l=degrade",
-            claims: &[exactly("degraded", 8000.0).claim(), exactly("recomputes", 0.0).claim()],
+            claims: &[exactly(Metric::Degraded, 8000.0).claim(), exactly(Metric::Recomputes, 0.0).claim()],
             words: "Fail open versus closed is a judgement about the origin: open lets each office refresh, 40 at once, which a 4-wide origin cannot take. Closed keeps the origin safe, but then nobody wins and waiting losers time out, so they must degrade: an explicit, quick answer without the value, until Redis returns. Admission per instance still allows one recompute per office, 40 in all.",
         },
         other: &[],
@@ -1071,14 +1071,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "cold-skew",
         story: Row {
             link: "preset=cold-skew&key_skew=1.4",
-            claims: &[exactly("requests", 1000.0).claim()],
+            claims: &[exactly(Metric::Requests, 1000.0).claim()],
             words: "A restart empties the cache and 1000 requests ask for 5000 keys at once, a few of them hot. Coalescing is on, with 6 admission permits per instance that shed whatever waits 100 ms. Keep the origin at 40 concurrent recomputes or fewer, shed under 10 % (at most 100), and time out at most 10.",
         },
         allowed: &["admission", "admission_wait_ms", "singleflight", "claim"],
         goals: &[
-            at_most("origin_peak_concurrency", 40.0),
-            at_most("admission_shed", 100.0),
-            at_most("timeouts", 10.0),
+            at_most(Metric::OriginPeakConcurrency, 40.0),
+            at_most(Metric::AdmissionShed, 100.0),
+            at_most(Metric::Timeouts, 10.0),
         ],
         hints: [
             "Ten instances share the origin: its bound is the permits per instance times ten.",
@@ -1087,30 +1087,30 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "adm=4&aw=600",
-            claims: &[at_most("origin_peak_concurrency", 40.0).claim()],
+            claims: &[at_most(Metric::OriginPeakConcurrency, 40.0).claim()],
             words: "Four permits per instance bound the origin at 40. With fewer permits the queue is longer, so a 100 ms wait sheds requests a longer wait would have answered; 600 ms lets most wait their turn and still answer inside the 1 s deadline, while a full second's wait turns the shed into timeouts. The claim matters too: without it each instance recomputes the hot keys itself and sheds more.",
         },
         other: &[
             Row {
                 link: "adm=4&aw=1000",
-                claims: &[at_least("timeouts", 1.0).claim()],
+                claims: &[at_least(Metric::Timeouts, 1.0).claim()],
                 words: "a full second's wait turns the shed into timeouts",
             },
             Row {
                 link: "adm=4&aw=600&c=off",
-                claims: &[at_least("admission_shed", 1.0).claim()],
+                claims: &[at_least(Metric::AdmissionShed, 1.0).claim()],
                 words: "without it each instance recomputes the hot keys itself and sheds more.",
             },
         ],
         hint_runs: &[
             Row {
                 link: "adm=2&aw=600",
-                claims: &[at_least("admission_shed", 80.0).claim()],
+                claims: &[at_least(Metric::AdmissionShed, 80.0).claim()],
                 words: "Fewer permits shed more",
             },
             Row {
                 link: "adm=4&aw=600",
-                claims: &[at_most("admission_shed", 50.0).claim()],
+                claims: &[at_most(Metric::AdmissionShed, 50.0).claim()],
                 words: "Fewer permits shed more",
             },
         ],
@@ -1122,14 +1122,14 @@ pub const DRILLS: &[Drill] = &[
         lesson: "open-loop",
         story: Row {
             link: "preset=open-loop",
-            claims: &[at_least("rejected", 1.0).claim()],
+            claims: &[at_least(Metric::Rejected, 1.0).claim()],
             words: "1000 requests a second arrive whatever the service does, and the origin hangs for 3 s just as the value expires. The threads fill, the accept queue backs up and requests are turned away. Turn nobody away, and let nobody time out or see an error.",
         },
         allowed: &["stale_ms", "loser", "stale_while_revalidate", "deadline_ms"],
         goals: &[
-            exactly("rejected", 0.0),
-            exactly("timeouts", 0.0),
-            exactly("errors", 0.0),
+            exactly(Metric::Rejected, 0.0),
+            exactly(Metric::Timeouts, 0.0),
+            exactly(Metric::Errors, 0.0),
         ],
         hints: [
             "A thread waiting on the hung refresh is a thread no new arrival can use.",
@@ -1138,18 +1138,18 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "st=10000&swr=1",
-            claims: &[exactly("rejected", 0.0).claim(), exactly("timeouts", 0.0).claim(), EVERY_CALLER_ANSWERED, NO_FALLBACKS],
+            claims: &[exactly(Metric::Rejected, 0.0).claim(), exactly(Metric::Timeouts, 0.0).claim(), EVERY_CALLER_ANSWERED, NO_FALLBACKS],
             words: "Open-loop arrivals do not slow down when the service does, so every thread held by the hung refresh is lost capacity. With a stale copy and stale-while-revalidate every caller is answered at once and only the refresh waits on the origin. Serving stale from the losers alone still holds the winning instance's threads, and it turns arrivals away; a short deadline frees the threads but answers them with timeouts.",
         },
         other: &[
             Row {
                 link: "st=10000&l=stale",
-                claims: &[at_least("rejected", 1.0).claim()],
+                claims: &[at_least(Metric::Rejected, 1.0).claim()],
                 words: "Serving stale from the losers alone still holds the winning instance's threads, and it turns arrivals away",
             },
             Row {
                 link: "dl=100",
-                claims: &[at_least("timeouts", 1.0).claim()],
+                claims: &[at_least(Metric::Timeouts, 1.0).claim()],
                 words: "a short deadline frees the threads but answers them with timeouts.",
             },
         ],
@@ -1162,7 +1162,7 @@ pub const DRILLS: &[Drill] = &[
         lesson: "redis-hang",
         story: Row {
             link: "preset=redis-hang&rc=2000",
-            claims: &[exactly("timeouts", 8000.0).claim()],
+            claims: &[exactly(Metric::Timeouts, 8000.0).claim()],
             words: "Redis does not error, it hangs: every command waits out the client's 1.5 s timeout, and the recompute takes 2 s. Keep every caller under 300 ms, the origin under 3 calls, and let nobody time out or see an error.",
         },
         allowed: &[
@@ -1173,10 +1173,10 @@ pub const DRILLS: &[Drill] = &[
             "deadline_ms",
         ],
         goals: &[
-            at_most("max_ms", 300.0),
-            at_most("recomputes", 3.0),
-            exactly("timeouts", 0.0),
-            exactly("errors", 0.0),
+            at_most(Metric::MaxMs, 300.0),
+            at_most(Metric::Recomputes, 3.0),
+            exactly(Metric::Timeouts, 0.0),
+            exactly(Metric::Errors, 0.0),
         ],
         hints: [
             "Fail open needs Redis to fail fast; a hang is not fast.",
@@ -1185,18 +1185,18 @@ pub const DRILLS: &[Drill] = &[
         ],
         solution: Row {
             link: "rto=50&rbk=5000&re=closed&l=degrade",
-            claims: &[at_most("max_ms", 300.0).claim(), EVERY_CALLER_ANSWERED],
+            claims: &[at_most(Metric::MaxMs, 300.0).claim(), EVERY_CALLER_ANSWERED],
             words: "A hung Redis holds every command for the client's timeout, so the timeout must be short, and a breaker stops paying it on every request. Failing open would then send every office to a 2 s origin: 40 calls, and nobody answered in time. Failing closed keeps the origin at rest, and the losers degrade at once instead of waiting for a value nobody computes. A shorter deadline alone just turns the waits into timeouts.",
         },
         other: &[
             Row {
                 link: "rto=50&rbk=5000&re=open",
-                claims: &[exactly("recomputes", 40.0).claim(), exactly("timeouts", 8000.0).claim()],
+                claims: &[exactly(Metric::Recomputes, 40.0).claim(), exactly(Metric::Timeouts, 8000.0).claim()],
                 words: "Failing open would then send every office to a 2 s origin: 40 calls, and nobody answered in time.",
             },
             Row {
                 link: "dl=100",
-                claims: &[exactly("timeouts", 8000.0).claim()],
+                claims: &[exactly(Metric::Timeouts, 8000.0).claim()],
                 words: "A shorter deadline alone just turns the waits into timeouts.",
             },
         ],

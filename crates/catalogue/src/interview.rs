@@ -15,6 +15,7 @@ use crate::lesson::{
 };
 use stampede::scenario::{Fault, FaultKind, RedisOutage};
 use stampede::sim::Fleet;
+use stampede::Metric;
 
 mod questions;
 pub mod titles;
@@ -109,7 +110,7 @@ pub struct Curveball {
     pub label: &'static str,
     pub ask: &'static str,
     /// The counter that rises after the curveball, if it bites.
-    pub metric: &'static str,
+    pub metric: Metric,
     /// How long the fault lasts (a holder's death is a moment).
     pub duration_ms: Option<u32>,
 }
@@ -210,17 +211,17 @@ pub const LEVELS: [Level; 3] = [
             shown(
                 "Duplicates on a miss multiply: instances × threads, 8,000 here.",
                 "sf=0&c=off",
-                &[exactly("recomputes", 8000.0).claim()],
+                &[exactly(Metric::Recomputes, 8000.0).claim()],
             ),
             shown(
                 "Singleflight shares one computation among one process's threads: 200 become 1.",
                 "preset=singleflight&i=1",
-                &[exactly("recomputes", 1.0).claim()],
+                &[exactly(Metric::Recomputes, 1.0).claim()],
             ),
             shown(
                 "A Redis claim is what coordinates the instances: about one recompute.",
                 "preset=burst",
-                &[exactly("recomputes", 1.0).claim()],
+                &[exactly(Metric::Recomputes, 1.0).claim()],
             ),
         ],
     },
@@ -233,17 +234,17 @@ pub const LEVELS: [Level; 3] = [
             shown(
                 "Singleflight outside, the claim inside: 40 callers claim, not 8,000.",
                 "preset=burst",
-                &[exactly("claim_attempts", 40.0).claim()],
+                &[exactly(Metric::ClaimAttempts, 40.0).claim()],
             ),
             shown(
                 "Losers need a policy: serve stale, a bounded wait, or a degraded answer.",
                 "preset=stale",
-                &[at_least("stale_served", 1.0).claim()],
+                &[at_least(Metric::StaleServed, 1.0).claim()],
             ),
             shown(
                 "A failure is shared with the current waiters and never kept in the map.",
                 "preset=failure",
-                &[exactly("remembered_failures", 0.0).claim()],
+                &[exactly(Metric::RememberedFailures, 0.0).claim()],
             ),
         ],
     },
@@ -254,27 +255,27 @@ pub const LEVELS: [Level; 3] = [
             shown(
                 "Every wait ends at its caller's deadline; a waiter leaving does not cancel the work.",
                 "preset=hang",
-                &[exactly("pinned", 0.0).claim()],
+                &[exactly(Metric::Pinned, 0.0).claim()],
             ),
             shown(
                 "The claim's TTL is above the origin timeout plus the write, so holders never overlap.",
                 "preset=burst",
-                &[exactly("overlapping_recomputes", 0.0).claim()],
+                &[exactly(Metric::OverlappingRecomputes, 0.0).claim()],
             ),
             shown(
                 "A dead holder blocks the refresh for at most the claim's TTL.",
                 "preset=holder-crash",
-                &[exactly("claim_wins", 2.0).claim()],
+                &[exactly(Metric::ClaimWins, 2.0).claim()],
             ),
             shown(
                 "On a cheap recompute singleflight alone is enough: 40 fast queries harm nobody.",
                 "preset=cheap",
-                &[at_most("recomputes", 40.0).claim()],
+                &[at_most(Metric::Recomputes, 40.0).claim()],
             ),
             shown(
                 "A cold cache is many different keys: admission control bounds the origin, and deduplication helps only with the hot ones (do both).",
                 "preset=cold",
-                &[at_least("admission_shed", 1.0).claim()],
+                &[at_least(Metric::AdmissionShed, 1.0).claim()],
             ),
         ],
     },
@@ -286,7 +287,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         says: "Singleflight stops duplicate work across the fleet.",
         row: Row {
             link: "preset=singleflight",
-            claims: &[exactly("recomputes", 40.0).claim(), COALESCED, PER_INSTANCE],
+            claims: &[exactly(Metric::Recomputes, 40.0).claim(), COALESCED, PER_INSTANCE],
             words: "It sees one process: 40 instances still recompute 40 times.",
         },
         lesson: "singleflight",
@@ -296,7 +297,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         says: "Take the Redis lock first, then coalesce.",
         row: Row {
             link: "preset=claim-outer",
-            claims: &[exactly("claim_attempts", 8000.0).claim(), EVERY_MISS_CLAIMED],
+            claims: &[exactly(Metric::ClaimAttempts, 8000.0).claim(), EVERY_MISS_CLAIMED],
             words: "Every thread then claims and polls on its own: 8,000 claim attempts.",
         },
         lesson: "claim-outer",
@@ -306,7 +307,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         says: "Keep the failed result in the map so callers stop retrying.",
         row: Row {
             link: "preset=failure&pf=remember-failure",
-            claims: &[at_least("remembered_failures", 1.0).claim(), REMEMBERED],
+            claims: &[at_least(Metric::RememberedFailures, 1.0).claim(), REMEMBERED],
             words: "A blip becomes an outage: later callers get the old error after the origin recovered.",
         },
         lesson: "remember-failure",
@@ -316,7 +317,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         says: "Waiters just wait until the computation finishes.",
         row: Row {
             link: "preset=hang&pf=no-deadline",
-            claims: &[at_least("pinned", 1.0).claim(), EVERY_PINNED],
+            claims: &[at_least(Metric::Pinned, 1.0).claim(), EVERY_PINNED],
             words: "Behind a hung origin every caller is pinned past its deadline.",
         },
         lesson: "no-deadline",
@@ -326,7 +327,7 @@ pub const RED_FLAGS: [RedFlag; 5] = [
         says: "Coalescing or the lock alone protects a cold cache.",
         row: Row {
             link: "preset=cold&adm=0",
-            claims: &[at_least("origin_peak_concurrency", 100.0).claim(), SWAMPED],
+            claims: &[at_least(Metric::OriginPeakConcurrency, 100.0).claim(), SWAMPED],
             words: "Most misses are different keys: coalescing merges only requests for the same key, so only admission control bounds the origin (do both).",
         },
         lesson: "cold",
@@ -340,7 +341,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
         question: 3,
         row: Row {
             link: "preset=claim-outer",
-            claims: &[exactly("claim_attempts", 8000.0).claim()],
+            claims: &[exactly(Metric::ClaimAttempts, 8000.0).claim()],
             words: "Only each instance's leader claims and polls; the order decides the Redis load.",
         },
     },
@@ -348,7 +349,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
         question: 1,
         row: Row {
             link: "preset=failure&pf=remember-failure",
-            claims: &[at_least("remembered_failures", 1.0).claim()],
+            claims: &[at_least(Metric::RememberedFailures, 1.0).claim()],
             words: "The waiters get the failure; the entry leaves the map; a negative cache only on purpose.",
         },
     },
@@ -356,7 +357,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
         question: 5,
         row: Row {
             link: "preset=hang",
-            claims: &[exactly("pinned", 0.0).claim()],
+            claims: &[exactly(Metric::Pinned, 0.0).claim()],
             words: "The waiter leaves at its deadline; the work runs on for the others.",
         },
     },
@@ -364,7 +365,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
         question: 12,
         row: Row {
             link: "preset=short-ttl",
-            claims: &[at_least("overlapping_recomputes", 1.0).claim()],
+            claims: &[at_least(Metric::OverlappingRecomputes, 1.0).claim()],
             words: "TTL above the origin timeout plus the write, or renewal; it bounds a dead holder.",
         },
     },
@@ -372,7 +373,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
         question: 13,
         row: Row {
             link: "preset=redis-down",
-            claims: &[at_least("redis_errors", 1.0).claim()],
+            claims: &[at_least(Metric::RedisErrors, 1.0).claim()],
             words: "Fail open, but fast: a short client timeout or a breaker, behind admission control.",
         },
     },
@@ -380,7 +381,7 @@ pub const FOLLOW_UPS: [FollowUp; 6] = [
         question: 2,
         row: Row {
             link: "preset=cheap",
-            claims: &[at_most("recomputes", 40.0).claim()],
+            claims: &[at_most(Metric::Recomputes, 40.0).claim()],
             words: "Singleflight alone when 40 recomputes are harmless; the claim when the recompute is slow or billed.",
         },
     },
@@ -394,7 +395,7 @@ pub const CURVEBALLS: [Curveball; 6] = [
         outage: Some(RedisOutage::Error),
         label: "Redis goes down",
         ask: "Redis just went down. What does your design do now, and what does the origin see?",
-        metric: "redis_errors",
+        metric: Metric::RedisErrors,
         duration_ms: Some(5_000),
     },
     Curveball {
@@ -403,7 +404,7 @@ pub const CURVEBALLS: [Curveball; 6] = [
         outage: Some(RedisOutage::Hang),
         label: "Redis hangs",
         ask: "Redis stops answering but keeps the connection. How long does each caller wait?",
-        metric: "redis_errors",
+        metric: Metric::RedisErrors,
         duration_ms: Some(5_000),
     },
     Curveball {
@@ -412,7 +413,7 @@ pub const CURVEBALLS: [Curveball; 6] = [
         outage: None,
         label: "The claim holder dies",
         ask: "The instance holding the claim just died. Who refreshes the key, and when?",
-        metric: "crashed",
+        metric: Metric::Crashed,
         duration_ms: None,
     },
     Curveball {
@@ -422,7 +423,7 @@ pub const CURVEBALLS: [Curveball; 6] = [
         label: "The origin fails",
         ask:
             "The origin starts failing. What do the waiters get, and what does the next caller do?",
-        metric: "origin_failures",
+        metric: Metric::OriginFailures,
         duration_ms: Some(2_000),
     },
     Curveball {
@@ -431,7 +432,7 @@ pub const CURVEBALLS: [Curveball; 6] = [
         outage: None,
         label: "The origin hangs",
         ask: "The origin stops answering. Who is waiting, and for how long?",
-        metric: "timeouts",
+        metric: Metric::Timeouts,
         duration_ms: Some(5_000),
     },
     Curveball {
@@ -441,7 +442,7 @@ pub const CURVEBALLS: [Curveball; 6] = [
         label: "A deploy syncs the TTLs",
         ask: "A deploy just re-warmed every key with the same TTL and no jitter. What happens \
 one TTL from now, and what would have spread it?",
-        metric: "origin_peak_concurrency",
+        metric: Metric::OriginPeakConcurrency,
         duration_ms: None,
     },
 ];
@@ -1239,7 +1240,8 @@ mod tests {
                 }
                 known.extend(crate::lesson::ledger_numbers(&r));
                 known.extend(crate::lesson::numbers_in(&crate::lesson::shown(
-                    "p99_ms", r.p99_ms,
+                    Metric::P99Ms,
+                    r.p99_ms,
                 )));
                 for k in stampede::scenario::knob_names() {
                     known.extend(crate::lesson::numbers_in(&s.get(k).unwrap_or_default()));

@@ -29,13 +29,13 @@ use stampede::scenario::Preset as Id;
 use stampede::scenario::{
     ClaimMode, FaultKind, LoserPolicy, RedisErrorPolicy, RedisOutage, Scenario, Workload,
 };
-use stampede::Report;
+use stampede::{Metric, Report};
 
 /// What proves the running scenario's lesson, before any run: its counter
 /// and what to watch for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Proof {
-    pub metric: &'static str,
+    pub metric: Metric,
     /// What to watch for, with no number in it and no event still to
     /// come: the run may never reach it, so it names a setting or asks.
     pub note: &'static str,
@@ -43,35 +43,35 @@ pub struct Proof {
     pub damage: bool,
 }
 
-const DAMAGE: [&str; 9] = [
-    "corrupted",
-    "pinned",
-    "remembered_failures",
-    "redis_errors",
-    "overlapping_recomputes",
-    "releases_refused",
-    "stale_overwrites",
-    "timeouts",
-    "errors",
+const DAMAGE: [Metric; 9] = [
+    Metric::Corrupted,
+    Metric::Pinned,
+    Metric::RememberedFailures,
+    Metric::RedisErrors,
+    Metric::OverlappingRecomputes,
+    Metric::ReleasesRefused,
+    Metric::StaleOverwrites,
+    Metric::Timeouts,
+    Metric::Errors,
 ];
 
 /// Counters whose zero is itself the lesson (early refresh: nobody met a
 /// miss), shown as they are while the run goes on; any other counter at 0
 /// mid-run is pending: its event has not happened yet.
-pub const ZERO_PROVES: [&str; 1] = ["misses"];
+pub const ZERO_PROVES: [Metric; 1] = [Metric::Misses];
 
 /// A counter at `v` is pending: still 0, its event not yet happened, the
 /// run not over (and its zero is not itself the lesson).
-pub fn pending(metric: &str, v: f64, ended: bool) -> bool {
+pub fn pending(metric: Metric, v: f64, ended: bool) -> bool {
     v == 0.0 && !ended && !ZERO_PROVES.contains(&metric)
 }
 
 /// The counter is damage: above zero it shows what went wrong.
-pub fn is_damage(metric: &str) -> bool {
+pub fn is_damage(metric: Metric) -> bool {
     DAMAGE.contains(&metric)
 }
 
-pub(crate) fn proof(metric: &'static str, note: &'static str) -> Proof {
+pub(crate) fn proof(metric: Metric, note: &'static str) -> Proof {
     Proof {
         metric,
         note,
@@ -121,7 +121,7 @@ pub struct Lesson {
     /// against the preset's own run) or `run` (no lesson fits).
     pub name: &'static str,
     /// The counter (a `Report` field) that proves it.
-    pub metric: &'static str,
+    pub metric: Metric,
     /// That counter's value in the report the sentence was made from.
     pub value: f64,
     /// One or two sentences, true for the run: every number in them is a
@@ -172,8 +172,8 @@ pub fn count(n: u64) -> String {
 
 /// A counter's value as a sentence writes it: as its box on the page
 /// does (`8000`, `56.319`), a time with its unit.
-pub fn shown(name: &str, v: f64) -> String {
-    if name.ends_with("_ms") {
+pub fn shown(m: Metric, v: f64) -> String {
+    if m.is_time() {
         format!("{} ms", stampede::decimal::format_json(v))
     } else {
         count(v.max(0.0) as u64)
@@ -228,7 +228,7 @@ pub(crate) struct Rule {
     /// of the stories that fit, the one told at the end of a run is the
     /// one that explains the most ([`stories`]).
     explains: &'static [Share],
-    metric: fn(&Scenario) -> &'static str,
+    metric: fn(&Scenario) -> Metric,
     watch: &'static str,
     /// The words for the run so far, each clause with the claims it makes.
     say: fn(&mut Say),
@@ -350,7 +350,7 @@ fn explained(rule: &Rule, s: &Scenario, r: &Report) -> u64 {
 
 impl Rule {
     /// The counter that proves its lesson on `s`.
-    pub(crate) fn metric(&self, s: &Scenario) -> &'static str {
+    pub(crate) fn metric(&self, s: &Scenario) -> Metric {
         (self.metric)(s)
     }
 }
@@ -603,7 +603,7 @@ pub(crate) const MUTABLE_RESULT_RULE: Rule = Rule {
     explains: &[Share::Corrupted],
     fits: |s| s.pitfalls.mutable_result,
     base_only: false,
-    metric: |_| "corrupted",
+    metric: |_| Metric::Corrupted,
     watch: "Watch the followers: what if one of them changes the shared result in place?",
     say: |x| {
         let r = x.run().r;
@@ -635,7 +635,7 @@ pub(crate) const REMEMBER_FAILURE_RULE: Rule = Rule {
     explains: &[ORIGIN_FAILURES],
     fits: |s| s.pitfalls.remember_failure,
     base_only: false,
-    metric: |_| "remembered_failures",
+    metric: |_| Metric::RememberedFailures,
     watch: "Watch for errors handed out after the origin has recovered.",
     say: |x| {
         let r = x.run().r;
@@ -679,7 +679,7 @@ pub(crate) const NO_DEADLINE_RULE: Rule = Rule {
     explains: &[Share::Cells(&[End::Unanswered], &[])],
     fits: |s| s.pitfalls.no_deadline,
     base_only: false,
-    metric: |_| "pinned",
+    metric: |_| Metric::Pinned,
     watch: "Watch the waiting threads: with no deadline, what frees them?",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -709,7 +709,7 @@ pub(crate) const NO_DEADLINE_RULE: Rule = Rule {
                 &[NONE_PINNED, PAST_DEADLINE],
                 format!(
                     "Every request ended, but the slowest waited {}, past the {} a deadline would have allowed: with none, nothing cut that wait short.",
-                    shown("max_ms", r.max_ms),
+                    shown(Metric::MaxMs, r.max_ms),
                     ms(s.deadline_ms)
                 ),
             ),
@@ -734,9 +734,9 @@ pub(crate) const KEY_MISMATCH_RULE: Rule = Rule {
     base_only: false,
     metric: |s| {
         if s.claim == ClaimMode::Off {
-            "recomputes"
+            Metric::Recomputes
         } else {
-            "claim_attempts"
+            Metric::ClaimAttempts
         }
     },
     watch: "Watch singleflight: its key never matches the cache key.",
@@ -775,7 +775,7 @@ pub(crate) const OPEN_LOOP_RULE: Rule = Rule {
     explains: &[Share::Cells(&[End::TurnedAway, End::Timeout], &[])],
     fits: |s| s.workload == Workload::Steady && s.arrivals == stampede::scenario::Arrivals::Open,
     base_only: false,
-    metric: |_| "rejected",
+    metric: |_| Metric::Rejected,
     watch: "Requests keep arriving whatever the latency: watch the threads and the queue.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -785,7 +785,7 @@ pub(crate) const OPEN_LOOP_RULE: Rule = Rule {
             count(u64::from(s.rate_per_s)),
             count(r.timeouts),
             plural(r.rejected, "was", "were"),
-            shown("p99_ms", r.p99_ms)
+            shown(Metric::P99Ms, r.p99_ms)
         ));
     },
     needs: no_needs,
@@ -796,7 +796,7 @@ pub(crate) const RETRY_STORM_RULE: Rule = Rule {
     explains: &[Share::Cells(&[End::Error, End::Timeout], &[])],
     fits: |s| s.retries > 0 && (origin_fails(s) || s.hang || s.redis_down),
     base_only: false,
-    metric: |_| "recomputes",
+    metric: |_| Metric::Recomputes,
     watch: "Callers retry what fails: watch the origin's load.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -844,11 +844,11 @@ pub(crate) const FAULT_RULE: Rule = Rule {
     fits: |s| !s.faults.is_empty(),
     base_only: false,
     metric: |s| match s.faults.first().map(|f| f.kind) {
-        Some(FaultKind::Redis) => "redis_errors",
-        Some(FaultKind::Origin) => "errors",
-        Some(FaultKind::OriginSlow) => "p99_ms",
-        Some(FaultKind::TtlSync) => "origin_peak_concurrency",
-        _ => "timeouts",
+        Some(FaultKind::Redis) => Metric::RedisErrors,
+        Some(FaultKind::Origin) => Metric::Errors,
+        Some(FaultKind::OriginSlow) => Metric::P99Ms,
+        Some(FaultKind::TtlSync) => Metric::OriginPeakConcurrency,
+        _ => Metric::Timeouts,
     },
     watch: "A fault at its moment (the timeline marks it): watch the run before and after it.",
     say: |x| {
@@ -880,7 +880,7 @@ pub(crate) const REDIS_HANG_RULE: Rule = Rule {
     explains: &[REDIS_CELLS, VALUES],
     fits: |s| s.redis_down && s.redis_outage == RedisOutage::Hang,
     base_only: false,
-    metric: |_| "timeouts",
+    metric: |_| Metric::Timeouts,
     watch: "Redis is set to hang: watch how long each command waits.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -940,7 +940,7 @@ pub(crate) const REDIS_DOWN_RULE: Rule = Rule {
     explains: &[REDIS_CELLS, VALUES],
     fits: |s| s.redis_down,
     base_only: false,
-    metric: |_| "redis_errors",
+    metric: |_| Metric::RedisErrors,
     watch: "Redis is set to fail every command: watch what the claim does about it.",
     say: |x| {
         let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
@@ -1033,7 +1033,7 @@ pub(crate) const HOLDER_CRASH_RULE: Rule = Rule {
     explains: &[DEAD_HOLDER, WAITED_ON_A_CLAIM],
     fits: |s| s.holder_crash && s.claim != ClaimMode::Off && !s.stale_while_revalidate,
     base_only: false,
-    metric: |_| "timeouts",
+    metric: |_| Metric::Timeouts,
     watch: "The first claim winner is set to die without releasing: watch who may refresh.",
     say: |x| {
         let (s, r, ended) = (x.run().s, x.run().r, x.run().ended);
@@ -1070,7 +1070,7 @@ pub(crate) const HANG_RULE: Rule = Rule {
     explains: &[ORIGIN_HUNG, WAITED_ON_A_CLAIM],
     fits: |s| s.hang,
     base_only: false,
-    metric: |_| "timeouts",
+    metric: |_| Metric::Timeouts,
     watch: "The origin is set never to answer: watch what frees the callers.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1114,7 +1114,7 @@ pub(crate) const FAILURE_RULE: Rule = Rule {
     explains: &[ORIGIN_FAILURES],
     fits: origin_fails,
     base_only: false,
-    metric: |_| "errors",
+    metric: |_| Metric::Errors,
     watch: "The origin is set to fail for a while: watch who gets the failure.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1169,7 +1169,7 @@ pub(crate) const HOT_KEY_RULE: Rule = Rule {
     explains: &[VALUES, Share::Cells(&[End::Timeout], &[Cause::WaitedRedis])],
     fits: |s| s.redis_ops_per_ms > 0,
     base_only: false,
-    metric: |_| "p99_ms",
+    metric: |_| Metric::P99Ms,
     watch: "Every read is a command on one Redis: watch its queue.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1178,8 +1178,8 @@ pub(crate) const HOT_KEY_RULE: Rule = Rule {
             plural(r.requests, "request", "requests"),
             count(u64::from(s.redis_ops_per_ms)),
             count(r.redis_queue_peak),
-            shown("redis_p99_ms", r.redis_p99_ms),
-            shown("p99_ms", r.p99_ms)
+            shown(Metric::RedisP99Ms, r.redis_p99_ms),
+            shown(Metric::P99Ms, r.p99_ms)
         ));
         if s.local_cache_ms > 0 {
             x.plain(format!(
@@ -1199,9 +1199,9 @@ pub(crate) const LATE_WRITER_RULE: Rule = Rule {
     base_only: true,
     metric: |s| {
         if s.fenced_writes {
-            "writes_refused"
+            Metric::WritesRefused
         } else {
-            "stale_overwrites"
+            Metric::StaleOverwrites
         }
     },
     watch: "Watch the writes: can a slow recompute outlive its claim?",
@@ -1247,7 +1247,7 @@ pub(crate) const SHORT_TTL_RULE: Rule = Rule {
     base_only: false,
     // The claim's own counter: the token check refusing the late
     // holder's release (the overlap is in the sentence and the tour).
-    metric: |_| "releases_refused",
+    metric: |_| Metric::ReleasesRefused,
     watch: "Watch the claim's TTL against its holder's recompute: what becomes of a late release?",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1294,9 +1294,9 @@ pub(crate) const COLD_SKEW_RULE: Rule = Rule {
     base_only: false,
     metric: |s| {
         if s.admission > 0 {
-            "admission_shed"
+            Metric::AdmissionShed
         } else {
-            "recomputes"
+            Metric::Recomputes
         }
     },
     watch: "The cache is empty and a few keys are hot: watch the origin.",
@@ -1351,9 +1351,9 @@ pub(crate) const COLD_RULE: Rule = Rule {
     base_only: false,
     metric: |s| {
         if s.admission > 0 {
-            "admission_shed"
+            Metric::AdmissionShed
         } else {
-            "origin_peak_concurrency"
+            Metric::OriginPeakConcurrency
         }
     },
     watch: "The cache is empty: watch how many recomputes reach the origin at once.",
@@ -1415,7 +1415,7 @@ pub(crate) const SWR_RULE: Rule = Rule {
     // The stale copy lives in Redis: with Redis down there is none.
     fits: |s| s.stale_while_revalidate && s.stale_ms > 0 && !s.redis_down,
     base_only: false,
-    metric: |_| "stale_served",
+    metric: |_| Metric::StaleServed,
     watch: "The hot key is stale: watch who waits for the refresh.",
     say: |x| {
         let r = x.run().r;
@@ -1448,7 +1448,7 @@ pub(crate) const XFETCH_RULE: Rule = Rule {
     explains: &[VALUES],
     fits: |s| s.xfetch_beta > 0.0 && s.workload == Workload::Steady,
     base_only: false,
-    metric: |_| "misses",
+    metric: |_| Metric::Misses,
     watch: "Watch the hot key near its expiry: do readers refresh it first?",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1476,7 +1476,7 @@ pub(crate) const JITTER_RULE: Rule = Rule {
     explains: &[VALUES],
     fits: |s| s.workload == Workload::Steady && s.keys > 1,
     base_only: false,
-    metric: |_| "origin_peak_concurrency",
+    metric: |_| Metric::OriginPeakConcurrency,
     watch: "Keys written together: watch how many recomputes reach the origin at once.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1521,7 +1521,7 @@ pub(crate) const JITTER_RULE: Rule = Rule {
                 format!(
                     " The deploy that was to re-warm every key at {} did nothing: the run's last event was at {}, before it.",
                     ms(f.start_ms),
-                    shown("elapsed_ms", r.elapsed_ms)
+                    shown(Metric::ElapsedMs, r.elapsed_ms)
                 ),
             );
         }
@@ -1539,7 +1539,7 @@ pub(crate) const STALE_RULE: Rule = Rule {
             && !s.redis_down
     },
     base_only: false,
-    metric: |_| "stale_served",
+    metric: |_| Metric::StaleServed,
     watch: "The key is stale: watch what the claim's losers answer.",
     say: |x| {
         let r = x.run().r;
@@ -1569,7 +1569,7 @@ pub(crate) const CHEAP_RULE: Rule = Rule {
     explains: &[VALUES],
     fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Off,
     base_only: true,
-    metric: |_| "p99_ms",
+    metric: |_| Metric::P99Ms,
     watch: "A cheap query: watch how long the slowest answers take.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1577,7 +1577,7 @@ pub(crate) const CHEAP_RULE: Rule = Rule {
             "{} of a {} query and a p99 of {}. A claim's losers would poll every {} for the value instead; for a query this cheap the case for singleflight alone is simplicity and less Redis load.",
             plural(r.recomputes, "recompute", "recomputes"),
             ms(s.recompute_ms),
-            shown("p99_ms", r.p99_ms),
+            shown(Metric::P99Ms, r.p99_ms),
             ms(s.poll_ms)
         ));
         say_timeouts(x);
@@ -1590,7 +1590,7 @@ pub(crate) const CLAIM_OUTER_RULE: Rule = Rule {
     explains: &[VALUES],
     fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Outer,
     base_only: false,
-    metric: |_| "claim_attempts",
+    metric: |_| Metric::ClaimAttempts,
     watch: "The claim is outside singleflight: watch Redis.",
     say: |x| {
         let r = x.run().r;
@@ -1624,7 +1624,7 @@ pub(crate) const BURST_RULE: Rule = Rule {
     explains: &[VALUES],
     fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Inner,
     base_only: false,
-    metric: |_| "recomputes",
+    metric: |_| Metric::Recomputes,
     watch: "Both layers are on: watch the origin.",
     say: |x| {
         let r = x.run().r;
@@ -1658,7 +1658,7 @@ pub(crate) const SINGLEFLIGHT_RULE: Rule = Rule {
     explains: &[VALUES],
     fits: |s| plain_burst(s) && coalesces(s) && s.claim == ClaimMode::Off,
     base_only: false,
-    metric: |_| "recomputes",
+    metric: |_| Metric::Recomputes,
     watch: "Singleflight alone: watch the origin.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1705,7 +1705,7 @@ pub(crate) const NAIVE_RULE: Rule = Rule {
     ],
     fits: |s| plain_burst(s) && !s.singleflight && s.claim == ClaimMode::Off,
     base_only: false,
-    metric: |_| "recomputes",
+    metric: |_| Metric::Recomputes,
     watch: "No protection: watch the origin.",
     say: |x| {
         let (s, r) = (x.run().s, x.run().r);
@@ -1780,7 +1780,7 @@ impl Preset {
 
     /// The counter (a `Report` field) whose value proves the lesson: its
     /// rule's, on its own scenario.
-    pub fn proof(&self) -> &'static str {
+    pub fn proof(&self) -> Metric {
         self.rule.metric(&self.scenario())
     }
 }
@@ -2445,7 +2445,7 @@ fn did_nothing(name: &str, x: &mut Say) {
                 &[NO_BITES, AFTER_END],
                 format!(
                     "The fault did nothing ({what}): the run's last event was at {}, before it.",
-                    shown("elapsed_ms", r.elapsed_ms)
+                    shown(Metric::ElapsedMs, r.elapsed_ms)
                 ),
             )];
             if holder {
@@ -2529,7 +2529,7 @@ pub fn proof_for(s: &Scenario, base: Option<&str>) -> Proof {
                 "Your change against the preset's own run: watch the counter.",
             ),
             None => proof(
-                "recomputes",
+                Metric::Recomputes,
                 "How many times the origin was asked for a value.",
             ),
         },
@@ -2593,25 +2593,25 @@ fn describe(knob: &str, value: &str) -> String {
 }
 
 /// The counters a change is most often about, in the order they are tried.
-const HEADLINE: [&str; 12] = [
-    "recomputes",
-    "claim_attempts",
-    "timeouts",
-    "errors",
-    "stale_served",
-    "overlapping_recomputes",
-    "origin_peak_concurrency",
-    "misses",
-    "degraded",
-    "redis_round_trips",
-    "p99_ms",
-    "stale_overwrites",
+const HEADLINE: [Metric; 12] = [
+    Metric::Recomputes,
+    Metric::ClaimAttempts,
+    Metric::Timeouts,
+    Metric::Errors,
+    Metric::StaleServed,
+    Metric::OverlappingRecomputes,
+    Metric::OriginPeakConcurrency,
+    Metric::Misses,
+    Metric::Degraded,
+    Metric::RedisRoundTrips,
+    Metric::P99Ms,
+    Metric::StaleOverwrites,
 ];
 
 /// The counter that moved most between the two runs, by ratio: the proof's
 /// own first if it moved at all.
-fn moved_most(first: &'static str, then: &Report, now: &Report) -> Option<&'static str> {
-    let moved = |m: &str| {
+fn moved_most(first: Metric, then: &Report, now: &Report) -> Option<Metric> {
+    let moved = |m: Metric| {
         let (a, b) = (value(then, m)?, value(now, m)?);
         (a != b).then(|| ((b + 1.0) / (a + 1.0)).ln().abs())
     };
@@ -2620,7 +2620,7 @@ fn moved_most(first: &'static str, then: &Report, now: &Report) -> Option<&'stat
     }
     HEADLINE
         .iter()
-        .filter_map(|m| moved(m).map(|d| (*m, d)))
+        .filter_map(|&m| moved(m).map(|d| (m, d)))
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(m, _)| m)
 }
@@ -2723,7 +2723,7 @@ fn lesson_of(
         let clauses = told_ends(s, r, ended, plain(&sentence));
         return Lesson {
             name: "run",
-            metric: "recomputes",
+            metric: Metric::Recomputes,
             value: r.recomputes as f64,
             sentence: claims::text(&clauses),
             clauses,
@@ -2733,7 +2733,7 @@ fn lesson_of(
         };
     };
     let what = changes(&preset.scenario(), s);
-    let label = |m: &str| stampede::metrics::label(m);
+    let label = stampede::metrics::label;
     match then.filter(|_| ended) {
         Some(then) => {
             let metric = moved_most(preset.proof(), then, r).unwrap_or(preset.proof());
@@ -2805,73 +2805,82 @@ fn plain(text: &str) -> Vec<Clause> {
     }]
 }
 
-/// One line on what each counter counts, for the page's tooltips and
-/// legend: every `Report` field, then the page's own derived numbers
-/// (`naive`), in the words of the field's doc comment where it has one.
-pub const MEANINGS: [(&str, &str); 57] = [
-    ("requests", "Requests the fleet made in this run."),
-    ("hits", "Requests answered from a fresh value in the cache."),
-    ("stale_served", "Requests answered with an expired value kept for its stale window."),
-    ("computed", "Requests answered with a value their own flight computed."),
-    ("shared", "Requests answered with a result another request of their instance computed (singleflight)."),
-    ("degraded", "Requests answered with a fallback instead of the value."),
-    ("errors", "Requests that ended with an error."),
-    ("timeouts", "Requests whose caller gave up at its own deadline."),
-    ("pinned", "Requests that had not ended when the run stopped (threads pinned)."),
-    ("recomputes", "Times the origin was asked to compute the value: the cost a stampede multiplies."),
-    ("misses", "Requests whose first read found no fresh value (missing or expired)."),
-    ("early_refreshes", "Recomputes started early (XFetch) by a reader of a still fresh value."),
-    ("overlapping_recomputes", "Recomputes that started while another of the same key was running: duplicate work."),
-    ("origin_failures", "Origin calls that failed."),
-    ("origin_timeouts", "Origin calls that ran past the origin timeout (the call itself went on)."),
-    ("origin_peak_concurrency", "The most recomputes running at the origin at once."),
-    ("claim_attempts", "SET NX attempts at the Redis claim (lock)."),
-    ("claim_wins", "Claim attempts that won: that caller may recompute."),
-    ("releases", "Claims released by their holder with a token-checked delete."),
-    ("releases_refused", "Releases refused because the caller's token no longer held the claim."),
-    ("releases_refused_expired", "Refused because the claim had already expired and nobody held it."),
-    ("releases_refused_taken", "Refused because another caller held the claim by then: a plain DEL would have freed it."),
-    ("claims_deleted_of_others", "Claims of another caller deleted by a plain DEL (no token checked): the key was free for a third."),
-    ("unclaims", "Releases by token sent, unawaited, for claims whose reply timed out."),
-    ("late_claims", "Claims whose client gave up on them that landed when a paused Redis resumed."),
-    ("late_claims_released", "Late claims that the release by their own token cleared."),
-    ("late_claims_held_at_resume", "Late claims still holding their key once Redis had run what it held."),
-    ("redis_round_trips", "Commands sent to Redis and answered, each one network round trip."),
-    ("redis_errors", "Redis commands that failed or timed out."),
-    ("redis_skipped", "Commands an instance did not send: its breaker was open after a Redis error."),
-    ("redis_queue_peak", "The most commands waiting at Redis at once (0 with unlimited throughput)."),
-    ("redis_p99_ms", "A Redis command's time to its answer or error, queue included (p99): on a hang, the client's timeout."),
-    ("local_hits", "Reads answered from the instance's own copy of the value, with no round trip."),
-    ("values_written", "Values written to the cache."),
-    ("stale_overwrites", "Writes that put an older value over a newer one (a late writer)."),
-    ("writes_refused", "Fenced writes the cache refused because a newer fence had written."),
-    ("negative_hits", "Requests answered from a cached failure (negative caching)."),
-    ("remembered_failures", "Failures handed out again from the flight map after their flight ended."),
-    ("corrupted", "Waiters that got a shared result another waiter had changed."),
-    ("crashed", "Threads that died mid-request (a crashing holder)."),
-    ("fault_bites", "Times a fault of the run's list acted: a command failed, a call slowed or failed, a holder died."),
-    ("admission_waits", "Recomputes that queued for an admission permit."),
-    ("admission_shed", "Recomputes shed because no admission permit came within the queue budget."),
-    ("retries", "Attempts a caller made again after a failure or a timeout."),
-    ("retry_recomputes", "Origin calls made by a retry: a retry that found the value or joined a flight made none."),
-    ("rejected", "Open-loop arrivals turned away: every thread busy and the accept queue full."),
-    ("handovers", "Leaders that left before their work started, their flight taken over by the oldest follower."),
-    ("p50_ms", "Median time from request to answer."),
-    ("p99_ms", "The time 99 % of requests were answered within."),
-    ("max_ms", "The slowest request's time to answer."),
-    ("max_wait_ms", "The longest any request waited on another's work."),
-    ("elapsed_ms", "Virtual time of the last event that changed anything."),
-    ("events", "Simulation events processed."),
+/// One line on what counter `m` counts, for the page's tooltips and
+/// legend, in the words of the field's doc comment where it has one. Every
+/// `Report` field is named, so a new counter does not compile without one.
+pub const fn meaning(m: Metric) -> &'static str {
+    match m {
+        Metric::Requests => "Requests the fleet made in this run.",
+        Metric::Hits => "Requests answered from a fresh value in the cache.",
+        Metric::StaleServed => "Requests answered with an expired value kept for its stale window.",
+        Metric::Computed => "Requests answered with a value their own flight computed.",
+        Metric::Shared => "Requests answered with a result another request of their instance computed (singleflight).",
+        Metric::Degraded => "Requests answered with a fallback instead of the value.",
+        Metric::Errors => "Requests that ended with an error.",
+        Metric::Timeouts => "Requests whose caller gave up at its own deadline.",
+        Metric::Pinned => "Requests that had not ended when the run stopped (threads pinned).",
+        Metric::Recomputes => "Times the origin was asked to compute the value: the cost a stampede multiplies.",
+        Metric::Misses => "Requests whose first read found no fresh value (missing or expired).",
+        Metric::EarlyRefreshes => "Recomputes started early (XFetch) by a reader of a still fresh value.",
+        Metric::OverlappingRecomputes => "Recomputes that started while another of the same key was running: duplicate work.",
+        Metric::OriginFailures => "Origin calls that failed.",
+        Metric::OriginTimeouts => "Origin calls that ran past the origin timeout (the call itself went on).",
+        Metric::OriginPeakConcurrency => "The most recomputes running at the origin at once.",
+        Metric::ClaimAttempts => "SET NX attempts at the Redis claim (lock).",
+        Metric::ClaimWins => "Claim attempts that won: that caller may recompute.",
+        Metric::Releases => "Claims released by their holder with a token-checked delete.",
+        Metric::ReleasesRefused => "Releases refused because the caller's token no longer held the claim.",
+        Metric::ReleasesRefusedExpired => "Refused because the claim had already expired and nobody held it.",
+        Metric::ReleasesRefusedTaken => "Refused because another caller held the claim by then: a plain DEL would have freed it.",
+        Metric::ClaimsDeletedOfOthers => "Claims of another caller deleted by a plain DEL (no token checked): the key was free for a third.",
+        Metric::Unclaims => "Releases by token sent, unawaited, for claims whose reply timed out.",
+        Metric::LateClaims => "Claims whose client gave up on them that landed when a paused Redis resumed.",
+        Metric::LateClaimsReleased => "Late claims that the release by their own token cleared.",
+        Metric::LateClaimsHeldAtResume => "Late claims still holding their key once Redis had run what it held.",
+        Metric::RedisRoundTrips => "Commands sent to Redis and answered, each one network round trip.",
+        Metric::RedisErrors => "Redis commands that failed or timed out.",
+        Metric::RedisSkipped => "Commands an instance did not send: its breaker was open after a Redis error.",
+        Metric::RedisQueuePeak => "The most commands waiting at Redis at once (0 with unlimited throughput).",
+        Metric::RedisP99Ms => "A Redis command's time to its answer or error, queue included (p99): on a hang, the client's timeout.",
+        Metric::LocalHits => "Reads answered from the instance's own copy of the value, with no round trip.",
+        Metric::ValuesWritten => "Values written to the cache.",
+        Metric::StaleOverwrites => "Writes that put an older value over a newer one (a late writer).",
+        Metric::WritesRefused => "Fenced writes the cache refused because a newer fence had written.",
+        Metric::NegativeHits => "Requests answered from a cached failure (negative caching).",
+        Metric::RememberedFailures => "Failures handed out again from the flight map after their flight ended.",
+        Metric::Corrupted => "Waiters that got a shared result another waiter had changed.",
+        Metric::Crashed => "Threads that died mid-request (a crashing holder).",
+        Metric::FaultBites => "Times a fault of the run's list acted: a command failed, a call slowed or failed, a holder died.",
+        Metric::AdmissionWaits => "Recomputes that queued for an admission permit.",
+        Metric::AdmissionShed => "Recomputes shed because no admission permit came within the queue budget.",
+        Metric::Retries => "Attempts a caller made again after a failure or a timeout.",
+        Metric::RetryRecomputes => "Origin calls made by a retry: a retry that found the value or joined a flight made none.",
+        Metric::Rejected => "Open-loop arrivals turned away: every thread busy and the accept queue full.",
+        Metric::Handovers => "Leaders that left before their work started, their flight taken over by the oldest follower.",
+        Metric::P50Ms => "Median time from request to answer.",
+        Metric::P99Ms => "The time 99 % of requests were answered within.",
+        Metric::MaxMs => "The slowest request's time to answer.",
+        Metric::MaxWaitMs => "The longest any request waited on another's work.",
+        Metric::ElapsedMs => "Virtual time of the last event that changed anything.",
+        Metric::Events => "Simulation events processed.",
+    }
+}
+
+/// What each of the page's own derived numbers (`naive`) counts, in one
+/// line: the legend's terms that are no `Report` field.
+pub const DERIVED_MEANINGS: [(&str, &str); 4] = [
     ("naive", "Instances × threads: the recomputes when every thread misses at once with no defence."),
     ("origin_running", "Recomputes running at the origin at this moment."),
     ("origin_capacity", "Concurrent recomputes the origin absorbs before latency grows."),
     ("live_claims", "Office N (or held, with several keys claimed): a caller of that office holds the claim (lock) now, and nobody else may recompute; free: nobody does."),
 ];
 
-/// What `name` (a `Report` field or one of the page's derived numbers)
-/// counts, in one line.
-pub fn meaning(name: &str) -> Option<&'static str> {
-    MEANINGS.iter().find(|(k, _)| *k == name).map(|(_, v)| *v)
+/// What the page's derived number called `name` counts, in one line.
+pub fn derived_meaning(name: &str) -> Option<&'static str> {
+    DERIVED_MEANINGS
+        .iter()
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| *v)
 }
 
 #[cfg(test)]
@@ -2911,10 +2920,16 @@ mod tests {
 
     #[test]
     fn every_counter_has_a_meaning() {
-        for (name, _) in stampede::Report::default().fields() {
-            let m = super::meaning(&name).unwrap_or_else(|| panic!("no meaning for {name}"));
-            assert!(m.ends_with('.') && m.len() < 120, "{name}: {m}");
+        for m in stampede::Metric::ALL.iter().map(|m| super::meaning(*m)) {
+            assert!(m.ends_with('.') && m.len() < 120, "{m}");
         }
-        assert!(super::meaning("no_such_counter").is_none());
+        for (_, m) in super::DERIVED_MEANINGS {
+            assert!(m.ends_with('.'), "{m}");
+        }
+        assert!(super::derived_meaning("recomputes").is_none());
+        assert_eq!(
+            super::derived_meaning("naive").map(|m| &m[..9]),
+            Some("Instances")
+        );
     }
 }

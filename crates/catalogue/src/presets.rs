@@ -16,6 +16,7 @@ use crate::claims::{
 /// The one table of presets, with its lessons' rules beside it.
 pub use crate::lesson::{Preset, PRESETS};
 use stampede::scenario::*;
+use stampede::Metric;
 
 /// Two designs on the same traffic: the A/B view's presets. Both sides run
 /// the same fleet and seed; `metric` is the counter the question is about
@@ -28,7 +29,7 @@ pub struct Comparison {
     pub question: &'static str,
     pub a_label: &'static str,
     pub b_label: &'static str,
-    pub metric: &'static str,
+    pub metric: Metric,
     pub winner: char,
     /// What the winner's run shows against the other side's.
     pub shows: Claim,
@@ -110,7 +111,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         question: "Singleflight alone, or singleflight with the claim inside?",
         a_label: "singleflight only",
         b_label: "singleflight + claim",
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         winner: 'b',
         shows: FEWER_RECOMPUTES_THAN_THEN,
         cost_control: false,
@@ -122,7 +123,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         question: "The claim inside singleflight, or outside it?",
         a_label: "claim outside",
         b_label: "claim inside",
-        metric: "claim_attempts",
+        metric: Metric::ClaimAttempts,
         winner: 'b',
         shows: FEWER_ATTEMPTS_THAN_THEN,
         cost_control: false,
@@ -134,7 +135,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         question: "When the claim holder dies: losers that wait on the lock, or nobody waits on a lock?",
         a_label: "losers wait (bounded)",
         b_label: "claim only on the refresh",
-        metric: "timeouts",
+        metric: Metric::Timeouts,
         winner: 'b',
         shows: FEWER_TIMEOUTS_THAN_THEN,
         cost_control: false,
@@ -146,7 +147,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         question: "Redis is down: fail closed or fail open?",
         a_label: "fail closed",
         b_label: "fail open",
-        metric: "timeouts",
+        metric: Metric::Timeouts,
         winner: 'b',
         shows: FEWER_TIMEOUTS_THAN_THEN,
         cost_control: false,
@@ -158,7 +159,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         question: "Keys written together: the same TTL, or a jittered one?",
         a_label: "no jitter",
         b_label: "TTL jitter",
-        metric: "origin_peak_concurrency",
+        metric: Metric::OriginPeakConcurrency,
         winner: 'b',
         shows: LOWER_PEAK_THAN_THEN,
         cost_control: false,
@@ -170,7 +171,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         question: "A stale hot key: refresh while the callers wait, or answer stale and refresh behind?",
         a_label: "synchronous refresh",
         b_label: "stale-while-revalidate",
-        metric: "p99_ms",
+        metric: Metric::P99Ms,
         winner: 'b',
         shows: LOWER_P99_THAN_THEN,
         cost_control: false,
@@ -182,7 +183,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         question: "A hot key expiring: the claim alone, or early refresh as well?",
         a_label: "claim at expiry",
         b_label: "early refresh (XFetch)",
-        metric: "misses",
+        metric: Metric::Misses,
         winner: 'b',
         shows: FEWER_MISSES_THAN_THEN,
         cost_control: false,
@@ -195,7 +196,7 @@ pub const COMPARISONS: [Comparison; 8] = [
         a_label: "singleflight only",
         b_label: "singleflight + claim",
         // At its own 20 ms cost; the A/B view's cost control flips it.
-        metric: "p50_ms",
+        metric: Metric::P50Ms,
         winner: 'a',
         shows: LOWER_P50_THAN_THEN,
         cost_control: true,

@@ -30,7 +30,7 @@ use crate::lesson::{
     UNCLAIMED,
 };
 use stampede::scenario::Scenario;
-use stampede::Report;
+use stampede::{Metric, Report};
 
 /// The tour's three levels, shortest first: the course's rungs.
 pub use crate::level::Level;
@@ -94,7 +94,7 @@ pub struct Step {
     /// step's own run.
     pub row: Row,
     /// The counter the step points at (its `data-metric`).
-    pub metric: &'static str,
+    pub metric: Metric,
     /// Where the lesson is visible mid-run (ms of virtual time): the step
     /// plays to there and pauses, instead of ending on the quiet last frame.
     pub pause_ms: Option<u32>,
@@ -230,7 +230,7 @@ pub const STEPS: &[Step] = &[
             claims: &[EVERY_THREAD],
             words: "A hot key has just expired. Start small: {instances} offices (instances) of {threads} clerks (threads), every clerk missing the key at once. With no protection each clerk walks to the origin itself: {} recomputes of the same value, one per clerk.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -253,7 +253,7 @@ pub const STEPS: &[Step] = &[
             claims: &[PER_INSTANCE, LEADERS_ANSWER_THE_REST],
             words: "In each office the clerks now share one question: the first to miss, the leader, asks the origin; the others wait at the door for its answer. An office cannot see the others: {} recomputes, one per office.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -276,7 +276,7 @@ pub const STEPS: &[Step] = &[
             claims: &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE, LOSERS_READ_THE_VALUE, LEADERS_ANSWER_THE_REST],
             words: "Each office's leader now also tries to take the claim at Redis (SET NX with a TTL). One office wins and asks the origin; the other leaders wait for its answer, their clerks for their leader: {} recompute for the whole fleet.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -299,7 +299,7 @@ pub const STEPS: &[Step] = &[
             claims: &[EVERY_THREAD],
             words: "Now the interview's fleet: {instances} offices of {threads} clerks, all missing the key at once. The small fleet's rule holds: with no protection every clerk asks the origin, instances × threads, {} recomputes.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -322,7 +322,7 @@ pub const STEPS: &[Step] = &[
             claims: &[PER_INSTANCE, LEADERS_ANSWER_THE_REST],
             words: "Singleflight collapses each office's {threads} clerks into its leader's one question, as it did in the small fleet: it costs nothing, but an office cannot see the others, so the fleet makes {} recomputes, one per office.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -345,7 +345,7 @@ pub const STEPS: &[Step] = &[
             claims: &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE, LOSERS_READ_THE_VALUE, LEADERS_ANSWER_THE_REST],
             words: "Each office's leader tries to take the claim at Redis (SET NX with a TTL), as the small fleet's leaders did. One office of {instances} wins and asks; the others wait for its answer: {} recompute for the whole fleet, whatever its size.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -368,7 +368,7 @@ pub const STEPS: &[Step] = &[
             claims: &[CLAIM_PER_REQUEST, ONE_RECOMPUTE, MORE_ATTEMPTS_THAN_THEN],
             words: "Swap the layers and every clerk tries the claim at Redis before the office has coalesced: still {recomputes} recompute, but {} claim attempts at Redis instead of {then.claim_attempts}, one per office.",
         },
-        metric: "claim_attempts",
+        metric: Metric::ClaimAttempts,
         pause_ms: None,
         contrast: Some("preset=burst"),
         action: None,
@@ -392,7 +392,7 @@ pub const STEPS: &[Step] = &[
             claims: &[ONE_RECOMPUTE, CLAIM_PER_INSTANCE, EVERY_REQUEST_READ_REDIS],
             words: "When every thread misses within one recompute, duplicate work is instances times threads. Singleflight removes the threads for free; the claim removes the instances for one claim per office: {claim_attempts} claim attempts and {} recompute. Every thread still GETs the value first: {redis_round_trips} Redis round trips.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -415,7 +415,7 @@ pub const STEPS: &[Step] = &[
             claims: &[PER_INSTANCE, UNCLAIMED],
             words: "Singleflight is a map from key to the computation in flight, in the process's own memory: no network, no TTL, nothing to release. Its only lock is a mutex in the process around that map: alone it takes no distributed lock ({claim_attempts} claim attempts) and stops at one recompute per office: {}.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -437,7 +437,7 @@ pub const STEPS: &[Step] = &[
             claims: &[OVERLAPS, CLAIM_SHORT],
             words: "Here the claim's TTL is {claim_ttl_ms} against a {recompute_ms} recompute, so it runs out mid-work and another office starts the same recompute: {} recomputes overlapped one still running. Size the TTL above the origin timeout plus the write, or renew it while the work runs.",
         },
-        metric: "overlapping_recomputes",
+        metric: Metric::OverlappingRecomputes,
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=short-ttl&ct=3500", claims: &[NO_OVERLAPS, NONE_REFUSED], words: "Size the TTL above the origin timeout" })),
@@ -460,7 +460,7 @@ pub const STEPS: &[Step] = &[
             claims: &[REFUSED, REFUSED_TAKEN],
             words: "A holder releases with a compare-and-delete of its own random token: {} releases were refused. {releases_refused_expired} found the claim already expired; {releases_refused_taken} found another office holding it, and there a plain DEL would have deleted that office's claim, leaving the key free for a third office to claim.",
         },
-        metric: "releases_refused",
+        metric: Metric::ReleasesRefused,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -483,7 +483,7 @@ pub const STEPS: &[Step] = &[
             claims: &[STALE, ONE_RECOMPUTE, CLAIMS_AGAIN],
             words: "An office that lost the claim need not wait for the winner: holding a stale copy, it answers at once. {} requests got the stale value while one office refreshed it. A losing office's flight ends with that answer, so its clerks who arrive later start a new flight and try the claim again: {claim_attempts} claim attempts, {claim_wins} won.",
         },
-        metric: "stale_served",
+        metric: Metric::StaleServed,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -506,7 +506,7 @@ pub const STEPS: &[Step] = &[
             claims: &[ERRORS, FAILURES_LEFT, REFILLED],
             words: "The origin fails for its first {origin_outage_ms}. A failed recompute reaches only the callers waiting on it, then leaves the map, so the next request tries again: {} errors, and later recomputes succeed and refill the cache.",
         },
-        metric: "errors",
+        metric: Metric::Errors,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -529,7 +529,7 @@ pub const STEPS: &[Step] = &[
             claims: &[EVERY_REQUEST_TIMED_OUT, NONE_PINNED],
             words: "The origin never answers. Each caller gives up at its own {deadline_ms} deadline, {} of them, so no thread stays pinned. The {origin_timeout_ms} origin timeout frees the flight and the claim, but it bounds the wait, not the call: that runs on at the origin, holding a connection.",
         },
-        metric: "timeouts",
+        metric: Metric::Timeouts,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -553,7 +553,7 @@ pub const STEPS: &[Step] = &[
             claims: &[REMEMBERED],
             words: "Leave the failed result in the flight map and every later caller is handed the old error: {} answers came from a remembered failure, long after the origin recovered. Damp retries with a short negative cache on purpose instead.",
         },
-        metric: "remembered_failures",
+        metric: Metric::RememberedFailures,
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=failure&nt=500", claims: &[NOTHING_REMEMBERED, REFILLED], words: "Cache the failure briefly instead" })),
@@ -576,7 +576,7 @@ pub const STEPS: &[Step] = &[
             claims: &[crate::lesson::EVERY_PINNED],
             words: "Without deadlines a hung origin holds every thread that asked for the key: {} requests are still pinned when the run stops.",
         },
-        metric: "pinned",
+        metric: Metric::Pinned,
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=hang", claims: &[NONE_PINNED], words: "Give every wait a deadline" })),
@@ -599,7 +599,7 @@ pub const STEPS: &[Step] = &[
             claims: &[CORRUPTED],
             words: "Every waiter receives the same object. If it can be changed and the first waiter changes it, the others see the change: {} requests read a corrupted value. Share an immutable value, or hand out copies.",
         },
-        metric: "corrupted",
+        metric: Metric::Corrupted,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -622,7 +622,7 @@ pub const STEPS: &[Step] = &[
             claims: &[CLAIM_PER_REQUEST, MORE_ATTEMPTS_THAN_THEN],
             words: "Singleflight coalesces only what has the same key. Build its key differently from the cache's and nothing coalesces in-process: {} claim attempts instead of {then.claim_attempts}, every thread for itself.",
         },
-        metric: "claim_attempts",
+        metric: Metric::ClaimAttempts,
         pause_ms: None,
         contrast: Some("preset=burst"),
         action: None,
@@ -644,7 +644,7 @@ pub const STEPS: &[Step] = &[
             claims: &[PER_INSTANCE, NO_TIMEOUTS],
             words: "For a {recompute_ms} indexed query, {recomputes} copies, one per office, are no load at all, and the slowest answers take {} (p99). With a claim the losers would wait up to a {poll_ms} poll for the value; the A/B view shows the costs where the claim starts to pay. The case for singleflight alone is simplicity and less Redis load.",
         },
-        metric: "p99_ms",
+        metric: Metric::P99Ms,
         pause_ms: None,
         contrast: None,
         action: Some(Compare { label: "Open the A/B view on the cost", name: "cost" }),
@@ -667,7 +667,7 @@ pub const STEPS: &[Step] = &[
             claims: &[SHED],
             words: "After a restart the misses are for many different keys, equally popular here, so there is little to coalesce. Admission control ({admission} recomputes per office) bounds the origin and turns the excess away at once: {} recomputes shed with a degraded answer. With skewed popularity coalescing matters too: do both.",
         },
-        metric: "admission_shed",
+        metric: Metric::AdmissionShed,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -690,7 +690,7 @@ pub const STEPS: &[Step] = &[
             claims: &[RAN_AT_THE_ORIGIN, LOWER_PEAK_THAN_THEN],
             words: "Keys written together expire together. Spread each TTL by a random fraction and their expiries spread too: at most {} recomputes ran at the origin at once, against {then.origin_peak_concurrency} with no jitter.",
         },
-        metric: "origin_peak_concurrency",
+        metric: Metric::OriginPeakConcurrency,
         pause_ms: None,
         contrast: Some("preset=jitter&j=0"),
         action: None,
@@ -713,7 +713,7 @@ pub const STEPS: &[Step] = &[
             claims: &[NO_MISSES, EARLY, OVERLAPS, FEWER_MISSES_THAN_THEN],
             words: "A reader of a value near expiry may refresh it early, the likelier the nearer and the longer the recompute takes: {} readers met a miss, against {then.misses} when everyone waits for expiry. With no lock {overlapping_recomputes} refreshes overlapped another: early refresh spreads the work, the claim still bounds it.",
         },
-        metric: "misses",
+        metric: Metric::Misses,
         pause_ms: None,
         contrast: Some("preset=xfetch&xfetch_beta=0"),
         action: Some(Compare { label: "Compare it with the claim alone", name: "xfetch" }),
@@ -735,7 +735,7 @@ pub const STEPS: &[Step] = &[
             claims: &[EVERY_REQUEST_STALE, ONE_RECOMPUTE, NO_TIMEOUTS],
             words: "Every request gets the stale value at once and the claim guards only the refresh behind it: {} answers served stale, and {recomputes} recompute. The stale copy lives in Redis, though: with Redis down there is none to serve.",
         },
-        metric: "stale_served",
+        metric: Metric::StaleServed,
         pause_ms: None,
         contrast: None,
         action: None,
@@ -758,7 +758,7 @@ pub const STEPS: &[Step] = &[
             claims: &[PER_INSTANCE, NO_TIMEOUTS],
             words: "Every Redis command errors. Failing open, each office treats the claim as won and refreshes anyway: {} recomputes, one per office, and nobody waits on a lock that cannot be taken. That needs Redis to fail fast: a Redis that hangs holds every caller until the client's timeout.",
         },
-        metric: "recomputes",
+        metric: Metric::Recomputes,
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=redis-hang", claims: &[TIMEOUTS], words: "See a Redis that hangs" })),
@@ -781,7 +781,7 @@ pub const STEPS: &[Step] = &[
             claims: &[TIMEOUTS],
             words: "The office holding the claim crashes without releasing it. Nobody may refresh until the claim's {claim_ttl_ms} TTL runs out, and {} callers have given up so far: the TTL is also the longest such stall.",
         },
-        metric: "timeouts",
+        metric: Metric::Timeouts,
         pause_ms: Some(13_000),
         contrast: None,
         action: None,
@@ -804,7 +804,7 @@ pub const STEPS: &[Step] = &[
             claims: &[OVERWRITES],
             words: "A slow holder outlives its {claim_ttl_ms} claim, another office recomputes, and the older value lands last: {} newer values were overwritten by older ones. Fills without any lock race the same way. A fencing number on each write lets the store refuse the late one.",
         },
-        metric: "stale_overwrites",
+        metric: Metric::StaleOverwrites,
         pause_ms: None,
         contrast: None,
         action: Some(Sandbox(Row { link: "preset=late-writer&fw=1", claims: &[NO_OVERWRITES], words: "Turn on fenced writes" })),
@@ -964,14 +964,16 @@ pub fn fill(text: &str, s: &Scenario, r: &Report, then: Option<&Report>) -> Stri
 fn placeholder(name: &str, s: &Scenario, r: &Report, then: Option<&Report>) -> String {
     use crate::lesson::{count, shown};
     use stampede::metrics::value;
-    if let Some(m) = name.strip_prefix("then.") {
+    // The words' text names a counter as the CLI's JSON does: read once
+    // here, as a link's text is, and looked up by its `Metric` after.
+    if let Some(m) = name.strip_prefix("then.").and_then(Metric::from_name) {
         return match then.and_then(|t| value(t, m)) {
             Some(v) => shown(m, v),
             None => PENDING.to_string(),
         };
     }
-    if let Some(v) = value(r, name) {
-        return shown(name, v);
+    if let Some(v) = Metric::from_name(name).and_then(|m| Some(shown(m, value(r, m)?))) {
+        return v;
     }
     match s.get(name).and_then(|v| v.parse::<u64>().ok()) {
         Some(v) if name.ends_with("_ms") => format!("{} ms", count(v)),
@@ -1153,7 +1155,7 @@ mod tests {
                 "{}: revealed early at {}",
                 step.title, r.elapsed_ms
             );
-            if !step.metric.ends_with("_ms") {
+            if !step.metric.is_time() {
                 let ended = step.pause_ms.is_none() && fleet.is_quiet();
                 assert!(
                     step.row.claims[0].holds(&Run::new(&s, &r, ended)),
@@ -1220,13 +1222,13 @@ mod tests {
     /// run `r` of `s`: the number as shown, its word (one to twelve), "no
     /// one" for 0, "per office" for one per office, "every" for one per
     /// request, "×" for offices times clerks.
-    fn answer_words(s: &Scenario, r: &Report, metric: &str, v: f64) -> Vec<String> {
+    fn answer_words(s: &Scenario, r: &Report, metric: Metric, v: f64) -> Vec<String> {
         const SMALL: [&str; 13] = [
             "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
             "eleven", "twelve",
         ];
         let mut w = vec![crate::lesson::shown(metric, v)];
-        if metric.ends_with("_ms") {
+        if metric.is_time() {
             return w;
         }
         let n = v as u64;
@@ -1312,24 +1314,24 @@ mod tests {
     }
 
     /// `r` with the counter `name` at `v`: for the tour's counters only.
-    fn with(r: &Report, name: &str, v: u64) -> Report {
+    fn with(r: &Report, m: Metric, v: u64) -> Report {
         let mut r = r.clone();
-        let field = match name {
-            "recomputes" => &mut r.recomputes,
-            "claim_attempts" => &mut r.claim_attempts,
-            "overlapping_recomputes" => &mut r.overlapping_recomputes,
-            "releases_refused" => &mut r.releases_refused,
-            "stale_served" => &mut r.stale_served,
-            "errors" => &mut r.errors,
-            "timeouts" => &mut r.timeouts,
-            "remembered_failures" => &mut r.remembered_failures,
-            "pinned" => &mut r.pinned,
-            "corrupted" => &mut r.corrupted,
-            "admission_shed" => &mut r.admission_shed,
-            "origin_peak_concurrency" => &mut r.origin_peak_concurrency,
-            "misses" => &mut r.misses,
-            "stale_overwrites" => &mut r.stale_overwrites,
-            other => panic!("no counter {other} here"),
+        let field = match m {
+            Metric::Recomputes => &mut r.recomputes,
+            Metric::ClaimAttempts => &mut r.claim_attempts,
+            Metric::OverlappingRecomputes => &mut r.overlapping_recomputes,
+            Metric::ReleasesRefused => &mut r.releases_refused,
+            Metric::StaleServed => &mut r.stale_served,
+            Metric::Errors => &mut r.errors,
+            Metric::Timeouts => &mut r.timeouts,
+            Metric::RememberedFailures => &mut r.remembered_failures,
+            Metric::Pinned => &mut r.pinned,
+            Metric::Corrupted => &mut r.corrupted,
+            Metric::AdmissionShed => &mut r.admission_shed,
+            Metric::OriginPeakConcurrency => &mut r.origin_peak_concurrency,
+            Metric::Misses => &mut r.misses,
+            Metric::StaleOverwrites => &mut r.stale_overwrites,
+            other => panic!("no counter {other:?} here"),
         };
         *field = v;
         r
@@ -1340,7 +1342,7 @@ mod tests {
     /// not (a time is not a count: the words claim nothing of its size).
     #[test]
     fn every_step_claims_its_number_first() {
-        for step in STEPS.iter().filter(|s| !s.metric.ends_with("_ms")) {
+        for step in STEPS.iter().filter(|s| !s.metric.is_time()) {
             let (s, r) = revealed(step);
             let ended = step.pause_ms.is_none();
             let first = step.row.claims[0];
@@ -1591,7 +1593,7 @@ mod tests {
                 let close = rest[open..].find('}').unwrap() + open;
                 let name = &rest[open + 1..close];
                 assert!(
-                    stampede::metrics::value(&r, name).is_none() && s.get(name).is_some(),
+                    Metric::from_name(name).is_none() && s.get(name).is_some(),
                     "{}: {{{name}}} is not a knob",
                     step.title
                 );

@@ -12,7 +12,7 @@ use catalogue::presets::{self, PRESETS};
 use proptest::prelude::*;
 use stampede::metrics::{verdict, Score};
 use stampede::scenario::{self, Fault, FaultKind, Scenario};
-use stampede::{Fleet, Report};
+use stampede::{Fleet, Metric, Report};
 
 /// `preset` with `knobs` set (long names, as `Scenario::set` takes them).
 fn scenario_of(preset: Option<&str>, knobs: &[(&str, &str)]) -> Scenario {
@@ -225,7 +225,7 @@ fn polling_hits_are_never_called_better() {
     let c = presets::comparison("claim-order").unwrap();
     let (a, b) = (Fleet::new(&c.a(), 1).run(), Fleet::new(&c.b(), 1).run());
     let diffs = stampede::metrics::differences(&a, &b);
-    let hits = diffs.iter().find(|d| d.name == "hits").unwrap();
+    let hits = diffs.iter().find(|d| d.metric == Metric::Hits).unwrap();
     assert_eq!(hits.better, None);
     let (side, sentence) = verdict(&a, &b, true);
     assert_eq!(side, Some('b'), "{sentence}");
@@ -246,15 +246,15 @@ fn fewer_shed_or_degraded_is_never_called_better() {
         b.admission_shed
     );
     let diffs = stampede::metrics::differences(&a, &b);
-    for name in [
-        "admission_shed",
-        "degraded",
-        "admission_waits",
-        "rejected",
-        "retries",
+    for m in [
+        Metric::AdmissionShed,
+        Metric::Degraded,
+        Metric::AdmissionWaits,
+        Metric::Rejected,
+        Metric::Retries,
     ] {
-        if let Some(d) = diffs.iter().find(|d| d.name == name) {
-            assert_eq!(d.better, None, "{name}: {d:?}");
+        if let Some(d) = diffs.iter().find(|d| d.metric == m) {
+            assert_eq!(d.better, None, "{m:?}: {d:?}");
         }
     }
 }

@@ -5,7 +5,7 @@
 use catalogue::claims::{Claim, Row};
 use catalogue::drill::{self, apply, grade, grade_reports, Cmp, Drill, DRILLS, SEEDS};
 use stampede::scenario::{self, knob_names, Pitfalls, Scenario};
-use stampede::Report;
+use stampede::{Metric, Report};
 
 /// A query fragment's knobs set straight onto `s`, locks ignored: what a
 /// setting would do if it could reach every knob.
@@ -39,11 +39,6 @@ fn drills_are_well_formed() {
     names.sort();
     names.dedup();
     assert_eq!(names.len(), DRILLS.len(), "names are unique");
-    let report_fields: Vec<String> = Report::default()
-        .fields()
-        .into_iter()
-        .map(|f| f.0)
-        .collect();
     for pair in DRILLS.windows(2) {
         assert!(
             pair[0].level <= pair[1].level,
@@ -74,14 +69,6 @@ fn drills_are_well_formed() {
                 || k.strip_prefix("pitfall-")
                     .is_some_and(|p| Pitfalls::NAMES.contains(&p));
             assert!(ok, "{}: {k} is not a knob", d.name);
-        }
-        for g in d.goals {
-            assert!(
-                report_fields.iter().any(|f| f == g.metric),
-                "{}: {} is not a Report field",
-                d.name,
-                g.metric
-            );
         }
         assert_eq!(d.hints.len(), 3);
         for h in d.hints {
@@ -270,8 +257,8 @@ fn a_lucky_seed_does_not_pass() {
     let mut bad = Report::default();
     let over = c.limit + 1.0;
     match c.metric {
-        "timeouts" => bad.timeouts = over as u64,
-        "recomputes" => bad.recomputes = over as u64,
+        Metric::Timeouts => bad.timeouts = over as u64,
+        Metric::Recomputes => bad.recomputes = over as u64,
         other => panic!("no setter for {other}"),
     }
     let runs: Vec<(u64, Report)> = SEEDS
@@ -491,12 +478,12 @@ fn a_hints_numbers_are_settings_or_claimed_of_the_drills_runs() {
         let number = |s: &Scenario, k: &str| s.get(k).and_then(|v| v.parse::<f64>().ok());
         let mut times: Vec<f64> = bounds
             .iter()
-            .filter(|b| b.metric.ends_with("_ms"))
+            .filter(|b| b.metric.is_time())
             .map(|b| b.limit)
             .collect();
         let mut bare: Vec<f64> = bounds
             .iter()
-            .filter(|b| !b.metric.ends_with("_ms"))
+            .filter(|b| !b.metric.is_time())
             .map(|b| b.limit)
             .collect();
         for s in &runs {
@@ -550,7 +537,7 @@ fn a_hints_numbers_are_settings_or_claimed_of_the_drills_runs() {
 
 /// The counters of answering time: they measure only the callers that
 /// got an answer.
-const ANSWERING_TIME: [&str; 3] = ["max_ms", "p99_ms", "p50_ms"];
+const ANSWERING_TIME: [Metric; 3] = [Metric::MaxMs, Metric::P99Ms, Metric::P50Ms];
 
 /// Learner links to grade each drill on: the situation, the solution, the
 /// reasoning's and the hints' choices, and each allowed knob turned to a
@@ -608,9 +595,9 @@ fn answering_time_bounds_the_unanswered_and_answered_bounds_the_fallbacks() {
         }
         if answered {
             assert!(
-                d.goals
-                    .iter()
-                    .any(|g| g.metric == "degraded" && g.cmp != Cmp::AtLeast && g.limit == 0.0),
+                d.goals.iter().any(|g| g.metric == Metric::Degraded
+                    && g.cmp != Cmp::AtLeast
+                    && g.limit == 0.0),
                 "{}: says answered and bounds no fallback",
                 d.name
             );
@@ -676,7 +663,7 @@ fn a_rows_bound_on_answering_time_comes_with_every_caller_answered() {
             let answered = r.claims.iter().any(|c| {
                 c.as_ledger() == Some((End::Unanswered, None, 0))
                     || c.as_bound().is_some_and(|b| {
-                        b.metric == "pinned" && b.cmp != Cmp::AtLeast && b.limit == 0.0
+                        b.metric == Metric::Pinned && b.cmp != Cmp::AtLeast && b.limit == 0.0
                     })
             });
             assert!(!timed || answered, "{}: ?{} {:?}", d.name, r.link, r.words);

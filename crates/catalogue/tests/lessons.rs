@@ -4,7 +4,7 @@
 //! several seeds and checks every number the sentence promises.
 
 use catalogue::presets::PRESETS;
-use stampede::metrics::Report;
+use stampede::metrics::{Metric, Report};
 use stampede::scenario::{preset, ClaimMode, LoserPolicy, RedisErrorPolicy, Scenario, Workload};
 use stampede::sim::Fleet;
 
@@ -572,12 +572,8 @@ fn a_slow_claim_reply_leaves_no_orphan() {
     });
 }
 
-fn value_of(r: &Report, metric: &str) -> f64 {
-    r.fields()
-        .into_iter()
-        .find(|(k, _)| k == metric)
-        .unwrap_or_else(|| panic!("{metric} is not a Report field"))
-        .1
+fn value_of(r: &Report, metric: Metric) -> f64 {
+    r.text(metric)
         .parse()
         .unwrap_or_else(|_| panic!("{metric} is not a number"))
 }
@@ -612,7 +608,7 @@ fn every_preset_points_at_its_proof() {
             let r = run(&pr.scenario(), seed);
             let v = value_of(&r, proof.metric);
             if proof.damage {
-                assert!(v > 0.0, "{}: {} is {v}", pr.name, proof.metric);
+                assert!(v > 0.0, "{}: {:?} is {v}", pr.name, proof.metric);
             }
         });
     }
@@ -623,10 +619,10 @@ fn every_preset_points_at_its_proof() {
 #[test]
 fn every_pitfall_points_at_its_damage() {
     for (base, pitfall, metric) in [
-        ("burst", "mutable-result", "corrupted"),
-        ("failure", "remember-failure", "remembered_failures"),
-        ("hang", "no-deadline", "pinned"),
-        ("singleflight", "key-mismatch", "recomputes"),
+        ("burst", "mutable-result", Metric::Corrupted),
+        ("failure", "remember-failure", Metric::RememberedFailures),
+        ("hang", "no-deadline", Metric::Pinned),
+        ("singleflight", "key-mismatch", Metric::Recomputes),
     ] {
         let mut s = p(base);
         s.pitfalls.enable(pitfall).unwrap();
@@ -635,7 +631,7 @@ fn every_pitfall_points_at_its_damage() {
         each_seed(|seed| {
             let quiet = value_of(&run(&p(base), seed), metric);
             let loud = value_of(&run(&s, seed), metric);
-            assert!(loud > quiet, "{pitfall}: {metric} {quiet} -> {loud}");
+            assert!(loud > quiet, "{pitfall}: {metric:?} {quiet} -> {loud}");
         });
     }
 }
@@ -710,7 +706,7 @@ fn xfetch_removes_the_expiry_cliff_on_a_hot_key() {
 /// why the objective decides; where they agree it is the plain verdict.
 #[test]
 fn a_verdict_names_its_questions_counter_where_they_disagree() {
-    use stampede::metrics::{better, verdict, verdict_on, Better};
+    use stampede::metrics::{verdict, verdict_on, Better};
     let mut disagreed = 0;
     for c in catalogue::presets::COMPARISONS {
         let (a, b) = (run(&c.a(), 1), run(&c.b(), 1));
@@ -719,7 +715,7 @@ fn a_verdict_names_its_questions_counter_where_they_disagree() {
             let (side_on, said) = verdict_on(&a, &b, ended, c.metric);
             assert_eq!(side, side_on, "{}", c.name);
             let (va, vb) = (value_of(&a, c.metric), value_of(&b, c.metric));
-            let favours = match better(c.metric) {
+            let favours = match c.metric.better() {
                 _ if va == vb => None,
                 Some(Better::Lower) => Some(if va < vb { 'a' } else { 'b' }),
                 Some(Better::Higher) => Some(if va > vb { 'a' } else { 'b' }),
@@ -766,8 +762,8 @@ fn every_comparison_shows_its_difference() {
             let d = differences(&a, &b);
             let on = d
                 .iter()
-                .find(|x| x.name == c.metric)
-                .unwrap_or_else(|| panic!("{}: {} does not differ", c.name, c.metric));
+                .find(|x| x.metric == c.metric)
+                .unwrap_or_else(|| panic!("{}: {:?} does not differ", c.name, c.metric));
             assert_eq!(on.better, Some(c.winner), "{}: {on:?}", c.name);
             // The winner rests on a claim: its run against the other side's
             // shows it, and the other side's against the winner's does not.

@@ -15,9 +15,9 @@ use strategies::{cfg, scenario};
 fn writable(s: &Scenario, reports: &[&stampede::Report]) -> Vec<String> {
     let mut out = Vec::new();
     for r in reports {
-        for (name, v) in r.fields() {
-            let v: f64 = v.parse().unwrap();
-            out.push(lesson::shown(&name, v).trim_end_matches(" ms").to_string());
+        for &m in stampede::Metric::ALL {
+            let v: f64 = r.text(m).parse().unwrap();
+            out.push(lesson::shown(m, v).trim_end_matches(" ms").to_string());
         }
         // The ledger's cells and columns (how many ended each way, and why).
         out.extend(lesson::ledger_numbers(r));

@@ -143,6 +143,14 @@ macro_rules! report {
                 }
             }
 
+            /// A time in milliseconds (`p99_ms`), where every other counter
+            /// is a count.
+            pub const fn is_time(self) -> bool {
+                let n = self.name().as_bytes();
+                let k = n.len();
+                k > 3 && n[k - 3] == b'_' && n[k - 2] == b'm' && n[k - 1] == b's'
+            }
+
             /// The counter whose field is called `name`; `None` for any
             /// other text.
             pub fn from_name(name: &str) -> Option<Metric> {
@@ -183,6 +191,21 @@ macro_rules! report {
             }
         }
     };
+}
+
+/// A counter is written by its field's name (`claim_attempts`), as the
+/// CLI's keys are.
+impl std::fmt::Display for Metric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A counter is written in JSON by its field's name, as the CLI's keys are.
+impl Serialize for Metric {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
 }
 
 /// A counter's value as text, the way JSON writes it, and as a number.
@@ -613,9 +636,9 @@ pub fn verdict(a: &Report, b: &Report, ended: bool) -> (Option<char>, String) {
 /// with both runs' values, and that the objective ranks outcomes before it.
 /// So a reader who watches the question's counter is never told the
 /// opposite without the reason.
-pub fn verdict_on(a: &Report, b: &Report, ended: bool, subject: &str) -> (Option<char>, String) {
+pub fn verdict_on(a: &Report, b: &Report, ended: bool, subject: Metric) -> (Option<char>, String) {
     let (side, mut sentence) = verdict(a, b, ended);
-    let (Some(way), Some(va), Some(vb)) = (better(subject), value(a, subject), value(b, subject))
+    let (Some(way), Some(va), Some(vb)) = (subject.better(), value(a, subject), value(b, subject))
     else {
         return (side, sentence);
     };
@@ -630,14 +653,12 @@ pub fn verdict_on(a: &Report, b: &Report, ended: bool, subject: &str) -> (Option
     };
     let so_far = if ended { "" } else { " so far" };
     // As the counters show them, a time with its unit.
-    let unit = if subject.ends_with("_ms") { " ms" } else { "" };
-    let shown = |r: &Report| {
-        r.fields()
-            .into_iter()
-            .find(|(k, _)| k == subject)
-            .map(|(_, v)| format!("{v}{unit}"))
-            .unwrap_or_default()
+    let unit = if subject.name().ends_with("_ms") {
+        " ms"
+    } else {
+        ""
     };
+    let shown = |r: &Report| format!("{}{unit}", r.text(subject));
     let (win, lose) = if f == 'a' { (a, b) } else { (b, a) };
     sentence.push_str(&format!(
         " On {}, the counter this comparison asks about, {} is better{so_far} ({} against {}), but the objective ranks answered callers, failures and origin calls before it.",
@@ -654,13 +675,6 @@ pub fn verdict_on(a: &Report, b: &Report, ended: bool, subject: &str) -> (Option
 pub enum Better {
     Lower,
     Higher,
-}
-
-/// Which way `name` (a `Report` field) is better, if either: what
-/// [`Metric::better`] says of the counter of that name; `None` for a name
-/// that is no counter.
-pub fn better(name: &str) -> Option<Better> {
-    Metric::from_name(name)?.better()
 }
 
 impl Metric {
@@ -741,7 +755,7 @@ impl Metric {
 /// One counter that differs between two runs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Difference {
-    pub name: String,
+    pub metric: Metric,
     pub a: f64,
     pub b: f64,
     /// `b / a` (`None` when `a` is zero).
@@ -768,7 +782,7 @@ pub fn differences(a: &Report, b: &Report) -> Vec<Difference> {
             });
             Some(Difference {
                 ratio: (va != 0.0).then(|| vb / va),
-                name: m.name().to_string(),
+                metric: m,
                 a: va,
                 b: vb,
                 better,
@@ -778,16 +792,15 @@ pub fn differences(a: &Report, b: &Report) -> Vec<Difference> {
 }
 
 /// A counter's name in a sentence: `claim attempts`, `p99`.
-pub fn label(name: &str) -> String {
+pub fn label(m: Metric) -> String {
+    let name = m.name();
     name.strip_suffix("_ms").unwrap_or(name).replace('_', " ")
 }
 
-/// A counter of `r` by name (`None` for a name `Report` does not have).
-pub fn value(r: &Report, name: &str) -> Option<f64> {
-    r.fields()
-        .into_iter()
-        .find(|(k, _)| k == name)
-        .and_then(|(_, v)| crate::decimal::parse(&v))
+/// Counter `m` of `r`, read back from its text as the JSON has it (six
+/// places); `None` only for a value that is no number.
+pub fn value(r: &Report, m: Metric) -> Option<f64> {
+    crate::decimal::parse(&r.text(m))
 }
 
 pub(crate) fn ms(us: u64) -> f64 {
@@ -867,51 +880,49 @@ mod tests {
     }
 
     /// The table is the two lists it replaced (28 lower, 1 higher, the
-    /// rest neither), and a name reads the same side as its metric.
+    /// rest neither).
     #[test]
     fn a_counter_is_better_the_way_the_lists_said() {
         let lower = [
-            "recomputes",
-            "stale_overwrites",
-            "misses",
-            "overlapping_recomputes",
-            "origin_failures",
-            "origin_timeouts",
-            "origin_peak_concurrency",
-            "claim_attempts",
-            "releases_refused",
-            "releases_refused_expired",
-            "releases_refused_taken",
-            "claims_deleted_of_others",
-            "redis_round_trips",
-            "redis_errors",
-            "redis_queue_peak",
-            "redis_p99_ms",
-            "remembered_failures",
-            "corrupted",
-            "crashed",
-            "handovers",
-            "retry_recomputes",
-            "errors",
-            "timeouts",
-            "pinned",
-            "p50_ms",
-            "p99_ms",
-            "max_ms",
-            "max_wait_ms",
+            Metric::Recomputes,
+            Metric::StaleOverwrites,
+            Metric::Misses,
+            Metric::OverlappingRecomputes,
+            Metric::OriginFailures,
+            Metric::OriginTimeouts,
+            Metric::OriginPeakConcurrency,
+            Metric::ClaimAttempts,
+            Metric::ReleasesRefused,
+            Metric::ReleasesRefusedExpired,
+            Metric::ReleasesRefusedTaken,
+            Metric::ClaimsDeletedOfOthers,
+            Metric::RedisRoundTrips,
+            Metric::RedisErrors,
+            Metric::RedisQueuePeak,
+            Metric::RedisP99Ms,
+            Metric::RememberedFailures,
+            Metric::Corrupted,
+            Metric::Crashed,
+            Metric::Handovers,
+            Metric::RetryRecomputes,
+            Metric::Errors,
+            Metric::Timeouts,
+            Metric::Pinned,
+            Metric::P50Ms,
+            Metric::P99Ms,
+            Metric::MaxMs,
+            Metric::MaxWaitMs,
         ];
         for m in Metric::ALL {
-            let want = if m.name() == "local_hits" {
+            let want = if *m == Metric::LocalHits {
                 Some(Better::Higher)
-            } else if lower.contains(&m.name()) {
+            } else if lower.contains(m) {
                 Some(Better::Lower)
             } else {
                 None
             };
             assert_eq!(m.better(), want, "{m:?}");
-            assert_eq!(better(m.name()), want, "{m:?}");
         }
-        assert_eq!(better("no_such_counter"), None);
     }
 
     proptest! {

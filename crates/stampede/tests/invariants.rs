@@ -490,9 +490,10 @@ proptest! {
         while !f.is_quiet() {
             t += slice * 1000;
             while !f.advance_to(t, 1 << 20) {}
-            for (name, v) in f.report().fields() {
-                if f.is_final(&name) {
-                    seen.entry(name).or_insert((v, t));
+            let r = f.report();
+            for &m in stampede::Metric::ALL {
+                if f.is_final(m) {
+                    seen.entry(m.name()).or_insert((r.text(m), t));
                 }
             }
             if f.settled() {
@@ -501,9 +502,9 @@ proptest! {
                 prop_assert_eq!(now, end.clone(), "settled at {} us", t);
             }
         }
-        for (name, v) in end.fields() {
-            if let Some((then, at)) = seen.get(&name) {
-                prop_assert_eq!(then, &v, "{} final at {} us", name, at);
+        for &m in stampede::Metric::ALL {
+            if let Some((then, at)) = seen.get(m.name()) {
+                prop_assert_eq!(then, &end.text(m), "{} final at {} us", m.name(), at);
             }
         }
     }

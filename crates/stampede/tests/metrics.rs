@@ -1,7 +1,7 @@
 //! The verdicts' arithmetic on real runs: the best row and the A/B view's
 //! better side, over the named scenarios.
 
-use stampede::metrics::{better, differences, Better, Report, Score};
+use stampede::metrics::{differences, Better, Metric, Report, Score};
 use stampede::scenario::preset;
 use stampede::sim::Fleet;
 
@@ -30,18 +30,21 @@ fn differences_say_which_side_is_better() {
     let run = |name: &str| Fleet::new(&preset(name).unwrap(), 1).run();
     let (outer, inner) = (run("claim-outer"), run("burst"));
     let d = differences(&outer, &inner);
-    let claims = d.iter().find(|x| x.name == "claim_attempts").unwrap();
+    let claims = d
+        .iter()
+        .find(|x| x.metric == Metric::ClaimAttempts)
+        .unwrap();
     assert_eq!((claims.a, claims.b), (8000.0, 40.0));
     assert_eq!(claims.ratio, Some(0.005));
     assert_eq!(claims.better, Some('b'));
     assert!(
-        d.iter().all(|x| x.name != "recomputes"),
+        d.iter().all(|x| x.metric != Metric::Recomputes),
         "both recompute once"
     );
     assert!(differences(&inner, &inner).is_empty());
-    assert_eq!(better("local_hits"), Some(Better::Higher));
-    assert_eq!(better("hits"), None);
-    assert_eq!(better("requests"), None);
+    assert_eq!(Metric::LocalHits.better(), Some(Better::Higher));
+    assert_eq!(Metric::Hits.better(), None);
+    assert_eq!(Metric::Requests.better(), None);
 }
 
 /// The open-loop preset, scored as the arithmetic scores its rows: the

@@ -123,7 +123,7 @@ pub fn clip_name(href: &str, when: &str) -> String {
 /// recording starts: the view's title (the list's strip's, [`Item::title`])
 /// and the counter that proves it (a tour step's own, a comparison's, else
 /// the lesson's proof for the run's scenario).
-pub fn caption_for(href: &str) -> (String, &'static str) {
+pub fn caption_for(href: &str) -> (String, stampede::Metric) {
     let proof = |s: &stampede::Scenario| {
         catalogue::lesson::proof_for(s, stampede::scenario::closest_preset(s)).metric
     };
@@ -137,12 +137,12 @@ pub fn caption_for(href: &str) -> (String, &'static str) {
     match &item.view {
         View::Tour((level, k)) => (
             title,
-            catalogue::tour::step(*level, *k).map_or("recomputes", |s| s.metric),
+            catalogue::tour::step(*level, *k).map_or(stampede::Metric::Recomputes, |s| s.metric),
         ),
         View::Drill { knobs, .. } => (format!("Drill: {title}"), proof(knobs)),
         View::Compare { name, .. } => (
             title,
-            catalogue::presets::comparison(name).map_or("recomputes", |c| c.metric),
+            catalogue::presets::comparison(name).map_or(stampede::Metric::Recomputes, |c| c.metric),
         ),
         View::Scenario { scenario, .. } => (title, proof(scenario)),
     }
@@ -506,7 +506,7 @@ mod tests {
         assert_eq!((title.as_str(), metric), (step.title, step.metric));
         let (title, metric) = caption_for("https://x/lab/?seed=1");
         assert_eq!(title, catalogue::presets::PRESETS[0].title);
-        assert_eq!(metric, "recomputes");
+        assert_eq!(metric, stampede::Metric::Recomputes);
         let (title, _) = caption_for("https://x/lab/?i=4&seed=1");
         assert!(title.ends_with(", changed"), "{title}");
         let (title, _) = caption_for("https://x/lab/?drill=hot-key");
@@ -516,7 +516,12 @@ mod tests {
             ..stampede::Report::default()
         };
         assert_eq!(
-            caption_line("Singleflight only", "recomputes", &r, 206_250),
+            caption_line(
+                "Singleflight only",
+                stampede::Metric::Recomputes,
+                &r,
+                206_250
+            ),
             "Singleflight only · t = 206.3 ms · recomputes: 40"
         );
     }

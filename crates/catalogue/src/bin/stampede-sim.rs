@@ -277,7 +277,7 @@ fn compare(
     (b, seed_b): (Scenario, u64),
     format: Format,
     json: bool,
-    subject: Option<&str>,
+    subject: Option<stampede::Metric>,
 ) -> Result<String, Exit> {
     let ra = Fleet::new(&a, seed_a).run();
     let rb = Fleet::new(&b, seed_b).run();
@@ -300,7 +300,7 @@ fn compare(
             .iter()
             .map(|d| {
                 serde_json::json!({
-                    "counter": d.name, "a": d.a, "b": d.b, "ratio": d.ratio,
+                    "counter": d.metric.name(), "a": d.a, "b": d.b, "ratio": d.ratio,
                     "better": d.better.map(|c| c.to_string()),
                 })
             })
@@ -318,7 +318,7 @@ fn compare(
         .iter()
         .map(|d| {
             vec![
-                d.name.clone(),
+                d.metric.name().to_string(),
                 num(d.a),
                 num(d.b),
                 d.ratio.map_or_else(
@@ -424,7 +424,10 @@ fn run(args: &[String]) -> Result<String, Exit> {
         if format == Format::Text && !json {
             out.push_str(&format!(
                 "{}\nA: {}\nB: {}\nthe question's counter: {}\n\n",
-                c.question, c.a_label, c.b_label, c.metric
+                c.question,
+                c.a_label,
+                c.b_label,
+                c.metric.name()
             ));
         }
         let table = compare((c.a(), 1), (c.b(), 1), format, json, Some(c.metric))?;
@@ -434,7 +437,7 @@ fn run(args: &[String]) -> Result<String, Exit> {
                 serde_json::from_str(&table).map_err(|e| Exit::Bad(e.to_string()))?;
             v["name"] = c.name.into();
             v["question"] = c.question.into();
-            v["metric"] = c.metric.into();
+            v["metric"] = c.metric.name().into();
             v["winner"] = c.winner.to_string().into();
             return Ok(v.to_string());
         }

@@ -18,6 +18,7 @@ use crate::lesson::{
     NO_STALE, NO_WINS, OVERLAPS, OVERWRITES, PER_INSTANCE, REDIS_FAILED, REFUSED_TAKEN, REMEMBERED,
     SWAMPED, TIMEOUTS, TIMEOUT_OUTSIDE, UNCLAIMED,
 };
+use stampede::Metric;
 
 const fn levels(basics: Level, solid: Level, deeper: Level) -> [Level; 3] {
     [basics, solid, deeper]
@@ -54,7 +55,7 @@ const REMEMBER_FAILURE: RedFlag = RedFlag {
     says: "Keep the failed result in the map, so the callers after it stop retrying.",
     row: Row {
         link: "preset=failure&pf=remember-failure",
-        claims: &[at_least("remembered_failures", 1.0).claim(), REMEMBERED],
+        claims: &[at_least(Metric::RememberedFailures, 1.0).claim(), REMEMBERED],
         words: "A blip becomes a sticky outage: later callers get the old error after the origin has recovered.",
     },
     lesson: "remember-failure",
@@ -66,7 +67,7 @@ const LONG_NEGATIVE_CACHE: RedFlag = RedFlag {
     says: "Cache the error like a value, for the value's whole TTL.",
     row: Row {
         link: "preset=failure&nt=2000",
-        claims: &[at_least("errors", 800.0).claim(), NEGATIVE_HITS],
+        claims: &[at_least(Metric::Errors, 800.0).claim(), NEGATIVE_HITS],
         words: "An error is not an answer: cached that long, it reaches callers the recovered origin could have served.",
     },
     lesson: "failure",
@@ -78,7 +79,7 @@ const NO_DEADLINE: RedFlag = RedFlag {
     says: "A waiter stays until the computation finishes; it will finish.",
     row: Row {
         link: "preset=hang&pf=no-deadline",
-        claims: &[at_least("pinned", 1.0).claim(), EVERY_PINNED],
+        claims: &[at_least(Metric::Pinned, 1.0).claim(), EVERY_PINNED],
         words: "Behind a hung origin every caller is then pinned, long past its deadline.",
     },
     lesson: "no-deadline",
@@ -90,7 +91,7 @@ const KEY_MISMATCH: RedFlag = RedFlag {
     says: "The flight map may key its entries its own way; it is only local.",
     row: Row {
         link: "pf=key-mismatch",
-        claims: &[exactly("claim_attempts", 8000.0).claim(), NOTHING_SHARED],
+        claims: &[exactly(Metric::ClaimAttempts, 8000.0).claim(), NOTHING_SHARED],
         words: "Threads that miss the same entry never find each other's flight: one claim attempt per thread, 8000.",
     },
     lesson: "key-mismatch",
@@ -102,7 +103,7 @@ const PLAIN_DEL: RedFlag = RedFlag {
     says: "Release the claim with a plain DEL: it is yours.",
     row: Row {
         link: "preset=short-ttl",
-        claims: &[at_least("releases_refused_taken", 1.0).claim(), REFUSED_TAKEN],
+        claims: &[at_least(Metric::ReleasesRefusedTaken, 1.0).claim(), REFUSED_TAKEN],
         words: "A holder can outlive its claim; its DEL then frees another instance's claim for a third.",
     },
     lesson: "short-ttl",
@@ -114,7 +115,7 @@ const TTL_LOCK_IS_SAFE: RedFlag = RedFlag {
     says: "The claim makes the write safe: one writer at a time.",
     row: Row {
         link: "preset=late-writer",
-        claims: &[at_least("stale_overwrites", 1.0).claim(), OVERWRITES, CLAIM_SHORT, OVERLAPS],
+        claims: &[at_least(Metric::StaleOverwrites, 1.0).claim(), OVERWRITES, CLAIM_SHORT, OVERLAPS],
         words: "A recompute that outlives its claim writes while another instance holds it: older values land over newer ones.",
     },
     lesson: "late-writer",
@@ -126,7 +127,7 @@ const SHORT_CLAIM_TTL: RedFlag = RedFlag {
     says: "Size the claim's TTL to a typical recompute.",
     row: Row {
         link: "preset=short-ttl",
-        claims: &[at_least("overlapping_recomputes", 1.0).claim(), OVERLAPS],
+        claims: &[at_least(Metric::OverlappingRecomputes, 1.0).claim(), OVERLAPS],
         words: "Under the slower recomputes the claim expires mid-work, and another instance starts the same one.",
     },
     lesson: "short-ttl",
@@ -145,12 +146,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Every waiter attached at that moment gets the failure: there is no value.",
                         "preset=failure",
-                        &[at_least("errors", 1.0).claim()],
+                        &[at_least(Metric::Errors, 1.0).claim()],
                     ),
                     shown(
                         "The entry leaves the map as the flight settles; the next request starts afresh.",
                         "preset=failure",
-                        &[exactly("remembered_failures", 0.0).claim()],
+                        &[exactly(Metric::RememberedFailures, 0.0).claim()],
                     ),
                 ],
             ),
@@ -161,12 +162,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Once the origin recovers, the next flight writes the value again.",
                         "preset=failure",
-                        &[at_least("values_written", 1.0).claim()],
+                        &[at_least(Metric::ValuesWritten, 1.0).claim()],
                     ),
                     shown(
                         "To damp retries against a failing origin: a short negative-cache entry, on purpose.",
                         "preset=failure&nt=500",
-                        &[at_least("negative_hits", 1.0).claim()],
+                        &[at_least(Metric::NegativeHits, 1.0).claim()],
                     ),
                 ],
             ),
@@ -177,7 +178,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Retries coalesced in the map join a running attempt instead of each calling the origin.",
                         "preset=retry-storm&sf=1",
-                        &[at_most("recomputes", 50.0).claim()],
+                        &[at_most(Metric::Recomputes, 50.0).claim()],
                     ),
                     said("A panic is the same path: the computation failed, and every waiter is told so."),
                 ],
@@ -189,7 +190,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 7,
                 row: Row {
                     link: "preset=failure",
-                    claims: &[exactly("remembered_failures", 0.0).claim()],
+                    claims: &[exactly(Metric::RememberedFailures, 0.0).claim()],
                     words: "Attached waiters get it; one arriving a moment later finds no flight and tries again.",
                 },
             },
@@ -197,7 +198,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 8,
                 row: Row {
                     link: "preset=failure&nt=500",
-                    claims: &[at_least("negative_hits", 1.0).claim()],
+                    claims: &[at_least(Metric::NegativeHits, 1.0).claim()],
                     words: "A not-found is cached like a value; an error briefly, if at all.",
                 },
             },
@@ -205,7 +206,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 4,
                 row: Row {
                     link: "preset=failure",
-                    claims: &[at_least("errors", 1.0).claim()],
+                    claims: &[at_least(Metric::Errors, 1.0).claim()],
                     words: "A panic is the computation failing: the same answer to every waiter, the entry gone.",
                 },
             },
@@ -231,7 +232,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "When one recompute per instance does the origin no harm: 40 copies of a cheap query are nothing.",
                         "preset=cheap",
-                        &[exactly("recomputes", 40.0).claim()],
+                        &[exactly(Metric::Recomputes, 40.0).claim()],
                     ),
                     said("Singleflight alone has no lock key, no TTL to size, no policy for losers, no release script."),
                 ],
@@ -242,13 +243,13 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Without the claim Redis sees only the reads and the writes: 8080 round trips.",
                         "preset=cheap",
-                        &[exactly("redis_round_trips", 8080.0).claim()],
+                        &[exactly(Metric::RedisRoundTrips, 8080.0).claim()],
                     ),
                     said("The claim adds a SET NX, a poll per loser every interval and a release to each miss."),
                     shown(
                         "On a cheap query the claim's losers wait out a poll interval: the median is slower.",
                         "rc=20",
-                        &[at_least("p50_ms", 40.0).claim()],
+                        &[at_least(Metric::P50Ms, 40.0).claim()],
                     ),
                 ],
             ),
@@ -258,12 +259,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "A shorter poll gives the losers their wait back, at the price of more polls.",
                         "rc=20&poll=20",
-                        &[at_most("p50_ms", 40.0).claim()],
+                        &[at_most(Metric::P50Ms, 40.0).claim()],
                     ),
                     shown(
                         "The claim pays when the recompute is slow, rate-limited or billed: 1 call for the fleet.",
                         "rc=700",
-                        &[exactly("recomputes", 1.0).claim()],
+                        &[exactly(Metric::Recomputes, 1.0).claim()],
                     ),
                     said("Or when the fleet is so large that the instance count alone is the load."),
                 ],
@@ -273,7 +274,7 @@ pub const REFERENCE: [Question; 15] = [
             says: "Singleflight alone is enough, however slow the recompute.",
             row: Row {
                 link: "rc=700&c=off",
-                claims: &[exactly("recomputes", 40.0).claim(), COALESCED, PER_INSTANCE, TIMEOUTS],
+                claims: &[exactly(Metric::Recomputes, 40.0).claim(), COALESCED, PER_INSTANCE, TIMEOUTS],
                 words: "Each instance still calls the origin: 40 slow recomputes at once, and callers miss their deadline.",
             },
             lesson: "singleflight",
@@ -284,7 +285,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 3,
                 row: Row {
                     link: "preset=burst",
-                    claims: &[exactly("claim_attempts", 40.0).claim()],
+                    claims: &[exactly(Metric::ClaimAttempts, 40.0).claim()],
                     words: "With both layers, only each instance's leader claims: the claim's cost scales with instances.",
                 },
             },
@@ -292,7 +293,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 13,
                 row: Row {
                     link: "preset=redis-down",
-                    claims: &[exactly("recomputes", 40.0).claim()],
+                    claims: &[exactly(Metric::Recomputes, 40.0).claim()],
                     words: "Without Redis the fleet is back to singleflight alone: one recompute per instance.",
                 },
             },
@@ -300,7 +301,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 12,
                 row: Row {
                     link: "preset=holder-crash",
-                    claims: &[exactly("claim_wins", 2.0).claim()],
+                    claims: &[exactly(Metric::ClaimWins, 2.0).claim()],
                     words: "The claim brings a TTL to size and a dead holder to wait out.",
                 },
             },
@@ -326,12 +327,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Singleflight outside: only each instance's leader claims, 40 claim attempts.",
                         "preset=burst",
-                        &[exactly("claim_attempts", 40.0).claim()],
+                        &[exactly(Metric::ClaimAttempts, 40.0).claim()],
                     ),
                     shown(
                         "Every thread still reads the value first, so both orders make the same reads: 8000 misses.",
                         "preset=burst",
-                        &[exactly("misses", 8000.0).claim()],
+                        &[exactly(Metric::Misses, 8000.0).claim()],
                     ),
                 ],
             ),
@@ -341,12 +342,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "The other threads wait on the local flight, for free: 7960 share their leader's value.",
                         "preset=burst",
-                        &[exactly("shared", 7960.0).claim()],
+                        &[exactly(Metric::Shared, 7960.0).claim()],
                     ),
                     shown(
                         "Only the leader polls and releases, so Redis sees about one command per request.",
                         "preset=burst",
-                        &[at_most("redis_round_trips", 8300.0).claim()],
+                        &[at_most(Metric::RedisRoundTrips, 8300.0).claim()],
                     ),
                 ],
             ),
@@ -363,7 +364,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "Take the Redis claim first, then coalesce: the order makes no difference.",
                 row: Row {
                     link: "preset=claim-outer",
-                    claims: &[exactly("claim_attempts", 8000.0).claim(), MORE_THAN_ONE_PER_INSTANCE, EVERY_MISS_CLAIMED],
+                    claims: &[exactly(Metric::ClaimAttempts, 8000.0).claim(), MORE_THAN_ONE_PER_INSTANCE, EVERY_MISS_CLAIMED],
                     words: "Every thread then claims and polls on its own: 8000 claim attempts for one recompute.",
                 },
                 lesson: "claim-outer",
@@ -376,7 +377,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 15,
                 row: Row {
                     link: "pf=key-mismatch",
-                    claims: &[exactly("claim_attempts", 8000.0).claim()],
+                    claims: &[exactly(Metric::ClaimAttempts, 8000.0).claim()],
                     words: "A flight key off by a character puts every thread at the claim.",
                 },
             },
@@ -384,7 +385,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 2,
                 row: Row {
                     link: "preset=cheap",
-                    claims: &[exactly("recomputes", 40.0).claim()],
+                    claims: &[exactly(Metric::Recomputes, 40.0).claim()],
                     words: "Whether the inner layer is needed at all: one recompute per instance may be harmless.",
                 },
             },
@@ -410,12 +411,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "A panic is the computation failing: every attached waiter gets the failure.",
                         "preset=failure",
-                        &[at_least("errors", 1.0).claim()],
+                        &[at_least(Metric::Errors, 1.0).claim()],
                     ),
                     shown(
                         "The entry leaves the map as for any error; the next caller starts afresh.",
                         "preset=failure",
-                        &[exactly("remembered_failures", 0.0).claim()],
+                        &[exactly(Metric::RememberedFailures, 0.0).claim()],
                     ),
                 ],
             ),
@@ -425,7 +426,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "A leader cancelled before the work starts hands the flight to its oldest follower.",
                         "rc=1500&sp=1000",
-                        &[at_least("handovers", 1.0).claim()],
+                        &[at_least(Metric::Handovers, 1.0).claim()],
                     ),
                     said("After a panic nobody is promoted: there is no work left to finish."),
                 ],
@@ -436,7 +437,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Once started, the work belongs to no caller and runs to its end: 1 value written.",
                         "dl=100",
-                        &[exactly("values_written", 1.0).claim()],
+                        &[exactly(Metric::ValuesWritten, 1.0).claim()],
                     ),
                     said("The promoted follower keeps its own deadline; a claim the leader asked for is released with the leader's token."),
                     said("The group catches the panic and answers each waiter with it, rather than crashing them."),
@@ -466,7 +467,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 1,
                 row: Row {
                     link: "preset=failure",
-                    claims: &[exactly("remembered_failures", 0.0).claim()],
+                    claims: &[exactly(Metric::RememberedFailures, 0.0).claim()],
                     words: "The failure goes to the attached waiters, the entry leaves the map.",
                 },
             },
@@ -474,7 +475,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 5,
                 row: Row {
                     link: "dl=100",
-                    claims: &[exactly("values_written", 1.0).claim()],
+                    claims: &[exactly(Metric::ValuesWritten, 1.0).claim()],
                     words: "A waiter leaving never cancels the work: it runs on and fills the cache.",
                 },
             },
@@ -500,12 +501,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "No: it detaches and answers its own caller; all 8000 callers give up here.",
                         "dl=100",
-                        &[exactly("timeouts", 8000.0).claim()],
+                        &[exactly(Metric::Timeouts, 8000.0).claim()],
                     ),
                     shown(
                         "The work goes on for whoever still waits, and fills the cache: 1 value written.",
                         "dl=100",
-                        &[exactly("values_written", 1.0).claim()],
+                        &[exactly(Metric::ValuesWritten, 1.0).claim()],
                     ),
                 ],
             ),
@@ -516,7 +517,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "An origin timeout bounds the work's wait on the origin, and frees the flight and the claim.",
                         "preset=hang",
-                        &[exactly("origin_timeouts", 1.0).claim()],
+                        &[exactly(Metric::OriginTimeouts, 1.0).claim()],
                     ),
                 ],
             ),
@@ -527,7 +528,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "A circuit breaker or a short negative cache keeps new calls from piling onto a failing origin.",
                         "preset=failure&nt=500",
-                        &[at_least("negative_hits", 1.0).claim()],
+                        &[at_least(Metric::NegativeHits, 1.0).claim()],
                     ),
                 ],
             ),
@@ -538,7 +539,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 6,
                 row: Row {
                     link: "preset=hang",
-                    claims: &[exactly("pinned", 0.0).claim()],
+                    claims: &[exactly(Metric::Pinned, 0.0).claim()],
                     words: "A stuck flight is ended by bounds, or dropped with Forget; nobody stays pinned.",
                 },
             },
@@ -546,7 +547,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 12,
                 row: Row {
                     link: "preset=hang",
-                    claims: &[exactly("overlapping_recomputes", 0.0).claim()],
+                    claims: &[exactly(Metric::OverlappingRecomputes, 0.0).claim()],
                     words: "The claim outlives the origin timeout, so a hung call never lets a second holder in.",
                 },
             },
@@ -554,7 +555,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 4,
                 row: Row {
                     link: "rc=1500&sp=1000",
-                    claims: &[at_least("handovers", 1.0).claim()],
+                    claims: &[at_least(Metric::Handovers, 1.0).claim()],
                     words: "A leader that leaves before the work starts hands its flight on.",
                 },
             },
@@ -575,7 +576,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Deadlines end every wait on a stuck flight: nobody stays pinned.",
                         "preset=hang",
-                        &[exactly("pinned", 0.0).claim()],
+                        &[exactly(Metric::Pinned, 0.0).claim()],
                     ),
                 ],
             ),
@@ -593,7 +594,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "The origin timeout settles the stuck flight itself, and frees its claim.",
                         "preset=hang",
-                        &[exactly("origin_timeouts", 1.0).claim()],
+                        &[exactly(Metric::OriginTimeouts, 1.0).claim()],
                     ),
                     said("Forgetting a flight that still runs lets a second one start: the origin sees both."),
                 ],
@@ -622,7 +623,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 10,
                 row: Row {
                     link: "preset=short-ttl",
-                    claims: &[at_least("releases_refused_taken", 1.0).claim()],
+                    claims: &[at_least(Metric::ReleasesRefusedTaken, 1.0).claim()],
                     words: "Compare-and-delete by token: the same rule for the claim.",
                 },
             },
@@ -630,7 +631,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 5,
                 row: Row {
                     link: "dl=100",
-                    claims: &[exactly("values_written", 1.0).claim()],
+                    claims: &[exactly(Metric::ValuesWritten, 1.0).claim()],
                     words: "The work is bounded by its own timeout, not by the waiters leaving.",
                 },
             },
@@ -650,12 +651,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Every waiter attached when the flight settles gets the error.",
                         "preset=failure",
-                        &[at_least("errors", 1.0).claim()],
+                        &[at_least(Metric::Errors, 1.0).claim()],
                     ),
                     shown(
                         "One arriving a moment later finds no flight and starts a new attempt.",
                         "preset=failure",
-                        &[exactly("remembered_failures", 0.0).claim()],
+                        &[exactly(Metric::RememberedFailures, 0.0).claim()],
                     ),
                 ],
             ),
@@ -665,7 +666,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Once the origin recovers, the next attempt writes the value again.",
                         "preset=failure",
-                        &[at_least("values_written", 1.0).claim()],
+                        &[at_least(Metric::ValuesWritten, 1.0).claim()],
                     ),
                     said("The waiters get the error itself, not a timeout: they can tell failure from slowness."),
                 ],
@@ -676,12 +677,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "A short negative cache shares a failure beyond its flight, for a bounded time.",
                         "preset=failure&nt=500",
-                        &[at_least("negative_hits", 1.0).claim()],
+                        &[at_least(Metric::NegativeHits, 1.0).claim()],
                     ),
                     shown(
                         "Retries that join a running flight make no origin call of their own.",
                         "preset=retry-storm&sf=1",
-                        &[at_most("recomputes", 50.0).claim()],
+                        &[at_most(Metric::Recomputes, 50.0).claim()],
                     ),
                 ],
             ),
@@ -705,7 +706,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 1,
                 row: Row {
                     link: "preset=failure&pf=remember-failure",
-                    claims: &[at_least("remembered_failures", 1.0).claim()],
+                    claims: &[at_least(Metric::RememberedFailures, 1.0).claim()],
                     words: "Kept in the map, the error becomes a sticky outage.",
                 },
             },
@@ -713,7 +714,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 14,
                 row: Row {
                     link: "pf=mutable-result",
-                    claims: &[at_least("corrupted", 1.0).claim()],
+                    claims: &[at_least(Metric::Corrupted, 1.0).claim()],
                     words: "The waiters share one result, an error or a value: it must not be changed.",
                 },
             },
@@ -733,17 +734,17 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "A stampede is many misses for one hot key: coalescing and the claim take it to 1 recompute.",
                         "preset=burst",
-                        &[exactly("recomputes", 1.0).claim()],
+                        &[exactly(Metric::Recomputes, 1.0).claim()],
                     ),
                     shown(
                         "A cold start is thousands of different keys at once: admission control bounds the origin.",
                         "preset=cold",
-                        &[at_least("admission_shed", 1.0).claim()],
+                        &[at_least(Metric::AdmissionShed, 1.0).claim()],
                     ),
                     shown(
                         "An avalanche is many keys expiring together: TTL jitter spreads them.",
                         "preset=jitter",
-                        &[at_most("origin_peak_concurrency", 60.0).claim()],
+                        &[at_most(Metric::OriginPeakConcurrency, 60.0).claim()],
                     ),
                 ],
             ),
@@ -754,7 +755,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "A real restart is skewed: the hot keys still arrive in bursts, and coalescing answers them.",
                         "preset=cold-skew",
-                        &[at_least("shared", 200.0).claim()],
+                        &[at_least(Metric::Shared, 200.0).claim()],
                     ),
                 ],
             ),
@@ -764,7 +765,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "An error is no answer: cache it briefly, if at all.",
                         "preset=failure&nt=500",
-                        &[at_least("negative_hits", 1.0).claim()],
+                        &[at_least(Metric::NegativeHits, 1.0).claim()],
                     ),
                     said("A flood of random missing keys misses every cache, a negative one too: validate, or a Bloom filter in front."),
                     said("A deploy that re-warms every key with one TTL undoes the jitter: the wave comes one TTL later."),
@@ -776,7 +777,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "Coalescing protects a cold cache as well as a hot key.",
                 row: Row {
                     link: "preset=cold&adm=0",
-                    claims: &[at_least("origin_peak_concurrency", 100.0).claim(), SWAMPED],
+                    claims: &[at_least(Metric::OriginPeakConcurrency, 100.0).claim(), SWAMPED],
                     words: "Most misses are different keys: coalescing merges only the same key, so without admission control the origin is swamped.",
                 },
                 lesson: "cold",
@@ -786,7 +787,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "Give every key the same TTL: it is simpler to reason about.",
                 row: Row {
                     link: "preset=jitter&j=0",
-                    claims: &[at_least("origin_peak_concurrency", 150.0).claim(), SWAMPED],
+                    claims: &[at_least(Metric::OriginPeakConcurrency, 150.0).claim(), SWAMPED],
                     words: "Keys written together then expire together: the recomputes come in waves past the origin's capacity.",
                 },
                 lesson: "jitter",
@@ -798,7 +799,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 9,
                 row: Row {
                     link: "preset=swr",
-                    claims: &[exactly("stale_served", 8000.0).claim()],
+                    claims: &[exactly(Metric::StaleServed, 8000.0).claim()],
                     words: "Serving stale during a refresh: nobody waits, if an old answer is acceptable.",
                 },
             },
@@ -806,7 +807,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 1,
                 row: Row {
                     link: "preset=failure",
-                    claims: &[exactly("remembered_failures", 0.0).claim()],
+                    claims: &[exactly(Metric::RememberedFailures, 0.0).claim()],
                     words: "A failure leaves the flight map; caching it is a separate, short, deliberate choice.",
                 },
             },
@@ -833,7 +834,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Where slightly old data is fine, nobody waits: 8000 answered stale at once.",
                         "preset=swr",
-                        &[exactly("stale_served", 8000.0).claim()],
+                        &[exactly(Metric::StaleServed, 8000.0).claim()],
                     ),
                 ],
             ),
@@ -844,7 +845,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "The claim still guards the refresh behind the stale answers: 1 recompute.",
                         "preset=swr",
-                        &[exactly("recomputes", 1.0).claim()],
+                        &[exactly(Metric::Recomputes, 1.0).claim()],
                     ),
                 ],
             ),
@@ -854,7 +855,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Without revalidating in the background, a stale window still lets the claim's losers answer at once.",
                         "preset=stale",
-                        &[at_least("stale_served", 1.0).claim()],
+                        &[at_least(Metric::StaleServed, 1.0).claim()],
                     ),
                     said("The stale copy lives where the cache lives: an outage of Redis takes it too, unless each process keeps one."),
                 ],
@@ -865,7 +866,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "Stale-while-revalidate keeps answering through a Redis outage.",
                 row: Row {
                     link: "preset=swr&rd=1",
-                    claims: &[exactly("stale_served", 0.0).claim(), NO_STALE],
+                    claims: &[exactly(Metric::StaleServed, 0.0).claim(), NO_STALE],
                     words: "The stale copy lives in Redis: with Redis down there is none to serve, and every caller waits on a recompute.",
                 },
                 lesson: "redis-down",
@@ -875,7 +876,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "Serving stale makes the claim unnecessary.",
                 row: Row {
                     link: "preset=swr&c=off",
-                    claims: &[exactly("recomputes", 40.0).claim(), UNCLAIMED],
+                    claims: &[exactly(Metric::Recomputes, 40.0).claim(), UNCLAIMED],
                     words: "The refresh behind the stale answers is still a stampede: each instance refreshes, 40 recomputes.",
                 },
                 lesson: "swr",
@@ -887,7 +888,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 13,
                 row: Row {
                     link: "preset=redis-down",
-                    claims: &[exactly("recomputes", 40.0).claim()],
+                    claims: &[exactly(Metric::Recomputes, 40.0).claim()],
                     words: "With Redis down, failing open still holds the fleet to one recompute per instance.",
                 },
             },
@@ -895,7 +896,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 11,
                 row: Row {
                     link: "preset=late-writer&fw=1",
-                    claims: &[exactly("stale_overwrites", 0.0).claim()],
+                    claims: &[exactly(Metric::StaleOverwrites, 0.0).claim()],
                     words: "Where correctness matters, fencing, not a TTL lock, keeps an older write from landing.",
                 },
             },
@@ -935,12 +936,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "With the TTL above the work, no release is refused at all.",
                         "preset=burst",
-                        &[exactly("releases_refused", 0.0).claim()],
+                        &[exactly(Metric::ReleasesRefused, 0.0).claim()],
                     ),
                     shown(
                         "The token guards the release, not the write: a late value needs fenced writes.",
                         "preset=late-writer&fw=1",
-                        &[exactly("stale_overwrites", 0.0).claim()],
+                        &[exactly(Metric::StaleOverwrites, 0.0).claim()],
                     ),
                 ],
             ),
@@ -961,7 +962,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 11,
                 row: Row {
                     link: "preset=late-writer&fw=1",
-                    claims: &[at_least("writes_refused", 1.0).claim()],
+                    claims: &[at_least(Metric::WritesRefused, 1.0).claim()],
                     words: "Fencing numbers on the writes: the store refuses an older one.",
                 },
             },
@@ -969,7 +970,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 12,
                 row: Row {
                     link: "preset=short-ttl",
-                    claims: &[at_least("overlapping_recomputes", 1.0).claim()],
+                    claims: &[at_least(Metric::OverlappingRecomputes, 1.0).claim()],
                     words: "A TTL above the origin timeout plus the write, so holders do not outlive it.",
                 },
             },
@@ -977,7 +978,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 6,
                 row: Row {
                     link: "preset=hang",
-                    claims: &[exactly("pinned", 0.0).claim()],
+                    claims: &[exactly(Metric::Pinned, 0.0).claim()],
                     words: "The flight map's own cleanup needs the same rule: remove only your own entry.",
                 },
             },
@@ -1010,12 +1011,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Fencing: each claim takes an increasing number, each write carries it, the store refuses an older one.",
                         "preset=late-writer&fw=1",
-                        &[at_least("writes_refused", 1.0).claim()],
+                        &[at_least(Metric::WritesRefused, 1.0).claim()],
                     ),
                     shown(
                         "With fenced writes no older value lands over a newer one.",
                         "preset=late-writer&fw=1",
-                        &[exactly("stale_overwrites", 0.0).claim()],
+                        &[exactly(Metric::StaleOverwrites, 0.0).claim()],
                     ),
                 ],
             ),
@@ -1033,7 +1034,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "With no lock at all there is no late writer to fear.",
                 row: Row {
                     link: "preset=late-writer&c=off",
-                    claims: &[at_least("stale_overwrites", 1.0).claim(), OVERWRITES],
+                    claims: &[at_least(Metric::StaleOverwrites, 1.0).claim(), OVERWRITES],
                     words: "Two fills of the same key race with or without a lock, and the older can land last.",
                 },
                 lesson: "late-writer",
@@ -1045,7 +1046,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 10,
                 row: Row {
                     link: "preset=short-ttl",
-                    claims: &[at_least("releases_refused_taken", 1.0).claim()],
+                    claims: &[at_least(Metric::ReleasesRefusedTaken, 1.0).claim()],
                     words: "The token keeps a late holder from freeing another's claim; it does not stop its write.",
                 },
             },
@@ -1053,7 +1054,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 12,
                 row: Row {
                     link: "preset=holder-crash",
-                    claims: &[exactly("claim_wins", 2.0).claim()],
+                    claims: &[exactly(Metric::ClaimWins, 2.0).claim()],
                     words: "A longer TTL makes a late holder rarer, never impossible, and a crash costlier.",
                 },
             },
@@ -1079,7 +1080,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Longer than the longest the work can hold it: the origin timeout plus the write.",
                         "preset=burst",
-                        &[exactly("overlapping_recomputes", 0.0).claim()],
+                        &[exactly(Metric::OverlappingRecomputes, 0.0).claim()],
                     ),
                     said("Or renew the claim while the work runs."),
                 ],
@@ -1090,7 +1091,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Even on a hung origin the flight settles at the origin timeout, inside the TTL: no second holder.",
                         "preset=hang",
-                        &[exactly("overlapping_recomputes", 0.0).claim()],
+                        &[exactly(Metric::OverlappingRecomputes, 0.0).claim()],
                     ),
                     said("Sized to the p99 recompute, it runs out under the slowest ones, and a second holder overlaps."),
                 ],
@@ -1101,12 +1102,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Not much longer: a dead holder blocks the refresh until its TTL runs out.",
                         "preset=holder-crash",
-                        &[at_least("timeouts", 1.0).claim()],
+                        &[at_least(Metric::Timeouts, 1.0).claim()],
                     ),
                     shown(
                         "Once the dead claim expires the next caller wins it, and the refresh resumes.",
                         "preset=holder-crash",
-                        &[exactly("claim_wins", 2.0).claim()],
+                        &[exactly(Metric::ClaimWins, 2.0).claim()],
                     ),
                 ],
             ),
@@ -1117,7 +1118,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "Make the claim's TTL a minute, to be safe.",
                 row: Row {
                     link: "preset=holder-crash&ct=60000",
-                    claims: &[at_least("timeouts", 2000.0).claim(), CRASHED, DEAD_CLAIM_OUTLASTED, NO_RECOMPUTES],
+                    claims: &[at_least(Metric::Timeouts, 2000.0).claim(), CRASHED, DEAD_CLAIM_OUTLASTED, NO_RECOMPUTES],
                     words: "A holder that dies keeps everyone off the refresh for the whole TTL: here it outlasts the run, and no refresh runs at all.",
                 },
                 lesson: "holder-crash",
@@ -1129,7 +1130,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 10,
                 row: Row {
                     link: "preset=short-ttl",
-                    claims: &[at_least("releases_refused_taken", 1.0).claim()],
+                    claims: &[at_least(Metric::ReleasesRefusedTaken, 1.0).claim()],
                     words: "A holder that outlives its claim must release by token.",
                 },
             },
@@ -1137,7 +1138,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 5,
                 row: Row {
                     link: "preset=hang",
-                    claims: &[exactly("origin_timeouts", 1.0).claim()],
+                    claims: &[exactly(Metric::OriginTimeouts, 1.0).claim()],
                     words: "The origin timeout bounds the work, so the TTL can bound the claim.",
                 },
             },
@@ -1145,7 +1146,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 13,
                 row: Row {
                     link: "preset=redis-down",
-                    claims: &[exactly("recomputes", 40.0).claim()],
+                    claims: &[exactly(Metric::Recomputes, 40.0).claim()],
                     words: "No TTL helps when Redis itself is out: the policy decides.",
                 },
             },
@@ -1171,12 +1172,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Open: treat the claim as won and refresh; singleflight still holds, 40 recomputes, one per instance.",
                         "preset=redis-down",
-                        &[exactly("recomputes", 40.0).claim()],
+                        &[exactly(Metric::Recomputes, 40.0).claim()],
                     ),
                     shown(
                         "Failing open, every caller is answered: 0 time out.",
                         "preset=redis-down",
-                        &[exactly("timeouts", 0.0).claim()],
+                        &[exactly(Metric::Timeouts, 0.0).claim()],
                     ),
                 ],
             ),
@@ -1186,12 +1187,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "An unreachable Redis hangs each call until the client's timeout: keep it inside the callers' deadline.",
                         "preset=redis-hang&rto=50",
-                        &[exactly("timeouts", 0.0).claim()],
+                        &[exactly(Metric::Timeouts, 0.0).claim()],
                     ),
                     shown(
                         "A circuit breaker stops asking a Redis that just failed.",
                         "preset=redis-hang&rto=50&rbk=1000",
-                        &[at_least("redis_skipped", 1.0).claim()],
+                        &[at_least(Metric::RedisSkipped, 1.0).claim()],
                     ),
                 ],
             ),
@@ -1201,7 +1202,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "It is not free: in steady traffic each instance recomputes each key at every expiry at least.",
                         "rd=1&i=10&t=20&w=steady&vt=5000&dur=20000&th=100",
-                        &[at_least("recomputes", 700.0).claim()],
+                        &[at_least(Metric::Recomputes, 700.0).claim()],
                     ),
                     said("Far more where the cache lives in the same Redis, as every read misses; so it belongs behind admission control."),
                 ],
@@ -1212,7 +1213,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "Fail closed: better no refresh than duplicate work.",
                 row: Row {
                     link: "preset=redis-down&re=closed",
-                    claims: &[exactly("timeouts", 8000.0).claim(), NO_WINS, NO_RECOMPUTES],
+                    claims: &[exactly(Metric::Timeouts, 8000.0).claim(), NO_WINS, NO_RECOMPUTES],
                     words: "Nobody may refresh while Redis is out: all 8000 callers give up waiting for a value nobody was allowed to compute.",
                 },
                 lesson: "redis-down",
@@ -1222,7 +1223,7 @@ pub const REFERENCE: [Question; 15] = [
                 says: "Failing open is enough, whatever the client's timeout.",
                 row: Row {
                     link: "preset=redis-hang",
-                    claims: &[exactly("timeouts", 8000.0).claim(), REDIS_FAILED, TIMEOUT_OUTSIDE],
+                    claims: &[exactly(Metric::Timeouts, 8000.0).claim(), REDIS_FAILED, TIMEOUT_OUTSIDE],
                     words: "A hung Redis holds each command until that timeout; past the callers' deadline, all 8000 time out first.",
                 },
                 lesson: "redis-hang",
@@ -1234,7 +1235,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 12,
                 row: Row {
                     link: "preset=holder-crash",
-                    claims: &[exactly("claim_wins", 2.0).claim()],
+                    claims: &[exactly(Metric::ClaimWins, 2.0).claim()],
                     words: "The claim's TTL bounds a dead holder; an outage is bounded by the client's timeout.",
                 },
             },
@@ -1242,7 +1243,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 9,
                 row: Row {
                     link: "preset=swr&rd=1",
-                    claims: &[exactly("stale_served", 0.0).claim()],
+                    claims: &[exactly(Metric::StaleServed, 0.0).claim()],
                     words: "The stale copy lives in Redis too: there is none to serve while it is down.",
                 },
             },
@@ -1250,7 +1251,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 8,
                 row: Row {
                     link: "preset=cold",
-                    claims: &[at_least("admission_shed", 1.0).claim()],
+                    claims: &[at_least(Metric::AdmissionShed, 1.0).claim()],
                     words: "Admission control bounds the origin whatever the cause of the misses.",
                 },
             },
@@ -1276,12 +1277,12 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Every waiter receives the same object: 7960 followers share their leader's result.",
                         "preset=burst",
-                        &[exactly("shared", 7960.0).claim()],
+                        &[exactly(Metric::Shared, 7960.0).claim()],
                     ),
                     shown(
                         "Share an immutable value, or give each waiter a copy: nobody reads a changed result.",
                         "preset=burst",
-                        &[exactly("corrupted", 0.0).claim()],
+                        &[exactly(Metric::Corrupted, 0.0).claim()],
                     ),
                 ],
             ),
@@ -1304,7 +1305,7 @@ pub const REFERENCE: [Question; 15] = [
             says: "Each waiter may change its result in place: it is theirs.",
             row: Row {
                 link: "pf=mutable-result",
-                claims: &[at_least("corrupted", 1.0).claim(), CORRUPTED],
+                claims: &[at_least(Metric::Corrupted, 1.0).claim(), CORRUPTED],
                 words: "Every waiter holds the same object: the first one's change reaches the rest.",
             },
             lesson: "mutable-result",
@@ -1315,7 +1316,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 7,
                 row: Row {
                     link: "preset=failure",
-                    claims: &[at_least("errors", 1.0).claim()],
+                    claims: &[at_least(Metric::Errors, 1.0).claim()],
                     words: "An error is shared the same way: every attached waiter gets the one failure.",
                 },
             },
@@ -1323,7 +1324,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 15,
                 row: Row {
                     link: "pf=key-mismatch",
-                    claims: &[exactly("claim_attempts", 8000.0).claim()],
+                    claims: &[exactly(Metric::ClaimAttempts, 8000.0).claim()],
                     words: "Sharing only happens when the keys match.",
                 },
             },
@@ -1343,7 +1344,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Build both keys with the same function: each instance's leader alone claims, 40 attempts.",
                         "preset=burst",
-                        &[exactly("claim_attempts", 40.0).claim()],
+                        &[exactly(Metric::ClaimAttempts, 40.0).claim()],
                     ),
                     said("Nothing fails loudly: the values stay right, only the protection is gone."),
                 ],
@@ -1354,7 +1355,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "With matching keys the threads share one flight: 7960 get their leader's value.",
                         "preset=burst",
-                        &[exactly("shared", 7960.0).claim()],
+                        &[exactly(Metric::Shared, 7960.0).claim()],
                     ),
                     said("With a claim, every thread goes to Redis on its own; without one, to the origin."),
                 ],
@@ -1366,7 +1367,7 @@ pub const REFERENCE: [Question; 15] = [
                     shown(
                         "Test it: fire concurrent misses at one key on one instance and count origin calls, 1.",
                         "preset=singleflight&i=1",
-                        &[exactly("recomputes", 1.0).claim()],
+                        &[exactly(Metric::Recomputes, 1.0).claim()],
                     ),
                 ],
             ),
@@ -1380,7 +1381,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 3,
                 row: Row {
                     link: "preset=claim-outer",
-                    claims: &[exactly("claim_attempts", 8000.0).claim()],
+                    claims: &[exactly(Metric::ClaimAttempts, 8000.0).claim()],
                     words: "The same damage as the claim outside singleflight: one claim attempt per thread.",
                 },
             },
@@ -1388,7 +1389,7 @@ pub const REFERENCE: [Question; 15] = [
                 question: 14,
                 row: Row {
                     link: "preset=burst",
-                    claims: &[exactly("corrupted", 0.0).claim()],
+                    claims: &[exactly(Metric::Corrupted, 0.0).claim()],
                     words: "What coalescing shares must not be changed by a waiter.",
                 },
             },

@@ -161,42 +161,20 @@ pub struct Finality {
 }
 
 impl Finality {
-    /// The counter `name` (a `Report` field) can no longer change.
-    pub fn of(self, name: &str) -> bool {
-        const CALLS: [&str; 5] = [
-            "recomputes",
-            "early_refreshes",
-            "retry_recomputes",
-            "overlapping_recomputes",
-            "origin_peak_concurrency",
-        ];
-        const CALLERS: [&str; 17] = [
-            "requests",
-            "hits",
-            "stale_served",
-            "computed",
-            "shared",
-            "degraded",
-            "errors",
-            "timeouts",
-            "pinned",
-            "misses",
-            "retries",
-            "rejected",
-            "remembered_failures",
-            "corrupted",
-            "p50_ms",
-            "p99_ms",
-            "max_ms",
-        ];
-        if matches!(name, "elapsed_ms" | "events") {
-            false
-        } else if CALLS.contains(&name) {
-            self.calls
-        } else if CALLERS.contains(&name) {
-            self.callers || self.all
-        } else {
-            self.all
+    /// Counter `m` can no longer change.
+    pub fn of(self, m: crate::metrics::Metric) -> bool {
+        use crate::metrics::Metric::*;
+        match m {
+            ElapsedMs | Events => false,
+            Recomputes
+            | EarlyRefreshes
+            | RetryRecomputes
+            | OverlappingRecomputes
+            | OriginPeakConcurrency => self.calls,
+            Requests | Hits | StaleServed | Computed | Shared | Degraded | Errors | Timeouts
+            | Pinned | Misses | Retries | Rejected | RememberedFailures | Corrupted | P50Ms
+            | P99Ms | MaxMs => self.callers || self.all,
+            _ => self.all,
         }
     }
 }
@@ -759,9 +737,9 @@ impl Fleet {
         }
     }
 
-    /// The counter `name` of the report can no longer change.
-    pub fn is_final(&self, name: &str) -> bool {
-        self.finality().of(name)
+    /// Counter `m` of the report can no longer change.
+    pub fn is_final(&self, m: crate::metrics::Metric) -> bool {
+        self.finality().of(m)
     }
 
     /// No events left (or the horizon was reached): nothing more will change.
