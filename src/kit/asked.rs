@@ -5,45 +5,60 @@
 //! follow-ups (the answer and the scoring stay in the kit). Without a kit
 //! it is never built.
 
+use std::cell::RefCell;
+
 use catalogue::interview;
+use web_sys::Element;
 
 use crate::dom::{el, put, set, set_text, text_el};
 use crate::web::document;
 
-/// Shows question `n` (0 is the card's); false when there is no such
-/// question (the band is left as it was).
-pub(crate) fn show(n: u32) -> bool {
-    let Some(q) = interview::question(n) else {
-        return false;
-    };
-    let doc = document();
-    let band = match doc
-        .query_selector("[data-candidate-question]")
-        .ok()
-        .flatten()
-    {
-        Some(b) => b,
-        None => {
-            let b = el("section", "asked-question screen-only");
-            set(&b, "aria-live", "polite");
-            set(&b, "aria-label", "The interviewer's question");
-            put(&b, &text_el("p", "asked-question-head", ""));
-            put(&b, &text_el("p", "asked-question-text", ""));
-            let Some(body) = doc.body() else { return false };
-            let _ = body.insert_before(&b, body.first_child().as_ref());
-            b
+/// The band, built at the first question shown: its elements are kept
+/// here, never looked up again in the document.
+#[derive(Default)]
+pub(crate) struct Asked(RefCell<Option<Band>>);
+
+struct Band {
+    root: Element,
+    head: Element,
+    text: Element,
+}
+
+impl Band {
+    /// The band at the top of the body (none without a body).
+    fn build() -> Option<Band> {
+        let root = el("section", "asked-question screen-only");
+        set(&root, "aria-live", "polite");
+        set(&root, "aria-label", "The interviewer's question");
+        let head = text_el("p", "asked-question-head", "");
+        let text = text_el("p", "asked-question-text", "");
+        put(&root, &head);
+        put(&root, &text);
+        let body = document().body()?;
+        let _ = body.insert_before(&root, body.first_child().as_ref());
+        Some(Band { root, head, text })
+    }
+}
+
+impl Asked {
+    /// Shows question `n` (0 is the card's); false when there is no such
+    /// question (the band is left as it was).
+    pub(crate) fn show(&self, n: u32) -> bool {
+        let Some(q) = interview::question(n) else {
+            return false;
+        };
+        let mut band = self.0.borrow_mut();
+        if band.is_none() {
+            *band = Band::build();
         }
-    };
-    set(&band, "data-candidate-question", &n.to_string());
-    if let Some(h) = band.query_selector(".asked-question-head").ok().flatten() {
+        let Some(b) = band.as_ref() else { return false };
+        set(&b.root, "data-candidate-question", &n.to_string());
         set_text(
-            &h,
+            &b.head,
             &format!("The interviewer asks · {}", super::sheet::heading(q)),
         );
+        set_text(&b.text, q.asks);
+        let _ = b.root.remove_attribute("hidden");
+        true
     }
-    if let Some(t) = band.query_selector(".asked-question-text").ok().flatten() {
-        set_text(&t, q.asks);
-    }
-    let _ = band.remove_attribute("hidden");
-    true
 }

@@ -19,7 +19,7 @@
 //!   (`throw holder`, `open preset=naive`);
 //! - kit → the paired window: `ask <code> <n>`, the question asked now
 //!   (0 is the card's), which the window shows at its top: the question's
-//!   words only ([`asked::show`]);
+//!   words only ([`asked::Asked`]);
 //! - page → kit: `here <code> <t_ms> <query>` (answering `hello`, `pair`
 //!   and `ping`), `asked <code> <n>` (the question it shows; `-` for none,
 //!   once, as a new or reloaded window first answers: the kit then asks
@@ -388,6 +388,7 @@ pub(crate) fn listen(page: Page) {
     // this window told its kit what it shows: a new or reloaded window
     // says it shows none, once, and its kit asks again.
     let shown = std::rc::Rc::new(std::cell::Cell::new(None::<u32>));
+    let asked = asked::Asked::default();
     let told = std::rc::Rc::new(std::cell::Cell::new(false));
     let tell = {
         let say = say.clone();
@@ -437,7 +438,7 @@ pub(crate) fn listen(page: Page) {
             first_answer();
         }
         Some(Line::Ask { code: c, question }) if c == me => {
-            if asked::show(question) {
+            if asked.show(question) {
                 shown.set(Some(question));
             }
             tell();
