@@ -768,7 +768,7 @@ fn say(storm: Storm, run: &Run) -> Vec<Clause> {
         if n > 0 {
             say.when(
                 &[Claim::ledger(e, None, n)],
-                format!(", {n} ended {}", e.name()),
+                format!(", {n} {}", crate::lesson::end_words(e)),
             );
         }
     }

@@ -2106,8 +2106,10 @@ fn acts_words(a: &stampede::ledger::FaultActs, redis: (&str, &str)) -> String {
     .join(", ")
 }
 
-/// How a request ended, in words after a count ("12 timed out").
-fn end_words(e: End) -> &'static str {
+/// How a request ended, in words after a count ("12 timed out", "13
+/// ended in an error"): the one table of these words, for every sentence
+/// that tells a ledger's outcomes.
+pub fn end_words(e: End) -> &'static str {
     match e {
         End::Hit => "read a fresh value",
         End::Written => "read a value another request wrote",
@@ -2115,7 +2117,7 @@ fn end_words(e: End) -> &'static str {
         End::Shared => "got their flight's value",
         End::Stale => "got a stale value",
         End::Degraded => "got a fallback",
-        End::Error => "got an error",
+        End::Error => "ended in an error",
         End::Timeout => "timed out",
         End::TurnedAway => "were turned away",
         End::Unanswered => "were never answered",

@@ -113,7 +113,7 @@ fn each_wrong_variant_fails_a_storm() {
             "claim attempts for 3 offices",
         ),
         ("claim-no-px", Storm::Holder, "never expired"),
-        ("fail-closed", Storm::RedisDown, "ended timeout"),
+        ("fail-closed", Storm::RedisDown, "timed out"),
         ("plain-del", Storm::Holder, "deleted another office's claim"),
         ("poll-forever", Storm::Holder, "past its 2000 ms deadline"),
         (
@@ -132,6 +132,31 @@ fn each_wrong_variant_fails_a_storm() {
             assert!(text.contains(words), "{id} seed {seed}: {text}");
         }
     }
+}
+
+/// A storm's sentence tells how requests ended in the lessons' words
+/// ("13 ended in an error, 8 timed out"), never by the ledger's names
+/// ("ended error", "ended timeout").
+#[test]
+fn the_grades_say_how_requests_ended_in_words() {
+    use stampede::ledger::End;
+    let mut told = 0;
+    for id in wrong_ids() {
+        let a = Assembly::with(id).unwrap();
+        for g in assemble::run_all(&a, *SEEDS.start()) {
+            let text = assemble::sentence(&g);
+            for e in End::ALL.into_iter().filter(|e| !e.is_value()) {
+                let n = g.report.ledger.ended(e);
+                assert!(!text.contains(&format!("ended {}", e.name())), "{text}");
+                if n > 0 {
+                    let words = format!("{n} {}", catalogue::lesson::end_words(e));
+                    assert!(text.contains(&words), "{words:?} not in {text}");
+                    told += 1;
+                }
+            }
+        }
+    }
+    assert!(told > 0, "no storm ended a request without a value");
 }
 
 /// The grade of a storm as its counters read, written out here apart
