@@ -169,3 +169,39 @@ fn a_write_after_a_slow_origin_call_is_the_origins_time() {
         r.ledger
     );
 }
+
+/// While a fault window hangs Redis, its acts count a command as failed
+/// when its client gives up on it, as the report's Redis errors do, not
+/// when it was sent: at every moment of the run the window's "held"
+/// commands are the failures that have happened by then.
+#[test]
+fn a_hung_windows_failures_are_counted_when_they_happen() {
+    use stampede::scenario::{Fault, RedisOutage};
+    let s = Scenario {
+        redis_outage: RedisOutage::Hang,
+        redis_timeout_ms: 150,
+        spread_ms: 400,
+        faults: vec![Fault {
+            kind: FaultKind::Redis,
+            start_ms: 0,
+            duration_ms: Some(600),
+        }],
+        ..Scenario::default()
+    };
+    for seed in 1..4 {
+        let mut f = Fleet::new(&s, seed);
+        let mut ahead_of_none = 0;
+        for step in 1..=400u64 {
+            f.advance_to(step * 5_000, usize::MAX);
+            let r = f.report();
+            let held = r.fault_acts[0].redis_failed;
+            assert_eq!(held, r.redis_errors, "seed {seed} at {} ms", step * 5);
+            if held > 0 {
+                ahead_of_none += 1;
+            }
+        }
+        assert!(ahead_of_none > 0, "seed {seed}: the window failed nothing");
+        let end = f.run();
+        assert_eq!(end.fault_acts[0].redis_failed, end.redis_errors);
+    }
+}

@@ -295,6 +295,10 @@ pub struct Fleet {
     redis_latency: Histogram,
     /// When each command sent to a hanging Redis times out, in time order.
     hung: Vec<Micros>,
+    /// The same for each fault window (by index) that hung Redis: its acts
+    /// count a command as failed when the client gives up on it, not when
+    /// it was sent (`report`).
+    hung_by_window: Vec<Vec<Micros>>,
     /// The commands a hanging Redis holds, in the order sent: it runs them
     /// when it resumes.
     held: VecDeque<(usize, perform::Held)>,
@@ -398,6 +402,7 @@ impl Fleet {
             redis_busy_until: 0,
             redis_latency: Histogram::default(),
             hung: Vec::new(),
+            hung_by_window: Vec::new(),
             held: VecDeque::new(),
             late: Vec::new(),
             zipf: zipf_cdf(&sc),
@@ -792,6 +797,13 @@ impl Fleet {
         r.p99_ms = ms(self.latency.quantile(0.99));
         r.redis_p99_ms = ms(self.redis_latency.quantile(0.99));
         r.redis_errors += self.hung.partition_point(|t| *t <= self.now) as u64;
+        for (i, hung) in self.hung_by_window.iter().enumerate() {
+            let failed = hung.partition_point(|t| *t <= self.now) as u64;
+            if let Some(a) = r.fault_acts.get_mut(i) {
+                a.redis_failed += failed;
+                r.fault_bites += failed;
+            }
+        }
         r.max_ms = ms(self.latency.max());
         r.max_wait_ms = ms(self.max_wait);
         r.elapsed_ms = ms(self.last_activity);

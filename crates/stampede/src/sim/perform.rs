@@ -25,7 +25,19 @@ impl Fleet {
         }
         if down && !self.scenario.redis_down {
             if let Some(i) = self.fault_index(FaultKind::Redis) {
-                self.bite(i, |a| a.redis_failed += 1);
+                match self.scenario.redis_outage {
+                    RedisOutage::Error => self.bite(i, |a| a.redis_failed += 1),
+                    // A hung command fails when the client gives up on it:
+                    // the window's act from then (`report`), as the
+                    // report's Redis errors count it.
+                    RedisOutage::Hang => {
+                        let at = now + self.scenario.redis_timeout_ms as Micros * US;
+                        if self.hung_by_window.len() <= i {
+                            self.hung_by_window.resize_with(i + 1, Vec::new);
+                        }
+                        self.hung_by_window[i].push(at);
+                    }
+                }
             }
         }
         let sc = &self.scenario;
