@@ -434,17 +434,16 @@ impl Engine {
         // where it is on the read path is the core's (`read_path::Places`).
         let states = fleet.thread_states();
         let places = lab.places();
-        if self.follow == crate::page::Follow::ClaimHolder {
+        if self.follow == crate::page::Follow::ClaimHolder(None) {
             if let Some(g) = places.first_winner() {
-                self.follow = crate::page::Follow::Thread(g);
+                self.follow = crate::page::Follow::ClaimHolder(Some(g));
             }
         }
-        let followed = match self.follow {
-            crate::page::Follow::Thread(g) => states
+        let followed = self.follow.thread().and_then(|g| {
+            states
                 .get(g as usize)
-                .map(|s| (g, *s, places.of(g), places.crashed_at(g))),
-            _ => None,
-        };
+                .map(|s| (g, *s, places.of(g), places.crashed_at(g)))
+        });
         if let (Some((g, a, ..)), Some(l), false) = (followed, self.view.layout(), first) {
             crate::stage::room::ring_followed(room.presenting, &overlay.ctx, l, g, a, scheme(dark));
         }

@@ -69,8 +69,20 @@ pub enum Follow {
     Nobody,
     /// A thread by global index (instance × threads + thread).
     Thread(u32),
-    /// Whichever thread next holds the claim (then that thread).
-    ClaimHolder,
+    /// Whichever thread next holds the claim: `None` until it is known,
+    /// then that thread. It stays the holder (the picker keeps saying
+    /// "the claim holder") while the thread it names is followed.
+    ClaimHolder(Option<u32>),
+}
+
+impl Follow {
+    /// The thread followed now, if one is known.
+    pub fn thread(self) -> Option<u32> {
+        match self {
+            Follow::Nobody | Follow::ClaimHolder(None) => None,
+            Follow::Thread(g) | Follow::ClaimHolder(Some(g)) => Some(g),
+        }
+    }
 }
 
 /// A contrast run: its scenario, its seed, its counters at the end.

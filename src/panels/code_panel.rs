@@ -108,9 +108,35 @@ pub const FOLLOW_CHOICES: [(&str, &str); 4] = [
 /// CLI's `--follow` takes the same values).
 pub fn follow_of(value: &str, threads: u32) -> Follow {
     match catalogue::walkthrough::who(value, threads) {
-        Some(Who::Holder) => Follow::ClaimHolder,
+        Some(Who::Holder) => Follow::ClaimHolder(None),
         Some(Who::Thread(g)) => Follow::Thread(g),
         None => Follow::Nobody,
+    }
+}
+
+/// What the picker shows for `follow` in a fleet of `threads` threads per
+/// instance: the value of the choice that says whom it follows, and, for a
+/// thread none of [`FOLLOW_CHOICES`] names (one clicked on the fleet), the
+/// label of the option to add for it (its value is the thread's global
+/// index, which [`follow_of`] reads back).
+pub fn picker_of(follow: Follow, threads: u32) -> (String, Option<String>) {
+    let g = match follow {
+        Follow::Nobody => return ("nobody".to_string(), None),
+        Follow::ClaimHolder(_) => return ("holder".to_string(), None),
+        Follow::Thread(g) => g,
+    };
+    let named = FOLLOW_CHOICES
+        .iter()
+        .find(|(v, _)| follow_of(v, threads) == follow);
+    match named {
+        Some((v, _)) => (v.to_string(), None),
+        None => {
+            let t = threads.max(1);
+            (
+                g.to_string(),
+                Some(format!("thread {} of office {}", g % t + 1, g / t + 1)),
+            )
+        }
     }
 }
 
@@ -428,6 +454,31 @@ fn build_follow(
     put(&label, &select);
     let _ = label.append_with_str_1(" or click a thread in the fleet");
     put(div, &label);
+    // The picker says whom the fleet follows, however it was chosen: a
+    // thread clicked on the fleet gets an option of its own; the claim
+    // holder stays "the claim holder" once its thread is known.
+    let picker = StoredValue::new_local(select.clone());
+    crate::dom::effect(move || {
+        let f = follow.get();
+        let threads = reading.with_untracked(|r| r.threads);
+        let (value, extra) = picker_of(f, threads);
+        picker.with_value(|select| {
+            if let Ok(Some(old)) = select.query_selector("option[data-clicked]") {
+                old.remove();
+            }
+            if let Some(l) = extra {
+                let o = text_el("option", "", &l);
+                set(&o, "value", &value);
+                set(&o, "data-clicked", "");
+                put(select, &o);
+            }
+            if let Some(s) = select.dyn_ref::<web_sys::HtmlSelectElement>() {
+                if s.value() != value {
+                    s.set_value(&value);
+                }
+            }
+        });
+    });
     // One event of the followed thread at a time (the clock goes to its
     // next event and pauses there).
     let step = crate::dom::button("thread-step", "Step this thread");
@@ -662,7 +713,7 @@ fn sync_walk(
 ) {
     let who = match w.follow.get_untracked() {
         Follow::Nobody => None,
-        Follow::ClaimHolder => Some(Who::Holder),
+        Follow::ClaimHolder(_) => Some(Who::Holder),
         Follow::Thread(g) => Some(Who::Thread(g)),
     };
     let mut follow_thread = None;
@@ -753,8 +804,11 @@ fn sync_walk(
             (next.map(|i| st.walk.asked[i].t - 1), at.is_some(), fresh)
         })
         .unwrap_or((None, false, false));
+    // Still the holder, now known: the picker keeps saying so.
     if let Some(g) = follow_thread {
-        w.follow.set(Follow::Thread(g));
+        if w.follow.get_untracked() != Follow::ClaimHolder(Some(g)) {
+            w.follow.set(Follow::ClaimHolder(Some(g)));
+        }
     }
     if w.hold.get_untracked() != want_hold {
         w.hold.set(want_hold);
@@ -920,8 +974,29 @@ mod tests {
             .code
             .starts_with("if won"));
         assert_eq!(follow_of("office3", 200), Follow::Thread(401));
-        assert_eq!(follow_of("holder", 200), Follow::ClaimHolder);
+        assert_eq!(follow_of("holder", 200), Follow::ClaimHolder(None));
         assert_eq!(follow_of("bogus", 200), Follow::Nobody);
+    }
+
+    #[test]
+    fn the_picker_says_whom_the_fleet_follows() {
+        // Nobody, a choice of its own, the holder before and after its
+        // thread is known.
+        assert_eq!(picker_of(Follow::Nobody, 4), ("nobody".into(), None));
+        assert_eq!(picker_of(Follow::Thread(9), 4), ("office3".into(), None));
+        assert_eq!(picker_of(Follow::Thread(0), 4), ("office1".into(), None));
+        for known in [None, Some(6)] {
+            assert_eq!(
+                picker_of(Follow::ClaimHolder(known), 4),
+                ("holder".into(), None)
+            );
+        }
+        // A thread clicked on the fleet: an option naming it, whose value
+        // reads back as that thread.
+        let (v, label) = picker_of(Follow::Thread(6), 4);
+        assert_eq!(label.as_deref(), Some("thread 3 of office 2"));
+        assert_eq!(follow_of(&v, 4), Follow::Thread(6));
+        assert_ne!(v, "nobody");
     }
 
     #[test]

@@ -72,6 +72,10 @@ await spec("code-beside", async (t) => {
   w = await where(page);
   if (!/^Thread \d+ of office \d+/.test(w.said)) throw new Error(`a click on the fleet follows nobody: "${w.said}"`);
   const who = w.said.match(/^Thread \d+ of office \d+/)[0];
+  // The Follow picker says whom: the clicked thread, not "nobody".
+  const picked = await page.locator(control("follow")).evaluate((s) => ({ value: s.value, label: s.selectedOptions[0]?.textContent ?? "" }));
+  if (picked.value === "nobody" || (!/^office\d$/.test(picked.value) && picked.label.toLowerCase() !== who.toLowerCase())) throw new Error(`after a click on ${who} the Follow picker says ${JSON.stringify(picked)}`);
+  t.ok(`the Follow picker names the clicked thread: "${picked.label}"`);
 
   // Step by step: the clock moves to the thread's next event; its line is
   // lit beside it, in the box's view, the fleet on the screen with it.
