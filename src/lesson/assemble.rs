@@ -56,6 +56,25 @@ pub fn mount(text: String, parts: &crate::dom::Parts) {
             ),
         ),
     );
+    // With the card beside, or on one's own: the card, the code and the
+    // order's hint hidden until the first run.
+    let modes = el("div", "assemble-modes");
+    set(&modes, "role", "group");
+    set(&modes, "aria-label", "How much to show");
+    for (own, label) in [(false, "With the card beside"), (true, "On your own")] {
+        let b = button("assemble-mode", label);
+        set(&b, "data-act", "mode");
+        set(&b, "data-own", if own { "true" } else { "false" });
+        put(&modes, &b);
+    }
+    put(&root, &modes);
+    let hidden_note = text_el(
+        "p",
+        "assemble-hidden-note",
+        "On your own: the card, the code in every language and the order's hint stay hidden until you run your read path.",
+    );
+    set(&hidden_note, "data-code-hidden", "");
+    put(&root, &hidden_note);
     let notice = el("p", "assemble-notice");
     set(&notice, "role", "status");
     put(&root, &notice);
@@ -127,6 +146,7 @@ pub fn mount(text: String, parts: &crate::dom::Parts) {
                 Some("run") => Edit::Run {
                     seed: page.seed().get_untracked(),
                 },
+                Some("mode") => Edit::Own(b.get_attribute("data-own").as_deref() == Some("true")),
                 Some("lang") => {
                     let name = b.get_attribute("data-language").unwrap_or_default();
                     if let Some(e) = examples::example(&name) {
@@ -158,6 +178,13 @@ pub fn mount(text: String, parts: &crate::dom::Parts) {
                     focus(&blocks, id, dir);
                 }
             }
+            let hides = st.hides_code();
+            for b in children(&modes) {
+                let own = b.get_attribute("data-own").as_deref() == Some("true");
+                set(&b, "aria-pressed", if own == st.own { "true" } else { "false" });
+            }
+            let _ = hidden_note.toggle_attribute_with_force("hidden", !hides);
+            let _ = order.toggle_attribute_with_force("hidden", hides);
             set_text(
                 &order,
                 &match st.assembly.misplaced() {

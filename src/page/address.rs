@@ -106,7 +106,7 @@ pub fn follow(page: Page, a: Address) {
         // "Write it yourself" keeps the learner's assembly in the link.
         if let Some(link) = page
             .assembling()
-            .with(|st| st.as_ref().map(|st| st.assembly.to_link()))
+            .with(|st| st.as_ref().map(|st| st.to_link()))
         {
             query.push_str("&assemble=");
             query.push_str(&link);

@@ -16,7 +16,34 @@ pub struct Assembling {
     pub graded: Vec<Graded>,
     /// What the link's text named that is no block or variant.
     pub notices: Vec<String>,
+    /// "On your own": the card and the code stay hidden until the learner
+    /// has answered (run the assembly through the storms once).
+    pub own: bool,
+    /// Whether the learner has run an assembly through the storms since
+    /// it was opened: the answer, after which nothing is hidden.
+    pub answered: bool,
 }
+
+impl Assembling {
+    /// Whether the read path's card and code are hidden now: on one's own,
+    /// before the first answer.
+    pub fn hides_code(&self) -> bool {
+        self.own && !self.answered
+    }
+
+    /// The link's `assemble=` text: the mode, then the assembly.
+    pub fn to_link(&self) -> String {
+        let a = self.assembly.to_link();
+        if self.own {
+            format!("{OWN},{a}")
+        } else {
+            a
+        }
+    }
+}
+
+/// The mode's word in the link (`assemble=own` or `assemble=own,get.…`).
+pub const OWN: &str = "own";
 
 /// One change to "Write it yourself".
 #[derive(Clone, Debug, PartialEq)]
@@ -30,12 +57,19 @@ pub enum Edit {
     Pick { block: usize, variant: usize },
     /// Runs the assembly through the three storms on this seed.
     Run { seed: u64 },
+    /// "On your own" (`true`) or with the card beside (`false`).
+    Own(bool),
 }
 
 /// Applies `e` to the state; `Err` says why nothing changed.
 pub fn apply(state: &mut Option<Assembling>, e: Edit) -> Result<(), String> {
     if let Edit::Open { text, seed } = e {
-        let (assembly, notices) = match text.as_str() {
+        let (own, rest) = match text.split_once(',') {
+            Some((OWN, rest)) => (true, rest),
+            _ if text == OWN => (true, ""),
+            _ => (false, text.as_str()),
+        };
+        let (assembly, notices) = match rest {
             "" | "1" => (Assembly::shuffled(seed), Vec::new()),
             t => Assembly::from_link(t),
         };
@@ -43,6 +77,8 @@ pub fn apply(state: &mut Option<Assembling>, e: Edit) -> Result<(), String> {
             assembly,
             graded: Vec::new(),
             notices,
+            own,
+            answered: false,
         });
         return Ok(());
     }
@@ -67,7 +103,11 @@ pub fn apply(state: &mut Option<Assembling>, e: Edit) -> Result<(), String> {
             }
             st.graded.clear();
         }
-        Edit::Run { seed } => st.graded = assemble::run_all(&st.assembly, seed),
+        Edit::Run { seed } => {
+            st.graded = assemble::run_all(&st.assembly, seed);
+            st.answered = true;
+        }
+        Edit::Own(own) => st.own = own,
     }
     Ok(())
 }
@@ -123,6 +163,61 @@ mod tests {
             }
         )
         .is_err());
+    }
+
+    /// On one's own the card and the code stay hidden until the first
+    /// run, and the mode goes into the link and comes back from it; with
+    /// the card beside, nothing is hidden.
+    #[test]
+    fn on_ones_own_the_code_is_hidden_until_answered() {
+        let mut st = None;
+        apply(
+            &mut st,
+            Edit::Open {
+                text: "own".into(),
+                seed: 3,
+            },
+        )
+        .unwrap();
+        let s = st.as_ref().unwrap();
+        assert!(s.own && s.hides_code() && s.notices.is_empty());
+        let link = s.to_link();
+        assert!(link.starts_with("own,"), "{link}");
+        let mut back = None;
+        apply(
+            &mut back,
+            Edit::Open {
+                text: link,
+                seed: 9,
+            },
+        )
+        .unwrap();
+        let b = back.unwrap();
+        assert!(b.own && b.notices.is_empty());
+        assert_eq!(b.assembly, s.assembly);
+        // A move is no answer; a run is, and the code stays shown after.
+        apply(&mut st, Edit::Move { at: 1, up: true }).unwrap();
+        assert!(st.as_ref().unwrap().hides_code());
+        apply(&mut st, Edit::Run { seed: 1 }).unwrap();
+        assert!(!st.as_ref().unwrap().hides_code());
+        apply(&mut st, Edit::Move { at: 1, up: true }).unwrap();
+        assert!(!st.as_ref().unwrap().hides_code());
+        // With the card beside: nothing hidden, and the link says no mode.
+        let mut card = None;
+        apply(
+            &mut card,
+            Edit::Open {
+                text: "1".into(),
+                seed: 3,
+            },
+        )
+        .unwrap();
+        assert!(!card.as_ref().unwrap().hides_code());
+        apply(&mut card, Edit::Own(true)).unwrap();
+        assert!(card.as_ref().unwrap().hides_code());
+        apply(&mut card, Edit::Own(false)).unwrap();
+        let c = card.unwrap();
+        assert!(!c.hides_code() && !c.to_link().starts_with("own"));
     }
 
     #[test]

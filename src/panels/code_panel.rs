@@ -279,6 +279,10 @@ pub fn CodePanel(follow: RwSignal<Follow>, hold: RwSignal<Option<u64>>) -> impl 
     // The listing's line the followed thread is on.
     let here = Memo::new(move |_| reading.with(|r| r.followed.and_then(|(_, _, p, _)| line_of(p))));
     let panel = NodeRef::<leptos::html::Section>::new();
+    // "Write it yourself" on one's own, not yet answered: the card and the
+    // code stay hidden (style/code.css).
+    let assembling = page.assembling();
+    let hides_code = move || assembling.with(|st| st.as_ref().is_some_and(|s| s.hides_code()));
     // The lit line scrolled into its box (never the page): on a new line,
     // another language, or the code shown again in the fleet's place.
     let mut was_shown = false;
@@ -343,8 +347,17 @@ pub fn CodePanel(follow: RwSignal<Follow>, hold: RwSignal<Option<u64>>) -> impl 
             {tab(false, "Fleet")}
             {tab(true, "Code")}
         </div>
-        <section class="panel code" data-code-panel aria-labelledby="code-title" node_ref=panel>
+        <section
+            class="panel code"
+            data-code-panel
+            aria-labelledby="code-title"
+            node_ref=panel
+            data-hides-code=move || hides_code().then_some("")
+        >
             <h2 id="code-title">"The read path, counted"</h2>
+            <p class="code-hidden" hidden=move || !hides_code()>
+                "Hidden while you write it on your own: run your read path through the storms (Write it yourself, above) and the card and the code come back."
+            </p>
             <div class="follow" node_ref=root></div>
             <fieldset class="write-it" data-write-it>
                 <legend>"Write it in"</legend>

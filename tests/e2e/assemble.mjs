@@ -130,5 +130,38 @@ await spec("assemble", async (t) => {
   await page.locator("[data-assemble-code]").scrollIntoViewIfNeeded();
   await t.shot("assemble-390-code.png");
   t.ok(`at 390 px the page is ${widths.page} px wide`);
+
+  // On your own: nothing of the answer on screen (the card, the code in
+  // every language, the order's hint) until the learner has run theirs;
+  // the mode survives a reload; then it all comes back.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await t.open("assemble=1&seed=1");
+  await page.waitForSelector("[data-assemble] li[data-block]", { timeout: 30_000 });
+  await page.locator('[data-assemble] button[data-act="mode"][data-own="true"]').click();
+  const seen = () =>
+    page.evaluate(() => {
+      const shown = (e) => !!e && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+      const panel = document.querySelector("[data-code-panel]");
+      return {
+        card: shown(panel?.querySelector(".listing")),
+        code: [...(panel?.querySelectorAll("pre.source, [data-write-it]") ?? [])].some(shown),
+        said: shown(panel?.querySelector(".code-hidden")),
+        order: shown(document.querySelector(".assemble-order")),
+        assembled: shown(document.querySelector("[data-assemble-code]")),
+        note: shown(document.querySelector("[data-code-hidden]")),
+      };
+    });
+  let own = await seen();
+  if (own.card || own.code || own.order || own.assembled || !own.said || !own.note) throw new Error(`on your own, before an answer: ${JSON.stringify(own)}`);
+  await t.shot("assemble-own-1280.png", { fullPage: false });
+  await page.reload();
+  await page.waitForSelector("[data-assemble] li[data-block]", { timeout: 30_000 });
+  own = await seen();
+  if (own.card || own.order || !own.said) throw new Error(`on your own, after a reload: ${JSON.stringify(own)}`);
+  t.ok("on your own: the card, the code and the order's hint hidden before an answer, and after a reload");
+  await run(page);
+  own = await seen();
+  if (!(own.card || own.code) || !own.order || !own.assembled || own.said || own.note) throw new Error(`on your own, answered: ${JSON.stringify(own)}`);
+  t.ok("on your own, once run: the card, the hint and the assembled code are back");
   t.noProblems("assemble");
 });
