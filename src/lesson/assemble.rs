@@ -111,6 +111,8 @@ pub fn mount(text: String, parts: &crate::dom::Parts) {
     set(&pre, "tabindex", "0");
     put(&code_box, &pre);
 
+    keep_clear_of_the_tabs(&root);
+
     // One listener for every button, by its data-act.
     let mut on = Listeners::default();
     let focus_next: std::rc::Rc<std::cell::RefCell<Option<String>>> = Default::default();
@@ -209,6 +211,44 @@ pub fn mount(text: String, parts: &crate::dom::Parts) {
             }
         });
     });
+}
+
+/// A phone's Fleet / Code switch floats over the foot of the screen
+/// (style/code.css): while "Write it yourself" reaches down there, the
+/// switch steps aside (body class `assemble-under-tabs`) instead of
+/// covering its blocks. Checked on scroll and resize; mounted once for the
+/// page's life.
+fn keep_clear_of_the_tabs(root: &Element) {
+    use wasm_bindgen::closure::Closure;
+    // The strip the switch floats in (its height and margin, css px).
+    const STRIP: f64 = 64.0;
+    let root = root.clone();
+    let check = Closure::<dyn FnMut()>::new(move || {
+        let h = crate::web::window()
+            .inner_height()
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        let r = root.get_bounding_client_rect();
+        let under = r.height() > 0.0 && r.top() < h && r.bottom() > h - STRIP;
+        if let Some(b) = crate::web::document().body() {
+            if b.class_list().contains("assemble-under-tabs") != under {
+                let _ = b
+                    .class_list()
+                    .toggle_with_force("assemble-under-tabs", under);
+            }
+        }
+    });
+    let w = crate::web::window();
+    for ev in ["scroll", "resize"] {
+        let _ = w.add_event_listener_with_callback(ev, check.as_ref().unchecked_ref());
+    }
+    // Once now, after this task lays the section out.
+    let f: js_sys::Function = check.as_ref().unchecked_ref::<js_sys::Function>().clone();
+    crate::dom::task(Box::new(move || {
+        let _ = f.call0(&wasm_bindgen::JsValue::NULL);
+    }));
+    check.forget();
 }
 
 fn children(e: &Element) -> Vec<Element> {

@@ -166,7 +166,11 @@ pub fn mount(rec: super::practice::Record, parts: &crate::dom::Parts) -> Vec<Ele
         }
     });
     put(&head, &level);
-    let place = text_el("span", "tour-place", "");
+    // The level's name, then the step's count: a phone hides the name,
+    // which the level picker beside it shows (style/code.css).
+    let place = el("span", "tour-place");
+    put(&place, &text_el("span", "tour-place-level", ""));
+    put(&place, &text_el("span", "tour-place-step", ""));
     put(&head, &place);
     let progress = el("progress", "tour-progress");
     set(&progress, "aria-label", "Progress through the tour");
@@ -556,7 +560,12 @@ fn follow_step(
             set(&b.root, "data-tour-step", &tour::place_name((lv, k)));
             b.level.set_value(lv.name());
             let n = tour::count(lv);
-            set_text(&b.place, &format!("{}: step {} of {n}", lv.title(), k + 1));
+            if let (Some(level), Some(count)) =
+                (b.place.first_element_child(), b.place.last_element_child())
+            {
+                set_text(&level, &format!("{}: ", lv.title()));
+                set_text(&count, &format!("step {} of {n}", k + 1));
+            }
             set(&b.progress, "max", &n.to_string());
             set(&b.progress, "value", &(k + 1).to_string());
             set_text(&b.title, step.title);

@@ -48,6 +48,91 @@ await spec("write-it-layout", async (t) => {
   await t.shot("write-it-layout-phone.png");
   t.ok(`on a phone: "${seen.place}", "${seen.title}"`);
 
+  // A phone, on the level with the longest name: the level picker shows
+  // all of it ("A solid answer" was cut to "A solid a…") and the step's
+  // count beside it is whole, on the screen (boxes, not pixels).
+  await page.goto(`${process.env.E2E_URL}?seed=1#tour/solid/2`, { waitUntil: "load" });
+  await untilStep(page, "solid/2");
+  await page.evaluate(() => scrollTo(0, 0));
+  const head = await page.evaluate(() => {
+    const select = document.querySelector('[data-control="tour-level"]');
+    const place = document.querySelector(".tour-place");
+    // The picker's own width for its names (its longest, the one shown
+    // here): a copy of it beside it, unsqueezed, out of the flow.
+    const copy = select.cloneNode(true);
+    copy.style.cssText = "position: absolute; visibility: hidden; width: auto; min-width: 0; max-width: none";
+    select.after(copy);
+    const need = copy.getBoundingClientRect().width;
+    copy.remove();
+    const b = (e) => e.getBoundingClientRect();
+    return {
+      name: select.selectedOptions[0].textContent,
+      need,
+      has: b(select).width,
+      place: place.textContent.trim(),
+      placeCut: place.scrollWidth > place.clientWidth + 1,
+      placeRight: b(place).right,
+      headRight: Math.max(...[...document.querySelector(".tour-head").children].filter((e) => e.getClientRects().length).map((e) => b(e).right)),
+      view: innerWidth,
+    };
+  });
+  if (head.has + 0.5 < head.need) throw new Error(`on a phone the level picker cuts "${head.name}": ${head.has.toFixed(1)} px for ${head.need.toFixed(1)}`);
+  if (head.placeCut || head.placeRight > head.view || head.headRight > head.view) throw new Error(`on a phone the step's count is cut: ${JSON.stringify(head)}`);
+  await t.shot("write-it-layout-phone-solid.png");
+  t.ok(`on a phone the level picker holds "${head.name}" (${Math.round(head.has)} px for ${Math.round(head.need)}) and "${head.place}" ends at x ${Math.round(head.placeRight)} of ${head.view}`);
+
+  // A phone, "Write it yourself": the floating Fleet / Code switch covers
+  // none of its blocks, wherever the list is scrolled to.
+  await t.open("assemble=1&seed=1");
+  await page.waitForSelector("[data-assemble] li[data-block]", { timeout: 30_000 });
+  const blocks = await page.locator("[data-assemble] li[data-block]").count();
+  for (let i = 0; i < blocks; i++) {
+    await page.locator("[data-assemble] li[data-block]").nth(i).evaluate((e) => e.scrollIntoView({ block: "end" }));
+    await page.waitForFunction(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(true)))));
+    const hit = await page.evaluate(() => {
+      const tabs = document.querySelector(".code-tabs");
+      if (!tabs || !tabs.getClientRects().length || getComputedStyle(tabs).visibility === "hidden") return null;
+      const a = tabs.getBoundingClientRect();
+      for (const li of document.querySelectorAll("[data-assemble] li[data-block]")) {
+        const b = li.getBoundingClientRect();
+        if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) return { block: li.dataset.block, tabs: [a.top, a.bottom], li: [b.top, b.bottom] };
+      }
+      return null;
+    });
+    if (hit) throw new Error(`on a phone the Fleet / Code switch covers the block ${JSON.stringify(hit)}`);
+  }
+  await t.shot("write-it-layout-phone-assemble.png");
+  t.ok(`on a phone the Fleet / Code switch covers none of the ${blocks} blocks, each scrolled to the foot of the screen`);
+
+  // 1280 x 720, the code beside the fleet: the Follow picker shows the
+  // whole name of whom it follows, each choice in turn ("the first thread
+  // of office 1" was cut at 12em), and its label is inside the panel and
+  // the screen.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto(`${process.env.E2E_URL}?i=3&t=4&seed=1#tour/basics/3`, { waitUntil: "load" });
+  await untilStep(page, "basics/3");
+  const picks = await page.locator('[data-control="follow"] option').evaluateAll((os) => os.map((o) => o.value));
+  for (const value of picks) {
+    await page.locator('[data-control="follow"]').selectOption(value);
+    const f = await page.evaluate(() => {
+      const select = document.querySelector('[data-control="follow"]');
+      const label = select.closest("label");
+      const panel = document.querySelector("[data-code-panel]");
+      // Its own width for its names, unsqueezed (a copy out of the flow).
+      const copy = select.cloneNode(true);
+      copy.style.cssText = "position: absolute; visibility: hidden; width: auto; min-width: 0; max-width: none";
+      select.after(copy);
+      const need = copy.getBoundingClientRect().width;
+      copy.remove();
+      const b = (e) => e.getBoundingClientRect();
+      return { name: select.selectedOptions[0].textContent, need, has: b(select).width, label: b(label), panel: b(panel), view: innerWidth };
+    });
+    if (f.has + 0.5 < f.need) throw new Error(`at 1280x720 the Follow picker is squeezed below its names' width (showing "${f.name}"): ${f.has.toFixed(1)} px for ${f.need.toFixed(1)}`);
+    if (f.label.left < f.panel.left - 1 || f.label.right > f.panel.right + 1 || f.label.right > f.view) throw new Error(`at 1280x720 the Follow label runs out of its panel: ${JSON.stringify(f)}`);
+  }
+  await t.shot("write-it-layout-follow-1280x720.png");
+  t.ok(`at 1280x720 the Follow picker shows each of its ${picks.length} choices whole, inside its panel`);
+
   // No field names: every counter in words, the details opened.
   await page.setViewportSize({ width: 1280, height: 800 });
   for (const q of ["preset=burst&seed=1", "preset=holder-crash&seed=1"]) {
