@@ -636,7 +636,9 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) -> Elemen
                         &format!("Item {}'s moment, in ms", k + 1),
                     );
                     put(&li, &at);
-                    let pause = button("playlist-pause", if item.play { "▶" } else { "⏸" });
+                    // Words, not the media glyphs (U+23F8, U+23EE): the
+                    // fonts a browser falls back on may lack them.
+                    let pause = button("playlist-pause", "Pause");
                     set(&pause, "data-k", &k.to_string());
                     set(
                         &pause,
@@ -652,7 +654,7 @@ fn mount_editor(drive: Page, lab: &Element, parts: &crate::dom::Parts) -> Elemen
                         set(&pause, "disabled", "");
                     }
                     put(&li, &pause);
-                    let start = button("playlist-start", "⏮");
+                    let start = button("playlist-start", "From start");
                     set(&start, "data-k", &k.to_string());
                     set(
                         &start,

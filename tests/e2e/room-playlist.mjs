@@ -163,6 +163,12 @@ await spec("room-playlist", async (t) => {
   await at.press("Enter");
   await at.blur();
   await page.waitForFunction(() => /at 300 ms, paused/.test(document.querySelectorAll("[data-playlist] [data-playlist-item]")[1]?.textContent ?? ""), null, { timeout: 10_000 });
+  // Its buttons say what they do in characters every font has: no media
+  // glyph of the Miscellaneous Technical block (U+2300-23FF: ⏸ ⏮ drew as
+  // boxes in headless Chromium's fonts).
+  const glyphs = await page.locator("[data-playlist] [data-playlist-item] button").evaluateAll((bs) => bs.map((b) => b.textContent));
+  const boxed = glyphs.filter((g) => /[\u2300-\u23ff]/.test(g));
+  if (boxed.length) throw new Error(`the editor's buttons use glyphs fonts may lack: ${JSON.stringify(boxed)}`);
   await page.locator('[data-playlist] [data-control="playlist-pause"][data-k="1"]').click();
   if (!/from 300 ms, playing/.test(await item2())) throw new Error(`play from the moment: ${await item2()}`);
   await page.locator('[data-playlist] [data-control="playlist-start"][data-k="1"]').click();
@@ -174,7 +180,7 @@ await spec("room-playlist", async (t) => {
   await back.fill("120");
   await back.blur();
   await page.waitForFunction(() => /at 120 ms, paused/.test(document.querySelectorAll("[data-playlist] [data-playlist-item]")[1]?.textContent ?? ""), null, { timeout: 10_000 });
-  t.ok(`an item's moment is edited: 300 ms paused, playing from there, its start, a bad entry said, then back to "${(await item2()).match(/at 120 ms, paused/)[0]}" (was "${was.match(/(at|from) [^⏸▶⏮↑↓✕]*/)?.[0]}")`);
+  t.ok(`an item's moment is edited: 300 ms paused, playing from there, its start, a bad entry said, then back to "${(await item2()).match(/at 120 ms, paused/)[0]}" (was "${was.match(/(at|from) \d+ ms, (paused|playing)|from its start/)?.[0]}")`);
   // Kept while being built: a reload finds it.
   await page.reload();
   await firstFrame(page);
