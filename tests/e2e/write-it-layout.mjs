@@ -9,6 +9,19 @@ import { control, spec } from "./lib/harness.mjs";
 const untilStep = (page, step) =>
   page.waitForFunction((s) => document.querySelector("[data-tour-step]")?.dataset.tourStep === s, step, { timeout: 30_000 });
 
+/// A picker's width on screen and its own width for its names (a copy of
+/// it beside it, unsqueezed, out of the flow), and the name it shows.
+const pickerWidths = (page, selector) =>
+  page.evaluate((sel) => {
+    const select = document.querySelector(sel);
+    const copy = select.cloneNode(true);
+    copy.style.cssText = "position: absolute; visibility: hidden; width: auto; min-width: 0; max-width: none";
+    select.after(copy);
+    const need = copy.getBoundingClientRect().width;
+    copy.remove();
+    return { name: select.selectedOptions[0].textContent, need, has: select.getBoundingClientRect().width };
+  }, selector);
+
 await spec("write-it-layout", async (t) => {
   const { page } = t;
 
@@ -54,21 +67,11 @@ await spec("write-it-layout", async (t) => {
   await page.goto(`${process.env.E2E_URL}?seed=1#tour/solid/2`, { waitUntil: "load" });
   await untilStep(page, "solid/2");
   await page.evaluate(() => scrollTo(0, 0));
+  const level = await pickerWidths(page, '[data-control="tour-level"]');
   const head = await page.evaluate(() => {
-    const select = document.querySelector('[data-control="tour-level"]');
     const place = document.querySelector(".tour-place");
-    // The picker's own width for its names (its longest, the one shown
-    // here): a copy of it beside it, unsqueezed, out of the flow.
-    const copy = select.cloneNode(true);
-    copy.style.cssText = "position: absolute; visibility: hidden; width: auto; min-width: 0; max-width: none";
-    select.after(copy);
-    const need = copy.getBoundingClientRect().width;
-    copy.remove();
     const b = (e) => e.getBoundingClientRect();
     return {
-      name: select.selectedOptions[0].textContent,
-      need,
-      has: b(select).width,
       place: place.textContent.trim(),
       placeCut: place.scrollWidth > place.clientWidth + 1,
       placeRight: b(place).right,
@@ -76,10 +79,10 @@ await spec("write-it-layout", async (t) => {
       view: innerWidth,
     };
   });
-  if (head.has + 0.5 < head.need) throw new Error(`on a phone the level picker cuts "${head.name}": ${head.has.toFixed(1)} px for ${head.need.toFixed(1)}`);
+  if (level.has + 0.5 < level.need) throw new Error(`on a phone the level picker cuts "${level.name}": ${level.has.toFixed(1)} px for ${level.need.toFixed(1)}`);
   if (head.placeCut || head.placeRight > head.view || head.headRight > head.view) throw new Error(`on a phone the step's count is cut: ${JSON.stringify(head)}`);
   await t.shot("write-it-layout-phone-solid.png");
-  t.ok(`on a phone the level picker holds "${head.name}" (${Math.round(head.has)} px for ${Math.round(head.need)}) and "${head.place}" ends at x ${Math.round(head.placeRight)} of ${head.view}`);
+  t.ok(`on a phone the level picker holds "${level.name}" (${Math.round(level.has)} px for ${Math.round(level.need)}) and "${head.place}" ends at x ${Math.round(head.placeRight)} of ${head.view}`);
 
   // A phone, "Write it yourself": the floating Fleet / Code switch covers
   // none of its blocks, wherever the list is scrolled to.
@@ -114,19 +117,13 @@ await spec("write-it-layout", async (t) => {
   const picks = await page.locator('[data-control="follow"] option').evaluateAll((os) => os.map((o) => o.value));
   for (const value of picks) {
     await page.locator('[data-control="follow"]').selectOption(value);
-    const f = await page.evaluate(() => {
-      const select = document.querySelector('[data-control="follow"]');
-      const label = select.closest("label");
-      const panel = document.querySelector("[data-code-panel]");
-      // Its own width for its names, unsqueezed (a copy out of the flow).
-      const copy = select.cloneNode(true);
-      copy.style.cssText = "position: absolute; visibility: hidden; width: auto; min-width: 0; max-width: none";
-      select.after(copy);
-      const need = copy.getBoundingClientRect().width;
-      copy.remove();
-      const b = (e) => e.getBoundingClientRect();
-      return { name: select.selectedOptions[0].textContent, need, has: b(select).width, label: b(label), panel: b(panel), view: innerWidth };
-    });
+    const f = {
+      ...(await pickerWidths(page, '[data-control="follow"]')),
+      ...(await page.evaluate(() => {
+        const b = (e) => e.getBoundingClientRect();
+        return { label: b(document.querySelector('[data-control="follow"]').closest("label")), panel: b(document.querySelector("[data-code-panel]")), view: innerWidth };
+      })),
+    };
     if (f.has + 0.5 < f.need) throw new Error(`at 1280x720 the Follow picker is squeezed below its names' width (showing "${f.name}"): ${f.has.toFixed(1)} px for ${f.need.toFixed(1)}`);
     if (f.label.left < f.panel.left - 1 || f.label.right > f.panel.right + 1 || f.label.right > f.view) throw new Error(`at 1280x720 the Follow label runs out of its panel: ${JSON.stringify(f)}`);
   }
